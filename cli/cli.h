@@ -1,0 +1,20 @@
+/* cli.h — the iosim front end's subcommands.  Each takes the arguments after
+ * the subcommand name (argv[0] is "iosim SUBCOMMAND") and returns an exit
+ * status.  They parse options and call the libraries; no logic lives here
+ * that a test cannot reach through the libraries. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+int cli_cmd_run     (int argc, char **argv);
+int cli_cmd_sched   (int argc, char **argv);
+int cli_cmd_bench   (int argc, char **argv);
+int cli_cmd_trace   (int argc, char **argv);
+int cli_cmd_capture (int argc, char **argv);
+int cli_cmd_fit     (int argc, char **argv);
+int cli_cmd_replay  (int argc, char **argv);
+int cli_cmd_compare (int argc, char **argv);
+
+G_END_DECLS

@@ -1,0 +1,2 @@
+#include "cli/cli.h"
+int cli_cmd_sched (int argc, char **argv) { return 1; }

@@ -1,0 +1,1 @@
+/* placeholder: dev-disk.c is being written. */

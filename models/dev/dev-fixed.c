@@ -1,0 +1,1 @@
+/* placeholder: dev-fixed.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: dev-ssd.c is being written. */

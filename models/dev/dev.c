@@ -1,0 +1,1 @@
+/* placeholder: dev.c is being written. */

@@ -1,0 +1,131 @@
+/* dev.h — device service models: the ops table, parameters and registry.
+ *
+ * A device model answers one question: how long does this request take if
+ * the device starts it now?  The engine (sim/sim-device.c) owns queueing,
+ * servers and completion events; a model only computes service times and
+ * keeps whatever mechanical state it needs (head position).  Models:
+ *   fixed  per-request overhead + bandwidth (optical drives, ZIP, USB sticks)
+ *   disk   seek curve by distance, rotation from rpm, zoned transfer rate,
+ *          per-command overhead (Ruemmler & Wilkes 1994 style)
+ *   ssd    latency by size and operation, internal parallelism, bandwidth
+ * Parameters live in .ini files under models/devices/ (group [device]),
+ * overridable in a scenario's [device NAME] group.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-request.h"
+
+G_BEGIN_DECLS
+
+#define DEV_ERROR (dev_error_quark ())
+GQuark dev_error_quark (void);
+
+typedef enum {
+  DEV_ERROR_FAILED,
+  DEV_ERROR_UNKNOWN_KIND,
+  DEV_ERROR_PARAM,      /* bad or out-of-range value; message names key and group */
+  DEV_ERROR_NOT_FOUND,  /* model file not found in the search path */
+} DevError;
+
+/* How a parameter is stored in the model's private struct. */
+typedef enum {
+  DEV_PARAM_TIME,       /* SimTime, ns; text takes units ("8.5ms") */
+  DEV_PARAM_SIZE,       /* guint64, bytes; text takes units ("30GiB") */
+  DEV_PARAM_RATE,       /* double, bytes per second; text "40MB/s" */
+  DEV_PARAM_UINT,       /* guint */
+  DEV_PARAM_DOUBLE,     /* double */
+  DEV_PARAM_BOOL,       /* gboolean */
+} DevParamType;
+
+/* One tunable row (fio option-table style). */
+typedef struct {
+  const char   *key;
+  DevParamType  type;
+  const char   *default_value;  /* text, parsed like user input; NULL = required */
+  gsize         offset;         /* into the model's private struct */
+  const char   *help;           /* one line, with the reason for the default */
+} DevParam;
+
+typedef struct _DevModel DevModel;
+
+typedef struct {
+  const char     *name;         /* matched by "kind = NAME" */
+  const char     *summary;      /* one line for listings */
+  const DevParam *params;       /* terminated by a row with key == NULL */
+  gsize           priv_size;    /* zero-allocated before params are parsed */
+
+  /* Required.  Called once the params are parsed into dev->priv: check
+   * ranges (GError naming the key), derive constants, and set
+   * dev->parallelism (number of requests served at once, >= 1). */
+  gboolean (*init)          (DevModel *dev, GError **error);
+
+  /* Required.  Service time of a request that starts now on a free server.
+   * May update mechanical state (the head is at the end of this request
+   * afterwards).  Must not read any clock but @now_ns. */
+  SimTime  (*service_time)  (DevModel *dev,
+                             SimOp     op,
+                             guint64   sector,
+                             guint32   nr_sectors,
+                             SimTime   now_ns);
+
+  /* Optional: human-readable derived state for tests and --verbose. */
+  void     (*dump)          (DevModel *dev, GString *out);
+} DevOps;
+
+struct _DevModel {
+  const DevOps *ops;
+  gpointer      priv;
+  char         *name;           /* device name from the scenario ("hda") */
+  char         *model_name;     /* model file name or kind */
+  /* Common parameters, parsed by the core for every kind: */
+  guint64       capacity_bytes; /* "capacity", default 64GiB */
+  guint         queue_depth;    /* "queue_depth": commands the host may have outstanding; default 1 */
+  gboolean      rotational;     /* "rotational": for the elevators (hw_tag, idling) */
+  guint32       max_sectors;    /* "max_sectors_kb" as sectors, default 512 KiB */
+  /* Set by the model's init: */
+  guint         parallelism;
+};
+
+/* Registry (explicit array; required hooks checked at first use). */
+const DevOps      *dev_ops_lookup  (const char *kind);
+const DevOps *const *dev_ops_all   (void);
+
+/* Build a model from @group of @kf: "kind" selects the ops; the common and
+ * the kind's parameters are parsed; keys listed in @ignore_keys (NULL-
+ * terminated, may be NULL) are left for the caller; any other unknown key
+ * is an error naming it and listing the valid ones. */
+DevModel *dev_model_new_from_keyfile (const char          *name,
+                                      GKeyFile            *kf,
+                                      const char          *group,
+                                      const char *const   *ignore_keys,
+                                      GError             **error);
+
+/* Scenario helper: if @group has "model = FILE", load FILE (FILE.ini found
+ * in @search_dirs, or a path), take its [device] group, overlay the keys of
+ * @group, and build the model.  Without "model", @group must give "kind". */
+DevModel *dev_model_load             (const char          *name,
+                                      GKeyFile            *scenario,
+                                      const char          *group,
+                                      const char *const   *search_dirs,
+                                      const char *const   *ignore_keys,
+                                      GError             **error);
+
+void      dev_model_free             (DevModel *dev);
+
+/* Convenience for tests: build from an ini text with a [device] group. */
+DevModel *dev_model_new_from_data    (const char *name,
+                                      const char *ini_text,
+                                      GError    **error);
+
+static inline SimTime
+dev_model_service_time (DevModel *dev, SimOp op, guint64 sector,
+                        guint32 nr_sectors, SimTime now_ns)
+{
+  return dev->ops->service_time (dev, op, sector, nr_sectors, now_ns);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DevModel, dev_model_free)
+
+G_END_DECLS

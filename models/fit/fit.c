@@ -1,0 +1,1 @@
+/* placeholder: fit.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: scenario.c is being written. */

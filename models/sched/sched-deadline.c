@@ -1,0 +1,1 @@
+/* placeholder: sched-deadline.c is being written. */

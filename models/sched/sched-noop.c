@@ -1,0 +1,1 @@
+/* placeholder: sched-noop.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: sched.c is being written. */

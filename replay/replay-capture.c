@@ -1,0 +1,1 @@
+/* placeholder: replay-capture.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: replay-compare.c is being written. */

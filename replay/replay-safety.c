@@ -1,0 +1,1 @@
+/* placeholder: replay-safety.c is being written. */

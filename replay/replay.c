@@ -1,0 +1,1 @@
+/* placeholder: replay.c is being written. */

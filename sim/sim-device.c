@@ -1,0 +1,1 @@
+/* placeholder: sim-device.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: sim-process.c is being written. */

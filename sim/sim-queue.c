@@ -1,0 +1,1 @@
+/* placeholder: sim-queue.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: sim-rbtree.c is being written. */

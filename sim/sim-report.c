@@ -1,0 +1,1 @@
+/* placeholder: sim-report.c is being written. */

@@ -1,0 +1,110 @@
+/* sim-request.h — bios, requests and I/O contexts: what every layer passes.
+ *
+ * A process submits bios; the request queue merges bios into requests
+ * (Linux 2.6 single-queue block layer, ../shared/reference/kernel-algorithms.md
+ * "Common single-queue elevator framework" and §6).  Requests and bios come
+ * from free lists owned by the queue, so the steady state allocates nothing.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-list.h"
+#include "sim/sim-rbtree.h"
+
+G_BEGIN_DECLS
+
+#define SIM_SECTOR_BYTES 512
+
+typedef enum {
+  SIM_OP_READ  = 0,
+  SIM_OP_WRITE = 1,
+} SimOp;
+
+#define SIM_N_OPS 2
+
+const char *sim_op_name (SimOp op);
+
+typedef enum {
+  SIM_BIO_SYNC  = 1 << 0,    /* reads, O_DIRECT and O_SYNC writes */
+  SIM_BIO_AHEAD = 1 << 1,    /* readahead */
+  SIM_BIO_META  = 1 << 2,
+} SimBioFlags;
+
+typedef struct _SimBio       SimBio;
+typedef struct _SimRequest   SimRequest;
+typedef struct _SimIoContext SimIoContext;
+typedef struct _SimRequestQueue SimRequestQueue;
+
+/* Per-task I/O identity that the elevators key on (CFQ's cic, AS's aic).
+ * Threads that share an io context (CLONE_IO) point to the same one. */
+struct _SimIoContext {
+  guint    pid;              /* of the task that created it */
+  int      ioprio_class;     /* 0 none, 1 RT, 2 BE, 3 IDLE */
+  int      ioprio_level;     /* 0..7 */
+  gpointer sched_data;       /* owned by the elevator that set it */
+};
+
+/* Called when a bio completes; runs inside the completion event. */
+typedef void (*SimBioEndIo) (Sim *sim, SimBio *bio, SimTime now_ns);
+
+struct _SimBio {
+  SimBio       *next;        /* chain inside a request, or free list */
+  guint64       sector;
+  guint32       nr_sectors;
+  SimOp         op;
+  guint32       flags;       /* SimBioFlags */
+  SimIoContext *ioc;
+  SimTime       queue_ns;    /* when it was submitted (Q) */
+  SimBioEndIo   end_io;
+  gpointer      end_io_data;
+};
+
+/* Request state, for asserts and for the dispatch-sort walk. */
+typedef enum {
+  SIM_RQ_FREE,
+  SIM_RQ_PENDING,            /* allocated, waiting for the plug or in the elevator */
+  SIM_RQ_DISPATCH,           /* on the dispatch list */
+  SIM_RQ_STARTED,            /* handed to the device */
+} SimRequestState;
+
+struct _SimRequest {
+  /* managed by the request queue core */
+  SimList        queuelist;  /* dispatch list; or the elevator's FIFO while sorted */
+  SimRequest    *hash_next;  /* back-merge hash chain (by end sector) */
+  SimRequest   **hash_pprev;
+  SimRequestQueue *q;
+  SimRequestState state;
+  guint64        sector;
+  guint32        nr_sectors;
+  SimOp          op;
+  gboolean       sync;
+  SimIoContext  *ioc;        /* of the first bio */
+  SimBio        *bio;
+  SimBio        *biotail;
+  guint32        nr_bios;
+  SimTime        alloc_ns;   /* G */
+  SimTime        insert_ns;  /* I */
+  SimTime        dispatch_ns;/* D */
+  guint64        seq;        /* allocation order, for stable tie-breaks */
+
+  /* for the elevator */
+  SimRbNode      rb_node;    /* sector-sorted tree */
+  SimList        fifo;       /* elevator FIFO (deadline: per direction) */
+  SimTime        fifo_deadline_ns;
+  gpointer       elv_priv[2];
+};
+
+static inline guint64
+sim_request_end_sector (const SimRequest *rq)
+{
+  return rq->sector + rq->nr_sectors;
+}
+
+static inline guint64
+sim_request_bytes (const SimRequest *rq)
+{
+  return (guint64) rq->nr_sectors * SIM_SECTOR_BYTES;
+}
+
+G_END_DECLS

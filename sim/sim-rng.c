@@ -1,0 +1,1 @@
+/* placeholder: sim-rng.c is being written. */

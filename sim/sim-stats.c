@@ -1,0 +1,1 @@
+/* placeholder: sim-stats.c is being written. */

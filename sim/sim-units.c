@@ -1,0 +1,1 @@
+/* placeholder: sim-units.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: sim.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: trace-blkparse.c is being written. */

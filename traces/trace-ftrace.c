@@ -1,0 +1,1 @@
+/* placeholder: trace-ftrace.c is being written. */

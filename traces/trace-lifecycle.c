@@ -1,0 +1,1 @@
+/* placeholder: trace-lifecycle.c is being written. */

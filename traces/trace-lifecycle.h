@@ -1,0 +1,100 @@
+/* trace-lifecycle.h — pairing Q/G/I/D/C events into I/Os, as btt does.
+ *
+ * Requests are keyed by (device, sector).  A bio (Q) that is merged (M/F)
+ * completes with the request it joined; requeues (R) restart D2C at the
+ * next D; completions may be partial; traces that hold only D and C events
+ * yield one I/O per request; requests already in flight when the trace
+ * starts (C or D without Q) are counted, not invented.  Memory is bounded
+ * by the number of I/Os in flight.
+ */
+#pragma once
+
+#include "traces/trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  TRACE_OP_READ,
+  TRACE_OP_WRITE,
+  TRACE_OP_DISCARD,
+  TRACE_OP_FLUSH,
+  TRACE_OP_OTHER,
+} TraceOp;
+
+const char *trace_op_name (TraceOp op);             /* "read", "write", ... */
+TraceOp     trace_op_from_rwbs (guint32 rwbs);
+
+/* One I/O as a process submitted it: one per Q (bio), or one per D request
+ * where the trace has no Q events.  Times are -1 where not seen. */
+typedef struct {
+  guint32  dev_major;
+  guint32  dev_minor;
+  guint32  pid;
+  char     comm[TRACE_COMM_MAX];
+  TraceOp  op;
+  guint32  rwbs;
+  guint64  sector;
+  guint32  nr_sectors;
+  gint64   queue_ns;      /* Q */
+  gint64   issue_ns;      /* D of the request that carried it */
+  gint64   complete_ns;   /* C of that request */
+  gint32   error;
+  gboolean merged;        /* it joined another request (M/F) */
+} TraceIo;
+
+/* One request as the device saw it (D to C). */
+typedef struct {
+  guint32  dev_major;
+  guint32  dev_minor;
+  TraceOp  op;
+  guint64  sector;
+  guint32  nr_sectors;
+  gint64   issue_ns;
+  gint64   complete_ns;
+  gint32   error;
+  guint32  in_flight_at_issue;  /* requests in flight on the device, this one included */
+} TraceRequest;
+
+typedef struct {
+  guint64 records;
+  guint64 by_action[TRACE_ACT_N_ACTIONS];
+  guint64 ios;                  /* TraceIo emitted */
+  guint64 requests;             /* TraceRequest emitted */
+  guint64 completed_without_issue;   /* C with no D seen: in flight at start */
+  guint64 issued_without_queue;      /* D with no Q: request-only trace or in flight at start */
+  guint64 incomplete_at_end;         /* Q or D never completed */
+  gint64  first_ns;
+  gint64  last_ns;
+} TraceLifecycleStats;
+
+typedef struct _TraceLifecycle TraceLifecycle;
+
+TraceLifecycle *trace_lifecycle_new     (void);
+void            trace_lifecycle_free    (TraceLifecycle *lc);
+/* Feed records in time order. */
+void            trace_lifecycle_feed    (TraceLifecycle    *lc,
+                                         const TraceRecord *rec);
+/* Flush what is still pending at end of input (counted, not emitted). */
+void            trace_lifecycle_finish  (TraceLifecycle    *lc);
+/* Completed I/Os and requests, in completion order. */
+gboolean        trace_lifecycle_pop_io  (TraceLifecycle    *lc,
+                                         TraceIo           *out);
+gboolean        trace_lifecycle_pop_request (TraceLifecycle *lc,
+                                         TraceRequest      *out);
+const TraceLifecycleStats *trace_lifecycle_stats (const TraceLifecycle *lc);
+
+/* Convenience for fit, replay and trace-driven simulation: read a whole
+ * trace and return its completed I/Os sorted by queue time (issue time
+ * where there is no Q), then by pid.  Optional filters: @dev_major/@dev_minor
+ * (G_MAXUINT32 = any).  @requests (may be NULL) receives the TraceRequests
+ * sorted by issue time.  @stats (may be NULL) receives the counts. */
+GArray         *trace_load_ios          (const char        *path,
+                                         guint32            dev_major,
+                                         guint32            dev_minor,
+                                         GArray           **requests,
+                                         TraceLifecycleStats *stats,
+                                         GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceLifecycle, trace_lifecycle_free)
+
+G_END_DECLS

@@ -1,0 +1,1 @@
+/* placeholder: trace-results.c is being written. */

@@ -1,0 +1,1 @@
+/* placeholder: trace.c is being written. */
