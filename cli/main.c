@@ -1,4 +1,5 @@
 /* main.c — the iosim command: a table of subcommands, nothing else. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <locale.h>
