@@ -1,1 +1,840 @@
-/* placeholder: scenario.c is being written. */
+/* scenario.c — scenario files to simulated runs (see scenario.h).
+ * Everything is validated at load time, so a run fails only on I/O errors;
+ * each run then builds a fresh Sim from the parsed description. */
+#include "models/scenario.h"
+#include "models/dev/dev.h"
+#include "models/sched/sched.h"
+#include "sim/sim-device.h"
+#include "sim/sim-process.h"
+#include "sim/sim-units.h"
+#include "traces/trace-lifecycle.h"
+#include "traces/trace-results.h"
+#include "iosim-config.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (scenario-error-quark, scenario_error)
+
+typedef struct {
+  char    *name;
+  char    *group;
+  GStrv    scheds;
+  guint    nr_requests;
+  guint32  major;
+  guint32  minor;
+  guint64  capacity_bytes;
+} ScenarioDevice;
+
+typedef struct {
+  char            *name;
+  guint            device;       /* index into devices */
+  guint            threads;
+  SimProcessConfig cfg;          /* cfg.name unset; trace_ios from @trace */
+  GArray          *trace;        /* SimTraceIo, trace-driven only */
+} ScenarioProcess;
+
+struct _Scenario {
+  char       *name;
+  char       *base_dir;
+  GKeyFile   *kf;
+  guint64     seed;
+  guint       hz;
+  SimTime     duration_ns;       /* 0 = until every process is done */
+  GPtrArray  *devices;
+  GPtrArray  *processes;
+  GPtrArray  *run_labels;
+  GStrv       search_dirs;
+};
+
+static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno", NULL };
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static gboolean
+invalid (GError **error, const char *group, const char *key, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  if (key)
+    g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "[%s] %s: %s", group, key, msg);
+  else
+    g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "[%s]: %s", group, msg);
+  return FALSE;
+}
+
+static char *
+get_string (GKeyFile *kf, const char *group, const char *key)
+{
+  char *v = g_key_file_get_string (kf, group, key, NULL);
+  return v ? g_strstrip (v) : NULL;
+}
+
+static gboolean
+get_time (GKeyFile *kf, const char *group, const char *key, SimTime dflt,
+          SimTime *out, GError **error)
+{
+  g_autofree char *text = get_string (kf, group, key);
+  *out = dflt;
+  if (text == NULL)
+    return TRUE;
+  g_autoptr (GError) local = NULL;
+  if (!sim_parse_time_ns (text, 0, out, &local))
+    return invalid (error, group, key, "%s", local->message);
+  return TRUE;
+}
+
+static gboolean
+get_size (GKeyFile *kf, const char *group, const char *key, guint64 dflt,
+          guint64 *out, GError **error)
+{
+  g_autofree char *text = get_string (kf, group, key);
+  *out = dflt;
+  if (text == NULL)
+    return TRUE;
+  g_autoptr (GError) local = NULL;
+  if (!sim_parse_size_bytes (text, out, &local))
+    return invalid (error, group, key, "%s", local->message);
+  return TRUE;
+}
+
+static gboolean
+get_uint (GKeyFile *kf, const char *group, const char *key, guint64 dflt,
+          guint64 min, guint64 max, guint64 *out, GError **error)
+{
+  g_autofree char *text = get_string (kf, group, key);
+  *out = dflt;
+  if (text == NULL)
+    return TRUE;
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+  if (end == text || *end != '\0' || text[0] == '-')
+    return invalid (error, group, key, "'%s' is not a whole number", text);
+  if (v < min || v > max)
+    return invalid (error, group, key, "%" G_GUINT64_FORMAT " is outside [%" G_GUINT64_FORMAT
+                    ", %" G_GUINT64_FORMAT "]", v, min, max);
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+check_keys (GKeyFile *kf, const char *group, const char *const *allowed, GError **error)
+{
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  for (guint i = 0; keys && keys[i]; i++)
+    if (!g_strv_contains (allowed, keys[i]))
+      {
+        g_autofree char *list = g_strjoinv (", ", (char **) allowed);
+        return invalid (error, group, keys[i], "unknown key (valid keys: %s)", list);
+      }
+  return TRUE;
+}
+
+static gboolean
+parse_devno (const char *text, guint32 *major, guint32 *minor)
+{
+  unsigned maj, min;
+  char extra;
+  if (text == NULL || sscanf (text, "%u,%u%c", &maj, &min, &extra) != 2)
+    return FALSE;
+  *major = maj;
+  *minor = min;
+  return TRUE;
+}
+
+/* ---- overrides ---------------------------------------------------------- */
+
+static gboolean
+apply_sets (GKeyFile *kf, const char *const *sets, GError **error)
+{
+  for (guint i = 0; sets && sets[i]; i++)
+    {
+      const char *eq = strchr (sets[i], '=');
+      g_autofree char *lhs = eq ? g_strndup (sets[i], eq - sets[i]) : NULL;
+      const char *dot = lhs ? strrchr (lhs, '.') : NULL;
+      if (eq == NULL || dot == NULL || dot == lhs || dot[1] == '\0')
+        {
+          g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                       "--set '%s': expected GROUP.KEY=VALUE, e.g. 'device hda.sched=noop'",
+                       sets[i]);
+          return FALSE;
+        }
+      g_autofree char *group = g_strndup (lhs, dot - lhs);
+      g_key_file_set_string (kf, group, dot + 1, eq + 1);
+    }
+  return TRUE;
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+static void
+device_free (gpointer data)
+{
+  ScenarioDevice *d = data;
+  g_free (d->name);
+  g_free (d->group);
+  g_strfreev (d->scheds);
+  g_free (d);
+}
+
+static gboolean
+load_device (Scenario *s, const char *group, guint index, GError **error)
+{
+  ScenarioDevice *d = g_new0 (ScenarioDevice, 1);
+  g_ptr_array_add (s->devices, d);
+  d->group = g_strdup (group);
+  d->name = g_strdup (group + strlen ("device "));
+  if (d->name[0] == '\0')
+    return invalid (error, group, NULL, "a device needs a name: [device NAME]");
+
+  g_autoptr (DevModel) model = dev_model_load (d->name, s->kf, group,
+                                               (const char *const *) s->search_dirs,
+                                               device_scenario_keys, error);
+  if (model == NULL)
+    return FALSE;
+  d->capacity_bytes = model->capacity_bytes;
+
+  g_autofree char *scheds = get_string (s->kf, group, "sched");
+  d->scheds = g_strsplit (scheds ? scheds : "deadline", ",", -1);
+  for (guint i = 0; d->scheds[i]; i++)
+    {
+      g_strstrip (d->scheds[i]);
+      const SchedOps *ops = sched_ops_lookup (d->scheds[i]);
+      if (ops == NULL)
+        {
+          g_autoptr (GString) known = g_string_new (NULL);
+          for (const SchedOps *const *o = sched_ops_all (); *o; o++)
+            g_string_append_printf (known, "%s%s", known->len ? ", " : "", (*o)->name);
+          return invalid (error, group, "sched", "unknown elevator '%s' (known: %s)",
+                          d->scheds[i], known->str);
+        }
+      g_autofree char *sgroup = g_strdup_printf ("sched %s", d->scheds[i]);
+      g_autoptr (SchedQueue) probe = sched_queue_new (ops, NULL, NULL, s->hz, s->kf, sgroup, error);
+      if (probe == NULL)
+        return FALSE;
+    }
+  if (d->scheds[0] == NULL)
+    return invalid (error, group, "sched", "empty list");
+
+  guint64 nr;
+  if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error))
+    return FALSE;
+  d->nr_requests = (guint) nr;
+
+  g_autofree char *devno = get_string (s->kf, group, "devno");
+  d->major = 8;
+  d->minor = 16 * index;
+  if (devno && !parse_devno (devno, &d->major, &d->minor))
+    return invalid (error, group, "devno", "'%s' is not MAJOR,MINOR", devno);
+  return TRUE;
+}
+
+static int
+device_index (Scenario *s, const char *name)
+{
+  for (guint i = 0; i < s->devices->len; i++)
+    if (strcmp (((ScenarioDevice *) g_ptr_array_index (s->devices, i))->name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* ---- processes ---------------------------------------------------------- */
+
+static void
+process_free (gpointer data)
+{
+  ScenarioProcess *p = data;
+  g_free (p->name);
+  if (p->trace)
+    g_array_unref (p->trace);
+  g_free (p);
+}
+
+static const char *const process_keys[] = {
+  "device", "op", "pattern", "io", "bs", "iodepth", "think", "think_distribution",
+  "start", "stop", "size", "offset", "region", "threads",
+  "trace", "trace_pid", "trace_devno", "timing", NULL
+};
+
+/* Turn the traced I/Os of one pid into a closed/open-loop stream. */
+static gboolean
+load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  g_autofree char *path_text = get_string (s->kf, group, "trace");
+  if (path_text == NULL)
+    return invalid (error, group, "trace", "pattern = trace needs trace = FILE");
+  g_autofree char *path = g_path_is_absolute (path_text)
+                          ? g_strdup (path_text) : g_build_filename (s->base_dir, path_text, NULL);
+  guint64 pid;
+  if (!get_uint (s->kf, group, "trace_pid", G_MAXUINT64, 0, G_MAXUINT32, &pid, error))
+    return FALSE;
+  if (pid == G_MAXUINT64)
+    return invalid (error, group, "trace_pid", "pattern = trace needs trace_pid = PID");
+  guint32 major = G_MAXUINT32, minor = G_MAXUINT32;
+  g_autofree char *devno = get_string (s->kf, group, "trace_devno");
+  if (devno && !parse_devno (devno, &major, &minor))
+    return invalid (error, group, "trace_devno", "'%s' is not MAJOR,MINOR", devno);
+  g_autofree char *timing = get_string (s->kf, group, "timing");
+  gboolean closed = timing == NULL || strcmp (timing, "closed") == 0;
+  if (!closed && strcmp (timing, "open") != 0)
+    return invalid (error, group, "timing", "'%s' is not closed or open", timing);
+
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GArray) ios = trace_load_ios (path, major, minor, NULL, NULL, &local);
+  if (ios == NULL)
+    return invalid (error, group, "trace", "%s", local->message);
+
+  /* Times are relative to the first I/O of the whole trace. */
+  gint64 genesis = G_MAXINT64;
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      gint64 t = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
+      genesis = MIN (genesis, t);
+    }
+  p->trace = g_array_new (FALSE, FALSE, sizeof (SimTraceIo));
+  gint64 prev_q = 0, max_c = G_MININT64;
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      if (io->pid != pid || (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE))
+        continue;
+      gint64 q = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
+      SimTraceIo t = { io->sector, io->nr_sectors,
+                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0 };
+      if (p->trace->len == 0)
+        p->cfg.start_ns = q - genesis;
+      else if (closed && q >= max_c)
+        {
+          t.depends = TRUE;
+          t.gap_ns = q - max_c;
+        }
+      else
+        t.gap_ns = MAX (0, q - prev_q);
+      prev_q = q;
+      max_c = MAX (max_c, io->complete_ns);
+      if (t.nr_sectors == 0)
+        continue;
+      g_array_append_val (p->trace, t);
+    }
+  if (p->trace->len == 0)
+    return invalid (error, group, "trace_pid", "no completed read or write of pid %" G_GUINT64_FORMAT
+                    " in %s", pid, path);
+  p->cfg.pattern = SIM_PATTERN_TRACE;
+  p->cfg.iodepth = 1;
+  p->cfg.trace_ios = (const SimTraceIo *) (void *) p->trace->data;
+  p->cfg.n_trace_ios = p->trace->len;
+  return TRUE;
+}
+
+static gboolean
+load_generator (Scenario *s, ScenarioProcess *p, const char *group,
+                const ScenarioDevice *dev, GError **error)
+{
+  SimProcessConfig *cfg = &p->cfg;
+  g_autofree char *op = get_string (s->kf, group, "op");
+  if (op == NULL || strcmp (op, "read") == 0)
+    cfg->op = SIM_OP_READ;
+  else if (strcmp (op, "write") == 0)
+    cfg->op = SIM_OP_WRITE;
+  else
+    return invalid (error, group, "op", "'%s' is not read or write", op);
+
+  g_autofree char *io = get_string (s->kf, group, "io");
+  if (io && strcmp (io, "direct") != 0)
+    return invalid (error, group, "io", "'%s' is not supported yet: only io = direct (O_DIRECT); "
+                    "buffered I/O arrives with the page cache model", io);
+
+  guint64 v;
+  if (!get_size (s->kf, group, "bs", 4096, &cfg->bs_bytes, error))
+    return FALSE;
+  if (cfg->bs_bytes == 0 || cfg->bs_bytes % SIM_SECTOR_BYTES)
+    return invalid (error, group, "bs", "must be a positive multiple of 512 bytes");
+  if (!get_uint (s->kf, group, "iodepth", 1, 1, 4096, &v, error))
+    return FALSE;
+  cfg->iodepth = (guint) v;
+  if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error))
+    return FALSE;
+  g_autofree char *dist = get_string (s->kf, group, "think_distribution");
+  if (dist && strcmp (dist, "exponential") == 0)
+    cfg->think_exponential = TRUE;
+  else if (dist && strcmp (dist, "fixed") != 0)
+    return invalid (error, group, "think_distribution", "'%s' is not fixed or exponential", dist);
+  if (!get_size (s->kf, group, "size", 0, &cfg->size_bytes, error)
+      || !get_size (s->kf, group, "offset", 0, &cfg->offset_bytes, error)
+      || !get_size (s->kf, group, "region", 0, &cfg->region_bytes, error))
+    return FALSE;
+  if (cfg->offset_bytes % SIM_SECTOR_BYTES)
+    return invalid (error, group, "offset", "must be a multiple of 512 bytes");
+  if (cfg->offset_bytes >= dev->capacity_bytes)
+    return invalid (error, group, "offset", "beyond the end of device %s", dev->name);
+  if (cfg->region_bytes == 0)
+    cfg->region_bytes = dev->capacity_bytes - cfg->offset_bytes;
+  if (cfg->offset_bytes + cfg->region_bytes > dev->capacity_bytes)
+    return invalid (error, group, "region", "runs past the end of device %s", dev->name);
+  if (cfg->region_bytes < cfg->bs_bytes)
+    return invalid (error, group, "region", "smaller than one block (bs)");
+  if (cfg->size_bytes == 0 && s->duration_ns == 0 && cfg->stop_ns == 0)
+    return invalid (error, group, NULL,
+                    "never ends: give size = BYTES, stop = TIME, or [sim] duration");
+  return TRUE;
+}
+
+static gboolean
+load_process (Scenario *s, const char *group, GError **error)
+{
+  ScenarioProcess *p = g_new0 (ScenarioProcess, 1);
+  g_ptr_array_add (s->processes, p);
+  p->name = g_strdup (group + strlen ("process "));
+  if (p->name[0] == '\0' || strchr (p->name, ',') || strchr (p->name, ' '))
+    return invalid (error, group, NULL, "a process needs a name without spaces or commas");
+  if (!check_keys (s->kf, group, process_keys, error))
+    return FALSE;
+
+  g_autofree char *device = get_string (s->kf, group, "device");
+  if (device == NULL && s->devices->len == 1)
+    device = g_strdup (((ScenarioDevice *) g_ptr_array_index (s->devices, 0))->name);
+  int di = device ? device_index (s, device) : -1;
+  if (di < 0)
+    return invalid (error, group, "device", "'%s' is not a [device NAME] of this scenario",
+                    device ? device : "(missing)");
+  p->device = (guint) di;
+  const ScenarioDevice *dev = g_ptr_array_index (s->devices, di);
+
+  guint64 threads;
+  if (!get_uint (s->kf, group, "threads", 1, 1, 1024, &threads, error))
+    return FALSE;
+  p->threads = (guint) threads;
+  if (!get_time (s->kf, group, "start", 0, &p->cfg.start_ns, error)
+      || !get_time (s->kf, group, "stop", 0, &p->cfg.stop_ns, error))
+    return FALSE;
+
+  g_autofree char *pattern = get_string (s->kf, group, "pattern");
+  if (pattern && strcmp (pattern, "trace") == 0)
+    {
+      if (p->threads != 1)
+        return invalid (error, group, "threads", "a trace-driven process has one thread");
+      if (!load_trace_stream (s, p, group, error))
+        return FALSE;
+      for (guint i = 0; i < p->trace->len; i++)
+        {
+          const SimTraceIo *t = &g_array_index (p->trace, SimTraceIo, i);
+          if ((t->sector + t->nr_sectors) * SIM_SECTOR_BYTES > dev->capacity_bytes)
+            return invalid (error, group, "trace", "I/O %u (sector %" G_GUINT64_FORMAT
+                            ") is beyond the capacity of device %s", i, t->sector, dev->name);
+        }
+      return TRUE;
+    }
+  if (pattern == NULL || strcmp (pattern, "sequential") == 0)
+    p->cfg.pattern = SIM_PATTERN_SEQUENTIAL;
+  else if (strcmp (pattern, "random") == 0)
+    p->cfg.pattern = SIM_PATTERN_RANDOM;
+  else
+    return invalid (error, group, "pattern", "'%s' is not sequential, random or trace", pattern);
+  return load_generator (s, p, group, dev, error);
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static void
+build_search_dirs (Scenario *s)
+{
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_strv_builder_add (b, s->base_dir);
+  g_autofree char *sibling = g_build_filename (s->base_dir, "..", "devices", NULL);
+  g_strv_builder_add (b, sibling);
+  const char *env = g_getenv ("IOSIM_MODELS_DIR");
+  if (env)
+    {
+      g_autofree char *d = g_build_filename (env, "devices", NULL);
+      g_strv_builder_add (b, d);
+    }
+  g_autofree char *src = g_build_filename (IOSIM_SOURCE_MODELS_DIR, "devices", NULL);
+  g_strv_builder_add (b, src);
+  g_autofree char *data = g_build_filename (IOSIM_DATA_MODELS_DIR, "devices", NULL);
+  g_strv_builder_add (b, data);
+  s->search_dirs = g_strv_builder_end (b);
+}
+
+/* One run per combination of the devices' elevators.  A run's label names
+ * the elevator when one device varies (or none), else "dev=sched ...". */
+static void
+build_runs (Scenario *s)
+{
+  guint n = 1, varying = 0;
+  for (guint i = 0; i < s->devices->len; i++)
+    {
+      guint k = g_strv_length (((ScenarioDevice *) g_ptr_array_index (s->devices, i))->scheds);
+      n *= k;
+      varying += k > 1;
+    }
+  for (guint r = 0; r < n; r++)
+    {
+      g_autoptr (GString) label = g_string_new (NULL);
+      guint rest = r;
+      for (guint i = 0; i < s->devices->len; i++)
+        {
+          const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
+          guint k = g_strv_length (d->scheds);
+          const char *sched = d->scheds[rest % k];
+          rest /= k;
+          if (varying > 1 && k > 1)
+            g_string_append_printf (label, "%s%s=%s", label->len ? " " : "", d->name, sched);
+          else if (label->len == 0 && (k > 1 || varying == 0))
+            g_string_append (label, sched);
+        }
+      g_ptr_array_add (s->run_labels, g_string_free (g_steal_pointer (&label), FALSE));
+    }
+}
+
+/* Takes ownership of @kf, also on failure. */
+static Scenario *
+scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
+                       const char *const *sets, GError **error)
+{
+  g_autoptr (Scenario) s = g_new0 (Scenario, 1);
+  s->kf = kf;
+  s->name = g_strdup (name);
+  s->base_dir = g_strdup (base_dir);
+  s->devices = g_ptr_array_new_with_free_func (device_free);
+  s->processes = g_ptr_array_new_with_free_func (process_free);
+  s->run_labels = g_ptr_array_new_with_free_func (g_free);
+  build_search_dirs (s);
+  if (!apply_sets (kf, sets, error))
+    return NULL;
+
+  static const char *const sim_keys[] = { "duration", "seed", "hz", NULL };
+  if (g_key_file_has_group (kf, "sim") && !check_keys (kf, "sim", sim_keys, error))
+    return NULL;
+  guint64 v;
+  if (!get_uint (kf, "sim", "seed", 1, 0, G_MAXUINT64, &s->seed, error)
+      || !get_uint (kf, "sim", "hz", 1000, 1, 10000, &v, error)
+      || !get_time (kf, "sim", "duration", 0, &s->duration_ns, error))
+    return NULL;
+  s->hz = (guint) v;
+
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  guint n_devices = 0;
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "device "))
+      {
+        if (!load_device (s, groups[i], n_devices++, error))
+          return NULL;
+      }
+    else if (strcmp (groups[i], "sim") != 0 && !g_str_has_prefix (groups[i], "sched ")
+             && !g_str_has_prefix (groups[i], "process "))
+      {
+        invalid (error, groups[i], NULL, "unknown group (use [sim], [device NAME], "
+                 "[sched NAME] or [process NAME])");
+        return NULL;
+      }
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "sched ") && !sched_ops_lookup (groups[i] + 6))
+      {
+        invalid (error, groups[i], NULL, "no elevator named '%s'", groups[i] + 6);
+        return NULL;
+      }
+  if (s->devices->len == 0)
+    {
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [device NAME] group");
+      return NULL;
+    }
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "process ") && !load_process (s, groups[i], error))
+      return NULL;
+  if (s->processes->len == 0)
+    {
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [process NAME] group");
+      return NULL;
+    }
+  build_runs (s);
+  return g_steal_pointer (&s);
+}
+
+Scenario *
+scenario_load_file (const char *path, const char *const *sets, GError **error)
+{
+  GKeyFile *kf = g_key_file_new ();
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
+    {
+      g_key_file_free (kf);
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  char *dot = strrchr (base, '.');
+  if (dot)
+    *dot = '\0';
+  Scenario *s = scenario_from_keyfile (kf, base, dir, sets, error);
+  if (s == NULL)
+    g_prefix_error (error, "%s: ", path);
+  return s;
+}
+
+Scenario *
+scenario_load_data (const char *text, const char *name, const char *base_dir,
+                    const char *const *sets, GError **error)
+{
+  GKeyFile *kf = g_key_file_new ();
+  if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error))
+    {
+      g_key_file_free (kf);
+      return NULL;
+    }
+  return scenario_from_keyfile (kf, name, base_dir ? base_dir : ".", sets, error);
+}
+
+void
+scenario_free (Scenario *s)
+{
+  if (s == NULL)
+    return;
+  if (s->kf)
+    g_key_file_free (s->kf);
+  g_ptr_array_unref (s->devices);
+  g_ptr_array_unref (s->processes);
+  g_ptr_array_unref (s->run_labels);
+  g_strfreev (s->search_dirs);
+  g_free (s->name);
+  g_free (s->base_dir);
+  g_free (s);
+}
+
+const char *
+scenario_name (const Scenario *s)
+{
+  return s->name;
+}
+
+guint64
+scenario_seed (const Scenario *s)
+{
+  return s->seed;
+}
+
+void
+scenario_set_seed (Scenario *s, guint64 seed)
+{
+  s->seed = seed;
+}
+
+guint
+scenario_n_runs (const Scenario *s)
+{
+  return s->run_labels->len;
+}
+
+const char *
+scenario_run_label (const Scenario *s, guint run)
+{
+  g_return_val_if_fail (run < s->run_labels->len, NULL);
+  return g_ptr_array_index (s->run_labels, run);
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+typedef struct {
+  SimRequestQueue *q;
+  SimDevice       *dev;
+  const char      *sched;
+  char            *model_name;
+} RunDevice;
+
+typedef struct {
+  FILE    *trace_out;
+  GString *line;
+  guint64  sequence;
+} TraceSink;
+
+static void
+trace_sink (gpointer data, const TraceRecord *rec)
+{
+  TraceSink *sink = data;
+  g_string_truncate (sink->line, 0);
+  trace_format_blkparse (rec, ++sink->sequence, sink->line);
+  fwrite (sink->line->str, 1, sink->line->len, sink->trace_out);
+}
+
+typedef struct {
+  FILE       *io_log;
+  const char *device;
+} IoLogSink;
+
+static void
+io_log_sink (gpointer data, SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes,
+             SimTime issue_ns, SimTime complete_ns)
+{
+  IoLogSink *sink = data;
+  TraceResult row = {
+    .process = p->name, .pid = p->pid, .device = (char *) sink->device,
+    .op = op == SIM_OP_WRITE ? TRACE_OP_WRITE : TRACE_OP_READ,
+    .offset_bytes = offset_bytes, .bytes = bytes,
+    .intended_ns = issue_ns, .issue_ns = issue_ns, .complete_ns = complete_ns, .error = 0,
+  };
+  trace_results_write_row (sink->io_log, &row);
+}
+
+static SimProcessResult *
+process_result (SimProcess *p, const char *device, SimTime now)
+{
+  SimProcessResult *r = g_new0 (SimProcessResult, 1);
+  r->name = g_strdup (p->name);
+  r->pid = p->pid;
+  r->device = g_strdup (device);
+  if (p->cfg.pattern == SIM_PATTERN_TRACE)
+    {
+      gboolean reads = FALSE, writes = FALSE;
+      for (gsize i = 0; i < p->cfg.n_trace_ios; i++)
+        {
+          reads |= p->cfg.trace_ios[i].op == SIM_OP_READ;
+          writes |= p->cfg.trace_ios[i].op == SIM_OP_WRITE;
+        }
+      r->op = g_strdup (reads && writes ? "mixed" : writes ? "write" : "read");
+    }
+  else
+    r->op = g_strdup (sim_op_name (p->cfg.op));
+  r->ios = p->ios;
+  r->bytes = p->bytes;
+  SimTime end = p->finished ? p->end_ns : now;
+  r->active_ns = MAX (0, end - p->cfg.start_ns);
+  if (r->active_ns > 0)
+    {
+      r->mb_per_s = (double) p->bytes / ((double) r->active_ns / 1e9) / 1e6;
+      r->iops = (double) p->ios / ((double) r->active_ns / 1e9);
+    }
+  r->lat_mean_ns = sim_hist_mean (&p->latency);
+  r->lat_p50_ns = sim_hist_quantile (&p->latency, 0.50);
+  r->lat_p95_ns = sim_hist_quantile (&p->latency, 0.95);
+  r->lat_p99_ns = sim_hist_quantile (&p->latency, 0.99);
+  r->lat_max_ns = p->latency.max;
+  r->sleeps = p->sleeps;
+  return r;
+}
+
+SimRunResult *
+scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **error)
+{
+  g_return_val_if_fail (run < scenario_n_runs (s), NULL);
+  g_autoptr (Sim) sim = sim_new (s->seed);
+  g_autofree RunDevice *devs = g_new0 (RunDevice, s->devices->len);
+  g_autoptr (GPtrArray) procs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_process_free);
+  g_autofree IoLogSink *io_sinks = g_new0 (IoLogSink, s->devices->len);
+  TraceSink trace = { outputs ? outputs->trace_out : NULL, g_string_new (NULL), 0 };
+  gboolean ok = TRUE;
+
+  guint rest = run;
+  for (guint i = 0; i < s->devices->len && ok; i++)
+    {
+      const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
+      guint k = g_strv_length (d->scheds);
+      devs[i].sched = d->scheds[rest % k];
+      rest /= k;
+      DevModel *model = dev_model_load (d->name, s->kf, d->group,
+                                        (const char *const *) s->search_dirs,
+                                        device_scenario_keys, error);
+      if (model == NULL)
+        {
+          ok = FALSE;
+          break;
+        }
+      devs[i].model_name = g_strdup (model->model_name ? model->model_name : model->ops->name);
+      SimQueueLimits limits;
+      sim_queue_limits_init (&limits, s->hz);
+      limits.nr_requests = d->nr_requests;
+      limits.max_sectors = MAX (8u, model->max_sectors);
+      devs[i].q = sim_queue_new (sim, d->name, &limits);
+      devs[i].q->dev_major = d->major;
+      devs[i].q->dev_minor = d->minor;
+      devs[i].dev = sim_device_new (sim, model);
+      devs[i].dev->q = devs[i].q;
+      sim_queue_set_device (devs[i].q, devs[i].dev);
+      g_autofree char *sgroup = g_strdup_printf ("sched %s", devs[i].sched);
+      SchedQueue *e = sched_queue_new (sched_ops_lookup (devs[i].sched), devs[i].q, sim,
+                                       s->hz, s->kf, sgroup, error);
+      if (e == NULL)
+        {
+          ok = FALSE;
+          break;
+        }
+      sim_queue_set_elevator (devs[i].q, e);
+      if (trace.trace_out)
+        sim_queue_set_trace (devs[i].q, trace_sink, &trace);
+      io_sinks[i].io_log = outputs ? outputs->io_log : NULL;
+      io_sinks[i].device = d->name;
+    }
+
+  for (guint i = 0; ok && i < s->processes->len; i++)
+    {
+      const ScenarioProcess *sp = g_ptr_array_index (s->processes, i);
+      for (guint t = 0; t < sp->threads; t++)
+        {
+          SimProcessConfig cfg = sp->cfg;
+          g_autofree char *name = sp->threads > 1 ? g_strdup_printf ("%s.%u", sp->name, t)
+                                                  : g_strdup (sp->name);
+          cfg.name = name;
+          if (sp->threads > 1 && cfg.pattern == SIM_PATTERN_SEQUENTIAL)
+            {
+              /* Sequential threads each stream through their own slice. */
+              guint64 slice = cfg.region_bytes / sp->threads / cfg.bs_bytes * cfg.bs_bytes;
+              cfg.offset_bytes += slice * t;
+              cfg.region_bytes = MAX (slice, cfg.bs_bytes);
+            }
+          SimProcess *p = sim_process_new (sim, devs[sp->device].q, &cfg);
+          if (io_sinks[sp->device].io_log)
+            {
+              p->io_done = io_log_sink;
+              p->io_done_data = &io_sinks[sp->device];
+            }
+          g_ptr_array_add (procs, p);
+          sim_process_start (p);
+        }
+    }
+
+  SimRunResult *result = NULL;
+  if (ok)
+    {
+      sim_run_until (sim, s->duration_ns ? s->duration_ns : SIM_TIME_NEVER);
+      SimTime now = sim_now (sim);
+      result = sim_run_result_new ();
+      result->label = g_strdup (scenario_run_label (s, run));
+      result->writeback = g_strdup ("none");
+      result->seed = s->seed;
+      result->hz = s->hz;
+      result->elapsed_ns = now;
+      result->events = sim_events_run (sim);
+      for (guint i = 0; i < procs->len; i++)
+        {
+          SimProcess *p = g_ptr_array_index (procs, i);
+          g_ptr_array_add (result->processes, process_result (p, p->q->name, now));
+        }
+      for (guint i = 0; i < s->devices->len; i++)
+        {
+          SimDeviceResult *dr = g_new0 (SimDeviceResult, 1);
+          dr->name = g_strdup (devs[i].q->name);
+          dr->sched = g_strdup (devs[i].sched);
+          dr->model = g_strdup (devs[i].model_name);
+          dr->utilisation = sim_device_utilisation (devs[i].dev, now);
+          dr->counters = devs[i].q->counters;
+          dr->merges = dr->counters.back_merges + dr->counters.front_merges
+                       + dr->counters.request_merges;
+          dr->mean_queue_depth = sim_time_avg_mean (&devs[i].q->depth_avg, now);
+          dr->mean_in_flight = sim_time_avg_mean (&devs[i].dev->in_flight_avg, now);
+          g_ptr_array_add (result->devices, dr);
+        }
+    }
+
+  g_clear_pointer (&procs, g_ptr_array_unref);
+  for (guint i = 0; i < s->devices->len; i++)
+    {
+      sim_queue_free (devs[i].q);
+      sim_device_free (devs[i].dev);
+      g_free (devs[i].model_name);
+    }
+  g_string_free (trace.line, TRUE);
+  return result;
+}

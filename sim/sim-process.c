@@ -1,1 +1,325 @@
-/* placeholder: sim-process.c is being written. */
+/* sim-process.c — I/O-generating processes (see sim-process.h).
+ *
+ * O_DIRECT submission follows 2.6 fs/direct-io.c: the I/O is cut into bios
+ * of at most max_sectors, all submitted, then the queue is unplugged
+ * (blk_run_address_space) before the task waits.  A bio that finds no free
+ * request puts the task to sleep; it resumes with the rest of its bios when
+ * the queue hands it a request.
+ */
+#include "sim/sim-process.h"
+#include "sim/sim-rng.h"
+
+#include <string.h>
+
+struct _SimIo {
+  SimIo      *next_free;
+  SimProcess *p;
+  SimOp       op;
+  guint64     offset_bytes;
+  guint64     bytes;
+  SimTime     issue_ns;
+  guint       bios_pending;
+  gboolean    submitting;      /* not all bios submitted yet */
+};
+
+#define IO_CHUNK 32
+
+static void pump (SimProcess *p);
+static void wake_at (SimProcess *p, SimTime at);
+
+SimProcess *
+sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
+{
+  g_assert (cfg->pattern == SIM_PATTERN_TRACE
+            || (cfg->bs_bytes > 0 && cfg->bs_bytes % SIM_SECTOR_BYTES == 0));
+  g_assert (cfg->iodepth >= 1);
+  SimProcess *p = g_new0 (SimProcess, 1);
+  p->sim = sim;
+  p->q = q;
+  p->cfg = *cfg;
+  p->name = g_strdup (cfg->name);
+  p->cfg.name = p->name;
+  p->pid = sim_next_pid (sim);
+  p->ioc.pid = p->pid;
+  p->ioc.comm = p->name;
+  p->ioc.ioprio_class = 2;
+  p->ioc.ioprio_level = 4;
+  g_autofree char *stream = g_strdup_printf ("process.%s.offset", p->name);
+  p->rng = sim_rng (sim, stream);
+  p->io_chunks = g_ptr_array_new_with_free_func (g_free);
+  p->next_offset = cfg->offset_bytes;
+  sim_hist_init (&p->latency);
+  sim_list_init (&p->waiter.link);
+  return p;
+}
+
+void
+sim_process_free (SimProcess *p)
+{
+  if (p == NULL)
+    return;
+  sim_hist_clear (&p->latency);
+  g_ptr_array_unref (p->io_chunks);
+  g_free (p->name);
+  g_free (p);
+}
+
+static SimIo *
+io_alloc (SimProcess *p)
+{
+  if (p->io_free == NULL)
+    {
+      SimIo *chunk = g_new0 (SimIo, IO_CHUNK);
+      g_ptr_array_add (p->io_chunks, chunk);
+      for (guint i = 0; i < IO_CHUNK; i++)
+        {
+          chunk[i].next_free = p->io_free;
+          p->io_free = &chunk[i];
+        }
+    }
+  SimIo *io = p->io_free;
+  p->io_free = io->next_free;
+  memset (io, 0, sizeof *io);
+  io->p = p;
+  return io;
+}
+
+static void
+io_release (SimProcess *p, SimIo *io)
+{
+  io->next_free = p->io_free;
+  p->io_free = io;
+}
+
+/* ---- completion -------------------------------------------------------- */
+
+static void
+maybe_finish (SimProcess *p)
+{
+  if (!p->finished && p->outstanding == 0 && p->cur_io == NULL)
+    {
+      gboolean more;
+      if (p->cfg.pattern == SIM_PATTERN_TRACE)
+        more = p->trace_pos < p->cfg.n_trace_ios;
+      else
+        more = (p->cfg.size_bytes == 0 || p->bytes_issued < p->cfg.size_bytes)
+               && (p->cfg.stop_ns == 0 || sim_now (p->sim) < p->cfg.stop_ns);
+      if (!more)
+        p->finished = TRUE;
+    }
+}
+
+static void
+io_complete (SimProcess *p, SimIo *io, SimTime now)
+{
+  g_assert (p->outstanding > 0);
+  p->outstanding--;
+  p->ios++;
+  p->bytes += io->bytes;
+  p->last_complete_ns = now;
+  p->end_ns = now;
+  sim_hist_add (&p->latency, now - io->issue_ns);
+  if (p->io_done)
+    p->io_done (p->io_done_data, p, io->op, io->offset_bytes, io->bytes, io->issue_ns, now);
+  io_release (p, io);
+  if (p->cfg.pattern != SIM_PATTERN_TRACE && p->cfg.think_ns > 0)
+    {
+      SimTime think = p->cfg.think_ns;
+      if (p->cfg.think_exponential)
+        think = (SimTime) sim_rng_exponential (p->rng, (double) think);
+      p->ready_ns = now + think;
+      if (think > 0)
+        wake_at (p, p->ready_ns);
+    }
+  pump (p);
+  maybe_finish (p);
+}
+
+static void
+bio_end_io (Sim *sim, SimBio *bio, SimTime now)
+{
+  SimIo *io = bio->end_io_data;
+  g_assert (io->bios_pending > 0);
+  io->bios_pending--;
+  if (io->bios_pending == 0 && !io->submitting)
+    io_complete (io->p, io, now);
+}
+
+/* ---- submission -------------------------------------------------------- */
+
+/* Submit the remaining bios of cur_io; FALSE if the task went to sleep. */
+static gboolean
+submit_bios (SimProcess *p)
+{
+  SimIo *io = p->cur_io;
+  while (p->cur_sectors_left > 0)
+    {
+      guint32 n = (guint32) MIN (p->cur_sectors_left, (guint64) p->q->limits.max_sectors);
+      SimBio *bio = sim_queue_bio_alloc (p->q);
+      bio->sector = p->cur_sector;
+      bio->nr_sectors = n;
+      bio->op = io->op;
+      /* O_DIRECT: reads and direct writes are synchronous requests. */
+      bio->flags = SIM_BIO_SYNC;
+      bio->ioc = &p->ioc;
+      bio->end_io = bio_end_io;
+      bio->end_io_data = io;
+      io->bios_pending++;
+      p->cur_sector += n;
+      p->cur_sectors_left -= n;
+      if (!sim_queue_submit_bio (p->q, bio, &p->waiter))
+        {
+          p->blocked = TRUE;
+          p->sleeps++;
+          return FALSE;
+        }
+    }
+  /* All bios are in: the task now waits on its I/O and unplugs. */
+  p->cur_io = NULL;
+  io->submitting = FALSE;
+  sim_queue_unplug (p->q);
+  if (io->bios_pending == 0)
+    io_complete (p, io, sim_now (p->sim));
+  return TRUE;
+}
+
+static void
+resume (Sim *sim, gpointer data, SimTime now)
+{
+  SimProcess *p = data;
+  p->blocked = FALSE;
+  if (submit_bios (p))
+    pump (p);
+}
+
+static void
+start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
+{
+  SimTime now = sim_now (p->sim);
+  SimIo *io = io_alloc (p);
+  io->op = op;
+  io->offset_bytes = offset_bytes;
+  io->bytes = bytes;
+  io->issue_ns = now;
+  io->submitting = TRUE;
+  if (p->ios == 0 && p->outstanding == 0 && p->bytes_issued == 0)
+    p->first_issue_ns = now;
+  p->outstanding++;
+  p->bytes_issued += bytes;
+  p->last_issue_ns = now;
+  p->cur_io = io;
+  p->cur_sector = offset_bytes / SIM_SECTOR_BYTES;
+  p->cur_sectors_left = bytes / SIM_SECTOR_BYTES;
+  submit_bios (p);
+}
+
+static guint64
+next_generated_offset (SimProcess *p)
+{
+  guint64 bs = p->cfg.bs_bytes;
+  guint64 slots = MAX (G_GUINT64_CONSTANT (1), p->cfg.region_bytes / bs);
+  if (p->cfg.pattern == SIM_PATTERN_RANDOM)
+    return p->cfg.offset_bytes + sim_rng_uniform_int (p->rng, slots) * bs;
+  guint64 off = p->next_offset;
+  if (off + bs > p->cfg.offset_bytes + slots * bs)
+    off = p->cfg.offset_bytes;
+  p->next_offset = off + bs;
+  return off;
+}
+
+static void
+wake_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimProcess *p = subject;
+  p->wake = 0;
+  pump (p);
+  maybe_finish (p);
+}
+
+static void
+wake_at (SimProcess *p, SimTime at)
+{
+  if (p->wake)
+    sim_cancel (p->sim, p->wake);
+  p->wake = sim_schedule_at (p->sim, at, wake_fired, p, NULL);
+}
+
+/* When may the next trace I/O go?  SIM_TIME_NEVER: wait for completions. */
+static SimTime
+trace_ready_ns (SimProcess *p)
+{
+  const SimTraceIo *t = &p->cfg.trace_ios[p->trace_pos];
+  if (p->trace_pos == 0)
+    return p->cfg.start_ns;
+  if (t->depends)
+    return p->outstanding == 0 ? p->last_complete_ns + t->gap_ns : SIM_TIME_NEVER;
+  return p->last_issue_ns + t->gap_ns;
+}
+
+static void
+pump_trace (SimProcess *p)
+{
+  while (!p->blocked && p->cur_io == NULL && p->trace_pos < p->cfg.n_trace_ios)
+    {
+      SimTime ready = trace_ready_ns (p);
+      if (ready == SIM_TIME_NEVER)
+        return;
+      SimTime now = sim_now (p->sim);
+      if (ready > now)
+        {
+          wake_at (p, ready);
+          return;
+        }
+      const SimTraceIo *t = &p->cfg.trace_ios[p->trace_pos++];
+      start_io (p, t->op, t->sector * SIM_SECTOR_BYTES,
+                (guint64) t->nr_sectors * SIM_SECTOR_BYTES);
+    }
+}
+
+static void
+pump_generated (SimProcess *p)
+{
+  SimTime now = sim_now (p->sim);
+  while (!p->blocked && p->cur_io == NULL && p->outstanding < p->cfg.iodepth)
+    {
+      if (p->cfg.stop_ns && now >= p->cfg.stop_ns)
+        return;
+      if (p->cfg.size_bytes && p->bytes_issued >= p->cfg.size_bytes)
+        return;
+      /* Thinking after a completion: wake_fired resumes. */
+      if (now < p->ready_ns)
+        return;
+      guint64 bytes = p->cfg.bs_bytes;
+      if (p->cfg.size_bytes)
+        bytes = MIN (bytes, p->cfg.size_bytes - p->bytes_issued);
+      start_io (p, p->cfg.op, next_generated_offset (p), bytes);
+    }
+}
+
+static void
+pump (SimProcess *p)
+{
+  if (p->finished || !p->started || p->blocked || p->cur_io != NULL)
+    return;
+  if (p->cfg.pattern == SIM_PATTERN_TRACE)
+    pump_trace (p);
+  else
+    pump_generated (p);
+}
+
+static void
+start_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimProcess *p = subject;
+  p->started = TRUE;
+  pump (p);
+  maybe_finish (p);
+}
+
+void
+sim_process_start (SimProcess *p)
+{
+  p->waiter.resume = resume;
+  p->waiter.resume_data = p;
+  sim_schedule_at (p->sim, MAX (p->cfg.start_ns, sim_now (p->sim)), start_fired, p, NULL);
+}

@@ -1,1 +1,674 @@
-/* placeholder: sim-queue.c is being written. */
+/* sim-queue.c — the request queue: merging, the request pool, plugging and
+ * dispatch, following 2.6.28 block/blk-core.c (__make_request, get_request,
+ * freed_request), block/elevator.c (elv_merge, elv_dispatch_sort,
+ * elv_rqhash_*) and block/blk-merge.c (attempt_back/front_merge).
+ * Simplifications, each a candidate for later issues: segment limits are
+ * not modelled (only max_sectors); a woken submitter gets the freed request
+ * at once (no batching window of BLK_BATCH_REQ); barriers do not exist.
+ */
+#include "sim/sim-queue.h"
+#include "sim/sim-device.h"
+#include "models/sched/sched.h"
+
+#include <string.h>
+
+/* ---- tracing ----------------------------------------------------------- */
+
+static void
+emit (SimRequestQueue *q, TraceAction action, guint64 sector, guint32 nr_sectors,
+      SimOp op, gboolean sync, const SimIoContext *ioc, guint32 count)
+{
+  if (q->trace == NULL)
+    return;
+  TraceRecord rec;
+  memset (&rec, 0, sizeof rec);
+  rec.time_ns = sim_now (q->sim);
+  rec.dev_major = q->dev_major;
+  rec.dev_minor = q->dev_minor;
+  rec.cpu = 0;
+  rec.pid = ioc ? ioc->pid : 0;
+  rec.action = action;
+  if (action == TRACE_ACT_PLUG || action == TRACE_ACT_UNPLUG_IO
+      || action == TRACE_ACT_UNPLUG_TIMER)
+    rec.rwbs = TRACE_RWBS_NONE;
+  else
+    rec.rwbs = (op == SIM_OP_WRITE ? TRACE_RWBS_WRITE : TRACE_RWBS_READ)
+               | (sync ? TRACE_RWBS_SYNC : 0);
+  rec.sector = sector;
+  rec.nr_sectors = nr_sectors;
+  rec.unplug_count = count;
+  if (ioc && ioc->comm)
+    g_strlcpy (rec.comm, ioc->comm, sizeof rec.comm);
+  q->trace (q->trace_data, &rec);
+}
+
+static void
+emit_rq (SimRequestQueue *q, TraceAction action, const SimRequest *rq)
+{
+  emit (q, action, rq->sector, rq->nr_sectors, rq->op, rq->sync, rq->ioc, 0);
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+void
+sim_queue_limits_init (SimQueueLimits *limits, guint hz)
+{
+  limits->nr_requests = 128;
+  limits->max_sectors = 1024;
+  /* unplug_delay = msecs_to_jiffies(3), at least one jiffy. */
+  gint64 jiffies = MAX (1, (3 * (gint64) hz + 999) / 1000);
+  limits->unplug_delay_ns = jiffies * (SIM_NS_PER_S / (SimTime) hz);
+  limits->unplug_thresh = 4;
+}
+
+SimRequestQueue *
+sim_queue_new (Sim *sim, const char *name, const SimQueueLimits *limits)
+{
+  SimRequestQueue *q = g_new0 (SimRequestQueue, 1);
+  q->sim = sim;
+  q->name = g_strdup (name);
+  q->limits = *limits;
+  g_assert (q->limits.nr_requests >= 1);
+  sim_list_init (&q->dispatch);
+  for (guint d = 0; d < SIM_N_OPS; d++)
+    sim_list_init (&q->wait_list[d]);
+  sim_time_avg_init (&q->depth_avg, sim_now (sim));
+  q->chunks = g_ptr_array_new_with_free_func (g_free);
+  return q;
+}
+
+void
+sim_queue_free (SimRequestQueue *q)
+{
+  if (q == NULL)
+    return;
+  if (q->elevator)
+    sched_queue_free (q->elevator);
+  /* Requests and bios still in use when a timed run ends live in the same
+   * chunks as the free ones; freeing the chunks releases all of them. */
+  g_ptr_array_unref (q->chunks);
+  g_free (q->name);
+  g_free (q);
+}
+
+void
+sim_queue_set_elevator (SimRequestQueue *q, SchedQueue *elevator)
+{
+  g_assert (q->elevator == NULL);
+  q->elevator = elevator;
+}
+
+void
+sim_queue_set_device (SimRequestQueue *q, SimDevice *device)
+{
+  q->device = device;
+}
+
+void
+sim_queue_set_trace (SimRequestQueue *q, SimQueueTraceFunc fn, gpointer data)
+{
+  q->trace = fn;
+  q->trace_data = data;
+}
+
+/* ---- bios and requests ------------------------------------------------- */
+
+#define CHUNK_OBJECTS 64
+
+/* Grow a free list by one chunk; objects are freed with the queue. */
+static void
+grow_requests (SimRequestQueue *q)
+{
+  SimRequest *chunk = g_new0 (SimRequest, CHUNK_OBJECTS);
+  g_ptr_array_add (q->chunks, chunk);
+  for (guint i = 0; i < CHUNK_OBJECTS; i++)
+    {
+      chunk[i].hash_next = q->rq_free;
+      q->rq_free = &chunk[i];
+    }
+}
+
+static void
+grow_bios (SimRequestQueue *q)
+{
+  SimBio *chunk = g_new0 (SimBio, CHUNK_OBJECTS);
+  g_ptr_array_add (q->chunks, chunk);
+  for (guint i = 0; i < CHUNK_OBJECTS; i++)
+    {
+      chunk[i].next = q->bio_free;
+      q->bio_free = &chunk[i];
+    }
+}
+
+SimBio *
+sim_queue_bio_alloc (SimRequestQueue *q)
+{
+  if (q->bio_free == NULL)
+    grow_bios (q);
+  SimBio *bio = q->bio_free;
+  q->bio_free = bio->next;
+  memset (bio, 0, sizeof *bio);
+  return bio;
+}
+
+static void
+bio_free (SimRequestQueue *q, SimBio *bio)
+{
+  bio->next = q->bio_free;
+  q->bio_free = bio;
+}
+
+guint
+sim_queue_requests_allocated (const SimRequestQueue *q)
+{
+  return q->rq_count[SIM_OP_READ] + q->rq_count[SIM_OP_WRITE];
+}
+
+static void
+update_depth (SimRequestQueue *q)
+{
+  sim_time_avg_set (&q->depth_avg, sim_now (q->sim),
+                    (double) sim_queue_requests_allocated (q));
+}
+
+static SimRequest *
+request_alloc (SimRequestQueue *q, SimBio *bio)
+{
+  if (q->rq_free == NULL)
+    grow_requests (q);
+  SimRequest *rq = q->rq_free;
+  q->rq_free = rq->hash_next;
+  memset (rq, 0, sizeof *rq);
+  sim_list_init (&rq->queuelist);
+  sim_list_init (&rq->fifo);
+  sim_rb_node_clear (&rq->rb_node);
+  rq->q = q;
+  rq->state = SIM_RQ_PENDING;
+  rq->sector = bio->sector;
+  rq->nr_sectors = bio->nr_sectors;
+  rq->op = bio->op;
+  rq->sync = (bio->flags & SIM_BIO_SYNC) != 0;
+  rq->ioc = bio->ioc;
+  rq->bio = rq->biotail = bio;
+  rq->nr_bios = 1;
+  bio->next = NULL;
+  rq->alloc_ns = sim_now (q->sim);
+  rq->seq = q->next_rq_seq++;
+  q->rq_count[rq->op]++;
+  q->counters.requests++;
+  update_depth (q);
+  emit_rq (q, TRACE_ACT_GETRQ, rq);
+  return rq;
+}
+
+static void add_new_request (SimRequestQueue *q, SimRequest *rq);
+
+/* freed_request(): hand the request slot to the first sleeping submitter. */
+static void
+wake_waiter (SimRequestQueue *q, SimOp op)
+{
+  if (sim_list_empty (&q->wait_list[op]) || q->rq_count[op] >= q->limits.nr_requests)
+    return;
+  SimBioWaiter *w = sim_list_first_entry (&q->wait_list[op], SimBioWaiter, link);
+  sim_list_del (&w->link);
+  SimBio *bio = w->bio;
+  w->bio = NULL;
+  add_new_request (q, request_alloc (q, bio));
+  if (w->resume)
+    w->resume (q->sim, w->resume_data, sim_now (q->sim));
+}
+
+static void
+request_free (SimRequestQueue *q, SimRequest *rq)
+{
+  g_assert (q->rq_count[rq->op] > 0);
+  SimOp op = rq->op;
+  q->rq_count[op]--;
+  rq->state = SIM_RQ_FREE;
+  rq->hash_next = q->rq_free;
+  q->rq_free = rq;
+  update_depth (q);
+  wake_waiter (q, op);
+}
+
+/* ---- merge hash (elv_rqhash_*), keyed by end sector -------------------- */
+
+static guint
+hash_bucket (guint64 end_sector)
+{
+  return (guint) ((end_sector * G_GUINT64_CONSTANT (0x9e37fffffffc0001)) >> 58)
+         % SIM_QUEUE_HASH_BUCKETS;
+}
+
+static void
+hash_add (SimRequestQueue *q, SimRequest *rq)
+{
+  g_assert (rq->hash_pprev == NULL);
+  SimRequest **head = &q->hash[hash_bucket (sim_request_end_sector (rq))];
+  rq->hash_next = *head;
+  if (*head)
+    (*head)->hash_pprev = &rq->hash_next;
+  *head = rq;
+  rq->hash_pprev = head;
+}
+
+static void
+hash_del (SimRequest *rq)
+{
+  if (rq->hash_pprev == NULL)
+    return;
+  *rq->hash_pprev = rq->hash_next;
+  if (rq->hash_next)
+    rq->hash_next->hash_pprev = rq->hash_pprev;
+  rq->hash_next = NULL;
+  rq->hash_pprev = NULL;
+}
+
+static SimRequest *
+hash_find (SimRequestQueue *q, guint64 end_sector)
+{
+  for (SimRequest *rq = q->hash[hash_bucket (end_sector)]; rq; rq = rq->hash_next)
+    if (sim_request_end_sector (rq) == end_sector)
+      return rq;
+  return NULL;
+}
+
+/* ---- merging ----------------------------------------------------------- */
+
+static gboolean
+rq_merge_ok (SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
+{
+  if (rq->state != SIM_RQ_PENDING || rq->op != bio->op)
+    return FALSE;
+  if (q->elevator->ops->allow_merge
+      && !q->elevator->ops->allow_merge (q->elevator, rq, bio))
+    return FALSE;
+  return TRUE;
+}
+
+static SchedMerge
+try_merge (SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
+{
+  if (!rq_merge_ok (q, rq, bio))
+    return SCHED_NO_MERGE;
+  if (sim_request_end_sector (rq) == bio->sector)
+    return SCHED_BACK_MERGE;
+  if (rq->sector == bio->sector + bio->nr_sectors)
+    return SCHED_FRONT_MERGE;
+  return SCHED_NO_MERGE;
+}
+
+/* elv_merge(): last_merge, then the back-merge hash, then the elevator. */
+static SchedMerge
+find_merge (SimRequestQueue *q, const SimBio *bio, SimRequest **out)
+{
+  if (q->last_merge)
+    {
+      SchedMerge m = try_merge (q, q->last_merge, bio);
+      if (m != SCHED_NO_MERGE)
+        {
+          *out = q->last_merge;
+          return m;
+        }
+    }
+  SimRequest *rq = hash_find (q, bio->sector);
+  if (rq && rq_merge_ok (q, rq, bio))
+    {
+      *out = rq;
+      return SCHED_BACK_MERGE;
+    }
+  if (q->elevator->ops->merge)
+    {
+      SchedMerge m = q->elevator->ops->merge (q->elevator, bio, out);
+      if (m != SCHED_NO_MERGE && rq_merge_ok (q, *out, bio))
+        return m;
+    }
+  return SCHED_NO_MERGE;
+}
+
+static gboolean
+size_ok (SimRequestQueue *q, guint64 a, guint64 b)
+{
+  return a + b <= q->limits.max_sectors;
+}
+
+/* attempt_merge(): merge @next into @rq when contiguous. */
+static gboolean
+attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
+{
+  if (rq->state != SIM_RQ_PENDING || next->state != SIM_RQ_PENDING)
+    return FALSE;
+  if (sim_request_end_sector (rq) != next->sector || rq->op != next->op)
+    return FALSE;
+  if (!size_ok (q, rq->nr_sectors, next->nr_sectors))
+    return FALSE;
+
+  rq->biotail->next = next->bio;
+  rq->biotail = next->biotail;
+  rq->nr_bios += next->nr_bios;
+  rq->nr_sectors += next->nr_sectors;
+  next->bio = next->biotail = NULL;
+  next->nr_bios = 0;
+  if (next->alloc_ns < rq->alloc_ns)
+    rq->alloc_ns = next->alloc_ns;
+
+  if (q->elevator->ops->merge_requests)
+    q->elevator->ops->merge_requests (q->elevator, rq, next);
+  hash_del (rq);
+  hash_add (q, rq);
+  hash_del (next);
+  if (q->last_merge == next)
+    q->last_merge = NULL;
+  q->nr_sorted--;
+  q->last_merge = rq;
+  q->counters.request_merges++;
+  request_free (q, next);
+  return TRUE;
+}
+
+static gboolean
+attempt_back_merge (SimRequestQueue *q, SimRequest *rq)
+{
+  if (!q->elevator->ops->latter_request)
+    return FALSE;
+  SimRequest *next = q->elevator->ops->latter_request (q->elevator, rq);
+  return next && attempt_merge (q, rq, next);
+}
+
+static gboolean
+attempt_front_merge (SimRequestQueue *q, SimRequest *rq)
+{
+  if (!q->elevator->ops->former_request)
+    return FALSE;
+  SimRequest *prev = q->elevator->ops->former_request (q->elevator, rq);
+  return prev && attempt_merge (q, prev, rq);
+}
+
+static void
+merged_request (SimRequestQueue *q, SimRequest *rq, SchedMerge type)
+{
+  if (q->elevator->ops->merged)
+    q->elevator->ops->merged (q->elevator, rq, type);
+  if (type == SCHED_BACK_MERGE)
+    {
+      hash_del (rq);
+      hash_add (q, rq);
+    }
+  q->last_merge = rq;
+}
+
+static gboolean
+bio_merge (SimRequestQueue *q, SimBio *bio)
+{
+  SimRequest *rq = NULL;
+  SchedMerge type = find_merge (q, bio, &rq);
+  if (type == SCHED_NO_MERGE || !size_ok (q, rq->nr_sectors, bio->nr_sectors))
+    return FALSE;
+
+  if (type == SCHED_BACK_MERGE)
+    {
+      emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      rq->biotail->next = bio;
+      rq->biotail = bio;
+      bio->next = NULL;
+      rq->nr_sectors += bio->nr_sectors;
+      rq->nr_bios++;
+      q->counters.back_merges++;
+      if (!attempt_back_merge (q, rq))
+        merged_request (q, rq, type);
+    }
+  else
+    {
+      emit (q, TRACE_ACT_FRONTMERGE, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      bio->next = rq->bio;
+      rq->bio = bio;
+      rq->sector = bio->sector;
+      rq->nr_sectors += bio->nr_sectors;
+      rq->nr_bios++;
+      q->counters.front_merges++;
+      if (!attempt_front_merge (q, rq))
+        merged_request (q, rq, type);
+    }
+  return TRUE;
+}
+
+/* ---- plugging ---------------------------------------------------------- */
+
+static gboolean
+elv_queue_empty (SimRequestQueue *q)
+{
+  return sim_list_empty (&q->dispatch) && q->elevator->ops->queue_empty (q->elevator);
+}
+
+static void
+unplug_timer_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimRequestQueue *q = subject;
+  q->unplug_timer = 0;
+  if (!q->plugged)
+    return;
+  q->plugged = FALSE;
+  q->counters.unplugs_timer++;
+  emit (q, TRACE_ACT_UNPLUG_TIMER, 0, 0, SIM_OP_READ, FALSE, NULL,
+        sim_queue_requests_allocated (q) - q->in_flight);
+  sim_queue_run (q);
+}
+
+static void
+plug (SimRequestQueue *q, const SimIoContext *ioc)
+{
+  if (q->plugged)
+    return;
+  q->plugged = TRUE;
+  q->counters.plugs++;
+  emit (q, TRACE_ACT_PLUG, 0, 0, SIM_OP_READ, FALSE, ioc, 0);
+  q->unplug_timer = sim_schedule_in (q->sim, q->limits.unplug_delay_ns,
+                                     unplug_timer_fired, q, NULL);
+}
+
+/* Remove the plug; TRUE if the queue was plugged. */
+static gboolean
+remove_plug (SimRequestQueue *q)
+{
+  if (!q->plugged)
+    return FALSE;
+  q->plugged = FALSE;
+  sim_cancel (q->sim, q->unplug_timer);
+  q->unplug_timer = 0;
+  return TRUE;
+}
+
+void
+sim_queue_unplug (SimRequestQueue *q)
+{
+  if (remove_plug (q))
+    {
+      q->counters.unplugs_io++;
+      emit (q, TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ, FALSE, NULL,
+            sim_queue_requests_allocated (q) - q->in_flight);
+    }
+  sim_queue_run (q);
+}
+
+/* ---- insertion --------------------------------------------------------- */
+
+static void
+add_new_request (SimRequestQueue *q, SimRequest *rq)
+{
+  SimTime now = sim_now (q->sim);
+  if (elv_queue_empty (q))
+    plug (q, rq->ioc);
+
+  rq->insert_ns = now;
+  emit_rq (q, TRACE_ACT_INSERT, rq);
+  q->nr_sorted++;
+  q->elevator->ops->add_request (q->elevator, rq, now);
+  hash_add (q, rq);
+  if (q->last_merge == NULL)
+    q->last_merge = rq;
+
+  if (q->plugged)
+    {
+      guint nrq = sim_queue_requests_allocated (q) - q->in_flight;
+      if (nrq >= q->limits.unplug_thresh)
+        {
+          remove_plug (q);
+          q->counters.unplugs_thresh++;
+          emit (q, TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ, FALSE, rq->ioc, nrq);
+          sim_queue_run (q);
+        }
+    }
+  else
+    sim_queue_run (q);
+}
+
+gboolean
+sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
+{
+  g_assert (bio->nr_sectors > 0 && bio->nr_sectors <= q->limits.max_sectors);
+  g_assert (bio->end_io != NULL);
+  bio->queue_ns = sim_now (q->sim);
+  q->counters.bios++;
+  emit (q, TRACE_ACT_QUEUE, bio->sector, bio->nr_sectors, bio->op,
+        (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+
+  if (!elv_queue_empty (q) && bio_merge (q, bio))
+    return TRUE;
+
+  if (q->rq_count[bio->op] >= q->limits.nr_requests)
+    {
+      /* get_request_wait(): sleep until a request of this direction is
+       * freed; the queue is unplugged first so that it drains. */
+      g_assert (waiter != NULL);
+      q->counters.sleeps++;
+      emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      waiter->bio = bio;
+      sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
+      sim_queue_unplug (q);
+      return FALSE;
+    }
+  add_new_request (q, request_alloc (q, bio));
+  return TRUE;
+}
+
+/* ---- dispatch ---------------------------------------------------------- */
+
+static void
+leave_elevator (SimRequestQueue *q, SimRequest *rq)
+{
+  g_assert (rq->state == SIM_RQ_PENDING);
+  if (q->last_merge == rq)
+    q->last_merge = NULL;
+  hash_del (rq);
+  g_assert (q->nr_sorted > 0);
+  q->nr_sorted--;
+  rq->state = SIM_RQ_DISPATCH;
+}
+
+void
+sim_queue_dispatch_add_tail (SimRequestQueue *q, SimRequest *rq)
+{
+  leave_elevator (q, rq);
+  q->end_sector = sim_request_end_sector (rq);
+  sim_list_add_tail (&rq->queuelist, &q->dispatch);
+}
+
+void
+sim_queue_dispatch_sort (SimRequestQueue *q, SimRequest *rq)
+{
+  leave_elevator (q, rq);
+  guint64 boundary = q->end_sector;
+  SimList *entry;
+  for (entry = q->dispatch.prev; entry != &q->dispatch; entry = entry->prev)
+    {
+      SimRequest *pos = sim_container_of (entry, SimRequest, queuelist);
+      if (pos->op != rq->op)
+        break;
+      if (rq->sector >= boundary)
+        {
+          if (pos->sector < boundary)
+            continue;
+        }
+      else if (pos->sector >= boundary)
+        break;
+      if (rq->sector >= pos->sector)
+        break;
+    }
+  sim_list_add (&rq->queuelist, entry);
+}
+
+static SimRequest *
+next_request (SimRequestQueue *q)
+{
+  if (sim_list_empty (&q->dispatch))
+    {
+      if (q->elevator->ops->queue_empty (q->elevator))
+        return NULL;
+      if (q->elevator->ops->dispatch (q->elevator, FALSE, sim_now (q->sim)) == 0)
+        return NULL;
+      g_assert (!sim_list_empty (&q->dispatch));
+    }
+  return sim_list_first_entry (&q->dispatch, SimRequest, queuelist);
+}
+
+void
+sim_queue_run (SimRequestQueue *q)
+{
+  if (q->plugged)
+    return;
+  while (sim_device_can_start (q->device))
+    {
+      SimRequest *rq = next_request (q);
+      if (rq == NULL)
+        break;
+      sim_list_del (&rq->queuelist);
+      rq->state = SIM_RQ_STARTED;
+      rq->dispatch_ns = sim_now (q->sim);
+      q->in_flight++;
+      q->counters.dispatched++;
+      emit_rq (q, TRACE_ACT_ISSUE, rq);
+      if (q->elevator->ops->activate)
+        q->elevator->ops->activate (q->elevator, rq, rq->dispatch_ns);
+      sim_device_start (q->device, rq);
+    }
+}
+
+/* ---- completion -------------------------------------------------------- */
+
+void
+sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
+{
+  SimTime now = sim_now (q->sim);
+  g_assert (rq->state == SIM_RQ_STARTED);
+  g_assert (q->in_flight > 0);
+  q->in_flight--;
+  q->counters.completed++;
+  q->counters.bytes[rq->op] += sim_request_bytes (rq);
+  q->counters.ios[rq->op]++;
+  emit_rq (q, TRACE_ACT_COMPLETE, rq);
+  if (q->elevator->ops->completed)
+    q->elevator->ops->completed (q->elevator, rq, now);
+
+  /* Free the request before running the bios' callbacks: they may submit
+   * new bios, which must find a consistent queue. */
+  SimBio *bio = rq->bio;
+  rq->bio = rq->biotail = NULL;
+  request_free (q, rq);
+  while (bio)
+    {
+      SimBio *next = bio->next;
+      bio->end_io (q->sim, bio, now);
+      bio_free (q, bio);
+      bio = next;
+    }
+  sim_queue_run (q);
+}
+
+const char *
+sim_op_name (SimOp op)
+{
+  return op == SIM_OP_WRITE ? "write" : "read";
+}

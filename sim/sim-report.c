@@ -1,1 +1,225 @@
-/* placeholder: sim-report.c is being written. */
+/* sim-report.c — see sim-report.h. */
+#include "sim/sim-report.h"
+
+static void
+process_result_free (gpointer data)
+{
+  SimProcessResult *p = data;
+  g_free (p->name);
+  g_free (p->device);
+  g_free (p->op);
+  g_free (p);
+}
+
+static void
+device_result_free (gpointer data)
+{
+  SimDeviceResult *d = data;
+  g_free (d->name);
+  g_free (d->sched);
+  g_free (d->model);
+  g_free (d);
+}
+
+SimRunResult *
+sim_run_result_new (void)
+{
+  SimRunResult *r = g_new0 (SimRunResult, 1);
+  r->processes = g_ptr_array_new_with_free_func (process_result_free);
+  r->devices = g_ptr_array_new_with_free_func (device_result_free);
+  return r;
+}
+
+void
+sim_run_result_free (SimRunResult *r)
+{
+  if (r == NULL)
+    return;
+  g_ptr_array_unref (r->processes);
+  g_ptr_array_unref (r->devices);
+  g_free (r->label);
+  g_free (r->writeback);
+  g_free (r);
+}
+
+static double
+ms (double ns)
+{
+  return ns / 1e6;
+}
+
+void
+sim_report_run_text (GString *out, const SimRunResult *r)
+{
+  g_string_append_printf (out, "run: sched=%s writeback=%s seed=%" G_GUINT64_FORMAT
+                          " hz=%u elapsed=%.3f s events=%" G_GUINT64_FORMAT "\n",
+                          r->label, r->writeback, r->seed, r->hz,
+                          (double) r->elapsed_ns / 1e9, r->events);
+  g_string_append_printf (out, "  %-16s %-6s %-6s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
+                          "process", "device", "op", "ios", "MB/s", "IOPS",
+                          "lat_mean", "lat_p50", "lat_p95", "lat_p99", "lat_max", "sleeps");
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+      g_string_append_printf (out,
+                              "  %-16s %-6s %-6s %9" G_GUINT64_FORMAT " %9.2f %9.1f %7.3fms %7.3fms"
+                              " %7.3fms %7.3fms %7.3fms %7" G_GUINT64_FORMAT "\n",
+                              p->name, p->device, p->op, p->ios, p->mb_per_s, p->iops,
+                              ms (p->lat_mean_ns), ms ((double) p->lat_p50_ns),
+                              ms ((double) p->lat_p95_ns), ms ((double) p->lat_p99_ns),
+                              ms ((double) p->lat_max_ns), p->sleeps);
+    }
+  g_string_append_printf (out, "  %-16s %-10s %-18s %6s %9s %9s %9s %9s\n",
+                          "device", "sched", "model", "util%", "requests", "merges",
+                          "avg_queue", "avg_inflt");
+  for (guint i = 0; i < r->devices->len; i++)
+    {
+      const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
+      g_string_append_printf (out, "  %-16s %-10s %-18s %6.1f %9" G_GUINT64_FORMAT
+                              " %9" G_GUINT64_FORMAT " %9.2f %9.2f\n",
+                              d->name, d->sched, d->model, 100.0 * d->utilisation,
+                              d->counters.completed, d->merges, d->mean_queue_depth,
+                              d->mean_in_flight);
+    }
+}
+
+void
+sim_report_compare_text (GString *out, GPtrArray *runs)
+{
+  if (runs->len == 0)
+    return;
+  const SimRunResult *first = g_ptr_array_index (runs, 0);
+  g_string_append (out, "comparison (MB/s | p99 latency ms):\n");
+  g_string_append_printf (out, "  %-16s", "process");
+  for (guint j = 0; j < runs->len; j++)
+    {
+      const SimRunResult *r = g_ptr_array_index (runs, j);
+      g_string_append_printf (out, " %21s", r->label);
+    }
+  g_string_append_c (out, '\n');
+  for (guint i = 0; i < first->processes->len; i++)
+    {
+      const SimProcessResult *p0 = g_ptr_array_index (first->processes, i);
+      g_string_append_printf (out, "  %-16s", p0->name);
+      for (guint j = 0; j < runs->len; j++)
+        {
+          const SimRunResult *r = g_ptr_array_index (runs, j);
+          const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+          g_string_append_printf (out, " %9.2f | %9.3f", p->mb_per_s, ms ((double) p->lat_p99_ns));
+        }
+      g_string_append_c (out, '\n');
+    }
+}
+
+static void
+add_process_json (JsonBuilder *b, const SimProcessResult *p)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, p->name);
+  json_builder_set_member_name (b, "pid");
+  json_builder_add_int_value (b, p->pid);
+  json_builder_set_member_name (b, "device");
+  json_builder_add_string_value (b, p->device);
+  json_builder_set_member_name (b, "op");
+  json_builder_add_string_value (b, p->op);
+  json_builder_set_member_name (b, "ios");
+  json_builder_add_int_value (b, (gint64) p->ios);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) p->bytes);
+  json_builder_set_member_name (b, "mb_per_s");
+  json_builder_add_double_value (b, p->mb_per_s);
+  json_builder_set_member_name (b, "iops");
+  json_builder_add_double_value (b, p->iops);
+  json_builder_set_member_name (b, "sleeps");
+  json_builder_add_int_value (b, (gint64) p->sleeps);
+  json_builder_set_member_name (b, "latency_ns");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mean");
+  json_builder_add_double_value (b, p->lat_mean_ns);
+  json_builder_set_member_name (b, "p50");
+  json_builder_add_int_value (b, p->lat_p50_ns);
+  json_builder_set_member_name (b, "p95");
+  json_builder_add_int_value (b, p->lat_p95_ns);
+  json_builder_set_member_name (b, "p99");
+  json_builder_add_int_value (b, p->lat_p99_ns);
+  json_builder_set_member_name (b, "max");
+  json_builder_add_int_value (b, p->lat_max_ns);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+add_device_json (JsonBuilder *b, const SimDeviceResult *d)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, d->name);
+  json_builder_set_member_name (b, "sched");
+  json_builder_add_string_value (b, d->sched);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, d->model);
+  json_builder_set_member_name (b, "utilisation");
+  json_builder_add_double_value (b, d->utilisation);
+  json_builder_set_member_name (b, "requests");
+  json_builder_add_int_value (b, (gint64) d->counters.completed);
+  json_builder_set_member_name (b, "merges");
+  json_builder_add_int_value (b, (gint64) d->merges);
+  json_builder_set_member_name (b, "mean_queue_depth");
+  json_builder_add_double_value (b, d->mean_queue_depth);
+  json_builder_set_member_name (b, "mean_in_flight");
+  json_builder_add_double_value (b, d->mean_in_flight);
+  json_builder_set_member_name (b, "sleeps");
+  json_builder_add_int_value (b, (gint64) d->counters.sleeps);
+  json_builder_set_member_name (b, "read_bytes");
+  json_builder_add_int_value (b, (gint64) d->counters.bytes[SIM_OP_READ]);
+  json_builder_set_member_name (b, "write_bytes");
+  json_builder_add_int_value (b, (gint64) d->counters.bytes[SIM_OP_WRITE]);
+  json_builder_end_object (b);
+}
+
+char *
+sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "scenario");
+  json_builder_add_string_value (b, scenario);
+  json_builder_set_member_name (b, "seed");
+  json_builder_add_int_value (b, (gint64) seed);
+  json_builder_set_member_name (b, "runs");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < runs->len; j++)
+    {
+      const SimRunResult *r = g_ptr_array_index (runs, j);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "sched");
+      json_builder_add_string_value (b, r->label);
+      json_builder_set_member_name (b, "writeback");
+      json_builder_add_string_value (b, r->writeback);
+      json_builder_set_member_name (b, "hz");
+      json_builder_add_int_value (b, r->hz);
+      json_builder_set_member_name (b, "elapsed_ns");
+      json_builder_add_int_value (b, r->elapsed_ns);
+      json_builder_set_member_name (b, "events");
+      json_builder_add_int_value (b, (gint64) r->events);
+      json_builder_set_member_name (b, "processes");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < r->processes->len; i++)
+        add_process_json (b, g_ptr_array_index (r->processes, i));
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "devices");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < r->devices->len; i++)
+        add_device_json (b, g_ptr_array_index (r->devices, i));
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

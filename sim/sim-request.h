@@ -40,6 +40,7 @@ typedef struct _SimRequestQueue SimRequestQueue;
  * Threads that share an io context (CLONE_IO) point to the same one. */
 struct _SimIoContext {
   guint    pid;              /* of the task that created it */
+  const char *comm;          /* its name, for traces; owned by the process */
   int      ioprio_class;     /* 0 none, 1 RT, 2 BE, 3 IDLE */
   int      ioprio_level;     /* 0..7 */
   gpointer sched_data;       /* owned by the elevator that set it */

@@ -1,1 +1,283 @@
-/* placeholder: sched.c is being written. */
+/* sched.c — elevator core: registry, tunables with HZ truncation, timers,
+ * and the shared sector-sorted tree helpers (block/elevator.c elv_rb_*). */
+#include "models/sched/sched.h"
+#include "sim/sim-queue.h"
+#include "sim/sim-units.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK (sched-error-quark, sched_error)
+
+static const SchedOps *const registry[] = {
+  &sched_noop_ops,
+  &sched_deadline_ops,
+  NULL
+};
+
+static gboolean
+ops_complete (const SchedOps *ops)
+{
+  return ops->name && ops->init && ops->add_request && ops->dispatch && ops->queue_empty;
+}
+
+const SchedOps *const *
+sched_ops_all (void)
+{
+  for (guint i = 0; registry[i]; i++)
+    g_assert (ops_complete (registry[i]));
+  return registry;
+}
+
+const SchedOps *
+sched_ops_lookup (const char *name)
+{
+  for (const SchedOps *const *ops = sched_ops_all (); *ops; ops++)
+    if (strcmp ((*ops)->name, name) == 0)
+      return *ops;
+  return NULL;
+}
+
+int
+sched_msecs_to_jiffies (guint hz, gint64 msecs)
+{
+  return (int) ((msecs * (gint64) hz + 999) / 1000);
+}
+
+int
+sched_tunable_default (const SchedTunable *t, guint hz)
+{
+  if (t->type != SCHED_TUNABLE_JIFFIES)
+    return t->default_value;
+  int j = (int) ((gint64) hz * t->hz_num / t->hz_den);
+  return CLAMP (j, t->min, t->max);
+}
+
+static int *
+tunable_slot (gpointer priv, const SchedTunable *t)
+{
+  return (int *) (void *) ((char *) priv + t->offset);
+}
+
+int
+sched_tunable_get (const SchedQueue *e, const SchedTunable *t)
+{
+  return *tunable_slot (e->priv, t);
+}
+
+static gboolean
+parse_tunable (const SchedTunable *t, const char *text, guint hz, int *out,
+               GError **error)
+{
+  gint64 v;
+  switch (t->type)
+    {
+    case SCHED_TUNABLE_JIFFIES:
+      {
+        SimTime ns;
+        /* sysfs takes milliseconds; a bare number here means the same. */
+        if (!sim_parse_time_ns (text, SIM_NS_PER_MS, &ns, error))
+          return FALSE;
+        v = sched_msecs_to_jiffies (hz, ns / SIM_NS_PER_MS);
+        break;
+      }
+    case SCHED_TUNABLE_BOOL:
+      if (g_ascii_strcasecmp (text, "true") == 0 || strcmp (text, "1") == 0)
+        v = 1;
+      else if (g_ascii_strcasecmp (text, "false") == 0 || strcmp (text, "0") == 0)
+        v = 0;
+      else
+        {
+          g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
+                       "'%s' is not a boolean (true/false/1/0)", text);
+          return FALSE;
+        }
+      break;
+    case SCHED_TUNABLE_INT:
+    default:
+      {
+        char *end = NULL;
+        v = g_ascii_strtoll (text, &end, 10);
+        if (end == text || *end != '\0')
+          {
+            g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
+                         "'%s' is not an integer", text);
+            return FALSE;
+          }
+      }
+    }
+  /* The kernel's store functions clamp rather than refuse. */
+  *out = (int) CLAMP (v, (gint64) t->min, (gint64) t->max);
+  return TRUE;
+}
+
+static gboolean
+apply_tunables (SchedQueue *e, GKeyFile *kf, const char *group, GError **error)
+{
+  const SchedOps *ops = e->ops;
+  for (const SchedTunable *t = ops->tunables; t && t->name; t++)
+    *tunable_slot (e->priv, t) = sched_tunable_default (t, e->hz);
+  if (kf == NULL || group == NULL || !g_key_file_has_group (kf, group))
+    return TRUE;
+
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+  for (guint i = 0; keys && keys[i]; i++)
+    {
+      const SchedTunable *t = ops->tunables;
+      while (t && t->name && strcmp (t->name, keys[i]) != 0)
+        t++;
+      if (t == NULL || t->name == NULL)
+        {
+          g_autoptr (GString) valid = g_string_new (NULL);
+          for (const SchedTunable *v = ops->tunables; v && v->name; v++)
+            g_string_append_printf (valid, "%s%s", valid->len ? ", " : "", v->name);
+          g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
+                       "[%s]: %s has no tunable '%s' (tunables: %s)", group, ops->name,
+                       keys[i], valid->len ? valid->str : "none");
+          return FALSE;
+        }
+      g_autofree char *text = g_key_file_get_string (kf, group, keys[i], NULL);
+      if (!parse_tunable (t, g_strstrip (text), e->hz, tunable_slot (e->priv, t), error))
+        {
+          g_prefix_error (error, "[%s] %s: ", group, keys[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+SchedQueue *
+sched_queue_new (const SchedOps *ops, SimRequestQueue *q, Sim *sim, guint hz,
+                 GKeyFile *kf, const char *group, GError **error)
+{
+  g_assert (ops_complete (ops));
+  g_assert (hz > 0);
+  g_autoptr (SchedQueue) e = g_new0 (SchedQueue, 1);
+  e->ops = ops;
+  e->q = q;
+  e->sim = sim;
+  e->hz = hz;
+  e->priv = ops->priv_size ? g_malloc0 (ops->priv_size) : NULL;
+  if (!apply_tunables (e, kf, group, error))
+    return NULL;
+  if (!ops->init (e, error))
+    return NULL;
+  return g_steal_pointer (&e);
+}
+
+void
+sched_queue_free (SchedQueue *e)
+{
+  if (e == NULL)
+    return;
+  sched_cancel_timer (e);
+  if (e->ops->exit)
+    e->ops->exit (e);
+  g_free (e->priv);
+  g_free (e);
+}
+
+void
+sched_dispatch_add_tail (SchedQueue *e, SimRequest *rq)
+{
+  sim_queue_dispatch_add_tail (e->q, rq);
+}
+
+void
+sched_dispatch_sort (SchedQueue *e, SimRequest *rq)
+{
+  sim_queue_dispatch_sort (e->q, rq);
+}
+
+static void
+timer_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SchedQueue *e = subject;
+  e->timer = 0;
+  if (e->ops->timer)
+    e->ops->timer (e, sim_now (sim));
+  sim_queue_run (e->q);
+}
+
+void
+sched_arm_timer (SchedQueue *e, SimTime at_ns)
+{
+  sched_cancel_timer (e);
+  e->timer = sim_schedule_at (e->sim, at_ns, timer_fired, e, NULL);
+}
+
+void
+sched_cancel_timer (SchedQueue *e)
+{
+  if (e->timer)
+    sim_cancel (e->sim, e->timer);
+  e->timer = 0;
+}
+
+/* ---- sector-sorted trees ----------------------------------------------- */
+
+#define RQ_OF(node) sim_container_of ((node), SimRequest, rb_node)
+
+static int
+rq_compare (const SimRbNode *a, const SimRbNode *b)
+{
+  const SimRequest *ra = RQ_OF (a);
+  const SimRequest *rb = RQ_OF (b);
+  if (ra->sector != rb->sector)
+    return ra->sector < rb->sector ? -1 : 1;
+  if (ra->seq != rb->seq)
+    return ra->seq < rb->seq ? -1 : 1;
+  return 0;
+}
+
+static int
+rq_compare_sector (const SimRbNode *node, gconstpointer key)
+{
+  guint64 sector = *(const guint64 *) key;
+  const SimRequest *rq = RQ_OF (node);
+  if (rq->sector == sector)
+    return 0;
+  return rq->sector < sector ? -1 : 1;
+}
+
+void
+sched_rb_add (SimRbTree *tree, SimRequest *rq)
+{
+  sim_rb_insert (tree, &rq->rb_node, rq_compare);
+}
+
+void
+sched_rb_del (SimRbTree *tree, SimRequest *rq)
+{
+  sim_rb_erase (tree, &rq->rb_node);
+}
+
+SimRequest *
+sched_rb_find_start (const SimRbTree *tree, guint64 sector)
+{
+  SimRbNode *n = sim_rb_lower_bound (tree, &sector, rq_compare_sector);
+  if (n && RQ_OF (n)->sector == sector)
+    return RQ_OF (n);
+  return NULL;
+}
+
+SimRequest *
+sched_rb_next (SimRequest *rq)
+{
+  SimRbNode *n = sim_rb_next (&rq->rb_node);
+  return n ? RQ_OF (n) : NULL;
+}
+
+SimRequest *
+sched_rb_prev (SimRequest *rq)
+{
+  SimRbNode *n = sim_rb_prev (&rq->rb_node);
+  return n ? RQ_OF (n) : NULL;
+}
+
+SimRequest *
+sched_rb_first (const SimRbTree *tree)
+{
+  SimRbNode *n = sim_rb_first (tree);
+  return n ? RQ_OF (n) : NULL;
+}

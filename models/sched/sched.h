@@ -1,0 +1,171 @@
+/* sched.h — the elevator (I/O scheduler) ops table and its core helpers.
+ *
+ * Modelled on the 2.6 single-queue elevator interface (block/elevator.c,
+ * include/linux/elevator.h) with blk-mq's short hook names.  A policy is an
+ * ops table, a private struct the core allocates (priv_size) and a table of
+ * tunables the core parses from the scenario.  Policies never read a clock:
+ * every hook gets @now_ns, and timers go through sched_arm_timer().  The
+ * core owns the merge hash, last_merge and the dispatch list; policies move
+ * requests to the dispatch list with sched_dispatch_add_tail() or
+ * sched_dispatch_sort().
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-request.h"
+
+G_BEGIN_DECLS
+
+#define SCHED_ERROR (sched_error_quark ())
+GQuark sched_error_quark (void);
+
+typedef enum {
+  SCHED_ERROR_FAILED,
+  SCHED_ERROR_UNKNOWN,      /* no policy of that name */
+  SCHED_ERROR_TUNABLE,      /* unknown tunable or bad value; names key and group */
+} SchedError;
+
+typedef enum {
+  SCHED_NO_MERGE,
+  SCHED_FRONT_MERGE,
+  SCHED_BACK_MERGE,
+} SchedMerge;
+
+typedef enum {
+  SCHED_TUNABLE_JIFFIES,    /* stored as jiffies (int); written in the scenario as a time
+                             * ("500ms", bare numbers are ms as in sysfs), converted with
+                             * msecs_to_jiffies (rounded up) like the kernel's store */
+  SCHED_TUNABLE_INT,        /* a count */
+  SCHED_TUNABLE_BOOL,       /* 0/1, true/false */
+} SchedTunableType;
+
+/* One tunable (sysfs attribute) row. */
+typedef struct {
+  const char      *name;
+  SchedTunableType type;
+  int              default_value;  /* INT/BOOL: the value; JIFFIES: see hz_num/hz_den */
+  int              hz_num;         /* JIFFIES default = HZ * hz_num / hz_den, truncated */
+  int              hz_den;
+  int              min;            /* clamp as the kernel's store does */
+  int              max;
+  gsize            offset;         /* of an int in the private struct */
+  const char      *unit;           /* "ms", "requests", "bool", ... for listings */
+  const char      *help;
+} SchedTunable;
+
+typedef struct _SchedQueue SchedQueue;
+typedef struct _SchedOps   SchedOps;
+
+/* One elevator attached to one request queue (elevator_queue). */
+struct _SchedQueue {
+  const SchedOps  *ops;
+  gpointer         priv;          /* priv_size bytes, zeroed, tunables filled in */
+  SimRequestQueue *q;
+  Sim             *sim;
+  guint            hz;
+  SimEventId       timer;         /* managed by sched_arm_timer() */
+};
+
+struct _SchedOps {
+  const char         *name;       /* "deadline" */
+  const char         *era;        /* "2.6.28-2.6.33" */
+  const char         *summary;
+  const SchedTunable *tunables;   /* terminated by a row with name == NULL; may be NULL */
+  gsize               priv_size;
+
+  /* Required.  Tunables are already parsed into priv; set up structures. */
+  gboolean    (*init)           (SchedQueue *e, GError **error);
+  /* Optional.  Called at teardown; the core asserts queue_empty() first. */
+  void        (*exit)           (SchedQueue *e);
+  /* Required.  A new request enters the elevator (sorted insert). */
+  void        (*add_request)    (SchedQueue *e, SimRequest *rq, SimTime now_ns);
+  /* Required.  Move requests to the dispatch list (sched_dispatch_*);
+   * return how many were moved; 0 = nothing now (or idling on purpose).
+   * @force: drain everything (elevator switch, teardown). */
+  int         (*dispatch)       (SchedQueue *e, gboolean force, SimTime now_ns);
+  /* Required.  TRUE if the elevator holds no request. */
+  gboolean    (*queue_empty)    (SchedQueue *e);
+
+  /* Optional: front-merge lookup beyond the core's back-merge hash.
+   * Return SCHED_FRONT_MERGE with *rq set to a request starting at the
+   * bio's end sector. */
+  SchedMerge  (*merge)          (SchedQueue *e, const SimBio *bio, SimRequest **rq);
+  /* Optional: @rq grew by a bio merge of @type (reposition in sort trees). */
+  void        (*merged)         (SchedQueue *e, SimRequest *rq, SchedMerge type);
+  /* Optional: @next was merged into @rq and must leave the elevator. */
+  void        (*merge_requests) (SchedQueue *e, SimRequest *rq, SimRequest *next);
+  /* Optional: veto a merge of @bio into @rq (CFQ: other queue). */
+  gboolean    (*allow_merge)    (SchedQueue *e, const SimRequest *rq, const SimBio *bio);
+  /* Optional: neighbours in sort order, for request-to-request merges. */
+  SimRequest *(*former_request) (SchedQueue *e, SimRequest *rq);
+  SimRequest *(*latter_request) (SchedQueue *e, SimRequest *rq);
+  /* Optional: the device started @rq. */
+  void        (*activate)       (SchedQueue *e, SimRequest *rq, SimTime now_ns);
+  /* Optional: @rq completed. */
+  void        (*completed)      (SchedQueue *e, SimRequest *rq, SimTime now_ns);
+  /* Optional: the timer armed with sched_arm_timer() fired.  The core runs
+   * the queue afterwards. */
+  void        (*timer)          (SchedQueue *e, SimTime now_ns);
+  /* Optional: text dump of internal state for tests. */
+  void        (*dump)           (SchedQueue *e, GString *out);
+};
+
+/* Registry. */
+const SchedOps       *sched_ops_lookup (const char *name);
+const SchedOps *const *sched_ops_all   (void);
+
+extern const SchedOps sched_noop_ops;
+extern const SchedOps sched_deadline_ops;
+
+/* Create an elevator for @q: tunables from @group of @kf (may be NULL or a
+ * group that does not exist: defaults), HZ-scaled. */
+SchedQueue *sched_queue_new   (const SchedOps  *ops,
+                               SimRequestQueue *q,
+                               Sim             *sim,
+                               guint            hz,
+                               GKeyFile        *kf,
+                               const char      *group,
+                               GError         **error);
+void        sched_queue_free  (SchedQueue *e);
+
+/* Default of a tunable at @hz (jiffies for JIFFIES rows). */
+int         sched_tunable_default (const SchedTunable *t, guint hz);
+/* A tunable's current value (jiffies for JIFFIES rows). */
+int         sched_tunable_get     (const SchedQueue *e, const SchedTunable *t);
+
+/* Helpers for policies. */
+static inline SimTime
+sched_jiffies_to_ns (const SchedQueue *e, int jiffies)
+{
+  return (SimTime) jiffies * (SIM_NS_PER_S / (SimTime) e->hz);
+}
+
+/* The jiffies counter at @now_ns (simulation starts at jiffy 0). */
+static inline gint64
+sched_now_jiffies (const SchedQueue *e, SimTime now_ns)
+{
+  return now_ns / (SIM_NS_PER_S / (SimTime) e->hz);
+}
+
+/* The kernel's msecs_to_jiffies: rounds up. */
+int         sched_msecs_to_jiffies (guint hz, gint64 msecs);
+
+void        sched_dispatch_add_tail (SchedQueue *e, SimRequest *rq);
+void        sched_dispatch_sort     (SchedQueue *e, SimRequest *rq);
+/* Arm (or re-arm) the elevator's single timer at absolute @at_ns. */
+void        sched_arm_timer         (SchedQueue *e, SimTime at_ns);
+void        sched_cancel_timer      (SchedQueue *e);
+
+/* Sector-sorted tree helpers (elv_rb_*): requests are ordered by start
+ * sector, then allocation order. */
+void        sched_rb_add            (SimRbTree *tree, SimRequest *rq);
+void        sched_rb_del            (SimRbTree *tree, SimRequest *rq);
+SimRequest *sched_rb_find_start     (const SimRbTree *tree, guint64 sector);
+SimRequest *sched_rb_next           (SimRequest *rq);
+SimRequest *sched_rb_prev           (SimRequest *rq);
+SimRequest *sched_rb_first          (const SimRbTree *tree);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SchedQueue, sched_queue_free)
+
+G_END_DECLS

@@ -1,0 +1,38 @@
+/* sim-device.h — the engine side of a device: servers, the device's own
+ * queue of started commands, completion events and utilisation.  The
+ * service time of each command comes from the DevModel (models/dev/). */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-request.h"
+#include "sim/sim-stats.h"
+
+G_BEGIN_DECLS
+
+typedef struct _DevModel DevModel;
+
+typedef struct _SimDevice SimDevice;
+struct _SimDevice {
+  Sim             *sim;
+  DevModel        *model;        /* owned */
+  SimRequestQueue *q;
+  guint            queue_depth;  /* commands the host may have outstanding */
+  guint            parallelism;  /* commands served at once */
+  guint            in_flight;    /* started by the host, not completed */
+  guint            busy;         /* in service */
+  SimList          waiting;      /* started, waiting for a server (FIFO) */
+  SimTimeAvg       busy_avg;     /* fraction of time with >= 1 in service */
+  SimTimeAvg       in_flight_avg;
+  guint64          completed;
+  SimTime          service_ns_total;
+};
+
+/* Takes ownership of @model. */
+SimDevice *sim_device_new        (Sim *sim, DevModel *model);
+void       sim_device_free       (SimDevice *dev);
+gboolean   sim_device_can_start  (const SimDevice *dev);
+void       sim_device_start      (SimDevice *dev, SimRequest *rq);
+double     sim_device_utilisation (const SimDevice *dev, SimTime now_ns);
+
+G_END_DECLS

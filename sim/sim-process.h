@@ -1,0 +1,113 @@
+/* sim-process.h — simulated processes that generate block I/O.
+ *
+ * A process issues I/Os of bs bytes (split into bios of at most the
+ * queue's max_sectors) to one device: sequential or random offsets within a
+ * region, reads or writes, O_DIRECT: synchronous (iodepth 1) or keeping up
+ * to iodepth I/Os outstanding (libaio-like), with a think time between a
+ * completion and the next issue, from a start time until a stop time or a
+ * byte count.  Trace-driven processes replay a recorded I/O stream: closed
+ * loop where the trace shows that an I/O waited for the previous ones
+ * (issued after their completion plus the recorded think time), open loop
+ * (recorded inter-arrival gap) where I/Os overlapped.
+ * Every process has its own pid and I/O context.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-request.h"
+#include "sim/sim-queue.h"
+#include "sim/sim-stats.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SIM_PATTERN_SEQUENTIAL,
+  SIM_PATTERN_RANDOM,
+  SIM_PATTERN_TRACE,
+} SimPattern;
+
+/* One recorded I/O of a trace-driven process. */
+typedef struct {
+  guint64  sector;
+  guint32  nr_sectors;
+  SimOp    op;
+  gboolean depends;      /* issued only after every earlier I/O completed */
+  SimTime  gap_ns;       /* depends: think time after the last completion;
+                          * else: delay after the previous I/O's issue */
+} SimTraceIo;
+
+typedef struct {
+  const char      *name;
+  SimOp            op;
+  SimPattern       pattern;
+  guint64          bs_bytes;        /* multiple of 512 */
+  guint            iodepth;         /* 1 = synchronous */
+  SimTime          think_ns;
+  gboolean         think_exponential;
+  SimTime          start_ns;
+  SimTime          stop_ns;         /* 0 = none */
+  guint64          size_bytes;      /* 0 = no limit */
+  guint64          offset_bytes;    /* region start */
+  guint64          region_bytes;    /* region length */
+  const SimTraceIo *trace_ios;      /* SIM_PATTERN_TRACE; borrowed */
+  gsize            n_trace_ios;
+} SimProcessConfig;
+
+typedef struct _SimProcess SimProcess;
+typedef struct _SimIo      SimIo;
+
+/* Called when one I/O of @p completed (for per-I/O logs). */
+typedef void (*SimIoDoneFunc) (gpointer data, SimProcess *p, SimOp op,
+                               guint64 offset_bytes, guint64 bytes,
+                               SimTime issue_ns, SimTime complete_ns);
+
+struct _SimProcess {
+  Sim             *sim;
+  SimRequestQueue *q;
+  char            *name;
+  guint            pid;
+  SimIoContext     ioc;
+  SimProcessConfig cfg;
+  SimRng          *rng;
+
+  /* state */
+  SimIo           *io_free;
+  GPtrArray       *io_chunks;
+  SimIo           *cur_io;            /* being split into bios */
+  guint64          cur_sector;
+  guint64          cur_sectors_left;
+  SimBioWaiter     waiter;
+  gboolean         blocked;           /* sleeping for a free request */
+  gboolean         started;
+  gboolean         finished;
+  guint            outstanding;
+  guint64          next_offset;
+  guint64          bytes_issued;
+  gsize            trace_pos;
+  SimEventId       wake;
+  SimTime          last_issue_ns;
+  SimTime          last_complete_ns;
+  SimTime          ready_ns;          /* no new I/O before (think time) */
+
+  /* results */
+  SimHist          latency;
+  guint64          ios;
+  guint64          bytes;
+  guint64          sleeps;
+  SimTime          first_issue_ns;
+  SimTime          end_ns;            /* last completion */
+
+  SimIoDoneFunc    io_done;
+  gpointer         io_done_data;
+};
+
+/* @cfg is copied (name duplicated; trace_ios borrowed). */
+SimProcess *sim_process_new   (Sim                    *sim,
+                               SimRequestQueue        *q,
+                               const SimProcessConfig *cfg);
+void        sim_process_free  (SimProcess             *p);
+/* Schedule the process's start. */
+void        sim_process_start (SimProcess             *p);
+
+G_END_DECLS

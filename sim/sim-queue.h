@@ -1,0 +1,149 @@
+/* sim-queue.h — the request queue of one block device (Linux 2.6 single
+ * queue, 2.6.28-2.6.33 rules; ../shared/reference/kernel-algorithms.md
+ * "Common single-queue elevator framework", §6.1-6.4).
+ *
+ *  - bios back- and front-merge into requests up to max_sectors: the
+ *    one-entry last_merge cache, a back-merge hash by end sector, then the
+ *    elevator's front-merge lookup; a grown request tries to merge with its
+ *    neighbour (request-to-request merge);
+ *  - requests come from a pool of nr_requests per direction (default 128);
+ *    when it is empty the submitting process sleeps (blktrace S) in FIFO
+ *    order until a request is freed;
+ *  - plugging: a request added to an empty elevator plugs the queue and arms
+ *    a 3 ms unplug timer; the queue unplugs when unplug_thresh (4) requests
+ *    wait, when the timer fires, or when a task waits on its I/O;
+ *  - dispatch: while the device has fewer than its queue depth in flight,
+ *    the dispatch list is refilled from the elevator and its head started.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-request.h"
+#include "sim/sim-stats.h"
+#include "traces/trace.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SchedQueue SchedQueue;
+typedef struct _SimDevice  SimDevice;
+
+#define SIM_QUEUE_HASH_BUCKETS 64
+
+typedef struct {
+  guint    nr_requests;        /* per direction; default 128, minimum 4 */
+  guint32  max_sectors;        /* largest request; default 1024 (512 KiB) */
+  SimTime  unplug_delay_ns;    /* default 3 ms (at least one jiffy) */
+  guint    unplug_thresh;      /* default 4 */
+} SimQueueLimits;
+
+void sim_queue_limits_init (SimQueueLimits *limits, guint hz);
+
+/* Called for every blktrace-like event when tracing is on (--trace-out). */
+typedef void (*SimQueueTraceFunc) (gpointer data, const TraceRecord *rec);
+
+typedef struct {
+  guint64  bios;
+  guint64  back_merges;
+  guint64  front_merges;
+  guint64  request_merges;     /* request-to-request */
+  guint64  requests;           /* allocated */
+  guint64  dispatched;
+  guint64  completed;
+  guint64  sleeps;             /* bios that waited for a free request */
+  guint64  plugs;
+  guint64  unplugs_thresh;
+  guint64  unplugs_timer;
+  guint64  unplugs_io;
+  guint64  bytes[SIM_N_OPS];
+  guint64  ios[SIM_N_OPS];     /* completed requests by direction */
+} SimQueueCounters;
+
+struct _SimRequestQueue {
+  Sim             *sim;
+  char            *name;
+  guint32          dev_major;
+  guint32          dev_minor;
+  SimQueueLimits   limits;
+  SchedQueue      *elevator;
+  SimDevice       *device;
+
+  /* request pool */
+  SimRequest      *rq_free;
+  guint            rq_count[SIM_N_OPS];
+  SimList          wait_list[SIM_N_OPS];  /* SimBioWaiter of sleeping submitters */
+  SimBio          *bio_free;
+  guint64          next_rq_seq;
+
+  /* merging */
+  SimRequest      *hash[SIM_QUEUE_HASH_BUCKETS];
+  SimRequest      *last_merge;
+  guint            nr_sorted;             /* requests inside the elevator */
+
+  /* plugging */
+  gboolean         plugged;
+  SimEventId       unplug_timer;
+
+  /* dispatch */
+  SimList          dispatch;
+  guint64          end_sector;            /* boundary for the dispatch sort */
+  guint            in_flight;
+
+  /* statistics */
+  SimQueueCounters counters;
+  SimTimeAvg       depth_avg;             /* requests allocated (queued + in flight) */
+
+  SimQueueTraceFunc trace;
+  gpointer          trace_data;
+  GPtrArray        *chunks;                /* request and bio storage */
+};
+
+/* A submitter waiting for a request: embedded in the process. */
+typedef struct {
+  SimList  link;
+  SimBio  *bio;
+  void   (*resume) (Sim *sim, gpointer data, SimTime now_ns);
+  gpointer resume_data;
+} SimBioWaiter;
+
+SimRequestQueue *sim_queue_new       (Sim                  *sim,
+                                      const char           *name,
+                                      const SimQueueLimits *limits);
+void             sim_queue_free      (SimRequestQueue      *q);
+/* Takes ownership of @elevator. */
+void             sim_queue_set_elevator (SimRequestQueue   *q,
+                                      SchedQueue           *elevator);
+void             sim_queue_set_device (SimRequestQueue     *q,
+                                      SimDevice            *device);
+void             sim_queue_set_trace (SimRequestQueue      *q,
+                                      SimQueueTraceFunc     fn,
+                                      gpointer              data);
+
+/* A bio from the queue's free list; fields zeroed. */
+SimBio          *sim_queue_bio_alloc (SimRequestQueue      *q);
+
+/* Submit @bio (Q).  Returns TRUE when it was queued; FALSE when no request
+ * was free: the bio is parked on @waiter (which must stay valid) and
+ * waiter->resume is called once it has been queued. */
+gboolean         sim_queue_submit_bio (SimRequestQueue     *q,
+                                      SimBio               *bio,
+                                      SimBioWaiter         *waiter);
+
+/* A task waits on its I/O, or submitted a sync/direct I/O: unplug (U). */
+void             sim_queue_unplug    (SimRequestQueue      *q);
+/* Start requests while the device has room (the driver's request_fn). */
+void             sim_queue_run       (SimRequestQueue      *q);
+
+/* Called by the device when @rq finishes (C). */
+void             sim_queue_complete_request (SimRequestQueue *q,
+                                      SimRequest           *rq);
+
+guint            sim_queue_requests_allocated (const SimRequestQueue *q);
+
+/* Called by sched core helpers. */
+void             sim_queue_dispatch_add_tail (SimRequestQueue *q,
+                                      SimRequest           *rq);
+void             sim_queue_dispatch_sort (SimRequestQueue  *q,
+                                      SimRequest           *rq);
+
+G_END_DECLS

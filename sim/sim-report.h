@@ -1,0 +1,64 @@
+/* sim-report.h — results of one simulated run, and their text and JSON
+ * forms.  Text tables line up; JSON follows the shape in README
+ * ({"scenario", "seed", "runs": [{"sched", "processes", "devices"}]}). */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+#include "sim/sim.h"
+#include "sim/sim-queue.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char    *name;
+  guint    pid;
+  char    *device;
+  char    *op;            /* read | write | mixed */
+  guint64  ios;
+  guint64  bytes;
+  SimTime  active_ns;     /* from start to last completion */
+  double   mb_per_s;      /* 10^6 bytes per second over active_ns */
+  double   iops;
+  double   lat_mean_ns;
+  SimTime  lat_p50_ns;
+  SimTime  lat_p95_ns;
+  SimTime  lat_p99_ns;
+  SimTime  lat_max_ns;
+  guint64  sleeps;        /* waits for a free request */
+} SimProcessResult;
+
+typedef struct {
+  char    *name;
+  char    *sched;
+  char    *model;
+  double   utilisation;
+  guint64  merges;        /* back + front + request merges */
+  double   mean_queue_depth;
+  double   mean_in_flight;
+  SimQueueCounters counters;
+} SimDeviceResult;
+
+typedef struct {
+  char      *label;       /* elevator(s) of this run */
+  char      *writeback;
+  guint64    seed;
+  guint      hz;
+  SimTime    elapsed_ns;
+  guint64    events;
+  GPtrArray *processes;   /* SimProcessResult */
+  GPtrArray *devices;     /* SimDeviceResult */
+} SimRunResult;
+
+SimRunResult *sim_run_result_new  (void);
+void          sim_run_result_free (SimRunResult *r);
+
+void   sim_report_run_text      (GString *out, const SimRunResult *r);
+/* Side-by-side table of several runs of one scenario (rows: processes). */
+void   sim_report_compare_text  (GString *out, GPtrArray *runs);
+/* The whole scenario as a JSON document (pretty, deterministic). */
+char  *sim_report_json          (const char *scenario, guint64 seed, GPtrArray *runs);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimRunResult, sim_run_result_free)
+
+G_END_DECLS
