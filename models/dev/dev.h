@@ -43,12 +43,21 @@ typedef enum {
 typedef struct {
   const char   *key;
   DevParamType  type;
-  const char   *default_value;  /* text, parsed like user input; NULL = required */
+  const char   *default_value;  /* text, parsed like user input; NULL = required;
+                                 * "=KEY": whatever KEY ends up with (write_*
+                                 * rows that default to their read twin) */
   gsize         offset;         /* into the model's private struct */
   const char   *help;           /* one line, with the reason for the default */
 } DevParam;
 
 typedef struct _DevModel DevModel;
+
+/* A kind's own default for a common parameter ("queue_depth" = "32" for an
+ * SSD with NCQ); tables end with a row whose key is NULL. */
+typedef struct {
+  const char *key;
+  const char *default_value;
+} DevDefault;
 
 typedef struct {
   const char     *name;         /* matched by "kind = NAME" */
@@ -72,7 +81,15 @@ typedef struct {
 
   /* Optional: human-readable derived state for tests and --verbose. */
   void     (*dump)          (DevModel *dev, GString *out);
+
+  /* Optional: kind-specific defaults of the common parameters. */
+  const DevDefault *common_defaults;
 } DevOps;
+
+/* The registered kinds (dev-fixed.c, dev-disk.c, dev-ssd.c). */
+extern const DevOps dev_fixed_ops;
+extern const DevOps dev_disk_ops;
+extern const DevOps dev_ssd_ops;
 
 struct _DevModel {
   const DevOps *ops;
@@ -88,23 +105,39 @@ struct _DevModel {
   guint         parallelism;
 };
 
+/* For the kinds' init hooks: a DEV_ERROR_PARAM error naming @key; the core
+ * prefixes the device, group and model file. */
+void      dev_set_param_error        (GError     **error,
+                                      const char  *key,
+                                      const char  *format,
+                                      ...) G_GNUC_PRINTF (3, 4);
+
 /* Registry (explicit array; required hooks checked at first use). */
 const DevOps      *dev_ops_lookup  (const char *kind);
-const DevOps *const *dev_ops_all   (void);
+const DevOps *const *dev_ops_all   (void);   /* NULL-terminated */
+
+/* Appends one line per parameter of @ops (common ones first): key, type,
+ * default and help; for "--list-devices" style listings. */
+void      dev_ops_describe_params    (const DevOps *ops,
+                                      GString      *out);
 
 /* Build a model from @group of @kf: "kind" selects the ops; the common and
  * the kind's parameters are parsed; keys listed in @ignore_keys (NULL-
  * terminated, may be NULL) are left for the caller; any other unknown key
- * is an error naming it and listing the valid ones. */
+ * is an error naming it and listing the valid ones.  A trailing
+ * " ; comment" or " # comment" after a value is ignored. */
 DevModel *dev_model_new_from_keyfile (const char          *name,
                                       GKeyFile            *kf,
                                       const char          *group,
                                       const char *const   *ignore_keys,
                                       GError             **error);
 
-/* Scenario helper: if @group has "model = FILE", load FILE (FILE.ini found
- * in @search_dirs, or a path), take its [device] group, overlay the keys of
- * @group, and build the model.  Without "model", @group must give "kind". */
+/* Scenario helper: if @group has "model = FILE", load FILE (DIR/FILE.ini or
+ * DIR/devices/FILE.ini for DIR in @search_dirs, or a path), take its
+ * [device] group, overlay the keys of @group (except "model" and
+ * @ignore_keys), and build the model; dev->model_name is FILE's base name.
+ * Without "model", @group must give "kind".  Errors name the scenario
+ * group, or the model file for keys that came from it. */
 DevModel *dev_model_load             (const char          *name,
                                       GKeyFile            *scenario,
                                       const char          *group,
@@ -113,6 +146,44 @@ DevModel *dev_model_load             (const char          *name,
                                       GError             **error);
 
 void      dev_model_free             (DevModel *dev);
+
+/* Appends the common parameters and the kind's derived constants (its dump
+ * hook) to @out, one "key = value" per line. */
+void      dev_model_dump             (DevModel *dev,
+                                      GString  *out);
+
+/* Derived constants of a disk model (dev-disk.c), for tests and reports.
+ * Seek time for a distance of d >= 1 cylinders is
+ *   seek_a_ns + seek_b_ns * sqrt (d - 1) + seek_c_ns * (d - 1),  seek(0) = 0. */
+typedef struct {
+  guint64 cylinders;
+  double  seek_a_ns;
+  double  seek_b_ns;
+  double  seek_c_ns;
+  double  seek_mean_ns;       /* over random pairs of distinct cylinders */
+  SimTime period_ns;          /* one revolution */
+  guint   spt_outer;          /* sectors per track, outermost zone */
+  guint   spt_inner;          /* sectors per track, innermost zone */
+} DevDiskGeometry;
+
+/* @dev must be a disk model (asserted). */
+void      dev_disk_get_geometry      (DevModel        *dev,
+                                      DevDiskGeometry *out);
+/* Unrounded seek time in ns for a move of @distance_cyl cylinders. */
+double    dev_disk_seek_ns           (DevModel        *dev,
+                                      guint64          distance_cyl);
+/* The cylinder that holds @sector (linear in LBA, clamped to the last). */
+guint64   dev_disk_sector_cylinder   (DevModel        *dev,
+                                      guint64          sector);
+/* Time from @at_ns until @sector passes under the head, in [0, period). */
+SimTime   dev_disk_rotational_latency_ns (DevModel    *dev,
+                                      guint64          sector,
+                                      SimTime          at_ns);
+
+/* Where dev_model_load looks by default, in order: $IOSIM_MODELS_DIR (if
+ * set), the source tree's models/, the installed datadir/iosim/models.
+ * Each DIR is searched as DIR/NAME.ini and DIR/devices/NAME.ini. */
+char    **dev_model_default_search_dirs (void);
 
 /* Convenience for tests: build from an ini text with a [device] group. */
 DevModel *dev_model_new_from_data    (const char *name,

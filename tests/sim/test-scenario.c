@@ -153,7 +153,7 @@ test_set_override (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/scenario/golden/default", "default.ini", test_golden);
   g_test_add_func ("/scenario/determinism", test_determinism);
   g_test_add_func ("/scenario/default-study", test_default_study);

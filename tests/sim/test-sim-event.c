@@ -130,7 +130,7 @@ test_two_sims (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/event/order-and-ties", test_order_and_ties);
   g_test_add_func ("/sim/event/many", test_many_random_order);
   g_test_add_func ("/sim/event/cancel", test_cancel);

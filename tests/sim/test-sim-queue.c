@@ -316,7 +316,7 @@ test_bad_tunable (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/queue/back-and-request-merge", test_back_and_request_merge);
   g_test_add_func ("/sim/queue/front-merge", test_front_merge_deadline_only);
   g_test_add_func ("/sim/queue/max-sectors", test_max_sectors);

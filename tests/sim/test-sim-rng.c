@@ -104,7 +104,7 @@ test_units (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/rng/derive", test_derive_pinned);
   g_test_add_func ("/sim/rng/reproducible", test_stream_reproducible);
   g_test_add_func ("/sim/rng/independent", test_streams_independent);

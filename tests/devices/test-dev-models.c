@@ -1,0 +1,711 @@
+/* test-dev-models.c — device service-time models (models/dev/): the fixed
+ * and SSD formulas, the disk's seek curve, rotation, zones and lookahead,
+ * parameter errors, and the model files shipped in models/devices/. */
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "models/dev/dev.h"
+
+#define MB  1e6
+
+static DevModel *
+model_new (const char *ini)
+{
+  g_autoptr(GError) error = NULL;
+  DevModel *dev = dev_model_new_from_data ("test", ini, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (dev);
+  return dev;
+}
+
+/* Build must fail with DEV_ERROR @code, and the message must contain
+ * every string in @needles. */
+static void
+assert_model_error (const char *ini, gint code, const char *const *needles)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DevModel) dev = dev_model_new_from_data ("bad", ini, &error);
+
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, code);
+  for (gsize i = 0; needles[i] != NULL; i++)
+    if (strstr (error->message, needles[i]) == NULL)
+      g_error ("error message '%s' lacks '%s'", error->message, needles[i]);
+}
+
+static SimTime
+transfer_ns (guint32 nr_sectors, double rate)
+{
+  return (SimTime) llround (nr_sectors * 512.0 * 1e9 / rate);
+}
+
+/* ---------------------------------------------------------------- registry */
+
+static void
+test_registry (void)
+{
+  const DevOps *const *all = dev_ops_all ();
+  const char *names[] = { "fixed", "disk", "ssd" };
+  gsize n = 0;
+
+  for (; all[n] != NULL; n++)
+    g_assert_true (dev_ops_lookup (all[n]->name) == all[n]);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (names));
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GString) s = g_string_new (NULL);
+      const DevOps *ops = dev_ops_lookup (names[i]);
+
+      g_assert_nonnull (ops);
+      dev_ops_describe_params (ops, s);
+      g_assert_nonnull (strstr (s->str, "capacity"));
+      g_assert_nonnull (strstr (s->str, "queue_depth"));
+    }
+  g_assert_null (dev_ops_lookup ("tape"));
+}
+
+/* ------------------------------------------------------------------ fixed */
+
+static void
+test_fixed_formula (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = fixed\n"
+                                       "overhead = 29ms\nbandwidth = 1.4MB/s\n"
+                                       "write_overhead = 31ms\nwrite_bandwidth = 0.7MB/s\n");
+  guint32 sizes[] = { 1, 8, 256, 2048 };
+
+  g_assert_cmpuint (dev->parallelism, ==, 1);
+  g_assert_false (dev->rotational);
+  g_assert_cmpuint (dev->queue_depth, ==, 1);
+  g_assert_cmpuint (dev->capacity_bytes, ==, G_GUINT64_CONSTANT (64) << 30);
+  g_assert_cmpuint (dev->max_sectors, ==, 1024);
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      /* Position and time must not matter. */
+      SimTime r1 = dev_model_service_time (dev, SIM_OP_READ, 1000, sizes[i], 0);
+      SimTime r2 = dev_model_service_time (dev, SIM_OP_READ, 99999, sizes[i], 123456789);
+      SimTime w = dev_model_service_time (dev, SIM_OP_WRITE, 1000, sizes[i], 0);
+
+      g_assert_cmpint (r1, ==, 29 * SIM_NS_PER_MS + transfer_ns (sizes[i], 1.4 * MB));
+      g_assert_cmpint (r2, ==, r1);
+      g_assert_cmpint (w, ==, 31 * SIM_NS_PER_MS + transfer_ns (sizes[i], 0.7 * MB));
+    }
+}
+
+static void
+test_fixed_defaults (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = fixed\n");
+  g_autoptr(DevModel) dev2 = model_new ("[device]\nkind = fixed\noverhead = 2ms\n"
+                                        "bandwidth = 20MB/s\nparallelism = 3\n");
+
+  /* 1ms + 4096 B at 10 MB/s = 1ms + 409.6us, for reads and writes alike. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==, 1409600);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 0, 8, 0), ==, 1409600);
+  /* Without sequential_* keys, continuing requests pay the same. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 8, 8, 0), ==, 1409600);
+  /* write_* follow the read values the user gave. */
+  g_assert_cmpint (dev_model_service_time (dev2, SIM_OP_WRITE, 0, 8, 0), ==,
+                   2 * SIM_NS_PER_MS + transfer_ns (8, 20 * MB));
+  g_assert_cmpuint (dev2->parallelism, ==, 3);
+}
+
+/* A request continuing the previous one pays the sequential overhead, per
+ * operation; anything else pays the full overhead. */
+static void
+test_fixed_sequential (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = fixed\noverhead = 100ms\nbandwidth = 10MB/s\n"
+                                       "write_overhead = 150ms\nsequential_overhead = 1ms\n"
+                                       "sequential_write_overhead = 2ms\n");
+
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==, 100409600);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 8, 8, 0), ==, 1409600);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 16, 8, 0), ==, 2409600);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 100, 8, 0), ==, 150409600);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 100, 8, 0), ==, 100409600);
+}
+
+/* -------------------------------------------------------------------- ssd */
+
+static void
+test_ssd_formula (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\n");
+  g_autoptr(DevModel) dev4 = model_new ("[device]\nkind = ssd\nparallelism = 4\n"
+                                        "read_latency = 100us\nwrite_latency = 30us\n"
+                                        "read_bandwidth = 400MB/s\nwrite_bandwidth = 200MB/s\n"
+                                        "queue_depth = 8\n");
+
+  g_assert_cmpuint (dev->parallelism, ==, 8);
+  g_assert_cmpuint (dev->queue_depth, ==, 32);
+  g_assert_false (dev->rotational);
+  /* 80us + 4096 B / (500MB/s / 8) */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==,
+                   80 * SIM_NS_PER_US + transfer_ns (8, 500 * MB / 8));
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 77, 256, 5), ==,
+                   20 * SIM_NS_PER_US + transfer_ns (256, 450 * MB / 8));
+
+  g_assert_cmpuint (dev4->parallelism, ==, 4);
+  g_assert_cmpuint (dev4->queue_depth, ==, 8);
+  /* 1 MiB read: 100us + 1048576 B / 100 MB/s = 100us + 10485.76us */
+  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_READ, 0, 2048, 0), ==, 10585760);
+  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_WRITE, 0, 2048, 0), ==,
+                   30 * SIM_NS_PER_US + transfer_ns (2048, 50 * MB));
+}
+
+/* ------------------------------------------------------------------- disk */
+
+static const char disk_ini[] =
+  "[device]\nkind = disk\nrpm = 7200\nseek_track = 0.8ms\nseek_avg = 8.5ms\n"
+  "seek_full = 16ms\ncylinders = 100000\nouter_rate = 100MB/s\ninner_rate = 50MB/s\n"
+  "overhead = 0.2ms\ncapacity = 100GB\n";
+
+static void
+test_disk_seek_curve (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  DevDiskGeometry g;
+  double prev = -1.0, sum = 0.0;
+  const guint64 C = 100000;
+
+  dev_disk_get_geometry (dev, &g);
+  g_assert_cmpuint (g.cylinders, ==, C);
+  g_assert_cmpfloat (g.seek_b_ns, >=, 0.0);
+  g_assert_cmpfloat (g.seek_c_ns, >=, 0.0);
+  g_assert_cmpfloat (dev_disk_seek_ns (dev, 0), ==, 0.0);
+  g_assert_cmpfloat_with_epsilon (dev_disk_seek_ns (dev, 1), 0.8e6, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dev_disk_seek_ns (dev, C - 1), 16e6, 1e-3);
+
+  /* Monotonic over every distance, and the exact mean over random pairs
+   * of distinct cylinders (the datasheet's weighted average): P(d = k) =
+   * (C - k) / (C (C - 1) / 2). */
+  for (guint64 k = 0; k < C; k++)
+    {
+      double s = dev_disk_seek_ns (dev, k);
+
+      g_assert_cmpfloat (s, >=, prev);
+      prev = s;
+      if (k > 0)
+        sum += (double) (C - k) * s;
+    }
+  sum /= (double) C * (double) (C - 1) / 2.0;
+  /* Only floating-point summation error separates the two: 1e-6 ns. */
+  g_assert_cmpfloat_with_epsilon (sum, 8.5e6, 1e-3);
+  g_assert_cmpfloat_with_epsilon (g.seek_mean_ns, 8.5e6, 1e-3);
+}
+
+/* The continuous view of the same figure: X, Y uniform on [0, 1], distance
+ * density 2(1 - x), d = x (C - 1) cylinders, midpoint rule on M cells.
+ * The model's mean is over distinct cylinders (d >= 1), this one over the
+ * continuum; they differ by at most about seek_full * 2 / C (density <= 2,
+ * a monotone integrand bounded by seek_full, cells of 1/C, and a d < 1
+ * sliver of weight ~2/C), and the midpoint rule adds less than
+ * seek_full * 2 / M for M = 8 C. */
+static void
+test_disk_seek_mean_quadrature (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  const guint64 C = 100000, M = 8 * C;
+  DevDiskGeometry g;
+  double sum = 0.0;
+
+  dev_disk_get_geometry (dev, &g);
+  for (guint64 i = 0; i < M; i++)
+    {
+      double x = (i + 0.5) / M;
+      double d = x * (C - 1);
+      double s = 0.0;
+
+      if (d >= 1.0)
+        s = g.seek_a_ns + g.seek_b_ns * sqrt (d - 1.0) + g.seek_c_ns * (d - 1.0);
+      sum += 2.0 * (1.0 - x) * s / M;
+    }
+  g_assert_cmpfloat (fabs (sum - 8.5e6), <=, 2.0 * 16e6 / C + 2.0 * 16e6 / M);
+}
+
+static void
+test_disk_rotation (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  DevDiskGeometry g;
+  SimTime period;
+  gboolean seen_small = FALSE, seen_large = FALSE;
+
+  dev_disk_get_geometry (dev, &g);
+  period = g.period_ns;
+  g_assert_cmpint (period, ==, 8333333);     /* 60 s / 7200 */
+  /* 100 MB/s * 8.333 ms / 512 B */
+  g_assert_cmpuint (g.spt_outer, ==, (guint) (100e6 * 8333333e-9 / 512));
+  g_assert_cmpuint (g.spt_inner, ==, (guint) (50e6 * 8333333e-9 / 512));
+
+  /* Sector 0 is at angle 0: under the head at t = 0, one period later
+   * after it has just passed. */
+  g_assert_cmpint (dev_disk_rotational_latency_ns (dev, 0, 0), ==, 0);
+  g_assert_cmpint (dev_disk_rotational_latency_ns (dev, 0, 1), ==, period - 1);
+  g_assert_cmpint (dev_disk_rotational_latency_ns (dev, 0, 5 * period), ==, 0);
+
+  for (guint64 i = 0; i < 20000; i++)
+    {
+      guint64 sector = i * 7919 * 1013;
+      SimTime at = (SimTime) (i * 104729);
+      SimTime lat = dev_disk_rotational_latency_ns (dev, sector, at);
+
+      g_assert_cmpint (lat, >=, 0);
+      g_assert_cmpint (lat, <, period);
+      seen_small |= lat < period / 10;
+      seen_large |= lat > period * 9 / 10;
+    }
+  g_assert_true (seen_small && seen_large);
+}
+
+/* A random read costs overhead + seek + rotation + transfer, each part as
+ * the model's own pieces compute it. */
+static void
+test_disk_random_read (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  guint64 sectors = G_GUINT64_CONSTANT (100000000000) / 512;
+  guint64 sector = sectors / 3;
+  guint64 cyl = dev_disk_sector_cylinder (dev, sector);
+  double rate = 100e6 - 50e6 * cyl / (100000.0 - 1);
+  SimTime now = 7777777;
+  SimTime seek = (SimTime) llround (dev_disk_seek_ns (dev, cyl));   /* head starts at 0 */
+  SimTime rot = dev_disk_rotational_latency_ns (dev, sector, now + 200000 + seek);
+  SimTime t = dev_model_service_time (dev, SIM_OP_READ, sector, 8, now);
+
+  g_assert_cmpuint (cyl, ==, 33333);
+  g_assert_cmpint (t, ==, 200000 + seek + rot + transfer_ns (8, rate));
+
+  /* Head now at cyl: a second read there needs no seek. */
+  rot = dev_disk_rotational_latency_ns (dev, sector + 100, now + t + 200000);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, sector + 100, 8, now + t), ==,
+                   200000 + rot + transfer_ns (8, rate));
+}
+
+/* Over many random 4 KiB reads the parts average out to the figures the
+ * model was built from: overhead + seek_avg + half a turn + the mean
+ * transfer.  Positions come from a fixed xorshift sequence; the tolerance
+ * is five standard errors of the sample mean. */
+static void
+test_disk_random_mean (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  const guint64 sectors = G_GUINT64_CONSTANT (100000000000) / 512;
+  const guint n = 200000;
+  guint64 x = G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+  double sum = 0.0, sum2 = 0.0, mean, sd, expect;
+  SimTime now = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      SimTime t;
+
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      t = dev_model_service_time (dev, SIM_OP_READ, x % (sectors - 8), 8, now);
+      now += t + 1000 * (x % 997);
+      sum += t;
+      sum2 += (double) t * t;
+    }
+  mean = sum / n;
+  sd = sqrt ((sum2 / n - mean * mean) / n);
+  /* E[1/rate] for a rate uniform on [50, 100] MB/s is ln 2 / 50 MB/s. */
+  expect = 0.2e6 + 8.5e6 + 8333333 / 2.0 + 4096 * 1e9 * log (2.0) / 50e6;
+  g_test_message ("mean %.0f ns, expected %.0f, standard error %.0f", mean, expect, sd);
+  g_assert_cmpfloat (fabs (mean - expect), <=, 5 * sd);
+}
+
+static void
+test_disk_sequential_lookahead (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  g_autoptr(DevModel) nola = NULL;
+  g_autofree char *ini = g_strconcat (disk_ini, "read_lookahead = false\n", NULL);
+  SimTime t1 = dev_model_service_time (dev, SIM_OP_READ, 0, 256, 0);
+  SimTime t2 = dev_model_service_time (dev, SIM_OP_READ, 256, 256, t1 + 50000);
+  SimTime t3, t4, rot;
+
+  g_assert_cmpint (t2, ==, 200000 + transfer_ns (256, 100 * MB));
+  g_assert_cmpint (t1, >=, t2);
+  /* A gap of one sector is not sequential. */
+  rot = dev_disk_rotational_latency_ns (dev, 513, t1 + t2 + 300000);
+  t3 = dev_model_service_time (dev, SIM_OP_READ, 513, 256, t1 + t2 + 100000);
+  g_assert_cmpint (t3, ==, 200000 + rot + transfer_ns (256, 100 * MB));
+
+  /* Without lookahead the sequential read waits for the platter. */
+  nola = model_new (ini);
+  t1 = dev_model_service_time (nola, SIM_OP_READ, 0, 256, 0);
+  rot = dev_disk_rotational_latency_ns (nola, 256, t1 + 50000 + 200000);
+  t4 = dev_model_service_time (nola, SIM_OP_READ, 256, 256, t1 + 50000);
+  g_assert_cmpint (t4, ==, 200000 + rot + transfer_ns (256, 100 * MB));
+  g_assert_cmpint (rot, >, 0);
+}
+
+static void
+test_disk_write_cache (void)
+{
+  g_autofree char *on_ini = g_strconcat (disk_ini, "write_cache = true\nwrite_overhead = 0.3ms\n", NULL);
+  g_autoptr(DevModel) off = model_new (disk_ini);
+  g_autoptr(DevModel) on = model_new (on_ini);
+  SimTime t1, t2, rot;
+
+  t1 = dev_model_service_time (on, SIM_OP_WRITE, 1000, 64, 0);
+  t2 = dev_model_service_time (on, SIM_OP_WRITE, 1064, 64, t1);
+  g_assert_cmpint (t2, ==, 300000 + transfer_ns (64, 100 * MB));
+
+  t1 = dev_model_service_time (off, SIM_OP_WRITE, 1000, 64, 0);
+  rot = dev_disk_rotational_latency_ns (off, 1064, t1 + 200000);
+  t2 = dev_model_service_time (off, SIM_OP_WRITE, 1064, 64, t1);
+  g_assert_cmpint (t2, ==, 200000 + rot + transfer_ns (64, 100 * MB));
+}
+
+static void
+test_disk_zones (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  /* 1953.125 sectors per cylinder: this and the next 512 lie in the last. */
+  guint64 last = G_GUINT64_CONSTANT (100000000000) / 512 - 1900;
+  SimTime outer, inner;
+
+  g_assert_cmpuint (dev_disk_sector_cylinder (dev, 0), ==, 0);
+  g_assert_cmpuint (dev_disk_sector_cylinder (dev, last), ==, 100000 - 1);
+  g_assert_cmpuint (dev_disk_sector_cylinder (dev, G_MAXUINT64 / 2), ==, 100000 - 1);
+
+  /* Sequential 256 KiB reads, so that only overhead + transfer remain. */
+  dev_model_service_time (dev, SIM_OP_READ, 0, 512, 0);
+  outer = dev_model_service_time (dev, SIM_OP_READ, 512, 512, SIM_NS_PER_S) - 200000;
+  dev_model_service_time (dev, SIM_OP_READ, last, 512, 2 * SIM_NS_PER_S);
+  inner = dev_model_service_time (dev, SIM_OP_READ, last + 512, 512, 3 * SIM_NS_PER_S) - 200000;
+  g_assert_cmpint (outer, ==, transfer_ns (512, 100 * MB));
+  g_assert_cmpint (inner, ==, transfer_ns (512, 50 * MB));
+  g_assert_cmpfloat_with_epsilon ((double) inner / outer, 100.0 / 50.0, 1e-6);
+}
+
+static void
+test_disk_dump (void)
+{
+  g_autoptr(DevModel) dev = model_new (disk_ini);
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  dev_model_dump (dev, s);
+  g_assert_nonnull (strstr (s->str, "kind = disk"));
+  g_assert_nonnull (strstr (s->str, "rotational = true"));
+  g_assert_nonnull (strstr (s->str, "period_ns = 8333333"));
+  g_assert_nonnull (strstr (s->str, "spt_outer"));
+  g_assert_nonnull (strstr (s->str, "sqrt(d-1)"));
+}
+
+/* ----------------------------------------------------------------- errors */
+
+static void
+test_error_unknown_key (void)
+{
+  assert_model_error ("[device]\nkind = disk\nrpmm = 7200\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'rpmm'", "[device]", "valid keys", "seek_avg", NULL });
+  assert_model_error ("[device]\nkind = ssd\noverhead = 1ms\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'overhead'", "ssd", NULL });
+}
+
+static void
+test_error_bad_values (void)
+{
+  assert_model_error ("[device]\nkind = disk\nseek_avg = -3ms\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'seek_avg'", "[device]", "negative", NULL });
+  assert_model_error ("[device]\nkind = fixed\nbandwidth = -1MB/s\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'bandwidth'", NULL });
+  assert_model_error ("[device]\nkind = fixed\nbandwidth = 0MB/s\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'bandwidth'", NULL });
+  assert_model_error ("[device]\nkind = fixed\noverhead = 5\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'overhead'", "unit", NULL });
+  assert_model_error ("[device]\nkind = ssd\nparallelism = 0\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'parallelism'", NULL });
+  assert_model_error ("[device]\nkind = ssd\nqueue_depth = -4\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'queue_depth'", NULL });
+  assert_model_error ("[device]\nkind = disk\nread_lookahead = maybe\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'read_lookahead'", NULL });
+  assert_model_error ("[device]\nkind = disk\nrpm = fast\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'rpm'", NULL });
+  assert_model_error ("[device]\nkind = disk\nrpm = 10\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'rpm'", NULL });
+  assert_model_error ("[device]\nkind = disk\ninner_rate = 200MB/s\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'inner_rate'", NULL });
+  assert_model_error ("[device]\nkind = disk\ncapacity = 100B\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'capacity'", NULL });
+  assert_model_error ("[device]\nkind = fixed\nmax_sectors_kb = 1\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'max_sectors_kb'", NULL });
+  /* The write twin inherits a bad read value and the read key is named. */
+  assert_model_error ("[device]\nkind = fixed\noverhead = 1parsec\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'overhead'", NULL });
+}
+
+static void
+test_error_inconsistent_seek (void)
+{
+  /* avg / full too close: no b, c >= 0 reaches it. */
+  assert_model_error ("[device]\nkind = disk\nseek_track = 1ms\nseek_avg = 12ms\nseek_full = 18ms\n",
+                      DEV_ERROR_PARAM,
+                      (const char *[]) { "'seek_avg'", "too high", "seek_full", NULL });
+  /* avg far below a third of the full stroke. */
+  assert_model_error ("[device]\nkind = disk\nseek_track = 1ms\nseek_avg = 3ms\nseek_full = 20ms\n",
+                      DEV_ERROR_PARAM,
+                      (const char *[]) { "'seek_avg'", "too low", NULL });
+  assert_model_error ("[device]\nkind = disk\nseek_avg = 20ms\nseek_full = 16ms\n",
+                      DEV_ERROR_PARAM, (const char *[]) { "'seek_avg'", NULL });
+  assert_model_error ("[device]\nkind = disk\nseek_track = 9ms\n",
+                      DEV_ERROR_PARAM, (const char *[]) { "'seek_track'", NULL });
+}
+
+static void
+test_error_kind (void)
+{
+  assert_model_error ("[device]\nrpm = 7200\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "'kind'", "[device]", "fixed", NULL });
+  assert_model_error ("[device]\nkind = tape\n", DEV_ERROR_UNKNOWN_KIND,
+                      (const char *[]) { "'kind'", "tape", "disk", NULL });
+}
+
+/* ------------------------------------------------------- model loading */
+
+static const char *
+models_dir (void)
+{
+  const char *dir = g_getenv ("IOSIM_MODELS_DIR");
+
+  if (dir == NULL)
+    g_test_skip ("IOSIM_MODELS_DIR is not set");
+  return dir;
+}
+
+static DevModel *
+load_from_scenario (const char *scenario_text, const char *group,
+                    const char *const *dirs, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  const char *ignore[] = { "sched", "bus", NULL };
+
+  g_assert_true (g_key_file_load_from_data (kf, scenario_text, -1, G_KEY_FILE_NONE, NULL));
+  return dev_model_load ("hda", kf, group, dirs, ignore, error);
+}
+
+/* Every shipped model loads and gives plausible times: a random 4 KiB read
+ * takes between 10 us and 1 s, and streaming 1 MiB reads run between
+ * 100 KB/s and 2 GB/s. */
+static void
+test_shipped_models (void)
+{
+  const char *dir = models_dir ();
+  g_autofree char *devdir = NULL;
+  g_autoptr(GDir) d = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+
+  if (dir == NULL)
+    return;
+  devdir = g_build_filename (dir, "devices", NULL);
+  d = g_dir_open (devdir, 0, NULL);
+  g_assert_nonnull (d);
+  while ((entry = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (entry, ".ini"))
+      g_ptr_array_add (names, g_strndup (entry, strlen (entry) - 4));
+  g_assert_cmpuint (names->len, >=, 7);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      g_autofree char *text = g_strdup_printf ("[device hda]\nmodel = %s\nsched = cfq\n", name);
+      const char *dirs[] = { dir, NULL };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(DevModel) dev = load_from_scenario (text, "device hda", dirs, &error);
+      g_autoptr(GString) dump = g_string_new (NULL);
+      guint64 sectors;
+      SimTime now = 0, t, total = 0;
+      double rate;
+
+      g_assert_no_error (error);
+      g_assert_nonnull (dev);
+      g_assert_cmpstr (dev->model_name, ==, name);
+      g_test_message ("%s: kind %s, capacity %" G_GUINT64_FORMAT, name, dev->ops->name,
+                      dev->capacity_bytes);
+      sectors = dev->capacity_bytes / 512;
+
+      t = dev_model_service_time (dev, SIM_OP_READ, sectors / 2 + 17, 8, now);
+      g_assert_cmpint (t, >=, 10 * SIM_NS_PER_US);
+      g_assert_cmpint (t, <=, SIM_NS_PER_S);
+      now += t;
+      for (guint j = 0; j < 16; j++)
+        {
+          t = dev_model_service_time (dev, SIM_OP_READ, 2048 * j, 2048, now);
+          now += t;
+          total += t;
+        }
+      rate = 16.0 * 1048576 / (total / 1e9);
+      g_assert_cmpfloat (rate, >=, 100e3);
+      g_assert_cmpfloat (rate, <=, 2e9);
+      t = dev_model_service_time (dev, SIM_OP_WRITE, sectors / 3, 8, now);
+      g_assert_cmpint (t, >=, SIM_NS_PER_US);
+      g_assert_cmpint (t, <=, SIM_NS_PER_S);
+      dev_model_dump (dev, dump);
+      g_assert_cmpuint (dump->len, >, 0);
+    }
+}
+
+static void
+test_load_overlay (void)
+{
+  const char *dir = models_dir ();
+  const char *dirs[] = { dir, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DevModel) dev = NULL;
+  DevDiskGeometry g;
+
+  if (dir == NULL)
+    return;
+  /* Scenario keys override the file's; trailing "; comments" are cut. */
+  dev = load_from_scenario ("[device hda]\nmodel = disk-7200-sata   ; the usual\n"
+                            "rpm = 5400\nbus = ide0\nqueue_depth = 4\n",
+                            "device hda", dirs, &error);
+  g_assert_no_error (error);
+  dev_disk_get_geometry (dev, &g);
+  g_assert_cmpint (g.period_ns, ==, 11111111);
+  g_assert_cmpuint (dev->queue_depth, ==, 4);
+  g_assert_cmpstr (dev->name, ==, "hda");
+  g_assert_cmpstr (dev->model_name, ==, "disk-7200-sata");
+  g_clear_pointer (&dev, dev_model_free);
+
+  /* Without "model", the group is the model. */
+  dev = load_from_scenario ("[device hdb]\nkind = fixed\nsched = noop\n", "device hdb", dirs, &error);
+  g_assert_no_error (error);
+  g_assert_true (dev->ops == &dev_fixed_ops);
+  g_assert_cmpstr (dev->model_name, ==, "fixed");
+  g_clear_pointer (&dev, dev_model_free);
+
+  /* An overriding key with a bad value is reported against the scenario. */
+  dev = load_from_scenario ("[device hda]\nmodel = disk-7200-sata\nseek_full = 1ms\n",
+                            "device hda", dirs, &error);
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, DEV_ERROR_PARAM);
+  g_assert_nonnull (strstr (error->message, "[device hda]"));
+  g_clear_error (&error);
+
+  /* An ignored key is the caller's, not an unknown key. */
+  dev = load_from_scenario ("[device hda]\nmodel = ssd-sata\nsched = cfq\n", "device hda", dirs, &error);
+  g_assert_no_error (error);
+  g_assert_true (dev->ops == &dev_ssd_ops);
+}
+
+static void
+test_load_not_found (void)
+{
+  const char *dirs[] = { "/nonexistent-a", "/nonexistent-b", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DevModel) dev = load_from_scenario ("[device hda]\nmodel = no-such-disk\n",
+                                                "device hda", dirs, &error);
+
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, DEV_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "no-such-disk"));
+  g_assert_nonnull (strstr (error->message, "/nonexistent-b"));
+}
+
+/* Errors in keys that come from a model file name that file. */
+static void
+test_load_bad_model_file (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmp = g_dir_make_tmp ("iosim-dev-XXXXXX", &error);
+  g_autofree char *path = NULL;
+  g_autofree char *path2 = NULL;
+  g_autofree char *scenario = NULL;
+  g_autoptr(DevModel) dev = NULL;
+  const char *dirs[2] = { NULL, NULL };
+
+  g_assert_no_error (error);
+  dirs[0] = tmp;
+  path = g_build_filename (tmp, "weird.ini", NULL);
+  g_assert_true (g_file_set_contents (path, "# test\n[device]\nkind = fixed\nbandwith = 3MB/s\n", -1, NULL));
+
+  dev = load_from_scenario ("[device sda]\nmodel = weird\n", "device sda", dirs, &error);
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, DEV_ERROR_PARAM);
+  g_assert_nonnull (strstr (error->message, "'bandwith'"));
+  g_assert_nonnull (strstr (error->message, "weird.ini"));
+  g_clear_error (&error);
+
+  /* A path works as well as a name; a file without [device] is refused. */
+  path2 = g_build_filename (tmp, "nodev.ini", NULL);
+  g_assert_true (g_file_set_contents (path2, "[disk]\nkind = fixed\n", -1, NULL));
+  scenario = g_strdup_printf ("[device sda]\nmodel = %s\n", path2);
+  dev = load_from_scenario (scenario, "device sda", NULL, &error);
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, DEV_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "[device]"));
+
+  g_clear_error (&error);
+
+  /* Neither the file nor the scenario gives a kind. */
+  g_assert_true (g_file_set_contents (path, "[device]\nbandwidth = 3MB/s\n", -1, NULL));
+  dev = load_from_scenario ("[device sda]\nmodel = weird\noverhead = 2ms\n", "device sda", dirs, &error);
+  g_assert_null (dev);
+  g_assert_error (error, DEV_ERROR, DEV_ERROR_PARAM);
+  g_assert_nonnull (strstr (error->message, "'kind'"));
+
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_unlink (path2), ==, 0);
+  g_assert_cmpint (g_rmdir (tmp), ==, 0);
+}
+
+static void
+test_load_default_dirs (void)
+{
+  g_auto(GStrv) dirs = NULL;
+  g_autofree char *saved = g_strdup (g_getenv ("IOSIM_MODELS_DIR"));
+
+  g_setenv ("IOSIM_MODELS_DIR", "/somewhere/models", TRUE);
+  dirs = dev_model_default_search_dirs ();
+  g_assert_cmpuint (g_strv_length (dirs), ==, 3);
+  g_assert_cmpstr (dirs[0], ==, "/somewhere/models");
+  g_clear_pointer (&dirs, g_strfreev);
+
+  g_unsetenv ("IOSIM_MODELS_DIR");
+  dirs = dev_model_default_search_dirs ();
+  g_assert_cmpuint (g_strv_length (dirs), ==, 2);
+  if (saved != NULL)
+    g_setenv ("IOSIM_MODELS_DIR", saved, TRUE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/dev/registry", test_registry);
+  g_test_add_func ("/dev/fixed/formula", test_fixed_formula);
+  g_test_add_func ("/dev/fixed/defaults", test_fixed_defaults);
+  g_test_add_func ("/dev/fixed/sequential", test_fixed_sequential);
+  g_test_add_func ("/dev/ssd/formula", test_ssd_formula);
+  g_test_add_func ("/dev/disk/seek-curve", test_disk_seek_curve);
+  g_test_add_func ("/dev/disk/seek-mean-quadrature", test_disk_seek_mean_quadrature);
+  g_test_add_func ("/dev/disk/rotation", test_disk_rotation);
+  g_test_add_func ("/dev/disk/random-read", test_disk_random_read);
+  g_test_add_func ("/dev/disk/random-mean", test_disk_random_mean);
+  g_test_add_func ("/dev/disk/sequential-lookahead", test_disk_sequential_lookahead);
+  g_test_add_func ("/dev/disk/write-cache", test_disk_write_cache);
+  g_test_add_func ("/dev/disk/zones", test_disk_zones);
+  g_test_add_func ("/dev/disk/dump", test_disk_dump);
+  g_test_add_func ("/dev/error/unknown-key", test_error_unknown_key);
+  g_test_add_func ("/dev/error/bad-values", test_error_bad_values);
+  g_test_add_func ("/dev/error/inconsistent-seek", test_error_inconsistent_seek);
+  g_test_add_func ("/dev/error/kind", test_error_kind);
+  g_test_add_func ("/dev/load/shipped-models", test_shipped_models);
+  g_test_add_func ("/dev/load/overlay", test_load_overlay);
+  g_test_add_func ("/dev/load/not-found", test_load_not_found);
+  g_test_add_func ("/dev/load/bad-model-file", test_load_bad_model_file);
+  g_test_add_func ("/dev/load/default-dirs", test_load_default_dirs);
+
+  return g_test_run ();
+}
