@@ -177,7 +177,7 @@ submit_bios (SimProcess *p)
   /* All bios are in: the task now waits on its I/O and unplugs. */
   p->cur_io = NULL;
   io->submitting = FALSE;
-  sim_queue_unplug (p->q);
+  sim_queue_unplug (p->q, &p->ioc);
   if (io->bios_pending == 0)
     io_complete (p, io, sim_now (p->sim));
   return TRUE;

@@ -481,12 +481,12 @@ remove_plug (SimRequestQueue *q)
 }
 
 void
-sim_queue_unplug (SimRequestQueue *q)
+sim_queue_unplug (SimRequestQueue *q, const SimIoContext *ioc)
 {
   if (remove_plug (q))
     {
       q->counters.unplugs_io++;
-      emit (q, TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ, FALSE, NULL,
+      emit (q, TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ, FALSE, ioc,
             sim_queue_requests_allocated (q) - q->in_flight);
     }
   sim_queue_run (q);
@@ -547,7 +547,7 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
             (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
       waiter->bio = bio;
       sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
-      sim_queue_unplug (q);
+      sim_queue_unplug (q, bio->ioc);
       return FALSE;
     }
   add_new_request (q, request_alloc (q, bio));

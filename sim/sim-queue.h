@@ -129,8 +129,10 @@ gboolean         sim_queue_submit_bio (SimRequestQueue     *q,
                                       SimBio               *bio,
                                       SimBioWaiter         *waiter);
 
-/* A task waits on its I/O, or submitted a sync/direct I/O: unplug (U). */
-void             sim_queue_unplug    (SimRequestQueue      *q);
+/* A task (@ioc, may be NULL) waits on its I/O, or submitted a direct I/O:
+ * unplug (U). */
+void             sim_queue_unplug    (SimRequestQueue      *q,
+                                      const SimIoContext   *ioc);
 /* Start requests while the device has room (the driver's request_fn). */
 void             sim_queue_run       (SimRequestQueue      *q);
 

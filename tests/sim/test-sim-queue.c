@@ -261,7 +261,7 @@ expiry_order (const char *tunables)
   submit (&f, SIM_OP_READ, 1000, 8, NULL);
   submit (&f, SIM_OP_READ, 500, 8, NULL);
   submit (&f, SIM_OP_READ, 2000, 8, NULL);
-  sim_queue_unplug (f.q);
+  sim_queue_unplug (f.q, &ioc);
   sim_run_until (f.sim, SIM_TIME_NEVER);
   char *order = g_strdup (f.events->str);
   fixture_teardown (&f);
