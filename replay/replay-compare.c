@@ -1,1 +1,505 @@
-/* placeholder: replay-compare.c is being written. */
+/* replay-compare.c — simulated vs measured per-I/O results: demerit figure
+ * (Ruemmler & Wilkes 1994, computed as DiskSim 4.0's rms.c does), KS
+ * statistic, percentile, throughput and IOPS errors.  See replay-compare.h.
+ */
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include "replay/replay-compare.h"
+
+/* ---- Distribution metrics ---------------------------------------------- */
+
+double
+replay_compare_quantile (const double *sorted, gsize n, double p)
+{
+  double h, frac;
+  gsize lo;
+
+  g_return_val_if_fail (sorted != NULL && n > 0, NAN);
+  g_return_val_if_fail (p >= 0.0 && p <= 1.0, NAN);
+
+  h = p * (double) (n - 1);
+  lo = (gsize) floor (h);
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  frac = h - (double) lo;
+  return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+double
+replay_compare_demerit (const double *a_sorted, gsize n_a,
+                        const double *b_sorted, gsize n_b,
+                        double *mean_distance)
+{
+  double sum_sq = 0.0, sum_abs = 0.0;
+
+  g_return_val_if_fail (n_a > 0 && n_b > 0, NAN);
+
+  for (guint k = 1; k <= REPLAY_COMPARE_POINTS; k++)
+    {
+      double p = (double) k / REPLAY_COMPARE_POINTS;
+      double dx = replay_compare_quantile (a_sorted, n_a, p)
+                  - replay_compare_quantile (b_sorted, n_b, p);
+
+      sum_sq += dx * dx;
+      sum_abs += fabs (dx);
+    }
+  if (mean_distance != NULL)
+    *mean_distance = sum_abs / REPLAY_COMPARE_POINTS;
+  return sqrt (sum_sq / REPLAY_COMPARE_POINTS);
+}
+
+double
+replay_compare_ks (const double *a_sorted, gsize n_a,
+                   const double *b_sorted, gsize n_b)
+{
+  gsize i = 0, j = 0;
+  double d = 0.0;
+
+  g_return_val_if_fail (n_a > 0 && n_b > 0, NAN);
+
+  /* Walk the distinct values in order; both CDFs jump at once on ties. */
+  while (i < n_a || j < n_b)
+    {
+      double v, gap;
+
+      if (j >= n_b || (i < n_a && a_sorted[i] <= b_sorted[j]))
+        v = a_sorted[i];
+      else
+        v = b_sorted[j];
+      while (i < n_a && a_sorted[i] <= v)
+        i++;
+      while (j < n_b && b_sorted[j] <= v)
+        j++;
+      gap = fabs ((double) i / (double) n_a - (double) j / (double) n_b);
+      d = MAX (d, gap);
+    }
+  return d;
+}
+
+/* ---- Grouping results --------------------------------------------------- */
+
+/* The I/Os of one group on one side. */
+typedef struct {
+  GArray  *latency_ms;    /* double, sorted before use */
+  guint64  bytes;
+  gint64   first_issue_ns;
+  gint64   last_complete_ns;
+} CompareGroup;
+
+static CompareGroup *
+compare_group_new (void)
+{
+  CompareGroup *g = g_new0 (CompareGroup, 1);
+
+  g->latency_ms = g_array_new (FALSE, FALSE, sizeof (double));
+  g->first_issue_ns = G_MAXINT64;
+  g->last_complete_ns = G_MININT64;
+  return g;
+}
+
+static void
+compare_group_free (gpointer data)
+{
+  CompareGroup *g = data;
+
+  g_array_unref (g->latency_ms);
+  g_free (g);
+}
+
+static void
+compare_group_add (CompareGroup *g, const TraceResult *r)
+{
+  double ms = (double) (r->complete_ns - r->issue_ns) / 1e6;
+
+  g_array_append_val (g->latency_ms, ms);
+  g->bytes += r->bytes;
+  g->first_issue_ns = MIN (g->first_issue_ns, r->issue_ns);
+  g->last_complete_ns = MAX (g->last_complete_ns, r->complete_ns);
+}
+
+static int
+compare_double_cmp (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Group rows by process name; also fill @all with every row. */
+static GHashTable *
+compare_group_by_process (const TraceResults *results, CompareGroup *all)
+{
+  GHashTable *groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                              compare_group_free);
+
+  for (guint i = 0; i < trace_results_len (results); i++)
+    {
+      const TraceResult *r = trace_results_get (results, i);
+      CompareGroup *g = g_hash_table_lookup (groups, r->process);
+
+      if (g == NULL)
+        {
+          g = compare_group_new ();
+          g_hash_table_insert (groups, r->process, g);
+        }
+      compare_group_add (g, r);
+      compare_group_add (all, r);
+    }
+  return groups;
+}
+
+static void
+compare_side_fill (CompareGroup *g, ReplayCompareSide *side)
+{
+  const double *v;
+  gsize n = g->latency_ms->len;
+  double sum = 0.0;
+
+  g_assert (n > 0);
+  g_array_sort (g->latency_ms, compare_double_cmp);
+  v = (const double *) g->latency_ms->data;
+  for (gsize i = 0; i < n; i++)
+    sum += v[i];
+
+  side->ios = n;
+  side->bytes = g->bytes;
+  side->span_s = (double) (g->last_complete_ns - g->first_issue_ns) / 1e9;
+  side->mean_ms = sum / (double) n;
+  side->p50_ms = replay_compare_quantile (v, n, 0.50);
+  side->p95_ms = replay_compare_quantile (v, n, 0.95);
+  side->p99_ms = replay_compare_quantile (v, n, 0.99);
+  side->max_ms = v[n - 1];
+  /* A span of zero (one instantaneous I/O) has no meaningful rate. */
+  side->mb_per_s = side->span_s > 0 ? (double) g->bytes / 1e6 / side->span_s : NAN;
+  side->iops = side->span_s > 0 ? (double) n / side->span_s : NAN;
+}
+
+static double
+compare_error_pct (double sim, double meas)
+{
+  if (isnan (sim) || isnan (meas) || meas == 0.0)
+    return NAN;
+  return (sim - meas) / meas * 100.0;
+}
+
+static ReplayCompareRow *
+compare_row_new (const char *name, CompareGroup *sim, CompareGroup *meas)
+{
+  ReplayCompareRow *row = g_new0 (ReplayCompareRow, 1);
+  double demerit, mean_dist;
+
+  row->name = g_strdup (name);
+  compare_side_fill (sim, &row->sim);
+  compare_side_fill (meas, &row->meas);
+
+  demerit = replay_compare_demerit ((const double *) sim->latency_ms->data,
+                                    sim->latency_ms->len,
+                                    (const double *) meas->latency_ms->data,
+                                    meas->latency_ms->len, &mean_dist);
+  row->demerit_ms = demerit;
+  row->mean_distance_ms = mean_dist;
+  row->demerit_pct = row->meas.mean_ms > 0 ? demerit / row->meas.mean_ms * 100.0 : NAN;
+  row->ks_d = replay_compare_ks ((const double *) sim->latency_ms->data,
+                                 sim->latency_ms->len,
+                                 (const double *) meas->latency_ms->data,
+                                 meas->latency_ms->len);
+  row->mean_error_pct = compare_error_pct (row->sim.mean_ms, row->meas.mean_ms);
+  row->p50_error_pct = compare_error_pct (row->sim.p50_ms, row->meas.p50_ms);
+  row->p95_error_pct = compare_error_pct (row->sim.p95_ms, row->meas.p95_ms);
+  row->p99_error_pct = compare_error_pct (row->sim.p99_ms, row->meas.p99_ms);
+  row->throughput_error_pct = compare_error_pct (row->sim.mb_per_s,
+                                                 row->meas.mb_per_s);
+  row->iops_error_pct = compare_error_pct (row->sim.iops, row->meas.iops);
+  return row;
+}
+
+static void
+compare_row_free (gpointer data)
+{
+  ReplayCompareRow *row = data;
+
+  if (row == NULL)
+    return;
+  g_free (row->name);
+  g_free (row);
+}
+
+static int
+compare_str_ptr_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static int
+compare_row_cmp (gconstpointer a, gconstpointer b)
+{
+  const ReplayCompareRow *x = *(ReplayCompareRow *const *) a;
+  const ReplayCompareRow *y = *(ReplayCompareRow *const *) b;
+
+  return strcmp (x->name, y->name);
+}
+
+ReplayCompareReport *
+replay_compare_results (const TraceResults *simulated,
+                        const TraceResults *measured, GError **error)
+{
+  g_autoptr(ReplayCompareReport) report = NULL;
+  g_autoptr(GHashTable) sim_groups = NULL;
+  g_autoptr(GHashTable) meas_groups = NULL;
+  CompareGroup *sim_all, *meas_all;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (simulated != NULL && measured != NULL, NULL);
+
+  if (trace_results_len (simulated) == 0 || trace_results_len (measured) == 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "the %s results hold no I/O; nothing to compare",
+                   trace_results_len (simulated) == 0 ? "simulated" : "measured");
+      return NULL;
+    }
+
+  report = g_new0 (ReplayCompareReport, 1);
+  report->processes = g_ptr_array_new_with_free_func (compare_row_free);
+  report->only_simulated = g_ptr_array_new_with_free_func (g_free);
+  report->only_measured = g_ptr_array_new_with_free_func (g_free);
+
+  sim_all = compare_group_new ();
+  meas_all = compare_group_new ();
+  sim_groups = compare_group_by_process (simulated, sim_all);
+  meas_groups = compare_group_by_process (measured, meas_all);
+
+  g_hash_table_iter_init (&iter, sim_groups);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      CompareGroup *m = g_hash_table_lookup (meas_groups, key);
+
+      if (m == NULL)
+        g_ptr_array_add (report->only_simulated, g_strdup (key));
+      else
+        g_ptr_array_add (report->processes, compare_row_new (key, value, m));
+    }
+  g_hash_table_iter_init (&iter, meas_groups);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (!g_hash_table_contains (sim_groups, key))
+      g_ptr_array_add (report->only_measured, g_strdup (key));
+
+  g_ptr_array_sort (report->processes, compare_row_cmp);
+  g_ptr_array_sort (report->only_simulated, compare_str_ptr_cmp);
+  g_ptr_array_sort (report->only_measured, compare_str_ptr_cmp);
+  report->overall = compare_row_new ("overall", sim_all, meas_all);
+  compare_group_free (sim_all);
+  compare_group_free (meas_all);
+  return g_steal_pointer (&report);
+}
+
+ReplayCompareReport *
+replay_compare_files (const char *simulated_path, const char *measured_path,
+                      GError **error)
+{
+  g_autoptr(TraceResults) sim = NULL;
+  g_autoptr(TraceResults) meas = NULL;
+  ReplayCompareReport *report;
+
+  sim = trace_results_load (simulated_path, error);
+  if (sim == NULL)
+    return NULL;
+  meas = trace_results_load (measured_path, error);
+  if (meas == NULL)
+    return NULL;
+  report = replay_compare_results (sim, meas, error);
+  if (report == NULL)
+    return NULL;
+  report->simulated_path = g_strdup (simulated_path);
+  report->measured_path = g_strdup (measured_path);
+  return report;
+}
+
+void
+replay_compare_report_free (ReplayCompareReport *report)
+{
+  if (report == NULL)
+    return;
+  g_ptr_array_unref (report->processes);
+  g_ptr_array_unref (report->only_simulated);
+  g_ptr_array_unref (report->only_measured);
+  compare_row_free (report->overall);
+  g_free (report->simulated_path);
+  g_free (report->measured_path);
+  g_free (report);
+}
+
+/* ---- Output ------------------------------------------------------------- */
+
+static void
+compare_print_num (FILE *out, int width, int precision, double v)
+{
+  if (isnan (v))
+    fprintf (out, " %*s", width, "-");
+  else
+    fprintf (out, " %*.*f", width, precision, v);
+}
+
+static void
+compare_print_row (FILE *out, int name_width, const ReplayCompareRow *row)
+{
+  fprintf (out, "%-*s %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT,
+           name_width, row->name, row->sim.ios, row->meas.ios);
+  compare_print_num (out, 9, 3, row->sim.mean_ms);
+  compare_print_num (out, 9, 3, row->meas.mean_ms);
+  compare_print_num (out, 9, 3, row->demerit_ms);
+  compare_print_num (out, 8, 1, row->demerit_pct);
+  compare_print_num (out, 9, 3, row->mean_distance_ms);
+  compare_print_num (out, 6, 3, row->ks_d);
+  compare_print_num (out, 7, 1, row->mean_error_pct);
+  compare_print_num (out, 7, 1, row->p50_error_pct);
+  compare_print_num (out, 7, 1, row->p95_error_pct);
+  compare_print_num (out, 7, 1, row->p99_error_pct);
+  compare_print_num (out, 7, 1, row->throughput_error_pct);
+  compare_print_num (out, 7, 1, row->iops_error_pct);
+  fputc ('\n', out);
+}
+
+static void
+compare_print_list (FILE *out, const char *what, GPtrArray *names)
+{
+  if (names->len == 0)
+    return;
+  fprintf (out, "only in %s (%u):", what, names->len);
+  for (guint i = 0; i < names->len; i++)
+    fprintf (out, " %s", (const char *) g_ptr_array_index (names, i));
+  fputc ('\n', out);
+}
+
+void
+replay_compare_report_print (const ReplayCompareReport *report, FILE *out)
+{
+  int name_width = (int) strlen ("process");
+
+  for (guint i = 0; i < report->processes->len; i++)
+    {
+      const ReplayCompareRow *row = g_ptr_array_index (report->processes, i);
+      name_width = MAX (name_width, (int) strlen (row->name));
+    }
+  if (report->simulated_path != NULL)
+    fprintf (out, "simulated: %s\nmeasured:  %s\n", report->simulated_path,
+             report->measured_path);
+  fprintf (out, "latencies in ms; errors are (simulated - measured) / measured in %%\n");
+  fprintf (out, "%-*s %8s %8s %9s %9s %9s %8s %9s %6s %7s %7s %7s %7s %7s %7s\n",
+           name_width, "process", "n_sim", "n_meas", "mean_sim", "mean_meas",
+           "demerit", "demerit%", "mean_dist", "ks_d", "mean%", "p50%", "p95%",
+           "p99%", "MB/s%", "iops%");
+  for (guint i = 0; i < report->processes->len; i++)
+    compare_print_row (out, name_width, g_ptr_array_index (report->processes, i));
+  compare_print_row (out, name_width, report->overall);
+  compare_print_list (out, "simulated", report->only_simulated);
+  compare_print_list (out, "measured", report->only_measured);
+}
+
+static void
+compare_json_num (JsonBuilder *b, const char *key, double v)
+{
+  json_builder_set_member_name (b, key);
+  if (isnan (v) || isinf (v))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, v);
+}
+
+static void
+compare_json_side (JsonBuilder *b, const char *key, const ReplayCompareSide *s)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ios");
+  json_builder_add_int_value (b, (gint64) s->ios);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) s->bytes);
+  compare_json_num (b, "span_s", s->span_s);
+  compare_json_num (b, "mean_ms", s->mean_ms);
+  compare_json_num (b, "p50_ms", s->p50_ms);
+  compare_json_num (b, "p95_ms", s->p95_ms);
+  compare_json_num (b, "p99_ms", s->p99_ms);
+  compare_json_num (b, "max_ms", s->max_ms);
+  compare_json_num (b, "mb_per_s", s->mb_per_s);
+  compare_json_num (b, "iops", s->iops);
+  json_builder_end_object (b);
+}
+
+/* A string member, null if absent; results and paths need not be UTF-8,
+ * JSON must be. */
+static void
+compare_json_text (JsonBuilder *b, const char *key, const char *text)
+{
+  g_autofree char *valid = text != NULL ? g_utf8_make_valid (text, -1) : NULL;
+
+  json_builder_set_member_name (b, key);
+  if (valid == NULL)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_string_value (b, valid);
+}
+
+static void
+compare_json_row (JsonBuilder *b, const ReplayCompareRow *row)
+{
+  json_builder_begin_object (b);
+  compare_json_text (b, "name", row->name);
+  compare_json_num (b, "demerit_ms", row->demerit_ms);
+  compare_json_num (b, "demerit_pct", row->demerit_pct);
+  compare_json_num (b, "mean_distance_ms", row->mean_distance_ms);
+  compare_json_num (b, "ks_d", row->ks_d);
+  compare_json_num (b, "mean_error_pct", row->mean_error_pct);
+  compare_json_num (b, "p50_error_pct", row->p50_error_pct);
+  compare_json_num (b, "p95_error_pct", row->p95_error_pct);
+  compare_json_num (b, "p99_error_pct", row->p99_error_pct);
+  compare_json_num (b, "throughput_error_pct", row->throughput_error_pct);
+  compare_json_num (b, "iops_error_pct", row->iops_error_pct);
+  compare_json_side (b, "simulated", &row->sim);
+  compare_json_side (b, "measured", &row->meas);
+  json_builder_end_object (b);
+}
+
+static void
+compare_json_names (JsonBuilder *b, const char *key, GPtrArray *names)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_begin_array (b);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *valid = g_utf8_make_valid (g_ptr_array_index (names, i), -1);
+      json_builder_add_string_value (b, valid);
+    }
+  json_builder_end_array (b);
+}
+
+
+char *
+replay_compare_report_to_json (const ReplayCompareReport *report)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  compare_json_text (b, "simulated", report->simulated_path);
+  compare_json_text (b, "measured", report->measured_path);
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < report->processes->len; i++)
+    compare_json_row (b, g_ptr_array_index (report->processes, i));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "overall");
+  compare_json_row (b, report->overall);
+  compare_json_names (b, "only_in_simulated", report->only_simulated);
+  compare_json_names (b, "only_in_measured", report->only_measured);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

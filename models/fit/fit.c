@@ -1,1 +1,474 @@
-/* placeholder: fit.c is being written. */
+/* fit.c — the analysis half of `iosim fit`: least-squares device service
+ * time per op (GSL gsl_fit_linear) and per-process loop/think-time
+ * detection, on arrays of TraceRequest and TraceIo.  Reading the trace is
+ * in fit-trace.c, writing the scenario and reports in fit-output.c.
+ */
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <string.h>
+#include "models/fit/fit.h"
+
+G_DEFINE_QUARK (fit-error-quark, fit_error)
+
+#define FIT_SECTOR_BYTES 512
+
+char *
+fit_process_name (const char *comm, guint32 pid)
+{
+  char *name;
+
+  /* blkparse prints "(null)" where the kernel gave no name. */
+  if (comm == NULL || comm[0] == '\0' || strcmp (comm, "(null)") == 0)
+    return g_strdup_printf ("pid%u", pid);
+  name = g_strdup_printf ("%s-%u", comm, pid);
+  for (char *p = name; *p != '\0'; p++)
+    if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
+      *p = '_';
+  return name;
+}
+
+char *
+fit_sched_from_kernel (const char *kernel_name)
+{
+  static const struct {
+    const char *kernel;
+    const char *sim;
+  } map[] = {
+    { "none", "noop" },
+    { "noop", "noop" },
+    { "mq-deadline", "deadline" },
+    { "deadline", "deadline" },
+    { "bfq", "bfq" },
+    { "kyber", "kyber" },
+    { "cfq", "cfq" },
+    { "anticipatory", "anticipatory" },
+  };
+  g_autofree char *name = NULL;
+  const char *open_bracket;
+
+  g_return_val_if_fail (kernel_name != NULL, NULL);
+
+  /* sysfs lists every scheduler with the active one in brackets. */
+  open_bracket = strchr (kernel_name, '[');
+  if (open_bracket != NULL && strchr (open_bracket, ']') != NULL)
+    name = g_strndup (open_bracket + 1,
+                      (gsize) (strchr (open_bracket, ']') - open_bracket - 1));
+  else
+    name = g_strstrip (g_strdup (kernel_name));
+  for (guint i = 0; i < G_N_ELEMENTS (map); i++)
+    if (g_ascii_strcasecmp (name, map[i].kernel) == 0)
+      return g_strdup (map[i].sim);
+  return g_steal_pointer (&name);
+}
+
+/* ---- Device service time ------------------------------------------------ */
+
+static gboolean
+fit_request_usable (const TraceRequest *rq, TraceOp op)
+{
+  return rq->op == op && rq->issue_ns >= 0 && rq->complete_ns >= rq->issue_ns;
+}
+
+/* Mean and residual RMS around the mean (population form). */
+static void
+fit_mean_only (const double *y, gsize n, FitDeviceOp *out)
+{
+  double sum = 0.0, ss = 0.0;
+
+  for (gsize i = 0; i < n; i++)
+    sum += y[i];
+  out->overhead_ns = sum / (double) n;
+  for (gsize i = 0; i < n; i++)
+    ss += (y[i] - out->overhead_ns) * (y[i] - out->overhead_ns);
+  out->residual_rms_ns = sqrt (ss / (double) n);
+  out->overhead_se_ns = n > 1 ? sqrt (ss / (double) (n - 1) / (double) n) : NAN;
+  out->ns_per_byte = 0.0;
+  out->ns_per_byte_se = NAN;
+  out->bandwidth_bytes_per_s = 0.0;
+  out->r2 = NAN;
+  out->bandwidth_identified = FALSE;
+}
+
+static guint
+fit_count_distinct (const double *x, gsize n)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (gsize i = 0; i < n; i++)
+    g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) x[i]));
+  return g_hash_table_size (seen);
+}
+
+void
+fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
+               FitDeviceOp *out)
+{
+  g_autoptr(GArray) x = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) y = g_array_new (FALSE, FALSE, sizeof (double));
+  double c0, c1, cov00, cov01, cov11, sumsq, mean = 0.0, sst = 0.0;
+  gsize n;
+
+  g_return_if_fail (out != NULL);
+  memset (out, 0, sizeof *out);
+  out->op = op;
+  out->r2 = NAN;
+  out->overhead_se_ns = NAN;
+  out->ns_per_byte_se = NAN;
+  out->mean_d2c_ns = NAN;
+
+  for (gsize i = 0; i < n_requests; i++)
+    if (fit_request_usable (&requests[i], op))
+      {
+        out->n_total++;
+        if (requests[i].in_flight_at_issue == 1)
+          out->n_isolated++;
+      }
+  /* D2C of overlapping requests includes waiting inside the device. */
+  out->isolated_only = out->n_isolated >= FIT_MIN_ISOLATED;
+  for (gsize i = 0; i < n_requests; i++)
+    {
+      const TraceRequest *rq = &requests[i];
+      double bytes, d2c;
+
+      if (!fit_request_usable (rq, op)
+          || (out->isolated_only && rq->in_flight_at_issue != 1))
+        continue;
+      bytes = (double) rq->nr_sectors * FIT_SECTOR_BYTES;
+      d2c = (double) (rq->complete_ns - rq->issue_ns);
+      g_array_append_val (x, bytes);
+      g_array_append_val (y, d2c);
+    }
+  n = x->len;
+  out->n_used = n;
+  out->fitted = n >= FIT_MIN_REQUESTS;
+  if (!out->fitted)
+    return;
+
+  out->n_sizes = fit_count_distinct ((const double *) x->data, n);
+  out->mean_bytes = 0.0;
+  for (gsize i = 0; i < n; i++)
+    {
+      mean += g_array_index (y, double, i);
+      out->mean_bytes += g_array_index (x, double, i);
+    }
+  mean /= (double) n;
+  out->mean_bytes /= (double) n;
+  out->mean_d2c_ns = mean;
+  if (out->n_sizes < 2)
+    {
+      fit_mean_only ((const double *) y->data, n, out);
+      return;
+    }
+
+  gsl_fit_linear ((const double *) x->data, 1, (const double *) y->data, 1, n,
+                  &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+  if (!(c1 > 0.0))
+    {
+      /* Larger requests are not slower: no transfer rate can be read off. */
+      fit_mean_only ((const double *) y->data, n, out);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      double d = g_array_index (y, double, i) - mean;
+      sst += d * d;
+    }
+  out->bandwidth_identified = TRUE;
+  out->overhead_ns = c0;
+  out->overhead_se_ns = sqrt (cov00);
+  out->ns_per_byte = c1;
+  out->ns_per_byte_se = sqrt (cov11);
+  out->bandwidth_bytes_per_s = 1e9 / c1;
+  out->r2 = sst > 0 ? 1.0 - sumsq / sst : NAN;
+  out->residual_rms_ns = sqrt (sumsq / (double) n);
+}
+
+/* ---- Processes ---------------------------------------------------------- */
+
+typedef struct {
+  FitProcess *proc;
+  GArray     *think_ns;       /* double */
+  /* The current step: bios of one submission (see fit_processes). */
+  gint64      step_complete_ns;   /* latest completion in the step */
+  gint64      last_complete_ns;   /* completion of the last bio */
+  guint64     last_end_sector;
+  TraceOp     last_op;
+} FitProcessState;
+
+static void
+fit_process_free (gpointer data)
+{
+  FitProcess *p = data;
+
+  if (p == NULL)
+    return;
+  g_free (p->comm);
+  g_free (p->name);
+  g_free (p);
+}
+
+static void
+fit_process_state_free (gpointer data)
+{
+  FitProcessState *st = data;
+
+  g_array_unref (st->think_ns);
+  g_free (st);
+}
+
+static int
+fit_double_cmp (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static int
+fit_process_cmp (gconstpointer a, gconstpointer b)
+{
+  const FitProcess *x = *(FitProcess *const *) a;
+  const FitProcess *y = *(FitProcess *const *) b;
+
+  return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Linear interpolation between order statistics, h = p (n - 1). */
+static double
+fit_quantile (const double *sorted, gsize n, double p)
+{
+  double h = p * (double) (n - 1);
+  gsize lo = (gsize) floor (h);
+
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  return sorted[lo] + (h - (double) lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+static void
+fit_process_finish (FitProcessState *st)
+{
+  FitProcess *p = st->proc;
+  GArray *t = st->think_ns;
+  double sum = 0.0;
+
+  p->closed_loop = p->pairs > 0 && p->dependent_pairs * 2 > p->pairs;
+  p->name = fit_process_name (p->comm, p->pid);
+  if (t->len == 0)
+    {
+      p->think_mean_ns = p->think_p50_ns = p->think_p95_ns = NAN;
+      return;
+    }
+  g_array_sort (t, fit_double_cmp);
+  for (guint i = 0; i < t->len; i++)
+    sum += g_array_index (t, double, i);
+  p->think_mean_ns = sum / t->len;
+  p->think_p50_ns = fit_quantile ((const double *) t->data, t->len, 0.50);
+  p->think_p95_ns = fit_quantile ((const double *) t->data, t->len, 0.95);
+}
+
+GPtrArray *
+fit_processes (const TraceIo *ios, gsize n_ios)
+{
+  g_autoptr(GHashTable) states = g_hash_table_new_full (g_direct_hash,
+                                                        g_direct_equal, NULL,
+                                                        fit_process_state_free);
+  GPtrArray *out = g_ptr_array_new_with_free_func (fit_process_free);
+  GHashTableIter iter;
+  gpointer value;
+
+  for (gsize i = 0; i < n_ios; i++)
+    {
+      const TraceIo *io = &ios[i];
+      gint64 start_ns = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
+      FitProcessState *st = g_hash_table_lookup (states, GUINT_TO_POINTER (io->pid));
+      guint64 bytes = (guint64) io->nr_sectors * FIT_SECTOR_BYTES;
+      FitProcess *p;
+
+      g_assert ((guint) io->op <= TRACE_OP_OTHER);
+      if (st == NULL)
+        {
+          st = g_new0 (FitProcessState, 1);
+          st->think_ns = g_array_new (FALSE, FALSE, sizeof (double));
+          st->proc = g_new0 (FitProcess, 1);
+          st->proc->pid = io->pid;
+          st->proc->comm = g_strdup ("");
+          st->proc->first_queue_ns = start_ns;
+          st->proc->last_complete_ns = io->complete_ns;
+          st->step_complete_ns = io->complete_ns;
+          g_hash_table_insert (states, GUINT_TO_POINTER (io->pid), st);
+          g_ptr_array_add (out, st->proc);
+        }
+      else if (start_ns < st->last_complete_ns && io->op == st->last_op
+               && io->sector == st->last_end_sector)
+        {
+          /* A contiguous bio queued while the previous one was in flight:
+           * the same submission split up (max_sectors_kb), not a new step. */
+          st->step_complete_ns = MAX (st->step_complete_ns, io->complete_ns);
+        }
+      else
+        {
+          /* A new step depends on the previous one when it was queued
+           * after every bio of that step had completed. */
+          st->proc->pairs++;
+          if (start_ns >= st->step_complete_ns)
+            {
+              double think = (double) (start_ns - st->step_complete_ns);
+
+              st->proc->dependent_pairs++;
+              g_array_append_val (st->think_ns, think);
+            }
+          st->step_complete_ns = io->complete_ns;
+        }
+      p = st->proc;
+      if (p->comm[0] == '\0' && io->comm[0] != '\0')
+        {
+          g_free (p->comm);
+          p->comm = g_strndup (io->comm, sizeof io->comm);
+        }
+      p->ios++;
+      p->bytes += bytes;
+      p->ios_by_op[io->op]++;
+      p->bytes_by_op[io->op] += bytes;
+      p->first_queue_ns = MIN (p->first_queue_ns, start_ns);
+      p->last_complete_ns = MAX (p->last_complete_ns, io->complete_ns);
+      st->last_complete_ns = io->complete_ns;
+      st->last_end_sector = io->sector + io->nr_sectors;
+      st->last_op = io->op;
+    }
+
+  g_hash_table_iter_init (&iter, states);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    fit_process_finish (value);
+  g_ptr_array_sort (out, fit_process_cmp);
+  return out;
+}
+
+/* ---- Whole fit ---------------------------------------------------------- */
+
+void
+fit_result_free (FitResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->trace_path);
+  g_free (result->device_name);
+  g_free (result->sched);
+  g_free (result->sched_source);
+  if (result->processes != NULL)
+    g_ptr_array_unref (result->processes);
+  if (result->ios != NULL)
+    g_array_unref (result->ios);
+  g_free (result);
+}
+
+static char *
+fit_device_name (const char *meta_device, guint32 major, guint32 minor)
+{
+  g_autofree char *base = NULL;
+
+  if (meta_device == NULL || meta_device[0] == '\0')
+    return g_strdup_printf ("dev%u_%u", major, minor);
+  base = g_path_get_basename (meta_device);
+  for (char *p = base; *p != '\0'; p++)
+    if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
+      *p = '_';
+  return g_steal_pointer (&base);
+}
+
+static guint64
+fit_capacity_from_extent (const TraceIo *ios, gsize n_ios,
+                          const TraceRequest *requests, gsize n_requests)
+{
+  const guint64 mib = 1024 * 1024;
+  guint64 end = 0;
+
+  for (gsize i = 0; i < n_requests; i++)
+    end = MAX (end, (requests[i].sector + requests[i].nr_sectors) * FIT_SECTOR_BYTES);
+  for (gsize i = 0; i < n_ios; i++)
+    end = MAX (end, (ios[i].sector + ios[i].nr_sectors) * FIT_SECTOR_BYTES);
+  return MAX (1, (end + mib - 1) / mib) * mib;
+}
+
+FitResult *
+fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
+            const TraceRequest *requests, gsize n_requests,
+            const char *meta_device, const char *meta_scheduler,
+            const char *meta_size_bytes, const FitOptions *options,
+            GError **error)
+{
+  g_autoptr(FitResult) r = NULL;
+  guint64 size_bytes;
+
+  g_return_val_if_fail (trace_path != NULL, NULL);
+
+  if (n_requests == 0 && options != NULL && options->has_device)
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
+                   "%s: no completed requests (D and C) of device %u,%u to fit",
+                   trace_path, options->dev_major, options->dev_minor);
+      return NULL;
+    }
+  if (n_requests == 0)
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
+                   "%s: no completed requests (D and C) to fit", trace_path);
+      return NULL;
+    }
+  r = g_new0 (FitResult, 1);
+  r->trace_path = g_strdup (trace_path);
+  if (options != NULL && options->has_device)
+    {
+      r->dev_major = options->dev_major;
+      r->dev_minor = options->dev_minor;
+    }
+  else
+    {
+      r->dev_major = requests[0].dev_major;
+      r->dev_minor = requests[0].dev_minor;
+    }
+  r->device_name = fit_device_name (meta_device, r->dev_major, r->dev_minor);
+
+  if (options != NULL && options->sched != NULL)
+    {
+      r->sched = fit_sched_from_kernel (options->sched);
+      r->sched_source = g_strdup ("option");
+    }
+  else if (meta_scheduler != NULL && meta_scheduler[0] != '\0')
+    {
+      r->sched = fit_sched_from_kernel (meta_scheduler);
+      r->sched_source = g_strdup ("trace");
+    }
+  else
+    {
+      r->sched = g_strdup ("noop");
+      r->sched_source = g_strdup ("assumed");
+    }
+
+  if (meta_size_bytes != NULL
+      && g_ascii_string_to_unsigned (meta_size_bytes, 10, 1, G_MAXUINT64,
+                                     &size_bytes, NULL))
+    {
+      r->capacity_bytes = size_bytes;
+      r->capacity_from_meta = TRUE;
+    }
+  else
+    r->capacity_bytes = fit_capacity_from_extent (ios, n_ios, requests, n_requests);
+
+  r->max_in_flight = 1;
+  for (gsize i = 0; i < n_requests; i++)
+    {
+      g_assert ((guint) requests[i].op <= TRACE_OP_OTHER);
+      r->max_in_flight = MAX (r->max_in_flight, requests[i].in_flight_at_issue);
+      r->requests_by_op[requests[i].op]++;
+    }
+  r->n_requests = n_requests;
+  r->n_ios = n_ios;
+  fit_device_op (requests, n_requests, TRACE_OP_READ, &r->read);
+  fit_device_op (requests, n_requests, TRACE_OP_WRITE, &r->write);
+  r->processes = fit_processes (ios, n_ios);
+  r->ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), n_ios);
+  if (n_ios > 0)
+    g_array_append_vals (r->ios, ios, n_ios);
+  return g_steal_pointer (&r);
+}

@@ -1,0 +1,129 @@
+/* fit-trace.c — fit_trace(): read a block trace with the traces/ readers,
+ * pick one device and hand the arrays to fit_arrays().  The capture
+ * metadata ("# iosim-capture device= devno= scheduler= size_bytes=")
+ * describes one device; it is used only when that device is the one fitted.
+ */
+#include <stdio.h>
+#include "models/fit/fit.h"
+
+static gboolean
+fit_parse_devno (const char *text, guint32 *major, guint32 *minor)
+{
+  unsigned int ma, mi;
+  char sep, extra;
+
+  if (text == NULL
+      || sscanf (text, "%u%c%u%c", &ma, &sep, &mi, &extra) != 3
+      || (sep != ',' && sep != ':'))
+    return FALSE;
+  *major = ma;
+  *minor = mi;
+  return TRUE;
+}
+
+static int
+fit_uint_key_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = GPOINTER_TO_UINT (a), y = GPOINTER_TO_UINT (b);
+
+  return (x > y) - (x < y);
+}
+
+/* Without a filter, the trace must hold a single device. */
+static gboolean
+fit_check_one_device (const char *path, GArray *requests, GError **error)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_autoptr(GString) list = g_string_new (NULL);
+  g_autoptr(GList) keys = NULL;
+
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const TraceRequest *rq = &g_array_index (requests, TraceRequest, i);
+      guint key = (rq->dev_major << 20) | rq->dev_minor;
+
+      g_hash_table_add (seen, GUINT_TO_POINTER (key));
+    }
+  if (g_hash_table_size (seen) <= 1)
+    return TRUE;
+  keys = g_list_sort (g_hash_table_get_keys (seen), fit_uint_key_cmp);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      guint key = GPOINTER_TO_UINT (l->data);
+
+      g_string_append_printf (list, " %u,%u", key >> 20, key & 0xfffff);
+    }
+  g_set_error (error, FIT_ERROR, FIT_ERROR_DEVICE,
+               "%s: the trace holds %u devices (%s); choose one with --device MAJ,MIN",
+               path, g_hash_table_size (seen), list->str + 1);
+  return FALSE;
+}
+
+FitResult *
+fit_trace (const char *trace_path, const FitOptions *options, GError **error)
+{
+  g_autoptr(TraceReader) reader = NULL;
+  g_autoptr(GArray) ios = NULL;
+  g_autoptr(GArray) requests = NULL;
+  g_autofree char *abs_path = NULL;
+  g_autofree char *meta_device = NULL;
+  g_autofree char *meta_scheduler = NULL;
+  g_autofree char *meta_size = NULL;
+  TraceLifecycleStats stats = { 0 };
+  FitOptions opts = { 0 };
+  guint32 meta_major = 0, meta_minor = 0;
+  gboolean meta_has_devno, meta_applies;
+  FitResult *result;
+
+  g_return_val_if_fail (trace_path != NULL, NULL);
+
+  if (g_strcmp0 (trace_path, "-") == 0)
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                   "fit needs a trace file, not standard input");
+      return NULL;
+    }
+  if (options != NULL)
+    opts = *options;
+
+  reader = trace_reader_open (trace_path, NULL, error);
+  if (reader == NULL)
+    return NULL;
+  meta_device = g_strdup (trace_reader_meta (reader, "device"));
+  meta_scheduler = g_strdup (trace_reader_meta (reader, "scheduler"));
+  meta_size = g_strdup (trace_reader_meta (reader, "size_bytes"));
+  meta_has_devno = fit_parse_devno (trace_reader_meta (reader, "devno"),
+                                    &meta_major, &meta_minor);
+  g_clear_pointer (&reader, trace_reader_free);
+
+  if (!opts.has_device && meta_has_devno)
+    {
+      opts.has_device = TRUE;
+      opts.dev_major = meta_major;
+      opts.dev_minor = meta_minor;
+    }
+  ios = trace_load_ios (trace_path,
+                        opts.has_device ? opts.dev_major : G_MAXUINT32,
+                        opts.has_device ? opts.dev_minor : G_MAXUINT32,
+                        &requests, &stats, error);
+  if (ios == NULL)
+    return NULL;
+  if (!opts.has_device && !fit_check_one_device (trace_path, requests, error))
+    return NULL;
+  meta_applies = !meta_has_devno
+                 || (meta_major == opts.dev_major && meta_minor == opts.dev_minor);
+
+  abs_path = g_canonicalize_filename (trace_path, NULL);
+  result = fit_arrays (abs_path,
+                       (const TraceIo *) ios->data, ios->len,
+                       (const TraceRequest *) requests->data, requests->len,
+                       meta_applies ? meta_device : NULL,
+                       meta_applies ? meta_scheduler : NULL,
+                       meta_applies ? meta_size : NULL,
+                       &opts, error);
+  if (result == NULL)
+    return NULL;
+  result->stats = stats;
+  result->have_stats = TRUE;
+  return result;
+}

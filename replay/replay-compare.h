@@ -1,0 +1,114 @@
+/* replay-compare.h — comparing simulated with measured per-I/O results.
+ *
+ * Both inputs are results CSVs (traces/trace-results.h): A is simulated,
+ * B is measured.  Each process present in both (matched by name) and the
+ * whole of each file are compared by:
+ *   - the Ruemmler–Wilkes demerit figure: RMS horizontal distance between
+ *     the response-time (latency_ns) CDFs, sampled at 10,000 probability
+ *     points p = k/10000, k = 1..10000, with linear interpolation between
+ *     CDF points, as DiskSim's rms.c does (anchors.md §A.1.4, §D.1);
+ *     reported in ms and as % of the measured mean;
+ *   - the mean horizontal distance (Wasserstein-1) on the same points;
+ *   - the Kolmogorov–Smirnov statistic D (largest vertical CDF gap);
+ *   - signed relative errors (sim - measured) / measured in % of mean, p50,
+ *     p95, p99 latency, throughput and IOPS.
+ * Throughput and IOPS of a process are taken over that process's own span
+ * (first issue to last completion); "overall" uses the whole file's span.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+#include "traces/trace-results.h"
+
+G_BEGIN_DECLS
+
+#define REPLAY_COMPARE_POINTS 10000
+
+/* ---- Distribution metrics on sorted samples (pure, for tests) ---------- */
+
+/* Quantile of ascending @sorted (n >= 1) at @p in [0, 1]: linear
+ * interpolation between order statistics, x(h) with h = p * (n - 1), i.e.
+ * the CDF is the polyline through (x_i, i / (n - 1)). */
+double replay_compare_quantile (const double *sorted,
+                                gsize         n,
+                                double        p);
+
+/* Demerit (RMS of Q_a(p) - Q_b(p) over the 10,000 points), in the unit of
+ * the samples.  @mean_distance (may be NULL) receives the mean |Δx|. */
+double replay_compare_demerit  (const double *a_sorted,
+                                gsize         n_a,
+                                const double *b_sorted,
+                                gsize         n_b,
+                                double       *mean_distance);
+
+/* Two-sample KS statistic D = sup_x |F_a(x) - F_b(x)| of the empirical
+ * step CDFs; ties are handled by stepping past equal values together. */
+double replay_compare_ks       (const double *a_sorted,
+                                gsize         n_a,
+                                const double *b_sorted,
+                                gsize         n_b);
+
+/* ---- Comparing two results files -------------------------------------- */
+
+/* Summary of one side (simulated or measured) of one group. */
+typedef struct {
+  guint64 ios;
+  guint64 bytes;
+  double  span_s;          /* first issue to last completion */
+  double  mean_ms;
+  double  p50_ms;
+  double  p95_ms;
+  double  p99_ms;
+  double  max_ms;
+  double  mb_per_s;        /* 10^6 bytes per second over span_s */
+  double  iops;
+} ReplayCompareSide;
+
+/* One row of the comparison: a process, or "overall". */
+typedef struct {
+  char              *name;
+  ReplayCompareSide  sim;
+  ReplayCompareSide  meas;
+  double  demerit_ms;
+  double  demerit_pct;         /* of the measured mean latency */
+  double  mean_distance_ms;
+  double  ks_d;
+  double  mean_error_pct;      /* signed: (sim - meas) / meas */
+  double  p50_error_pct;
+  double  p95_error_pct;
+  double  p99_error_pct;
+  double  throughput_error_pct;
+  double  iops_error_pct;
+} ReplayCompareRow;
+
+typedef struct {
+  GPtrArray        *processes;        /* ReplayCompareRow *, sorted by name */
+  ReplayCompareRow *overall;
+  GPtrArray        *only_simulated;   /* char *, process names, sorted */
+  GPtrArray        *only_measured;    /* char *, sorted */
+  char             *simulated_path;
+  char             *measured_path;
+} ReplayCompareReport;
+
+/* Error when either file holds no I/O.  Percentages whose reference is
+ * zero are NaN (printed as "-", JSON null). */
+ReplayCompareReport *replay_compare_results (const TraceResults *simulated,
+                                             const TraceResults *measured,
+                                             GError            **error);
+/* Load both files and compare them; errors name the file and line. */
+ReplayCompareReport *replay_compare_files   (const char  *simulated_path,
+                                             const char  *measured_path,
+                                             GError     **error);
+void  replay_compare_report_free  (ReplayCompareReport *report);
+/* Aligned text table. */
+void  replay_compare_report_print (const ReplayCompareReport *report,
+                                   FILE                      *out);
+/* JSON: {"simulated": path, "measured": path, "processes": [{"name": ...,
+ * "demerit_ms": ..., ...}], "overall": {...}, "only_in_simulated": [...],
+ * "only_in_measured": [...]}; caller frees. */
+char *replay_compare_report_to_json (const ReplayCompareReport *report);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayCompareReport, replay_compare_report_free)
+
+G_END_DECLS

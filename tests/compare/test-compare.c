@@ -1,0 +1,242 @@
+/* test-compare.c — the comparison metrics of replay/replay-compare.h:
+ * demerit figure (RMS horizontal CDF distance, DiskSim rms.c method), mean
+ * distance, KS statistic, quantiles, and the per-process report. */
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "replay/replay-compare.h"
+
+static void
+test_quantile (void)
+{
+  const double v[] = { 1, 2, 3, 4, 5 };
+
+  g_assert_cmpfloat (replay_compare_quantile (v, 5, 0.0), ==, 1.0);
+  g_assert_cmpfloat (replay_compare_quantile (v, 5, 0.5), ==, 3.0);
+  g_assert_cmpfloat (replay_compare_quantile (v, 5, 1.0), ==, 5.0);
+  /* h = 0.95 * 4 = 3.8: 4 + 0.8 * (5 - 4) */
+  g_assert_cmpfloat_with_epsilon (replay_compare_quantile (v, 5, 0.95), 4.8, 1e-12);
+  g_assert_cmpfloat (replay_compare_quantile (v, 1, 0.3), ==, 1.0);
+}
+
+static void
+test_demerit_identical (void)
+{
+  const double a[] = { 0.1, 0.5, 0.5, 2.0, 7.25, 9.0 };
+  double mean_dist = -1;
+
+  g_assert_cmpfloat (replay_compare_demerit (a, 6, a, 6, &mean_dist), ==, 0.0);
+  g_assert_cmpfloat (mean_dist, ==, 0.0);
+  g_assert_cmpfloat (replay_compare_ks (a, 6, a, 6), ==, 0.0);
+}
+
+/* Every quantile moves by c, so both distances are exactly c. */
+static void
+test_demerit_shift (void)
+{
+  double a[50], b[50];
+  const double c = 0.375;   /* a binary fraction: the sums stay exact */
+  double mean_dist;
+
+  /* Ascending, uneven gaps and ties. */
+  for (int i = 0; i < 50; i++)
+    a[i] = (double) ((i / 2) * (i / 2)) / 8.0;
+  for (int i = 0; i < 50; i++)
+    b[i] = a[i] + c;
+  g_assert_cmpfloat_with_epsilon (replay_compare_demerit (b, 50, a, 50, &mean_dist), c, 1e-12);
+  g_assert_cmpfloat_with_epsilon (mean_dist, c, 1e-12);
+}
+
+/* Uniform grids on [0, A] and [0, B] have linear quantile functions Q(p) =
+ * A p and B p whatever the sample counts, so the 10,000-point sums have a
+ * closed form: demerit = |B - A| sqrt(sum (k/N)^2 / N) and mean distance
+ * = |B - A| (N + 1) / (2N), N = 10,000.  As N grows these tend to the
+ * continuous values |B - A| / sqrt(3) and |B - A| / 2. */
+static void
+test_demerit_uniform_scales (void)
+{
+  const gsize n_a = 101, n_b = 1001;
+  const double A = 2.0, B = 5.0, N = REPLAY_COMPARE_POINTS;
+  g_autofree double *a = g_new (double, n_a);
+  g_autofree double *b = g_new (double, n_b);
+  double mean_dist, demerit, expected, expected_mean;
+
+  for (gsize i = 0; i < n_a; i++)
+    a[i] = A * (double) i / (double) (n_a - 1);
+  for (gsize i = 0; i < n_b; i++)
+    b[i] = B * (double) i / (double) (n_b - 1);
+  demerit = replay_compare_demerit (a, n_a, b, n_b, &mean_dist);
+  expected = (B - A) * sqrt ((N + 1) * (2 * N + 1) / (6 * N * N));
+  expected_mean = (B - A) * (N + 1) / (2 * N);
+  g_assert_cmpfloat_with_epsilon (demerit, expected, 1e-9);
+  g_assert_cmpfloat_with_epsilon (mean_dist, expected_mean, 1e-9);
+  /* The continuous limit, within the O(1/N) discretisation: 3 * 1e-4. */
+  g_assert_cmpfloat_with_epsilon (demerit, (B - A) / sqrt (3.0), 3e-4);
+  g_assert_cmpfloat_with_epsilon (mean_dist, (B - A) / 2.0, 3e-4);
+  /* Symmetric. */
+  g_assert_cmpfloat_with_epsilon (replay_compare_demerit (b, n_b, a, n_a, NULL), demerit, 1e-12);
+}
+
+static void
+test_ks_known (void)
+{
+  const double a[] = { 1, 2, 3, 4 };
+  const double b[] = { 3, 4, 5, 6 };
+  const double far[] = { 10, 11 };
+  const double t1[] = { 1, 1, 2 };
+  const double t2[] = { 1, 2, 2 };
+
+  /* At x in [2, 3): F_a = 1/2, F_b = 0. */
+  g_assert_cmpfloat_with_epsilon (replay_compare_ks (a, 4, b, 4), 0.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (replay_compare_ks (a, 4, far, 2), 1.0, 1e-12);
+  /* Ties: at x = 1, F = 2/3 vs 1/3; at 2 both reach 1. */
+  g_assert_cmpfloat_with_epsilon (replay_compare_ks (t1, 3, t2, 3), 1.0 / 3.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (replay_compare_ks (b, 4, a, 4), 0.5, 1e-12);
+}
+
+/* ---- Report on results files ---------------------------------------- */
+
+typedef struct {
+  const char *process;
+  guint32     pid;
+  guint64     bytes;
+  gint64      issue_ns;
+  gint64      latency_ns;
+} Io;
+
+static char *
+write_results (const char *name, const Io *ios, gsize n)
+{
+  char *path = g_build_filename (g_get_user_cache_dir (), name, NULL);
+  FILE *out;
+
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  out = fopen (path, "w");
+  g_assert_nonnull (out);
+  trace_results_write_header (out);
+  for (gsize i = 0; i < n; i++)
+    {
+      TraceResult r = { (char *) ios[i].process, ios[i].pid, (char *) "loop0",
+                        TRACE_OP_READ, 0, ios[i].bytes, ios[i].issue_ns,
+                        ios[i].issue_ns, ios[i].issue_ns + ios[i].latency_ns, 0 };
+      trace_results_write_row (out, &r);
+    }
+  g_assert_cmpint (fclose (out), ==, 0);
+  return path;
+}
+
+/* Simulated latencies are the measured ones times 1.25 for "a", equal for
+ * "b"; "c" is only simulated and "d" only measured. */
+static void
+test_report (void)
+{
+  Io meas[40], sim[41];
+  gsize nm = 0, ns = 0;
+  g_autofree char *meas_path = NULL, *sim_path = NULL;
+  g_autoptr(ReplayCompareReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+  const ReplayCompareRow *a, *b;
+  g_autofree char *json = NULL;
+
+  for (int i = 0; i < 20; i++)
+    {
+      gint64 lat = 1000000 + 50000 * i;   /* 1 ms .. 1.95 ms */
+
+      meas[nm++] = (Io) { "a-1", 1, 4096, 2000000 * i, lat };
+      sim[ns++] = (Io) { "a-1", 1, 4096, 2000000 * i, lat * 5 / 4 };
+      meas[nm++] = (Io) { "b-2", 2, 8192, 2000000 * i + 1, lat };
+      sim[ns++] = (Io) { "b-2", 2, 8192, 2000000 * i + 1, lat };
+    }
+  sim[ns++] = (Io) { "c-3", 3, 512, 5, 10 };
+  meas[nm - 1].process = "d-4";
+
+  sim_path = write_results ("sim.csv", sim, ns);
+  meas_path = write_results ("meas.csv", meas, nm);
+  report = replay_compare_files (sim_path, meas_path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (report->processes->len, ==, 2);
+  a = g_ptr_array_index (report->processes, 0);
+  b = g_ptr_array_index (report->processes, 1);
+  g_assert_cmpstr (a->name, ==, "a-1");
+  g_assert_cmpstr (b->name, ==, "b-2");
+
+  g_assert_cmpfloat_with_epsilon (a->mean_error_pct, 25.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->p50_error_pct, 25.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->p95_error_pct, 25.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (a->p99_error_pct, 25.0, 1e-9);
+  /* Scaling by 1.25 moves every quantile by 0.25 Q(p): the demerit is
+   * 0.25 times the RMS of the measured quantile function. */
+  {
+    g_autofree double *v = g_new (double, 20);
+    double ss = 0;
+
+    for (int i = 0; i < 20; i++)
+      v[i] = (1000000 + 50000 * i) / 1e6;
+    for (int k = 1; k <= REPLAY_COMPARE_POINTS; k++)
+      {
+        double q = replay_compare_quantile (v, 20, (double) k / REPLAY_COMPARE_POINTS);
+        ss += q * q;
+      }
+    g_assert_cmpfloat_with_epsilon (a->demerit_ms, 0.25 * sqrt (ss / REPLAY_COMPARE_POINTS), 1e-9);
+    g_assert_cmpfloat_with_epsilon (a->demerit_pct, a->demerit_ms / a->meas.mean_ms * 100, 1e-9);
+  }
+  /* Same issue times, longer last completion: throughput drops. */
+  g_assert_cmpfloat (a->throughput_error_pct, <, 0.0);
+  g_assert_cmpfloat_with_epsilon (a->throughput_error_pct, a->iops_error_pct, 1e-9);
+  {
+    double span_meas = (2000000.0 * 19 + 1950000) / 1e9;
+    double span_sim = (2000000.0 * 19 + 1950000 * 1.25) / 1e9;
+
+    g_assert_cmpfloat_with_epsilon (a->meas.mb_per_s, 20 * 4096 / 1e6 / span_meas, 1e-9);
+    g_assert_cmpfloat_with_epsilon (a->throughput_error_pct,
+                                    (span_meas / span_sim - 1) * 100, 1e-9);
+  }
+
+  /* b-2 differs only by its last I/O, which became d-4 in the measured file. */
+  g_assert_cmpuint (b->sim.ios, ==, 20);
+  g_assert_cmpuint (b->meas.ios, ==, 19);
+  g_assert_cmpfloat (b->ks_d, >, 0.0);
+  g_assert_cmpfloat_with_epsilon (b->ks_d, 1.0 / 20, 1e-12);
+
+  g_assert_cmpuint (report->only_simulated->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (report->only_simulated, 0), ==, "c-3");
+  g_assert_cmpuint (report->only_measured->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (report->only_measured, 0), ==, "d-4");
+  g_assert_cmpuint (report->overall->sim.ios, ==, 41);
+  g_assert_cmpuint (report->overall->meas.ios, ==, 40);
+
+  json = replay_compare_report_to_json (report);
+  g_assert_nonnull (strstr (json, "\"demerit_ms\""));
+  g_assert_nonnull (strstr (json, "\"overall\""));
+  g_assert_nonnull (strstr (json, "\"only_in_measured\""));
+}
+
+static void
+test_report_empty (void)
+{
+  const Io one = { "a-1", 1, 4096, 0, 100 };
+  g_autofree char *empty = write_results ("empty.csv", NULL, 0);
+  g_autofree char *full = write_results ("one.csv", &one, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ReplayCompareReport) report = replay_compare_files (empty, full, &error);
+
+  g_assert_null (report);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "simulated"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/compare/quantile", test_quantile);
+  g_test_add_func ("/compare/demerit/identical", test_demerit_identical);
+  g_test_add_func ("/compare/demerit/shift", test_demerit_shift);
+  g_test_add_func ("/compare/demerit/uniform-scales", test_demerit_uniform_scales);
+  g_test_add_func ("/compare/ks/known", test_ks_known);
+  g_test_add_func ("/compare/report", test_report);
+  g_test_add_func ("/compare/report/empty", test_report_empty);
+  return g_test_run ();
+}

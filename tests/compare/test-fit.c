@@ -1,0 +1,744 @@
+/* test-fit.c — models/fit on synthetic requests and I/Os: least-squares
+ * recovery of overhead and bandwidth, selection of requests issued alone,
+ * the single-size case, closed/open loop detection, and the scenario file
+ * loaded back with GKeyFile.  Noise comes from a seeded gsl_rng. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "models/fit/fit.h"
+#include "traces/trace-results.h"
+
+#define OVERHEAD_NS   50000.0   /* 50 us */
+#define NS_PER_BYTE   5.0       /* 200 MB/s */
+#define NOISE_NS      2000.0    /* sigma of the Gaussian noise, 2 us */
+
+static TraceRequest
+make_request (TraceOp op, guint32 nr_sectors, gint64 issue_ns, gint64 d2c_ns,
+              guint32 in_flight)
+{
+  TraceRequest rq = { 0 };
+
+  rq.dev_major = 7;
+  rq.dev_minor = 0;
+  rq.op = op;
+  rq.sector = 2048;
+  rq.nr_sectors = nr_sectors;
+  rq.issue_ns = issue_ns;
+  rq.complete_ns = issue_ns + d2c_ns;
+  rq.in_flight_at_issue = in_flight;
+  return rq;
+}
+
+/* @n isolated requests of random sizes from 4 KiB to 128 KiB with D2C =
+ * overhead + bytes * ns_per_byte + N(0, NOISE_NS). */
+static GArray *
+make_linear_requests (gsize n, TraceOp op, unsigned long seed)
+{
+  static const guint32 sectors[] = { 8, 16, 32, 64, 128, 256 };
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  gint64 t = 0;
+
+  gsl_rng_set (rng, seed);
+  for (gsize i = 0; i < n; i++)
+    {
+      guint32 s = sectors[gsl_rng_uniform_int (rng, G_N_ELEMENTS (sectors))];
+      double d2c = OVERHEAD_NS + NS_PER_BYTE * s * 512 + gsl_ran_gaussian (rng, NOISE_NS);
+      TraceRequest rq = make_request (op, s, t, (gint64) llround (d2c), 1);
+
+      g_array_append_val (a, rq);
+      t = rq.complete_ns + 10000;
+    }
+  gsl_rng_free (rng);
+  return a;
+}
+
+/* The standard errors OLS would have with the true sigma, from the x values. */
+static void
+true_standard_errors (GArray *a, double *se_intercept, double *se_slope)
+{
+  double n = a->len, xbar = 0, sxx = 0;
+
+  for (guint i = 0; i < a->len; i++)
+    xbar += g_array_index (a, TraceRequest, i).nr_sectors * 512.0;
+  xbar /= n;
+  for (guint i = 0; i < a->len; i++)
+    {
+      double d = g_array_index (a, TraceRequest, i).nr_sectors * 512.0 - xbar;
+      sxx += d * d;
+    }
+  *se_slope = NOISE_NS / sqrt (sxx);
+  *se_intercept = NOISE_NS * sqrt (1.0 / n + xbar * xbar / sxx);
+}
+
+static void
+test_ols_recovery (void)
+{
+  g_autoptr(GArray) a = make_linear_requests (600, TRACE_OP_READ, 42);
+  FitDeviceOp f;
+  double se_int, se_slope;
+
+  fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
+  true_standard_errors (a, &se_int, &se_slope);
+
+  g_assert_true (f.fitted);
+  g_assert_true (f.bandwidth_identified);
+  g_assert_true (f.isolated_only);
+  g_assert_cmpuint (f.n_used, ==, 600);
+  g_assert_cmpuint (f.n_sizes, ==, 6);
+  /* Unbiased estimates: within 4 standard errors (a 1-in-15,000 miss). */
+  g_assert_cmpfloat (fabs (f.overhead_ns - OVERHEAD_NS), <, 4 * se_int);
+  g_assert_cmpfloat (fabs (f.ns_per_byte - NS_PER_BYTE), <, 4 * se_slope);
+  g_assert_cmpfloat (fabs (f.bandwidth_bytes_per_s - 1e9 / NS_PER_BYTE), <,
+                     1e9 / NS_PER_BYTE * 4 * se_slope / NS_PER_BYTE * 1.01);
+  /* sigma estimated from 600 residuals: relative sd ~ 1/sqrt(2n) = 2.9%,
+   * so 15% is five of them.  The reported standard errors scale with it. */
+  g_assert_cmpfloat (fabs (f.residual_rms_ns - NOISE_NS), <, 0.15 * NOISE_NS);
+  g_assert_cmpfloat (fabs (f.overhead_se_ns - se_int), <, 0.15 * se_int);
+  g_assert_cmpfloat (fabs (f.ns_per_byte_se - se_slope), <, 0.15 * se_slope);
+  /* Transfer times span 20..655 us against 2 us of noise. */
+  g_assert_cmpfloat (f.r2, >, 0.999);
+  g_assert_cmpfloat (f.r2, <=, 1.0);
+}
+
+/* Requests issued with others in flight wait inside the device; they must
+ * not bias the fit when enough isolated ones exist. */
+static void
+test_isolated_selection (void)
+{
+  g_autoptr(GArray) a = make_linear_requests (100, TRACE_OP_READ, 7);
+  FitDeviceOp f;
+  double se_int, se_slope;
+
+  true_standard_errors (a, &se_int, &se_slope);
+  for (int i = 0; i < 300; i++)
+    {
+      TraceRequest rq = make_request (TRACE_OP_READ, 8 << (i % 6), 1000000000 + i * 1000,
+                                      (gint64) (OVERHEAD_NS + 500000 + NS_PER_BYTE * (4096 << (i % 6))),
+                                      3);
+      g_array_append_val (a, rq);
+    }
+  fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
+  g_assert_cmpuint (f.n_total, ==, 400);
+  g_assert_cmpuint (f.n_isolated, ==, 100);
+  g_assert_cmpuint (f.n_used, ==, 100);
+  g_assert_true (f.isolated_only);
+  g_assert_cmpfloat (fabs (f.overhead_ns - OVERHEAD_NS), <, 4 * se_int);
+  g_assert_cmpfloat (fabs (f.ns_per_byte - NS_PER_BYTE), <, 4 * se_slope);
+
+  /* Too few isolated ones (19): all are used and the queueing shows. */
+  g_array_remove_range (a, 19, 81);
+  fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
+  g_assert_cmpuint (f.n_isolated, ==, FIT_MIN_ISOLATED - 1);
+  g_assert_false (f.isolated_only);
+  g_assert_cmpuint (f.n_used, ==, 319);
+  g_assert_cmpfloat (f.overhead_ns, >, OVERHEAD_NS + 100000);
+}
+
+static void
+test_single_size (void)
+{
+  g_autoptr(GArray) a = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  g_autoptr(GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *scenario = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out;
+  double sum = 0;
+
+  for (int i = 0; i < 30; i++)
+    {
+      TraceRequest rq = make_request (TRACE_OP_READ, 8, i * 1000000, 60000 + 100 * (i % 7), 1);
+      g_array_append_val (a, rq);
+      sum += 60000 + 100 * (i % 7);
+    }
+  r = fit_arrays ("/traces/one-size.txt", NULL, 0, (const TraceRequest *) a->data,
+                  a->len, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->read.fitted);
+  g_assert_false (r->read.bandwidth_identified);
+  g_assert_cmpuint (r->read.n_sizes, ==, 1);
+  g_assert_cmpfloat_with_epsilon (r->read.overhead_ns, sum / 30, 1e-6);
+  g_assert_true (isnan (r->read.r2));
+  g_assert_false (r->write.fitted);
+
+  scenario = fit_scenario_to_data (r);
+  g_assert_nonnull (strstr (scenario, "\noverhead = "));
+  /* The transfer is inside the overhead: the bandwidth must add nothing. */
+  g_assert_nonnull (strstr (scenario, "\nbandwidth = 1000000MB/s\n"));
+  g_assert_nonnull (strstr (scenario, "bandwidth not identifiable"));
+
+  out = open_memstream (&buf, &len);
+  fit_print_report (r, out);
+  fclose (out);
+  g_assert_nonnull (strstr (buf, "read: bandwidth is not identifiable from this trace"));
+  g_assert_nonnull (strstr (buf, "one request size"));
+  free (buf);
+}
+
+static TraceIo
+make_io (guint32 pid, const char *comm, gint64 queue_ns, gint64 complete_ns)
+{
+  TraceIo io = { 0 };
+
+  io.dev_major = 7;
+  io.pid = pid;
+  g_strlcpy (io.comm, comm, sizeof io.comm);
+  io.op = TRACE_OP_READ;
+  io.sector = 0;
+  io.nr_sectors = 8;
+  io.queue_ns = queue_ns;
+  io.issue_ns = queue_ns;
+  io.complete_ns = complete_ns;
+  return io;
+}
+
+static int
+cmp_io_queue (gconstpointer a, gconstpointer b)
+{
+  const TraceIo *x = a, *y = b;
+
+  if (x->queue_ns != y->queue_ns)
+    return x->queue_ns < y->queue_ns ? -1 : 1;
+  return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* pid 10 (dd) waits for each I/O, then thinks 10, 20, ..., 200 us; pid 20
+ * (fio) queues every 100 us I/Os that take 500 us; pid 30 has no comm. */
+static GArray *
+make_streams (void)
+{
+  GArray *ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  gint64 t = 0;
+
+  for (int i = 0; i < 21; i++)
+    {
+      TraceIo io = make_io (10, "dd", t, t + 300000);
+
+      g_array_append_val (ios, io);
+      t = io.complete_ns + 10000 * (i + 1);
+    }
+  for (int i = 0; i < 40; i++)
+    {
+      TraceIo io = make_io (20, "fio worker", 5000 + i * 100000, 5000 + i * 100000 + 500000);
+      g_array_append_val (ios, io);
+    }
+  {
+    TraceIo io = make_io (30, "", 1, 2);
+    g_array_append_val (ios, io);
+  }
+  g_array_sort (ios, cmp_io_queue);
+  return ios;
+}
+
+static void
+test_closed_open (void)
+{
+  g_autoptr(GArray) ios = make_streams ();
+  g_autoptr(GPtrArray) procs = fit_processes ((const TraceIo *) ios->data, ios->len);
+  const FitProcess *dd, *fio, *anon;
+
+  g_assert_cmpuint (procs->len, ==, 3);
+  dd = g_ptr_array_index (procs, 0);
+  fio = g_ptr_array_index (procs, 1);
+  anon = g_ptr_array_index (procs, 2);
+
+  g_assert_cmpstr (dd->name, ==, "dd-10");
+  g_assert_cmpuint (dd->ios, ==, 21);
+  g_assert_cmpuint (dd->pairs, ==, 20);
+  g_assert_cmpuint (dd->dependent_pairs, ==, 20);
+  g_assert_true (dd->closed_loop);
+  /* Think times 10..200 us: mean 105, median 105, p95 at h = 18.05. */
+  g_assert_cmpfloat_with_epsilon (dd->think_mean_ns, 105000, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dd->think_p50_ns, 105000, 1e-6);
+  g_assert_cmpfloat_with_epsilon (dd->think_p95_ns, 190000 + 0.05 * 10000, 1e-6);
+  g_assert_cmpuint (dd->bytes, ==, 21 * 4096);
+
+  g_assert_cmpstr (fio->name, ==, "fio_worker-20");
+  g_assert_cmpuint (fio->pairs, ==, 39);
+  g_assert_cmpuint (fio->dependent_pairs, ==, 0);
+  g_assert_false (fio->closed_loop);
+  g_assert_true (isnan (fio->think_mean_ns));
+
+  g_assert_cmpstr (anon->name, ==, "pid30");
+  g_assert_cmpuint (anon->pairs, ==, 0);
+  g_assert_false (anon->closed_loop);
+}
+
+/* Half the pairs dependent is not "most": the stream is open. */
+static void
+test_half_dependent_is_open (void)
+{
+  g_autoptr(GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr(GPtrArray) procs = NULL;
+  const gint64 q[] = { 0, 1000, 5000 };    /* I/Os take 2 us */
+  const FitProcess *p;
+
+  for (guint i = 0; i < G_N_ELEMENTS (q); i++)
+    {
+      TraceIo io = make_io (1, "x", q[i], q[i] + 2000);
+      g_array_append_val (ios, io);
+    }
+  procs = fit_processes ((const TraceIo *) ios->data, ios->len);
+  p = g_ptr_array_index (procs, 0);
+  g_assert_cmpuint (p->pairs, ==, 2);
+  g_assert_cmpuint (p->dependent_pairs, ==, 1);
+  g_assert_false (p->closed_loop);
+  g_assert_cmpfloat_with_epsilon (p->think_mean_ns, 2000, 1e-9);
+}
+
+/* dd with a large block size: each read is split into 4 contiguous bios
+ * queued together; the next read comes 30 us after the last of them
+ * completed.  Steps, not bios, are compared. */
+static void
+test_split_submissions (void)
+{
+  g_autoptr(GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr(GPtrArray) procs = NULL;
+  const FitProcess *p;
+  gint64 t = 0;
+
+  for (int step = 0; step < 10; step++)
+    {
+      gint64 last = 0;
+
+      for (int k = 0; k < 4; k++)
+        {
+          TraceIo io = make_io (5, "dd", t + k * 1000, t + 200000 + k * 50000);
+
+          io.sector = (guint64) (step * 4 + k) * 256;
+          io.nr_sectors = 256;
+          last = io.complete_ns;
+          g_array_append_val (ios, io);
+        }
+      t = last + 30000;
+    }
+  procs = fit_processes ((const TraceIo *) ios->data, ios->len);
+  p = g_ptr_array_index (procs, 0);
+  g_assert_cmpuint (p->ios, ==, 40);
+  g_assert_cmpuint (p->pairs, ==, 9);
+  g_assert_cmpuint (p->dependent_pairs, ==, 9);
+  g_assert_true (p->closed_loop);
+  g_assert_cmpfloat_with_epsilon (p->think_mean_ns, 30000, 1e-9);
+  g_assert_cmpfloat_with_epsilon (p->think_p95_ns, 30000, 1e-9);
+}
+
+static void
+test_scenario_keyfile (void)
+{
+  g_autoptr(GArray) rq = make_linear_requests (200, TRACE_OP_READ, 3);
+  g_autoptr(GArray) wr = make_linear_requests (50, TRACE_OP_WRITE, 4);
+  g_autoptr(GArray) ios = make_streams ();
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *text = NULL, *again = NULL, *json = NULL;
+  g_autofree char *path = NULL, *s = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *read;
+  const char *trace = "/data/my traces\\x/cap.txt";
+  FitOptions opts = { 0 };
+
+  /* One request with 3 in flight sets parallelism. */
+  g_array_index (rq, TraceRequest, 5).in_flight_at_issue = 3;
+  g_array_append_vals (rq, wr->data, wr->len);
+  r = fit_arrays (trace, (const TraceIo *) ios->data, ios->len,
+                  (const TraceRequest *) rq->data, rq->len, "/dev/loop0",
+                  "[mq-deadline] none", "67108864", &opts, &error);
+  g_assert_no_error (error);
+  text = fit_scenario_to_data (r);
+  again = fit_scenario_to_data (r);
+  g_assert_cmpstr (text, ==, again);
+
+  path = g_build_filename (g_get_user_cache_dir (), "fit.ini", NULL);
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (fit_write_scenario (r, path, &error));
+  g_assert_no_error (error);
+  g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &error);
+  g_assert_no_error (error);
+
+  groups = g_key_file_get_groups (kf, NULL);
+  g_assert_cmpuint (g_strv_length (groups), ==, 5);
+  g_assert_cmpstr (groups[0], ==, "sim");
+  g_assert_cmpstr (groups[1], ==, "device loop0");
+  g_assert_cmpstr (groups[2], ==, "process dd-10");
+  g_assert_cmpstr (groups[3], ==, "process fio_worker-20");
+  g_assert_cmpstr (groups[4], ==, "process pid30");
+
+  g_assert_cmpint (g_key_file_get_integer (kf, "sim", "seed", NULL), ==, 1);
+  g_assert_cmpint (g_key_file_get_integer (kf, "sim", "hz", NULL), ==, 1000);
+#define CHECK_KEY(group, key, expected)                                   \
+  G_STMT_START {                                                          \
+    g_autofree char *v_ = g_key_file_get_string (kf, group, key, &error); \
+    g_assert_no_error (error);                                            \
+    g_assert_cmpstr (v_, ==, expected);                                   \
+  } G_STMT_END
+  CHECK_KEY ("device loop0", "kind", "fixed");
+  CHECK_KEY ("device loop0", "parallelism", "3");
+  CHECK_KEY ("device loop0", "queue_depth", "3");
+  CHECK_KEY ("device loop0", "capacity", "64MiB");
+  CHECK_KEY ("device loop0", "sched", "deadline");
+  CHECK_KEY ("device loop0", "devno", "7,0");
+  CHECK_KEY ("process dd-10", "device", "loop0");
+  CHECK_KEY ("process dd-10", "pattern", "trace");
+  CHECK_KEY ("process dd-10", "trace", trace);
+  CHECK_KEY ("process dd-10", "trace_pid", "10");
+  CHECK_KEY ("process dd-10", "trace_devno", "7,0");
+  CHECK_KEY ("process dd-10", "timing", "closed");
+  CHECK_KEY ("process fio_worker-20", "timing", "open");
+
+  /* Values carry units and match the fit to the printed precision. */
+  s = g_key_file_get_string (kf, "device loop0", "overhead", &error);
+  g_assert_true (g_str_has_suffix (s, "us"));
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.overhead_ns / 1e3, 0.0005);
+  g_clear_pointer (&s, g_free);
+  s = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  g_assert_true (g_str_has_suffix (s, "MB/s"));
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.bandwidth_bytes_per_s / 1e6, 0.005);
+  g_clear_pointer (&s, g_free);
+  s = g_key_file_get_string (kf, "device loop0", "write_bandwidth", &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->write.bandwidth_bytes_per_s / 1e6, 0.005);
+  g_assert_true (g_key_file_has_key (kf, "device loop0", "write_overhead", NULL));
+
+  /* JSON carries the same numbers. */
+  json = fit_result_to_json (r);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  read = json_object_get_object_member (json_object_get_object_member (root, "device"), "read");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read, "overhead_us"),
+                                  r->read.overhead_ns / 1e3, 1e-9);
+  g_assert_cmpint (json_object_get_int_member (read, "used"), ==, 199);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "processes")), ==, 3);
+}
+
+/* The measured side for iosim compare: one row per bio, named like the
+ * scenario's processes, Q2C latencies, times from the first I/O. */
+static void
+test_measured_results (void)
+{
+  g_autoptr(GArray) rq = make_linear_requests (30, TRACE_OP_READ, 9);
+  g_autoptr(GArray) ios = make_streams ();
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(TraceResults) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (g_get_user_cache_dir (), "measured.csv", NULL);
+  gint64 origin = G_MAXINT64;
+
+  /* Shift the trace so that "times from the first I/O" is visible. */
+  for (guint i = 0; i < ios->len; i++)
+    {
+      TraceIo *io = &g_array_index (ios, TraceIo, i);
+
+      io->queue_ns += 5000000000;
+      io->issue_ns += 5000000000;
+      io->complete_ns += 5000000000;
+      origin = MIN (origin, io->queue_ns);
+    }
+  r = fit_arrays ("/x", (const TraceIo *) ios->data, ios->len,
+                  (const TraceRequest *) rq->data, rq->len, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (fit_write_measured_results (r, path, &error));
+  g_assert_no_error (error);
+  loaded = trace_results_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace_results_len (loaded), ==, ios->len);
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      const TraceResult *row = trace_results_get (loaded, i);
+      g_autofree char *name = fit_process_name (io->comm, io->pid);
+
+      g_assert_cmpstr (row->process, ==, name);
+      g_assert_cmpuint (row->pid, ==, io->pid);
+      g_assert_cmpstr (row->device, ==, "dev7_0");
+      g_assert_cmpint (row->issue_ns, ==, io->queue_ns - origin);
+      g_assert_cmpint (row->complete_ns - row->issue_ns, ==, io->complete_ns - io->queue_ns);
+      g_assert_cmpuint (row->bytes, ==, io->nr_sectors * 512);
+    }
+}
+
+static void
+test_no_requests (void)
+{
+  g_autoptr(GError) error = NULL;
+  FitResult *r = fit_arrays ("/x", NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, &error);
+
+  g_assert_null (r);
+  g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
+}
+
+static void
+test_names (void)
+{
+  static const struct { const char *in, *out; } sched[] = {
+    { "none", "noop" }, { "mq-deadline", "deadline" }, { "[bfq] mq-deadline none", "bfq" },
+    { "mq-deadline kyber [none]", "noop" }, { "kyber", "kyber" }, { "cfq", "cfq" },
+    { "weird", "weird" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sched); i++)
+    {
+      g_autofree char *got = fit_sched_from_kernel (sched[i].in);
+      g_assert_cmpstr (got, ==, sched[i].out);
+    }
+  {
+    g_autofree char *a = fit_process_name ("kworker/u8:2", 12);
+    g_autofree char *b = fit_process_name ("a b[c],d=e#", 3);
+    g_autofree char *c = fit_process_name ("", 99);
+
+    g_assert_cmpstr (a, ==, "kworker/u8:2-12");
+    g_assert_cmpstr (b, ==, "a_b_c__d_e_-3");
+    g_assert_cmpstr (c, ==, "pid99");
+  }
+}
+
+/* ---- fit_trace on small written traces --------------------------------- */
+
+/* A blkparse trace with @n reads on each of 7,0 and 8,16 (Q, D, C), and
+ * @header as its first line if not NULL. */
+static char *
+write_two_device_trace (const char *name, const char *header, int n)
+{
+  char *path = g_build_filename (g_get_user_cache_dir (), name, NULL);
+  g_autoptr(GString) s = g_string_new (header);
+  guint seq = 1;
+  gint64 t = 1000000;
+
+  for (int i = 0; i < n; i++)
+    for (int dev = 0; dev < 2; dev++)
+      {
+        const char *devno = dev == 0 ? "7,0" : "8,16";
+        guint64 sector = 4096 + (guint64) i * 8;
+        const char *act[] = { "Q", "D", "C" };
+        gint64 at[] = { t, t + 1000, t + 60000 };
+
+        for (int a = 0; a < 3; a++)
+          g_string_append_printf (s, "%5s %4d %8u %5" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT
+                                  " %5u  %s   R %" G_GUINT64_FORMAT " + 8 [%s]\n",
+                                  devno, 0, seq++, at[a] / 1000000000, at[a] % 1000000000,
+                                  a == 2 ? 0 : 100 + dev, act[a], sector,
+                                  a == 2 ? "0" : "cat");
+        t += 100000;
+      }
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+  return path;
+}
+
+static void
+test_trace_several_devices (void)
+{
+  g_autofree char *path = write_two_device_trace ("two.blkparse", NULL, 5);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  FitOptions opts = { .has_device = TRUE, .dev_major = 8, .dev_minor = 16 };
+
+  g_assert_null (r);
+  g_assert_error (error, FIT_ERROR, FIT_ERROR_DEVICE);
+  g_assert_nonnull (strstr (error->message, "2 devices (7,0 8,16)"));
+  g_clear_error (&error);
+
+  r = fit_trace (path, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->dev_major, ==, 8);
+  g_assert_cmpuint (r->dev_minor, ==, 16);
+  g_assert_cmpuint (r->n_requests, ==, 5);
+  g_assert_cmpstr (r->device_name, ==, "dev8_16");
+  g_assert_cmpuint (r->processes->len, ==, 1);
+  g_assert_cmpstr (((FitProcess *) g_ptr_array_index (r->processes, 0))->name, ==, "cat-101");
+}
+
+/* The capture header describes 7,0: it chooses that device, and applies
+ * only to it. */
+static void
+test_trace_capture_meta (void)
+{
+  g_autofree char *path = write_two_device_trace (
+    "meta.blkparse", "# iosim-capture device=/dev/loop0 devno=7,0 scheduler=bfq "
+    "size_bytes=1073741824\n", 4);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  g_autoptr(FitResult) other = NULL;
+  FitOptions opts = { .has_device = TRUE, .dev_major = 8, .dev_minor = 16, .sched = "none" };
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->dev_major, ==, 7);
+  g_assert_cmpstr (r->device_name, ==, "loop0");
+  g_assert_cmpstr (r->sched, ==, "bfq");
+  g_assert_cmpstr (r->sched_source, ==, "trace");
+  g_assert_true (r->capacity_from_meta);
+  g_assert_cmpuint (r->capacity_bytes, ==, 1073741824);
+  g_assert_cmpuint (r->n_requests, ==, 4);
+
+  other = fit_trace (path, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (other->device_name, ==, "dev8_16");
+  g_assert_cmpstr (other->sched, ==, "noop");
+  g_assert_cmpstr (other->sched_source, ==, "option");
+  g_assert_false (other->capacity_from_meta);
+  /* Highest sector end 4096 + 3 * 8 + 8 = 4128 sectors = 2,113,536 bytes,
+   * just over 2 MiB: rounded up to 3 MiB. */
+  g_assert_cmpuint (other->capacity_bytes, ==, 3 * 1024 * 1024);
+}
+
+/* ---- Real traces from $IOSIM_SHARED_TESTDATA --------------------------- */
+
+static char *
+testdata (const char *relative)
+{
+  const char *dir = g_getenv ("IOSIM_SHARED_TESTDATA");
+  char *path;
+
+  if (dir == NULL)
+    return NULL;
+  path = g_build_filename (dir, relative, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    g_clear_pointer (&path, g_free);
+  return path;
+}
+
+/* btt's D2C average (seconds) and count from its summary table. */
+static gboolean
+read_btt_d2c (const char *path, double *avg_s, guint64 *n)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      double min, avg, max;
+      unsigned long long count;
+
+      if (sscanf (*l, "D2C %lf %lf %lf %llu", &min, &avg, &max, &count) == 4)
+        {
+          *avg_s = avg;
+          *n = count;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* One 4 KiB size throughout: the overhead is the mean D2C, which btt
+ * computed independently (printed to the nanosecond). */
+static void
+test_real_blkparse_btt (void)
+{
+  g_autofree char *trace = testdata ("blktrace-takeoverjp-sample/derived/sample.blkparse.txt");
+  g_autofree char *btt = testdata ("blktrace-takeoverjp-sample/derived/sample.btt.txt");
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  double avg_s = 0;
+  guint64 n = 0;
+
+  if (trace == NULL || btt == NULL)
+    {
+      g_test_skip ("IOSIM_SHARED_TESTDATA with the takeoverjp blktrace sample is not available");
+      return;
+    }
+  g_assert_true (read_btt_d2c (btt, &avg_s, &n));
+  r = fit_trace (trace, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->read.n_total, ==, n);
+  g_assert_cmpuint (r->read.n_sizes, ==, 1);
+  g_assert_false (r->read.bandwidth_identified);
+  g_assert_cmpfloat_with_epsilon (r->read.overhead_ns, avg_s * 1e9, 0.5);
+  g_assert_cmpuint (r->dev_major, ==, 259);
+  g_assert_cmpuint (r->dev_minor, ==, 0);
+  g_assert_cmpstr (r->device_name, ==, "dev259_0");
+}
+
+/* Count "write"/"read" actions in a fio v3 iolog. */
+static guint
+count_iolog (const char *path, const char *action)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *needle = g_strdup_printf (" %s ", action);
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+/* fio on loop 7,2: randrw4k (libaio, iodepth 4, 400 IOPS) and seqwrite64k
+ * (iodepth 2, 50 IOPS: each 64 KiB write is issued 20 ms after the last,
+ * long after it completed, so that stream is closed-loop). */
+static void
+test_real_ftrace_fio (void)
+{
+  g_autofree char *trace = testdata ("generated-block-loop-kernel6.18/ftrace-block-loop2.txt.gz");
+  g_autofree char *rw_log = testdata ("generated-block-loop-kernel6.18/randrw4k.v3.iolog");
+  g_autofree char *seq_log = testdata ("generated-block-loop-kernel6.18/seqwrite64k.v3.iolog");
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  const FitProcess *rw = NULL, *seq = NULL;
+
+  if (trace == NULL || rw_log == NULL || seq_log == NULL)
+    {
+      g_test_skip ("IOSIM_SHARED_TESTDATA with the loop-device fio capture is not available");
+      return;
+    }
+  r = fit_trace (trace, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->dev_major, ==, 7);
+  g_assert_cmpuint (r->dev_minor, ==, 2);
+  /* Two fio jobs of depth 4 and 2. */
+  g_assert_cmpuint (r->max_in_flight, >=, 2);
+  g_assert_cmpuint (r->max_in_flight, <=, 6);
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *p = g_ptr_array_index (r->processes, i);
+
+      if (p->bytes_by_op[TRACE_OP_READ] > 0)
+        rw = p;
+      else
+        seq = p;
+    }
+  g_assert_nonnull (rw);
+  g_assert_nonnull (seq);
+  g_assert_cmpuint (rw->ios_by_op[TRACE_OP_READ], ==, count_iolog (rw_log, "read"));
+  g_assert_cmpuint (rw->ios_by_op[TRACE_OP_WRITE], ==, count_iolog (rw_log, "write"));
+  g_assert_cmpuint (seq->ios_by_op[TRACE_OP_WRITE], ==, count_iolog (seq_log, "write"));
+  g_assert_cmpuint (seq->bytes, ==, seq->ios * 65536);
+  g_assert_true (seq->closed_loop);
+  g_assert_cmpuint (seq->dependent_pairs, ==, seq->pairs);
+  /* 50 IOPS: about 20 ms from one issue to the next, minus the service time. */
+  g_assert_cmpfloat (seq->think_p50_ns, >, 15e6);
+  g_assert_cmpfloat (seq->think_p50_ns, <, 20e6);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/fit/ols-recovery", test_ols_recovery);
+  g_test_add_func ("/fit/isolated-selection", test_isolated_selection);
+  g_test_add_func ("/fit/single-size", test_single_size);
+  g_test_add_func ("/fit/processes/closed-open", test_closed_open);
+  g_test_add_func ("/fit/processes/half-dependent-is-open", test_half_dependent_is_open);
+  g_test_add_func ("/fit/processes/split-submissions", test_split_submissions);
+  g_test_add_func ("/fit/scenario/keyfile", test_scenario_keyfile);
+  g_test_add_func ("/fit/no-requests", test_no_requests);
+  g_test_add_func ("/fit/measured-results", test_measured_results);
+  g_test_add_func ("/fit/names", test_names);
+  g_test_add_func ("/fit/trace/several-devices", test_trace_several_devices);
+  g_test_add_func ("/fit/trace/capture-meta", test_trace_capture_meta);
+  g_test_add_func ("/fit/real/blkparse-btt", test_real_blkparse_btt);
+  g_test_add_func ("/fit/real/ftrace-fio", test_real_ftrace_fio);
+  return g_test_run ();
+}
