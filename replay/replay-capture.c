@@ -1,1 +1,486 @@
-/* placeholder: replay-capture.c is being written. */
+/* replay-capture.c — `iosim capture`: block events of one device through
+ * tracefs and the ftrace blk tracer (Linux 6.x kernel/trace/blktrace.c),
+ * the same steps as by hand:
+ *   echo mono > trace_clock; echo 16384 > buffer_size_kb;
+ *   echo blk > current_tracer; : > trace; echo 1 > /sys/block/X/trace/enable;
+ *   cat trace_pipe > FILE
+ * Every setting touched is saved first and restored on every exit path.
+ */
+#include "replay/replay-capture.h"
+#include "replay/replay-safety.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CAPTURE_DEFAULT_BUFFER_KB 16384
+#define CAPTURE_POLL_MS 100
+
+/* Saved in this order, restored in reverse: the tracer first (after
+ * trace_pipe is closed: the kernel refuses to switch tracers while a
+ * reader holds it), recording (tracing_on) last. */
+static const char *const tracefs_files[] = {
+  "tracing_on", "buffer_size_kb", "trace_clock", "current_tracer", NULL,
+};
+/* "enable" first: with enable 0 the kernel has no blk_trace for the disk
+ * and the other four read "disabled" (blktrace.c sysfs_blk_trace_attr_show). */
+static const char *const disk_files[] = {
+  "trace/enable", "trace/act_mask", "trace/start_lba", "trace/end_lba", "trace/pid", NULL,
+};
+
+const char *const *
+replay_tracefs_saved_files (void)
+{
+  return tracefs_files;
+}
+
+const char *const *
+replay_tracefs_saved_disk_files (void)
+{
+  return disk_files;
+}
+
+struct _ReplayTracefsState {
+  char *tracefs_dir;
+  char *disk_dir;                  /* /sys/block/DISK */
+  char *tracefs_values[G_N_ELEMENTS (tracefs_files)];
+  char *disk_values[G_N_ELEMENTS (disk_files)];
+};
+
+static gboolean
+write_file (const char *path, const char *value, GError **error)
+{
+  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  gsize len = strlen (value);
+
+  if (fd < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+                   "cannot open %s for writing: %s", path, g_strerror (errno));
+      return FALSE;
+    }
+  if (len > 0 && write (fd, value, len) != (ssize_t) len)
+    {
+      int saved = errno;
+      close (fd);
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+                   "cannot write '%s' to %s: %s", value, path, g_strerror (saved));
+      return FALSE;
+    }
+  close (fd);
+  return TRUE;
+}
+
+static char *
+read_value (const char *dir, const char *file, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return NULL;
+  return g_strstrip (text);
+}
+
+/* The value to write back for what a tracefs file reads as: the bracketed
+ * choice of "[local] global ..." lists, the number of "7 (expanded: 1408)". */
+static char *
+writable_value (const char *text)
+{
+  const char *open = strchr (text, '[');
+  const char *close = open ? strchr (open, ']') : NULL;
+  const char *paren = strchr (text, '(');
+
+  if (open && close)
+    return g_strndup (open + 1, close - open - 1);
+  if (paren)
+    return g_strstrip (g_strndup (text, paren - text));
+  return g_strdup (text);
+}
+
+void
+replay_tracefs_state_free (ReplayTracefsState *state)
+{
+  if (state == NULL)
+    return;
+  g_free (state->tracefs_dir);
+  g_free (state->disk_dir);
+  for (guint i = 0; i < G_N_ELEMENTS (tracefs_files); i++)
+    g_free (state->tracefs_values[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (disk_files); i++)
+    g_free (state->disk_values[i]);
+  g_free (state);
+}
+
+ReplayTracefsState *
+replay_tracefs_save (const char *tracefs_dir, const char *disk_name, GError **error)
+{
+  g_autoptr (ReplayTracefsState) state = g_new0 (ReplayTracefsState, 1);
+
+  state->tracefs_dir = g_strdup (tracefs_dir);
+  state->disk_dir = g_build_filename ("/sys/block", disk_name, NULL);
+  for (guint i = 0; tracefs_files[i]; i++)
+    if ((state->tracefs_values[i] = read_value (tracefs_dir, tracefs_files[i], error)) == NULL)
+      return NULL;
+  for (guint i = 0; disk_files[i]; i++)
+    if ((state->disk_values[i] = read_value (state->disk_dir, disk_files[i], error)) == NULL)
+      return NULL;
+  return g_steal_pointer (&state);
+}
+
+static void
+restore_one (const char *dir, const char *file, const char *saved, GError **first_error)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autofree char *now = read_value (dir, file, NULL);
+  g_autofree char *value = writable_value (saved);
+  g_autofree char *now_value = now ? writable_value (now) : NULL;
+  GError *local = NULL;
+
+  if (g_strcmp0 (now_value, value) == 0)
+    return;
+  if (!write_file (path, value, &local))
+    {
+      if (*first_error == NULL)
+        *first_error = local;
+      else
+        g_error_free (local);
+    }
+}
+
+gboolean
+replay_tracefs_restore (ReplayTracefsState *state, GError **error)
+{
+  GError *first = NULL;
+  gboolean was_enabled = g_strcmp0 (state->disk_values[0], "1") == 0;
+
+  /* Disabling the disk drops its blk_trace and with it the other four
+   * settings; only an enabled one has values to write back. */
+  restore_one (state->disk_dir, disk_files[0], state->disk_values[0], &first);
+  for (guint i = 1; was_enabled && disk_files[i]; i++)
+    restore_one (state->disk_dir, disk_files[i], state->disk_values[i], &first);
+  for (gint i = (gint) G_N_ELEMENTS (tracefs_files) - 2; i >= 0; i--)
+    restore_one (state->tracefs_dir, tracefs_files[i], state->tracefs_values[i], &first);
+  if (first != NULL)
+    {
+      g_propagate_prefixed_error (error, first, "restoring tracer settings: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+tracefs_usable (const char *dir)
+{
+  g_autofree char *trace = g_build_filename (dir, "trace", NULL);
+
+  return g_file_test (trace, G_FILE_TEST_EXISTS);
+}
+
+char *
+replay_tracefs_find (const char *dir, gboolean mount_if_absent, gboolean *mounted, GError **error)
+{
+  static const char *const places[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+
+  if (mounted)
+    *mounted = FALSE;
+  if (dir != NULL)
+    {
+      if (tracefs_usable (dir))
+        return g_strdup (dir);
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "%s: no tracefs there", dir);
+      return NULL;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (places); i++)
+    if (tracefs_usable (places[i]))
+      return g_strdup (places[i]);
+  if (mount_if_absent && mount ("nodev", places[0], "tracefs", 0, NULL) == 0)
+    {
+      if (mounted)
+        *mounted = TRUE;
+      return g_strdup (places[0]);
+    }
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+               "no tracefs at %s or %s, and mounting it failed: %s (need root and "
+               "CONFIG_FTRACE)", places[0], places[1], g_strerror (errno));
+  return NULL;
+}
+
+static gboolean
+check_blk_tracer (const char *tracefs, GError **error)
+{
+  g_autofree char *tracers = read_value (tracefs, "available_tracers", error);
+  g_auto (GStrv) names = NULL;
+
+  if (tracers == NULL)
+    return FALSE;
+  names = g_strsplit_set (tracers, " \t\n", -1);
+  if (g_strv_contains ((const char *const *) names, "blk"))
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+               "%s/available_tracers has no 'blk' (kernel built without "
+               "CONFIG_BLK_DEV_IO_TRACE): %s", tracefs, tracers);
+  return FALSE;
+}
+
+/* One capture at a time: an advisory lock on current_tracer (flock works
+ * on any file), and no taking over a tracer someone else is using. */
+static int
+claim_tracefs (const char *tracefs, GError **error)
+{
+  g_autofree char *path = g_build_filename (tracefs, "current_tracer", NULL);
+  g_autofree char *tracer = NULL;
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "%s: %s", path,
+                   errno == EWOULDBLOCK ? "another iosim capture is running" : g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      return -1;
+    }
+  tracer = read_value (tracefs, "current_tracer", NULL);
+  if (tracer != NULL && strcmp (tracer, "nop") != 0 && strcmp (tracer, "blk") != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+                   "%s: the '%s' tracer is in use; refusing to take tracefs over "
+                   "(set it to nop first if nobody needs it)", path, tracer);
+      close (fd);
+      return -1;
+    }
+  return fd;
+}
+
+static void
+write_header (FILE *out, const ReplayTarget *t)
+{
+  g_autofree char *sched = replay_target_scheduler (t);
+  g_autofree char *rot = replay_target_queue_attr (t, "rotational");
+  g_autofree char *nr = replay_target_queue_attr (t, "nr_requests");
+  g_autofree char *ra = replay_target_queue_attr (t, "read_ahead_kb");
+
+  fprintf (out, "# tracer: blk\n");
+  fprintf (out, "# iosim-capture device=%s devno=%u,%u scheduler=%s rotational=%s "
+           "logical_block_size=%u size_bytes=%" G_GUINT64_FORMAT " nr_requests=%s "
+           "read_ahead_kb=%s trace_clock=mono",
+           t->path, t->major, t->minor, sched ? sched : "unknown", rot ? rot : "unknown",
+           t->logical_block_bytes, t->size_bytes, nr ? nr : "unknown", ra ? ra : "unknown");
+  if (t->is_partition)
+    fprintf (out, " partition=%s disk=%s start_sector=%" G_GUINT64_FORMAT,
+             t->name, t->disk_name, t->start_sector);
+  fputc ('\n', out);
+}
+
+static gint64
+now_ns (void)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
+/* Copy what trace_pipe has now (non-blocking) to @out. */
+static gboolean
+pump (int pipe_fd, FILE *out, ReplayCaptureStats *stats, GError **error)
+{
+  char buf[65536];
+
+  for (;;)
+    {
+      ssize_t n = read (pipe_fd, buf, sizeof buf);
+      if (n > 0)
+        {
+          if (fwrite (buf, 1, (size_t) n, out) != (size_t) n)
+            {
+              g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO,
+                           "writing the capture: %s", g_strerror (errno));
+              return FALSE;
+            }
+          stats->bytes += (guint64) n;
+          for (ssize_t i = 0; i < n; i++)
+            stats->lines += buf[i] == '\n';
+          continue;
+        }
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+        return TRUE;
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+                   "reading trace_pipe: %s", g_strerror (errno));
+      return FALSE;
+    }
+}
+
+static pid_t
+start_command (char **argv, GError **error)
+{
+  pid_t pid = fork ();
+
+  if (pid < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "fork: %s", g_strerror (errno));
+      return -1;
+    }
+  if (pid == 0)
+    {
+      execvp (argv[0], argv);
+      fprintf (stderr, "iosim capture: cannot run %s: %s\n", argv[0], g_strerror (errno));
+      _exit (127);
+    }
+  return pid;
+}
+
+/* Record until the period ends, the command exits or the stop flag rises. */
+static gboolean
+record (const ReplayCaptureOptions *opts, int pipe_fd, FILE *out, ReplayCaptureStats *stats,
+        GError **error)
+{
+  gint64 start = now_ns ();
+  pid_t child = -1;
+  GError *local = NULL;
+
+  if (opts->argv != NULL && (child = start_command (opts->argv, error)) < 0)
+    return FALSE;
+  for (;;)
+    {
+      struct pollfd pfd = { .fd = pipe_fd, .events = POLLIN };
+
+      if (poll (&pfd, 1, CAPTURE_POLL_MS) < 0 && errno != EINTR)
+        {
+          g_set_error (&local, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "poll: %s", g_strerror (errno));
+          break;
+        }
+      if (!pump (pipe_fd, out, stats, &local))
+        break;
+      if (opts->stop != NULL && *opts->stop)
+        {
+          stats->stopped = TRUE;
+          break;
+        }
+      if (child > 0 && waitpid (child, &stats->command_status, WNOHANG) == child)
+        {
+          child = -1;
+          break;
+        }
+      if (child < 0 && opts->argv == NULL && now_ns () - start >= opts->duration_ns)
+        break;
+    }
+  if (child > 0)
+    {
+      kill (child, SIGTERM);
+      while (waitpid (child, &stats->command_status, 0) < 0 && errno == EINTR)
+        ;
+    }
+  stats->elapsed_ns = now_ns () - start;
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Switch the tracer on for the disk; on failure the caller restores. */
+static gboolean
+configure (const char *tracefs, const char *disk_name, guint buffer_kb, GError **error)
+{
+  g_autofree char *clock = g_build_filename (tracefs, "trace_clock", NULL);
+  g_autofree char *buffer = g_build_filename (tracefs, "buffer_size_kb", NULL);
+  g_autofree char *tracer = g_build_filename (tracefs, "current_tracer", NULL);
+  g_autofree char *trace = g_build_filename (tracefs, "trace", NULL);
+  g_autofree char *on = g_build_filename (tracefs, "tracing_on", NULL);
+  g_autofree char *enable = g_build_filename ("/sys/block", disk_name, "trace", "enable", NULL);
+  g_autofree char *kb = g_strdup_printf ("%u", buffer_kb);
+
+  return write_file (clock, "mono", error)
+         && write_file (buffer, kb, error)
+         && write_file (tracer, "blk", error)
+         && write_file (trace, "", error)
+         && write_file (on, "1", error)
+         && write_file (enable, "1", error);
+}
+
+gboolean
+replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats, GError **error)
+{
+  ReplayTarget target;
+  g_autofree char *tracefs = NULL;
+  g_autoptr (ReplayTracefsState) state = NULL;
+  g_autoptr (GError) restore_error = NULL;
+  gboolean mounted = FALSE, ok = FALSE;
+  FILE *out = NULL;
+  int pipe_fd = -1, lock_fd = -1;
+
+  g_return_val_if_fail (opts && opts->device && opts->output_path && stats, FALSE);
+  g_return_val_if_fail (opts->argv != NULL || opts->duration_ns > 0, FALSE);
+  memset (stats, 0, sizeof *stats);
+  stats->command_status = -1;
+
+  if (!replay_target_probe (opts->device, &target, error))
+    return FALSE;
+  if ((tracefs = replay_tracefs_find (opts->tracefs_dir, TRUE, &mounted, error)) == NULL
+      || !check_blk_tracer (tracefs, error)
+      || (lock_fd = claim_tracefs (tracefs, error)) < 0)
+    goto out;
+  if ((out = fopen (opts->output_path, "w")) == NULL)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", opts->output_path,
+                   g_strerror (errno));
+      goto out;
+    }
+  write_header (out, &target);
+  if ((state = replay_tracefs_save (tracefs, target.disk_name, error)) == NULL)
+    goto out;
+
+  if (configure (tracefs, target.disk_name,
+                 opts->buffer_size_kb ? opts->buffer_size_kb : CAPTURE_DEFAULT_BUFFER_KB, error))
+    {
+      g_autofree char *pipe_path = g_build_filename (tracefs, "trace_pipe", NULL);
+      g_autofree char *on = g_build_filename (tracefs, "tracing_on", NULL);
+
+      pipe_fd = open (pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+      if (pipe_fd < 0)
+        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "%s: %s", pipe_path,
+                     g_strerror (errno));
+      else if (record (opts, pipe_fd, out, stats, error)
+               /* Stop recording, then take what the ring buffer still holds. */
+               && write_file (on, "0", error)
+               && pump (pipe_fd, out, stats, error))
+        ok = TRUE;
+    }
+  /* The tracer cannot change while trace_pipe is open (EBUSY). */
+  if (pipe_fd >= 0)
+    close (pipe_fd);
+  pipe_fd = -1;
+  if (!replay_tracefs_restore (state, &restore_error))
+    {
+      if (ok)
+        g_propagate_error (error, g_steal_pointer (&restore_error));
+      else
+        g_prefix_error (error, "(restoring the tracer settings also failed: %s) ",
+                        restore_error->message);
+      ok = FALSE;
+    }
+
+out:
+  if (pipe_fd >= 0)
+    close (pipe_fd);
+  if (lock_fd >= 0)
+    close (lock_fd);
+  if (out != NULL && fclose (out) != 0 && ok)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", opts->output_path,
+                   g_strerror (errno));
+      ok = FALSE;
+    }
+  if (mounted)
+    umount2 (tracefs, MNT_DETACH);
+  replay_target_clear (&target);
+  return ok;
+}

@@ -1,0 +1,72 @@
+/* replay-capture.h — recording a device's block events through tracefs.
+ *
+ * The ftrace "blk" tracer (kernel/trace/blktrace.c) routes blktrace events
+ * of every device whose /sys/block/DISK/trace/enable is 1 into the ftrace
+ * ring buffer; trace_pipe streams them as text (reference/trace-formats.md
+ * §1.7).  Capture saves every setting it changes, switches trace_clock to
+ * "mono" so the times are CLOCK_MONOTONIC like the replayer's, and
+ * restores every setting afterwards — on success, on error, and when the
+ * caller's stop flag is raised (Ctrl-C).
+ *
+ * Output: "# tracer: blk", one "# iosim-capture key=value ..." line
+ * describing the device, then trace_pipe's lines verbatim.
+ */
+#pragma once
+
+#include <glib.h>
+#include <signal.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *device;                /* /dev/X; a partition traces its disk */
+  gint64      duration_ns;           /* > 0: record this long ... */
+  char      **argv;                  /* ... else run this command, stop when it exits */
+  const char *output_path;
+  guint       buffer_size_kb;        /* per-CPU ring buffer; 0 = 16384 */
+  const char *tracefs_dir;           /* NULL: /sys/kernel/tracing, then debugfs, mounting if needed */
+  volatile sig_atomic_t *stop;       /* may be NULL; nonzero = stop now, restore, return */
+} ReplayCaptureOptions;
+
+typedef struct {
+  guint64  lines;                    /* trace_pipe lines written */
+  guint64  bytes;
+  gint64   elapsed_ns;
+  int      command_status;           /* waitpid() status of the command; -1 without one */
+  gboolean stopped;                  /* ended by the stop flag */
+} ReplayCaptureStats;
+
+gboolean replay_capture_run (const ReplayCaptureOptions *opts,
+                             ReplayCaptureStats         *stats,
+                             GError                    **error);
+
+/* The tracefs directory: @dir if given and usable, else the standard
+ * places; mounts tracefs on /sys/kernel/tracing when none is found and
+ * @mount_if_absent (sets *@mounted).  Caller frees. */
+char    *replay_tracefs_find (const char *dir,
+                              gboolean    mount_if_absent,
+                              gboolean   *mounted,
+                              GError    **error);
+
+/* Saved tracer and per-disk settings: current_tracer, tracing_on,
+ * trace_clock, buffer_size_kb, and /sys/block/DISK/trace/{enable,
+ * act_mask, start_lba, end_lba, pid}. */
+typedef struct _ReplayTracefsState ReplayTracefsState;
+
+ReplayTracefsState *replay_tracefs_save    (const char  *tracefs_dir,
+                                            const char  *disk_name,
+                                            GError     **error);
+/* Write every saved value back; keeps going after a failure and reports
+ * the first one. */
+gboolean            replay_tracefs_restore (ReplayTracefsState *state,
+                                            GError            **error);
+void                replay_tracefs_state_free (ReplayTracefsState *state);
+
+/* The files the state covers, relative to tracefs and to /sys/block/DISK
+ * ("trace/enable"), for tests comparing before and after. */
+const char *const  *replay_tracefs_saved_files (void);
+const char *const  *replay_tracefs_saved_disk_files (void);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayTracefsState, replay_tracefs_state_free)
+
+G_END_DECLS

@@ -1,0 +1,426 @@
+/* replay-plan.c — turning trace I/Os into per-process replay schedules.
+ *
+ * Pure logic, no clock and no device: which event time each I/O replays at
+ * (Q, or D where the trace has no Q, as fio's replay_issue proposal,
+ * reference/anchors.md §C.2), the per-process order, think times for
+ * closed-loop timing (next Q minus previous C, as //TRACE records compute
+ * time), alignment to the target's logical block size, wrapping, and the
+ * write policy (reads only unless told).
+ */
+#include "replay/replay.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const events_names[] = { "queue", "issue" };
+static const char *const timing_names[] = { "recorded", "closed", "afap" };
+
+const char *
+replay_events_name (ReplayEvents events)
+{
+  g_return_val_if_fail ((guint) events < G_N_ELEMENTS (events_names), "?");
+  return events_names[events];
+}
+
+const char *
+replay_timing_name (ReplayTiming timing)
+{
+  g_return_val_if_fail ((guint) timing < G_N_ELEMENTS (timing_names), "?");
+  return timing_names[timing];
+}
+
+gboolean
+replay_events_parse (const char *text, ReplayEvents *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (events_names); i++)
+    if (g_strcmp0 (text, events_names[i]) == 0)
+      {
+        *out = (ReplayEvents) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+replay_timing_parse (const char *text, ReplayTiming *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (timing_names); i++)
+    if (g_strcmp0 (text, timing_names[i]) == 0)
+      {
+        *out = (ReplayTiming) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+replay_options_init (ReplayOptions *opts)
+{
+  memset (opts, 0, sizeof *opts);
+  opts->events = REPLAY_EVENTS_QUEUE;
+  opts->timing = REPLAY_TIMING_RECORDED;
+  opts->speed = 1.0;
+  opts->dev_major = G_MAXUINT32;
+  opts->dev_minor = G_MAXUINT32;
+  /* Long enough to start a few hundred threads before the first I/O is due. */
+  opts->lead_ns = 20 * 1000 * 1000;
+  /* Sleep overshoot with 1 ns timer slack is ~4-16 us p50-p99 on an idle
+   * VM (reference/anchors.md §E.3); 50 us of spinning covers it. */
+  opts->spin_ns = 50 * 1000;
+}
+
+static void
+replay_process_free (gpointer data)
+{
+  ReplayProcess *proc = data;
+
+  g_free (proc->name);
+  g_array_unref (proc->ios);
+  g_free (proc);
+}
+
+void
+replay_plan_free (ReplayPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  g_ptr_array_unref (plan->processes);
+  g_free (plan);
+}
+
+/* One kept I/O before it is placed in its process's schedule. */
+typedef struct {
+  const TraceIo *io;
+  gint64   event_ns;       /* the chosen event time, unscaled */
+  guint    index;          /* position in the input, for a stable order */
+  ReplayIo rio;
+} Pending;
+
+static int
+pending_compare (gconstpointer a, gconstpointer b)
+{
+  const Pending *pa = a, *pb = b;
+
+  if (pa->io->pid != pb->io->pid)
+    return pa->io->pid < pb->io->pid ? -1 : 1;
+  if (pa->event_ns != pb->event_ns)
+    return pa->event_ns < pb->event_ns ? -1 : 1;
+  return pa->index < pb->index ? -1 : (pa->index > pb->index);
+}
+
+static gint64
+scale_ns (gint64 ns, double speed)
+{
+  return (gint64) llround ((double) ns / speed);
+}
+
+/* Align offset and length to @block_bytes and keep the I/O inside the
+ * target, wrapping when allowed.  Fails naming the I/O. */
+static gboolean
+place_io (Pending *p, const ReplayOptions *opts, guint64 size_bytes, guint32 block_bytes,
+          ReplayPlan *plan, GError **error)
+{
+  guint64 offset = p->io->sector * 512;
+  guint64 bytes = (guint64) p->io->nr_sectors * 512;
+  guint64 aligned_offset = offset - offset % block_bytes;
+  guint64 aligned_bytes = bytes - bytes % block_bytes;
+
+  if (aligned_bytes == 0)
+    aligned_bytes = block_bytes;
+  if (aligned_offset != offset || aligned_bytes != bytes)
+    plan->aligned++;
+
+  if (aligned_bytes > size_bytes || aligned_bytes > G_MAXINT32)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+                   "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) "
+                   "is larger than the target (%" G_GUINT64_FORMAT " bytes)",
+                   p->io->pid, p->io->sector, p->io->nr_sectors, p->event_ns / 1e9, size_bytes);
+      return FALSE;
+    }
+  if (aligned_offset + aligned_bytes > size_bytes)
+    {
+      if (!opts->wrap)
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+                       "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) "
+                       "ends at byte %" G_GUINT64_FORMAT
+                       ", beyond the end of the target (%" G_GUINT64_FORMAT
+                       " bytes); use --wrap to wrap offsets modulo the target size",
+                       p->io->pid, p->io->sector, p->io->nr_sectors, p->event_ns / 1e9,
+                       aligned_offset + aligned_bytes, size_bytes);
+          return FALSE;
+        }
+      aligned_offset %= size_bytes;
+      aligned_offset -= aligned_offset % block_bytes;
+      if (aligned_offset + aligned_bytes > size_bytes)
+        {
+          aligned_offset = size_bytes - aligned_bytes;
+          aligned_offset -= aligned_offset % block_bytes;
+        }
+      plan->wrapped++;
+    }
+  p->rio.offset_bytes = aligned_offset;
+  p->rio.bytes = (guint32) aligned_bytes;
+  p->rio.op = p->io->op;
+  p->rio.trace_sector = p->io->sector;
+  return TRUE;
+}
+
+static gboolean
+trace_has_queue_times (const GArray *ios)
+{
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      if (io->queue_ns >= 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+io_selected (const TraceIo *io, const ReplayOptions *opts)
+{
+  return (opts->dev_major == G_MAXUINT32 || io->dev_major == opts->dev_major)
+         && (opts->dev_minor == G_MAXUINT32 || io->dev_minor == opts->dev_minor);
+}
+
+/* The same name fit_process_name() (models/fit) gives, so that `iosim
+ * compare` matches replayed with simulated processes: "<comm>-<pid>",
+ * "pid<N>" without a name (blkparse prints "(null)"), and characters that
+ * would break CSV or scenario files replaced by '_'. */
+static char *
+process_name (const TraceIo *io)
+{
+  g_autofree char *comm = g_strndup (io->comm, TRACE_COMM_MAX);
+  char *name;
+
+  if (comm[0] == '\0' || strcmp (comm, "(null)") == 0)
+    return g_strdup_printf ("pid%u", io->pid);
+  name = g_strdup_printf ("%s-%u", comm, io->pid);
+  for (char *c = name; *c != '\0'; c++)
+    if (g_ascii_isspace (*c) || g_ascii_iscntrl (*c) || strchr ("[],=#\"", *c) != NULL)
+      *c = '_';
+  return name;
+}
+
+/* Count writes and refuse them unless the user chose what to do. */
+static gboolean
+check_write_policy (const GArray *ios, const ReplayOptions *opts, GError **error)
+{
+  guint64 writes = 0;
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      if (io_selected (io, opts) && io->op == TRACE_OP_WRITE)
+        writes++;
+    }
+  if (writes > 0 && opts->allow_write && opts->reads_only)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES,
+                   "--allow-write and --reads-only contradict each other");
+      return FALSE;
+    }
+  if (writes == 0 || opts->allow_write || opts->reads_only)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES,
+               "the trace has %" G_GUINT64_FORMAT " write%s; refusing to write to the target "
+               "without being told: --allow-write replays them (destroying data on the target), "
+               "--reads-only skips them and replays the reads",
+               writes, writes == 1 ? "" : "s");
+  return FALSE;
+}
+
+/* Pick the event time, filter and place every I/O. */
+static GArray *
+collect_pending (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
+                 GError **error)
+{
+  g_autoptr (GArray) pending = g_array_new (FALSE, TRUE, sizeof (Pending));
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      Pending p = { .io = io, .index = i };
+
+      if (!io_selected (io, opts))
+        continue;
+      if (io->op == TRACE_OP_WRITE && opts->reads_only)
+        {
+          plan->skipped_writes++;
+          continue;
+        }
+      if ((io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE) || io->nr_sectors == 0)
+        {
+          plan->skipped_other++;
+          continue;
+        }
+      p.event_ns = plan->events == REPLAY_EVENTS_QUEUE ? io->queue_ns : io->issue_ns;
+      if (p.event_ns < 0 && plan->events == REPLAY_EVENTS_QUEUE && io->issue_ns >= 0)
+        {
+          p.event_ns = io->issue_ns;
+          plan->fell_back_to_issue++;
+        }
+      if (p.event_ns < 0)
+        {
+          plan->skipped_untimed++;
+          continue;
+        }
+      if (!place_io (&p, opts, plan->target_size_bytes, plan->block_bytes, plan, error))
+        return NULL;
+      g_array_append_val (pending, p);
+    }
+  return g_steal_pointer (&pending);
+}
+
+static guint
+count_devices (const GArray *pending)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+
+  for (guint i = 0; i < pending->len; i++)
+    {
+      const TraceIo *io = g_array_index (pending, Pending, i).io;
+      gint64 *key = g_new (gint64, 1);
+      *key = ((gint64) io->dev_major << 32) | io->dev_minor;
+      g_hash_table_add (seen, key);
+    }
+  return g_hash_table_size (seen);
+}
+
+/* Group sorted pending I/Os into processes and fill in their times. */
+static void
+build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
+{
+  ReplayProcess *proc = NULL;
+  const Pending *prev = NULL;
+
+  for (guint i = 0; i < pending->len; i++)
+    {
+      Pending *p = &g_array_index (pending, Pending, i);
+
+      if (proc == NULL || proc->pid != p->io->pid)
+        {
+          proc = g_new0 (ReplayProcess, 1);
+          proc->pid = p->io->pid;
+          proc->name = process_name (p->io);
+          proc->ios = g_array_new (FALSE, TRUE, sizeof (ReplayIo));
+          g_ptr_array_add (plan->processes, proc);
+          prev = NULL;
+        }
+      p->rio.sched_ns = scale_ns (p->event_ns - first_ns, plan->speed);
+      p->rio.think_ns = -1;
+      p->rio.gap_ns = 0;
+      if (prev != NULL)
+        {
+          gint64 prev_complete_ns = prev->io->complete_ns;
+          p->rio.gap_ns = scale_ns (p->event_ns - prev->event_ns, plan->speed);
+          if (prev_complete_ns >= 0 && p->event_ns >= prev_complete_ns)
+            p->rio.think_ns = scale_ns (p->event_ns - prev_complete_ns, plan->speed);
+        }
+      plan->span_ns = MAX (plan->span_ns, p->rio.sched_ns);
+      plan->n_ios++;
+      if (p->rio.op == TRACE_OP_READ)
+        {
+          plan->n_reads++;
+          plan->bytes_read += p->rio.bytes;
+        }
+      else
+        {
+          plan->n_writes++;
+          plan->bytes_written += p->rio.bytes;
+        }
+      g_array_append_val (proc->ios, p->rio);
+      prev = p;
+    }
+}
+
+ReplayPlan *
+replay_plan_build (const GArray *ios, const ReplayOptions *opts,
+                   guint64 target_size_bytes, guint32 block_bytes, GError **error)
+{
+  g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
+  g_autoptr (GArray) pending = NULL;
+  gint64 first_ns = G_MAXINT64;
+
+  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
+  g_return_val_if_fail (block_bytes > 0 && (block_bytes & (block_bytes - 1)) == 0, NULL);
+  g_return_val_if_fail (opts->speed > 0, NULL);
+
+  plan->processes = g_ptr_array_new_with_free_func (replay_process_free);
+  plan->timing = opts->timing;
+  plan->speed = opts->speed;
+  plan->target_size_bytes = target_size_bytes;
+  plan->block_bytes = block_bytes;
+  plan->events = opts->events;
+  if (plan->events == REPLAY_EVENTS_QUEUE && !trace_has_queue_times (ios))
+    plan->events = REPLAY_EVENTS_ISSUE;
+
+  if (!check_write_policy (ios, opts, error))
+    return NULL;
+  pending = collect_pending (ios, opts, plan, error);
+  if (pending == NULL)
+    return NULL;
+  if (pending->len == 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
+                   "nothing to replay: %u I/Os in the trace, %" G_GUINT64_FORMAT
+                   " writes skipped, %" G_GUINT64_FORMAT " discards/flushes skipped, %"
+                   G_GUINT64_FORMAT " without a time", ios->len, plan->skipped_writes,
+                   plan->skipped_other, plan->skipped_untimed);
+      return NULL;
+    }
+  for (guint i = 0; i < pending->len; i++)
+    first_ns = MIN (first_ns, g_array_index (pending, Pending, i).event_ns);
+  plan->n_devices = count_devices (pending);
+  g_array_sort (pending, pending_compare);
+  build_processes (plan, pending, first_ns);
+  return g_steal_pointer (&plan);
+}
+
+void
+replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out)
+{
+  fprintf (out, "target      %s (%u:%u%s%s)\n", target->path, target->major, target->minor,
+           target->is_partition ? ", partition of " : "",
+           target->is_partition ? target->disk_name : "");
+  fprintf (out, "size        %" G_GUINT64_FORMAT " bytes, logical block %u bytes\n",
+           plan->target_size_bytes, plan->block_bytes);
+  fprintf (out, "events      %s    timing %s    speed %g\n",
+           replay_events_name (plan->events), replay_timing_name (plan->timing), plan->speed);
+  fprintf (out, "ios         %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " reads, %"
+           G_GUINT64_FORMAT " writes)\n", plan->n_ios, plan->n_reads, plan->n_writes);
+  if (plan->n_devices > 1)
+    fprintf (out, "devices     %u traced devices merged onto one target (--device MAJ,MIN picks one)\n",
+             plan->n_devices);
+  fprintf (out, "bytes       %" G_GUINT64_FORMAT " read, %" G_GUINT64_FORMAT " written\n",
+           plan->bytes_read, plan->bytes_written);
+  fprintf (out, "time span   %.6f s (recorded schedule, after speed)\n", plan->span_ns / 1e9);
+  fprintf (out, "skipped     %" G_GUINT64_FORMAT " writes (--reads-only), %" G_GUINT64_FORMAT
+           " discards/flushes/empty, %" G_GUINT64_FORMAT " without a time\n",
+           plan->skipped_writes, plan->skipped_other, plan->skipped_untimed);
+  fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
+           " wrapped, %" G_GUINT64_FORMAT " at issue time (no Q)\n",
+           plan->aligned, plan->block_bytes, plan->wrapped, plan->fell_back_to_issue);
+  fprintf (out, "\n%-24s %8s %8s %8s %14s %12s %12s\n",
+           "process", "ios", "reads", "writes", "bytes", "first_s", "last_s");
+  for (guint i = 0; i < plan->processes->len; i++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (plan->processes, i);
+      guint64 reads = 0, bytes = 0;
+
+      for (guint j = 0; j < proc->ios->len; j++)
+        {
+          const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, j);
+          reads += io->op == TRACE_OP_READ;
+          bytes += io->bytes;
+        }
+      fprintf (out, "%-24s %8u %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %14"
+               G_GUINT64_FORMAT " %12.6f %12.6f\n", proc->name, proc->ios->len, reads,
+               proc->ios->len - reads, bytes,
+               g_array_index (proc->ios, ReplayIo, 0).sched_ns / 1e9,
+               g_array_index (proc->ios, ReplayIo, proc->ios->len - 1).sched_ns / 1e9);
+    }
+}

@@ -1,0 +1,221 @@
+/* replay-report.c — writing what a replay measured: per-I/O rows in the
+ * shared results CSV (traces/trace-results.h, read by `iosim compare`),
+ * a JSON summary shaped like `iosim run --json` processes, and an aligned
+ * text table.
+ */
+#include "replay/replay.h"
+#include "traces/trace-results.h"
+
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+
+typedef struct {
+  gint64 intended_ns;
+  guint  process;
+  guint  index;
+} RowKey;
+
+static int
+row_key_compare (gconstpointer a, gconstpointer b)
+{
+  const RowKey *x = a, *y = b;
+
+  if (x->intended_ns != y->intended_ns)
+    return x->intended_ns < y->intended_ns ? -1 : 1;
+  if (x->process != y->process)
+    return x->process < y->process ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+void
+replay_result_write_csv (const ReplayResult *result, FILE *out)
+{
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (RowKey));
+
+  trace_results_write_header (out);
+  if (result->io_results == NULL)
+    return;
+  /* One time-ordered file across processes; ties in a fixed order. */
+  for (guint p = 0; p < result->io_results->len; p++)
+    {
+      const GArray *results = g_ptr_array_index (result->io_results, p);
+      for (guint i = 0; i < results->len; i++)
+        {
+          RowKey k = { g_array_index (results, ReplayIoResult, i).intended_ns, p, i };
+          g_array_append_val (keys, k);
+        }
+    }
+  g_array_sort (keys, row_key_compare);
+  for (guint k = 0; k < keys->len; k++)
+    {
+      const RowKey *key = &g_array_index (keys, RowKey, k);
+      const ReplayProcess *proc = g_ptr_array_index (result->plan->processes, key->process);
+      const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, key->index);
+      const ReplayIoResult *r = &g_array_index ((GArray *) g_ptr_array_index (result->io_results, key->process),
+                                                ReplayIoResult, key->index);
+      TraceResult row = {
+        .process = proc->name, .pid = proc->pid, .device = result->target.path,
+        .op = io->op, .offset_bytes = io->offset_bytes, .bytes = io->bytes,
+        .intended_ns = r->intended_ns, .issue_ns = r->issue_ns,
+        .complete_ns = r->complete_ns, .error = r->error,
+      };
+      trace_results_write_row (out, &row);
+    }
+}
+
+static void
+add_int (JsonBuilder *b, const char *key, gint64 value)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+add_double (JsonBuilder *b, const char *key, double value)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_double_value (b, value);
+}
+
+static void
+add_string (JsonBuilder *b, const char *key, const char *value)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_string_value (b, value);
+}
+
+static void
+add_processes (JsonBuilder *b, const ReplayResult *result)
+{
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_array (b);
+  for (guint i = 0; result->processes && i < result->processes->len; i++)
+    {
+      const ReplayProcessSummary *s = &g_array_index (result->processes, ReplayProcessSummary, i);
+      const GArray *res = g_ptr_array_index (result->io_results, i);
+      gint64 span = 0;
+
+      if (res->len > 0)
+        span = g_array_index (res, ReplayIoResult, res->len - 1).complete_ns
+               - g_array_index (res, ReplayIoResult, 0).issue_ns;
+      json_builder_begin_object (b);
+      add_string (b, "name", s->name);
+      add_int (b, "pid", s->pid);
+      add_int (b, "ios", (gint64) s->ios);
+      add_int (b, "bytes", (gint64) s->bytes);
+      add_int (b, "errors", (gint64) s->errors);
+      add_double (b, "mb_per_s", span > 0 ? (double) s->bytes * 1e3 / (double) span : 0);
+      add_double (b, "iops", span > 0 ? (double) s->ios * 1e9 / (double) span : 0);
+      json_builder_set_member_name (b, "latency_ns");
+      json_builder_begin_object (b);
+      add_double (b, "mean", s->latency_mean_ns);
+      add_int (b, "p50", s->latency_p50_ns);
+      add_int (b, "p95", s->latency_p95_ns);
+      add_int (b, "p99", s->latency_p99_ns);
+      add_int (b, "max", s->latency_max_ns);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+add_plan (JsonBuilder *b, const ReplayPlan *plan)
+{
+  json_builder_set_member_name (b, "plan");
+  json_builder_begin_object (b);
+  add_int (b, "ios", (gint64) plan->n_ios);
+  add_int (b, "reads", (gint64) plan->n_reads);
+  add_int (b, "writes", (gint64) plan->n_writes);
+  add_int (b, "bytes_read", (gint64) plan->bytes_read);
+  add_int (b, "bytes_written", (gint64) plan->bytes_written);
+  add_int (b, "span_ns", plan->span_ns);
+  add_int (b, "traced_devices", plan->n_devices);
+  add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
+  add_int (b, "skipped_other", (gint64) plan->skipped_other);
+  add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
+  add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
+  add_int (b, "aligned", (gint64) plan->aligned);
+  add_int (b, "wrapped", (gint64) plan->wrapped);
+  json_builder_end_object (b);
+}
+
+gboolean
+replay_result_write_json (const ReplayResult *result, const char *path, GError **error)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  add_string (b, "target", result->target.path);
+  add_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
+  add_int (b, "logical_block_bytes", result->target.logical_block_bytes);
+  add_string (b, "events", replay_events_name (result->plan->events));
+  add_string (b, "timing", replay_timing_name (result->plan->timing));
+  add_double (b, "speed", result->plan->speed);
+  json_builder_set_member_name (b, "dry_run");
+  json_builder_add_boolean_value (b, result->dry_run);
+  json_builder_set_member_name (b, "interrupted");
+  json_builder_add_boolean_value (b, result->interrupted);
+  add_int (b, "ios", (gint64) result->ios);
+  add_int (b, "bytes", (gint64) result->bytes);
+  add_int (b, "errors", (gint64) result->errors);
+  add_int (b, "elapsed_ns", result->elapsed_ns);
+  add_double (b, "intended_iops", result->intended_iops);
+  add_double (b, "achieved_iops", result->achieved_iops);
+  add_double (b, "mb_per_s", result->mb_per_s);
+  add_double (b, "issue_error_mean_ns", result->issue_error_mean_ns);
+  add_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
+  add_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
+  add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
+  add_plan (b, result->plan);
+  add_processes (b, result);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  if (!json_generator_to_file (gen, path, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+replay_result_print (const ReplayResult *result, FILE *out)
+{
+  fprintf (out, "replay of %" G_GUINT64_FORMAT " I/Os on %s (%s events, %s timing, speed %g)\n",
+           result->ios, result->target.path, replay_events_name (result->plan->events),
+           replay_timing_name (result->plan->timing), result->plan->speed);
+  if (result->interrupted)
+    fprintf (out, "  INTERRUPTED   %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " planned I/Os done\n",
+             result->ios, result->plan->n_ios);
+  fprintf (out, "  elapsed       %12.6f s\n", result->elapsed_ns / 1e9);
+  fprintf (out, "  bytes         %12" G_GUINT64_FORMAT "   (%.2f MB/s)\n", result->bytes, result->mb_per_s);
+  fprintf (out, "  errors        %12" G_GUINT64_FORMAT "\n", result->errors);
+  fprintf (out, "  iops          %12.1f intended, %.1f achieved\n",
+           result->intended_iops, result->achieved_iops);
+  fprintf (out, "  issue error   %12.1f us p50, %.1f us p99, %.1f us max, %.1f us mean\n",
+           result->issue_error_p50_ns / 1e3, result->issue_error_p99_ns / 1e3,
+           result->issue_error_max_ns / 1e3, result->issue_error_mean_ns / 1e3);
+  if (result->plan->skipped_writes + result->plan->skipped_other + result->plan->aligned
+      + result->plan->wrapped + result->plan->fell_back_to_issue > 0)
+    fprintf (out, "  adjusted      %" G_GUINT64_FORMAT " writes skipped, %" G_GUINT64_FORMAT
+             " discards/flushes skipped, %" G_GUINT64_FORMAT " aligned, %" G_GUINT64_FORMAT
+             " wrapped, %" G_GUINT64_FORMAT " at D time\n",
+             result->plan->skipped_writes, result->plan->skipped_other, result->plan->aligned,
+             result->plan->wrapped, result->plan->fell_back_to_issue);
+  fprintf (out, "\n%-24s %8s %12s %6s %12s %12s %12s %12s %12s\n", "process", "ios", "bytes",
+           "errors", "lat_mean_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "lat_max_us");
+  for (guint i = 0; result->processes && i < result->processes->len; i++)
+    {
+      const ReplayProcessSummary *s = &g_array_index (result->processes, ReplayProcessSummary, i);
+      fprintf (out, "%-24s %8" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6" G_GUINT64_FORMAT
+               " %12.1f %12.1f %12.1f %12.1f %12.1f\n", s->name, s->ios, s->bytes, s->errors,
+               s->latency_mean_ns / 1e3, s->latency_p50_ns / 1e3, s->latency_p95_ns / 1e3,
+               s->latency_p99_ns / 1e3, s->latency_max_ns / 1e3);
+    }
+}

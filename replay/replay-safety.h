@@ -1,0 +1,90 @@
+/* replay-safety.h — what a real block device is, and whether iosim may touch it.
+ *
+ * A target is described from sysfs (/sys/dev/block/MAJ:MIN), never by
+ * opening it, so `--dry-run` and capture headers touch nothing.  Before a
+ * replay opens a device, replay_target_check_unused() refuses a device
+ * that is mounted (/proc/self/mountinfo, the device or any of its
+ * partitions), used as swap (/proc/swaps) or held by a stacked device
+ * (/sys/class/block/X/holders: dm, md, bcache); replay_target_open() then
+ * opens with O_EXCL, which the kernel answers with EBUSY while anyone else
+ * has the device mounted or exclusively open (Linux 6.x bdev_open()).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define REPLAY_ERROR (replay_error_quark ())
+GQuark replay_error_quark (void);
+
+typedef enum {
+  REPLAY_ERROR_FAILED,     /* generic */
+  REPLAY_ERROR_TARGET,     /* not a block device, sysfs unreadable */
+  REPLAY_ERROR_UNSAFE,     /* mounted, swap, held or busy */
+  REPLAY_ERROR_WRITES,     /* trace writes without --allow-write / --reads-only */
+  REPLAY_ERROR_RANGE,      /* an I/O lies beyond the target */
+  REPLAY_ERROR_IO,         /* reading or writing the target failed */
+  REPLAY_ERROR_EMPTY,      /* nothing to replay */
+  REPLAY_ERROR_TRACEFS,    /* tracefs or the blk tracer unavailable */
+} ReplayError;
+
+/* A block device as sysfs describes it. */
+typedef struct {
+  char    *path;                 /* as given, e.g. /dev/loop3 */
+  char    *name;                 /* sysfs name: loop3, sda1 */
+  char    *disk_name;            /* whole disk: equal to name unless a partition */
+  char    *sysfs_root;           /* "/sys" (tests use a fake tree) */
+  char    *sysfs_dir;            /* /sys/devices/.../block/loop3 (resolved) */
+  gboolean is_partition;
+  guint32  major;
+  guint32  minor;
+  guint64  size_bytes;
+  guint32  logical_block_bytes;  /* queue/logical_block_size of the disk */
+  guint64  start_sector;         /* partitions: first sector on the disk; else 0 */
+} ReplayTarget;
+
+gboolean replay_target_probe   (const char    *path,
+                                ReplayTarget  *out,
+                                GError       **error);
+/* The same for a known device number under another sysfs root, without
+ * looking at @path (for tests with a fake sysfs tree). */
+gboolean replay_target_probe_at (const char   *sysfs_root,
+                                 const char   *path,
+                                 guint32       major,
+                                 guint32       minor,
+                                 ReplayTarget *out,
+                                 GError      **error);
+void     replay_target_clear   (ReplayTarget  *target);
+
+/* A queue attribute of the target's disk (SYSFS/block/DISK/queue/ATTR),
+ * stripped; NULL if unreadable.  Caller frees. */
+char    *replay_target_queue_attr (const ReplayTarget *target,
+                                   const char         *attr);
+/* The active elevator: the bracketed word of queue/scheduler ("none"). */
+char    *replay_target_scheduler  (const ReplayTarget *target);
+
+/* Find a mount of any of @devnos (pairs major,minor; @n_devnos pairs) in
+ * mountinfo text (proc(5) format).  A line matches on its major:minor
+ * field, or when its mount source is a block device node with one of those
+ * numbers.  Returns TRUE and the mount point and source (caller frees;
+ * either out pointer may be NULL) of the first match. */
+gboolean replay_mountinfo_find (const char    *mountinfo_text,
+                                const guint32 *devnos,
+                                guint          n_devnos,
+                                char         **out_mount_point,
+                                char         **out_source);
+
+/* Refuse a target that is mounted (reading @mountinfo_path, NULL =
+ * /proc/self/mountinfo), swap, or held, naming what uses it. */
+gboolean replay_target_check_unused (const ReplayTarget *target,
+                                     const char         *mountinfo_path,
+                                     GError            **error);
+
+/* Open for direct I/O with O_EXCL; returns the fd or -1 with
+ * REPLAY_ERROR_UNSAFE when busy, REPLAY_ERROR_IO otherwise. */
+int      replay_target_open    (const ReplayTarget *target,
+                                gboolean            writable,
+                                GError            **error);
+
+G_END_DECLS

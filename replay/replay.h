@@ -1,0 +1,190 @@
+/* replay.h — replaying a block trace on a real block device.
+ *
+ * The engine runs one thread per traced process (QD1, synchronous
+ * pread/pwrite with O_DIRECT; asynchronous engines with deeper queues are
+ * future work).  All threads share one time base: an absolute schedule on
+ * CLOCK_MONOTONIC from a common start t0, so lateness never accumulates
+ * (unlike fio's relative pacing, reference/anchors.md §C, §G).  Threads
+ * set PR_SET_TIMERSLACK to 1 ns, sleep with clock_nanosleep(TIMER_ABSTIME)
+ * until ~50 us before each I/O and spin on clock_gettime for the rest
+ * (yielding while spinning when there are more threads than CPUs; optional
+ * SCHED_FIFO for wake-ups on time on a loaded machine).  Every I/O's
+ * intended, issue and completion times are kept, so the issue error is
+ * reported, not assumed.
+ *
+ * The work splits in two so that tests can reach each half:
+ *   replay_plan_build()  pure: trace I/Os -> per-process schedules, with
+ *                        alignment, wrapping and the write policy applied;
+ *   replay_run_ios()     safety checks, the target, the threads, the
+ *                        per-I/O results and the summary.
+ * replay_run() loads a trace file and does both.
+ */
+#pragma once
+
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include "traces/trace-lifecycle.h"
+#include "replay/replay-safety.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  REPLAY_EVENTS_QUEUE,    /* replay Q times (what processes submitted) */
+  REPLAY_EVENTS_ISSUE,    /* replay D times (what the device saw) */
+} ReplayEvents;
+
+typedef enum {
+  REPLAY_TIMING_RECORDED, /* open loop: absolute schedule from the trace times */
+  REPLAY_TIMING_CLOSED,   /* next I/O after the previous completion + recorded think time */
+  REPLAY_TIMING_AFAP,     /* as fast as possible, per-process order kept */
+} ReplayTiming;
+
+const char *replay_events_name (ReplayEvents events);
+const char *replay_timing_name (ReplayTiming timing);
+gboolean    replay_events_parse (const char *text, ReplayEvents *out);
+gboolean    replay_timing_parse (const char *text, ReplayTiming *out);
+
+/* Called from the controlling thread about every 200 ms while a replay runs. */
+typedef void (*ReplayProgressFunc) (guint64 done_ios, guint64 total_ios,
+                                    gint64 elapsed_ns, gpointer user_data);
+
+typedef struct {
+  const char  *target;          /* block device path (required unless planning only) */
+  ReplayEvents events;
+  ReplayTiming timing;
+  double       speed;           /* time compression: 2 = twice as fast; > 0 */
+  gboolean     allow_write;     /* replay writes (destroys data on the target) */
+  gboolean     reads_only;      /* skip writes (counted) */
+  gboolean     wrap;            /* wrap offsets beyond the target modulo its size */
+  gboolean     dry_run;         /* plan and print; open nothing */
+  guint32      dev_major;       /* trace filter, G_MAXUINT32 = every device */
+  guint32      dev_minor;
+  gint64       lead_ns;         /* t0 = now + lead_ns */
+  gint64       spin_ns;         /* spin (not sleep) this long before each I/O */
+  int          rt_priority;     /* > 0: workers run SCHED_FIFO at this priority (root) */
+  volatile sig_atomic_t *stop;  /* may be NULL; nonzero: stop issuing, keep what was measured */
+  const char  *mountinfo_path;  /* NULL = /proc/self/mountinfo */
+  ReplayProgressFunc progress;  /* may be NULL */
+  gpointer     progress_data;
+} ReplayOptions;
+
+/* Defaults: queue events, recorded timing, speed 1, reads only unless told,
+ * every device, 20 ms lead, 50 us spin. */
+void replay_options_init (ReplayOptions *opts);
+
+/* One I/O of a process's schedule.  Times are nanoseconds, already divided
+ * by the speed factor. */
+typedef struct {
+  guint64  offset_bytes;   /* on the target, aligned */
+  guint32  bytes;          /* aligned, >= one logical block */
+  TraceOp  op;             /* TRACE_OP_READ or TRACE_OP_WRITE */
+  guint64  trace_sector;   /* as the trace gives it, for messages */
+  gint64   sched_ns;       /* recorded timing: intended issue, relative to t0 */
+  gint64   think_ns;       /* closed timing: gap after the previous completion, -1 = use gap_ns */
+  gint64   gap_ns;         /* closed timing: gap after the previous I/O's intended issue */
+} ReplayIo;
+
+typedef struct {
+  char    *name;           /* "<comm>-<pid>", or "pid<N>" without a comm */
+  guint32  pid;
+  GArray  *ios;            /* ReplayIo, in the process's trace order */
+} ReplayProcess;
+
+typedef struct {
+  GPtrArray *processes;    /* ReplayProcess *, sorted by pid */
+  ReplayEvents events;     /* what was used (issue when the trace has no Q) */
+  ReplayTiming timing;
+  double   speed;
+  guint64  target_size_bytes;
+  guint32  block_bytes;
+  guint64  n_ios;          /* planned */
+  guint    n_devices;      /* distinct traced devices replayed onto the one target */
+  guint64  n_reads, n_writes;
+  guint64  bytes_read, bytes_written;
+  guint64  skipped_writes; /* --reads-only */
+  guint64  skipped_other;  /* discards, flushes, zero-length I/Os */
+  guint64  skipped_untimed;/* no time for the chosen event */
+  guint64  fell_back_to_issue; /* I/Os without Q replayed at their D time */
+  guint64  aligned;        /* offset or length adjusted to the block size */
+  guint64  wrapped;        /* --wrap applied */
+  gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
+} ReplayPlan;
+
+/* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
+ * them.  Fails with REPLAY_ERROR_WRITES when the trace writes and neither
+ * allow_write nor reads_only is set, REPLAY_ERROR_RANGE for an I/O beyond
+ * the target (without wrap), REPLAY_ERROR_EMPTY when nothing is left. */
+ReplayPlan *replay_plan_build  (const GArray        *ios,
+                                const ReplayOptions *opts,
+                                guint64              target_size_bytes,
+                                guint32              block_bytes,
+                                GError             **error);
+void        replay_plan_free   (ReplayPlan *plan);
+/* Human-readable plan (what --dry-run prints). */
+void        replay_plan_print  (const ReplayPlan   *plan,
+                                const ReplayTarget *target,
+                                FILE               *out);
+
+/* The measured outcome of one I/O, parallel to ReplayProcess.ios.  Times
+ * relative to t0. */
+typedef struct {
+  gint64 intended_ns;
+  gint64 issue_ns;
+  gint64 complete_ns;
+  gint32 error;            /* 0 or -errno; a short transfer is -EIO */
+} ReplayIoResult;
+
+typedef struct {
+  char    *name;
+  guint32  pid;
+  guint64  ios;
+  guint64  bytes;
+  guint64  errors;
+  double   latency_mean_ns;
+  gint64   latency_p50_ns, latency_p95_ns, latency_p99_ns, latency_max_ns;
+} ReplayProcessSummary;
+
+typedef struct {
+  ReplayTarget target;
+  ReplayPlan  *plan;
+  gboolean     dry_run;      /* nothing below is measured */
+  gboolean     interrupted;  /* the stop flag rose: results are partial */
+  GPtrArray   *io_results;   /* per process: GArray of ReplayIoResult */
+  GArray      *processes;    /* ReplayProcessSummary, same order as plan->processes */
+  guint64      ios, bytes, errors;
+  gint64       elapsed_ns;   /* first issue to last completion */
+  double       intended_iops;/* 0 when the schedule has no span (afap) */
+  double       achieved_iops;
+  double       mb_per_s;     /* 10^6 bytes per second */
+  gint64       issue_error_p50_ns, issue_error_p99_ns, issue_error_max_ns;
+  double       issue_error_mean_ns;
+} ReplayResult;
+
+ReplayResult *replay_run_ios   (const GArray        *ios,
+                                const ReplayOptions *opts,
+                                GError             **error);
+ReplayResult *replay_run       (const char          *trace_path,
+                                const ReplayOptions *opts,
+                                GError             **error);
+void          replay_result_free (ReplayResult *result);
+
+/* Outputs: per-I/O CSV (trace-results.h format), a JSON summary, and an
+ * aligned text summary. */
+void          replay_result_write_csv  (const ReplayResult *result,
+                                        FILE               *out);
+gboolean      replay_result_write_json (const ReplayResult *result,
+                                        const char         *path,
+                                        GError            **error);
+void          replay_result_print      (const ReplayResult *result,
+                                        FILE               *out);
+
+/* Percentile by nearest rank of @n sorted values (p in [0,100]); 0 when empty. */
+gint64        replay_percentile_ns     (const gint64 *sorted,
+                                        gsize         n,
+                                        double        p);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayPlan, replay_plan_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayResult, replay_result_free)
+
+G_END_DECLS

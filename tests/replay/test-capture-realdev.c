@@ -1,0 +1,255 @@
+/* test-capture-realdev.c — `iosim capture` through tracefs on a loop
+ * device: a dd-driven capture records Q/D/C lines and restores every
+ * tracer setting; a capture interrupted with SIGINT restores them too.
+ * Needs root, /dev/loop-control, tracefs and the blk tracer; skips
+ * otherwise. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "loopdev.h"
+#include "replay/replay.h"
+#include "replay/replay-capture.h"
+#include "replay/replay-safety.h"
+
+typedef struct {
+  LoopDev *dev;
+  char    *tracefs;
+  char    *dir;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autofree char *reason = NULL;
+  g_autofree char *tracers = NULL, *tracers_path = NULL;
+  g_autoptr (GError) error = NULL;
+
+  f->dev = loopdev_new (8u << 20, &reason);
+  if (f->dev == NULL)
+    {
+      g_test_skip (reason);
+      return;
+    }
+  f->tracefs = replay_tracefs_find (NULL, FALSE, NULL, NULL);
+  if (f->tracefs == NULL)
+    {
+      g_test_skip ("no tracefs mounted at /sys/kernel/tracing or /sys/kernel/debug/tracing");
+      g_clear_pointer (&f->dev, loopdev_free);
+      return;
+    }
+  tracers_path = g_build_filename (f->tracefs, "available_tracers", NULL);
+  if (!g_file_get_contents (tracers_path, &tracers, NULL, NULL) || strstr (tracers, "blk") == NULL)
+    {
+      g_test_skip ("the kernel has no blk tracer (CONFIG_BLK_DEV_IO_TRACE)");
+      g_clear_pointer (&f->dev, loopdev_free);
+      return;
+    }
+  f->dir = g_dir_make_tmp ("iosim-capture-XXXXXX", &error);
+  g_assert_no_error (error);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_clear_pointer (&f->dev, loopdev_free);
+  if (f->dir)
+    {
+      g_autoptr (GDir) d = g_dir_open (f->dir, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)))
+        {
+          g_autofree char *p = g_build_filename (f->dir, name, NULL);
+          unlink (p);
+        }
+      rmdir (f->dir);
+    }
+  g_free (f->dir);
+  g_free (f->tracefs);
+}
+
+/* Every file capture saves, read independently of the library. */
+static GPtrArray *
+snapshot (const Fixture *f)
+{
+  GPtrArray *snap = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *disk = g_path_get_basename (f->dev->path);
+  const char *const *files = replay_tracefs_saved_files ();
+  const char *const *disk_files = replay_tracefs_saved_disk_files ();
+
+  for (guint i = 0; files[i]; i++)
+    {
+      g_autofree char *p = g_build_filename (f->tracefs, files[i], NULL);
+      char *text = NULL;
+      g_assert_true (g_file_get_contents (p, &text, NULL, NULL));
+      g_ptr_array_add (snap, g_strdup_printf ("%s=%s", files[i], g_strstrip (text)));
+      g_free (text);
+    }
+  for (guint i = 0; disk_files[i]; i++)
+    {
+      g_autofree char *p = g_build_filename ("/sys/block", disk, disk_files[i], NULL);
+      char *text = NULL;
+      g_assert_true (g_file_get_contents (p, &text, NULL, NULL));
+      g_ptr_array_add (snap, g_strdup_printf ("%s=%s", disk_files[i], g_strstrip (text)));
+      g_free (text);
+    }
+  return snap;
+}
+
+static void
+assert_same_snapshot (GPtrArray *before, GPtrArray *after)
+{
+  g_assert_cmpuint (before->len, ==, after->len);
+  for (guint i = 0; i < before->len; i++)
+    g_assert_cmpstr (g_ptr_array_index (after, i), ==, g_ptr_array_index (before, i));
+}
+
+static guint
+count_action_lines (const char *text, guint32 maj, guint32 min, const char *action)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *needle = g_strdup_printf (" %u,%u ", maj, min);
+  guint n = 0;
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *at = strstr (lines[i], needle);
+      g_auto (GStrv) words = NULL;
+      if (lines[i][0] == '#' || at == NULL)
+        continue;
+      words = g_strsplit_set (at + strlen (needle), " ", -1);
+      for (guint w = 0; words[w]; w++)
+        if (words[w][0] != '\0')
+          {
+            n += strcmp (words[w], action) == 0;
+            break;
+          }
+    }
+  return n;
+}
+
+static void
+test_dd (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GPtrArray) before = NULL, after = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *output = NULL, *text = NULL, *iff = NULL;
+  g_autofree char *devno = NULL;
+  ReplayCaptureOptions opts = { 0 };
+  ReplayCaptureStats stats;
+  ReplayTarget target;
+
+  if (f->dev == NULL)
+    return;
+  g_assert_true (replay_target_probe (f->dev->path, &target, &error));
+  before = snapshot (f);
+  output = g_build_filename (f->dir, "cap.txt", NULL);
+  iff = g_strdup_printf ("if=%s", f->dev->path);
+  {
+    char *argv[] = { "dd", iff, "of=/dev/null", "bs=4096", "count=64", "iflag=direct",
+                     "status=none", NULL };
+    opts.device = f->dev->path;
+    opts.output_path = output;
+    opts.argv = argv;
+    gboolean ok = replay_capture_run (&opts, &stats, &error);
+    g_assert_no_error (error);
+    g_assert_true (ok);
+  }
+  after = snapshot (f);
+  assert_same_snapshot (before, after);
+  g_assert_true (WIFEXITED (stats.command_status) && WEXITSTATUS (stats.command_status) == 0);
+  g_assert_false (stats.stopped);
+
+  g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "# tracer: blk\n# iosim-capture device="));
+  devno = g_strdup_printf ("devno=%u,%u ", target.major, target.minor);
+  g_assert_nonnull (strstr (text, devno));
+  g_assert_nonnull (strstr (text, "trace_clock=mono"));
+  g_assert_nonnull (strstr (text, "scheduler="));
+  /* 64 direct reads of 4 KiB: at least 64 queued and 64 completed. */
+  g_assert_cmpuint (count_action_lines (text, target.major, target.minor, "Q"), >=, 64);
+  g_assert_cmpuint (count_action_lines (text, target.major, target.minor, "C"), >=, 64);
+  g_assert_cmpuint (stats.lines, >=, 128);
+  replay_target_clear (&target);
+
+  /* Round trip: the capture is a trace `iosim replay` reads (trace_clock
+   * mono, Q/D/C paired), naming the process as dd-<pid>. */
+  {
+    g_autoptr (ReplayResult) res = NULL;
+    const ReplayProcess *proc;
+    ReplayOptions ropts;
+
+    replay_options_init (&ropts);
+    ropts.target = f->dev->path;
+    res = replay_run (output, &ropts, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (res->plan->n_reads, >=, 64);
+    g_assert_cmpuint (res->ios, ==, res->plan->n_ios);
+    g_assert_cmpuint (res->errors, ==, 0);
+    g_assert_cmpuint (res->plan->processes->len, >=, 1);
+    proc = g_ptr_array_index (res->plan->processes, 0);
+    g_assert_true (g_str_has_prefix (proc->name, "dd-"));
+  }
+}
+
+static gboolean
+tracer_is_blk (const Fixture *f)
+{
+  g_autofree char *p = g_build_filename (f->tracefs, "current_tracer", NULL);
+  g_autofree char *text = NULL;
+
+  return g_file_get_contents (p, &text, NULL, NULL) && g_str_has_prefix (text, "blk");
+}
+
+static void
+test_sigint (Fixture *f, gconstpointer data)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autoptr (GPtrArray) before = NULL, after = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *output = NULL, *text = NULL;
+  GPid pid;
+  int status = 0;
+
+  if (f->dev == NULL)
+    return;
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  before = snapshot (f);
+  output = g_build_filename (f->dir, "cap.txt", NULL);
+  {
+    const char *argv[] = { bin, "capture", "--device", f->dev->path, "--seconds", "30",
+                           "-o", output, NULL };
+    g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                  NULL, NULL, &pid, &error));
+    g_assert_no_error (error);
+  }
+  /* Wait until the capture has switched the tracer on, then interrupt it. */
+  for (int i = 0; i < 100 && !tracer_is_blk (f); i++)
+    g_usleep (50000);
+  g_assert_true (tracer_is_blk (f));
+  g_usleep (200000);
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 130);
+  after = snapshot (f);
+  assert_same_snapshot (before, after);
+  g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "# tracer: blk\n"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/capture/realdev/dd", Fixture, NULL, fixture_setup, test_dd, fixture_teardown);
+  g_test_add ("/capture/realdev/sigint", Fixture, NULL, fixture_setup, test_sigint, fixture_teardown);
+  return g_test_run ();
+}

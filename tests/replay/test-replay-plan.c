@@ -1,0 +1,442 @@
+/* test-replay-plan.c — replay schedules, think times, alignment, the write
+ * policy, mountinfo parsing and percentiles: pure logic, no device. */
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "replay/replay.h"
+
+static TraceIo
+mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, guint32 nr_sectors,
+      gint64 queue_ns, gint64 issue_ns, gint64 complete_ns)
+{
+  TraceIo io;
+
+  memset (&io, 0, sizeof io);
+  io.dev_major = 7;
+  io.dev_minor = 3;
+  io.pid = pid;
+  g_strlcpy (io.comm, comm, sizeof io.comm);
+  io.op = op;
+  io.sector = sector;
+  io.nr_sectors = nr_sectors;
+  io.queue_ns = queue_ns;
+  io.issue_ns = issue_ns;
+  io.complete_ns = complete_ns;
+  return io;
+}
+
+static GArray *
+ios_new (const TraceIo *ios, guint n)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+
+  g_array_append_vals (a, ios, n);
+  return a;
+}
+
+static const ReplayIo *
+io_at (const ReplayPlan *plan, guint proc, guint i)
+{
+  const ReplayProcess *p = g_ptr_array_index (plan->processes, proc);
+
+  g_assert_cmpuint (i, <, p->ios->len);
+  return &g_array_index (p->ios, ReplayIo, i);
+}
+
+#define MIB (G_GUINT64_CONSTANT (1) << 20)
+
+static void
+test_schedule (void)
+{
+  const TraceIo in[] = {
+    mkio (200, "",   TRACE_OP_READ, 0,  8, 1000000, 1100000, 1300000),
+    mkio (100, "dd", TRACE_OP_READ, 8,  8, 1500000, 1600000, 1800000),
+    mkio (200, "",   TRACE_OP_READ, 16, 8, 2000000, 2050000, 2400000),
+    mkio (100, "dd", TRACE_OP_READ, 24, 8, 3000000, 3100000, 3200000),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.speed = 2.0;
+  plan = replay_plan_build (ios, &opts, 16 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->processes->len, ==, 2);
+  /* Sorted by pid; named <comm>-<pid> or pid<N>. */
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 0))->name, ==, "dd-100");
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->name, ==, "pid200");
+  /* One time base: Q time minus the first Q of the trace, halved by speed 2. */
+  g_assert_cmpint (io_at (plan, 1, 0)->sched_ns, ==, 0);
+  g_assert_cmpint (io_at (plan, 0, 0)->sched_ns, ==, 250000);
+  g_assert_cmpint (io_at (plan, 1, 1)->sched_ns, ==, 500000);
+  g_assert_cmpint (io_at (plan, 0, 1)->sched_ns, ==, 1000000);
+  g_assert_cmpint (plan->span_ns, ==, 1000000);
+  g_assert_cmpuint (io_at (plan, 0, 1)->offset_bytes, ==, 24 * 512);
+  g_assert_cmpuint (plan->n_ios, ==, 4);
+  g_assert_cmpuint (plan->bytes_read, ==, 4 * 4096);
+  g_assert_cmpint (plan->events, ==, REPLAY_EVENTS_QUEUE);
+}
+
+static void
+test_names_of_processes (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "(null)",         TRACE_OP_READ, 0,  8, 0, 1, 2),
+    mkio (2, "kworker/u8:1 x", TRACE_OP_READ, 8,  8, 0, 1, 2),
+    mkio (3, "a,b[c]",         TRACE_OP_READ, 16, 8, 0, 1, 2),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 0))->name, ==, "pid1");
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->name, ==, "kworker/u8:1_x-2");
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 2))->name, ==, "a_b_c_-3");
+}
+
+static void
+test_think_time (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 0,  8, 0,      10000,  50000),
+    mkio (1, "a", TRACE_OP_READ, 8,  8, 80000,  90000,  120000),   /* think 30 us */
+    mkio (1, "a", TRACE_OP_READ, 16, 8, 100000, 130000, 160000),   /* queued before prev C */
+    mkio (1, "a", TRACE_OP_READ, 24, 8, 200000, 210000, -1),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.timing = REPLAY_TIMING_CLOSED;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (io_at (plan, 0, 0)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 1)->think_ns, ==, 30000);
+  g_assert_cmpint (io_at (plan, 0, 1)->gap_ns, ==, 80000);
+  /* Negative think time (Q before the previous C): use the inter-arrival gap. */
+  g_assert_cmpint (io_at (plan, 0, 2)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 2)->gap_ns, ==, 20000);
+  g_assert_cmpint (io_at (plan, 0, 3)->think_ns, ==, 40000);
+}
+
+static void
+test_issue_events (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 0, 8, 5000, 9000,  20000),
+    mkio (1, "a", TRACE_OP_READ, 8, 8, -1,   30000, 40000),
+  };
+  const TraceIo no_q[] = {
+    mkio (1, "a", TRACE_OP_READ, 0, 8, -1, 9000,  20000),
+    mkio (1, "a", TRACE_OP_READ, 8, 8, -1, 30000, 40000),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GArray) ios_no_q = ios_new (no_q, G_N_ELEMENTS (no_q));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) q = NULL, d = NULL, fallback = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  q = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  /* Per-I/O fallback to D for the one without Q. */
+  g_assert_cmpuint (q->fell_back_to_issue, ==, 1);
+  g_assert_cmpint (io_at (q, 0, 1)->sched_ns, ==, 25000);
+
+  opts.events = REPLAY_EVENTS_ISSUE;
+  d = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (io_at (d, 0, 1)->sched_ns, ==, 21000);
+  g_assert_cmpuint (d->fell_back_to_issue, ==, 0);
+
+  /* A trace without any Q replays its D times. */
+  opts.events = REPLAY_EVENTS_QUEUE;
+  fallback = replay_plan_build (ios_no_q, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fallback->events, ==, REPLAY_EVENTS_ISSUE);
+  g_assert_cmpint (io_at (fallback, 0, 1)->sched_ns, ==, 21000);
+}
+
+static void
+test_align_and_range (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 3, 9, 0, 1, 2),          /* 1536 + 4608 bytes */
+    mkio (1, "a", TRACE_OP_READ, 2048 - 8, 8, 10, 11, 12), /* last 4 KiB of 1 MiB */
+    mkio (1, "a", TRACE_OP_READ, 2048 + 16, 8, 20, 21, 22),/* beyond */
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  plan = replay_plan_build (ios, &opts, MIB, 4096, &error);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_null (plan);
+  g_assert_nonnull (strstr (error->message, "sector 2064"));
+  g_assert_nonnull (strstr (error->message, "--wrap"));
+  g_clear_error (&error);
+
+  opts.wrap = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 4096, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 0);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 4096);
+  g_assert_cmpuint (io_at (plan, 0, 1)->offset_bytes, ==, MIB - 4096);
+  g_assert_cmpuint (io_at (plan, 0, 2)->offset_bytes, ==, 8192);
+  g_assert_cmpuint (plan->aligned, ==, 1);
+  g_assert_cmpuint (plan->wrapped, ==, 1);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_cmpuint (io_at (plan, 0, i)->offset_bytes % 4096, ==, 0);
+      g_assert_cmpuint (io_at (plan, 0, i)->offset_bytes + io_at (plan, 0, i)->bytes, <=, MIB);
+    }
+}
+
+static void
+test_write_policy (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ,    0,  8, 0,  1,  2),
+    mkio (1, "a", TRACE_OP_WRITE,   8,  8, 10, 11, 12),
+    mkio (2, "b", TRACE_OP_WRITE,   16, 8, 20, 21, 22),
+    mkio (2, "b", TRACE_OP_DISCARD, 24, 8, 30, 31, 32),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) refused = NULL, reads = NULL, writes = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  refused = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_null (refused);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
+  g_assert_nonnull (strstr (error->message, "2 writes"));
+  g_assert_nonnull (strstr (error->message, "--allow-write"));
+  g_assert_nonnull (strstr (error->message, "--reads-only"));
+  g_clear_error (&error);
+
+  opts.reads_only = TRUE;
+  reads = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (reads->n_ios, ==, 1);
+  g_assert_cmpuint (reads->n_writes, ==, 0);
+  g_assert_cmpuint (reads->skipped_writes, ==, 2);
+  g_assert_cmpuint (reads->skipped_other, ==, 1);
+  g_assert_cmpuint (reads->processes->len, ==, 1);
+
+  opts.reads_only = FALSE;
+  opts.allow_write = TRUE;
+  writes = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (writes->n_writes, ==, 2);
+  g_assert_cmpuint (writes->bytes_written, ==, 8192);
+  g_assert_cmpuint (writes->processes->len, ==, 2);
+
+  opts.reads_only = TRUE;
+  g_assert_null (replay_plan_build (ios, &opts, MIB, 512, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
+}
+
+static void
+test_empty (void)
+{
+  const TraceIo in[] = { mkio (1, "a", TRACE_OP_WRITE, 0, 8, 0, 1, 2) };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.reads_only = TRUE;
+  g_assert_null (replay_plan_build (ios, &opts, MIB, 512, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY);
+}
+
+static void
+test_mountinfo (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "replay", "data", "mountinfo-sample", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *mount_point = NULL, *source = NULL;
+  const guint32 loop3[] = { 7, 3 };
+  const guint32 sdb[] = { 8, 16, 8, 17 };
+  const guint32 loop4[] = { 7, 4 };
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_true (replay_mountinfo_find (text, loop3, 1, &mount_point, &source));
+  g_assert_cmpstr (mount_point, ==, "/mnt/my data");
+  g_assert_cmpstr (source, ==, "/dev/loop3");
+  g_clear_pointer (&mount_point, g_free);
+  g_clear_pointer (&source, g_free);
+  /* A disk whose partition is mounted (optional fields before "-"). */
+  g_assert_true (replay_mountinfo_find (text, sdb, 2, &mount_point, NULL));
+  g_assert_cmpstr (mount_point, ==, "/srv/bind");
+  g_assert_false (replay_mountinfo_find (text, loop4, 1, NULL, NULL));
+  g_assert_false (replay_mountinfo_find ("garbage\n\n1 2\n", loop3, 1, NULL, NULL));
+}
+
+static void
+put_file (const char *dir, const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static char *
+make_dir (const char *root, const char *rel)
+{
+  char *path = g_build_filename (root, rel, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (path, 0755), ==, 0);
+  return path;
+}
+
+static void
+put_link (const char *root, const char *rel, const char *target)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+
+  g_assert_cmpint (symlink (target, path), ==, 0);
+}
+
+/* A disk sdb (8:16) with a partition sdb1 (8:17) in a fake sysfs tree, as
+ * Linux 6.x lays it out. */
+static char *
+fake_sysfs (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *root = g_dir_make_tmp ("iosim-sysfs-XXXXXX", &error);
+  g_autofree char *disk = NULL, *part = NULL, *queue = NULL, *h1 = NULL, *h2 = NULL, *d = NULL, *b = NULL;
+
+  g_assert_no_error (error);
+  disk = make_dir (root, "devices/pci0/block/sdb");
+  part = make_dir (root, "devices/pci0/block/sdb/sdb1");
+  queue = make_dir (root, "devices/pci0/block/sdb/queue");
+  h1 = make_dir (root, "devices/pci0/block/sdb/holders");
+  h2 = make_dir (root, "devices/pci0/block/sdb/sdb1/holders");
+  d = make_dir (root, "dev/block");
+  b = make_dir (root, "block");
+  put_file (disk, "size", "2097152\n");
+  put_file (disk, "dev", "8:16\n");
+  put_file (part, "partition", "1\n");
+  put_file (part, "start", "2048\n");
+  put_file (part, "size", "204800\n");
+  put_file (part, "dev", "8:17\n");
+  put_file (queue, "logical_block_size", "4096\n");
+  put_link (root, "dev/block/8:16", "../../devices/pci0/block/sdb");
+  put_link (root, "dev/block/8:17", "../../devices/pci0/block/sdb/sdb1");
+  put_link (root, "block/sdb", "../devices/pci0/block/sdb");
+  return root;
+}
+
+static void
+remove_tree (const char *path)
+{
+  const char *argv[] = { "rm", "-rf", path, NULL };
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, NULL, NULL, NULL));
+}
+
+static void
+test_target_partition (void)
+{
+  g_autofree char *root = fake_sysfs ();
+  g_autofree char *mountinfo = g_test_build_filename (G_TEST_DIST, "replay", "data",
+                                                      "mountinfo-sample", NULL);
+  g_autofree char *empty = g_build_filename (root, "mountinfo-empty", NULL);
+  g_autofree char *holder = g_build_filename (root, "devices/pci0/block/sdb/sdb1/holders/dm-0", NULL);
+  g_autoptr (GError) error = NULL;
+  ReplayTarget part, disk, missing;
+
+  g_assert_true (replay_target_probe_at (root, "/dev/sdb1", 8, 17, &part, &error));
+  g_assert_no_error (error);
+  g_assert_true (part.is_partition);
+  g_assert_cmpstr (part.name, ==, "sdb1");
+  g_assert_cmpstr (part.disk_name, ==, "sdb");
+  g_assert_cmpuint (part.start_sector, ==, 2048);
+  g_assert_cmpuint (part.size_bytes, ==, 204800 * 512);
+  g_assert_cmpuint (part.logical_block_bytes, ==, 4096);
+
+  g_assert_true (replay_target_probe_at (root, "/dev/sdb", 8, 16, &disk, &error));
+  g_assert_false (disk.is_partition);
+  g_assert_cmpuint (disk.size_bytes, ==, G_GUINT64_CONSTANT (2097152) * 512);
+
+  /* The fixture mounts sdb1 (8:17): the whole disk is refused too. */
+  g_assert_false (replay_target_check_unused (&disk, mountinfo, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE);
+  g_assert_nonnull (strstr (error->message, "/srv/bind"));
+  g_clear_error (&error);
+
+  put_file (root, "mountinfo-empty", "");
+  g_assert_true (replay_target_check_unused (&part, empty, &error));
+  g_assert_no_error (error);
+  /* A stacked device (dm, md) holding the partition makes the disk busy. */
+  g_assert_true (g_file_set_contents (holder, "", -1, NULL));
+  g_assert_false (replay_target_check_unused (&disk, empty, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE);
+  g_assert_nonnull (strstr (error->message, "held by dm-0"));
+  g_clear_error (&error);
+
+  g_assert_false (replay_target_probe_at (root, "/dev/none", 8, 99, &missing, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET);
+
+  replay_target_clear (&part);
+  replay_target_clear (&disk);
+  remove_tree (root);
+}
+
+static void
+test_percentile (void)
+{
+  const gint64 v[] = { 10, 20, 30, 40, 50, 60, 70, 80, 90, 100 };
+
+  g_assert_cmpint (replay_percentile_ns (v, 10, 50), ==, 50);
+  g_assert_cmpint (replay_percentile_ns (v, 10, 99), ==, 100);
+  g_assert_cmpint (replay_percentile_ns (v, 10, 0), ==, 10);
+  g_assert_cmpint (replay_percentile_ns (v, 1, 50), ==, 10);
+  g_assert_cmpint (replay_percentile_ns (v, 0, 50), ==, 0);
+}
+
+static void
+test_names (void)
+{
+  ReplayTiming t;
+  ReplayEvents e;
+
+  g_assert_true (replay_timing_parse ("afap", &t));
+  g_assert_cmpint (t, ==, REPLAY_TIMING_AFAP);
+  g_assert_false (replay_timing_parse ("fast", &t));
+  g_assert_true (replay_events_parse ("issue", &e));
+  g_assert_cmpstr (replay_events_name (e), ==, "issue");
+  g_assert_cmpstr (replay_timing_name (REPLAY_TIMING_CLOSED), ==, "closed");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/replay/plan/schedule", test_schedule);
+  g_test_add_func ("/replay/plan/process-names", test_names_of_processes);
+  g_test_add_func ("/replay/plan/think-time", test_think_time);
+  g_test_add_func ("/replay/plan/issue-events", test_issue_events);
+  g_test_add_func ("/replay/plan/align-and-range", test_align_and_range);
+  g_test_add_func ("/replay/plan/write-policy", test_write_policy);
+  g_test_add_func ("/replay/plan/empty", test_empty);
+  g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);
+  g_test_add_func ("/replay/safety/partition", test_target_partition);
+  g_test_add_func ("/replay/percentile", test_percentile);
+  g_test_add_func ("/replay/names", test_names);
+  return g_test_run ();
+}

@@ -1,0 +1,551 @@
+/* test-replay-realdev.c — replay on a loop device: reads, closed and afap
+ * timing, the write policy, refusal of a busy or mounted target, dry runs
+ * that touch nothing, and the `iosim replay` command on a trace file.
+ * Needs root and /dev/loop-control; skips otherwise. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "loopdev.h"
+#include "replay/replay.h"
+
+#define DEV_BYTES (16u << 20)
+
+typedef struct {
+  LoopDev *dev;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autofree char *reason = NULL;
+
+  f->dev = loopdev_new (DEV_BYTES, &reason);
+  if (f->dev == NULL)
+    g_test_skip (reason);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_clear_pointer (&f->dev, loopdev_free);
+}
+
+static TraceIo
+mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, gint64 queue_ns)
+{
+  TraceIo io;
+
+  memset (&io, 0, sizeof io);
+  io.pid = pid;
+  g_strlcpy (io.comm, comm, sizeof io.comm);
+  io.op = op;
+  io.sector = sector;
+  io.nr_sectors = 8;
+  io.queue_ns = queue_ns;
+  io.issue_ns = queue_ns + 10000;
+  io.complete_ns = queue_ns + 60000;
+  return io;
+}
+
+/* @n reads per process from two processes, @gap_ns apart, plus @writes
+ * writes from a third. */
+static GArray *
+workload (guint n, gint64 gap_ns, guint writes)
+{
+  GArray *ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+
+  for (guint i = 0; i < n; i++)
+    {
+      TraceIo a = mkio (1000, "reader", TRACE_OP_READ, 8 * i, 1000000 + i * gap_ns);
+      TraceIo b = mkio (2000, "", TRACE_OP_READ, 16384 + 8 * i, 1000000 + i * gap_ns + gap_ns / 2);
+      g_array_append_val (ios, a);
+      g_array_append_val (ios, b);
+    }
+  for (guint i = 0; i < writes; i++)
+    {
+      TraceIo w = mkio (3000, "writer", TRACE_OP_WRITE, 4096 + 8 * i, 1000000 + i * gap_ns);
+      g_array_append_val (ios, w);
+    }
+  return ios;
+}
+
+static guint64
+reads_completed (const LoopDev *dev)
+{
+  g_autofree char *name = g_path_get_basename (dev->path);
+  g_autofree char *path = g_build_filename ("/sys/block", name, "stat", NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return g_ascii_strtoull (g_strchug (text), NULL, 10);
+}
+
+static gboolean
+backing_all_bytes (LoopDev *dev, guint64 offset, gsize len, guint8 value)
+{
+  g_autofree guint8 *buf = g_malloc (len);
+
+  g_assert_true (loopdev_read_backing (dev, offset, len, buf));
+  for (gsize i = 0; i < len; i++)
+    if (buf[i] != value)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_reads (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  g_autofree char *dir = NULL, *csv = NULL, *json = NULL, *text = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  ReplayOptions opts;
+  guint64 reads_before;
+  FILE *out;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (50, 500000, 0);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  reads_before = reads_completed (f->dev);
+  res = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (res->ios, ==, 100);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->bytes, ==, 100 * 4096);
+  /* The device really served them (O_DIRECT: no page cache in between). */
+  g_assert_cmpuint (reads_completed (f->dev) - reads_before, >=, 100);
+  g_assert_cmpuint (res->processes->len, ==, 2);
+  g_assert_cmpstr (g_array_index (res->processes, ReplayProcessSummary, 0).name, ==, "reader-1000");
+  g_assert_cmpstr (g_array_index (res->processes, ReplayProcessSummary, 1).name, ==, "pid2000");
+  for (guint p = 0; p < res->io_results->len; p++)
+    {
+      const GArray *r = g_ptr_array_index (res->io_results, p);
+      g_assert_cmpuint (r->len, ==, 50);
+      for (guint i = 0; i < r->len; i++)
+        {
+          const ReplayIoResult *x = &g_array_index (r, ReplayIoResult, i);
+          /* Never early: the thread waits for the intended time. */
+          g_assert_cmpint (x->issue_ns, >=, x->intended_ns);
+          g_assert_cmpint (x->complete_ns, >=, x->issue_ns);
+        }
+    }
+  g_assert_cmpint (res->issue_error_p50_ns, >=, 0);
+  g_assert_cmpint (res->issue_error_p50_ns, <=, res->issue_error_p99_ns);
+  g_assert_cmpint (res->issue_error_p99_ns, <=, res->issue_error_max_ns);
+  g_assert_cmpfloat (res->intended_iops, >, 0);
+  g_test_message ("intended %.0f IOPS, achieved %.0f IOPS, issue error p50 %" G_GINT64_FORMAT
+                  " ns p99 %" G_GINT64_FORMAT " ns", res->intended_iops, res->achieved_iops,
+                  res->issue_error_p50_ns, res->issue_error_p99_ns);
+
+  dir = g_dir_make_tmp ("iosim-replay-XXXXXX", &error);
+  g_assert_no_error (error);
+  csv = g_build_filename (dir, "replay.csv", NULL);
+  json = g_build_filename (dir, "replay.json", NULL);
+  out = fopen (csv, "w");
+  g_assert_nonnull (out);
+  replay_result_write_csv (res, out);
+  g_assert_cmpint (fclose (out), ==, 0);
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 1 + 100 + 1);  /* header, rows, "" after the last \n */
+    g_assert_true (g_str_has_prefix (lines[0], "process,pid,device,op,offset_bytes"));
+  }
+  g_assert_true (replay_result_write_json (res, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  {
+    JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+    g_assert_cmpint (json_object_get_int_member (root, "ios"), ==, 100);
+    g_assert_true (json_object_has_member (root, "issue_error_p50_ns"));
+    g_assert_true (json_object_has_member (root, "issue_error_p99_ns"));
+    g_assert_true (json_object_has_member (root, "achieved_iops"));
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "processes")), ==, 2);
+  }
+  unlink (csv);
+  unlink (json);
+  rmdir (dir);
+}
+
+/* Closed and afap timing keep per-process order and queue depth 1. */
+static void
+check_qd1 (const ReplayResult *res, gboolean closed)
+{
+  for (guint p = 0; p < res->io_results->len; p++)
+    {
+      const GArray *r = g_ptr_array_index (res->io_results, p);
+      const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
+      for (guint i = 1; i < r->len; i++)
+        {
+          const ReplayIoResult *prev = &g_array_index (r, ReplayIoResult, i - 1);
+          const ReplayIoResult *x = &g_array_index (r, ReplayIoResult, i);
+          const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
+          g_assert_cmpint (x->issue_ns, >=, prev->complete_ns);
+          if (closed && io->think_ns >= 0)
+            g_assert_cmpint (x->issue_ns - prev->complete_ns, >=, io->think_ns);
+        }
+    }
+}
+
+static void
+test_closed_afap (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) closed = NULL, afap = NULL;
+  ReplayOptions opts;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (40, 200000, 0);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.timing = REPLAY_TIMING_CLOSED;
+  closed = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (closed->ios, ==, 80);
+  check_qd1 (closed, TRUE);
+
+  opts.timing = REPLAY_TIMING_AFAP;
+  afap = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (afap->ios, ==, 80);
+  g_assert_cmpfloat (afap->intended_iops, ==, 0);
+  check_qd1 (afap, FALSE);
+}
+
+static void
+test_write_policy (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) refused = NULL, reads = NULL, writes = NULL;
+  ReplayOptions opts;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (10, 100000, 5);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  refused = replay_run_ios (ios, &opts, &error);
+  g_assert_null (refused);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
+  g_assert_nonnull (strstr (error->message, "5 writes"));
+  g_clear_error (&error);
+  g_assert_true (backing_all_bytes (f->dev, 4096 * 512, 5 * 4096, 0));
+
+  opts.reads_only = TRUE;
+  reads = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (reads->ios, ==, 20);
+  g_assert_cmpuint (reads->plan->skipped_writes, ==, 5);
+  g_assert_true (backing_all_bytes (f->dev, 4096 * 512, 5 * 4096, 0));
+
+  opts.reads_only = FALSE;
+  opts.allow_write = TRUE;
+  writes = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (writes->ios, ==, 25);
+  g_assert_cmpuint (writes->errors, ==, 0);
+  g_assert_true (backing_all_bytes (f->dev, 4096 * 512, 5 * 4096, 0x5a));
+}
+
+static void
+test_in_use (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  ReplayOptions opts;
+  int holder;
+
+  if (f->dev == NULL)
+    return;
+  holder = open (f->dev->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+  g_assert_cmpint (holder, >=, 0);
+  ios = workload (5, 100000, 0);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  res = replay_run_ios (ios, &opts, &error);
+  g_assert_null (res);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE);
+  g_assert_nonnull (strstr (error->message, "in use"));
+  g_assert_nonnull (strstr (error->message, f->dev->path));
+  close (holder);
+}
+
+static void
+test_mounted (Fixture *f, gconstpointer data)
+{
+  g_autofree char *mkfs = g_find_program_in_path ("mkfs.ext2");
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  g_autofree char *mnt = NULL;
+  ReplayOptions opts;
+  int status = 0;
+
+  if (f->dev == NULL)
+    return;
+  if (mkfs == NULL)
+    {
+      g_test_skip ("mkfs.ext2 not installed");
+      return;
+    }
+  {
+    const char *argv[] = { mkfs, "-q", "-F", f->dev->path, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                                 NULL, NULL, NULL, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  mnt = g_dir_make_tmp ("iosim-mnt-XXXXXX", &error);
+  g_assert_no_error (error);
+  if (mount (f->dev->path, mnt, "ext2", MS_RDONLY, NULL) != 0)
+    {
+      g_test_skip_printf ("cannot mount ext2 on %s: %s", f->dev->path, g_strerror (errno));
+      rmdir (mnt);
+      return;
+    }
+  ios = workload (5, 100000, 0);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  res = replay_run_ios (ios, &opts, &error);
+  g_assert_cmpint (umount2 (mnt, 0), ==, 0);
+  rmdir (mnt);
+  g_assert_null (res);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE);
+  g_assert_nonnull (strstr (error->message, "mounted"));
+}
+
+static void
+test_dry_run (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  ReplayOptions opts;
+  guint64 before;
+  int holder;
+
+  if (f->dev == NULL)
+    return;
+  /* Held exclusively: a dry run must not even try to open the device. */
+  holder = open (f->dev->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+  g_assert_cmpint (holder, >=, 0);
+  ios = workload (20, 100000, 3);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.allow_write = TRUE;
+  opts.dry_run = TRUE;
+  before = reads_completed (f->dev);
+  res = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_true (res->dry_run);
+  g_assert_cmpuint (res->plan->n_ios, ==, 43);
+  g_assert_cmpuint (res->plan->n_writes, ==, 3);
+  g_assert_cmpuint (res->ios, ==, 0);
+  g_assert_cmpuint (reads_completed (f->dev), ==, before);
+  g_assert_true (backing_all_bytes (f->dev, 4096 * 512, 3 * 4096, 0));
+  close (holder);
+}
+
+/* SCHED_FIFO workers where allowed; a clear error where not. */
+static void
+test_realtime (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  ReplayOptions opts;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (20, 200000, 0);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.rt_priority = 1;
+  res = replay_run_ios (ios, &opts, &error);
+  if (res == NULL)
+    {
+      g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "SCHED_FIFO"));
+      g_test_skip_printf ("SCHED_FIFO not allowed here: %s", error->message);
+      return;
+    }
+  g_assert_cmpuint (res->ios, ==, 40);
+  g_assert_cmpuint (res->errors, ==, 0);
+}
+
+static gpointer
+raise_later (gpointer data)
+{
+  g_usleep (300 * 1000);
+  *(volatile sig_atomic_t *) data = 1;
+  return NULL;
+}
+
+/* A stop request (Ctrl-C in the command) ends a long replay soon and keeps
+ * what was measured. */
+static void
+test_stop (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  volatile sig_atomic_t stop = 0;
+  ReplayOptions opts;
+  GThread *raiser;
+  gint64 start;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (100, 100 * 1000 * 1000, 0);   /* 10 s of trace */
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.stop = &stop;
+  raiser = g_thread_new ("raise", raise_later, (gpointer) &stop);
+  start = g_get_monotonic_time ();
+  res = replay_run_ios (ios, &opts, &error);
+  g_thread_join (raiser);
+  g_assert_no_error (error);
+  g_assert_true (res->interrupted);
+  g_assert_cmpuint (res->ios, >=, 1);
+  g_assert_cmpuint (res->ios, <, 200);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+}
+
+/* ftrace blk text as `iosim capture` writes it: Q, D, C per I/O. */
+static char *
+write_ftrace_trace (const char *dir, guint n, gboolean with_write)
+{
+  g_autoptr (GString) s = g_string_new ("# tracer: blk\n#\n");
+  char *path = g_build_filename (dir, "trace.txt", NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint pid = i % 2 ? 4757 : 4756;
+      const char *comm = i % 2 ? "fio" : "dd";
+      const char *rwbs = with_write && i == n - 1 ? "WS" : "RS";
+      double t = 408.0 + i * 0.001;
+      guint64 sector = 8 * i;
+
+      g_string_append_printf (s, "%16s-%-5u [001] d..1. %10.6f: %3d,%-3d %2s %3s %" G_GUINT64_FORMAT
+                              " + 8 [%s]\n", comm, pid, t, 7, 0, "Q", rwbs, sector, comm);
+      g_string_append_printf (s, "%16s-%-5u [001] d..1. %10.6f: %3d,%-3d %2s %3s %" G_GUINT64_FORMAT
+                              " + 8 [%s]\n", comm, pid, t + 0.00001, 7, 0, "D", rwbs, sector, comm);
+      g_string_append_printf (s, "%16s-%-5u [001] d.h1. %10.6f: %3d,%-3d %2s %3s %" G_GUINT64_FORMAT
+                              " + 8 [0]\n", "<idle>", 0, t + 0.0002, 7, 0, "C", rwbs, sector);
+    }
+  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+  return path;
+}
+
+static int
+run_iosim (const char *const *args, char **out, char **err)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) bin);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               out, err, &status, &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+static void
+test_cli (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *trace = NULL, *trace_w = NULL, *csv = NULL, *json = NULL;
+  g_autofree char *out = NULL, *err = NULL, *text = NULL;
+
+  if (f->dev == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-replay-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  trace = write_ftrace_trace (dir, 60, FALSE);
+  csv = g_build_filename (dir, "out.csv", NULL);
+  json = g_build_filename (dir, "out.json", NULL);
+  {
+    const char *args[] = { "replay", trace, "--target", f->dev->path, "--csv", csv,
+                           "--json", json, NULL };
+    int rc = run_iosim (args, &out, &err);
+    g_test_message ("stdout:\n%s\nstderr:\n%s", out, err);
+    g_assert_cmpint (rc, ==, 0);
+  }
+  g_assert_nonnull (strstr (out, "issue error"));
+  g_assert_nonnull (strstr (out, "dd-4756"));
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_assert_cmpuint (g_strv_length (lines), ==, 1 + 60 + 1);
+  }
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"issue_error_p50_ns\""));
+
+  /* A trace with a write: refused without a choice, with a message that says what to do. */
+  unlink (trace);
+  trace_w = write_ftrace_trace (dir, 10, TRUE);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { "replay", trace_w, "--target", f->dev->path, NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), !=, 0);
+    g_assert_nonnull (strstr (err, "1 write"));
+    g_assert_nonnull (strstr (err, "--reads-only"));
+  }
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { "replay", trace_w, "--target", f->dev->path, "--dry-run",
+                           "--reads-only", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, f->dev->path));
+    g_assert_nonnull (strstr (out, "1 writes (--reads-only)"));
+  }
+  unlink (trace_w);
+  unlink (csv);
+  unlink (json);
+  rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/replay/realdev/reads", test_reads);
+  ADD ("/replay/realdev/closed-afap", test_closed_afap);
+  ADD ("/replay/realdev/write-policy", test_write_policy);
+  ADD ("/replay/realdev/in-use", test_in_use);
+  ADD ("/replay/realdev/mounted", test_mounted);
+  ADD ("/replay/realdev/dry-run", test_dry_run);
+  ADD ("/replay/realdev/stop", test_stop);
+  ADD ("/replay/realdev/realtime", test_realtime);
+  ADD ("/replay/realdev/cli", test_cli);
+#undef ADD
+  return g_test_run ();
+}
