@@ -128,6 +128,23 @@ do_io (int fd, const ReplayIo *io, guint8 *read_buf, const guint8 *write_buf)
   return done == (ssize_t) io->bytes ? 0 : -EIO;
 }
 
+/* Name the thread after the traced command ("<comm>-<pid>" without the
+ * pid), so that a capture taken during the replay shows the same commands;
+ * the kernel keeps 15 characters. */
+static void
+set_thread_comm (const char *process_name)
+{
+  char comm[16];
+  const char *dash = strrchr (process_name, '-');
+  gsize len = dash ? (gsize) (dash - process_name) : strlen (process_name);
+  if (len == 0 || g_str_has_prefix (process_name, "pid"))
+    return;
+  len = MIN (len, sizeof comm - 1);
+  memcpy (comm, process_name, len);
+  comm[len] = '\0';
+  prctl (PR_SET_NAME, comm, 0, 0, 0);
+}
+
 static gpointer
 worker_main (gpointer data)
 {
@@ -143,6 +160,7 @@ worker_main (gpointer data)
 
   /* Timer slack is per thread; the default 50 us makes every wake-up late. */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  set_thread_comm (w->proc->name);
   if (w->rt_priority > 0)
     {
       /* Checked by the caller first (replay_check_rt); this cannot fail then. */
