@@ -1,10 +1,354 @@
-/* cmd-trace.c — placeholder until the trace work lands. */
+/* cmd-trace.c — `iosim trace`: inspect block traces.  Only `info` exists so
+ * far; the numbers come from trace_summarize() (traces/trace-summary.c),
+ * this file only parses options and prints. */
 #include <stdio.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
 #include "cli/cli.h"
+#include "traces/trace-lifecycle.h"
+
+static const char *const op_order[] = { "read", "write", "discard", "flush", "other" };
+
+static void
+trace_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: iosim trace SUBCOMMAND [OPTIONS...] FILE\n\n"
+           "Inspect block traces (blkparse text, ftrace blk tracer, ftrace block events;\n"
+           ".gz files are read directly, '-' reads standard input).\n\n"
+           "Subcommands:\n"
+           "  info      summarise a trace: events, devices, processes, requests,\n"
+           "            Q2C and D2C latencies, unpaired events\n\n"
+           "More subcommands (convert, filter, merge) come later.\n"
+           "Run 'iosim trace info --help' for the options.\n"
+           "Example: iosim trace info sda.blkparse.txt\n");
+}
+
+static double
+us (double ns)
+{
+  return ns / 1000.0;
+}
+
+static void
+print_latency_row (const char *name, const TraceLatencyStats *s)
+{
+  if (s->count == 0)
+    {
+      printf ("  %-4s %8d %10s %10s %10s %10s %10s\n", name, 0, "-", "-", "-", "-", "-");
+      return;
+    }
+  printf ("  %-4s %8" G_GUINT64_FORMAT " %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, s->count,
+          us (s->mean_ns), us ((double) s->p50_ns), us ((double) s->p95_ns),
+          us ((double) s->p99_ns), us ((double) s->max_ns));
+}
+
+static void
+print_op_table (const char *title, const TraceSummaryOpCount *by_op)
+{
+  guint64 total = 0;
+  guint64 total_bytes = 0;
+
+  for (int op = 0; op < TRACE_OP_COUNT; op++)
+    {
+      total += by_op[op].count;
+      total_bytes += by_op[op].bytes;
+    }
+  printf ("\n%s: %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes)\n", title, total, total_bytes);
+  for (int op = 0; op < TRACE_OP_COUNT; op++)
+    if (by_op[op].count > 0)
+      printf ("  %-8s %10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT " bytes\n",
+              op_order[op], by_op[op].count, by_op[op].bytes);
+}
+
+static void
+print_text (const TraceSummary *s)
+{
+  const TraceLifecycleStats *lc = &s->lifecycle;
+
+  printf ("File:      %s\n", s->path);
+  printf ("Format:    %s\n", s->format);
+  for (char **m = s->meta; *m != NULL; m++)
+    printf ("Capture:   %s\n", *m);
+  printf ("Records:   %" G_GUINT64_FORMAT "\n", lc->records);
+  printf ("Skipped:   %" G_GUINT64_FORMAT " lines (comments, statistics, other events)\n",
+          s->skipped_lines);
+  if (lc->first_ns >= 0)
+    printf ("Duration:  %.6f s (first record at %.6f s, last at %.6f s)\n",
+            (double) (lc->last_ns - lc->first_ns) / 1e9, (double) lc->first_ns / 1e9,
+            (double) lc->last_ns / 1e9);
+
+  printf ("\nEvents by action:\n");
+  for (int a = 0; a < TRACE_ACT_N_ACTIONS; a++)
+    if (lc->by_action[a] > 0)
+      printf ("  %-3s %12" G_GUINT64_FORMAT "\n", trace_action_letters ((TraceAction) a), lc->by_action[a]);
+
+  printf ("\nDevices:\n  %-9s %12s %10s\n", "device", "records", "requests");
+  for (guint i = 0; i < s->devices->len; i++)
+    {
+      const TraceSummaryDevice *d = &g_array_index (s->devices, TraceSummaryDevice, i);
+      g_autofree char *name = g_strdup_printf ("%u,%u", d->dev_major, d->dev_minor);
+      printf ("  %-9s %12" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT "\n", name, d->records, d->requests);
+    }
+
+  print_op_table ("Requests completed (D to C)", s->requests_by_op);
+  print_op_table ("I/Os completed (Q to C)", s->ios_by_op);
+
+  printf ("\nProcesses (by pid; I/Os they queued):\n  %8s  %-16s %10s %14s\n", "pid", "comm", "ios", "bytes");
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      const TraceSummaryProcess *p = &g_array_index (s->processes, TraceSummaryProcess, i);
+      printf ("  %8u  %-16s %10" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "\n",
+              p->pid, p->comm[0] != '\0' ? p->comm : "?", p->ios, p->bytes);
+    }
+
+  printf ("\nLatency (us):\n  %-4s %8s %10s %10s %10s %10s %10s\n",
+          "", "count", "mean", "p50", "p95", "p99", "max");
+  print_latency_row ("Q2C", &s->q2c);
+  print_latency_row ("D2C", &s->d2c);
+
+  printf ("\nUnpaired:\n");
+  printf ("  completed without issue (in flight at start): %" G_GUINT64_FORMAT "\n", lc->completed_without_issue);
+  printf ("  issued without queue (request-only trace):    %" G_GUINT64_FORMAT "\n", lc->issued_without_queue);
+  printf ("  incomplete at end:                            %" G_GUINT64_FORMAT "\n", lc->incomplete_at_end);
+  printf ("  merges/requeues matching no request:          %" G_GUINT64_FORMAT "\n", lc->unpaired);
+}
+
+static void
+json_op_counts (JsonBuilder *b, const char *member, const TraceSummaryOpCount *by_op)
+{
+  guint64 total = 0;
+  guint64 total_bytes = 0;
+
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  for (int op = 0; op < TRACE_OP_COUNT; op++)
+    {
+      total += by_op[op].count;
+      total_bytes += by_op[op].bytes;
+      json_builder_set_member_name (b, op_order[op]);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, (gint64) by_op[op].count);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, (gint64) by_op[op].bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_set_member_name (b, "count");
+  json_builder_add_int_value (b, (gint64) total);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) total_bytes);
+  json_builder_end_object (b);
+}
+
+static void
+json_latency (JsonBuilder *b, const char *member, const TraceLatencyStats *s)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "count");
+  json_builder_add_int_value (b, (gint64) s->count);
+  json_builder_set_member_name (b, "mean");
+  json_builder_add_double_value (b, us (s->mean_ns));
+  json_builder_set_member_name (b, "p50");
+  json_builder_add_double_value (b, us ((double) s->p50_ns));
+  json_builder_set_member_name (b, "p95");
+  json_builder_add_double_value (b, us ((double) s->p95_ns));
+  json_builder_set_member_name (b, "p99");
+  json_builder_add_double_value (b, us ((double) s->p99_ns));
+  json_builder_set_member_name (b, "max");
+  json_builder_add_double_value (b, us ((double) s->max_ns));
+  json_builder_end_object (b);
+}
+
+static void
+json_count (JsonBuilder *b, const char *member, guint64 value)
+{
+  json_builder_set_member_name (b, member);
+  json_builder_add_int_value (b, (gint64) value);
+}
+
+static char *
+json_text (const TraceSummary *s)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  const TraceLifecycleStats *lc = &s->lifecycle;
+  g_autofree char *file = g_filename_display_name (s->path);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "file");
+  json_builder_add_string_value (b, file);
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, s->format);
+  json_builder_set_member_name (b, "capture");
+  json_builder_begin_object (b);
+  for (char **m = s->meta; *m != NULL; m++)
+    {
+      const char *eq = strchr (*m, '=');
+      g_autofree char *key = g_utf8_make_valid (*m, eq - *m);
+      g_autofree char *value = g_utf8_make_valid (eq + 1, -1);
+      json_builder_set_member_name (b, key);
+      json_builder_add_string_value (b, value);
+    }
+  json_builder_end_object (b);
+  json_count (b, "records", lc->records);
+  json_count (b, "skipped_lines", s->skipped_lines);
+  json_builder_set_member_name (b, "first_ns");
+  json_builder_add_int_value (b, lc->first_ns);
+  json_builder_set_member_name (b, "last_ns");
+  json_builder_add_int_value (b, lc->last_ns);
+  json_builder_set_member_name (b, "duration_ns");
+  json_builder_add_int_value (b, lc->first_ns >= 0 ? lc->last_ns - lc->first_ns : 0);
+
+  json_builder_set_member_name (b, "events");
+  json_builder_begin_object (b);
+  for (int a = 0; a < TRACE_ACT_N_ACTIONS; a++)
+    json_count (b, trace_action_letters ((TraceAction) a), lc->by_action[a]);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->devices->len; i++)
+    {
+      const TraceSummaryDevice *d = &g_array_index (s->devices, TraceSummaryDevice, i);
+      g_autofree char *name = g_strdup_printf ("%u,%u", d->dev_major, d->dev_minor);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "device");
+      json_builder_add_string_value (b, name);
+      json_count (b, "major", d->dev_major);
+      json_count (b, "minor", d->dev_minor);
+      json_count (b, "records", d->records);
+      json_count (b, "requests", d->requests);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_op_counts (b, "requests", s->requests_by_op);
+  json_op_counts (b, "ios", s->ios_by_op);
+
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      const TraceSummaryProcess *p = &g_array_index (s->processes, TraceSummaryProcess, i);
+      g_autofree char *comm = g_utf8_make_valid (p->comm, -1);
+      json_builder_begin_object (b);
+      json_count (b, "pid", p->pid);
+      json_builder_set_member_name (b, "comm");
+      json_builder_add_string_value (b, comm);
+      json_count (b, "ios", p->ios);
+      json_count (b, "bytes", p->bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "latency_us");
+  json_builder_begin_object (b);
+  json_latency (b, "q2c", &s->q2c);
+  json_latency (b, "d2c", &s->d2c);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "unpaired");
+  json_builder_begin_object (b);
+  json_count (b, "completed_without_issue", lc->completed_without_issue);
+  json_count (b, "issued_without_queue", lc->issued_without_queue);
+  json_count (b, "incomplete_at_end", lc->incomplete_at_end);
+  json_count (b, "unmatched_merge_or_requeue", lc->unpaired);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
+static int
+trace_info (int argc, char **argv)
+{
+  g_autofree char *format = NULL;
+  gboolean json = FALSE;
+  g_autoptr(GOptionContext) ctx = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceSummary) summary = NULL;
+  g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
+  g_autofree char *description = NULL;
+  GOptionEntry entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
+      "Read the trace as NAME instead of guessing from its first lines", "NAME" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of text", NULL },
+    { NULL }
+  };
+
+  ctx = g_option_context_new ("FILE - summarise a block trace");
+  g_option_context_set_summary (ctx,
+      "Reads a block trace once and reports: format, records, events by action,\n"
+      "devices, duration, completed requests and I/Os by operation (count, bytes),\n"
+      "processes with their I/O counts, Q2C and D2C latencies (count, mean, p50,\n"
+      "p95, p99, max in microseconds; btt's definitions) and the events that\n"
+      "could not be paired (in flight at start or end, request-only traces).\n\n"
+      "Examples:\n"
+      "  iosim trace info sda.blkparse.txt          blkparse -i sda > sda.blkparse.txt\n"
+      "  iosim trace info capture.ftrace.gz         tracefs text, compressed\n"
+      "  iosim trace info --json trace.txt | jq .latency_us.d2c\n"
+      "  cat /sys/kernel/tracing/trace | iosim trace info -");
+  description = g_strdup_printf ("Formats: %s.\n"
+                                 "Errors name the file and line: iosim trace: FILE:LINE: message.",
+                                 formats);
+  g_option_context_set_description (ctx, description);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "iosim trace: %s\n", error->message);
+      return 2;
+    }
+  if (argc != 2)
+    {
+      fprintf (stderr, "iosim trace info: expected exactly one FILE (see --help)\n");
+      return 2;
+    }
+
+  summary = trace_summarize (argv[1], format, &error);
+  if (summary == NULL)
+    {
+      fprintf (stderr, "iosim trace: %s\n", error->message);
+      return 1;
+    }
+  if (json)
+    {
+      g_autofree char *text = json_text (summary);
+      printf ("%s\n", text);
+    }
+  else
+    print_text (summary);
+  return 0;
+}
 
 int
 cli_cmd_trace (int argc, char **argv)
 {
-  fprintf (stderr, "iosim trace: not built yet\n");
-  return 1;
+  if (argc < 2)
+    {
+      trace_usage (stderr);
+      return 2;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      trace_usage (stdout);
+      return 0;
+    }
+  if (strcmp (argv[1], "info") == 0)
+    {
+      g_autofree char *prgname = g_strdup_printf ("%s info", argv[0]);
+      argv[1] = prgname;
+      g_set_prgname (prgname);   /* GOption's "Usage:" line */
+      return trace_info (argc - 1, argv + 1);
+    }
+  fprintf (stderr, "iosim trace: unknown subcommand '%s'\n\n", argv[1]);
+  trace_usage (stderr);
+  return 2;
 }

@@ -1,1 +1,811 @@
-/* placeholder: trace-lifecycle.c is being written. */
+/* trace-lifecycle.c — pairs Q/M/F/G/I/D/R/C records into I/Os and requests
+ * the way btt (blktrace 1.2.0) does: requests are keyed by (device, start
+ * sector); back merges find the request that ends where the bio starts,
+ * front merges the one that starts where the bio ends; a requeue puts the
+ * request back so that D2C restarts at the next D; a completion shorter
+ * than the request completes the bios it covers and moves the request's
+ * start (blk_update_request); X shortens the queued bio (the remainder is
+ * queued again by the kernel).  Only in-flight state is kept.
+ */
+#include "traces/trace-lifecycle.h"
+
+#include <string.h>
+
+typedef struct {
+  guint64 dev;       /* major << 32 | minor */
+  guint64 sector;
+} LcKey;
+
+typedef struct _LcBio LcBio;
+struct _LcBio {
+  LcKey  key;        /* where it was queued (key of the queued table) */
+  LcBio *next;       /* chain: same key in the queued table, or request order */
+  TraceIo io;
+};
+
+typedef struct {
+  LcKey    key;          /* (dev, current start sector) */
+  LcKey    end_key;      /* (dev, end sector), in the pending table only */
+  guint32  rwbs;
+  guint64  first_sector; /* as issued, for the emitted TraceRequest */
+  guint32  total_sectors;
+  guint64  sector;       /* what is still to complete */
+  guint32  nr_sectors;
+  gint64   issue_ns;
+  gint32   error;
+  guint32  in_flight_at_issue;
+  gboolean issued;
+  LcBio   *bios;         /* sector order; NULL for a request seen without Q */
+  guint32  pid;          /* of the D, for requests without bios */
+  char     comm[TRACE_COMM_MAX];
+} LcRequest;
+
+typedef struct {
+  guint64 dev;
+  guint32 count;
+} LcInFlight;
+
+struct _TraceLifecycle {
+  GHashTable *queued;        /* LcKey -> LcBio chain (FIFO) */
+  GHashTable *pending;       /* start LcKey -> LcRequest, not issued */
+  GHashTable *pending_end;   /* end LcKey -> LcRequest, not issued */
+  GHashTable *issued;        /* start LcKey -> LcRequest, issued */
+  GArray     *in_flight;     /* LcInFlight, one per device */
+  GArray     *out_ios;       /* TraceIo */
+  guint       out_ios_head;
+  GArray     *out_requests;  /* TraceRequest */
+  guint       out_requests_head;
+  TraceLifecycleStats stats;
+};
+
+static guint
+key_hash (gconstpointer p)
+{
+  const LcKey *k = p;
+  guint64 h = k->sector * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ k->dev * G_GUINT64_CONSTANT (0xc2b2ae3d27d4eb4f);
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+key_equal (gconstpointer a, gconstpointer b)
+{
+  const LcKey *x = a;
+  const LcKey *y = b;
+  return x->dev == y->dev && x->sector == y->sector;
+}
+
+static LcKey
+make_key (guint32 major, guint32 minor, guint64 sector)
+{
+  LcKey k = { ((guint64) major << 32) | minor, sector };
+  return k;
+}
+
+const char *
+trace_op_name (TraceOp op)
+{
+  switch (op)
+    {
+    case TRACE_OP_READ: return "read";
+    case TRACE_OP_WRITE: return "write";
+    case TRACE_OP_DISCARD: return "discard";
+    case TRACE_OP_FLUSH: return "flush";
+    case TRACE_OP_OTHER:
+    default: return "other";
+    }
+}
+
+TraceOp
+trace_op_from_rwbs (guint32 rwbs)
+{
+  if (rwbs & TRACE_RWBS_DISCARD)
+    return TRACE_OP_DISCARD;
+  if (rwbs & TRACE_RWBS_WRITE)
+    return TRACE_OP_WRITE;
+  if (rwbs & TRACE_RWBS_READ)
+    return TRACE_OP_READ;
+  if (rwbs & TRACE_RWBS_FLUSH)
+    return TRACE_OP_FLUSH;
+  return TRACE_OP_OTHER;
+}
+
+static void
+free_bio_chain (LcBio *b)
+{
+  while (b != NULL)
+    {
+      LcBio *next = b->next;
+      g_free (b);
+      b = next;
+    }
+}
+
+static guint64
+count_bio_chain (const LcBio *b)
+{
+  guint64 n = 0;
+  for (; b != NULL; b = b->next)
+    n++;
+  return n;
+}
+
+static void
+request_free (LcRequest *rq)
+{
+  free_bio_chain (rq->bios);
+  g_free (rq);
+}
+
+TraceLifecycle *
+trace_lifecycle_new (void)
+{
+  TraceLifecycle *lc = g_new0 (TraceLifecycle, 1);
+
+  lc->queued = g_hash_table_new (key_hash, key_equal);
+  lc->pending = g_hash_table_new (key_hash, key_equal);
+  lc->pending_end = g_hash_table_new (key_hash, key_equal);
+  lc->issued = g_hash_table_new (key_hash, key_equal);
+  lc->in_flight = g_array_new (FALSE, TRUE, sizeof (LcInFlight));
+  lc->out_ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  lc->out_requests = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  lc->stats.first_ns = -1;
+  lc->stats.last_ns = -1;
+  return lc;
+}
+
+/* Drop all in-flight state; returns the number of I/Os that were still
+ * pending (queued bios, bios of unfinished requests, bio-less requests). */
+static guint64
+drop_in_flight (TraceLifecycle *lc)
+{
+  GHashTableIter it;
+  gpointer value;
+  guint64 n = 0;
+
+  g_hash_table_iter_init (&it, lc->queued);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      n += count_bio_chain (value);
+      free_bio_chain (value);
+    }
+  g_hash_table_remove_all (lc->queued);
+
+  g_hash_table_remove_all (lc->pending_end);
+  g_hash_table_iter_init (&it, lc->pending);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      LcRequest *rq = value;
+      n += rq->bios != NULL ? count_bio_chain (rq->bios) : 1;
+      request_free (rq);
+    }
+  g_hash_table_remove_all (lc->pending);
+
+  g_hash_table_iter_init (&it, lc->issued);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      LcRequest *rq = value;
+      n += rq->bios != NULL ? count_bio_chain (rq->bios) : 1;
+      request_free (rq);
+    }
+  g_hash_table_remove_all (lc->issued);
+  g_array_set_size (lc->in_flight, 0);
+  return n;
+}
+
+void
+trace_lifecycle_free (TraceLifecycle *lc)
+{
+  if (lc == NULL)
+    return;
+  drop_in_flight (lc);
+  g_hash_table_unref (lc->queued);
+  g_hash_table_unref (lc->pending);
+  g_hash_table_unref (lc->pending_end);
+  g_hash_table_unref (lc->issued);
+  g_array_unref (lc->in_flight);
+  g_array_unref (lc->out_ios);
+  g_array_unref (lc->out_requests);
+  g_free (lc);
+}
+
+const TraceLifecycleStats *
+trace_lifecycle_stats (const TraceLifecycle *lc)
+{
+  return &lc->stats;
+}
+
+guint
+trace_lifecycle_held (const TraceLifecycle *lc)
+{
+  return g_hash_table_size (lc->queued) + g_hash_table_size (lc->pending)
+         + g_hash_table_size (lc->issued);
+}
+
+static guint32 *
+in_flight_slot (TraceLifecycle *lc, guint64 dev)
+{
+  LcInFlight fresh = { dev, 0 };
+
+  for (guint i = 0; i < lc->in_flight->len; i++)
+    {
+      LcInFlight *f = &g_array_index (lc->in_flight, LcInFlight, i);
+      if (f->dev == dev)
+        return &f->count;
+    }
+  g_array_append_val (lc->in_flight, fresh);
+  return &g_array_index (lc->in_flight, LcInFlight, lc->in_flight->len - 1).count;
+}
+
+/* ---- Queued bios -------------------------------------------------------- */
+
+static void
+queue_bio (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcBio *bio = g_new0 (LcBio, 1);
+  LcBio *head;
+
+  bio->key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  bio->io.dev_major = rec->dev_major;
+  bio->io.dev_minor = rec->dev_minor;
+  bio->io.pid = rec->pid;
+  memcpy (bio->io.comm, rec->comm, sizeof bio->io.comm);
+  bio->io.rwbs = rec->rwbs;
+  bio->io.op = trace_op_from_rwbs (rec->rwbs);
+  bio->io.sector = rec->sector;
+  bio->io.nr_sectors = rec->nr_sectors;
+  bio->io.queue_ns = rec->time_ns;
+  bio->io.issue_ns = -1;
+  bio->io.complete_ns = -1;
+
+  head = g_hash_table_lookup (lc->queued, &bio->key);
+  if (head == NULL)
+    g_hash_table_insert (lc->queued, &bio->key, bio);
+  else
+    {
+      while (head->next != NULL)
+        head = head->next;
+      head->next = bio;
+    }
+}
+
+/* Oldest bio queued at (dev, sector), removed from the table. */
+static LcBio *
+take_bio (TraceLifecycle *lc, const LcKey *key)
+{
+  LcBio *head = g_hash_table_lookup (lc->queued, key);
+
+  if (head == NULL)
+    return NULL;
+  g_hash_table_remove (lc->queued, key);
+  if (head->next != NULL)
+    g_hash_table_insert (lc->queued, &head->next->key, head->next);
+  head->next = NULL;
+  return head;
+}
+
+static LcBio *
+peek_bio (TraceLifecycle *lc, const LcKey *key)
+{
+  return g_hash_table_lookup (lc->queued, key);
+}
+
+/* ---- Requests ----------------------------------------------------------- */
+
+static void
+emit_io (TraceLifecycle *lc, const TraceIo *io)
+{
+  g_array_append_val (lc->out_ios, *io);
+  lc->stats.ios++;
+}
+
+static void
+pending_remove (TraceLifecycle *lc, LcRequest *rq)
+{
+  g_hash_table_remove (lc->pending, &rq->key);
+  /* Another request may own the end key (pending_insert keeps the first). */
+  if (g_hash_table_lookup (lc->pending_end, &rq->end_key) == rq)
+    g_hash_table_remove (lc->pending_end, &rq->end_key);
+}
+
+static void
+pending_insert (TraceLifecycle *lc, LcRequest *rq)
+{
+  LcRequest *old;
+
+  rq->end_key = rq->key;
+  rq->end_key.sector = rq->key.sector + rq->nr_sectors;
+  old = g_hash_table_lookup (lc->pending, &rq->key);
+  if (old != NULL && old != rq)
+    {
+      /* Two unissued requests at one sector: the older lost its D. */
+      pending_remove (lc, old);
+      lc->stats.unpaired++;
+      lc->stats.incomplete_at_end += old->bios != NULL ? count_bio_chain (old->bios) : 1;
+      request_free (old);
+    }
+  g_hash_table_insert (lc->pending, &rq->key, rq);
+  if (g_hash_table_lookup (lc->pending_end, &rq->end_key) == NULL)
+    g_hash_table_insert (lc->pending_end, &rq->end_key, rq);
+}
+
+/* A request for @rec (G, I or D): the bio queued at its sector joins it. */
+static LcRequest *
+request_new (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcRequest *rq = g_new0 (LcRequest, 1);
+
+  rq->key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  rq->rwbs = rec->rwbs;
+  rq->sector = rec->sector;
+  rq->nr_sectors = rec->nr_sectors;
+  rq->issue_ns = -1;
+  rq->pid = rec->pid;
+  memcpy (rq->comm, rec->comm, sizeof rq->comm);
+  rq->bios = take_bio (lc, &rq->key);
+  return rq;
+}
+
+static LcRequest *
+find_or_create_pending (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcRequest *rq = g_hash_table_lookup (lc->pending, &key);
+
+  if (rq == NULL)
+    {
+      rq = request_new (lc, rec);
+      pending_insert (lc, rq);
+    }
+  return rq;
+}
+
+static void
+on_merge (TraceLifecycle *lc, const TraceRecord *rec, gboolean back)
+{
+  LcKey bio_key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey target = bio_key;
+  LcRequest *rq;
+  LcBio *bio;
+
+  if (back)
+    rq = g_hash_table_lookup (lc->pending_end, &target);
+  else
+    {
+      target.sector = rec->sector + rec->nr_sectors;
+      rq = g_hash_table_lookup (lc->pending, &target);
+    }
+  bio = take_bio (lc, &bio_key);
+  if (rq == NULL)
+    {
+      /* Merged into a request we never saw (allocated before the trace). */
+      lc->stats.unpaired++;
+      if (bio != NULL)
+        {
+          lc->stats.incomplete_at_end++;
+          g_free (bio);
+        }
+      return;
+    }
+  pending_remove (lc, rq);
+  if (bio != NULL)
+    {
+      bio->io.merged = TRUE;
+      if (back)
+        {
+          LcBio **tail = &rq->bios;
+          while (*tail != NULL)
+            tail = &(*tail)->next;
+          *tail = bio;
+        }
+      else
+        {
+          bio->next = rq->bios;
+          rq->bios = bio;
+        }
+    }
+  if (!back)
+    {
+      rq->sector = rec->sector;
+      rq->key.sector = rec->sector;
+    }
+  rq->nr_sectors += rec->nr_sectors;
+  pending_insert (lc, rq);
+}
+
+static void
+on_issue (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcRequest *rq = find_or_create_pending (lc, rec);
+  LcRequest *old;
+  guint32 *in_flight;
+
+  pending_remove (lc, rq);
+  if (rq->bios == NULL)
+    lc->stats.issued_without_queue++;
+  /* The D carries the request's final size after all merges. */
+  rq->sector = rec->sector;
+  rq->nr_sectors = rec->nr_sectors;
+  rq->first_sector = rec->sector;
+  rq->total_sectors = rec->nr_sectors;
+  rq->rwbs = rec->rwbs;
+  rq->issue_ns = rec->time_ns;
+  rq->issued = TRUE;
+  if (rq->pid == 0 || rq->bios == NULL)
+    {
+      rq->pid = rec->pid;
+      memcpy (rq->comm, rec->comm, sizeof rq->comm);
+    }
+
+  old = g_hash_table_lookup (lc->issued, &rq->key);
+  if (old != NULL)
+    {
+      /* Issued twice without completion or requeue: keep the newer. */
+      g_hash_table_remove (lc->issued, &old->key);
+      lc->stats.unpaired++;
+      lc->stats.incomplete_at_end += old->bios != NULL ? count_bio_chain (old->bios) : 1;
+      (*in_flight_slot (lc, old->key.dev))--;
+      request_free (old);
+    }
+  g_hash_table_insert (lc->issued, &rq->key, rq);
+  in_flight = in_flight_slot (lc, rq->key.dev);
+  (*in_flight)++;
+  rq->in_flight_at_issue = *in_flight;
+}
+
+static void
+on_requeue (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcRequest *rq = g_hash_table_lookup (lc->issued, &key);
+
+  if (rq == NULL)
+    {
+      lc->stats.unpaired++;
+      return;
+    }
+  g_hash_table_remove (lc->issued, &rq->key);
+  (*in_flight_slot (lc, rq->key.dev))--;
+  rq->issued = FALSE;
+  rq->issue_ns = -1;
+  pending_insert (lc, rq);
+}
+
+static void
+complete_bio (TraceLifecycle *lc, LcBio *bio, gint64 issue_ns, gint64 complete_ns, gint32 error)
+{
+  bio->io.issue_ns = issue_ns;
+  bio->io.complete_ns = complete_ns;
+  bio->io.error = error;
+  emit_io (lc, &bio->io);
+  g_free (bio);
+}
+
+static void
+finish_request (TraceLifecycle *lc, LcRequest *rq, gint64 complete_ns)
+{
+  TraceRequest out = { 0 };
+
+  out.dev_major = (guint32) (rq->key.dev >> 32);
+  out.dev_minor = (guint32) rq->key.dev;
+  out.op = trace_op_from_rwbs (rq->rwbs);
+  out.sector = rq->first_sector;
+  out.nr_sectors = rq->total_sectors;
+  out.issue_ns = rq->issue_ns;
+  out.complete_ns = complete_ns;
+  out.error = rq->error;
+  out.in_flight_at_issue = rq->in_flight_at_issue;
+  g_array_append_val (lc->out_requests, out);
+  lc->stats.requests++;
+
+  if (rq->bios == NULL)
+    {
+      /* Request-only trace (or issued before Q was traced): one I/O per
+       * request, queued when it was issued. */
+      TraceIo io = { 0 };
+      io.dev_major = out.dev_major;
+      io.dev_minor = out.dev_minor;
+      io.pid = rq->pid;
+      memcpy (io.comm, rq->comm, sizeof io.comm);
+      io.op = out.op;
+      io.rwbs = rq->rwbs;
+      io.sector = out.sector;
+      io.nr_sectors = out.nr_sectors;
+      io.queue_ns = rq->issue_ns;
+      io.issue_ns = rq->issue_ns;
+      io.complete_ns = complete_ns;
+      io.error = rq->error;
+      emit_io (lc, &io);
+    }
+  while (rq->bios != NULL)
+    {
+      LcBio *bio = rq->bios;
+      rq->bios = bio->next;
+      complete_bio (lc, bio, rq->issue_ns, complete_ns, rq->error);
+    }
+  request_free (rq);
+}
+
+static void
+on_complete (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcRequest *rq;
+  LcBio *bio;
+
+  /* The 6.x tracepoints print a flush request's completion at sector
+   * (u64) -1; it was issued at sector 0 with no data. */
+  if (rec->sector == G_MAXUINT64 && rec->nr_sectors == 0)
+    key.sector = 0;
+  rq = g_hash_table_lookup (lc->issued, &key);
+
+  if (rq != NULL)
+    {
+      guint64 done_end = rec->sector + rec->nr_sectors;
+
+      if (rq->error == 0)
+        rq->error = rec->error;
+      if (rec->nr_sectors > 0 && rec->nr_sectors < rq->nr_sectors)
+        {
+          /* Partial completion: the covered bios are done, the rest of
+           * the request continues from the new start sector. */
+          g_hash_table_remove (lc->issued, &rq->key);
+          while (rq->bios != NULL && rq->bios->io.sector + rq->bios->io.nr_sectors <= done_end)
+            {
+              LcBio *b = rq->bios;
+              rq->bios = b->next;
+              complete_bio (lc, b, rq->issue_ns, rec->time_ns, rq->error);
+            }
+          rq->sector = done_end;
+          rq->key.sector = done_end;
+          rq->nr_sectors -= rec->nr_sectors;
+          g_hash_table_insert (lc->issued, &rq->key, rq);
+          return;
+        }
+      g_hash_table_remove (lc->issued, &rq->key);
+      (*in_flight_slot (lc, rq->key.dev))--;
+      finish_request (lc, rq, rec->time_ns);
+      return;
+    }
+
+  rq = g_hash_table_lookup (lc->pending, &key);
+  if (rq != NULL)
+    {
+      /* Completed without a D in the trace. */
+      pending_remove (lc, rq);
+      lc->stats.completed_without_issue++;
+      rq->first_sector = rq->sector;
+      rq->total_sectors = rq->nr_sectors;
+      rq->error = rec->error;
+      finish_request (lc, rq, rec->time_ns);
+      return;
+    }
+
+  bio = peek_bio (lc, &key);
+  if (bio != NULL)
+    {
+      /* Bio-based device (dm, md): Q then C, no request. */
+      bio = take_bio (lc, &key);
+      complete_bio (lc, bio, -1, rec->time_ns, rec->error);
+      return;
+    }
+  lc->stats.completed_without_issue++;
+}
+
+static void
+on_split (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcBio *bio = peek_bio (lc, &key);
+
+  /* The kernel queues the remainder again with its own Q. */
+  if (bio != NULL && rec->new_sector > bio->io.sector
+      && rec->new_sector < bio->io.sector + bio->io.nr_sectors)
+    bio->io.nr_sectors = (guint32) (rec->new_sector - bio->io.sector);
+}
+
+void
+trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  g_return_if_fail (lc != NULL && rec != NULL);
+  g_return_if_fail (rec->action < TRACE_ACT_N_ACTIONS);
+
+  lc->stats.records++;
+  lc->stats.by_action[rec->action]++;
+  if (lc->stats.first_ns < 0)
+    lc->stats.first_ns = rec->time_ns;
+  lc->stats.last_ns = rec->time_ns;
+
+  switch (rec->action)
+    {
+    case TRACE_ACT_QUEUE:
+      queue_bio (lc, rec);
+      break;
+    case TRACE_ACT_GETRQ:
+    case TRACE_ACT_INSERT:
+      find_or_create_pending (lc, rec);
+      break;
+    case TRACE_ACT_BACKMERGE:
+      on_merge (lc, rec, TRUE);
+      break;
+    case TRACE_ACT_FRONTMERGE:
+      on_merge (lc, rec, FALSE);
+      break;
+    case TRACE_ACT_ISSUE:
+      on_issue (lc, rec);
+      break;
+    case TRACE_ACT_REQUEUE:
+      on_requeue (lc, rec);
+      break;
+    case TRACE_ACT_COMPLETE:
+      on_complete (lc, rec);
+      break;
+    case TRACE_ACT_SPLIT:
+      on_split (lc, rec);
+      break;
+    case TRACE_ACT_SLEEPRQ:
+    case TRACE_ACT_PLUG:
+    case TRACE_ACT_UNPLUG_IO:
+    case TRACE_ACT_UNPLUG_TIMER:
+    case TRACE_ACT_BOUNCE:
+    case TRACE_ACT_REMAP:
+    case TRACE_ACT_MESSAGE:
+    case TRACE_ACT_N_ACTIONS:
+    default:
+      break;
+    }
+}
+
+void
+trace_lifecycle_finish (TraceLifecycle *lc)
+{
+  g_return_if_fail (lc != NULL);
+  lc->stats.incomplete_at_end += drop_in_flight (lc);
+}
+
+gboolean
+trace_lifecycle_pop_io (TraceLifecycle *lc, TraceIo *out)
+{
+  if (lc->out_ios_head >= lc->out_ios->len)
+    {
+      g_array_set_size (lc->out_ios, 0);
+      lc->out_ios_head = 0;
+      return FALSE;
+    }
+  *out = g_array_index (lc->out_ios, TraceIo, lc->out_ios_head++);
+  return TRUE;
+}
+
+gboolean
+trace_lifecycle_pop_request (TraceLifecycle *lc, TraceRequest *out)
+{
+  if (lc->out_requests_head >= lc->out_requests->len)
+    {
+      g_array_set_size (lc->out_requests, 0);
+      lc->out_requests_head = 0;
+      return FALSE;
+    }
+  *out = g_array_index (lc->out_requests, TraceRequest, lc->out_requests_head++);
+  return TRUE;
+}
+
+/* ---- Whole-trace convenience -------------------------------------------- */
+
+typedef struct {
+  TraceIo io;
+  guint64 seq;    /* completion order: the final tie-break, for determinism */
+} SortedIo;
+
+static gint64
+io_start_ns (const TraceIo *io)
+{
+  return io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
+}
+
+static int
+compare_ios (gconstpointer a, gconstpointer b)
+{
+  const SortedIo *x = a;
+  const SortedIo *y = b;
+  gint64 tx = io_start_ns (&x->io);
+  gint64 ty = io_start_ns (&y->io);
+
+  if (tx != ty)
+    return tx < ty ? -1 : 1;
+  if (x->io.pid != y->io.pid)
+    return x->io.pid < y->io.pid ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+typedef struct {
+  TraceRequest rq;
+  guint64 seq;
+} SortedRequest;
+
+static int
+compare_requests (gconstpointer a, gconstpointer b)
+{
+  const SortedRequest *x = a;
+  const SortedRequest *y = b;
+
+  if (x->rq.issue_ns != y->rq.issue_ns)
+    return x->rq.issue_ns < y->rq.issue_ns ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+drain (TraceLifecycle *lc, GArray *ios, GArray *requests)
+{
+  SortedIo sio;
+  SortedRequest srq;
+
+  while (trace_lifecycle_pop_io (lc, &sio.io))
+    {
+      sio.seq = ios->len;
+      g_array_append_val (ios, sio);
+    }
+  while (trace_lifecycle_pop_request (lc, &srq.rq))
+    if (requests != NULL)
+      {
+        srq.seq = requests->len;
+        g_array_append_val (requests, srq);
+      }
+}
+
+GArray *
+trace_load_ios (const char          *path,
+                guint32              dev_major,
+                guint32              dev_minor,
+                GArray             **requests,
+                TraceLifecycleStats *stats,
+                GError             **error)
+{
+  g_autoptr(TraceReader) reader = NULL;
+  g_autoptr(TraceLifecycle) lc = NULL;
+  g_autoptr(GArray) sorted_ios = NULL;
+  g_autoptr(GArray) sorted_rqs = NULL;
+  GArray *ios;
+  TraceRecord rec;
+  GError *local = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  reader = trace_reader_open (path, NULL, error);
+  if (reader == NULL)
+    return NULL;
+  lc = trace_lifecycle_new ();
+  sorted_ios = g_array_new (FALSE, FALSE, sizeof (SortedIo));
+  if (requests != NULL)
+    sorted_rqs = g_array_new (FALSE, FALSE, sizeof (SortedRequest));
+
+  while (trace_reader_next (reader, &rec, &local))
+    {
+      if ((dev_major != G_MAXUINT32 && rec.dev_major != dev_major)
+          || (dev_minor != G_MAXUINT32 && rec.dev_minor != dev_minor))
+        continue;
+      trace_lifecycle_feed (lc, &rec);
+      drain (lc, sorted_ios, sorted_rqs);
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  trace_lifecycle_finish (lc);
+  drain (lc, sorted_ios, sorted_rqs);
+
+  g_array_sort (sorted_ios, compare_ios);
+  ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), sorted_ios->len);
+  for (guint i = 0; i < sorted_ios->len; i++)
+    g_array_append_val (ios, g_array_index (sorted_ios, SortedIo, i).io);
+
+  if (requests != NULL)
+    {
+      g_array_sort (sorted_rqs, compare_requests);
+      *requests = g_array_sized_new (FALSE, FALSE, sizeof (TraceRequest), sorted_rqs->len);
+      for (guint i = 0; i < sorted_rqs->len; i++)
+        g_array_append_val (*requests, g_array_index (sorted_rqs, SortedRequest, i).rq);
+    }
+  if (stats != NULL)
+    *stats = *trace_lifecycle_stats (lc);
+  return ios;
+}

@@ -65,6 +65,8 @@ typedef struct {
   guint64 incomplete_at_end;         /* Q or D never completed */
   gint64  first_ns;
   gint64  last_ns;
+  guint64 unpaired;                  /* M/F/R that matched no request, or a request
+                                      * replaced by another at the same sector */
 } TraceLifecycleStats;
 
 typedef struct _TraceLifecycle TraceLifecycle;
@@ -82,6 +84,9 @@ gboolean        trace_lifecycle_pop_io  (TraceLifecycle    *lc,
 gboolean        trace_lifecycle_pop_request (TraceLifecycle *lc,
                                          TraceRequest      *out);
 const TraceLifecycleStats *trace_lifecycle_stats (const TraceLifecycle *lc);
+/* In-flight entries held right now (queued sectors, pending and issued
+ * requests): the memory bound, for tests and diagnostics. */
+guint           trace_lifecycle_held    (const TraceLifecycle *lc);
 
 /* Convenience for fit, replay and trace-driven simulation: read a whole
  * trace and return its completed I/Os sorted by queue time (issue time
@@ -96,5 +101,67 @@ GArray         *trace_load_ios          (const char        *path,
                                          GError           **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceLifecycle, trace_lifecycle_free)
+
+/* ---- Whole-trace summary (iosim trace info) ----------------------------- */
+
+/* Latencies in nanoseconds; percentiles by nearest rank (the smallest
+ * value with at least p% of the samples at or below it). */
+typedef struct {
+  guint64 count;
+  double  mean_ns;
+  gint64  min_ns;
+  gint64  p50_ns;
+  gint64  p95_ns;
+  gint64  p99_ns;
+  gint64  max_ns;
+} TraceLatencyStats;
+
+typedef struct {
+  guint32 dev_major;
+  guint32 dev_minor;
+  guint64 records;
+  guint64 requests;
+} TraceSummaryDevice;
+
+typedef struct {
+  guint32 pid;
+  char    comm[TRACE_COMM_MAX];   /* first non-empty name seen for the pid */
+  guint64 ios;
+  guint64 bytes;
+} TraceSummaryProcess;
+
+typedef struct {
+  guint64 count;
+  guint64 bytes;
+} TraceSummaryOpCount;
+
+#define TRACE_OP_COUNT (TRACE_OP_OTHER + 1)
+
+typedef struct {
+  char                *path;
+  char                *format;
+  GStrv                meta;               /* sorted "key=value" from # iosim-capture lines */
+  guint64              skipped_lines;
+  TraceLifecycleStats  lifecycle;          /* records, by_action, unpaired counts, first/last */
+  GArray              *devices;            /* TraceSummaryDevice, by (major, minor) */
+  GArray              *processes;          /* TraceSummaryProcess, by pid */
+  TraceSummaryOpCount  requests_by_op[TRACE_OP_COUNT];  /* completed D..C requests */
+  TraceSummaryOpCount  ios_by_op[TRACE_OP_COUNT];       /* completed I/Os */
+  TraceLatencyStats    q2c;                /* per I/O with a Q (or D where no Q) */
+  TraceLatencyStats    d2c;                /* per request */
+} TraceSummary;
+
+/* Read @path (format forced by @format, or sniffed when NULL) and
+ * summarise it; memory grows only with the number of completed I/Os
+ * (one latency value each). */
+TraceSummary   *trace_summarize         (const char        *path,
+                                         const char        *format,
+                                         GError           **error);
+void            trace_summary_free      (TraceSummary      *summary);
+/* Latency statistics of @values_ns (sorted in place). */
+void            trace_latency_stats     (GArray            *values_ns,
+                                         TraceLatencyStats *out);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceSummary, trace_summary_free)
 
 G_END_DECLS

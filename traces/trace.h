@@ -11,8 +11,10 @@
  *   "ftrace-blk" the ftrace blk tracer's text (§1.7) as Linux 6.x prints it
  *                through tracefs, including the header lines iosim capture
  *                writes ("# iosim-capture key=value ...")
- *   "ftrace-events" block tracepoint text, events/block/* (§1.8)
- * Files ending in .gz are decompressed on the fly.
+ *   "ftrace-events" block tracepoint text, events/block/ (§1.8)
+ * Gzip input (recognised by its magic bytes, .gz or not) is decompressed
+ * on the fly; "-" is standard input.  Extra declarations: trace_reader_meta_keys,
+ * trace_reader_lines; the format contract is in trace-private.h.
  */
 #pragma once
 
@@ -84,7 +86,7 @@ typedef struct {
   guint32  from_major;           /* A: device and sector remapped from */
   guint32  from_minor;
   guint64  from_sector;
-  char     comm[TRACE_COMM_MAX]; /* "" when the source gives none */
+  char     comm[TRACE_COMM_MAX]; /* "" when the source gives none; m: the message text, truncated */
   guint64  line;                 /* 1-based source line (record index for binary) */
 } TraceRecord;
 
@@ -122,6 +124,12 @@ guint64      trace_reader_skipped  (const TraceReader *reader);
  * "device", "devno", "scheduler", "rotational"; NULL if absent. */
 const char  *trace_reader_meta     (const TraceReader *reader,
                                     const char  *key);
+
+/* Keys of the "# iosim-capture" metadata seen so far, sorted (free with
+ * g_strfreev). */
+GStrv        trace_reader_meta_keys (const TraceReader *reader);
+/* Lines read so far (1-based number of the last line). */
+guint64      trace_reader_lines    (const TraceReader *reader);
 
 /* Names of every known reader format, NULL-terminated. */
 const char *const *trace_formats   (void);

@@ -1,0 +1,143 @@
+/* test-trace-cli.c — `iosim trace info` as a user runs it ($IOSIM_BIN):
+ * the JSON object agrees with the library summary, errors are
+ * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches.
+ */
+#include <string.h>
+#include <sys/wait.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "traces/trace-lifecycle.h"
+
+static const char *
+iosim_bin (void)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  if (bin == NULL || !g_file_test (bin, G_FILE_TEST_IS_EXECUTABLE))
+    return NULL;
+  return bin;
+}
+
+static void
+run (const char *const *args, char **out, char **err, int *status)
+{
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               out, err, &wait_status, &error));
+  g_assert_no_error (error);
+  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static void
+test_info_json (void)
+{
+  const char *bin = iosim_bin ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "valid-events-mqdeadline-6.18.ftrace", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceSummary) s = NULL;
+  JsonObject *root, *lat, *d2c, *events;
+  int status;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+
+  s = trace_summarize (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "ftrace-events");
+  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, (gint64) s->lifecycle.records);
+  g_assert_cmpint (json_object_get_int_member (root, "skipped_lines"), ==, (gint64) s->skipped_lines);
+  events = json_object_get_object_member (root, "events");
+  g_assert_cmpint (json_object_get_int_member (events, "M"), ==,
+                   (gint64) s->lifecycle.by_action[TRACE_ACT_BACKMERGE]);
+  g_assert_cmpint (json_object_get_int_member (events, "M"), >, 0);
+  lat = json_object_get_object_member (root, "latency_us");
+  d2c = json_object_get_object_member (lat, "d2c");
+  g_assert_cmpint (json_object_get_int_member (d2c, "count"), ==, (gint64) s->d2c.count);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (d2c, "p99"), s->d2c.p99_ns / 1000.0, 1e-9);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "devices")), ==,
+                    s->devices->len);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "requests"), "count"),
+                   >, 0);
+}
+
+static void
+test_info_text_and_errors (void)
+{
+  const char *bin = iosim_bin ();
+  g_autofree char *good = g_test_build_filename (G_TEST_DIST, "data", "valid-blkparse-default.blkparse", NULL);
+  g_autofree char *bad = g_test_build_filename (G_TEST_DIST, "data", "fail-blkparse-garbage.blkparse", NULL);
+  int status;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { bin, "trace", "info", good, NULL };
+    run (args, &out, &err, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (out, "Format:    blkparse"));
+    g_assert_nonnull (strstr (out, "D2C"));
+    g_assert_nonnull (strstr (out, "Web Content"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    g_autofree char *want = g_strdup_printf ("iosim trace: %s:4: ", bad);
+    const char *args[] = { bin, "trace", "info", bad, NULL };
+    run (args, &out, &err, &status);
+    g_assert_cmpint (status, ==, 1);
+    g_assert_true (g_str_has_prefix (err, want));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { bin, "trace", "info", "--format", "blkparse",
+                           g_test_get_filename (G_TEST_DIST, "data", "valid-blk-classic-6.18.ftrace", NULL),
+                           NULL };
+    run (args, &out, &err, &status);
+    /* classic blk lines are not blkparse lines (no sequence column) */
+    g_assert_cmpint (status, ==, 1);
+    g_assert_nonnull (strstr (err, "valid-blk-classic-6.18.ftrace:9: "));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { bin, "trace", "--help", NULL };
+    run (args, &out, &err, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (out, "info"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { bin, "trace", "info", "--help", NULL };
+    run (args, &out, &err, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (out, "Examples:"));
+    g_assert_nonnull (strstr (out, "ftrace-events"));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/trace/cli/info-json", test_info_json);
+  g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
+  return g_test_run ();
+}

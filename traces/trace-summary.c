@@ -1,0 +1,233 @@
+/* trace-summary.c — what `iosim trace info` reports about one trace:
+ * record and action counts, devices, processes, completed requests and
+ * I/Os by operation, Q2C and D2C latency statistics (btt's names), and the
+ * counts of everything that could not be paired.  Streams the trace once.
+ */
+#include "traces/trace-lifecycle.h"
+
+#include <string.h>
+
+static int
+compare_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+void
+trace_latency_stats (GArray *values_ns, TraceLatencyStats *out)
+{
+  gint64 sum_hi = 0;
+  double sum = 0;
+  guint n = values_ns->len;
+
+  memset (out, 0, sizeof *out);
+  if (n == 0)
+    return;
+  g_array_sort (values_ns, compare_i64);
+  /* Integer sum (exact) while it fits, so the mean is not rounded twice. */
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 v = g_array_index (values_ns, gint64, i);
+      if ((v > 0 && sum_hi > G_MAXINT64 - v) || (v < 0 && sum_hi < G_MININT64 - v))
+        {
+          sum += (double) sum_hi;
+          sum_hi = 0;
+        }
+      sum_hi += v;
+    }
+  sum += (double) sum_hi;
+  out->count = n;
+  out->mean_ns = sum / n;
+  out->min_ns = g_array_index (values_ns, gint64, 0);
+  out->max_ns = g_array_index (values_ns, gint64, n - 1);
+#define NEAREST_RANK(p) g_array_index (values_ns, gint64, MAX ((guint64) ((p) * (guint64) n + 99) / 100, 1) - 1)
+  out->p50_ns = NEAREST_RANK (50);
+  out->p95_ns = NEAREST_RANK (95);
+  out->p99_ns = NEAREST_RANK (99);
+#undef NEAREST_RANK
+}
+
+void
+trace_summary_free (TraceSummary *summary)
+{
+  if (summary == NULL)
+    return;
+  g_free (summary->path);
+  g_free (summary->format);
+  g_strfreev (summary->meta);
+  if (summary->devices != NULL)
+    g_array_unref (summary->devices);
+  if (summary->processes != NULL)
+    g_array_unref (summary->processes);
+  g_free (summary);
+}
+
+static guint64
+devno_key (guint32 major, guint32 minor)
+{
+  return ((guint64) major << 32) | minor;
+}
+
+typedef struct {
+  TraceSummary *summary;
+  GHashTable   *devices;     /* guint64 devno* -> TraceSummaryDevice* */
+  GHashTable   *processes;   /* pid -> TraceSummaryProcess* */
+  GArray       *q2c;
+  GArray       *d2c;
+} Collector;
+
+static TraceSummaryDevice *
+device_entry (Collector *col, guint32 major, guint32 minor)
+{
+  guint64 key = devno_key (major, minor);
+  TraceSummaryDevice *d = g_hash_table_lookup (col->devices, &key);
+
+  if (d == NULL)
+    {
+      guint64 *k = g_new (guint64, 1);
+      *k = key;
+      d = g_new0 (TraceSummaryDevice, 1);
+      d->dev_major = major;
+      d->dev_minor = minor;
+      g_hash_table_insert (col->devices, k, d);
+    }
+  return d;
+}
+
+static void
+collect_outputs (Collector *col, TraceLifecycle *lc)
+{
+  TraceIo io;
+  TraceRequest rq;
+
+  while (trace_lifecycle_pop_io (lc, &io))
+    {
+      guint64 bytes = (guint64) io.nr_sectors * 512;
+      TraceSummaryProcess *p = g_hash_table_lookup (col->processes, GUINT_TO_POINTER (io.pid));
+
+      col->summary->ios_by_op[io.op].count++;
+      col->summary->ios_by_op[io.op].bytes += bytes;
+      if (p == NULL)
+        {
+          p = g_new0 (TraceSummaryProcess, 1);
+          p->pid = io.pid;
+          g_hash_table_insert (col->processes, GUINT_TO_POINTER (io.pid), p);
+        }
+      if (p->comm[0] == '\0')
+        memcpy (p->comm, io.comm, sizeof p->comm);
+      p->ios++;
+      p->bytes += bytes;
+      if (io.queue_ns >= 0 && io.complete_ns >= io.queue_ns)
+        {
+          gint64 v = io.complete_ns - io.queue_ns;
+          g_array_append_val (col->q2c, v);
+        }
+    }
+  while (trace_lifecycle_pop_request (lc, &rq))
+    {
+      col->summary->requests_by_op[rq.op].count++;
+      col->summary->requests_by_op[rq.op].bytes += (guint64) rq.nr_sectors * 512;
+      device_entry (col, rq.dev_major, rq.dev_minor)->requests++;
+      if (rq.issue_ns >= 0 && rq.complete_ns >= rq.issue_ns)
+        {
+          gint64 v = rq.complete_ns - rq.issue_ns;
+          g_array_append_val (col->d2c, v);
+        }
+    }
+}
+
+static int
+compare_devices (gconstpointer a, gconstpointer b)
+{
+  const TraceSummaryDevice *x = a;
+  const TraceSummaryDevice *y = b;
+  guint64 kx = devno_key (x->dev_major, x->dev_minor);
+  guint64 ky = devno_key (y->dev_major, y->dev_minor);
+  return kx < ky ? -1 : kx > ky;
+}
+
+static int
+compare_processes (gconstpointer a, gconstpointer b)
+{
+  const TraceSummaryProcess *x = a;
+  const TraceSummaryProcess *y = b;
+  return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static GArray *
+sorted_values (GHashTable *table, gsize elt_size, GCompareFunc cmp)
+{
+  GArray *out = g_array_sized_new (FALSE, FALSE, (guint) elt_size, g_hash_table_size (table));
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, table);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    g_array_append_vals (out, value, 1);
+  g_array_sort (out, cmp);
+  return out;
+}
+
+TraceSummary *
+trace_summarize (const char *path, const char *format, GError **error)
+{
+  g_autoptr(TraceReader) reader = NULL;
+  g_autoptr(TraceLifecycle) lc = NULL;
+  g_autoptr(TraceSummary) summary = NULL;
+  g_autoptr(GHashTable) devices = NULL;
+  g_autoptr(GHashTable) processes = NULL;
+  g_autoptr(GArray) q2c = NULL;
+  g_autoptr(GArray) d2c = NULL;
+  g_auto(GStrv) keys = NULL;
+  Collector col;
+  TraceRecord rec;
+  GError *local = NULL;
+  GPtrArray *meta;
+
+  reader = trace_reader_open (path, format, error);
+  if (reader == NULL)
+    return NULL;
+
+  summary = g_new0 (TraceSummary, 1);
+  summary->path = g_strdup (path);
+  summary->format = g_strdup (trace_reader_format (reader));
+  devices = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  processes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  q2c = g_array_new (FALSE, FALSE, sizeof (gint64));
+  d2c = g_array_new (FALSE, FALSE, sizeof (gint64));
+  col = (Collector) { summary, devices, processes, q2c, d2c };
+  lc = trace_lifecycle_new ();
+
+  while (trace_reader_next (reader, &rec, &local))
+    {
+      /* Plug/unplug tracepoints name no device (0,0): not a device. */
+      if (rec.dev_major != 0 || rec.dev_minor != 0)
+        device_entry (&col, rec.dev_major, rec.dev_minor)->records++;
+      trace_lifecycle_feed (lc, &rec);
+      collect_outputs (&col, lc);
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return NULL;
+    }
+  trace_lifecycle_finish (lc);
+  collect_outputs (&col, lc);
+
+  summary->skipped_lines = trace_reader_skipped (reader);
+  summary->lifecycle = *trace_lifecycle_stats (lc);
+  summary->devices = sorted_values (devices, sizeof (TraceSummaryDevice), compare_devices);
+  summary->processes = sorted_values (processes, sizeof (TraceSummaryProcess), compare_processes);
+  trace_latency_stats (q2c, &summary->q2c);
+  trace_latency_stats (d2c, &summary->d2c);
+
+  keys = trace_reader_meta_keys (reader);
+  meta = g_ptr_array_new ();
+  for (char **k = keys; *k != NULL; k++)
+    g_ptr_array_add (meta, g_strdup_printf ("%s=%s", *k, trace_reader_meta (reader, *k)));
+  g_ptr_array_add (meta, NULL);
+  summary->meta = (GStrv) g_ptr_array_free (meta, FALSE);
+  return g_steal_pointer (&summary);
+}
