@@ -6,7 +6,14 @@
 
 #include <glib.h>
 
+#include <signal.h>
+
 G_BEGIN_DECLS
+
+/* Set by SIGINT, SIGTERM and SIGHUP once cli_install_stop_handlers() ran:
+ * long commands (capture, replay) poll it, stop, restore and report. */
+extern volatile sig_atomic_t cli_stop_requested;
+void cli_install_stop_handlers (void);
 
 int cli_cmd_run     (int argc, char **argv);
 int cli_cmd_sched   (int argc, char **argv);

@@ -10,27 +10,6 @@
 #include "cli/cli.h"
 #include "replay/replay-capture.h"
 
-static volatile sig_atomic_t capture_stop;
-
-static void
-on_signal (int signo)
-{
-  capture_stop = 1;
-}
-
-static void
-install_handlers (void)
-{
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset (&sa.sa_mask);
-  /* No SA_RESTART: poll() returns EINTR and the loop sees the flag at once. */
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-  sigaction (SIGHUP, &sa, NULL);
-}
 
 int
 cli_cmd_capture (int argc, char **argv)
@@ -84,8 +63,8 @@ cli_cmd_capture (int argc, char **argv)
   opts.argv = command;
   opts.buffer_size_kb = (guint) buffer_kb;
   opts.tracefs_dir = tracefs;
-  opts.stop = &capture_stop;
-  install_handlers ();
+  opts.stop = &cli_stop_requested;
+  cli_install_stop_handlers ();
 
   if (!replay_capture_run (&opts, &stats, &error))
     {

@@ -18,26 +18,6 @@ typedef struct {
   gboolean allow_write, reads_only, wrap, dry_run;
 } ReplayArgs;
 
-static volatile sig_atomic_t replay_stop;
-
-static void
-on_signal (int signo)
-{
-  replay_stop = 1;
-}
-
-/* Ctrl-C stops issuing; what was measured is still reported and written. */
-static void
-install_handlers (void)
-{
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset (&sa.sa_mask);
-  sigaction (SIGINT, &sa, NULL);
-  sigaction (SIGTERM, &sa, NULL);
-}
 
 static gboolean
 parse_time_option (const char *name, const char *text, gint64 *out)
@@ -212,8 +192,8 @@ cli_cmd_replay (int argc, char **argv)
     }
   if (!opts.dry_run && isatty (STDERR_FILENO))
     opts.progress = progress_line;
-  opts.stop = &replay_stop;
-  install_handlers ();
+  opts.stop = &cli_stop_requested;
+  cli_install_stop_handlers ();
 
   result = replay_run (argv[1], &opts, &error);
   if (opts.progress)

@@ -186,23 +186,11 @@ io_selected (const TraceIo *io, const ReplayOptions *opts)
          && (opts->dev_minor == G_MAXUINT32 || io->dev_minor == opts->dev_minor);
 }
 
-/* The same name fit_process_name() (models/fit) gives, so that `iosim
- * compare` matches replayed with simulated processes: "<comm>-<pid>",
- * "pid<N>" without a name (blkparse prints "(null)"), and characters that
- * would break CSV or scenario files replaced by '_'. */
 static char *
 process_name (const TraceIo *io)
 {
   g_autofree char *comm = g_strndup (io->comm, TRACE_COMM_MAX);
-  char *name;
-
-  if (comm[0] == '\0' || strcmp (comm, "(null)") == 0)
-    return g_strdup_printf ("pid%u", io->pid);
-  name = g_strdup_printf ("%s-%u", comm, io->pid);
-  for (char *c = name; *c != '\0'; c++)
-    if (g_ascii_isspace (*c) || g_ascii_iscntrl (*c) || strchr ("[],=#\"", *c) != NULL)
-      *c = '_';
-  return name;
+  return trace_process_name (comm, io->pid);
 }
 
 /* Count writes and refuse them unless the user chose what to do. */

@@ -22,21 +22,6 @@ fail (GError **error, const char *what)
   return FALSE;
 }
 
-/* "( ... )" as printed for PC payloads and the -t elapsed times. */
-static gboolean
-skip_paren_group (TraceCursor *c)
-{
-  const char *close;
-
-  if (!trace_cursor_char (c, '('))
-    return FALSE;
-  close = memchr (c->p, ')', (gsize) (c->end - c->p));
-  if (close == NULL)
-    return FALSE;
-  c->p = close + 1;
-  return TRUE;
-}
-
 static gboolean
 peek (TraceCursor *c, char ch)
 {
@@ -109,7 +94,7 @@ parse_generic_tail (TraceCursor *c, TraceRecord *rec, GError **error)
     }
   /* PC payload and/or blkparse -t "(elapsed ns)". */
   while (peek (c, '('))
-    if (!skip_paren_group (c))
+    if (!trace_cursor_skip_paren (c))
       return fail (error, "unterminated '(' group");
   if (completion)
     return parse_error_field (c, rec, error);

@@ -311,20 +311,6 @@ parse_bracket_tail (TraceCursor *c, TraceRecord *rec, gboolean error_field, GErr
   return TRACE_LINE_RECORD;
 }
 
-static gboolean
-skip_paren (TraceCursor *c)
-{
-  const char *close;
-
-  if (!trace_cursor_char (c, '('))
-    return FALSE;
-  close = memchr (c->p, ')', (gsize) (c->end - c->p));
-  if (close == NULL)
-    return FALSE;
-  c->p = close + 1;
-  return TRUE;
-}
-
 static TraceLineResult
 parse_event_fields (TraceCursor *c, TraceRecord *rec, EventShape shape, GError **error)
 {
@@ -353,11 +339,11 @@ parse_event_fields (TraceCursor *c, TraceRecord *rec, EventShape shape, GError *
         if (!trace_cursor_u64 (c, &bytes))
           return fail (error, "expected the byte count of a request");
       }
-      if (!skip_paren (c))
+      if (!trace_cursor_skip_paren (c))
         return fail (error, "expected the '(cmd)' field of a request");
       break;
     case EV_RQ_DONE:
-      if (!skip_paren (c))
+      if (!trace_cursor_skip_paren (c))
         return fail (error, "expected the '(cmd)' field of a request");
       break;
     case EV_BIO:

@@ -809,3 +809,17 @@ trace_load_ios (const char          *path,
     *stats = *trace_lifecycle_stats (lc);
   return ios;
 }
+
+char *
+trace_process_name (const char *comm, guint32 pid)
+{
+  char *name;
+
+  if (comm == NULL || comm[0] == '\0' || strcmp (comm, "(null)") == 0)
+    return g_strdup_printf ("pid%u", pid);
+  name = g_strdup_printf ("%s-%u", comm, pid);
+  for (char *p = name; *p != '\0'; p++)
+    if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
+      *p = '_';
+  return name;
+}

@@ -24,6 +24,12 @@ typedef enum {
 const char *trace_op_name (TraceOp op);             /* "read", "write", ... */
 TraceOp     trace_op_from_rwbs (guint32 rwbs);
 
+/* The name every iosim tool gives a traced process, so that simulated,
+ * replayed and fitted results match in `iosim compare`: "<comm>-<pid>", or
+ * "pid<N>" without a name (blkparse prints "(null)"); characters that would
+ * break CSV or scenario files become '_'.  Caller frees. */
+char       *trace_process_name (const char *comm, guint32 pid);
+
 /* One I/O as a process submitted it: one per Q (bio), or one per D request
  * where the trace has no Q events.  Times are -1 where not seen. */
 typedef struct {

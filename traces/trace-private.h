@@ -71,6 +71,8 @@ gboolean trace_cursor_u64     (TraceCursor *c, guint64 *out);
 gboolean trace_cursor_u32     (TraceCursor *c, guint32 *out);
 gboolean trace_cursor_i32     (TraceCursor *c, gint32 *out);
 gboolean trace_cursor_char    (TraceCursor *c, char ch);
+/* Skip a "( ... )" group (PC payloads, -t elapsed times, tracepoint cmd). */
+gboolean trace_cursor_skip_paren (TraceCursor *c);
 /* A whitespace-delimited word, not NUL-terminated. */
 gboolean trace_cursor_word    (TraceCursor *c, const char **word, gsize *len);
 /* "maj,min" */

@@ -240,6 +240,20 @@ trace_cursor_char (TraceCursor *c, char ch)
 }
 
 gboolean
+trace_cursor_skip_paren (TraceCursor *c)
+{
+  const char *close;
+
+  if (!trace_cursor_char (c, '('))
+    return FALSE;
+  close = memchr (c->p, ')', (gsize) (c->end - c->p));
+  if (close == NULL)
+    return FALSE;
+  c->p = close + 1;
+  return TRUE;
+}
+
+gboolean
 trace_cursor_word (TraceCursor *c, const char **word, gsize *len)
 {
   const char *start;

@@ -13,21 +13,6 @@ G_DEFINE_QUARK (fit-error-quark, fit_error)
 #define FIT_SECTOR_BYTES 512
 
 char *
-fit_process_name (const char *comm, guint32 pid)
-{
-  char *name;
-
-  /* blkparse prints "(null)" where the kernel gave no name. */
-  if (comm == NULL || comm[0] == '\0' || strcmp (comm, "(null)") == 0)
-    return g_strdup_printf ("pid%u", pid);
-  name = g_strdup_printf ("%s-%u", comm, pid);
-  for (char *p = name; *p != '\0'; p++)
-    if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
-      *p = '_';
-  return name;
-}
-
-char *
 fit_sched_from_kernel (const char *kernel_name)
 {
   static const struct {
@@ -253,7 +238,7 @@ fit_process_finish (FitProcessState *st)
   double sum = 0.0;
 
   p->closed_loop = p->pairs > 0 && p->dependent_pairs * 2 > p->pairs;
-  p->name = fit_process_name (p->comm, p->pid);
+  p->name = trace_process_name (p->comm, p->pid);
   if (t->len == 0)
     {
       p->think_mean_ns = p->think_p50_ns = p->think_p95_ns = NAN;

@@ -65,7 +65,7 @@ typedef struct {
 typedef struct {
   guint32  pid;
   char    *comm;                 /* "" when the trace gives none */
-  char    *name;                 /* fit_process_name (comm, pid) */
+  char    *name;                 /* trace_process_name (comm, pid) */
   guint64  ios;
   guint64  bytes;
   guint64  ios_by_op[TRACE_OP_OTHER + 1];
@@ -107,13 +107,6 @@ typedef struct {
   guint32     dev_minor;
   const char *sched;             /* override the trace's scheduler (NULL: none) */
 } FitOptions;
-
-/* "<comm>-<pid>", or "pid<N>" when @comm is empty or "(null)"; characters that would
- * break an ini group name or a CSV field (blanks, '[', ']', ',', '=', '#',
- * '"', controls) become '_'.  Replay and simulation name processes this
- * way so that `iosim compare` can match them. */
-char      *fit_process_name      (const char *comm,
-                                  guint32     pid);
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the
  * simulator's (noop, deadline, bfq, kyber, cfq, anticipatory). */
@@ -159,7 +152,7 @@ gboolean   fit_write_scenario    (const FitResult *result,
                                   GError         **error);
 /* The fitted device's I/Os as a per-I/O results CSV (traces/trace-results.h):
  * the measured side for `iosim compare`.  Process names are those of the
- * scenario (fit_process_name); issue = Q (or D without Q), latency = Q2C;
+ * scenario (trace_process_name); issue = Q (or D without Q), latency = Q2C;
  * times count from the first I/O of the trace.  Needs fit_trace()'s or
  * fit_arrays()'s @ios kept in the result (they are). */
 gboolean   fit_write_measured_results (const FitResult *result,

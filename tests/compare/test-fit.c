@@ -455,7 +455,7 @@ test_measured_results (void)
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
       const TraceResult *row = trace_results_get (loaded, i);
-      g_autofree char *name = fit_process_name (io->comm, io->pid);
+      g_autofree char *name = trace_process_name (io->comm, io->pid);
 
       g_assert_cmpstr (row->process, ==, name);
       g_assert_cmpuint (row->pid, ==, io->pid);
@@ -491,9 +491,9 @@ test_names (void)
       g_assert_cmpstr (got, ==, sched[i].out);
     }
   {
-    g_autofree char *a = fit_process_name ("kworker/u8:2", 12);
-    g_autofree char *b = fit_process_name ("a b[c],d=e#", 3);
-    g_autofree char *c = fit_process_name ("", 99);
+    g_autofree char *a = trace_process_name ("kworker/u8:2", 12);
+    g_autofree char *b = trace_process_name ("a b[c],d=e#", 3);
+    g_autofree char *c = trace_process_name ("", 99);
 
     g_assert_cmpstr (a, ==, "kworker/u8:2-12");
     g_assert_cmpstr (b, ==, "a_b_c__d_e_-3");
