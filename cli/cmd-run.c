@@ -37,6 +37,7 @@ cli_cmd_run (int argc, char **argv)
   g_autofree char *json_path = NULL;
   g_autofree char *io_log_path = NULL;
   g_autofree char *trace_path = NULL;
+  g_autofree char *sched_log_path = NULL;
   gint64 seed = -1;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
@@ -48,6 +49,9 @@ cli_cmd_run (int argc, char **argv)
       "Write one CSV row per completed I/O (the format iosim compare reads)", "FILE" },
     { "trace-out", 0, 0, G_OPTION_ARG_FILENAME, &trace_path,
       "Write the simulated block events as blkparse text (replayable with iosim replay)", "FILE" },
+    { "trace-sched", 0, 0, G_OPTION_ARG_FILENAME, &sched_log_path,
+      "Log every elevator decision (slices, idling, anticipation, merges of queues) "
+      "as '<time_ns> <device> <sched> <decision>' lines", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No text report", NULL },
     { NULL }
   };
@@ -83,12 +87,14 @@ cli_cmd_run (int argc, char **argv)
   if (seed >= 0)
     scenario_set_seed (s, (guint64) seed);
 
-  ScenarioOutputs outputs = { NULL, NULL };
+  ScenarioOutputs outputs = { NULL, NULL, NULL };
   if ((io_log_path && !(outputs.io_log = open_output (io_log_path, &error)))
-      || (trace_path && !(outputs.trace_out = open_output (trace_path, &error))))
+      || (trace_path && !(outputs.trace_out = open_output (trace_path, &error)))
+      || (sched_log_path && !(outputs.sched_log = open_output (sched_log_path, &error))))
     {
       fprintf (stderr, "iosim run: %s\n", error->message);
       close_output (outputs.io_log);
+      close_output (outputs.trace_out);
       return 1;
     }
   if (outputs.io_log)
@@ -114,6 +120,7 @@ cli_cmd_run (int argc, char **argv)
     }
   close_output (outputs.io_log);
   close_output (outputs.trace_out);
+  close_output (outputs.sched_log);
   if (status != 0)
     return status;
   if (runs->len > 1)

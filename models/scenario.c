@@ -28,6 +28,7 @@ typedef struct {
 typedef struct {
   char            *name;
   guint            device;       /* index into devices */
+  gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
   guint            threads;
   SimProcessConfig cfg;          /* cfg.name unset; trace_ios from @trace */
   GArray          *trace;        /* SimTraceIo, trace-driven only */
@@ -181,6 +182,17 @@ device_free (gpointer data)
   g_free (d);
 }
 
+/* The policy of an elevator name: a [sched NAME] group with "policy = X"
+ * names a variant of X (its own tunables, e.g. [sched cfq-2.6.28]);
+ * otherwise NAME is a policy. */
+static const SchedOps *
+resolve_sched (GKeyFile *kf, const char *name)
+{
+  g_autofree char *group = g_strdup_printf ("sched %s", name);
+  g_autofree char *policy = get_string (kf, group, "policy");
+  return sched_ops_lookup (policy ? policy : name);
+}
+
 static gboolean
 load_device (Scenario *s, const char *group, guint index, GError **error)
 {
@@ -203,7 +215,7 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
   for (guint i = 0; d->scheds[i]; i++)
     {
       g_strstrip (d->scheds[i]);
-      const SchedOps *ops = sched_ops_lookup (d->scheds[i]);
+      const SchedOps *ops = resolve_sched (s->kf, d->scheds[i]);
       if (ops == NULL)
         {
           g_autoptr (GString) known = g_string_new (NULL);
@@ -257,8 +269,65 @@ process_free (gpointer data)
 static const char *const process_keys[] = {
   "device", "op", "pattern", "io", "bs", "iodepth", "think", "think_distribution",
   "start", "stop", "size", "offset", "region", "threads",
-  "trace", "trace_pid", "trace_devno", "timing", NULL
+  "trace", "trace_pid", "trace_devno", "timing",
+  "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream", NULL
 };
+
+static gboolean
+get_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
+          gboolean *out, GError **error)
+{
+  g_autofree char *text = get_string (kf, group, key);
+  *out = dflt;
+  if (text == NULL)
+    return TRUE;
+  if (g_ascii_strcasecmp (text, "true") == 0 || strcmp (text, "1") == 0)
+    *out = TRUE;
+  else if (g_ascii_strcasecmp (text, "false") == 0 || strcmp (text, "0") == 0)
+    *out = FALSE;
+  else
+    return invalid (error, group, key, "'%s' is not true or false", text);
+  return TRUE;
+}
+
+/* Identity the elevators key on: priority, shared io context, sync writes. */
+static gboolean
+load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  static const char *const classes[] = { "none", "rt", "be", "idle", NULL };
+  g_autofree char *cls = get_string (s->kf, group, "ioprio_class");
+  p->cfg.ioprio_class = 0;
+  if (cls)
+    {
+      int i = 0;
+      while (classes[i] && g_ascii_strcasecmp (classes[i], cls) != 0)
+        i++;
+      if (classes[i] == NULL)
+        return invalid (error, group, "ioprio_class", "'%s' is not none, rt, be or idle", cls);
+      p->cfg.ioprio_class = i;
+    }
+  guint64 level;
+  if (!get_uint (s->kf, group, "ioprio", 4, 0, 7, &level, error))
+    return FALSE;
+  p->cfg.ioprio_level = (int) level;
+  if (cls == NULL && g_key_file_has_key (s->kf, group, "ioprio", NULL))
+    p->cfg.ioprio_class = 2;
+  g_autofree char *nice = get_string (s->kf, group, "nice");
+  if (nice)
+    {
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (nice, &end, 10);
+      if (end == nice || *end != '\0' || v < -20 || v > 19)
+        return invalid (error, group, "nice", "'%s' is not a whole number in [-20, 19]", nice);
+      p->cfg.nice = (int) v;
+    }
+  gboolean sync;
+  if (!get_bool (s->kf, group, "sync", TRUE, &sync, error)
+      || !get_bool (s->kf, group, "shared_io_context", FALSE, &p->shared_ioc, error))
+    return FALSE;
+  p->cfg.async_writes = !sync;
+  return TRUE;
+}
 
 /* Turn the traced I/Os of one pid into a closed/open-loop stream. */
 static gboolean
@@ -370,6 +439,27 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return FALSE;
   if (cfg->offset_bytes % SIM_SECTOR_BYTES)
     return invalid (error, group, "offset", "must be a multiple of 512 bytes");
+  if (cfg->size_bytes % SIM_SECTOR_BYTES)
+    return invalid (error, group, "size", "must be a multiple of 512 bytes");
+  g_autofree char *stream = get_string (s->kf, group, "stream");
+  if (stream == NULL || strcmp (stream, "private") == 0)
+    cfg->stream = SIM_STREAM_PRIVATE;
+  else if (strcmp (stream, "shared") == 0)
+    cfg->stream = SIM_STREAM_SHARED;
+  else if (strcmp (stream, "interleaved") == 0)
+    cfg->stream = SIM_STREAM_INTERLEAVED;
+  else
+    return invalid (error, group, "stream", "'%s' is not private, shared or interleaved", stream);
+  if (cfg->stream != SIM_STREAM_PRIVATE)
+    {
+      if (cfg->pattern != SIM_PATTERN_SEQUENTIAL)
+        return invalid (error, group, "stream", "shared and interleaved streams are sequential");
+      if (cfg->size_bytes == 0)
+        return invalid (error, group, "size", "a shared or interleaved stream needs size = the "
+                        "file's size (read once by all threads together)");
+      if (cfg->offset_bytes + cfg->size_bytes > dev->capacity_bytes)
+        return invalid (error, group, "size", "the file runs past the end of device %s", dev->name);
+    }
   if (cfg->offset_bytes >= dev->capacity_bytes)
     return invalid (error, group, "offset", "beyond the end of device %s", dev->name);
   if (cfg->region_bytes == 0)
@@ -410,7 +500,8 @@ load_process (Scenario *s, const char *group, GError **error)
     return FALSE;
   p->threads = (guint) threads;
   if (!get_time (s->kf, group, "start", 0, &p->cfg.start_ns, error)
-      || !get_time (s->kf, group, "stop", 0, &p->cfg.stop_ns, error))
+      || !get_time (s->kf, group, "stop", 0, &p->cfg.stop_ns, error)
+      || !load_identity (s, p, group, error))
     return FALSE;
 
   g_autofree char *pattern = get_string (s->kf, group, "pattern");
@@ -533,9 +624,10 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
         return NULL;
       }
   for (guint i = 0; groups[i]; i++)
-    if (g_str_has_prefix (groups[i], "sched ") && !sched_ops_lookup (groups[i] + 6))
+    if (g_str_has_prefix (groups[i], "sched ") && !resolve_sched (kf, groups[i] + 6))
       {
-        invalid (error, groups[i], NULL, "no elevator named '%s'", groups[i] + 6);
+        invalid (error, groups[i], NULL, "no elevator named '%s' (a variant needs "
+                 "policy = ELEVATOR)", groups[i] + 6);
         return NULL;
       }
   if (s->devices->len == 0)
@@ -660,6 +752,13 @@ trace_sink (gpointer data, const TraceRecord *rec)
   fwrite (sink->line->str, 1, sink->line->len, sink->trace_out);
 }
 
+static void
+sched_log_sink (gpointer data, SimTime now_ns, const char *device, const char *sched,
+                const char *message)
+{
+  fprintf (data, "%" SIM_TIME_FORMAT " %s %s %s\n", now_ns, device, sched, message);
+}
+
 typedef struct {
   FILE       *io_log;
   const char *device;
@@ -754,12 +853,18 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       devs[i].dev->q = devs[i].q;
       sim_queue_set_device (devs[i].q, devs[i].dev);
       g_autofree char *sgroup = g_strdup_printf ("sched %s", devs[i].sched);
-      SchedQueue *e = sched_queue_new (sched_ops_lookup (devs[i].sched), devs[i].q, sim,
+      SchedQueue *e = sched_queue_new (resolve_sched (s->kf, devs[i].sched), devs[i].q, sim,
                                        s->hz, s->kf, sgroup, error);
       if (e == NULL)
         {
           ok = FALSE;
           break;
+        }
+      e->label = devs[i].sched;
+      if (outputs && outputs->sched_log)
+        {
+          e->log = sched_log_sink;
+          e->log_data = outputs->sched_log;
         }
       sim_queue_set_elevator (devs[i].q, e);
       if (trace.trace_out)
@@ -768,16 +873,31 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       io_sinks[i].device = d->name;
     }
 
+  g_autofree SimSharedCursor *cursors = g_new0 (SimSharedCursor, s->processes->len);
+  g_autofree SimIoContext *shared_iocs = g_new0 (SimIoContext, s->processes->len);
   for (guint i = 0; ok && i < s->processes->len; i++)
     {
       const ScenarioProcess *sp = g_ptr_array_index (s->processes, i);
+      cursors[i].next_bytes = sp->cfg.offset_bytes;
+      cursors[i].end_bytes = sp->cfg.offset_bytes + sp->cfg.size_bytes;
+      if (sp->shared_ioc)
+        shared_iocs[i].pid = sim_next_pid (sim);
+      shared_iocs[i].comm = sp->name;
+      shared_iocs[i].ioprio_class = sp->cfg.ioprio_class;
+      shared_iocs[i].ioprio_level = sp->cfg.ioprio_level;
+      shared_iocs[i].nice = sp->cfg.nice;
       for (guint t = 0; t < sp->threads; t++)
         {
           SimProcessConfig cfg = sp->cfg;
+          cfg.cursor = &cursors[i];
+          cfg.thread_index = t;
+          cfg.n_threads = sp->threads;
+          cfg.shared_ioc = sp->shared_ioc ? &shared_iocs[i] : NULL;
           g_autofree char *name = sp->threads > 1 ? g_strdup_printf ("%s.%u", sp->name, t)
                                                   : g_strdup (sp->name);
           cfg.name = name;
-          if (sp->threads > 1 && cfg.pattern == SIM_PATTERN_SEQUENTIAL)
+          if (sp->threads > 1 && cfg.pattern == SIM_PATTERN_SEQUENTIAL
+              && cfg.stream == SIM_STREAM_PRIVATE)
             {
               /* Sequential threads each stream through their own slice. */
               guint64 slice = cfg.region_bytes / sp->threads / cfg.bs_bytes * cfg.bs_bytes;

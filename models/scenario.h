@@ -48,6 +48,7 @@ const char *scenario_run_label  (const Scenario *s, guint run);
 typedef struct {
   FILE *io_log;       /* per-I/O results CSV (traces/trace-results.h), or NULL */
   FILE *trace_out;    /* blkparse-format text of the simulated events, or NULL */
+  FILE *sched_log;    /* --trace-sched: "<time_ns> <device> <sched> <decision>" lines */
 } ScenarioOutputs;
 
 SimRunResult *scenario_run      (Scenario              *s,

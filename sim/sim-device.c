@@ -88,3 +88,9 @@ sim_device_utilisation (const SimDevice *dev, SimTime now_ns)
 {
   return sim_time_avg_mean (&dev->busy_avg, now_ns);
 }
+
+gboolean
+sim_device_rotational (const SimDevice *dev)
+{
+  return dev->model->rotational;
+}

@@ -34,5 +34,6 @@ void       sim_device_free       (SimDevice *dev);
 gboolean   sim_device_can_start  (const SimDevice *dev);
 void       sim_device_start      (SimDevice *dev, SimRequest *rq);
 double     sim_device_utilisation (const SimDevice *dev, SimTime now_ns);
+gboolean   sim_device_rotational (const SimDevice *dev);
 
 G_END_DECLS

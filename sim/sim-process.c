@@ -40,14 +40,19 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   p->name = g_strdup (cfg->name);
   p->cfg.name = p->name;
   p->pid = sim_next_pid (sim);
-  p->ioc.pid = p->pid;
-  p->ioc.comm = p->name;
-  p->ioc.ioprio_class = 2;
-  p->ioc.ioprio_level = 4;
+  p->own_ioc.pid = p->pid;
+  p->own_ioc.comm = p->name;
+  p->own_ioc.ioprio_class = cfg->ioprio_class;
+  p->own_ioc.ioprio_level = cfg->ioprio_level;
+  p->own_ioc.nice = cfg->nice;
+  p->ioc = cfg->shared_ioc ? cfg->shared_ioc : &p->own_ioc;
+  p->ioc->nr_tasks++;
   g_autofree char *stream = g_strdup_printf ("process.%s.offset", p->name);
   p->rng = sim_rng (sim, stream);
   p->io_chunks = g_ptr_array_new_with_free_func (g_free);
   p->next_offset = cfg->offset_bytes;
+  if (cfg->stream == SIM_STREAM_INTERLEAVED)
+    p->next_offset += (guint64) cfg->thread_index * cfg->bs_bytes;
   sim_hist_init (&p->latency);
   sim_list_init (&p->waiter.link);
   return p;
@@ -93,6 +98,21 @@ io_release (SimProcess *p, SimIo *io)
 
 /* ---- completion -------------------------------------------------------- */
 
+static gboolean generator_has_more (SimProcess *p);
+
+/* The task exits: the last one sharing an io context tells the elevator. */
+static void
+process_exit (SimProcess *p)
+{
+  p->finished = TRUE;
+  g_assert (p->ioc->nr_tasks > 0);
+  if (--p->ioc->nr_tasks == 0)
+    {
+      p->ioc->exited = TRUE;
+      sim_queue_exit_ioc (p->q, p->ioc);
+    }
+}
+
 static void
 maybe_finish (SimProcess *p)
 {
@@ -102,10 +122,9 @@ maybe_finish (SimProcess *p)
       if (p->cfg.pattern == SIM_PATTERN_TRACE)
         more = p->trace_pos < p->cfg.n_trace_ios;
       else
-        more = (p->cfg.size_bytes == 0 || p->bytes_issued < p->cfg.size_bytes)
-               && (p->cfg.stop_ns == 0 || sim_now (p->sim) < p->cfg.stop_ns);
+        more = generator_has_more (p);
       if (!more)
-        p->finished = TRUE;
+        process_exit (p);
     }
 }
 
@@ -159,9 +178,10 @@ submit_bios (SimProcess *p)
       bio->sector = p->cur_sector;
       bio->nr_sectors = n;
       bio->op = io->op;
-      /* O_DIRECT: reads and direct writes are synchronous requests. */
-      bio->flags = SIM_BIO_SYNC;
-      bio->ioc = &p->ioc;
+      /* O_DIRECT: reads and direct writes are synchronous requests;
+       * writeback-like writers send async writes. */
+      bio->flags = (io->op == SIM_OP_WRITE && p->cfg.async_writes) ? 0 : SIM_BIO_SYNC;
+      bio->ioc = p->ioc;
       bio->end_io = bio_end_io;
       bio->end_io_data = io;
       io->bios_pending++;
@@ -177,7 +197,7 @@ submit_bios (SimProcess *p)
   /* All bios are in: the task now waits on its I/O and unplugs. */
   p->cur_io = NULL;
   io->submitting = FALSE;
-  sim_queue_unplug (p->q, &p->ioc);
+  sim_queue_unplug (p->q, p->ioc);
   if (io->bios_pending == 0)
     io_complete (p, io, sim_now (p->sim));
   return TRUE;
@@ -213,10 +233,48 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
   submit_bios (p);
 }
 
+static gboolean
+generator_has_more (SimProcess *p)
+{
+  if (p->cfg.stop_ns && sim_now (p->sim) >= p->cfg.stop_ns)
+    return FALSE;
+  if (p->cfg.pattern == SIM_PATTERN_SEQUENTIAL)
+    switch (p->cfg.stream)
+      {
+      case SIM_STREAM_SHARED:
+        return p->cfg.cursor->next_bytes < p->cfg.cursor->end_bytes;
+      case SIM_STREAM_INTERLEAVED:
+        return p->next_offset < p->cfg.offset_bytes + p->cfg.size_bytes;
+      case SIM_STREAM_PRIVATE:
+      default:
+        break;
+      }
+  return p->cfg.size_bytes == 0 || p->bytes_issued < p->cfg.size_bytes;
+}
+
+/* Offset and length of the next I/O of a generator with more to do. */
 static guint64
-next_generated_offset (SimProcess *p)
+next_generated_offset (SimProcess *p, guint64 *bytes)
 {
   guint64 bs = p->cfg.bs_bytes;
+  *bytes = bs;
+  if (p->cfg.pattern == SIM_PATTERN_SEQUENTIAL && p->cfg.stream == SIM_STREAM_SHARED)
+    {
+      SimSharedCursor *c = p->cfg.cursor;
+      guint64 off = c->next_bytes;
+      *bytes = MIN (bs, c->end_bytes - off);
+      c->next_bytes += *bytes;
+      return off;
+    }
+  if (p->cfg.pattern == SIM_PATTERN_SEQUENTIAL && p->cfg.stream == SIM_STREAM_INTERLEAVED)
+    {
+      guint64 off = p->next_offset;
+      *bytes = MIN (bs, p->cfg.offset_bytes + p->cfg.size_bytes - off);
+      p->next_offset += bs * p->cfg.n_threads;
+      return off;
+    }
+  if (p->cfg.size_bytes)
+    *bytes = MIN (bs, p->cfg.size_bytes - p->bytes_issued);
   guint64 slots = MAX (G_GUINT64_CONSTANT (1), p->cfg.region_bytes / bs);
   if (p->cfg.pattern == SIM_PATTERN_RANDOM)
     return p->cfg.offset_bytes + sim_rng_uniform_int (p->rng, slots) * bs;
@@ -282,17 +340,14 @@ pump_generated (SimProcess *p)
   SimTime now = sim_now (p->sim);
   while (!p->blocked && p->cur_io == NULL && p->outstanding < p->cfg.iodepth)
     {
-      if (p->cfg.stop_ns && now >= p->cfg.stop_ns)
-        return;
-      if (p->cfg.size_bytes && p->bytes_issued >= p->cfg.size_bytes)
+      if (!generator_has_more (p))
         return;
       /* Thinking after a completion: wake_fired resumes. */
       if (now < p->ready_ns)
         return;
-      guint64 bytes = p->cfg.bs_bytes;
-      if (p->cfg.size_bytes)
-        bytes = MIN (bytes, p->cfg.size_bytes - p->bytes_issued);
-      start_io (p, p->cfg.op, next_generated_offset (p), bytes);
+      guint64 bytes;
+      guint64 offset = next_generated_offset (p, &bytes);
+      start_io (p, p->cfg.op, offset, bytes);
     }
 }
 

@@ -37,6 +37,21 @@ typedef struct {
                           * else: delay after the previous I/O's issue */
 } SimTraceIo;
 
+/* How the threads of one [process] group share a file (sequential only). */
+typedef enum {
+  SIM_STREAM_PRIVATE,     /* each thread streams through its own slice */
+  SIM_STREAM_SHARED,      /* a pool: each thread takes the next chunk of one
+                           * file (an NFS server's threads serving a client) */
+  SIM_STREAM_INTERLEAVED, /* thread i of N reads chunks i, i+N, i+2N, ...
+                           * (dump(8)'s reader processes) */
+} SimStreamMode;
+
+/* The next chunk of a shared stream, owned by whoever built the threads. */
+typedef struct {
+  guint64 next_bytes;
+  guint64 end_bytes;
+} SimSharedCursor;
+
 typedef struct {
   const char      *name;
   SimOp            op;
@@ -52,6 +67,17 @@ typedef struct {
   guint64          region_bytes;    /* region length */
   const SimTraceIo *trace_ios;      /* SIM_PATTERN_TRACE; borrowed */
   gsize            n_trace_ios;
+  gboolean         async_writes;    /* writes reach the block layer as async
+                                     * (writeback); default: sync (O_DIRECT) */
+  int              ioprio_class;    /* 0 none (from nice), 1 RT, 2 BE, 3 IDLE */
+  int              ioprio_level;    /* 0..7 */
+  int              nice;            /* -20..19 */
+  SimIoContext    *shared_ioc;      /* borrowed: threads sharing one io context
+                                     * (CLONE_IO); NULL = own context */
+  SimStreamMode    stream;
+  SimSharedCursor *cursor;          /* SIM_STREAM_SHARED; borrowed */
+  guint            thread_index;    /* SIM_STREAM_INTERLEAVED */
+  guint            n_threads;
 } SimProcessConfig;
 
 typedef struct _SimProcess SimProcess;
@@ -67,7 +93,8 @@ struct _SimProcess {
   SimRequestQueue *q;
   char            *name;
   guint            pid;
-  SimIoContext     ioc;
+  SimIoContext     own_ioc;
+  SimIoContext    *ioc;               /* own_ioc, or a shared one */
   SimProcessConfig cfg;
   SimRng          *rng;
 

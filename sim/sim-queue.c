@@ -498,7 +498,9 @@ static void
 add_new_request (SimRequestQueue *q, SimRequest *rq)
 {
   SimTime now = sim_now (q->sim);
-  if (elv_queue_empty (q))
+  /* blk-mq schedulers have no queue plug: a task's plug is flushed at the
+   * end of its submission, which the process model already does. */
+  if (elv_queue_empty (q) && !(q->elevator->ops->flags & SCHED_F_MQ))
     plug (q, rq->ioc);
 
   rq->insert_ns = now;
@@ -524,6 +526,20 @@ add_new_request (SimRequestQueue *q, SimRequest *rq)
     sim_queue_run (q);
 }
 
+/* elv_may_queue: the elevator may let a process it is waiting for take a
+ * request past nr_requests, up to the hard cap of 3/2 nr_requests. */
+static gboolean
+may_exceed_pool (SimRequestQueue *q, const SimBio *bio)
+{
+  const SchedOps *ops = q->elevator->ops;
+  if (ops->may_queue == NULL || bio->ioc == NULL)
+    return FALSE;
+  if (q->rq_count[bio->op] >= q->limits.nr_requests * 3 / 2)
+    return FALSE;
+  return ops->may_queue (q->elevator, bio->ioc, bio->op, (bio->flags & SIM_BIO_SYNC) != 0)
+         == SCHED_MAY_QUEUE_MUST;
+}
+
 gboolean
 sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
 {
@@ -537,7 +553,7 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
   if (!elv_queue_empty (q) && bio_merge (q, bio))
     return TRUE;
 
-  if (q->rq_count[bio->op] >= q->limits.nr_requests)
+  if (q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio))
     {
       /* get_request_wait(): sleep until a request of this direction is
        * freed; the queue is unplugged first so that it drains. */
@@ -671,4 +687,11 @@ const char *
 sim_op_name (SimOp op)
 {
   return op == SIM_OP_WRITE ? "write" : "read";
+}
+
+void
+sim_queue_exit_ioc (SimRequestQueue *q, SimIoContext *ioc)
+{
+  if (q->elevator->ops->exit_ioc)
+    q->elevator->ops->exit_ioc (q->elevator, ioc, sim_now (q->sim));
 }

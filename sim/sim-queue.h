@@ -142,6 +142,10 @@ void             sim_queue_complete_request (SimRequestQueue *q,
 
 guint            sim_queue_requests_allocated (const SimRequestQueue *q);
 
+/* The last task of @ioc exited: tell the elevator (exit_ioc hook). */
+void             sim_queue_exit_ioc  (SimRequestQueue      *q,
+                                      SimIoContext         *ioc);
+
 /* Called by sched core helpers. */
 void             sim_queue_dispatch_add_tail (SimRequestQueue *q,
                                       SimRequest           *rq);

@@ -41,10 +41,26 @@ typedef struct _SimRequestQueue SimRequestQueue;
 struct _SimIoContext {
   guint    pid;              /* of the task that created it */
   const char *comm;          /* its name, for traces; owned by the process */
-  int      ioprio_class;     /* 0 none, 1 RT, 2 BE, 3 IDLE */
-  int      ioprio_level;     /* 0..7 */
-  gpointer sched_data;       /* owned by the elevator that set it */
+  int      ioprio_class;     /* 0 none, 1 RT, 2 BE, 3 IDLE (IOPRIO_CLASS_*) */
+  int      ioprio_level;     /* 0..7; with class 0 the kernel derives it from nice */
+  int      nice;             /* -20..19 */
+  guint    nr_tasks;         /* tasks sharing it (CLONE_IO threads) */
+  gboolean exited;           /* every task using it has exited */
 };
+
+/* The effective priority class and level of @ioc as CFQ/BFQ see them:
+ * class NONE means best effort with level (nice + 20) / 5. */
+static inline int
+sim_ioc_class (const SimIoContext *ioc)
+{
+  return ioc->ioprio_class == 0 ? 2 : ioc->ioprio_class;
+}
+
+static inline int
+sim_ioc_level (const SimIoContext *ioc)
+{
+  return ioc->ioprio_class == 0 ? (ioc->nice + 20) / 5 : ioc->ioprio_level;
+}
 
 /* Called when a bio completes; runs inside the completion event. */
 typedef void (*SimBioEndIo) (Sim *sim, SimBio *bio, SimTime now_ns);

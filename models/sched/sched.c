@@ -3,6 +3,10 @@
 #include "models/sched/sched.h"
 #include "sim/sim-queue.h"
 #include "sim/sim-units.h"
+#include "sim/sim-device.h"
+
+#include <stdio.h>
+#include <stdarg.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,12 @@ G_DEFINE_QUARK (sched-error-quark, sched_error)
 static const SchedOps *const registry[] = {
   &sched_noop_ops,
   &sched_deadline_ops,
+  &sched_as_ops,
+  &sched_cfq_ops,
+  &sched_none_ops,
+  &sched_mq_deadline_ops,
+  &sched_bfq_ops,
+  &sched_kyber_ops,
   NULL
 };
 
@@ -47,6 +57,7 @@ sched_msecs_to_jiffies (guint hz, gint64 msecs)
 int
 sched_tunable_default (const SchedTunable *t, guint hz)
 {
+  g_return_val_if_fail (t->type != SCHED_TUNABLE_TIME_NS, 0);
   if (t->type != SCHED_TUNABLE_JIFFIES)
     return t->default_value;
   int j = (int) ((gint64) hz * t->hz_num / t->hz_den);
@@ -62,7 +73,27 @@ tunable_slot (gpointer priv, const SchedTunable *t)
 int
 sched_tunable_get (const SchedQueue *e, const SchedTunable *t)
 {
+  g_return_val_if_fail (t->type != SCHED_TUNABLE_TIME_NS, 0);
   return *tunable_slot (e->priv, t);
+}
+
+static gint64 *
+tunable_slot_ns (gpointer priv, const SchedTunable *t)
+{
+  return (gint64 *) (void *) ((char *) priv + t->offset);
+}
+
+/* "2.6.28" -> 20628. */
+static gboolean
+parse_version (const char *text, int *out)
+{
+  unsigned a, b, c = 0;
+  char extra;
+  int n = sscanf (text, "%u.%u.%u%c", &a, &b, &c, &extra);
+  if ((n != 2 && n != 3) || a > 99 || b > 99 || c > 99)
+    return FALSE;
+  *out = (int) (a * 10000 + b * 100 + c);
+  return TRUE;
 }
 
 static gboolean
@@ -72,6 +103,16 @@ parse_tunable (const SchedTunable *t, const char *text, guint hz, int *out,
   gint64 v;
   switch (t->type)
     {
+    case SCHED_TUNABLE_VERSION:
+      if (!parse_version (text, out))
+        {
+          g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
+                       "'%s' is not a kernel version such as 2.6.28", text);
+          return FALSE;
+        }
+      return TRUE;
+    case SCHED_TUNABLE_TIME_NS:
+      g_assert_not_reached ();
     case SCHED_TUNABLE_JIFFIES:
       {
         SimTime ns;
@@ -116,13 +157,19 @@ apply_tunables (SchedQueue *e, GKeyFile *kf, const char *group, GError **error)
 {
   const SchedOps *ops = e->ops;
   for (const SchedTunable *t = ops->tunables; t && t->name; t++)
-    *tunable_slot (e->priv, t) = sched_tunable_default (t, e->hz);
+    if (t->type == SCHED_TUNABLE_TIME_NS)
+      *tunable_slot_ns (e->priv, t) = t->default_ns;
+    else
+      *tunable_slot (e->priv, t) = sched_tunable_default (t, e->hz);
   if (kf == NULL || group == NULL || !g_key_file_has_group (kf, group))
     return TRUE;
 
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     {
+      /* "policy = NAME" names the elevator of a named variant group. */
+      if (strcmp (keys[i], "policy") == 0)
+        continue;
       const SchedTunable *t = ops->tunables;
       while (t && t->name && strcmp (t->name, keys[i]) != 0)
         t++;
@@ -137,7 +184,19 @@ apply_tunables (SchedQueue *e, GKeyFile *kf, const char *group, GError **error)
           return FALSE;
         }
       g_autofree char *text = g_key_file_get_string (kf, group, keys[i], NULL);
-      if (!parse_tunable (t, g_strstrip (text), e->hz, tunable_slot (e->priv, t), error))
+      g_strstrip (text);
+      if (t->type == SCHED_TUNABLE_TIME_NS)
+        {
+          SimTime ns;
+          if (!sim_parse_time_ns (text, 0, &ns, error))
+            {
+              g_prefix_error (error, "[%s] %s: ", group, keys[i]);
+              return FALSE;
+            }
+          *tunable_slot_ns (e->priv, t) = ns;
+          continue;
+        }
+      if (!parse_tunable (t, text, e->hz, tunable_slot (e->priv, t), error))
         {
           g_prefix_error (error, "[%s] %s: ", group, keys[i]);
           return FALSE;
@@ -158,6 +217,8 @@ sched_queue_new (const SchedOps *ops, SimRequestQueue *q, Sim *sim, guint hz,
   e->sim = sim;
   e->hz = hz;
   e->priv = ops->priv_size ? g_malloc0 (ops->priv_size) : NULL;
+  e->label = ops->name;
+  e->ioc_data = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   if (!apply_tunables (e, kf, group, error))
     return NULL;
   if (!ops->init (e, error))
@@ -173,6 +234,7 @@ sched_queue_free (SchedQueue *e)
   sched_cancel_timer (e);
   if (e->ops->exit)
     e->ops->exit (e);
+  g_hash_table_unref (e->ioc_data);
   g_free (e->priv);
   g_free (e);
 }
@@ -212,6 +274,106 @@ sched_cancel_timer (SchedQueue *e)
   if (e->timer)
     sim_cancel (e->sim, e->timer);
   e->timer = 0;
+}
+
+/* ---- per-process data, timers, kicks, logging -------------------------- */
+
+gpointer
+sched_ioc_data (SchedQueue *e, SimIoContext *ioc)
+{
+  g_assert (e->ops->ioc_data_size > 0);
+  gpointer data = g_hash_table_lookup (e->ioc_data, ioc);
+  if (data == NULL)
+    {
+      data = g_malloc0 (e->ops->ioc_data_size);
+      g_hash_table_insert (e->ioc_data, ioc, data);
+    }
+  return data;
+}
+
+static void
+embedded_timer_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SchedQueue *e = subject;
+  SchedTimer *t = object;
+  t->id = 0;
+  t->fn (e, t, sim_now (sim));
+  if (e->q)
+    sim_queue_run (e->q);
+}
+
+void
+sched_timer_init (SchedQueue *e, SchedTimer *t,
+                  void (*fn) (SchedQueue *, SchedTimer *, SimTime))
+{
+  t->id = 0;
+  t->fn = fn;
+}
+
+void
+sched_timer_arm (SchedQueue *e, SchedTimer *t, SimTime at_ns)
+{
+  sched_timer_cancel (e, t);
+  t->id = sim_schedule_at (e->sim, at_ns, embedded_timer_fired, e, t);
+}
+
+void
+sched_timer_cancel (SchedQueue *e, SchedTimer *t)
+{
+  if (t->id)
+    sim_cancel (e->sim, t->id);
+  t->id = 0;
+}
+
+gboolean
+sched_timer_pending (const SchedQueue *e, const SchedTimer *t)
+{
+  return t->id != 0 && sim_event_pending (e->sim, t->id);
+}
+
+static void
+kick_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SchedQueue *e = subject;
+  sim_queue_run (e->q);
+}
+
+void
+sched_kick (SchedQueue *e)
+{
+  if (e->q)
+    sim_schedule_in (e->sim, 0, kick_fired, e, NULL);
+}
+
+gboolean
+sched_device_rotational (const SchedQueue *e)
+{
+  return e->q && e->q->device ? sim_device_rotational (e->q->device) : TRUE;
+}
+
+guint
+sched_device_queue_depth (const SchedQueue *e)
+{
+  return e->q && e->q->device ? e->q->device->queue_depth : 1;
+}
+
+guint
+sched_in_flight (const SchedQueue *e)
+{
+  return e->q ? e->q->in_flight : 0;
+}
+
+void
+sched_log (SchedQueue *e, SimTime now_ns, const char *fmt, ...)
+{
+  if (e->log == NULL)
+    return;
+  char buf[256];
+  va_list ap;
+  va_start (ap, fmt);
+  g_vsnprintf (buf, sizeof buf, fmt, ap);
+  va_end (ap);
+  e->log (e->log_data, now_ns, e->q ? e->q->name : "-", e->label, buf);
 }
 
 /* ---- sector-sorted trees ----------------------------------------------- */

@@ -38,6 +38,9 @@ typedef enum {
                              * msecs_to_jiffies (rounded up) like the kernel's store */
   SCHED_TUNABLE_INT,        /* a count */
   SCHED_TUNABLE_BOOL,       /* 0/1, true/false */
+  SCHED_TUNABLE_TIME_NS,    /* a gint64 of nanoseconds (blk-mq era tunables kept in ns or
+                             * us by the kernel); written with a unit; default_ns */
+  SCHED_TUNABLE_VERSION,    /* a kernel version "2.6.28" stored as 20628 (int) */
 } SchedTunableType;
 
 /* One tunable (sysfs attribute) row. */
@@ -49,12 +52,39 @@ typedef struct {
   int              hz_den;
   int              min;            /* clamp as the kernel's store does */
   int              max;
-  gsize            offset;         /* of an int in the private struct */
+  gsize            offset;         /* of an int (gint64 for TIME_NS) in the private struct */
   const char      *unit;           /* "ms", "requests", "bool", ... for listings */
   const char      *help;
+  gint64           default_ns;     /* TIME_NS only: default; min/max do not apply */
 } SchedTunable;
 
+/* Answer of the optional may_queue hook (elv_may_queue). */
+typedef enum {
+  SCHED_MAY_QUEUE_DEFAULT,  /* follow the pool rules */
+  SCHED_MAY_QUEUE_MUST,     /* allocate even past nr_requests (up to 3/2 of it): AS's
+                             * anticipated process, CFQ's queue being waited for */
+} SchedMayQueue;
+
+/* Flags of a policy. */
+typedef enum {
+  SCHED_F_MQ = 1 << 0,      /* blk-mq scheduler: per-task plugging (bios of one
+                             * submission gather, then flush), no queue plug timer */
+} SchedFlags;
+
+typedef struct _SchedTimer SchedTimer;
 typedef struct _SchedQueue SchedQueue;
+
+/* A timer a policy embeds in its private data (CFQ idle, AS antic_expire,
+ * kyber's statistics window).  The core runs the queue after @fn. */
+struct _SchedTimer {
+  SimEventId  id;
+  void      (*fn) (SchedQueue *e, SchedTimer *timer, SimTime now_ns);
+};
+
+/* Where --trace-sched lines go: one decision per call, already formatted. */
+typedef void (*SchedLogFunc) (gpointer data, SimTime now_ns, const char *device,
+                              const char *sched, const char *message);
+
 typedef struct _SchedOps   SchedOps;
 
 /* One elevator attached to one request queue (elevator_queue). */
@@ -65,6 +95,11 @@ struct _SchedQueue {
   Sim             *sim;
   guint            hz;
   SimEventId       timer;         /* managed by sched_arm_timer() */
+  const char      *label;         /* name the scenario gave ("cfq-2.6.28"), for logs */
+  SchedLogFunc     log;           /* NULL: --trace-sched is off */
+  gpointer         log_data;
+  GHashTable      *ioc_data;      /* SimIoContext -> per-process data (sched_ioc_data) */
+  GHashTable      *ioc_seen;      /* SimIoContext -> TRUE, for exit_ioc */
 };
 
 struct _SchedOps {
@@ -73,6 +108,8 @@ struct _SchedOps {
   const char         *summary;
   const SchedTunable *tunables;   /* terminated by a row with name == NULL; may be NULL */
   gsize               priv_size;
+  guint               flags;      /* SchedFlags */
+  gsize               ioc_data_size; /* bytes of per-process data (sched_ioc_data) */
 
   /* Required.  Tunables are already parsed into priv; set up structures. */
   gboolean    (*init)           (SchedQueue *e, GError **error);
@@ -109,6 +146,14 @@ struct _SchedOps {
   void        (*timer)          (SchedQueue *e, SimTime now_ns);
   /* Optional: text dump of internal state for tests. */
   void        (*dump)           (SchedQueue *e, GString *out);
+  /* Optional: may @ioc allocate a request of @op when the pool of that
+   * direction is full (elv_may_queue)?  Default: SCHED_MAY_QUEUE_DEFAULT. */
+  SchedMayQueue (*may_queue)    (SchedQueue *e, const SimIoContext *ioc, SimOp op,
+                                 gboolean sync);
+  /* Optional: the last task using @ioc exited (AS's exit_prob, CFQ's
+   * cic teardown).  Its per-process data stays valid until the elevator
+   * goes away; requests of it may still be queued. */
+  void        (*exit_ioc)       (SchedQueue *e, SimIoContext *ioc, SimTime now_ns);
 };
 
 /* Registry. */
@@ -117,6 +162,12 @@ const SchedOps *const *sched_ops_all   (void);
 
 extern const SchedOps sched_noop_ops;
 extern const SchedOps sched_deadline_ops;
+extern const SchedOps sched_as_ops;           /* sched-as.c, "anticipatory" */
+extern const SchedOps sched_cfq_ops;          /* sched-cfq.c */
+extern const SchedOps sched_none_ops;         /* sched-none.c (blk-mq) */
+extern const SchedOps sched_mq_deadline_ops;  /* sched-mq-deadline.c */
+extern const SchedOps sched_bfq_ops;          /* sched-bfq*.c */
+extern const SchedOps sched_kyber_ops;        /* sched-kyber.c */
 
 /* Create an elevator for @q: tunables from @group of @kf (may be NULL or a
  * group that does not exist: defaults), HZ-scaled. */
@@ -156,6 +207,34 @@ void        sched_dispatch_sort     (SchedQueue *e, SimRequest *rq);
 /* Arm (or re-arm) the elevator's single timer at absolute @at_ns. */
 void        sched_arm_timer         (SchedQueue *e, SimTime at_ns);
 void        sched_cancel_timer      (SchedQueue *e);
+
+/* Per-process data of this elevator for @ioc (ioc_data_size bytes, zeroed
+ * at first use, freed with the elevator): AS's as_io_context, CFQ's cic.
+ * Allocates only the first time a process is seen. */
+gpointer    sched_ioc_data          (SchedQueue *e, SimIoContext *ioc);
+
+/* Embedded timers.  sched_timer_init() once; arm re-arms. */
+void        sched_timer_init        (SchedQueue *e, SchedTimer *t,
+                                     void (*fn) (SchedQueue *, SchedTimer *, SimTime));
+void        sched_timer_arm         (SchedQueue *e, SchedTimer *t, SimTime at_ns);
+void        sched_timer_cancel      (SchedQueue *e, SchedTimer *t);
+gboolean    sched_timer_pending     (const SchedQueue *e, const SchedTimer *t);
+
+/* Run the queue soon, from an event of its own (the kernel's kblockd
+ * kick: blk_schedule_dispatch / cfq_schedule_dispatch). */
+void        sched_kick              (SchedQueue *e);
+
+/* What the policies may know about the device and queue. */
+gboolean    sched_device_rotational (const SchedQueue *e);
+guint       sched_device_queue_depth (const SchedQueue *e);
+guint       sched_in_flight         (const SchedQueue *e);   /* started on the device */
+
+/* --trace-sched: a decision, as "<what> key=value ...".  Formats only
+ * when logging is on: use SCHED_LOG. */
+void        sched_log               (SchedQueue *e, SimTime now_ns, const char *fmt, ...)
+                                     G_GNUC_PRINTF (3, 4);
+#define SCHED_LOG(e, now_ns, ...) \
+  G_STMT_START { if ((e)->log) sched_log ((e), (now_ns), __VA_ARGS__); } G_STMT_END
 
 /* Sector-sorted tree helpers (elv_rb_*): requests are ordered by start
  * sector, then allocation order. */

@@ -80,7 +80,7 @@ bio_done (Sim *sim, SimBio *bio, SimTime now)
   f->completed_bios++;
 }
 
-static SimIoContext ioc = { 1, "t", 2, 4, NULL };
+static SimIoContext ioc = { .pid = 1, .comm = "t", .ioprio_class = 2, .ioprio_level = 4, .nr_tasks = 1 };
 
 static gboolean
 submit (Fixture *f, SimOp op, guint64 sector, guint32 nr, SimBioWaiter *waiter)

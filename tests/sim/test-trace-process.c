@@ -48,7 +48,7 @@ run_with_log (const char *dir, const char *timing, char **trace_out_text)
   FILE *log = fopen (log_path, "w");
   FILE *out = fopen (out_path, "w");
   trace_results_write_header (log);
-  ScenarioOutputs outputs = { log, out };
+  ScenarioOutputs outputs = { log, out, NULL };
   g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
   g_assert_no_error (error);
   fclose (log);

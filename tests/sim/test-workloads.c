@@ -1,0 +1,211 @@
+/* test-workloads.c — the workload shapes the elevators are judged on:
+ * a thread pool taking the next chunk of one file (NFS server threads), a
+ * dump(8)-style interleaved read, threads sharing an io context, async
+ * (writeback-like) writes, and exit notification. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/scenario.h"
+#include "traces/trace-results.h"
+
+typedef struct {
+  char *io_log;
+  char *trace_out;
+} Outputs;
+
+static void
+run (const char *ini, Outputs *o)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "w", NULL, NULL, &error);
+  g_assert_no_error (error);
+  char *log_buf = NULL, *trace_buf = NULL;
+  size_t log_len = 0, trace_len = 0;
+  FILE *log = open_memstream (&log_buf, &log_len);
+  FILE *trace = open_memstream (&trace_buf, &trace_len);
+  trace_results_write_header (log);
+  ScenarioOutputs outputs = { log, trace, NULL };
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  fclose (trace);
+  o->io_log = log_buf;
+  o->trace_out = trace_buf;
+}
+
+static void
+outputs_clear (Outputs *o)
+{
+  free (o->io_log);
+  free (o->trace_out);
+}
+
+/* Offsets read per process name, from the results CSV. */
+static GHashTable *
+offsets_by_process (const char *csv)
+{
+  GHashTable *h = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                         (GDestroyNotify) g_array_unref);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  for (guint i = 1; lines[i] && lines[i][0]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+      GArray *a = g_hash_table_lookup (h, f[0]);
+      if (a == NULL)
+        {
+          a = g_array_new (FALSE, FALSE, sizeof (guint64));
+          g_hash_table_insert (h, g_strdup (f[0]), a);
+        }
+      guint64 off = g_ascii_strtoull (f[4], NULL, 10);
+      g_array_append_val (a, off);
+    }
+  return h;
+}
+
+static const char device[] =
+  "[device d]\nkind = disk\ncapacity = 10GiB\nsched = deadline\n";
+
+static void
+test_shared_pool (void)
+{
+  g_autofree char *ini = g_strconcat (device,
+    "[process nfsd]\npattern = sequential\nbs = 64KiB\nthreads = 4\nstream = shared\n"
+    "offset = 1GiB\nsize = 4MiB\n", NULL);
+  Outputs o;
+  run (ini, &o);
+  g_autoptr (GHashTable) h = offsets_by_process (o.io_log);
+  g_assert_cmpuint (g_hash_table_size (h), ==, 4);
+  /* Every 64 KiB chunk of the 4 MiB file is read exactly once, by some thread. */
+  gboolean seen[64] = { FALSE };
+  guint total = 0;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, h);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      GArray *a = value;
+      g_assert_cmpuint (a->len, >, 1);   /* the work is spread over the pool */
+      for (guint i = 0; i < a->len; i++)
+        {
+          guint64 chunk = (g_array_index (a, guint64, i) - (1u << 30)) / 65536;
+          g_assert_cmpuint (chunk, <, 64);
+          g_assert_false (seen[chunk]);
+          seen[chunk] = TRUE;
+          total++;
+        }
+    }
+  g_assert_cmpuint (total, ==, 64);
+  outputs_clear (&o);
+}
+
+static void
+test_interleaved (void)
+{
+  g_autofree char *ini = g_strconcat (device,
+    "[process dump]\npattern = sequential\nbs = 64KiB\nthreads = 4\nstream = interleaved\n"
+    "offset = 1GiB\nsize = 4MiB\n", NULL);
+  Outputs o;
+  run (ini, &o);
+  g_autoptr (GHashTable) h = offsets_by_process (o.io_log);
+  for (guint t = 0; t < 4; t++)
+    {
+      g_autofree char *name = g_strdup_printf ("dump.%u", t);
+      GArray *a = g_hash_table_lookup (h, name);
+      g_assert_nonnull (a);
+      g_assert_cmpuint (a->len, ==, 16);
+      for (guint i = 0; i < a->len; i++)
+        g_assert_cmpuint (g_array_index (a, guint64, i), ==,
+                          (1u << 30) + (guint64) (t + 4 * i) * 65536);
+    }
+  outputs_clear (&o);
+}
+
+/* pids seen in Q records of the blkparse text. */
+static GHashTable *
+queue_pids (const char *text)
+{
+  GHashTable *pids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] && lines[i][0]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit_set (lines[i], " ", -1);
+      guint n = 0;
+      char *tok[16];
+      for (guint j = 0; f[j] && n < 16; j++)
+        if (f[j][0])
+          tok[n++] = f[j];
+      if (n > 5 && strcmp (tok[5], "Q") == 0)
+        g_hash_table_add (pids, GUINT_TO_POINTER (atoi (tok[4])));
+    }
+  return pids;
+}
+
+static void
+test_shared_io_context (void)
+{
+  g_autofree char *own = g_strconcat (device,
+    "[process t]\npattern = random\nbs = 4KiB\nthreads = 3\nsize = 64KiB\n", NULL);
+  g_autofree char *shared = g_strconcat (device,
+    "[process t]\npattern = random\nbs = 4KiB\nthreads = 3\nsize = 64KiB\n"
+    "shared_io_context = true\n", NULL);
+  Outputs a, b;
+  run (own, &a);
+  run (shared, &b);
+  g_autoptr (GHashTable) pa = queue_pids (a.trace_out);
+  g_autoptr (GHashTable) pb = queue_pids (b.trace_out);
+  g_assert_cmpuint (g_hash_table_size (pa), ==, 3);
+  /* Threads sharing an io context look like one process to the elevator. */
+  g_assert_cmpuint (g_hash_table_size (pb), ==, 1);
+  outputs_clear (&a);
+  outputs_clear (&b);
+}
+
+static void
+test_async_writes (void)
+{
+  g_autofree char *ini = g_strconcat (device,
+    "[process w]\nop = write\nbs = 64KiB\nsize = 256KiB\nsync = false\n"
+    "[process r]\nop = read\nbs = 64KiB\nsize = 256KiB\noffset = 5GiB\n", NULL);
+  Outputs o;
+  run (ini, &o);
+  g_assert_nonnull (strstr (o.trace_out, " Q   W "));
+  g_assert_null (strstr (o.trace_out, " Q  WS "));
+  g_assert_nonnull (strstr (o.trace_out, " Q  RS "));
+  outputs_clear (&o);
+}
+
+static void
+test_bad_identity (void)
+{
+  static const struct { const char *extra; const char *needle; } cases[] = {
+    { "ioprio_class = urgent\n", "ioprio_class" },
+    { "ioprio = 9\n", "ioprio" },
+    { "nice = 40\n", "nice" },
+    { "stream = both\n", "stream" },
+    { "stream = shared\nthreads = 2\n", "size" },
+    { "sync = maybe\nsize = 4KiB\n", "sync" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *ini2 = g_strconcat (device, "[process p]\nstop = 1s\n", cases[i].extra, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Scenario) s = scenario_load_data (ini2, "bad", NULL, NULL, &error);
+      g_assert_null (s);
+      if (strstr (error->message, cases[i].needle) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, cases[i].needle);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/workload/shared-pool", test_shared_pool);
+  g_test_add_func ("/workload/interleaved", test_interleaved);
+  g_test_add_func ("/workload/shared-io-context", test_shared_io_context);
+  g_test_add_func ("/workload/async-writes", test_async_writes);
+  g_test_add_func ("/workload/bad-identity", test_bad_identity);
+  return g_test_run ();
+}
