@@ -19,6 +19,7 @@ typedef struct {
   char    *name;
   char    *group;
   GStrv    scheds;
+  gboolean follows_sim;     /* no sched key: uses [sim] sched, in lockstep */
   guint    nr_requests;
   guint32  major;
   guint32  minor;
@@ -45,6 +46,7 @@ struct _Scenario {
   GPtrArray  *processes;
   GPtrArray  *run_labels;
   GStrv       search_dirs;
+  GStrv       sim_scheds;        /* [sim] sched: every device without its own */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno", NULL };
@@ -211,7 +213,11 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
   d->capacity_bytes = model->capacity_bytes;
 
   g_autofree char *scheds = get_string (s->kf, group, "sched");
-  d->scheds = g_strsplit (scheds ? scheds : "deadline", ",", -1);
+  d->follows_sim = scheds == NULL && s->sim_scheds != NULL;
+  if (d->follows_sim)
+    d->scheds = g_strdupv (s->sim_scheds);
+  else
+    d->scheds = g_strsplit (scheds ? scheds : "deadline", ",", -1);
   for (guint i = 0; d->scheds[i]; i++)
     {
       g_strstrip (d->scheds[i]);
@@ -551,31 +557,74 @@ build_search_dirs (Scenario *s)
   s->search_dirs = g_strv_builder_end (b);
 }
 
-/* One run per combination of the devices' elevators.  A run's label names
- * the elevator when one device varies (or none), else "dev=sched ...". */
+/* Runs are the combinations of the elevator lists: the [sim] sched list
+ * (all devices that follow it, in lockstep) and every device's own list.
+ * run_sched() decodes a run number into one device's elevator. */
+static guint
+sim_dimension (const Scenario *s)
+{
+  for (guint i = 0; i < s->devices->len; i++)
+    if (((ScenarioDevice *) g_ptr_array_index (s->devices, i))->follows_sim)
+      return g_strv_length (s->sim_scheds);
+  return 1;
+}
+
+static const char *
+run_sched (const Scenario *s, guint run, guint device)
+{
+  guint sim_k = sim_dimension (s);
+  guint sim_index = run % sim_k;
+  guint rest = run / sim_k;
+  for (guint i = 0; i < s->devices->len; i++)
+    {
+      const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
+      if (d->follows_sim)
+        {
+          if (i == device)
+            return d->scheds[sim_index];
+          continue;
+        }
+      guint k = g_strv_length (d->scheds);
+      if (i == device)
+        return d->scheds[rest % k];
+      rest /= k;
+    }
+  g_assert_not_reached ();
+}
+
+/* A run's label names the elevator when one list varies (or none), else
+ * "dev=sched ..." for the devices with lists of their own. */
 static void
 build_runs (Scenario *s)
 {
-  guint n = 1, varying = 0;
+  guint n = sim_dimension (s), varying = n > 1;
   for (guint i = 0; i < s->devices->len; i++)
     {
-      guint k = g_strv_length (((ScenarioDevice *) g_ptr_array_index (s->devices, i))->scheds);
+      const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
+      if (d->follows_sim)
+        continue;
+      guint k = g_strv_length (d->scheds);
       n *= k;
       varying += k > 1;
     }
   for (guint r = 0; r < n; r++)
     {
       g_autoptr (GString) label = g_string_new (NULL);
-      guint rest = r;
+      gboolean sim_done = FALSE;
       for (guint i = 0; i < s->devices->len; i++)
         {
           const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
-          guint k = g_strv_length (d->scheds);
-          const char *sched = d->scheds[rest % k];
-          rest /= k;
-          if (varying > 1 && k > 1)
+          const char *sched = run_sched (s, r, i);
+          gboolean own_list = !d->follows_sim && g_strv_length (d->scheds) > 1;
+          if (d->follows_sim)
+            {
+              if (!sim_done && (varying <= 1 || sim_dimension (s) > 1))
+                g_string_append_printf (label, "%s%s", label->len ? " " : "", sched);
+              sim_done = TRUE;
+            }
+          else if (varying > 1 && own_list)
             g_string_append_printf (label, "%s%s=%s", label->len ? " " : "", d->name, sched);
-          else if (label->len == 0 && (k > 1 || varying == 0))
+          else if (label->len == 0 && (own_list || varying == 0))
             g_string_append (label, sched);
         }
       g_ptr_array_add (s->run_labels, g_string_free (g_steal_pointer (&label), FALSE));
@@ -598,7 +647,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   if (!apply_sets (kf, sets, error))
     return NULL;
 
-  static const char *const sim_keys[] = { "duration", "seed", "hz", NULL };
+  static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   if (g_key_file_has_group (kf, "sim") && !check_keys (kf, "sim", sim_keys, error))
     return NULL;
   guint64 v;
@@ -607,6 +656,13 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       || !get_time (kf, "sim", "duration", 0, &s->duration_ns, error))
     return NULL;
   s->hz = (guint) v;
+  g_autofree char *sim_scheds = get_string (kf, "sim", "sched");
+  if (sim_scheds)
+    {
+      s->sim_scheds = g_strsplit (sim_scheds, ",", -1);
+      for (guint i = 0; s->sim_scheds[i]; i++)
+        g_strstrip (s->sim_scheds[i]);
+    }
 
   g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
   guint n_devices = 0;
@@ -692,6 +748,7 @@ scenario_free (Scenario *s)
   g_ptr_array_unref (s->processes);
   g_ptr_array_unref (s->run_labels);
   g_strfreev (s->search_dirs);
+  g_strfreev (s->sim_scheds);
   g_free (s->name);
   g_free (s->base_dir);
   g_free (s);
@@ -815,6 +872,74 @@ process_result (SimProcess *p, const char *device, SimTime now)
   return r;
 }
 
+static double
+share_of (SimTime part, SimTime total)
+{
+  return total > 0 ? (double) part / (double) total : 0.0;
+}
+
+/* The threads of group @g together.  Disk time is counted once per io
+ * context, so threads sharing one are not counted twice. */
+static SimGroupResult *
+group_result (const Scenario *s, guint g, GPtrArray *procs, GArray *proc_group, SimTime now)
+{
+  const ScenarioProcess *sp = g_ptr_array_index (s->processes, g);
+  SimGroupResult *r = g_new0 (SimGroupResult, 1);
+  SimHist hist;
+  sim_hist_init (&hist);
+  SimTime first = SIM_TIME_NEVER, last = 0, service = 0, device_total = 0;
+  for (guint i = 0; i < procs->len; i++)
+    {
+      if (g_array_index (proc_group, guint, i) != g)
+        continue;
+      SimProcess *p = g_ptr_array_index (procs, i);
+      r->threads++;
+      r->ios += p->ios;
+      r->bytes += p->bytes;
+      sim_hist_merge (&hist, &p->latency);
+      first = MIN (first, p->cfg.start_ns);
+      last = MAX (last, p->finished ? p->end_ns : now);
+      if (p->ioc == &p->own_ioc || r->threads == 1)
+        service += p->ioc->service_ns;
+      device_total = p->q->device->service_ns_total;
+      if (r->device == NULL)
+        r->device = g_strdup (p->q->name);
+    }
+  r->name = g_strdup (sp->name);
+  r->active_ns = last > first ? last - first : 0;
+  if (r->active_ns > 0)
+    {
+      r->mb_per_s = (double) r->bytes / ((double) r->active_ns / 1e9) / 1e6;
+      r->iops = (double) r->ios / ((double) r->active_ns / 1e9);
+    }
+  r->lat_mean_ns = sim_hist_mean (&hist);
+  r->lat_p50_ns = sim_hist_quantile (&hist, 0.50);
+  r->lat_p99_ns = sim_hist_quantile (&hist, 0.99);
+  r->lat_max_ns = hist.max;
+  r->disk_share = share_of (service, device_total);
+  sim_hist_clear (&hist);
+  return r;
+}
+
+/* Jain's index (sum x)^2 / (n sum x^2) over the disk-time shares of the
+ * groups on @device: 1 when they got equal shares, 1/n when one got all. */
+static double
+jain_index (GPtrArray *groups, const char *device)
+{
+  double sum = 0, sum_sq = 0;
+  guint n = 0;
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const SimGroupResult *g = g_ptr_array_index (groups, i);
+      if (strcmp (g->device, device) != 0)
+        continue;
+      sum += g->disk_share;
+      sum_sq += g->disk_share * g->disk_share;
+      n++;
+    }
+  return n > 0 && sum_sq > 0 ? sum * sum / (n * sum_sq) : 1.0;
+}
+
 SimRunResult *
 scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **error)
 {
@@ -826,13 +951,10 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   TraceSink trace = { outputs ? outputs->trace_out : NULL, g_string_new (NULL), 0 };
   gboolean ok = TRUE;
 
-  guint rest = run;
   for (guint i = 0; i < s->devices->len && ok; i++)
     {
       const ScenarioDevice *d = g_ptr_array_index (s->devices, i);
-      guint k = g_strv_length (d->scheds);
-      devs[i].sched = d->scheds[rest % k];
-      rest /= k;
+      devs[i].sched = run_sched (s, run, i);
       DevModel *model = dev_model_load (d->name, s->kf, d->group,
                                         (const char *const *) s->search_dirs,
                                         device_scenario_keys, error);
@@ -873,6 +995,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       io_sinks[i].device = d->name;
     }
 
+  g_autoptr (GArray) proc_group = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree SimSharedCursor *cursors = g_new0 (SimSharedCursor, s->processes->len);
   g_autofree SimIoContext *shared_iocs = g_new0 (SimIoContext, s->processes->len);
   for (guint i = 0; ok && i < s->processes->len; i++)
@@ -911,6 +1034,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
               p->io_done_data = &io_sinks[sp->device];
             }
           g_ptr_array_add (procs, p);
+          g_array_append_val (proc_group, i);
           sim_process_start (p);
         }
     }
@@ -930,8 +1054,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       for (guint i = 0; i < procs->len; i++)
         {
           SimProcess *p = g_ptr_array_index (procs, i);
-          g_ptr_array_add (result->processes, process_result (p, p->q->name, now));
+          SimProcessResult *pr = process_result (p, p->q->name, now);
+          pr->disk_share = share_of (p->ioc->service_ns, p->q->device->service_ns_total);
+          g_ptr_array_add (result->processes, pr);
         }
+      for (guint g = 0; g < s->processes->len; g++)
+        g_ptr_array_add (result->groups, group_result (s, g, procs, proc_group, now));
       for (guint i = 0; i < s->devices->len; i++)
         {
           SimDeviceResult *dr = g_new0 (SimDeviceResult, 1);
@@ -944,6 +1072,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
                        + dr->counters.request_merges;
           dr->mean_queue_depth = sim_time_avg_mean (&devs[i].q->depth_avg, now);
           dr->mean_in_flight = sim_time_avg_mean (&devs[i].dev->in_flight_avg, now);
+          dr->jain_index = jain_index (result->groups, dr->name);
           g_ptr_array_add (result->devices, dr);
         }
     }

@@ -66,6 +66,8 @@ serve (SimDevice *dev, SimRequest *rq)
   g_assert (t >= 0);
   dev->busy++;
   dev->service_ns_total += t;
+  if (rq->ioc)
+    rq->ioc->service_ns += t;
   sim_schedule_at (dev->sim, now + t, service_done, dev, rq);
 }
 

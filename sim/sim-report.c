@@ -12,6 +12,15 @@ process_result_free (gpointer data)
 }
 
 static void
+group_result_free (gpointer data)
+{
+  SimGroupResult *g = data;
+  g_free (g->name);
+  g_free (g->device);
+  g_free (g);
+}
+
+static void
 device_result_free (gpointer data)
 {
   SimDeviceResult *d = data;
@@ -26,6 +35,7 @@ sim_run_result_new (void)
 {
   SimRunResult *r = g_new0 (SimRunResult, 1);
   r->processes = g_ptr_array_new_with_free_func (process_result_free);
+  r->groups = g_ptr_array_new_with_free_func (group_result_free);
   r->devices = g_ptr_array_new_with_free_func (device_result_free);
   return r;
 }
@@ -36,6 +46,7 @@ sim_run_result_free (SimRunResult *r)
   if (r == NULL)
     return;
   g_ptr_array_unref (r->processes);
+  g_ptr_array_unref (r->groups);
   g_ptr_array_unref (r->devices);
   g_free (r->label);
   g_free (r->writeback);
@@ -69,17 +80,35 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               ms ((double) p->lat_p95_ns), ms ((double) p->lat_p99_ns),
                               ms ((double) p->lat_max_ns), p->sleeps);
     }
-  g_string_append_printf (out, "  %-16s %-10s %-18s %6s %9s %9s %9s %9s\n",
+  gboolean pools = FALSE;
+  for (guint i = 0; i < r->groups->len; i++)
+    pools |= ((SimGroupResult *) g_ptr_array_index (r->groups, i))->threads > 1;
+  if (pools)
+    {
+      g_string_append_printf (out, "  %-16s %-6s %7s %9s %9s %9s %9s %9s %9s %6s\n",
+                              "group", "device", "threads", "ios", "MB/s", "IOPS",
+                              "lat_mean", "lat_p50", "lat_p99", "disk%");
+      for (guint i = 0; i < r->groups->len; i++)
+        {
+          const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+          g_string_append_printf (out, "  %-16s %-6s %7u %9" G_GUINT64_FORMAT " %9.2f %9.1f"
+                                  " %7.3fms %7.3fms %7.3fms %6.1f\n",
+                                  g->name, g->device, g->threads, g->ios, g->mb_per_s, g->iops,
+                                  ms (g->lat_mean_ns), ms ((double) g->lat_p50_ns),
+                                  ms ((double) g->lat_p99_ns), 100.0 * g->disk_share);
+        }
+    }
+  g_string_append_printf (out, "  %-16s %-12s %-16s %6s %9s %9s %9s %9s %6s\n",
                           "device", "sched", "model", "util%", "requests", "merges",
-                          "avg_queue", "avg_inflt");
+                          "avg_queue", "avg_inflt", "jain");
   for (guint i = 0; i < r->devices->len; i++)
     {
       const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
-      g_string_append_printf (out, "  %-16s %-10s %-18s %6.1f %9" G_GUINT64_FORMAT
-                              " %9" G_GUINT64_FORMAT " %9.2f %9.2f\n",
+      g_string_append_printf (out, "  %-16s %-12s %-16s %6.1f %9" G_GUINT64_FORMAT
+                              " %9" G_GUINT64_FORMAT " %9.2f %9.2f %6.3f\n",
                               d->name, d->sched, d->model, 100.0 * d->utilisation,
                               d->counters.completed, d->merges, d->mean_queue_depth,
-                              d->mean_in_flight);
+                              d->mean_in_flight, d->jain_index);
     }
 }
 
@@ -89,26 +118,72 @@ sim_report_compare_text (GString *out, GPtrArray *runs)
   if (runs->len == 0)
     return;
   const SimRunResult *first = g_ptr_array_index (runs, 0);
-  g_string_append (out, "comparison (MB/s | p99 latency ms):\n");
+  g_string_append (out, "comparison (MB/s | p99 latency ms | share of disk time %):\n");
   g_string_append_printf (out, "  %-16s", "process");
   for (guint j = 0; j < runs->len; j++)
     {
       const SimRunResult *r = g_ptr_array_index (runs, j);
-      g_string_append_printf (out, " %21s", r->label);
+      g_string_append_printf (out, " %27s", r->label);
     }
   g_string_append_c (out, '\n');
-  for (guint i = 0; i < first->processes->len; i++)
+  for (guint i = 0; i < first->groups->len; i++)
     {
-      const SimProcessResult *p0 = g_ptr_array_index (first->processes, i);
-      g_string_append_printf (out, "  %-16s", p0->name);
+      const SimGroupResult *g0 = g_ptr_array_index (first->groups, i);
+      g_string_append_printf (out, "  %-16s", g0->name);
       for (guint j = 0; j < runs->len; j++)
         {
           const SimRunResult *r = g_ptr_array_index (runs, j);
-          const SimProcessResult *p = g_ptr_array_index (r->processes, i);
-          g_string_append_printf (out, " %9.2f | %9.3f", p->mb_per_s, ms ((double) p->lat_p99_ns));
+          const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+          g_string_append_printf (out, " %8.2f | %8.1f | %5.1f", g->mb_per_s,
+                                  ms ((double) g->lat_p99_ns), 100.0 * g->disk_share);
         }
       g_string_append_c (out, '\n');
     }
+  g_string_append_printf (out, "  %-16s", "jain (devices)");
+  for (guint j = 0; j < runs->len; j++)
+    {
+      const SimRunResult *r = g_ptr_array_index (runs, j);
+      g_autoptr (GString) cell = g_string_new (NULL);
+      for (guint k = 0; k < r->devices->len; k++)
+        g_string_append_printf (cell, "%s%.3f", k ? " " : "",
+                                ((SimDeviceResult *) g_ptr_array_index (r->devices, k))->jain_index);
+      g_string_append_printf (out, " %27s", cell->str);
+    }
+  g_string_append_c (out, '\n');
+}
+
+static void
+add_group_json (JsonBuilder *b, const SimGroupResult *g)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, g->name);
+  json_builder_set_member_name (b, "device");
+  json_builder_add_string_value (b, g->device);
+  json_builder_set_member_name (b, "threads");
+  json_builder_add_int_value (b, g->threads);
+  json_builder_set_member_name (b, "ios");
+  json_builder_add_int_value (b, (gint64) g->ios);
+  json_builder_set_member_name (b, "bytes");
+  json_builder_add_int_value (b, (gint64) g->bytes);
+  json_builder_set_member_name (b, "mb_per_s");
+  json_builder_add_double_value (b, g->mb_per_s);
+  json_builder_set_member_name (b, "iops");
+  json_builder_add_double_value (b, g->iops);
+  json_builder_set_member_name (b, "disk_share");
+  json_builder_add_double_value (b, g->disk_share);
+  json_builder_set_member_name (b, "latency_ns");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mean");
+  json_builder_add_double_value (b, g->lat_mean_ns);
+  json_builder_set_member_name (b, "p50");
+  json_builder_add_int_value (b, g->lat_p50_ns);
+  json_builder_set_member_name (b, "p99");
+  json_builder_add_int_value (b, g->lat_p99_ns);
+  json_builder_set_member_name (b, "max");
+  json_builder_add_int_value (b, g->lat_max_ns);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
 }
 
 static void
@@ -133,6 +208,8 @@ add_process_json (JsonBuilder *b, const SimProcessResult *p)
   json_builder_add_double_value (b, p->iops);
   json_builder_set_member_name (b, "sleeps");
   json_builder_add_int_value (b, (gint64) p->sleeps);
+  json_builder_set_member_name (b, "disk_share");
+  json_builder_add_double_value (b, p->disk_share);
   json_builder_set_member_name (b, "latency_ns");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "mean");
@@ -169,6 +246,8 @@ add_device_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_double_value (b, d->mean_queue_depth);
   json_builder_set_member_name (b, "mean_in_flight");
   json_builder_add_double_value (b, d->mean_in_flight);
+  json_builder_set_member_name (b, "jain_index");
+  json_builder_add_double_value (b, d->jain_index);
   json_builder_set_member_name (b, "sleeps");
   json_builder_add_int_value (b, (gint64) d->counters.sleeps);
   json_builder_set_member_name (b, "read_bytes");
@@ -207,6 +286,11 @@ sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
       json_builder_begin_array (b);
       for (guint i = 0; i < r->processes->len; i++)
         add_process_json (b, g_ptr_array_index (r->processes, i));
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "groups");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < r->groups->len; i++)
+        add_group_json (b, g_ptr_array_index (r->groups, i));
       json_builder_end_array (b);
       json_builder_set_member_name (b, "devices");
       json_builder_begin_array (b);

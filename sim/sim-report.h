@@ -26,7 +26,25 @@ typedef struct {
   SimTime  lat_p99_ns;
   SimTime  lat_max_ns;
   guint64  sleeps;        /* waits for a free request */
+  double   disk_share;    /* its io context's share of the device's service time */
 } SimProcessResult;
+
+/* The threads of one [process NAME] group together (a pool, a dump run). */
+typedef struct {
+  char    *name;
+  char    *device;
+  guint    threads;
+  guint64  ios;
+  guint64  bytes;
+  SimTime  active_ns;     /* first start to last completion */
+  double   mb_per_s;
+  double   iops;
+  double   lat_mean_ns;
+  SimTime  lat_p50_ns;
+  SimTime  lat_p99_ns;
+  SimTime  lat_max_ns;
+  double   disk_share;    /* share of the device's service time */
+} SimGroupResult;
 
 typedef struct {
   char    *name;
@@ -36,6 +54,8 @@ typedef struct {
   guint64  merges;        /* back + front + request merges */
   double   mean_queue_depth;
   double   mean_in_flight;
+  double   jain_index;    /* Jain's fairness index over the disk-time shares of the
+                           * groups using the device (1 = equal shares) */
   SimQueueCounters counters;
 } SimDeviceResult;
 
@@ -47,6 +67,7 @@ typedef struct {
   SimTime    elapsed_ns;
   guint64    events;
   GPtrArray *processes;   /* SimProcessResult */
+  GPtrArray *groups;      /* SimGroupResult, in scenario order */
   GPtrArray *devices;     /* SimDeviceResult */
 } SimRunResult;
 
@@ -54,7 +75,7 @@ SimRunResult *sim_run_result_new  (void);
 void          sim_run_result_free (SimRunResult *r);
 
 void   sim_report_run_text      (GString *out, const SimRunResult *r);
-/* Side-by-side table of several runs of one scenario (rows: processes). */
+/* Side-by-side table of several runs of one scenario (rows: process groups). */
 void   sim_report_compare_text  (GString *out, GPtrArray *runs);
 /* The whole scenario as a JSON document (pretty, deterministic). */
 char  *sim_report_json          (const char *scenario, guint64 seed, GPtrArray *runs);

@@ -46,6 +46,7 @@ struct _SimIoContext {
   int      nice;             /* -20..19 */
   guint    nr_tasks;         /* tasks sharing it (CLONE_IO threads) */
   gboolean exited;           /* every task using it has exited */
+  SimTime  service_ns;       /* device time its requests used (for disk-time shares) */
 };
 
 /* The effective priority class and level of @ioc as CFQ/BFQ see them:
