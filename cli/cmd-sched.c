@@ -9,9 +9,25 @@
 static void
 print_default (const SchedTunable *t, guint hz)
 {
+  if (t->type == SCHED_TUNABLE_TIME_NS)
+    {
+      /* Kept in ns by the kernel: no jiffies, the same at every HZ. */
+      double in_unit = (double) t->default_ns;
+      if (g_strcmp0 (t->unit, "us") == 0)
+        in_unit /= 1e3;
+      else if (g_strcmp0 (t->unit, "ms") == 0)
+        in_unit /= 1e6;
+      printf (in_unit == (double) (gint64) in_unit ? " %8.0f" : " %8.3f", in_unit);
+      return;
+    }
   int v = sched_tunable_default (t, hz);
   if (t->type == SCHED_TUNABLE_JIFFIES)
     printf (" %8lld", (long long) v * 1000 / hz);
+  else if (t->type == SCHED_TUNABLE_VERSION)
+    {
+      g_autofree char *version = g_strdup_printf ("%d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+      printf (" %8s", version);
+    }
   else
     printf (" %8d", v);
 }

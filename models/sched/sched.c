@@ -188,7 +188,15 @@ apply_tunables (SchedQueue *e, GKeyFile *kf, const char *group, GError **error)
       if (t->type == SCHED_TUNABLE_TIME_NS)
         {
           SimTime ns;
-          if (!sim_parse_time_ns (text, 0, &ns, error))
+          /* A bare number is in the row's unit, as the sysfs file takes it. */
+          SimTime unit = 0;
+          if (g_strcmp0 (t->unit, "ns") == 0)
+            unit = 1;
+          else if (g_strcmp0 (t->unit, "us") == 0)
+            unit = SIM_NS_PER_US;
+          else if (g_strcmp0 (t->unit, "ms") == 0)
+            unit = SIM_NS_PER_MS;
+          if (!sim_parse_time_ns (text, unit, &ns, error))
             {
               g_prefix_error (error, "[%s] %s: ", group, keys[i]);
               return FALSE;
