@@ -668,11 +668,16 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
   if (q->elevator->ops->completed)
     q->elevator->ops->completed (q->elevator, rq, now);
 
-  /* Free the request before running the bios' callbacks: they may submit
-   * new bios, which must find a consistent queue. */
+  /* As in the kernel, the driver refills the device from the completion
+   * path (scsi_run_queue) before the tasks woken by end_io get to run and
+   * submit their next I/O: the dispatch decision made here does not see a
+   * reader's next request, which is what anticipation and idling are for.
+   * The request is freed first so that a woken submitter finds the pool
+   * consistent. */
   SimBio *bio = rq->bio;
   rq->bio = rq->biotail = NULL;
   request_free (q, rq);
+  sim_queue_run (q);
   while (bio)
     {
       SimBio *next = bio->next;
@@ -680,7 +685,6 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
       bio_free (q, bio);
       bio = next;
     }
-  sim_queue_run (q);
 }
 
 const char *
