@@ -54,11 +54,11 @@ cli_cmd_sched (int argc, char **argv)
           printf ("  no tunables\n\n");
           continue;
         }
-      printf ("  %-16s %-13s %8s %8s %8s  %s\n", "tunable", "unit", "HZ=1000", "HZ=250",
+      printf ("  %-18s %-13s %8s %8s %8s  %s\n", "tunable", "unit", "HZ=1000", "HZ=250",
               "HZ=100", "meaning");
       for (const SchedTunable *t = (*ops)->tunables; t->name; t++)
         {
-          printf ("  %-16s %-13s", t->name, t->unit);
+          printf ("  %-18s %-13s", t->name, t->unit);
           print_default (t, 1000);
           print_default (t, 250);
           print_default (t, 100);

@@ -61,6 +61,7 @@ sched_tunable_default (const SchedTunable *t, guint hz)
   if (t->type != SCHED_TUNABLE_JIFFIES)
     return t->default_value;
   int j = (int) ((gint64) hz * t->hz_num / t->hz_den);
+  j = MAX (j, t->default_min);
   return CLAMP (j, t->min, t->max);
 }
 

@@ -56,6 +56,9 @@ typedef struct {
   const char      *unit;           /* "ms", "requests", "bool", ... for listings */
   const char      *help;
   gint64           default_ns;     /* TIME_NS only: default; min/max do not apply */
+  int              default_min;    /* JIFFIES: the default is at least this many jiffies
+                                    * (AS's antic_expire: HZ/150, or 1), while an
+                                    * explicit value may still go down to min */
 } SchedTunable;
 
 /* Answer of the optional may_queue hook (elv_may_queue). */
@@ -168,6 +171,9 @@ extern const SchedOps sched_none_ops;         /* sched-none.c (blk-mq) */
 extern const SchedOps sched_mq_deadline_ops;  /* sched-mq-deadline.c */
 extern const SchedOps sched_bfq_ops;          /* sched-bfq*.c */
 extern const SchedOps sched_kyber_ops;        /* sched-kyber.c */
+
+/* Invariant checks of policies, for g_assert() in tests only. */
+gboolean sched_as_check_invariants (SchedQueue *e);
 
 /* Create an elevator for @q: tunables from @group of @kf (may be NULL or a
  * group that does not exist: defaults), HZ-scaled. */
