@@ -589,6 +589,7 @@ sim_queue_dispatch_add_tail (SimRequestQueue *q, SimRequest *rq)
 {
   leave_elevator (q, rq);
   q->end_sector = sim_request_end_sector (rq);
+  q->boundary_rq = rq;
   sim_list_add_tail (&rq->queuelist, &q->dispatch);
 }
 
@@ -641,6 +642,13 @@ sim_queue_run (SimRequestQueue *q)
       if (rq == NULL)
         break;
       sim_list_del (&rq->queuelist);
+      /* elv_next_request: starting the boundary request (or any, when
+       * there is none) moves the head position the dispatch sort uses. */
+      if (q->boundary_rq == NULL || q->boundary_rq == rq)
+        {
+          q->end_sector = sim_request_end_sector (rq);
+          q->boundary_rq = NULL;
+        }
       rq->state = SIM_RQ_STARTED;
       rq->dispatch_ns = sim_now (q->sim);
       q->in_flight++;

@@ -87,6 +87,7 @@ struct _SimRequestQueue {
   /* dispatch */
   SimList          dispatch;
   guint64          end_sector;            /* boundary for the dispatch sort */
+  SimRequest      *boundary_rq;           /* last added at the tail; its start moves end_sector */
   guint            in_flight;
 
   /* statistics */
