@@ -30,6 +30,7 @@ typedef struct {
   char            *name;
   guint            device;       /* index into devices */
   gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
+  guint            client_window; /* shared stream: requests in flight (0 = threads) */
   guint            threads;
   SimProcessConfig cfg;          /* cfg.name unset; trace_ios from @trace */
   GArray          *trace;        /* SimTraceIo, trace-driven only */
@@ -276,7 +277,8 @@ static const char *const process_keys[] = {
   "device", "op", "pattern", "io", "bs", "iodepth", "think", "think_distribution",
   "start", "stop", "size", "offset", "region", "threads",
   "trace", "trace_pid", "trace_devno", "timing",
-  "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream", NULL
+  "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
+  "client_window", NULL
 };
 
 static gboolean
@@ -466,6 +468,15 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
       if (cfg->offset_bytes + cfg->size_bytes > dev->capacity_bytes)
         return invalid (error, group, "size", "the file runs past the end of device %s", dev->name);
     }
+  if (cfg->stream == SIM_STREAM_SHARED && (cfg->iodepth != 1 || cfg->think_ns != 0))
+    return invalid (error, group, "stream", "pool threads (stream = shared) serve one "
+                    "request at a time with no think time: leave iodepth and think out");
+  guint64 window;
+  if (!get_uint (s->kf, group, "client_window", 0, 0, 1u << 20, &window, error))
+    return FALSE;
+  if (window && cfg->stream != SIM_STREAM_SHARED)
+    return invalid (error, group, "client_window", "only for stream = shared");
+  p->client_window = (guint) window;
   if (cfg->offset_bytes >= dev->capacity_bytes)
     return invalid (error, group, "offset", "beyond the end of device %s", dev->name);
   if (cfg->region_bytes == 0)
@@ -1001,8 +1012,9 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   for (guint i = 0; ok && i < s->processes->len; i++)
     {
       const ScenarioProcess *sp = g_ptr_array_index (s->processes, i);
-      cursors[i].next_bytes = sp->cfg.offset_bytes;
-      cursors[i].end_bytes = sp->cfg.offset_bytes + sp->cfg.size_bytes;
+      sim_shared_cursor_init (&cursors[i], sp->cfg.offset_bytes,
+                              sp->cfg.offset_bytes + sp->cfg.size_bytes,
+                              sp->client_window ? sp->client_window : sp->threads);
       if (sp->shared_ioc)
         shared_iocs[i].pid = sim_next_pid (sim);
       shared_iocs[i].comm = sp->name;

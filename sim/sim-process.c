@@ -24,6 +24,61 @@ struct _SimIo {
 
 #define IO_CHUNK 32
 
+static void start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes);
+static void maybe_finish (SimProcess *p);
+
+void
+sim_shared_cursor_init (SimSharedCursor *c, guint64 start_bytes, guint64 end_bytes,
+                        guint window)
+{
+  c->next_bytes = start_bytes;
+  c->end_bytes = end_bytes;
+  c->window = MAX (1u, window);
+  c->outstanding = 0;
+  sim_list_init (&c->idle);
+}
+
+/* The client sends requests while its window allows; the longest-idle
+ * thread takes each. */
+static void
+pool_assign (SimSharedCursor *c)
+{
+  while (c->outstanding < c->window && c->next_bytes < c->end_bytes
+         && !sim_list_empty (&c->idle))
+    {
+      SimProcess *p = sim_list_first_entry (&c->idle, SimProcess, pool_link);
+      sim_list_del (&p->pool_link);
+      guint64 off = c->next_bytes;
+      guint64 bytes = MIN (p->cfg.bs_bytes, c->end_bytes - off);
+      c->next_bytes += bytes;
+      c->outstanding++;
+      start_io (p, p->cfg.op, off, bytes);
+    }
+  /* The file is read: idle threads have nothing left to wait for. */
+  while (c->next_bytes >= c->end_bytes && !sim_list_empty (&c->idle))
+    {
+      SimProcess *p = sim_list_first_entry (&c->idle, SimProcess, pool_link);
+      sim_list_del (&p->pool_link);
+      maybe_finish (p);
+    }
+}
+
+/* A pool thread is free: it queues up behind the threads idle longer. */
+static void
+pool_join (SimProcess *p)
+{
+  SimSharedCursor *c = p->cfg.cursor;
+  if (!sim_list_is_linked (&p->pool_link))
+    sim_list_add_tail (&p->pool_link, &c->idle);
+  pool_assign (c);
+}
+
+static gboolean
+in_pool (const SimProcess *p)
+{
+  return p->cfg.pattern == SIM_PATTERN_SEQUENTIAL && p->cfg.stream == SIM_STREAM_SHARED;
+}
+
 static void pump (SimProcess *p);
 static void wake_at (SimProcess *p, SimTime at);
 
@@ -55,6 +110,7 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
     p->next_offset += (guint64) cfg->thread_index * cfg->bs_bytes;
   sim_hist_init (&p->latency);
   sim_list_init (&p->waiter.link);
+  sim_list_init (&p->pool_link);
   return p;
 }
 
@@ -141,6 +197,13 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
   if (p->io_done)
     p->io_done (p->io_done_data, p, io->op, io->offset_bytes, io->bytes, io->issue_ns, now);
   io_release (p, io);
+  if (in_pool (p))
+    {
+      p->cfg.cursor->outstanding--;
+      pool_join (p);
+      maybe_finish (p);
+      return;
+    }
   if (p->cfg.pattern != SIM_PATTERN_TRACE && p->cfg.think_ns > 0)
     {
       SimTime think = p->cfg.think_ns;
@@ -354,7 +417,7 @@ pump_generated (SimProcess *p)
 static void
 pump (SimProcess *p)
 {
-  if (p->finished || !p->started || p->blocked || p->cur_io != NULL)
+  if (p->finished || !p->started || p->blocked || p->cur_io != NULL || in_pool (p))
     return;
   if (p->cfg.pattern == SIM_PATTERN_TRACE)
     pump_trace (p);
@@ -367,7 +430,10 @@ start_fired (Sim *sim, gpointer subject, gpointer object)
 {
   SimProcess *p = subject;
   p->started = TRUE;
-  pump (p);
+  if (in_pool (p))
+    pool_join (p);
+  else
+    pump (p);
   maybe_finish (p);
 }
 

@@ -46,11 +46,22 @@ typedef enum {
                            * (dump(8)'s reader processes) */
 } SimStreamMode;
 
-/* The next chunk of a shared stream, owned by whoever built the threads. */
+/* A client's sequential request stream served by a pool of threads, owned
+ * by whoever built the threads.  The client keeps at most @window requests
+ * outstanding; each new request goes to the thread that has been idle the
+ * longest (the pool's FIFO of idle threads), as sunrpc hands requests to
+ * waiting nfsd threads.  With fewer requests in flight than threads,
+ * consecutive chunks are read by different threads. */
 typedef struct {
   guint64 next_bytes;
   guint64 end_bytes;
+  guint   window;
+  guint   outstanding;
+  SimList idle;           /* SimProcess.pool_link */
 } SimSharedCursor;
+
+void sim_shared_cursor_init (SimSharedCursor *c, guint64 start_bytes, guint64 end_bytes,
+                             guint window);
 
 typedef struct {
   const char      *name;
@@ -95,6 +106,7 @@ struct _SimProcess {
   guint            pid;
   SimIoContext     own_ioc;
   SimIoContext    *ioc;               /* own_ioc, or a shared one */
+  SimList          pool_link;         /* idle in a shared stream's pool */
   SimProcessConfig cfg;
   SimRng          *rng;
 
