@@ -305,32 +305,11 @@ as_put_aic (AsIoContext *aic, const SimRequest *rq, gint64 now_j)
 static SimRequest *
 as_choose_req (AsData *ad, SimRequest *rq1, SimRequest *rq2)
 {
-  if (rq1 == NULL || rq1 == rq2)
-    return rq2;
-  if (rq2 == NULL)
-    return rq1;
+  if (rq1 == NULL || rq2 == NULL)
+    return rq1 ? rq1 : rq2;
   int dir = as_rq_dir (rq1);
   g_assert (dir == as_rq_dir (rq2));
-  guint64 last = ad->last_sector[dir];
-  guint64 s[2] = { rq1->sector, rq2->sector };
-  guint64 d[2] = { 0, 0 };
-  gboolean wrap[2] = { FALSE, FALSE };
-  for (guint i = 0; i < 2; i++)
-    {
-      if (s[i] >= last)
-        d[i] = s[i] - last;
-      else if (s[i] + AS_MAXBACK >= last)
-        d[i] = (last - s[i]) * AS_BACK_PENALTY;
-      else
-        wrap[i] = TRUE;   /* too far behind the head */
-    }
-  if (wrap[0] != wrap[1])
-    return wrap[0] ? rq2 : rq1;
-  if (wrap[0])
-    return s[0] <= s[1] ? rq1 : rq2;
-  if (d[0] != d[1])
-    return d[0] < d[1] ? rq1 : rq2;
-  return s[0] >= s[1] ? rq1 : rq2;
+  return sched_choose_req (rq1, rq2, ad->last_sector[dir], AS_MAXBACK, AS_BACK_PENALTY);
 }
 
 /* as_find_next_rq: the request to follow @last in its tree. */

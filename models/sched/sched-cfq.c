@@ -568,43 +568,8 @@ del_cfqq_rr (CfqData *cfqd, CfqQueue *cfqq)
 static SimRequest *
 choose_req (CfqData *cfqd, SimRequest *rq1, SimRequest *rq2)
 {
-  if (rq1 == NULL || rq1 == rq2)
-    return rq2;
-  if (rq2 == NULL)
-    return rq1;
-  if (rq1->sync != rq2->sync)
-    return rq1->sync ? rq1 : rq2;
-
-  guint64 last = cfqd->last_position;
-  guint64 back_max = (guint64) cfqd->back_seek_max * 2;
-  guint64 s1 = rq1->sector, s2 = rq2->sector, d1 = 0, d2 = 0;
-  gboolean wrap1 = FALSE, wrap2 = FALSE;
-
-  if (s1 >= last)
-    d1 = s1 - last;
-  else if (s1 + back_max >= last)
-    d1 = (last - s1) * (guint64) cfqd->back_seek_penalty;
-  else
-    wrap1 = TRUE;
-  if (s2 >= last)
-    d2 = s2 - last;
-  else if (s2 + back_max >= last)
-    d2 = (last - s2) * (guint64) cfqd->back_seek_penalty;
-  else
-    wrap2 = TRUE;
-
-  if (!wrap1 && !wrap2)
-    {
-      if (d1 != d2)
-        return d1 < d2 ? rq1 : rq2;
-      return s1 >= s2 ? rq1 : rq2;
-    }
-  if (!wrap1)
-    return rq1;
-  if (!wrap2)
-    return rq2;
-  /* Both behind the head: the one further back, one backward seek. */
-  return s1 <= s2 ? rq1 : rq2;
+  return sched_choose_req (rq1, rq2, cfqd->last_position,
+                           (guint64) cfqd->back_seek_max * 2, (guint) cfqd->back_seek_penalty);
 }
 
 static SimRequest *

@@ -385,6 +385,44 @@ sched_log (SchedQueue *e, SimTime now_ns, const char *fmt, ...)
   e->log (e->log_data, now_ns, e->q ? e->q->name : "-", e->label, buf);
 }
 
+/* ---- request choice ----------------------------------------------------- */
+
+/* Cost of reaching @sector from @last: distance ahead, penalised distance
+ * a little behind, or "wraps" (returns FALSE) too far behind. */
+static gboolean
+seek_cost (guint64 sector, guint64 last, guint64 back_max, guint penalty, guint64 *cost)
+{
+  if (sector >= last)
+    *cost = sector - last;
+  else if (sector + back_max >= last)
+    *cost = (last - sector) * (guint64) penalty;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+SimRequest *
+sched_choose_req (SimRequest *rq1, SimRequest *rq2, guint64 last_sector,
+                  guint64 back_max_sectors, guint back_penalty)
+{
+  if (rq1 == NULL || rq1 == rq2)
+    return rq2;
+  if (rq2 == NULL)
+    return rq1;
+  if (rq1->sync != rq2->sync)
+    return rq1->sync ? rq1 : rq2;
+  guint64 d1 = 0, d2 = 0;
+  gboolean ok1 = seek_cost (rq1->sector, last_sector, back_max_sectors, back_penalty, &d1);
+  gboolean ok2 = seek_cost (rq2->sector, last_sector, back_max_sectors, back_penalty, &d2);
+  if (ok1 != ok2)
+    return ok1 ? rq1 : rq2;
+  if (!ok1)
+    return rq1->sector <= rq2->sector ? rq1 : rq2;
+  if (d1 != d2)
+    return d1 < d2 ? rq1 : rq2;
+  return rq1->sector >= rq2->sector ? rq1 : rq2;
+}
+
 /* ---- sector-sorted trees ----------------------------------------------- */
 
 #define RQ_OF(node) sim_container_of ((node), SimRequest, rb_node)

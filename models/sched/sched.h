@@ -242,6 +242,15 @@ void        sched_log               (SchedQueue *e, SimTime now_ns, const char *
 #define SCHED_LOG(e, now_ns, ...) \
   G_STMT_START { if ((e)->log) sched_log ((e), (now_ns), __VA_ARGS__); } G_STMT_END
 
+/* The better of two requests for a head at @last_sector (as_choose_req,
+ * cfq_choose_req, bfq_choose_req): a sync request beats an async one; one
+ * ahead of the head costs its distance, one up to @back_max_sectors behind
+ * costs @back_penalty times its distance, one further back "wraps" and
+ * loses to any that does not; of two wrapped, the lower sector (one long
+ * backward seek); equal costs: the higher sector.  NULL-tolerant. */
+SimRequest *sched_choose_req        (SimRequest *rq1, SimRequest *rq2, guint64 last_sector,
+                                     guint64 back_max_sectors, guint back_penalty);
+
 /* Sector-sorted tree helpers (elv_rb_*): requests are ordered by start
  * sector, then allocation order. */
 void        sched_rb_add            (SimRbTree *tree, SimRequest *rq);
