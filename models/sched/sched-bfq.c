@@ -26,11 +26,14 @@
  *    (x3000, 300 ms windows); large bursts (8 queues created within 180 ms)
  *    are not raised;
  *  - early queue merge of sync queues whose requests land within 8192
- *    sectors of each other, within 100 ms of a queue's first I/O; a shared
- *    queue found seeky at expiry is split at its next request; "stable"
- *    merge of a queue created within 180 ms of the previous one, once both
- *    are 600 ms old, unless idling would serve it better (at once on a
- *    non-rotational queueing device; never split).  Note: two processes
+ *    sectors of each other, within 100 ms of a queue's first I/O, looked
+ *    for both when a request is added and when a bio tries to merge
+ *    (bfq_allow_bio_merge: the bio's queue is merged first, so the bio can
+ *    join a cooperator's adjacent request); a shared queue found seeky at
+ *    expiry is split at its next request; "stable" merge of a queue
+ *    created within 180 ms of the previous one, once both are 600 ms old,
+ *    unless idling would serve it better (at once on a non-rotational
+ *    queueing device; never split).  Note: two processes
  *    started together (seq-vs-random) are stably merged, as in the kernel;
  *  - max_budget autotunes to peak rate x timeout_sync once enough budgets
  *    were assigned (an average: about 11 assignments reach the 194 mark);
@@ -40,9 +43,11 @@
  * no waker/wakee detection, no tag depth limits, no multi-actuator, no
  * saved state restored on split; the B-WF2Q+ "next_in_service" cache is
  * not kept, so preemption treats "another queue may be next" as true; a
- * FIFO check inside a request merge uses the time of the last hook that
- * was given one; queues live in their process's data, so a process owning
- * a shared queue keeps it on a split while the others leave.
+ * FIFO check inside a request merge, and a queue merge found at a bio
+ * merge, use the time of the last hook that was given one; no
+ * blk_mq_sched_try_insert_merge of a new request (the core has no insert
+ * merge); queues live in their process's data, so a process owning a
+ * shared queue keeps it on a split while the others leave.
  *
  * --trace-sched: budget_assign pid=N sectors=N, slice_expire pid=N
  * reason=(budget|timeout|too_idle|empty|preempted|forced), idle_arm pid=N
@@ -1594,6 +1599,14 @@ bfq_merge (SchedQueue *e, const SimBio *bio, SimRequest **out)
   return SCHED_FRONT_MERGE;
 }
 
+/* bfq_allow_bio_merge: the bio may join @rq only if both go to the same
+ * queue.  As in the kernel, this is also where cooperating processes are
+ * first merged: the bio's queue is merged (setup_cooperator) before the
+ * comparison, so the bio of an interleaved reader can join the adjacent
+ * request another reader left in the shared queue.  Without this the
+ * requests stay separate, and one that falls behind the disk head can lose
+ * next_rq to every new arrival (bfq_add_request) for as long as the
+ * shared queue stays busy. */
 static gboolean
 bfq_allow_merge (SchedQueue *e, const SimRequest *rq, const SimBio *bio)
 {
@@ -1602,7 +1615,19 @@ bfq_allow_merge (SchedQueue *e, const SimRequest *rq, const SimBio *bio)
   if (sync && !rq->sync)
     return FALSE;
   BfqQueue *q = bio_queue (d, bio->ioc, sync);
-  return q != NULL && q == rq->elv_priv[0];
+  if (q == NULL)
+    return FALSE;
+  if (sync)
+    {
+      BfqIoc *bic = bic_of (d, bio->ioc);
+      BfqQueue *nq = setup_cooperator (d, bic, q, bio->sector, d->now_ns);
+      if (nq)
+        {
+          merge_queues (d, bic, q, nq, d->now_ns);
+          q = nq;
+        }
+    }
+  return q == rq->elv_priv[0];
 }
 
 static void

@@ -3,10 +3,11 @@
  * B-WF2Q+ ordering, eligibility and idle-tree rules, request choice
  * (back seeks, FIFO), the idling decision, strict guarantees, peak rate and
  * max_budget autotuning, weight raising (interactive start and end, soft
- * real-time, large bursts), early queue merge and split, stable merge,
- * process exit, empty queues after the work ran out, determinism, and two
- * behaviours on a seek-bound disk (a sequential reader's share against a
- * random reader; interleaved readers of one file recovering throughput).
+ * real-time, large bursts), early queue merge (also at a bio merge) and
+ * split, stable merge, process exit, empty queues after the work ran out,
+ * determinism, and behaviours on a seek-bound disk (a sequential reader's
+ * share against a random reader; interleaved readers of one file
+ * recovering throughput, every one of them served).
  *
  * Processes are closed-loop streams of bios against a fixed-time device:
  * each completion submits the stream's next bio.  Decisions are read from
@@ -929,6 +930,37 @@ test_request_choice_fifo (void)
   g_assert_cmpstr (expired, ==, "50000000 16 1000000 32");
 }
 
+/* bfq_allow_bio_merge merges cooperating queues before it compares them:
+ * a bio of one process may then join another process's adjacent request. */
+static void
+test_queue_merge_at_bio_merge (void)
+{
+  Fixture f;
+  fixture_setup (&f, "low_latency = 0\n", ROT_DEV);
+  Stream *c = stream_add (&f, 3, 4, 0, 8, 1, 0, TRUE);
+  Stream *b = stream_add (&f, 2, 4, 0, 8, 1, 0, TRUE);
+  Stream *a = stream_add (&f, 1, 4, 0, 8, 1, 0, TRUE);
+  /* C holds the device far away.  B queues 100000 and A queues 1000,
+   * 99000 apart: no queue merge yet.  Then B's bio at 1008 starts where
+   * A's request ends: B's queue is merged into A's (the closest) and the
+   * bio joins A's request instead of becoming a request of its own. */
+  submit_one (&f, c, 50000000, 8);
+  submit_one (&f, b, 100000, 8);
+  submit_one (&f, a, 1000, 8);
+  g_assert_null (strstr (f.log->str, "queue_merge"));
+  submit_one (&f, b, 1008, 8);
+  g_assert_nonnull (strstr (f.log->str, "queue_merge pid=2 with=1 reason=close"));
+  g_assert_cmpuint (f.q->counters.back_merges, ==, 1);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_autofree char *order = dispatch_order (f.log);
+  /* B's queue, busy first, still holds 100000; 1000 carries both bios. */
+  g_assert_cmpstr (order, ==, "50000000 100000 1000");
+  g_assert_cmpuint (a->done_ios + b->done_ios + c->done_ios, ==, 4);
+  g_assert_true (sched_bfq_check_invariants (f.e));
+  g_assert_cmpint (sched_bfq_data (f.e)->queued, ==, 0);
+  fixture_teardown (&f);
+}
+
 /* ---- strict guarantees, peak rate -------------------------------------------- */
 
 static guint max_in_driver;
@@ -1230,6 +1262,40 @@ test_behaviour_interleaved_readers (void)
   g_assert_cmpfloat (group_mb_per_s (two), >, 0.8 * group_mb_per_s (one));
 }
 
+/* dump(8): four readers of a 32 MiB file, reader i taking chunks i, i+4,
+ * ..., one synchronous request each.  Their queues are merged; every
+ * reader must keep being served, none left waiting behind the disk head
+ * while the others stream on. */
+static const char dump4[] =
+  "[sim]\nseed = 1\nhz = 1000\nduration = 10s\n"
+  "[device sda]\nmodel = disk-7200-sata\nqueue_depth = 1\nsched = bfq\n"
+  "[process dump]\ndevice = sda\npattern = sequential\nstream = interleaved\n"
+  "threads = 4\nbs = 64KiB\noffset = 100GiB\nsize = 32MiB\n";
+
+static void
+test_behaviour_interleaved_readers_all_served (void)
+{
+  const char *deadline[] = { "device sda.sched=deadline", NULL };
+  g_autoptr (SimRunResult) bq = run_scenario (dump4, NULL);
+  g_autoptr (SimRunResult) dl = run_scenario (dump4, deadline);
+  /* Twice fifo_expire_sync. */
+  const SimTime bound_ns = 250 * SIM_NS_PER_MS;
+  g_assert_cmpuint (bq->processes->len, ==, 4);
+  for (guint i = 0; i < bq->processes->len; i++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (bq->processes, i);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " ios, done at %" G_GINT64_FORMAT
+                      " ns, max latency %" G_GINT64_FORMAT " ns", p->name, p->ios, p->active_ns,
+                      p->lat_max_ns);
+      /* Its 128 chunks, all read within the first second (the file
+       * streams at about 55 MB/s), none waiting long. */
+      g_assert_cmpuint (p->ios, ==, 128);
+      g_assert_cmpint (p->active_ns, <, SIM_NS_PER_S);
+      g_assert_cmpint (p->lat_max_ns, <, bound_ns);
+    }
+  g_assert_cmpfloat (group_mb_per_s (bq), >, 0.9 * group_mb_per_s (dl));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1251,6 +1317,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/bfq/stable-merge", test_stable_merge);
   g_test_add_func ("/sched/bfq/request-choice/back-seek", test_request_choice_back_seek);
   g_test_add_func ("/sched/bfq/request-choice/fifo", test_request_choice_fifo);
+  g_test_add_func ("/sched/bfq/queue-merge-at-bio-merge", test_queue_merge_at_bio_merge);
   g_test_add_func ("/sched/bfq/strict-guarantees", test_strict_guarantees_one_in_flight);
   g_test_add_func ("/sched/bfq/peak-rate-max-budget", test_peak_rate_max_budget);
   g_test_add_func ("/sched/bfq/exit-ends-idling", test_exit_ends_idling);
@@ -1258,5 +1325,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/bfq/hz-budget-timeout", test_hz_budget_timeout);
   g_test_add_func ("/sched/bfq/behaviour/seq-vs-random", test_behaviour_seq_vs_random);
   g_test_add_func ("/sched/bfq/behaviour/interleaved-readers", test_behaviour_interleaved_readers);
+  g_test_add_func ("/sched/bfq/behaviour/interleaved-readers-all-served",
+                   test_behaviour_interleaved_readers_all_served);
   return g_test_run ();
 }
