@@ -82,6 +82,8 @@ test_dump (void)
   g_assert_cmpfloat (cfq33, >, 0.7 * deadline);
   /* AS breaks its anticipation for a close request of another process. */
   g_assert_cmpfloat (as, >, 0.7 * deadline);
+  /* BFQ merges the cooperating queues early. */
+  g_assert_cmpfloat (mbps (runs, "bfq", "dump"), >, 0.7 * deadline);
 }
 
 static void
