@@ -1,22 +1,61 @@
-/* cmd-compare.c — `iosim compare SIMULATED MEASURED [--json FILE]`: option
- * parsing around replay_compare_files() (replay/replay-compare.h).  The
- * table goes to standard output. */
+/* cmd-compare.c — `iosim compare SIMULATED MEASURED [--json FILE] [--cdf FILE]
+ * [--plot FILE.png|.svg]`: option parsing around replay_compare_files()
+ * (replay/replay-compare.h) and replay_plot_compare_cdf()
+ * (replay/replay-plot.h).  The table goes to standard output; the plot is
+ * drawn last, so a missing gnuplot costs only the plot. */
 #include <stdio.h>
 
 #include "cli/cli.h"
 #include "replay/replay-compare.h"
+#include "replay/replay-plot.h"
+
+/* Write @text to @path; on failure print why and return FALSE. */
+static gboolean
+compare_write_text (const char *path, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!g_file_set_contents (path, text, -1, &error))
+    {
+      fprintf (stderr, "iosim compare: %s\n", error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+compare_plot (const ReplayCompareReport *report, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (replay_plot_compare_cdf (report, path, &error))
+    return TRUE;
+  if (g_error_matches (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_GNUPLOT))
+    fprintf (stderr, "iosim compare: --plot %s: gnuplot not found: install gnuplot-nox, "
+             "or use --cdf and plot it yourself\n", path);
+  else
+    fprintf (stderr, "iosim compare: --plot: %s\n", error->message);
+  return FALSE;
+}
 
 int
 cli_cmd_compare (int argc, char **argv)
 {
   g_autofree char *json = NULL;
+  g_autofree char *cdf = NULL;
+  g_autofree char *plot = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Also write the comparison as JSON", "FILE" },
+    { "cdf", 0, 0, G_OPTION_ARG_FILENAME, &cdf,
+      "Also write the response-time CDFs as CSV", "FILE" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot,
+      "Also draw the overall CDFs with gnuplot (.png or .svg)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("SIMULATED MEASURED - compare per-I/O results");
   g_autoptr (GError) error = NULL;
   g_autoptr (ReplayCompareReport) report = NULL;
+  ReplayPlotFormat format;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
@@ -25,7 +64,17 @@ cli_cmd_compare (int argc, char **argv)
     "between the latency CDFs at 10,000 points, as DiskSim's rms.c), mean distance,\n"
     "KS statistic D, and (simulated - measured) / measured errors of mean, p50, p95,\n"
     "p99 latency, throughput and IOPS.\n\n"
-    "Example: iosim compare sim.csv measured.csv --json cmp.json");
+    "--cdf writes CSV with header process,side,latency_ns,cum_fraction: for each\n"
+    "process in both files, then \"overall\", side simulated then measured, the points\n"
+    "(x_i, i/n) of the empirical CDF of the n sorted latencies, ending at 1.  Up to\n"
+    "1000 I/Os every sample is a row; above, the 1000 evenly spaced order\n"
+    "statistics i = 1 + round((k - 1)(n - 1) / 999), k = 1..1000 (a fixed subset\n"
+    "from the minimum to the maximum).\n\n"
+    "--plot draws the overall CDFs, simulated against measured, on a log latency\n"
+    "axis in ms, titled with the demerit; it runs gnuplot from PATH (Debian package\n"
+    "gnuplot-nox).  Without gnuplot the rest of the output is still written and the\n"
+    "exit status is 1.\n\n"
+    "Example: iosim compare sim.csv measured.csv --json cmp.json --cdf cdf.csv --plot cdf.png");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "iosim compare: %s\n", error->message);
@@ -36,6 +85,11 @@ cli_cmd_compare (int argc, char **argv)
       fprintf (stderr, "iosim compare: need SIMULATED and MEASURED results files (see --help)\n");
       return 2;
     }
+  if (plot != NULL && !replay_plot_format_from_path (plot, &format, &error))
+    {
+      fprintf (stderr, "iosim compare: --plot %s\n", error->message);
+      return 2;
+    }
   report = replay_compare_files (argv[1], argv[2], &error);
   if (report == NULL)
     {
@@ -43,16 +97,23 @@ cli_cmd_compare (int argc, char **argv)
       return 1;
     }
   replay_compare_report_print (report, stdout);
+  fflush (stdout);
   if (json != NULL)
     {
       g_autofree char *text = replay_compare_report_to_json (report);
       g_autofree char *with_nl = g_strconcat (text, "\n", NULL);
 
-      if (!g_file_set_contents (json, with_nl, -1, &error))
-        {
-          fprintf (stderr, "iosim compare: %s\n", error->message);
-          return 1;
-        }
+      if (!compare_write_text (json, with_nl))
+        return 1;
     }
+  if (cdf != NULL)
+    {
+      g_autofree char *text = replay_compare_report_to_cdf_csv (report);
+
+      if (!compare_write_text (cdf, text))
+        return 1;
+    }
+  if (plot != NULL && !compare_plot (report, plot))
+    return 1;
   return 0;
 }

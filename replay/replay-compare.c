@@ -83,6 +83,7 @@ replay_compare_ks (const double *a_sorted, gsize n_a,
 /* The I/Os of one group on one side. */
 typedef struct {
   GArray  *latency_ms;    /* double, sorted before use */
+  GArray  *latency_ns;    /* gint64, the same samples, sorted before use */
   guint64  bytes;
   gint64   first_issue_ns;
   gint64   last_complete_ns;
@@ -94,6 +95,7 @@ compare_group_new (void)
   CompareGroup *g = g_new0 (CompareGroup, 1);
 
   g->latency_ms = g_array_new (FALSE, FALSE, sizeof (double));
+  g->latency_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
   g->first_issue_ns = G_MAXINT64;
   g->last_complete_ns = G_MININT64;
   return g;
@@ -105,15 +107,18 @@ compare_group_free (gpointer data)
   CompareGroup *g = data;
 
   g_array_unref (g->latency_ms);
+  g_array_unref (g->latency_ns);
   g_free (g);
 }
 
 static void
 compare_group_add (CompareGroup *g, const TraceResult *r)
 {
-  double ms = (double) (r->complete_ns - r->issue_ns) / 1e6;
+  gint64 ns = r->complete_ns - r->issue_ns;
+  double ms = (double) ns / 1e6;
 
   g_array_append_val (g->latency_ms, ms);
+  g_array_append_val (g->latency_ns, ns);
   g->bytes += r->bytes;
   g->first_issue_ns = MIN (g->first_issue_ns, r->issue_ns);
   g->last_complete_ns = MAX (g->last_complete_ns, r->complete_ns);
@@ -123,6 +128,14 @@ static int
 compare_double_cmp (gconstpointer a, gconstpointer b)
 {
   double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static int
+compare_int64_cmp (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
 
   return (x > y) - (x < y);
 }
@@ -159,6 +172,7 @@ compare_side_fill (CompareGroup *g, ReplayCompareSide *side)
 
   g_assert (n > 0);
   g_array_sort (g->latency_ms, compare_double_cmp);
+  g_array_sort (g->latency_ns, compare_int64_cmp);
   v = (const double *) g->latency_ms->data;
   for (gsize i = 0; i < n; i++)
     sum += v[i];
@@ -193,6 +207,8 @@ compare_row_new (const char *name, CompareGroup *sim, CompareGroup *meas)
   row->name = g_strdup (name);
   compare_side_fill (sim, &row->sim);
   compare_side_fill (meas, &row->meas);
+  row->sim_latency_ns = g_array_ref (sim->latency_ns);
+  row->meas_latency_ns = g_array_ref (meas->latency_ns);
 
   demerit = replay_compare_demerit ((const double *) sim->latency_ms->data,
                                     sim->latency_ms->len,
@@ -223,6 +239,8 @@ compare_row_free (gpointer data)
   if (row == NULL)
     return;
   g_free (row->name);
+  g_clear_pointer (&row->sim_latency_ns, g_array_unref);
+  g_clear_pointer (&row->meas_latency_ns, g_array_unref);
   g_free (row);
 }
 
@@ -502,4 +520,99 @@ replay_compare_report_to_json (const ReplayCompareReport *report)
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
   return json_generator_to_data (gen, NULL);
+}
+
+/* ---- CDF data ------------------------------------------------------------ */
+
+GArray *
+replay_compare_cdf_points (const GArray *sorted_ns, guint max_points)
+{
+  const gint64 *v;
+  guint64 n;
+  GArray *points;
+
+  g_return_val_if_fail (sorted_ns != NULL && sorted_ns->len > 0, NULL);
+  g_return_val_if_fail (max_points >= 2, NULL);
+
+  v = (const gint64 *) sorted_ns->data;
+  n = sorted_ns->len;
+  points = g_array_sized_new (FALSE, FALSE, sizeof (ReplayCompareCdfPoint),
+                              (guint) MIN (n, max_points));
+  if (n <= max_points)
+    {
+      for (guint64 i = 1; i <= n; i++)
+        {
+          ReplayCompareCdfPoint p = { v[i - 1], (double) i / (double) n };
+          g_array_append_val (points, p);
+        }
+      return points;
+    }
+  /* n > max_points, so consecutive ranks are more than one apart before
+   * rounding and strictly increase after it; integer arithmetic keeps them
+   * exact, from 1 to n. */
+  for (guint64 k = 1; k <= max_points; k++)
+    {
+      guint64 i = 1 + ((k - 1) * (n - 1) + (max_points - 1) / 2) / (max_points - 1);
+      ReplayCompareCdfPoint p = { v[i - 1], (double) i / (double) n };
+
+      g_assert (i >= 1 && i <= n);
+      g_array_append_val (points, p);
+    }
+  return points;
+}
+
+/* A CSV field, quoted only when it has to be (RFC 4180). */
+static void
+compare_csv_field (GString *s, const char *text)
+{
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    {
+      g_string_append (s, text);
+      return;
+    }
+  g_string_append_c (s, '"');
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      if (*c == '"')
+        g_string_append_c (s, '"');
+      g_string_append_c (s, *c);
+    }
+  g_string_append_c (s, '"');
+}
+
+static void
+compare_cdf_side (GString *s, const char *name, const char *side,
+                  const GArray *sorted_ns)
+{
+  g_autoptr(GArray) points = replay_compare_cdf_points (sorted_ns,
+                                                        REPLAY_COMPARE_CDF_MAX_POINTS);
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      const ReplayCompareCdfPoint *p = &g_array_index (points, ReplayCompareCdfPoint, i);
+
+      compare_csv_field (s, name);
+      /* 12 significant digits tell i / n apart for any n below 10^11;
+       * the last point prints as exactly "1". */
+      g_string_append_printf (s, ",%s,%" G_GINT64_FORMAT ",%.12g\n", side,
+                              p->latency_ns, p->cum_fraction);
+    }
+}
+
+static void
+compare_cdf_row (GString *s, const ReplayCompareRow *row)
+{
+  compare_cdf_side (s, row->name, "simulated", row->sim_latency_ns);
+  compare_cdf_side (s, row->name, "measured", row->meas_latency_ns);
+}
+
+char *
+replay_compare_report_to_cdf_csv (const ReplayCompareReport *report)
+{
+  GString *s = g_string_new ("process,side,latency_ns,cum_fraction\n");
+
+  for (guint i = 0; i < report->processes->len; i++)
+    compare_cdf_row (s, g_ptr_array_index (report->processes, i));
+  compare_cdf_row (s, report->overall);
+  return g_string_free (s, FALSE);
 }

@@ -80,6 +80,10 @@ typedef struct {
   double  p99_error_pct;
   double  throughput_error_pct;
   double  iops_error_pct;
+  /* The samples behind both CDFs: gint64 latency_ns (complete_ns -
+   * issue_ns), ascending; for --cdf and plots. */
+  GArray *sim_latency_ns;
+  GArray *meas_latency_ns;
 } ReplayCompareRow;
 
 typedef struct {
@@ -108,6 +112,33 @@ void  replay_compare_report_print (const ReplayCompareReport *report,
  * "demerit_ms": ..., ...}], "overall": {...}, "only_in_simulated": [...],
  * "only_in_measured": [...]}; caller frees. */
 char *replay_compare_report_to_json (const ReplayCompareReport *report);
+
+/* ---- Response-time CDFs as data ---------------------------------------- */
+
+#define REPLAY_COMPARE_CDF_MAX_POINTS 1000
+
+/* One point (x_i, i / n) of the empirical step CDF of n samples, i 1-based. */
+typedef struct {
+  gint64 latency_ns;
+  double cum_fraction;
+} ReplayCompareCdfPoint;
+
+/* The points of the empirical CDF of ascending @sorted_ns (gint64, n >= 1)
+ * to write or draw: every sample when n <= @max_points (>= 2), else the
+ * @max_points evenly spaced order statistics
+ *   i_k = 1 + round ((k - 1) (n - 1) / (max_points - 1)),  k = 1..max_points,
+ * a deterministic subset of the full CDF that keeps the minimum and the
+ * maximum and ends at cum_fraction 1.  Returns a GArray of
+ * ReplayCompareCdfPoint. */
+GArray *replay_compare_cdf_points (const GArray *sorted_ns,
+                                   guint         max_points);
+
+/* CSV of the CDFs, header "process,side,latency_ns,cum_fraction": for each
+ * process present in both files (sorted by name), then "overall", the
+ * simulated then the measured points of replay_compare_cdf_points() with
+ * REPLAY_COMPARE_CDF_MAX_POINTS.  Names with a comma, quote or line break
+ * are quoted as RFC 4180 says.  Caller frees. */
+char *replay_compare_report_to_cdf_csv (const ReplayCompareReport *report);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayCompareReport, replay_compare_report_free)
 

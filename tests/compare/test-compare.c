@@ -226,6 +226,87 @@ test_report_empty (void)
   g_assert_nonnull (strstr (error->message, "simulated"));
 }
 
+/* Every sample below the limit; above it, evenly spaced ranks
+ * 1 + round((k - 1)(n - 1) / (max - 1)) that keep the minimum and the
+ * maximum, each point being (x_i, i / n) of the full step CDF. */
+static void
+check_cdf_points (gsize n, guint max_points)
+{
+  g_autoptr(GArray) v = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) points = NULL;
+  const ReplayCompareCdfPoint *p;
+  guint expect_len = (guint) MIN (n, max_points);
+
+  /* Ascending with ties: 0, 0, 3, 3, 6, 6, ... scaled to ns. */
+  for (gsize i = 0; i < n; i++)
+    {
+      gint64 ns = (gint64) (i / 2) * 3000 + 17;
+      g_array_append_val (v, ns);
+    }
+  points = replay_compare_cdf_points (v, max_points);
+  g_assert_cmpuint (points->len, ==, expect_len);
+  p = (const ReplayCompareCdfPoint *) points->data;
+  for (guint k = 0; k < points->len; k++)
+    {
+      guint64 rank = n <= max_points
+                     ? k + 1
+                     : 1 + ((guint64) k * (n - 1) + (max_points - 1) / 2) / (max_points - 1);
+
+      g_assert_cmpint (p[k].latency_ns, ==, g_array_index (v, gint64, rank - 1));
+      g_assert_cmpfloat (p[k].cum_fraction, ==, (double) rank / (double) n);
+      if (k > 0)
+        {
+          g_assert_cmpfloat (p[k].cum_fraction, >, p[k - 1].cum_fraction);
+          g_assert_cmpint (p[k].latency_ns, >=, p[k - 1].latency_ns);
+        }
+    }
+  g_assert_cmpint (p[0].latency_ns, ==, g_array_index (v, gint64, 0));
+  g_assert_cmpint (p[points->len - 1].latency_ns, ==, g_array_index (v, gint64, n - 1));
+  g_assert_cmpfloat (p[points->len - 1].cum_fraction, ==, 1.0);
+}
+
+static void
+test_cdf_points (void)
+{
+  check_cdf_points (1, 1000);
+  check_cdf_points (7, 1000);
+  check_cdf_points (1000, 1000);
+  check_cdf_points (1001, 1000);
+  check_cdf_points (2500, 1000);
+  check_cdf_points (10, 4);      /* ranks 1, 4, 7, 10 */
+  check_cdf_points (12345, 7);
+}
+
+/* The CSV holds the common processes then overall, simulated before
+ * measured, and quotes a name with a comma and a quote. */
+static void
+test_cdf_csv (void)
+{
+  const Io sim[] = { { "p,\"q\"-1", 1, 512, 0, 300 }, { "p,\"q\"-1", 1, 512, 1000, 100 },
+                     { "z-2", 2, 512, 0, 50 } };
+  const Io meas[] = { { "p,\"q\"-1", 1, 512, 0, 200 }, { "z-2", 2, 512, 0, 70 } };
+  g_autofree char *sim_path = write_results ("cdf-sim.csv", sim, G_N_ELEMENTS (sim));
+  g_autofree char *meas_path = write_results ("cdf-meas.csv", meas, G_N_ELEMENTS (meas));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ReplayCompareReport) report = replay_compare_files (sim_path, meas_path, &error);
+  g_autofree char *csv = NULL;
+
+  g_assert_no_error (error);
+  csv = replay_compare_report_to_cdf_csv (report);
+  g_assert_cmpstr (csv, ==,
+                   "process,side,latency_ns,cum_fraction\n"
+                   "\"p,\"\"q\"\"-1\",simulated,100,0.5\n"
+                   "\"p,\"\"q\"\"-1\",simulated,300,1\n"
+                   "\"p,\"\"q\"\"-1\",measured,200,1\n"
+                   "z-2,simulated,50,1\n"
+                   "z-2,measured,70,1\n"
+                   "overall,simulated,50,0.333333333333\n"
+                   "overall,simulated,100,0.666666666667\n"
+                   "overall,simulated,300,1\n"
+                   "overall,measured,70,0.5\n"
+                   "overall,measured,200,1\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -238,5 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compare/ks/known", test_ks_known);
   g_test_add_func ("/compare/report", test_report);
   g_test_add_func ("/compare/report/empty", test_report_empty);
+  g_test_add_func ("/compare/cdf/points", test_cdf_points);
+  g_test_add_func ("/compare/cdf/csv", test_cdf_csv);
   return g_test_run ();
 }

@@ -47,8 +47,14 @@ echo "== simulate the fitted scenario"
 echo "== replay the capture"
 "$IOSIM" replay capture.txt --target "$LOOP" --csv measured.csv --json measured.json
 echo "== compare simulated with measured"
-"$IOSIM" compare simulated.csv measured.csv | tee compare.txt
+PLOT=()
+command -v gnuplot >/dev/null && PLOT=(--plot compare.png)
+"$IOSIM" compare simulated.csv measured.csv --cdf cdf.csv "${PLOT[@]}" | tee compare.txt
 grep -qi demerit compare.txt
+grep -q '^process,side,latency_ns,cum_fraction$' cdf.csv
+if [ ${#PLOT[@]} -gt 0 ]; then
+  [ -s compare.png ] && echo "CDF plot: $(wc -c < compare.png) bytes"
+fi
 # Both result files must hold every I/O of the workload.
 sim_rows=$(($(wc -l < simulated.csv) - 1))
 meas_rows=$(($(wc -l < measured.csv) - 1))

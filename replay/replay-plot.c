@@ -1,0 +1,317 @@
+/* replay-plot.c — gnuplot scripts for iosim's charts, run without a shell;
+ * the first chart is the simulated-vs-measured response-time CDF of
+ * `iosim compare --plot` (Ruemmler & Wilkes 1994 compare models by these
+ * curves).  See replay-plot.h. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+#include "replay/replay-plot.h"
+
+G_DEFINE_QUARK (replay-plot-error-quark, replay_plot_error)
+
+gboolean
+replay_plot_format_from_path (const char *path, ReplayPlotFormat *format,
+                              GError **error)
+{
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+
+  if (g_str_has_suffix (lower, ".png"))
+    *format = REPLAY_PLOT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *format = REPLAY_PLOT_SVG;
+  else
+    {
+      g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_FORMAT,
+                   "%s: a plot file name must end in .png or .svg", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+replay_plot_find_gnuplot (GError **error)
+{
+  char *path = g_find_program_in_path ("gnuplot");
+
+  if (path == NULL)
+    g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_GNUPLOT,
+                 "gnuplot not found on PATH: install gnuplot-nox");
+  return path;
+}
+
+void
+replay_plot_append_quoted (GString *script, const char *text)
+{
+  g_string_append_c (script, '\'');
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      /* Inside '...' gnuplot reads '' as one quote and nothing else
+       * specially, but a line break would end the command. */
+      if (*c == '\'')
+        g_string_append_c (script, '\'');
+      if (*c == '\n' || *c == '\r')
+        g_string_append_c (script, ' ');
+      else
+        g_string_append_c (script, *c);
+    }
+  g_string_append_c (script, '\'');
+}
+
+void
+replay_plot_begin (GString *script, ReplayPlotFormat format,
+                   const char *output_path)
+{
+  g_string_append (script, "set encoding utf8\n");
+  if (format == REPLAY_PLOT_PNG)
+    /* pngcairo antialiases; the libgd png terminal is the fallback of
+     * gnuplot builds without cairo. */
+    g_string_append (script,
+      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+      "  set terminal pngcairo size 1000,650 font 'sans,13' noenhanced background rgb 'white'\n"
+      "} else {\n"
+      "  set terminal png size 1000,650 font 'sans,12' noenhanced background rgb 'white'\n"
+      "}\n");
+  else
+    g_string_append (script,
+      "set terminal svg size 1000,650 font 'sans,13' noenhanced background rgb 'white'\n");
+  g_string_append (script, "set output ");
+  replay_plot_append_quoted (script, output_path);
+  g_string_append_c (script, '\n');
+}
+
+void
+replay_plot_append_datablock (GString *script, const char *name,
+                              const double *x, const double *y, gsize n)
+{
+  g_string_append_printf (script, "$%s << EOD\n", name);
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (script, "%.12g %.12g\n", x[i], y[i]);
+  g_string_append (script, "EOD\n");
+}
+
+/* Write @script to a fresh temporary file; returns its path. */
+static char *
+plot_write_script (const char *script, GError **error)
+{
+  g_autofree char *path = NULL;
+  gsize len = strlen (script);
+  const char *p = script;
+  int fd;
+
+  fd = g_file_open_tmp ("iosim-plot-XXXXXX.gp", &path, error);
+  if (fd < 0)
+    return NULL;
+  while (len > 0)
+    {
+      ssize_t w = write (fd, p, len);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        {
+          int saved = errno;
+
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "%s: %s", path, g_strerror (saved));
+          close (fd);
+          g_unlink (path);
+          return NULL;
+        }
+      p += w;
+      len -= (gsize) w;
+    }
+  close (fd);
+  return g_steal_pointer (&path);
+}
+
+gboolean
+replay_plot_run (const char *script, const char *output_path, GError **error)
+{
+  g_autofree char *gnuplot = NULL;
+  g_autofree char *script_path = NULL;
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) spawn_error = NULL;
+  GStatBuf st;
+  int wait_status;
+  gboolean ok;
+
+  gnuplot = replay_plot_find_gnuplot (error);
+  if (gnuplot == NULL)
+    return FALSE;
+  script_path = plot_write_script (script, error);
+  if (script_path == NULL)
+    return FALSE;
+
+  {
+    char *argv[] = { gnuplot, script_path, NULL };
+
+    ok = g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                       &out, &err, &wait_status, &spawn_error)
+         && g_spawn_check_wait_status (wait_status, &spawn_error);
+  }
+  g_unlink (script_path);
+  if (!ok)
+    {
+      const char *said = err != NULL ? g_strstrip (err) : "";
+
+      g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_GNUPLOT,
+                   "%s: gnuplot failed (%s)%s%s", output_path, spawn_error->message,
+                   *said != '\0' ? ": " : "", said);
+      return FALSE;
+    }
+  if (g_stat (output_path, &st) != 0 || st.st_size == 0)
+    {
+      g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_GNUPLOT,
+                   "%s: gnuplot exited normally but wrote no image", output_path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- Response-time CDFs of `iosim compare` ------------------------------- */
+
+/* Datablock of the step CDF of one side in ms, positive latencies only,
+ * led by (first x, 0) so the curve rises from the axis; widens
+ * [@x_min, @x_max] to its x range.  FALSE if no latency is positive. */
+static gboolean
+plot_cdf_datablock (GString *script, const char *name, const GArray *sorted_ns,
+                    double *x_min, double *x_max)
+{
+  g_autoptr(GArray) points = replay_compare_cdf_points (sorted_ns,
+                                                        REPLAY_COMPARE_CDF_MAX_POINTS);
+  g_autofree double *x = g_new (double, points->len + 1);
+  g_autofree double *y = g_new (double, points->len + 1);
+  gsize n = 0;
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      const ReplayCompareCdfPoint *p = &g_array_index (points, ReplayCompareCdfPoint, i);
+
+      if (p->latency_ns <= 0)
+        continue;
+      if (n == 0)
+        {
+          x[n] = (double) p->latency_ns / 1e6;
+          y[n++] = 0.0;
+        }
+      x[n] = (double) p->latency_ns / 1e6;
+      y[n++] = p->cum_fraction;
+    }
+  if (n == 0)
+    return FALSE;
+  *x_min = MIN (*x_min, x[0]);
+  *x_max = MAX (*x_max, x[n - 1]);
+  replay_plot_append_datablock (script, name, x, y, n);
+  return TRUE;
+}
+
+static gboolean
+plot_no_data (const char *output_path, const char *side, GError **error)
+{
+  g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_DATA,
+               "%s: every %s latency is 0 ns; nothing to draw on a log axis",
+               output_path, side);
+  return FALSE;
+}
+
+/* Labelled ticks on a log axis over [@lo, @hi] (> 0): gnuplot labels only
+ * whole decades, which leaves a narrow range with one label or none, so
+ * label 1..9 per decade, or 1-2-5, or decades alone as the range widens. */
+static void
+plot_log_xtics (GString *script, double lo, double hi)
+{
+  static const double all[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  static const double one_two_five[] = { 1, 2, 5 };
+  static const double decade[] = { 1 };
+  double span = log10 (hi / lo);
+  const double *m = span <= 1.2 ? all : span <= 3.5 ? one_two_five : decade;
+  gsize n_m = span <= 1.2 ? G_N_ELEMENTS (all)
+              : span <= 3.5 ? G_N_ELEMENTS (one_two_five) : G_N_ELEMENTS (decade);
+  const char *sep = "";
+
+  g_string_append (script, "set xtics (");
+  for (int e = (int) floor (log10 (lo)); e <= (int) ceil (log10 (hi)); e++)
+    for (gsize i = 0; i < n_m; i++)
+      {
+        double v = m[i] * pow (10.0, e);
+
+        if (v < lo || v > hi)
+          continue;
+        g_string_append_printf (script, "%s'%g' %.12g", sep, v, v);
+        sep = ", ";
+      }
+  /* A range narrower than 1 to 2 can hold no round value: label its ends. */
+  if (*sep == '\0')
+    g_string_append_printf (script, "'%.3g' %.12g, '%.3g' %.12g", lo, lo, hi, hi);
+  g_string_append (script, ")\n");
+}
+
+/* Legend entry: "simulated: sim.csv (1234 I/Os)". */
+static char *
+plot_cdf_label (const char *side, const char *path, guint64 ios)
+{
+  g_autofree char *base = path != NULL ? g_path_get_basename (path) : NULL;
+
+  if (base == NULL)
+    return g_strdup_printf ("%s (%" G_GUINT64_FORMAT " I/Os)", side, ios);
+  return g_strdup_printf ("%s: %s (%" G_GUINT64_FORMAT " I/Os)", side, base, ios);
+}
+
+static char *
+plot_cdf_title (const ReplayCompareRow *row)
+{
+  g_autofree char *pct = isnan (row->demerit_pct)
+                         ? g_strdup ("-")
+                         : g_strdup_printf ("%.1f %%", row->demerit_pct);
+
+  return g_strdup_printf ("Response-time CDFs, all I/Os: demerit %.3f ms "
+                          "(%s of the measured mean), KS D %.3f",
+                          row->demerit_ms, pct, row->ks_d);
+}
+
+gboolean
+replay_plot_compare_cdf (const ReplayCompareReport *report,
+                         const char *output_path, GError **error)
+{
+  const ReplayCompareRow *row = report->overall;
+  g_autoptr(GString) script = g_string_new (NULL);
+  g_autofree char *title = plot_cdf_title (row);
+  g_autofree char *sim_label = plot_cdf_label ("simulated", report->simulated_path,
+                                               row->sim.ios);
+  g_autofree char *meas_label = plot_cdf_label ("measured", report->measured_path,
+                                                row->meas.ios);
+  ReplayPlotFormat format;
+  double x_min = INFINITY, x_max = -INFINITY;
+
+  if (!replay_plot_format_from_path (output_path, &format, error))
+    return FALSE;
+  replay_plot_begin (script, format, output_path);
+  if (!plot_cdf_datablock (script, "sim", row->sim_latency_ns, &x_min, &x_max))
+    return plot_no_data (output_path, "simulated", error);
+  if (!plot_cdf_datablock (script, "meas", row->meas_latency_ns, &x_min, &x_max))
+    return plot_no_data (output_path, "measured", error);
+  /* The data's own range with a margin, not gnuplot's whole decades, which
+   * can squeeze the curves into a third of the width. */
+  g_string_append_printf (script, "set xrange [%.12g:%.12g]\n", x_min / 1.3, x_max * 1.3);
+  plot_log_xtics (script, x_min / 1.3, x_max * 1.3);
+  g_string_append (script, "set title ");
+  replay_plot_append_quoted (script, title);
+  g_string_append (script,
+    "\nset xlabel 'response time (ms, log scale)'\n"
+    "set ylabel 'cumulative fraction of I/Os'\n"
+    "set logscale x 10\n"
+    "set yrange [0:1]\n"
+    "set ytics 0.1\n"
+    "set grid xtics ytics lt 1 lc rgb '#c8c8c8' lw 1\n"
+    /* CDFs rise left to right, so the top left corner is the empty one. */
+    "set key top left box opaque spacing 1.3 width 1\n"
+    "set border lw 1.2\n"
+    "plot $sim using 1:2 with steps lw 2.5 lc rgb '#1f6fb4' title ");
+  replay_plot_append_quoted (script, sim_label);
+  g_string_append (script, ", \\\n     $meas using 1:2 with steps lw 2.5 lc rgb '#d2301e' title ");
+  replay_plot_append_quoted (script, meas_label);
+  g_string_append (script, "\nunset output\n");
+  return replay_plot_run (script->str, output_path, error);
+}
