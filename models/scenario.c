@@ -24,11 +24,13 @@ typedef struct {
   guint32  major;
   guint32  minor;
   guint64  capacity_bytes;
+  guint64  read_ahead_kb;
 } ScenarioDevice;
 
 typedef struct {
   char            *name;
   guint            device;       /* index into devices */
+  gboolean         buffered;     /* reads through the page cache */
   gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
   guint            client_window; /* shared stream: requests in flight (0 = threads) */
   guint            threads;
@@ -48,9 +50,13 @@ struct _Scenario {
   GPtrArray  *run_labels;
   GStrv       search_dirs;
   GStrv       sim_scheds;        /* [sim] sched: every device without its own */
+  guint64     memory_bytes;      /* [host] memory: the page cache's size */
+  SimRaEra    ra_era;            /* [host] readahead */
+  gboolean    needs_page_cache;  /* some process reads buffered */
 };
 
-static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno", NULL };
+static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
+                                                     "read_ahead_kb", NULL };
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -240,7 +246,8 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
     return invalid (error, group, "sched", "empty list");
 
   guint64 nr;
-  if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error))
+  if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error)
+      || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error))
     return FALSE;
   d->nr_requests = (guint) nr;
 
@@ -422,9 +429,16 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return invalid (error, group, "op", "'%s' is not read or write", op);
 
   g_autofree char *io = get_string (s->kf, group, "io");
-  if (io && strcmp (io, "direct") != 0)
-    return invalid (error, group, "io", "'%s' is not supported yet: only io = direct (O_DIRECT); "
-                    "buffered I/O arrives with the page cache model", io);
+  if (io && strcmp (io, "buffered") == 0)
+    {
+      if (cfg->op != SIM_OP_READ)
+        return invalid (error, group, "io", "buffered writes are not modelled yet (dirty pages "
+                        "and writeback arrive with the writeback eras); use io = direct");
+      p->buffered = TRUE;
+      s->needs_page_cache = TRUE;
+    }
+  else if (io && strcmp (io, "direct") != 0)
+    return invalid (error, group, "io", "'%s' is not direct or buffered", io);
 
   guint64 v;
   if (!get_size (s->kf, group, "bs", 4096, &cfg->bs_bytes, error))
@@ -447,6 +461,8 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return FALSE;
   if (cfg->offset_bytes % SIM_SECTOR_BYTES)
     return invalid (error, group, "offset", "must be a multiple of 512 bytes");
+  if (p->buffered && (cfg->offset_bytes % SIM_PAGE_BYTES || cfg->bs_bytes % SIM_PAGE_BYTES))
+    return invalid (error, group, "bs", "buffered reads need bs and offset in whole 4 KiB pages");
   if (cfg->size_bytes % SIM_SECTOR_BYTES)
     return invalid (error, group, "size", "must be a multiple of 512 bytes");
   g_autofree char *stream = get_string (s->kf, group, "stream");
@@ -659,6 +675,23 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
+  static const char *const host_keys[] = { "memory", "readahead", NULL };
+  if (g_key_file_has_group (kf, "host") && !check_keys (kf, "host", host_keys, error))
+    return NULL;
+  if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
+    return NULL;
+  g_autofree char *ra_era = get_string (kf, "host", "readahead");
+  s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
+  if (ra_era)
+    {
+      if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL)
+          || (s->ra_era != SIM_RA_ERA_ONDEMAND_6_18 && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_23))
+        {
+          invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23 "
+                   "and ondemand-6.18 so far", ra_era);
+          return NULL;
+        }
+    }
   if (g_key_file_has_group (kf, "sim") && !check_keys (kf, "sim", sim_keys, error))
     return NULL;
   guint64 v;
@@ -683,10 +716,10 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
         if (!load_device (s, groups[i], n_devices++, error))
           return NULL;
       }
-    else if (strcmp (groups[i], "sim") != 0 && !g_str_has_prefix (groups[i], "sched ")
-             && !g_str_has_prefix (groups[i], "process "))
+    else if (strcmp (groups[i], "sim") != 0 && strcmp (groups[i], "host") != 0
+             && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
       {
-        invalid (error, groups[i], NULL, "unknown group (use [sim], [device NAME], "
+        invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [device NAME], "
                  "[sched NAME] or [process NAME])");
         return NULL;
       }
@@ -1007,6 +1040,9 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
     }
 
   g_autoptr (GArray) proc_group = g_array_new (FALSE, FALSE, sizeof (guint));
+  SimPageCache *page_cache = s->needs_page_cache && ok
+                             ? sim_page_cache_new (sim, s->memory_bytes, s->ra_era) : NULL;
+  g_autofree SimRaState *shared_ra = g_new0 (SimRaState, s->processes->len);
   g_autofree SimSharedCursor *cursors = g_new0 (SimSharedCursor, s->processes->len);
   g_autofree SimIoContext *shared_iocs = g_new0 (SimIoContext, s->processes->len);
   for (guint i = 0; ok && i < s->processes->len; i++)
@@ -1021,9 +1057,26 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       shared_iocs[i].ioprio_class = sp->cfg.ioprio_class;
       shared_iocs[i].ioprio_level = sp->cfg.ioprio_level;
       shared_iocs[i].nice = sp->cfg.nice;
+      SimFile *file = NULL;
+      if (sp->buffered)
+        {
+          const ScenarioDevice *d = g_ptr_array_index (s->devices, sp->device);
+          guint64 length = sp->cfg.stream == SIM_STREAM_PRIVATE ? sp->cfg.region_bytes
+                                                                : sp->cfg.size_bytes;
+          file = sim_page_cache_open (page_cache, devs[sp->device].q, sp->name,
+                                      sp->cfg.offset_bytes, length, d->read_ahead_kb);
+          sim_page_cache_ra_init (page_cache, file, &shared_ra[i]);
+        }
       for (guint t = 0; t < sp->threads; t++)
         {
           SimProcessConfig cfg = sp->cfg;
+          cfg.page_cache = page_cache;
+          cfg.file = file;
+          /* nfsd threads share one readahead state per file (its raparm
+           * cache); other threads open the file themselves. */
+          cfg.shared_ra = file && sp->cfg.stream == SIM_STREAM_SHARED ? &shared_ra[i] : NULL;
+          if (file == NULL)
+            cfg.page_cache = NULL;
           cfg.cursor = &cursors[i];
           cfg.thread_index = t;
           cfg.n_threads = sp->threads;
@@ -1090,6 +1143,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
     }
 
   g_clear_pointer (&procs, g_ptr_array_unref);
+  sim_page_cache_free (page_cache);
   for (guint i = 0; i < s->devices->len; i++)
     {
       sim_queue_free (devs[i].q);

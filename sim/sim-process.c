@@ -12,6 +12,7 @@
 #include <string.h>
 
 struct _SimIo {
+  SimPageRead rd;              /* first: buffered reads (its done gets the SimIo) */
   SimIo      *next_free;
   SimProcess *p;
   SimOp       op;
@@ -106,6 +107,8 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   p->rng = sim_rng (sim, stream);
   p->io_chunks = g_ptr_array_new_with_free_func (g_free);
   p->next_offset = cfg->offset_bytes;
+  if (cfg->page_cache)
+    sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
   if (cfg->stream == SIM_STREAM_INTERLEAVED)
     p->next_offset += (guint64) cfg->thread_index * cfg->bs_bytes;
   sim_hist_init (&p->latency);
@@ -276,6 +279,29 @@ resume (Sim *sim, gpointer data, SimTime now)
 }
 
 static void
+buffered_read_done (Sim *sim, SimPageRead *rd, SimTime now)
+{
+  SimIo *io = (SimIo *) (void *) rd;
+  io->submitting = FALSE;
+  io_complete (io->p, io, now);
+}
+
+/* A buffered read goes through the page cache instead of straight to the
+ * queue: cached pages cost nothing, missing ones start readahead. */
+static void
+start_buffered_read (SimProcess *p, SimIo *io)
+{
+  SimFile *f = p->cfg.file;
+  io->rd.file = f;
+  io->rd.ra = p->cfg.shared_ra ? p->cfg.shared_ra : &p->own_ra;
+  io->rd.ioc = p->ioc;
+  io->rd.offset_bytes = io->offset_bytes - f->start_sector * SIM_SECTOR_BYTES;
+  io->rd.bytes = io->bytes;
+  io->rd.done = buffered_read_done;
+  sim_page_cache_read (p->cfg.page_cache, &io->rd);
+}
+
+static void
 start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
 {
   SimTime now = sim_now (p->sim);
@@ -290,6 +316,11 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
   p->outstanding++;
   p->bytes_issued += bytes;
   p->last_issue_ns = now;
+  if (p->cfg.page_cache && op == SIM_OP_READ)
+    {
+      start_buffered_read (p, io);
+      return;
+    }
   p->cur_io = io;
   p->cur_sector = offset_bytes / SIM_SECTOR_BYTES;
   p->cur_sectors_left = bytes / SIM_SECTOR_BYTES;

@@ -18,6 +18,7 @@
 #include "sim/sim-request.h"
 #include "sim/sim-queue.h"
 #include "sim/sim-stats.h"
+#include "sim/sim-pagecache.h"
 
 G_BEGIN_DECLS
 
@@ -89,6 +90,11 @@ typedef struct {
   SimSharedCursor *cursor;          /* SIM_STREAM_SHARED; borrowed */
   guint            thread_index;    /* SIM_STREAM_INTERLEAVED */
   guint            n_threads;
+  /* Buffered reads through the page cache (NULL: O_DIRECT). */
+  SimPageCache    *page_cache;      /* borrowed */
+  SimFile         *file;            /* borrowed; covers the process's region */
+  SimRaState      *shared_ra;       /* borrowed: one readahead state for a pool
+                                     * (nfsd's per-file cache); NULL = own open */
 } SimProcessConfig;
 
 typedef struct _SimProcess SimProcess;
@@ -107,6 +113,7 @@ struct _SimProcess {
   SimIoContext     own_ioc;
   SimIoContext    *ioc;               /* own_ioc, or a shared one */
   SimList          pool_link;         /* idle in a shared stream's pool */
+  SimRaState       own_ra;            /* readahead state of its own open file */
   SimProcessConfig cfg;
   SimRng          *rng;
 

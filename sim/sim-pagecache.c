@@ -1,0 +1,455 @@
+/* sim-pagecache.c — see sim-pagecache.h. */
+#include "sim/sim-pagecache.h"
+
+#include <string.h>
+
+struct _SimPage {
+  SimFile  *file;            /* NULL while free */
+  guint64   index;
+  SimPage  *hash_next;
+  SimList   lru;             /* on the LRU while cached */
+  SimList   waiters;         /* SimPageRead.wait_link */
+  gboolean  uptodate;
+  gboolean  locked;          /* read I/O in flight */
+  gboolean  readahead;       /* PG_readahead marker */
+  SimPage  *free_next;
+};
+
+#define PAGE_CHUNK 1024
+
+struct _SimPageCache {
+  Sim        *sim;
+  SimRaEra    era;
+  guint64     max_pages;
+  guint64     used_pages;
+  SimPage    *free_list;
+  guint64     allocated_pages;      /* page structs in chunks */
+  GPtrArray  *chunks;
+  SimPage   **buckets;
+  guint64     bucket_mask;
+  SimList     lru;                  /* cold end first */
+  SimList     memory_waiters;       /* SimPageRead waiting for a free page */
+  GPtrArray  *files;
+  gpointer    free_waiters;         /* PcWaiter free list */
+  SimPageCacheStats stats;
+};
+
+static void read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event);
+
+/* ---- setup ---------------------------------------------------------------- */
+
+SimPageCache *
+sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
+{
+  SimPageCache *pc = g_new0 (SimPageCache, 1);
+  pc->sim = sim;
+  pc->era = era;
+  pc->max_pages = MAX (G_GUINT64_CONSTANT (64), memory_bytes / SIM_PAGE_BYTES);
+  pc->chunks = g_ptr_array_new_with_free_func (g_free);
+  guint64 buckets = 1024;
+  while (buckets < pc->max_pages && buckets < (G_GUINT64_CONSTANT (1) << 20))
+    buckets <<= 1;
+  pc->buckets = g_new0 (SimPage *, buckets);
+  pc->bucket_mask = buckets - 1;
+  sim_list_init (&pc->lru);
+  sim_list_init (&pc->memory_waiters);
+  pc->files = g_ptr_array_new ();
+  return pc;
+}
+
+static void
+file_free (SimFile *f)
+{
+  g_free (f->name);
+  g_free (f);
+}
+
+void
+sim_page_cache_free (SimPageCache *pc)
+{
+  if (pc == NULL)
+    return;
+  g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
+  g_ptr_array_unref (pc->files);
+  g_ptr_array_unref (pc->chunks);
+  g_free (pc->buckets);
+  g_free (pc);
+}
+
+SimRaEra
+sim_page_cache_era (const SimPageCache *pc)
+{
+  return pc->era;
+}
+
+SimFile *
+sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
+                     guint64 offset_bytes, guint64 size_bytes, guint64 read_ahead_kb)
+{
+  g_assert (offset_bytes % SIM_PAGE_BYTES == 0);
+  SimFile *f = g_new0 (SimFile, 1);
+  f->pc = pc;
+  f->q = q;
+  f->id = pc->files->len + 1;
+  f->name = g_strdup (name);
+  f->start_sector = offset_bytes / 512;
+  f->size_pages = size_bytes / SIM_PAGE_BYTES;
+  f->ra_pages = sim_ra_pages_from_kb (read_ahead_kb);
+  g_ptr_array_add (pc->files, f);
+  return f;
+}
+
+static guint64
+bucket_of (const SimPageCache *pc, const SimFile *f, guint64 index)
+{
+  guint64 h = (index + ((guint64) f->id << 40)) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  return (h >> 20) & pc->bucket_mask;
+}
+
+static SimPage *
+lookup (const SimPageCache *pc, const SimFile *f, guint64 index)
+{
+  for (SimPage *p = pc->buckets[bucket_of (pc, f, index)]; p; p = p->hash_next)
+    if (p->file == f && p->index == index)
+      return p;
+  return NULL;
+}
+
+static gboolean
+probe_cached (guint64 index, gpointer data)
+{
+  SimFile *f = data;
+  return lookup (f->pc, f, index) != NULL;
+}
+
+void
+sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
+{
+  sim_ra_init (ra, pc->era, file->ra_pages);
+  sim_ra_set_cache_probe (ra, probe_cached, file);
+  sim_ra_set_file_pages (ra, file->size_pages);
+}
+
+/* ---- pages ----------------------------------------------------------------- */
+
+static void
+hash_remove (SimPageCache *pc, SimPage *page)
+{
+  SimPage **link = &pc->buckets[bucket_of (pc, page->file, page->index)];
+  while (*link != page)
+    link = &(*link)->hash_next;
+  *link = page->hash_next;
+  page->hash_next = NULL;
+}
+
+/* Evict the coldest page nobody uses; FALSE if every cached page is busy. */
+static gboolean
+reclaim_one (SimPageCache *pc)
+{
+  for (SimList *l = pc->lru.next; l != &pc->lru; l = l->next)
+    {
+      SimPage *page = sim_container_of (l, SimPage, lru);
+      if (!page->uptodate || page->locked || !sim_list_empty (&page->waiters))
+        continue;
+      sim_list_del (&page->lru);
+      hash_remove (pc, page);
+      page->file = NULL;
+      page->free_next = pc->free_list;
+      pc->free_list = page;
+      pc->used_pages--;
+      pc->stats.reclaimed++;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+grow_pages (SimPageCache *pc)
+{
+  SimPage *chunk = g_new0 (SimPage, PAGE_CHUNK);
+  g_ptr_array_add (pc->chunks, chunk);
+  for (guint i = 0; i < PAGE_CHUNK; i++)
+    {
+      chunk[i].free_next = pc->free_list;
+      pc->free_list = &chunk[i];
+    }
+  pc->allocated_pages += PAGE_CHUNK;
+}
+
+/* add_to_page_cache: a new locked, not up-to-date page, or NULL when
+ * memory is full of pages in use. */
+static SimPage *
+page_alloc (SimPageCache *pc, SimFile *f, guint64 index)
+{
+  if (pc->used_pages >= pc->max_pages && !reclaim_one (pc))
+    return NULL;
+  if (pc->free_list == NULL)
+    grow_pages (pc);
+  SimPage *page = pc->free_list;
+  pc->free_list = page->free_next;
+  memset (page, 0, sizeof *page);
+  page->file = f;
+  page->index = index;
+  page->locked = TRUE;
+  sim_list_init (&page->waiters);
+  guint64 b = bucket_of (pc, f, index);
+  page->hash_next = pc->buckets[b];
+  pc->buckets[b] = page;
+  sim_list_add_tail (&page->lru, &pc->lru);
+  pc->used_pages++;
+  return page;
+}
+
+static void
+wake_list (SimPageCache *pc, SimList *list)
+{
+  while (!sim_list_empty (list))
+    {
+      SimPageRead *rd = sim_list_first_entry (list, SimPageRead, wait_link);
+      sim_list_del (&rd->wait_link);
+      read_continue (pc, rd, TRUE);
+    }
+}
+
+/* A read bio of contiguous pages of one file completed: they are up to
+ * date; wake whoever sleeps on them, then whoever waits for memory. */
+static void
+read_bio_done (Sim *sim, SimBio *bio, SimTime now)
+{
+  SimFile *f = bio->end_io_data;
+  SimPageCache *pc = f->pc;
+  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
+  guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
+  for (guint64 i = 0; i < n; i++)
+    {
+      SimPage *page = lookup (pc, f, first + i);
+      g_assert (page != NULL && page->locked);
+      page->locked = FALSE;
+      page->uptodate = TRUE;
+      wake_list (pc, &page->waiters);
+    }
+  wake_list (pc, &pc->memory_waiters);
+}
+
+/* Waiters for bios parked on a full request pool, from chunks. */
+typedef struct {
+  SimBioWaiter  w;
+  SimPageCache *pc;
+  gpointer      next_free;
+} PcWaiter;
+
+static void waiter_release (SimPageCache *pc, SimBioWaiter *w);
+
+static void
+waiter_resumed (Sim *sim, gpointer data, SimTime now)
+{
+  PcWaiter *pw = data;
+  waiter_release (pw->pc, &pw->w);
+}
+
+static SimBioWaiter *
+waiter_alloc (SimPageCache *pc)
+{
+  if (pc->free_waiters == NULL)
+    {
+      PcWaiter *chunk = g_new0 (PcWaiter, 64);
+      g_ptr_array_add (pc->chunks, chunk);
+      for (guint i = 0; i < 64; i++)
+        {
+          chunk[i].next_free = pc->free_waiters;
+          pc->free_waiters = &chunk[i];
+        }
+    }
+  PcWaiter *pw = pc->free_waiters;
+  pc->free_waiters = pw->next_free;
+  memset (pw, 0, sizeof *pw);
+  pw->pc = pc;
+  sim_list_init (&pw->w.link);
+  pw->w.resume = waiter_resumed;
+  pw->w.resume_data = pw;
+  return &pw->w;
+}
+
+static void
+waiter_release (SimPageCache *pc, SimBioWaiter *w)
+{
+  PcWaiter *pw = (PcWaiter *) (void *) w;
+  pw->next_free = pc->free_waiters;
+  pc->free_waiters = pw;
+}
+
+static void
+submit_run (SimPageCache *pc, SimFile *f, guint64 first, guint64 n,
+            const SimIoContext *ioc, guint32 flags)
+{
+  SimRequestQueue *q = f->q;
+  guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
+  while (n > 0)
+    {
+      guint64 chunk = MIN (n, max_pages);
+      SimBio *bio = sim_queue_bio_alloc (q);
+      bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
+      bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
+      bio->op = SIM_OP_READ;
+      bio->flags = SIM_BIO_SYNC | flags;
+      bio->ioc = (SimIoContext *) ioc;
+      bio->end_io = read_bio_done;
+      bio->end_io_data = f;
+      pc->stats.read_ios++;
+      /* With the request pool full the bio waits for a request; the reader
+       * waits on its locked pages either way, so it need not block here. */
+      SimBioWaiter *waiter = waiter_alloc (pc);
+      if (sim_queue_submit_bio (q, bio, waiter))
+        waiter_release (pc, waiter);
+      first += chunk;
+      n -= chunk;
+    }
+}
+
+/* Read the window's missing pages; stops where memory runs out. */
+static void
+submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoContext *ioc)
+{
+  guint64 end = MIN (w->start + w->nr_pages, f->size_pages);
+  guint64 run_start = 0, run_len = 0;
+  guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
+  for (guint64 i = w->start; i < end; i++)
+    {
+      if (lookup (pc, f, i) != NULL)
+        {
+          if (run_len)
+            submit_run (pc, f, run_start, run_len, ioc, flags);
+          run_len = 0;
+          continue;
+        }
+      SimPage *page = page_alloc (pc, f, i);
+      if (page == NULL)
+        break;
+      page->readahead = (i == w->marker);
+      pc->stats.readahead_pages++;
+      if (run_len == 0)
+        run_start = i;
+      run_len++;
+    }
+  if (run_len)
+    submit_run (pc, f, run_start, run_len, ioc, flags);
+}
+
+/* ---- the read loop ------------------------------------------------------------ */
+
+static void
+done_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageRead *rd = object;
+  rd->done (sim, rd, sim_now (sim));
+}
+
+static void
+read_finish (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
+{
+  guint64 first = rd->offset_bytes / SIM_PAGE_BYTES;
+  sim_ra_read_done (rd->ra, first, rd->end_index - first);
+  if (in_event)
+    rd->done (pc->sim, rd, sim_now (pc->sim));
+  else
+    sim_schedule_in (pc->sim, 0, done_fired, pc, rd);
+}
+
+static void
+sleep_on (SimPageCache *pc, SimPageRead *rd, SimList *queue)
+{
+  sim_list_add_tail (&rd->wait_link, queue);
+  /* The task schedules: its plugged requests go to the device. */
+  sim_queue_unplug (rd->file->q, rd->ioc);
+}
+
+/* do_generic_file_read from rd->index on; returns when the read sleeps or
+ * is done. */
+static void
+read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
+{
+  SimFile *f = rd->file;
+  while (rd->index < rd->end_index)
+    {
+      guint64 index = rd->index;
+      guint64 left = rd->end_index - index;
+      SimPage *page = lookup (pc, f, index);
+      SimRaWindow w;
+      if (page == NULL)
+        {
+          pc->stats.misses++;
+          if (sim_ra_sync (rd->ra, index, left, &w))
+            submit_window (pc, f, &w, rd->ioc);
+          page = lookup (pc, f, index);
+          if (page == NULL)
+            {
+              /* no_cached_page: read this page alone. */
+              page = page_alloc (pc, f, index);
+              if (page == NULL)
+                {
+                  pc->stats.memory_waits++;
+                  sleep_on (pc, rd, &pc->memory_waiters);
+                  return;
+                }
+              submit_run (pc, f, index, 1, rd->ioc, 0);
+            }
+        }
+      if (page->readahead)
+        {
+          page->readahead = FALSE;
+          if (sim_ra_async (rd->ra, index, left, &w))
+            submit_window (pc, f, &w, rd->ioc);
+        }
+      if (!page->uptodate)
+        {
+          pc->stats.waits++;
+          sleep_on (pc, rd, &page->waiters);
+          return;
+        }
+      pc->stats.hits++;
+      /* mark_page_accessed: move to the hot end. */
+      sim_list_del (&page->lru);
+      sim_list_add_tail (&page->lru, &pc->lru);
+      rd->index++;
+    }
+  read_finish (pc, rd, in_event);
+}
+
+void
+sim_page_cache_read (SimPageCache *pc, SimPageRead *rd)
+{
+  g_assert (rd->offset_bytes % SIM_PAGE_BYTES == 0 && rd->bytes % SIM_PAGE_BYTES == 0);
+  g_assert (rd->bytes > 0 && rd->done != NULL);
+  rd->index = rd->offset_bytes / SIM_PAGE_BYTES;
+  rd->end_index = MIN (rd->index + rd->bytes / SIM_PAGE_BYTES, rd->file->size_pages);
+  g_assert (rd->end_index > rd->index);
+  sim_list_init (&rd->wait_link);
+  rd->started = TRUE;
+  read_continue (pc, rd, FALSE);
+}
+
+guint64
+sim_page_cache_pages (const SimPageCache *pc)
+{
+  return pc->used_pages;
+}
+
+const SimPageCacheStats *
+sim_page_cache_stats (const SimPageCache *pc)
+{
+  return &pc->stats;
+}
+
+gboolean
+sim_page_cache_check (const SimPageCache *pc)
+{
+  guint64 on_lru = 0;
+  for (const SimList *l = pc->lru.next; l != &pc->lru; l = l->next)
+    {
+      const SimPage *page = sim_container_of (l, SimPage, lru);
+      if (page->file == NULL || lookup (pc, page->file, page->index) != page)
+        return FALSE;
+      on_lru++;
+    }
+  return on_lru == pc->used_pages && pc->used_pages <= pc->max_pages;
+}

@@ -1,0 +1,100 @@
+/* sim-pagecache.h — the page cache: buffered reads through on-demand
+ * readahead (the read half of issue 4; dirty pages and writeback come next).
+ *
+ * Follows 2.6.23+ do_generic_file_read: for each page of a read, a missing
+ * page starts synchronous readahead (page_cache_sync_readahead), a page
+ * carrying the PG_readahead marker starts asynchronous readahead, and the
+ * reader sleeps on a page that is still under I/O (unplugging its queue
+ * first).  Pages live on one LRU; a page is reclaimed from the LRU's cold
+ * end when it is up to date, unlocked and nobody waits for it.  Readahead
+ * windows come from sim/sim-readahead.c; a readahead page that cannot be
+ * allocated truncates the window, as __GFP_NORETRY allocations do; a page
+ * the reader needs waits for memory.  Page structures come from chunks
+ * that grow up to the memory size, so the steady state allocates nothing.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-list.h"
+#include "sim/sim-queue.h"
+#include "sim/sim-readahead.h"
+
+G_BEGIN_DECLS
+
+#define SIM_PAGE_BYTES 4096u
+#define SIM_PAGE_SECTORS (SIM_PAGE_BYTES / 512u)
+
+typedef struct _SimPageCache SimPageCache;
+typedef struct _SimPage      SimPage;
+typedef struct _SimPageRead  SimPageRead;
+
+/* A file: a contiguous extent of a device (no file system layout yet). */
+typedef struct {
+  SimPageCache    *pc;
+  SimRequestQueue *q;
+  guint            id;
+  char            *name;
+  guint64          start_sector;
+  guint64          size_pages;
+  guint64          ra_pages;      /* the device's read_ahead_kb in pages */
+} SimFile;
+
+typedef void (*SimPageReadDone) (Sim *sim, SimPageRead *rd, SimTime now_ns);
+
+/* One read() in progress, embedded in the caller's I/O; the caller fills
+ * the public fields and keeps it alive until @done runs. */
+struct _SimPageRead {
+  SimFile         *file;
+  SimRaState      *ra;            /* the opener's readahead state */
+  SimIoContext    *ioc;
+  guint64          offset_bytes;  /* page aligned */
+  guint64          bytes;         /* whole pages */
+  SimPageReadDone  done;
+  gpointer         done_data;
+
+  /* private below this line */
+  guint64          index;
+  guint64          end_index;
+  SimList          wait_link;     /* on a page's or the memory waiters */
+  gboolean         started;
+};
+
+typedef struct {
+  guint64 hits;                   /* pages found up to date */
+  guint64 misses;                 /* pages a reader found missing */
+  guint64 waits;                  /* sleeps on a page under I/O */
+  guint64 readahead_pages;        /* pages read by readahead windows */
+  guint64 read_ios;               /* bios submitted */
+  guint64 reclaimed;              /* pages evicted */
+  guint64 memory_waits;           /* readers that waited for a free page */
+} SimPageCacheStats;
+
+SimPageCache *sim_page_cache_new   (Sim        *sim,
+                                    guint64     memory_bytes,
+                                    SimRaEra    era);
+void          sim_page_cache_free  (SimPageCache *pc);
+SimRaEra      sim_page_cache_era   (const SimPageCache *pc);
+
+/* A file over [offset_bytes, offset_bytes + size_bytes) of @q's device;
+ * owned by the cache. */
+SimFile      *sim_page_cache_open  (SimPageCache    *pc,
+                                    SimRequestQueue *q,
+                                    const char      *name,
+                                    guint64          offset_bytes,
+                                    guint64          size_bytes,
+                                    guint64          read_ahead_kb);
+/* Initialise an opener's readahead state for @file. */
+void          sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra);
+
+/* Start @rd.  @done runs from an event of its own (also for a read that is
+ * all cache hits), so callers never recurse. */
+void          sim_page_cache_read  (SimPageCache *pc,
+                                    SimPageRead  *rd);
+
+guint64       sim_page_cache_pages (const SimPageCache *pc);   /* pages in use */
+const SimPageCacheStats *sim_page_cache_stats (const SimPageCache *pc);
+/* Checks LRU, hash and counts; for g_assert() in tests. */
+gboolean      sim_page_cache_check (const SimPageCache *pc);
+
+G_END_DECLS

@@ -1,0 +1,213 @@
+/* test-pagecache.c — buffered reads through the page cache: hits cost no
+ * I/O, a sequential reader gets readahead windows that grow and pipeline,
+ * a reader sleeps on a page under I/O, memory is bounded by reclaiming the
+ * coldest idle pages, and a reader that finds memory full of busy pages
+ * waits for one. */
+#include <glib.h>
+#include <string.h>
+
+#include "sim/sim.h"
+#include "sim/sim-queue.h"
+#include "sim/sim-device.h"
+#include "sim/sim-pagecache.h"
+#include "models/dev/dev.h"
+#include "models/sched/sched.h"
+
+typedef struct {
+  Sim             *sim;
+  SimRequestQueue *q;
+  SimDevice       *dev;
+  SimPageCache    *pc;
+  SimFile         *file;
+  GString         *issued;      /* "D:sector+n " of each request */
+  guint            done;
+  SimTime          done_ns;
+} Fixture;
+
+static SimIoContext ioc = { .pid = 1, .comm = "r", .ioprio_class = 2, .ioprio_level = 4, .nr_tasks = 1 };
+
+static void
+record (gpointer data, const TraceRecord *rec)
+{
+  Fixture *f = data;
+  if (rec->action == TRACE_ACT_ISSUE)
+    g_string_append_printf (f->issued, "%" G_GUINT64_FORMAT "+%u ", rec->sector, rec->nr_sectors);
+}
+
+static void
+setup (Fixture *f, guint64 memory_bytes, guint64 ra_kb)
+{
+  memset (f, 0, sizeof *f);
+  f->sim = sim_new (1);
+  SimQueueLimits limits;
+  sim_queue_limits_init (&limits, 1000);
+  f->q = sim_queue_new (f->sim, "t", &limits);
+  g_autoptr (GError) error = NULL;
+  DevModel *model = dev_model_new_from_data ("t", "[device]\nkind = fixed\noverhead = 1ms\n"
+                                             "bandwidth = 100MB/s\n", &error);
+  g_assert_no_error (error);
+  f->dev = sim_device_new (f->sim, model);
+  f->dev->q = f->q;
+  sim_queue_set_device (f->q, f->dev);
+  sim_queue_set_elevator (f->q, sched_queue_new (&sched_noop_ops, f->q, f->sim, 1000,
+                                                 NULL, NULL, &error));
+  g_assert_no_error (error);
+  f->issued = g_string_new (NULL);
+  sim_queue_set_trace (f->q, record, f);
+  f->pc = sim_page_cache_new (f->sim, memory_bytes, SIM_RA_ERA_ONDEMAND_6_18);
+  f->file = sim_page_cache_open (f->pc, f->q, "file", 0, 64 << 20, ra_kb);
+}
+
+static void
+teardown (Fixture *f)
+{
+  g_assert_true (sim_page_cache_check (f->pc));
+  sim_page_cache_free (f->pc);
+  sim_queue_free (f->q);
+  sim_device_free (f->dev);
+  sim_free (f->sim);
+  g_string_free (f->issued, TRUE);
+}
+
+static void
+read_done (Sim *sim, SimPageRead *rd, SimTime now)
+{
+  Fixture *f = rd->done_data;
+  f->done++;
+  f->done_ns = now;
+}
+
+/* Read @bytes at @offset and run until it completes. */
+static SimTime
+read_now (Fixture *f, SimRaState *ra, guint64 offset, guint64 bytes)
+{
+  SimPageRead rd = { .file = f->file, .ra = ra, .ioc = &ioc, .offset_bytes = offset,
+                     .bytes = bytes, .done = read_done, .done_data = f };
+  guint before = f->done;
+  SimTime start = sim_now (f->sim);
+  sim_page_cache_read (f->pc, &rd);
+  while (f->done == before && sim_step (f->sim))
+    ;
+  g_assert_cmpuint (f->done, ==, before + 1);
+  return f->done_ns - start;
+}
+
+static void
+test_hit_costs_nothing (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);     /* no readahead */
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  SimTime miss = read_now (&f, &ra, 0, 4096);
+  g_assert_cmpint (miss, >, 1000000);          /* one device request */
+  g_assert_cmpstr (f.issued->str, ==, "0+8 ");
+  SimTime hit = read_now (&f, &ra, 0, 4096);
+  g_assert_cmpint (hit, ==, 0);
+  g_assert_cmpstr (f.issued->str, ==, "0+8 ");
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->hits, >=, 1);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+static void
+test_sequential_readahead (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 128);
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  /* 4 KiB reads from offset 0: the first miss reads a window of 4 pages
+   * (4x the request), then the async marker pipelines growing windows up
+   * to 32 pages (128 KiB). */
+  for (guint i = 0; i < 256; i++)
+    read_now (&f, &ra, (guint64) i * 4096, 4096);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_test_message ("issued: %s", f.issued->str);
+  g_assert_true (g_str_has_prefix (f.issued->str, "0+32 "));
+  g_assert_nonnull (strstr (f.issued->str, "+256 "));
+  /* Far fewer requests than pages: readahead did its job. */
+  guint requests = 0;
+  for (const char *p = f.issued->str; (p = strchr (p, '+')); p++)
+    requests++;
+  g_assert_cmpuint (requests, <, 16);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->readahead_pages, >=, 256);
+  teardown (&f);
+}
+
+static void
+test_reclaim_bounds_memory (void)
+{
+  Fixture f;
+  setup (&f, 256 * 4096, 0);    /* 256 pages of memory */
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  for (guint i = 0; i < 1024; i++)
+    read_now (&f, &ra, (guint64) i * 4096, 4096);
+  g_assert_cmpuint (sim_page_cache_pages (f.pc), ==, 256);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->reclaimed, ==, 1024 - 256);
+  /* The coldest pages went: page 0 must be read again, page 1023 not. */
+  g_string_truncate (f.issued, 0);
+  g_assert_cmpint (read_now (&f, &ra, 1023 * 4096, 4096), ==, 0);
+  g_assert_cmpint (read_now (&f, &ra, 0, 4096), >, 0);
+  g_assert_cmpstr (f.issued->str, ==, "0+8 ");
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+static void
+test_sleep_on_locked_page (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  SimRaState ra1, ra2;
+  sim_page_cache_ra_init (f.pc, f.file, &ra1);
+  sim_page_cache_ra_init (f.pc, f.file, &ra2);
+  SimPageRead a = { .file = f.file, .ra = &ra1, .ioc = &ioc, .offset_bytes = 8192,
+                    .bytes = 4096, .done = read_done, .done_data = &f };
+  SimPageRead b = a;
+  b.ra = &ra2;
+  sim_page_cache_read (f.pc, &a);
+  sim_page_cache_read (f.pc, &b);   /* same page, under I/O: sleeps on it */
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (f.done, ==, 2);
+  g_assert_cmpstr (f.issued->str, ==, "16+8 ");
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->waits, ==, 2);
+  teardown (&f);
+}
+
+static void
+test_memory_wait (void)
+{
+  Fixture f;
+  setup (&f, 64 * 4096, 0);     /* 64 pages (the minimum) */
+  SimRaState ra[65];
+  SimPageRead rd[65];
+  /* 65 readers of distinct pages at once: 64 pages are all under I/O, so
+   * the last reader finds no page to reclaim and waits for one. */
+  for (guint i = 0; i < 65; i++)
+    {
+      sim_page_cache_ra_init (f.pc, f.file, &ra[i]);
+      rd[i] = (SimPageRead) { .file = f.file, .ra = &ra[i], .ioc = &ioc,
+                              .offset_bytes = (guint64) i * 200 * 4096, .bytes = 4096,
+                              .done = read_done, .done_data = &f };
+      sim_page_cache_read (f.pc, &rd[i]);
+    }
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->memory_waits, ==, 1);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (f.done, ==, 65);
+  g_assert_cmpuint (sim_page_cache_pages (f.pc), ==, 64);
+  teardown (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pagecache/hit", test_hit_costs_nothing);
+  g_test_add_func ("/pagecache/sequential-readahead", test_sequential_readahead);
+  g_test_add_func ("/pagecache/reclaim", test_reclaim_bounds_memory);
+  g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
+  g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
+  return g_test_run ();
+}
