@@ -131,6 +131,9 @@ test_fixed_sequential (void)
 
 /* -------------------------------------------------------------------- ssd */
 
+/* Each request pays its latency, then its transfer at the full bandwidth
+ * through the one pipeline; when the pipeline is idle, that is
+ * latency + bytes / bandwidth. */
 static void
 test_ssd_formula (void)
 {
@@ -143,18 +146,152 @@ test_ssd_formula (void)
   g_assert_cmpuint (dev->parallelism, ==, 8);
   g_assert_cmpuint (dev->queue_depth, ==, 32);
   g_assert_false (dev->rotational);
-  /* 80us + 4096 B / (500MB/s / 8) */
+  /* 80us + 4096 B / 500MB/s */
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==,
-                   80 * SIM_NS_PER_US + transfer_ns (8, 500 * MB / 8));
-  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 77, 256, 5), ==,
-                   20 * SIM_NS_PER_US + transfer_ns (256, 450 * MB / 8));
+                   80 * SIM_NS_PER_US + transfer_ns (8, 500 * MB));
+  /* Long after the read: the pipeline is idle again. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 77, 256, SIM_NS_PER_S), ==,
+                   20 * SIM_NS_PER_US + transfer_ns (256, 450 * MB));
 
   g_assert_cmpuint (dev4->parallelism, ==, 4);
   g_assert_cmpuint (dev4->queue_depth, ==, 8);
-  /* 1 MiB read: 100us + 1048576 B / 100 MB/s = 100us + 10485.76us */
-  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_READ, 0, 2048, 0), ==, 10585760);
-  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_WRITE, 0, 2048, 0), ==,
-                   30 * SIM_NS_PER_US + transfer_ns (2048, 50 * MB));
+  /* 1 MiB read: 100us + 1048576 B / 400 MB/s = 100us + 2621.44us */
+  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_READ, 0, 2048, 0), ==, 2721440);
+  g_assert_cmpint (dev_model_service_time (dev4, SIM_OP_WRITE, 0, 2048, SIM_NS_PER_S), ==,
+                   30 * SIM_NS_PER_US + transfer_ns (2048, 200 * MB));
+}
+
+/* A lone 512 KiB read gets the whole bandwidth, not 1/parallelism of it,
+ * and so does every later one at queue depth 1. */
+static void
+test_ssd_lone_large (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\nread_latency = 90us\n"
+                                       "read_bandwidth = 540MB/s\nparallelism = 8\n");
+  const SimTime expect = 90 * SIM_NS_PER_US + transfer_ns (1024, 540 * MB);
+  SimTime now = 12345;
+
+  /* 90us + 524288 B / 540 MB/s = 90us + 970.904us */
+  g_assert_cmpint (expect, ==, 1060904);
+  for (guint i = 0; i < 4; i++)
+    {
+      SimTime t = dev_model_service_time (dev, SIM_OP_READ, 1024 * i, 1024, now);
+
+      g_assert_cmpint (t, ==, expect);
+      now += t;
+    }
+}
+
+/* Two 4 KiB reads started together: both latencies run at once, the
+ * transfers one after the other. */
+static void
+test_ssd_overlap (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\nread_latency = 90us\n"
+                                       "read_bandwidth = 540MB/s\n");
+  const SimTime now = 5 * SIM_NS_PER_MS;
+  const SimTime lat = 90 * SIM_NS_PER_US, xfer = transfer_ns (8, 540 * MB);
+  SimTime a = dev_model_service_time (dev, SIM_OP_READ, 800, 8, now);
+  SimTime b = dev_model_service_time (dev, SIM_OP_READ, 9000, 8, now);
+
+  /* 4096 B / 540 MB/s = 7585.185 ns */
+  g_assert_cmpint (xfer, ==, 7585);
+  g_assert_cmpint (a, ==, lat + xfer);
+  g_assert_cmpint (b, ==, lat + 2 * xfer);
+  /* A third started 1 us later finishes its latency before the pipeline
+   * frees, so it waits for both earlier transfers. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 100, 8, now + SIM_NS_PER_US), ==,
+                   lat + 3 * xfer - SIM_NS_PER_US);
+  /* One starting later than the pipeline frees pays only its own cost. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 100, 8, now + SIM_NS_PER_MS), ==,
+                   lat + xfer);
+}
+
+/* Drive the model as sim-device.c does: `parallelism` servers, each
+ * starting the next request as soon as its previous one ends.  However
+ * many large requests overlap, the bytes moved never outrun the bandwidth:
+ * for every completion, the bytes done by then over the time since the
+ * first start stay <= the bandwidth.  Requests of 128 KiB and more keep
+ * the pipeline busy ((P - 1) transfers > one latency), so the span is
+ * exactly one latency plus the sum of the transfers. */
+static void
+test_ssd_aggregate (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\nread_latency = 90us\n"
+                                       "read_bandwidth = 540MB/s\nparallelism = 8\n");
+  const guint32 sizes[] = { 256, 2048, 1024, 512, 768 };
+  const guint P = 8, n = 4000;
+  const double bw = 540 * MB;
+  SimTime free_at[8] = { 0 };
+  SimTime last_end = 0, transfers = 0;
+  double bytes = 0.0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint srv = 0;
+      guint32 nr = sizes[i % G_N_ELEMENTS (sizes)];
+      SimTime t, end;
+
+      for (guint k = 1; k < P; k++)
+        if (free_at[k] < free_at[srv])
+          srv = k;
+      t = dev_model_service_time (dev, SIM_OP_READ, (guint64) i * 2048, nr, free_at[srv]);
+      end = free_at[srv] + t;
+      /* Transfers leave the pipeline in start order, back to back. */
+      g_assert_cmpint (end, >, last_end);
+      if (i > 0)
+        g_assert_cmpint (end - last_end, ==, transfer_ns (nr, bw));
+      last_end = end;
+      free_at[srv] = end;
+      transfers += transfer_ns (nr, bw);
+      bytes += nr * 512.0;
+      g_assert_cmpfloat (bytes / (end / 1e9), <=, bw);
+    }
+  g_assert_cmpint (last_end, ==, 90 * SIM_NS_PER_US + transfers);
+  g_test_message ("%u requests, %.1f MB/s", n, bytes / (last_end / 1e9) / MB);
+}
+
+/* Writes use the write latency and bandwidth, and share the pipeline with
+ * reads. */
+static void
+test_ssd_write (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\nread_latency = 90us\n"
+                                       "write_latency = 30us\nread_bandwidth = 540MB/s\n"
+                                       "write_bandwidth = 520MB/s\n");
+  const SimTime rx = transfer_ns (1024, 540 * MB), wx = transfer_ns (1024, 520 * MB);
+  SimTime now = SIM_NS_PER_S;
+
+  g_assert_cmpint (wx, !=, rx);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 0, 1024, now), ==,
+                   30 * SIM_NS_PER_US + wx);
+  now += SIM_NS_PER_S;
+  /* A write started with a read transfers after it. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 1024, now), ==,
+                   90 * SIM_NS_PER_US + rx);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 5000, 1024, now), ==,
+                   90 * SIM_NS_PER_US + rx + wx);
+  /* A request without data (a flush) skips the busy pipeline. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 0, 0, now), ==,
+                   30 * SIM_NS_PER_US);
+}
+
+static void
+test_ssd_dump (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = ssd\n");
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_autofree char *free_at = NULL;
+  SimTime t = dev_model_service_time (dev, SIM_OP_READ, 0, 8, 1000);
+
+  dev_model_dump (dev, s);
+  g_test_message ("%s", s->str);
+  free_at = g_strdup_printf ("transfer_free_at_ns = %" SIM_TIME_FORMAT "\n", 1000 + t);
+  g_assert_nonnull (strstr (s->str, "kind = ssd"));
+  g_assert_nonnull (strstr (s->str, "read: latency_ns = 80000"));
+  g_assert_nonnull (strstr (s->str, "write: latency_ns = 20000"));
+  g_assert_nonnull (strstr (s->str, "pipeline ns_per_byte = 2,"));
+  g_assert_nonnull (strstr (s->str, free_at));
 }
 
 /* ------------------------------------------------------------------- disk */
@@ -598,6 +735,27 @@ test_load_overlay (void)
   g_assert_true (dev->ops == &dev_ssd_ops);
 }
 
+/* The shipped SATA SSD serves one large read near its datasheet rate:
+ * 90us + 524288 B / 540 MB/s, about 494 MB/s at queue depth 1. */
+static void
+test_load_ssd_sata (void)
+{
+  const char *dir = models_dir ();
+  const char *dirs[] = { dir, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(DevModel) dev = NULL;
+
+  if (dir == NULL)
+    return;
+  dev = load_from_scenario ("[device sda]\nmodel = ssd-sata\n", "device sda", dirs, &error);
+  g_assert_no_error (error);
+  g_assert_true (dev->ops == &dev_ssd_ops);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 1024, 0), ==,
+                   90 * SIM_NS_PER_US + transfer_ns (1024, 540 * MB));
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 0, 1024, SIM_NS_PER_S), ==,
+                   30 * SIM_NS_PER_US + transfer_ns (1024, 520 * MB));
+}
+
 static void
 test_load_not_found (void)
 {
@@ -688,6 +846,11 @@ main (int argc, char **argv)
   g_test_add_func ("/dev/fixed/defaults", test_fixed_defaults);
   g_test_add_func ("/dev/fixed/sequential", test_fixed_sequential);
   g_test_add_func ("/dev/ssd/formula", test_ssd_formula);
+  g_test_add_func ("/dev/ssd/lone-large", test_ssd_lone_large);
+  g_test_add_func ("/dev/ssd/overlap", test_ssd_overlap);
+  g_test_add_func ("/dev/ssd/aggregate", test_ssd_aggregate);
+  g_test_add_func ("/dev/ssd/write", test_ssd_write);
+  g_test_add_func ("/dev/ssd/dump", test_ssd_dump);
   g_test_add_func ("/dev/disk/seek-curve", test_disk_seek_curve);
   g_test_add_func ("/dev/disk/seek-mean-quadrature", test_disk_seek_mean_quadrature);
   g_test_add_func ("/dev/disk/rotation", test_disk_rotation);
@@ -703,6 +866,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dev/error/kind", test_error_kind);
   g_test_add_func ("/dev/load/shipped-models", test_shipped_models);
   g_test_add_func ("/dev/load/overlay", test_load_overlay);
+  g_test_add_func ("/dev/load/ssd-sata", test_load_ssd_sata);
   g_test_add_func ("/dev/load/not-found", test_load_not_found);
   g_test_add_func ("/dev/load/bad-model-file", test_load_bad_model_file);
   g_test_add_func ("/dev/load/default-dirs", test_load_default_dirs);
