@@ -14,6 +14,8 @@ sim_device_new (Sim *sim, DevModel *model)
   dev->model = model;
   dev->queue_depth = MAX (1u, model->queue_depth);
   dev->parallelism = MAX (1u, model->parallelism);
+  g_autofree char *stream = g_strdup_printf ("device.%s.service", model->name ? model->name : "dev");
+  model->rng = sim_rng (sim, stream);
   sim_list_init (&dev->waiting);
   sim_time_avg_init (&dev->busy_avg, sim_now (sim));
   sim_time_avg_init (&dev->in_flight_avg, sim_now (sim));

@@ -16,6 +16,7 @@
 #include <glib.h>
 #include "sim/sim.h"
 #include "sim/sim-request.h"
+#include "sim/sim-rng.h"
 
 G_BEGIN_DECLS
 
@@ -103,6 +104,10 @@ struct _DevModel {
   guint32       max_sectors;    /* "max_sectors_kb" as sectors, default 512 KiB */
   /* Set by the model's init: */
   guint         parallelism;
+  /* Set by the engine (sim_device_new): the device's own random stream,
+   * "device.NAME.service", for models with random service times.  NULL
+   * when the model is used outside a simulation (unit tests). */
+  SimRng       *rng;
 };
 
 /* For the kinds' init hooks: a DEV_ERROR_PARAM error naming @key; the core
