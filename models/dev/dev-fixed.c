@@ -15,10 +15,32 @@
  * optical drives and sticks stream from their read cache or write buffer
  * and do not pay the access time again.  Without those keys the formula
  * above holds exactly.
+ *
+ * Measured service times are spread, not one value, so the overhead may
+ * instead be a distribution: overhead_quantiles = "q0, q1, ..., q(n-1)",
+ * n >= 2 non-decreasing times read as the quantiles at probabilities
+ * 0, 1/(n-1), ..., 1 (what `iosim fit` writes: 21 values, every 5%).  Each
+ * request then draws its overhead by inverse transform sampling: u uniform
+ * on [0, 1) from the device's stream (dev->rng), interpolated linearly
+ * between neighbouring quantiles (a piecewise-uniform density).  The list
+ * wins over `overhead`, which is ignored for that op (fit writes both, the
+ * constant for readers); without dev->rng (a model built outside a
+ * simulation) the overhead is the list's median.  write_overhead_quantiles
+ * defaults to overhead_quantiles as write_overhead defaults to overhead; a
+ * model that sets a write_overhead of its own next to an inherited list is
+ * refused, since the list would silently override it.  A sequential
+ * request draws too unless sequential_overhead differs from overhead (an
+ * explicit discount).
  */
 #include "models/dev/dev.h"
 
 #include <math.h>
+#include <string.h>
+
+#include "sim/sim-units.h"
+
+/* Percentiles are as fine as a list in an .ini file is useful. */
+#define DEV_FIXED_MAX_QUANTILES 101u
 
 typedef struct {
   SimTime overhead_ns;          /* read */
@@ -28,7 +50,11 @@ typedef struct {
   guint   parallelism;
   SimTime sequential_overhead_ns;
   SimTime sequential_write_overhead_ns;
+  char   *overhead_quantiles;   /* raw text; "" = not given */
+  char   *write_overhead_quantiles;
   /* derived */
+  guint   n_quantiles[SIM_N_OPS];   /* 0 = constant overhead */
+  SimTime quantiles_ns[SIM_N_OPS][DEV_FIXED_MAX_QUANTILES];
   double  ns_per_byte[SIM_N_OPS];
   SimTime overhead_op_ns[SIM_N_OPS];
   SimTime sequential_op_ns[SIM_N_OPS];
@@ -54,8 +80,61 @@ static const DevParam dev_fixed_params[] = {
   { "sequential_write_overhead", DEV_PARAM_TIME, "=write_overhead",
     G_STRUCT_OFFSET (DevFixed, sequential_write_overhead_ns),
     "cost of a write that continues the previous request (default: write_overhead)" },
+  { "overhead_quantiles", DEV_PARAM_STRING, "", G_STRUCT_OFFSET (DevFixed, overhead_quantiles),
+    "read overhead as n>=2 quantiles at p=0..1 (\"10us,52us,400us\"); drawn per request, "
+    "overrides overhead (default: none, constant overhead)" },
+  { "write_overhead_quantiles", DEV_PARAM_STRING, "=overhead_quantiles",
+    G_STRUCT_OFFSET (DevFixed, write_overhead_quantiles),
+    "write overhead quantiles, overrides write_overhead (default: as for reads)" },
   { NULL },
 };
+
+/* Parse @text ("" = not given) into @out_ns; *@out_n = 0 when not given. */
+static gboolean
+dev_fixed_parse_quantiles (const char *key, const char *text, SimTime *out_ns,
+                           guint *out_n, GError **error)
+{
+  g_auto(GStrv) items = NULL;
+  guint n;
+
+  *out_n = 0;
+  if (text == NULL || text[0] == '\0')
+    return TRUE;
+  items = g_strsplit (text, ",", -1);
+  n = g_strv_length (items);
+  if (n < 2 || n > DEV_FIXED_MAX_QUANTILES)
+    {
+      dev_set_param_error (error, key, "'%s' has %u item%s; give between 2 and %u "
+                           "comma-separated times", text, n, n == 1 ? "" : "s",
+                           DEV_FIXED_MAX_QUANTILES);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) local = NULL;
+      const char *item = g_strstrip (items[i]);
+
+      if (item[0] == '-')
+        {
+          dev_set_param_error (error, key, "item %u '%s' is negative", i + 1, item);
+          return FALSE;
+        }
+      if (!sim_parse_time_ns (item, 0, &out_ns[i], &local))
+        {
+          dev_set_param_error (error, key, "item %u: %s", i + 1,
+                               item[0] == '\0' ? "empty" : local->message);
+          return FALSE;
+        }
+      if (i > 0 && out_ns[i] < out_ns[i - 1])
+        {
+          dev_set_param_error (error, key, "item %u '%s' is less than item %u: "
+                               "quantiles must not decrease", i + 1, item, i);
+          return FALSE;
+        }
+    }
+  *out_n = n;
+  return TRUE;
+}
 
 static gboolean
 dev_fixed_init (DevModel *dev, GError **error)
@@ -66,6 +145,24 @@ dev_fixed_init (DevModel *dev, GError **error)
     {
       dev_set_param_error (error, "parallelism", "%u is outside [1, %u]",
                            f->parallelism, DEV_FIXED_MAX_PARALLELISM);
+      return FALSE;
+    }
+  if (!dev_fixed_parse_quantiles ("overhead_quantiles", f->overhead_quantiles,
+                                  f->quantiles_ns[SIM_OP_READ],
+                                  &f->n_quantiles[SIM_OP_READ], error)
+      || !dev_fixed_parse_quantiles ("write_overhead_quantiles", f->write_overhead_quantiles,
+                                     f->quantiles_ns[SIM_OP_WRITE],
+                                     &f->n_quantiles[SIM_OP_WRITE], error))
+    return FALSE;
+  /* write_overhead_quantiles inherited from the reads while write_overhead
+   * was set apart from overhead: the list would silently win. */
+  if (f->n_quantiles[SIM_OP_WRITE] > 0
+      && strcmp (f->overhead_quantiles, f->write_overhead_quantiles) == 0
+      && f->write_overhead_ns != f->overhead_ns)
+    {
+      dev_set_param_error (error, "write_overhead_quantiles", "writes take overhead_quantiles, "
+                           "which override write_overhead; give write_overhead_quantiles "
+                           "or drop write_overhead");
       return FALSE;
     }
   f->overhead_op_ns[SIM_OP_READ] = f->overhead_ns;
@@ -79,6 +176,35 @@ dev_fixed_init (DevModel *dev, GError **error)
   return TRUE;
 }
 
+/* Quantile of @op's list at probability @u in [0, 1], interpolating
+ * linearly between neighbours: h = u (n - 1). */
+static SimTime
+dev_fixed_quantile_ns (const DevFixed *f, SimOp op, double u)
+{
+  const SimTime *q = f->quantiles_ns[op];
+  guint n = f->n_quantiles[op];
+  double h = u * (double) (n - 1);
+  guint lo = (guint) floor (h);
+
+  if (lo >= n - 1)
+    return q[n - 1];
+  return q[lo] + (SimTime) llround ((h - (double) lo) * (double) (q[lo + 1] - q[lo]));
+}
+
+/* The constant overhead, or one draw from the op's quantiles (the median
+ * when the model has no random stream). */
+static SimTime
+dev_fixed_overhead_ns (DevModel *dev, SimOp op, gboolean sequential)
+{
+  DevFixed *f = dev->priv;
+
+  if (sequential && f->sequential_op_ns[op] != f->overhead_op_ns[op])
+    return f->sequential_op_ns[op];
+  if (f->n_quantiles[op] == 0)
+    return f->overhead_op_ns[op];
+  return dev_fixed_quantile_ns (f, op, dev->rng != NULL ? sim_rng_uniform (dev->rng) : 0.5);
+}
+
 static SimTime
 dev_fixed_service_time (DevModel *dev, SimOp op, guint64 sector,
                         guint32 nr_sectors, SimTime now_ns)
@@ -88,7 +214,7 @@ dev_fixed_service_time (DevModel *dev, SimOp op, guint64 sector,
   SimTime overhead_ns;
 
   g_assert (op < SIM_N_OPS);
-  overhead_ns = sector == f->last_end_sector ? f->sequential_op_ns[op] : f->overhead_op_ns[op];
+  overhead_ns = dev_fixed_overhead_ns (dev, op, sector == f->last_end_sector);
   f->last_end_sector = sector + nr_sectors;
   return overhead_ns + (SimTime) llround (bytes * f->ns_per_byte[op]);
 }
@@ -105,6 +231,14 @@ dev_fixed_dump (DevModel *dev, GString *out)
                             op == SIM_OP_READ ? "read" : "write",
                             f->overhead_op_ns[op], f->sequential_op_ns[op],
                             1e9 / f->ns_per_byte[op], f->ns_per_byte[op]);
+  for (int op = 0; op < SIM_N_OPS; op++)
+    if (f->n_quantiles[op] > 0)
+      g_string_append_printf (out, "%s: overhead drawn from %u quantiles, "
+                              "min %" SIM_TIME_FORMAT " ns, median %" SIM_TIME_FORMAT
+                              " ns, max %" SIM_TIME_FORMAT " ns\n",
+                              op == SIM_OP_READ ? "read" : "write", f->n_quantiles[op],
+                              f->quantiles_ns[op][0], dev_fixed_quantile_ns (f, op, 0.5),
+                              f->quantiles_ns[op][f->n_quantiles[op] - 1]);
 }
 
 const DevOps dev_fixed_ops = {

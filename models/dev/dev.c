@@ -73,6 +73,7 @@ dev_param_type_name (DevParamType type)
     case DEV_PARAM_UINT:   return "uint";
     case DEV_PARAM_DOUBLE: return "double";
     case DEV_PARAM_BOOL:   return "bool";
+    case DEV_PARAM_STRING: return "string";
     default:               g_assert_not_reached ();
     }
 }
@@ -268,7 +269,8 @@ dev_parse_bool (const char *text, gboolean *out)
 static gboolean
 dev_param_parse (const DevParam *row, const char *text, gpointer dest, GError **error)
 {
-  if (text[0] == '-' && row->type != DEV_PARAM_DOUBLE && row->type != DEV_PARAM_BOOL)
+  if (text[0] == '-' && row->type != DEV_PARAM_DOUBLE && row->type != DEV_PARAM_BOOL
+      && row->type != DEV_PARAM_STRING)
     {
       g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM, "'%s' is negative", text);
       return FALSE;
@@ -331,6 +333,12 @@ dev_param_parse (const DevParam *row, const char *text, gpointer dest, GError **
                        "'%s' is not a boolean (true/false, yes/no, on/off, 1/0)", text);
           return FALSE;
         }
+      return TRUE;
+
+    case DEV_PARAM_STRING:
+      /* The kind's init checks the text: only it knows the syntax. */
+      g_free (*(char **) dest);
+      *(char **) dest = g_strdup (text);
       return TRUE;
 
     default:
@@ -691,6 +699,10 @@ dev_model_free (DevModel *dev)
 {
   if (dev == NULL)
     return;
+  if (dev->priv != NULL)
+    for (const DevParam *row = dev->ops->params; row->key != NULL; row++)
+      if (row->type == DEV_PARAM_STRING)
+        g_free (G_STRUCT_MEMBER (char *, dev->priv, row->offset));
   g_free (dev->priv);
   g_free (dev->name);
   g_free (dev->model_name);

@@ -38,6 +38,10 @@ typedef enum {
   DEV_PARAM_UINT,       /* guint */
   DEV_PARAM_DOUBLE,     /* double */
   DEV_PARAM_BOOL,       /* gboolean */
+  DEV_PARAM_STRING,     /* char *, the raw text (inline comment cut), owned by
+                         * the model and freed by dev_model_free; for values
+                         * the kind's init parses itself (lists).  A default
+                         * of "" is the usual way to mean "not given". */
 } DevParamType;
 
 /* One tunable row (fio option-table style). */

@@ -125,6 +125,17 @@ fit_append_op_keys (GString *out, const FitDeviceOp *f, const char *prefix)
                             f->bandwidth_bytes_per_s / 1e6);
   else
     g_string_append_printf (out, "%sbandwidth = " FIT_UNIDENTIFIED_BANDWIDTH "\n", prefix);
+  fit_append_comment (out, "%s: quantiles at p = 0, %g, ..., 1 of the per-request overhead "
+                      "(D2C minus bytes / bandwidth, at least 0; median %.3fus); the model "
+                      "draws each request's overhead from them and ignores %soverhead, "
+                      "which stays for readers", fit_op_name (f->op),
+                      1.0 / (FIT_N_QUANTILES - 1),
+                      f->overhead_quantiles_ns[FIT_N_QUANTILES / 2] / 1e3, prefix);
+  g_string_append_printf (out, "%soverhead_quantiles = ", prefix);
+  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+    g_string_append_printf (out, "%s%.3fus", k > 0 ? "," : "",
+                            f->overhead_quantiles_ns[k] / 1e3);
+  g_string_append_c (out, '\n');
 }
 
 static void
@@ -413,6 +424,17 @@ fit_json_op (JsonBuilder *b, const FitDeviceOp *f)
   fit_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
   fit_json_num (b, "mean_d2c_us", f->mean_d2c_ns / 1e3, f->fitted);
   fit_json_num (b, "mean_bytes", f->mean_bytes, f->fitted);
+  /* p = k / (n - 1), the same values the scenario's overhead_quantiles holds. */
+  json_builder_set_member_name (b, "overhead_quantiles_us");
+  if (!f->fitted)
+    json_builder_add_null_value (b);
+  else
+    {
+      json_builder_begin_array (b);
+      for (guint k = 0; k < FIT_N_QUANTILES; k++)
+        json_builder_add_double_value (b, f->overhead_quantiles_ns[k] / 1e3);
+      json_builder_end_array (b);
+    }
   json_builder_end_object (b);
 }
 

@@ -5,10 +5,14 @@
  */
 #include <gsl/gsl_fit.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "models/fit/fit.h"
 
 G_DEFINE_QUARK (fit-error-quark, fit_error)
+
+/* The scenario comment and the tests read [FIT_N_QUANTILES / 2] as p = 0.5. */
+G_STATIC_ASSERT (FIT_N_QUANTILES % 2 == 1);
 
 #define FIT_SECTOR_BYTES 512
 
@@ -44,6 +48,28 @@ fit_sched_from_kernel (const char *kernel_name)
     if (g_ascii_strcasecmp (name, map[i].kernel) == 0)
       return g_strdup (map[i].sim);
   return g_steal_pointer (&name);
+}
+
+/* ---- Order statistics --------------------------------------------------- */
+
+static int
+fit_double_cmp (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Linear interpolation between order statistics, h = p (n - 1). */
+static double
+fit_quantile (const double *sorted, gsize n, double p)
+{
+  double h = p * (double) (n - 1);
+  gsize lo = (gsize) floor (h);
+
+  if (lo >= n - 1)
+    return sorted[n - 1];
+  return sorted[lo] + (h - (double) lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
 /* ---- Device service time ------------------------------------------------ */
@@ -82,6 +108,24 @@ fit_count_distinct (const double *x, gsize n)
   for (gsize i = 0; i < n; i++)
     g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) x[i]));
   return g_hash_table_size (seen);
+}
+
+/* The empirical distribution of the per-request overhead left once the
+ * fitted transfer time is taken off: D2C - bytes * ns_per_byte (just D2C
+ * when no bandwidth was identified), clamped at 0 because a request cannot
+ * take less than nothing, at p = k / (FIT_N_QUANTILES - 1).  The model draws from
+ * these (dev-fixed.c) instead of paying the intercept every time. */
+static void
+fit_overhead_quantiles (const double *bytes, const double *d2c, gsize n, FitDeviceOp *out)
+{
+  g_autofree double *resid = g_new (double, n);
+
+  for (gsize i = 0; i < n; i++)
+    resid[i] = MAX (0.0, d2c[i] - bytes[i] * out->ns_per_byte);
+  qsort (resid, n, sizeof *resid, fit_double_cmp);
+  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+    out->overhead_quantiles_ns[k] =
+      fit_quantile (resid, n, (double) k / (double) (FIT_N_QUANTILES - 1));
 }
 
 void
@@ -142,6 +186,7 @@ fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
   if (out->n_sizes < 2)
     {
       fit_mean_only ((const double *) y->data, n, out);
+      fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
       return;
     }
 
@@ -151,6 +196,7 @@ fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
     {
       /* Larger requests are not slower: no transfer rate can be read off. */
       fit_mean_only ((const double *) y->data, n, out);
+      fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
       return;
     }
   for (gsize i = 0; i < n; i++)
@@ -166,6 +212,7 @@ fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
   out->bandwidth_bytes_per_s = 1e9 / c1;
   out->r2 = sst > 0 ? 1.0 - sumsq / sst : NAN;
   out->residual_rms_ns = sqrt (sumsq / (double) n);
+  fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
 }
 
 /* ---- Processes ---------------------------------------------------------- */
@@ -202,32 +249,12 @@ fit_process_state_free (gpointer data)
 }
 
 static int
-fit_double_cmp (gconstpointer a, gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static int
 fit_process_cmp (gconstpointer a, gconstpointer b)
 {
   const FitProcess *x = *(FitProcess *const *) a;
   const FitProcess *y = *(FitProcess *const *) b;
 
   return (x->pid > y->pid) - (x->pid < y->pid);
-}
-
-/* Linear interpolation between order statistics, h = p (n - 1). */
-static double
-fit_quantile (const double *sorted, gsize n, double p)
-{
-  double h = p * (double) (n - 1);
-  gsize lo = (gsize) floor (h);
-
-  if (lo >= n - 1)
-    return sorted[n - 1];
-  return sorted[lo] + (h - (double) lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
 static void

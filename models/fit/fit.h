@@ -8,6 +8,10 @@
  * least FIT_MIN_ISOLATED of them.  With a single request size the slope
  * is not identifiable: the overhead is the mean D2C (transfer included)
  * and no bandwidth is written, so the model default applies.
+ * The spread around that line is kept too: 21 quantiles of the per-request
+ * overhead (D2C minus the fitted transfer time), which the scenario gives
+ * the fixed model as overhead_quantiles so that it draws service times
+ * from the measured distribution instead of paying the intercept always.
  *
  * Processes: per pid, counts, bytes, op mix, and whether the stream is
  * closed-loop: its I/Os are taken in queue order as steps (a bio that is
@@ -39,6 +43,8 @@ typedef enum {
 #define FIT_MIN_ISOLATED  20
 /* Fewer requests than this of an op: no fit for that op. */
 #define FIT_MIN_REQUESTS   3
+/* Quantiles of the residual overhead: p = 0, 0.05, ..., 1. */
+#define FIT_N_QUANTILES   21
 
 /* The fit of one op (read or write). */
 typedef struct {
@@ -59,6 +65,12 @@ typedef struct {
   double   residual_rms_ns;      /* sqrt(mean residual^2) */
   double   mean_d2c_ns;
   double   mean_bytes;           /* mean size of the used requests */
+  /* Quantiles at p = k / (FIT_N_QUANTILES - 1) of the used requests' overhead
+   * D2C - bytes * ns_per_byte (D2C itself when the bandwidth is not
+   * identified), each clamped at >= 0; linear interpolation between order
+   * statistics, so [FIT_N_QUANTILES / 2] is the usual median.  Valid when
+   * fitted; zeros otherwise. */
+  double   overhead_quantiles_ns[FIT_N_QUANTILES];
 } FitDeviceOp;
 
 /* One traced process (pid). */

@@ -1,14 +1,17 @@
 /* test-fit.c — models/fit on synthetic requests and I/Os: least-squares
  * recovery of overhead and bandwidth, selection of requests issued alone,
  * the single-size case, closed/open loop detection, and the scenario file
- * loaded back with GKeyFile.  Noise comes from a seeded gsl_rng. */
+ * loaded back with GKeyFile, and the quantiles of the residual overhead
+ * that the fixed model draws from.  Noise comes from a seeded gsl_rng. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
 #define OVERHEAD_NS   50000.0   /* 50 us */
@@ -179,6 +182,190 @@ test_single_size (void)
   g_assert_nonnull (strstr (buf, "read: bandwidth is not identifiable from this trace"));
   g_assert_nonnull (strstr (buf, "one request size"));
   free (buf);
+}
+
+static int
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The residual overheads of @op's isolated requests of @a after the fit
+ * @f, clamped at 0, sorted; *@n_negative counts those that were clamped. */
+static GArray *
+sorted_residuals (GArray *a, TraceOp op, const FitDeviceOp *f, guint *n_negative)
+{
+  GArray *r = g_array_new (FALSE, FALSE, sizeof (double));
+
+  *n_negative = 0;
+  for (guint i = 0; i < a->len; i++)
+    {
+      const TraceRequest *rq = &g_array_index (a, TraceRequest, i);
+      double v;
+
+      if (rq->op != op || rq->in_flight_at_issue != 1)
+        continue;
+      v = (double) (rq->complete_ns - rq->issue_ns) - rq->nr_sectors * 512.0 * f->ns_per_byte;
+      *n_negative += v < 0;
+      v = MAX (v, 0.0);
+      g_array_append_val (r, v);
+    }
+  g_array_sort (r, cmp_double);
+  return r;
+}
+
+/* Order-statistic bounds of every quantile, exact ends, exact median. */
+static void
+assert_quantiles_of (const FitDeviceOp *f, GArray *sorted)
+{
+  const double *v = (const double *) sorted->data;
+  guint n = sorted->len;
+
+  g_assert_cmpfloat (f->overhead_quantiles_ns[0], ==, v[0]);
+  g_assert_cmpfloat (f->overhead_quantiles_ns[FIT_N_QUANTILES - 1], ==, v[n - 1]);
+  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+    {
+      double h = (double) k / (FIT_N_QUANTILES - 1) * (n - 1);
+
+      g_assert_cmpfloat (f->overhead_quantiles_ns[k], >=, v[(guint) floor (h)]);
+      g_assert_cmpfloat (f->overhead_quantiles_ns[k], <=, v[(guint) ceil (h)]);
+      if (k > 0)
+        g_assert_cmpfloat (f->overhead_quantiles_ns[k], >=, f->overhead_quantiles_ns[k - 1]);
+    }
+  if (n % 2 == 1)
+    g_assert_cmpfloat (f->overhead_quantiles_ns[FIT_N_QUANTILES / 2], ==, v[n / 2]);
+  else
+    g_assert_cmpfloat (f->overhead_quantiles_ns[FIT_N_QUANTILES / 2], ==,
+                       v[n / 2 - 1] + 0.5 * (v[n / 2] - v[n / 2 - 1]));
+}
+
+/* The written list: 21 times with units, non-decreasing, in ns. */
+static void
+parse_written_quantiles (GKeyFile *kf, const char *key, SimTime *out_ns)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_key_file_get_string (kf, "device loop0", key, &error);
+  g_auto(GStrv) items = NULL;
+
+  g_assert_no_error (error);
+  items = g_strsplit (text, ",", -1);
+  g_assert_cmpuint (g_strv_length (items), ==, FIT_N_QUANTILES);
+  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+    {
+      g_assert_true (g_str_has_suffix (items[k], "us"));
+      g_assert_true (sim_parse_time_ns (items[k], 0, &out_ns[k], &error));
+      g_assert_no_error (error);
+      if (k > 0)
+        g_assert_cmpint (out_ns[k], >=, out_ns[k - 1]);
+    }
+}
+
+/* Skewed residuals (exponential) around the line, plus a few requests far
+ * below it whose residual is clamped to 0.  Odd counts, so that the median
+ * is one order statistic. */
+static void
+test_overhead_quantiles (void)
+{
+  g_autoptr(GArray) a = make_linear_requests (201, TRACE_OP_READ, 5);
+  g_autoptr(GArray) wr = make_linear_requests (51, TRACE_OP_WRITE, 6);
+  g_autoptr(GArray) res_r = NULL, res_w = NULL;
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(DevModel) dev = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL, *json = NULL, *bw_text = NULL;
+  double bw;
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  const char *const ignore[] = { "sched", "devno", NULL };
+  SimTime written[FIT_N_QUANTILES], wwritten[FIT_N_QUANTILES];
+  JsonArray *jq;
+  guint n_negative;
+
+  gsl_rng_set (rng, 99);
+  for (guint i = 0; i < a->len; i++)
+    {
+      TraceRequest *rq = &g_array_index (a, TraceRequest, i);
+
+      rq->complete_ns += (gint64) llround (gsl_ran_exponential (rng, 30000.0));
+      if (i % 50 == 0)
+        rq->complete_ns = rq->issue_ns + 1000;
+    }
+  gsl_rng_free (rng);
+  g_array_append_vals (a, wr->data, wr->len);
+  r = fit_arrays ("/x", NULL, 0, (const TraceRequest *) a->data, a->len,
+                  "/dev/loop0", NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->read.bandwidth_identified && r->write.bandwidth_identified);
+
+  res_r = sorted_residuals (a, TRACE_OP_READ, &r->read, &n_negative);
+  g_assert_cmpuint (res_r->len, ==, 201);
+  g_assert_cmpuint (n_negative, >=, 5);
+  g_assert_cmpfloat (r->read.overhead_quantiles_ns[0], ==, 0.0);
+  assert_quantiles_of (&r->read, res_r);
+  res_w = sorted_residuals (a, TRACE_OP_WRITE, &r->write, &n_negative);
+  assert_quantiles_of (&r->write, res_w);
+  /* Skewed: the median lies below the mean residual of OLS (zero). */
+  g_assert_cmpfloat (r->read.overhead_quantiles_ns[FIT_N_QUANTILES / 2], <, r->read.overhead_ns);
+
+  text = fit_scenario_to_data (r);
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  parse_written_quantiles (kf, "overhead_quantiles", written);
+  parse_written_quantiles (kf, "write_overhead_quantiles", wwritten);
+  /* To the written precision (1 ns), the median is the residuals'. */
+  g_assert_cmpint (written[FIT_N_QUANTILES / 2], ==,
+                   llround (g_array_index (res_r, double, res_r->len / 2)));
+  g_assert_cmpint (wwritten[FIT_N_QUANTILES / 2], ==,
+                   llround (g_array_index (res_w, double, res_w->len / 2)));
+  g_assert_nonnull (strstr (text, "# read: quantiles at p = 0, 0.05, ..., 1 of the per-request overhead"));
+  g_assert_nonnull (strstr (text, "ignores write_overhead"));
+
+  /* The device group builds a fixed model; without a random stream it pays
+   * the median overhead. */
+  dev = dev_model_new_from_keyfile ("loop0", kf, "device loop0", ignore, &error);
+  g_assert_no_error (error);
+  bw_text = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  g_assert_true (sim_parse_rate_bytes_per_s (bw_text, &bw, &error));
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==,
+                   written[FIT_N_QUANTILES / 2] + llround (4096 * (1e9 / bw)));
+
+  json = fit_result_to_json (r);
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  jq = json_object_get_array_member (
+         json_object_get_object_member (
+           json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                          "device"), "read"), "overhead_quantiles_us");
+  g_assert_cmpuint (json_array_get_length (jq), ==, FIT_N_QUANTILES);
+  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+    g_assert_cmpfloat_with_epsilon (json_array_get_double_element (jq, k),
+                                    r->read.overhead_quantiles_ns[k] / 1e3, 1e-9);
+}
+
+/* One request size: the quantiles are those of D2C itself (even count:
+ * the median is the mean of the two middle values). */
+static void
+test_overhead_quantiles_single_size (void)
+{
+  g_autoptr(GArray) a = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  g_autoptr(GArray) res = NULL;
+  FitDeviceOp f;
+  guint n_negative;
+
+  for (int i = 0; i < 30; i++)
+    {
+      TraceRequest rq = make_request (TRACE_OP_READ, 8, i * 1000000, 60000 + 100 * ((i * 7) % 11), 1);
+      g_array_append_val (a, rq);
+    }
+  fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
+  g_assert_false (f.bandwidth_identified);
+  res = sorted_residuals (a, TRACE_OP_READ, &f, &n_negative);
+  g_assert_cmpuint (n_negative, ==, 0);
+  assert_quantiles_of (&f, res);
+  g_assert_cmpfloat (f.overhead_quantiles_ns[0], ==, 60000.0);
+  g_assert_cmpfloat (f.overhead_quantiles_ns[FIT_N_QUANTILES - 1], ==, 61000.0);
 }
 
 static TraceIo
@@ -729,6 +916,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/ols-recovery", test_ols_recovery);
   g_test_add_func ("/fit/isolated-selection", test_isolated_selection);
   g_test_add_func ("/fit/single-size", test_single_size);
+  g_test_add_func ("/fit/overhead-quantiles", test_overhead_quantiles);
+  g_test_add_func ("/fit/overhead-quantiles/single-size", test_overhead_quantiles_single_size);
   g_test_add_func ("/fit/processes/closed-open", test_closed_open);
   g_test_add_func ("/fit/processes/half-dependent-is-open", test_half_dependent_is_open);
   g_test_add_func ("/fit/processes/split-submissions", test_split_submissions);

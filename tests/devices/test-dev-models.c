@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "models/dev/dev.h"
+#include "sim/sim.h"
 
 #define MB  1e6
 
@@ -127,6 +128,165 @@ test_fixed_sequential (void)
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 16, 8, 0), ==, 2409600);
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 100, 8, 0), ==, 150409600);
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 100, 8, 0), ==, 100409600);
+}
+
+/* ---------------------------------------------------- fixed: quantiles */
+
+/* Dvoretzky–Kiefer–Wolfowitz: sup |F_n - F| > eps with probability at most
+ * 2 exp (-2 n eps^2); eps for a false-failure probability of 1e-9. */
+static double
+dkw_eps (guint n)
+{
+  return sqrt (log (2.0 / 1e-9) / (2.0 * n));
+}
+
+/* The overheads a fixed model at 1 TB/s draws from @rng_name of a Sim
+ * seeded @seed: @n read service times of 1 sector, less its transfer time
+ * (512 ps, rounded to 1 ns). */
+static SimTime *
+draw_overheads (const char *ini, guint64 seed, const char *rng_name, guint n)
+{
+  g_autoptr(Sim) sim = sim_new (seed);
+  g_autoptr(DevModel) dev = model_new (ini);
+  SimTime *t = g_new (SimTime, n);
+
+  dev->rng = sim_rng (sim, rng_name);
+  for (guint i = 0; i < n; i++)
+    /* Sector 0 after a request that ended at 1: never sequential. */
+    t[i] = dev_model_service_time (dev, SIM_OP_READ, 0, 1, 0) - transfer_ns (1, 1e12);
+  return t;
+}
+
+static double
+fraction_at_most (const SimTime *t, guint n, SimTime x)
+{
+  guint k = 0;
+
+  for (guint i = 0; i < n; i++)
+    k += t[i] <= x;
+  return (double) k / n;
+}
+
+/* Inverse transform: the empirical CDF of the draws must match the
+ * piecewise-linear CDF the quantiles define, at the quantiles themselves
+ * (F = k / (n - 1)) and between them (F interpolated). */
+static void
+test_fixed_quantiles_draws (void)
+{
+  const guint n = 20000;
+  const double eps = dkw_eps (n);
+  const SimTime q[] = { 0, 100000, 200000, 1000000 };
+  g_autofree SimTime *t = draw_overheads ("[device]\nkind = fixed\nbandwidth = 1000000MB/s\n"
+                                          "overhead = 5ms\n"
+                                          "overhead_quantiles = 0us, 100us,200us ,1ms\n",
+                                          7, "x", n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpint (t[i], >=, q[0]);
+      g_assert_cmpint (t[i], <=, q[3]);
+    }
+  for (guint k = 1; k < G_N_ELEMENTS (q) - 1; k++)
+    g_assert_cmpfloat (fabs (fraction_at_most (t, n, q[k]) - k / 3.0), <=, eps);
+  /* Halfway between 200us and 1ms: F = 2/3 + 1/6. */
+  g_assert_cmpfloat (fabs (fraction_at_most (t, n, 600000) - 5.0 / 6.0), <=, eps);
+  /* A quarter of the way into the first bin: F = 1/12. */
+  g_assert_cmpfloat (fabs (fraction_at_most (t, n, 25000) - 1.0 / 12.0), <=, eps);
+  /* `overhead` (5ms) is ignored: nothing comes near it. */
+  g_assert_cmpfloat (fraction_at_most (t, n, 1000000), ==, 1.0);
+}
+
+/* Repeated quantiles are an atom: half the draws are exactly 50us. */
+static void
+test_fixed_quantiles_atom (void)
+{
+  const guint n = 20000;
+  const double eps = dkw_eps (n);
+  g_autofree SimTime *t = draw_overheads ("[device]\nkind = fixed\nbandwidth = 1000000MB/s\n"
+                                          "overhead_quantiles = 50us,50us,150us\n",
+                                          3, "x", n);
+
+  g_assert_cmpfloat (fraction_at_most (t, n, 49999), ==, 0.0);
+  g_assert_cmpfloat (fabs (fraction_at_most (t, n, 50000) - 0.5), <=, eps);
+  g_assert_cmpfloat (fabs (fraction_at_most (t, n, 100000) - 0.75), <=, eps);
+}
+
+/* Same seed and stream, same draws; another seed, other draws. */
+static void
+test_fixed_quantiles_deterministic (void)
+{
+  const char *ini = "[device]\nkind = fixed\noverhead_quantiles = 10us,1ms\n";
+  const guint n = 100;
+  g_autofree SimTime *a = draw_overheads (ini, 11, "device.d.service", n);
+  g_autofree SimTime *b = draw_overheads (ini, 11, "device.d.service", n);
+  g_autofree SimTime *c = draw_overheads (ini, 12, "device.d.service", n);
+
+  g_assert_cmpmem (a, n * sizeof *a, b, n * sizeof *b);
+  g_assert_true (memcmp (a, c, n * sizeof *a) != 0);
+}
+
+/* Without a random stream the overhead is the median of the list; writes
+ * inherit the read list unless they have their own; a distinct
+ * sequential_overhead is a discount that still applies. */
+static void
+test_fixed_quantiles_median (void)
+{
+  g_autoptr(DevModel) even = model_new ("[device]\nkind = fixed\nbandwidth = 10MB/s\n"
+                                        "overhead = 9ms\n"
+                                        "overhead_quantiles = 10us,20us,40us,80us\n");
+  g_autoptr(DevModel) odd = model_new ("[device]\nkind = fixed\nbandwidth = 10MB/s\n"
+                                       "overhead_quantiles = 1ms,2ms,7ms\n"
+                                       "write_overhead = 3ms\n"
+                                       "write_overhead_quantiles = 4ms,6ms\n"
+                                       "sequential_overhead = 100us\n");
+  g_autoptr(GString) dump = g_string_new (NULL);
+
+  g_assert_null (even->rng);
+  /* h = 0.5 * 3 = 1.5: halfway between 20us and 40us. */
+  g_assert_cmpint (dev_model_service_time (even, SIM_OP_READ, 0, 8, 0), ==,
+                   30000 + transfer_ns (8, 10 * MB));
+  g_assert_cmpint (dev_model_service_time (even, SIM_OP_WRITE, 100, 8, 0), ==,
+                   30000 + transfer_ns (8, 10 * MB));
+  /* Sequential, no discount configured: the median again. */
+  g_assert_cmpint (dev_model_service_time (even, SIM_OP_READ, 108, 8, 0), ==,
+                   30000 + transfer_ns (8, 10 * MB));
+  g_assert_cmpint (dev_model_service_time (odd, SIM_OP_READ, 0, 8, 0), ==,
+                   2 * SIM_NS_PER_MS + transfer_ns (8, 10 * MB));
+  g_assert_cmpint (dev_model_service_time (odd, SIM_OP_READ, 8, 8, 0), ==,
+                   100000 + transfer_ns (8, 10 * MB));
+  g_assert_cmpint (dev_model_service_time (odd, SIM_OP_WRITE, 1000, 8, 0), ==,
+                   5 * SIM_NS_PER_MS + transfer_ns (8, 10 * MB));
+  dev_model_dump (even, dump);
+  g_assert_nonnull (strstr (dump->str, "read: overhead drawn from 4 quantiles, min 10000 ns, "
+                                       "median 30000 ns, max 80000 ns"));
+}
+
+static void
+test_fixed_quantiles_errors (void)
+{
+  static const struct {
+    const char *line;
+    const char *needles[3];
+  } cases[] = {
+    { "overhead_quantiles = 5us", { "'overhead_quantiles'", "1 item", NULL } },
+    { "overhead_quantiles = 1ms,500us", { "'overhead_quantiles'", "item 2", "must not decrease" } },
+    { "overhead_quantiles = 1ms,2parsecs", { "'overhead_quantiles'", "item 2", "parsecs" } },
+    { "overhead_quantiles = 1,2", { "'overhead_quantiles'", "item 1", "unit" } },
+    { "overhead_quantiles = -1ms,2ms", { "'overhead_quantiles'", "item 1", "negative" } },
+    { "overhead_quantiles = 1ms,,2ms", { "'overhead_quantiles'", "item 2", "empty" } },
+    { "write_overhead_quantiles = 2ms,1ms", { "'write_overhead_quantiles'", "item 2", NULL } },
+    { "overhead_quantiles = 1ms,2ms\nwrite_overhead = 3ms",
+      { "'write_overhead_quantiles'", "write_overhead", NULL } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *ini = g_strdup_printf ("[device]\nkind = fixed\n%s\n", cases[i].line);
+      const char *needles[4] = { cases[i].needles[0], cases[i].needles[1],
+                                 cases[i].needles[2], NULL };
+
+      assert_model_error (ini, DEV_ERROR_PARAM, needles);
+    }
 }
 
 /* -------------------------------------------------------------------- ssd */
@@ -845,6 +1005,11 @@ main (int argc, char **argv)
   g_test_add_func ("/dev/fixed/formula", test_fixed_formula);
   g_test_add_func ("/dev/fixed/defaults", test_fixed_defaults);
   g_test_add_func ("/dev/fixed/sequential", test_fixed_sequential);
+  g_test_add_func ("/dev/fixed/quantiles/draws", test_fixed_quantiles_draws);
+  g_test_add_func ("/dev/fixed/quantiles/atom", test_fixed_quantiles_atom);
+  g_test_add_func ("/dev/fixed/quantiles/deterministic", test_fixed_quantiles_deterministic);
+  g_test_add_func ("/dev/fixed/quantiles/median", test_fixed_quantiles_median);
+  g_test_add_func ("/dev/fixed/quantiles/errors", test_fixed_quantiles_errors);
   g_test_add_func ("/dev/ssd/formula", test_ssd_formula);
   g_test_add_func ("/dev/ssd/lone-large", test_ssd_lone_large);
   g_test_add_func ("/dev/ssd/overlap", test_ssd_overlap);
