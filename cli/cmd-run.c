@@ -9,6 +9,9 @@
 
 #include "cli/cli.h"
 #include "models/scenario.h"
+#include "replay/replay-plot.h"
+#include "sim/sim-timeseries.h"
+#include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
 static FILE *
@@ -30,6 +33,20 @@ close_output (FILE *f)
     fclose (f);
 }
 
+static gboolean
+plot_series (GPtrArray *series, const char *scenario, const char *path, GError **error)
+{
+  g_autofree ReplayPlotSeries *lines = g_new0 (ReplayPlotSeries, series->len);
+  for (guint i = 0; i < series->len; i++)
+    {
+      const SimSeries *ss = g_ptr_array_index (series, i);
+      lines[i] = (ReplayPlotSeries) { ss->label, (const double *) (void *) ss->time_s->data,
+                                      (const double *) (void *) ss->mb_per_s->data, ss->time_s->len };
+    }
+  g_autofree char *title = g_strdup_printf ("%s: throughput per process and run", scenario);
+  return replay_plot_timeseries (lines, series->len, title, "MB/s", path, error);
+}
+
 int
 cli_cmd_run (int argc, char **argv)
 {
@@ -38,6 +55,9 @@ cli_cmd_run (int argc, char **argv)
   g_autofree char *io_log_path = NULL;
   g_autofree char *trace_path = NULL;
   g_autofree char *sched_log_path = NULL;
+  g_autofree char *timeseries_path = NULL;
+  g_autofree char *plot_path = NULL;
+  g_autofree char *interval_text = NULL;
   gint64 seed = -1;
   gboolean quiet = FALSE;
   GOptionEntry entries[] = {
@@ -52,6 +72,12 @@ cli_cmd_run (int argc, char **argv)
     { "trace-sched", 0, 0, G_OPTION_ARG_FILENAME, &sched_log_path,
       "Log every elevator decision (slices, idling, anticipation, merges of queues) "
       "as '<time_ns> <device> <sched> <decision>' lines", "FILE" },
+    { "timeseries", 0, 0, G_OPTION_ARG_FILENAME, &timeseries_path,
+      "Write per-interval samples (run,time_s,kind,name,metric,value) of devices and processes", "FILE" },
+    { "interval", 0, 0, G_OPTION_ARG_STRING, &interval_text,
+      "Sampling interval of --timeseries and --plot (default 1s)", "TIME" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path,
+      "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No text report", NULL },
     { NULL }
   };
@@ -97,8 +123,24 @@ cli_cmd_run (int argc, char **argv)
       close_output (outputs.trace_out);
       return 1;
     }
+  if (timeseries_path && !(outputs.timeseries = open_output (timeseries_path, &error)))
+    {
+      fprintf (stderr, "iosim run: %s\n", error->message);
+      return 1;
+    }
+  if (interval_text && (!sim_parse_time_ns (interval_text, 0, &outputs.sample_ns, &error)
+                        || outputs.sample_ns <= 0))
+    {
+      fprintf (stderr, "iosim run: --interval: %s\n", error ? error->message : "must be positive");
+      return 2;
+    }
+  g_autoptr (GPtrArray) series = NULL;
+  if (plot_path)
+    series = outputs.series = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_series_free);
   if (outputs.io_log)
     trace_results_write_header (outputs.io_log);
+  if (outputs.timeseries)
+    fputs (SIM_TIMESERIES_HEADER, outputs.timeseries);
 
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
   g_autoptr (GString) text = g_string_new (NULL);
@@ -121,6 +163,7 @@ cli_cmd_run (int argc, char **argv)
   close_output (outputs.io_log);
   close_output (outputs.trace_out);
   close_output (outputs.sched_log);
+  close_output (outputs.timeseries);
   if (status != 0)
     return status;
   if (runs->len > 1)
@@ -130,6 +173,11 @@ cli_cmd_run (int argc, char **argv)
     }
   if (!quiet)
     fputs (text->str, stdout);
+  if (plot_path && !plot_series (series, scenario_name (s), plot_path, &error))
+    {
+      fprintf (stderr, "iosim run: --plot: %s\n", error->message);
+      status = 1;
+    }
   if (json_path)
     {
       g_autofree char *json = sim_report_json (scenario_name (s), scenario_seed (s), runs);
@@ -143,5 +191,5 @@ cli_cmd_run (int argc, char **argv)
       fputc ('\n', f);
       close_output (f);
     }
-  return 0;
+  return status;
 }

@@ -7,6 +7,7 @@
 #include "sim/sim-device.h"
 #include "sim/sim-process.h"
 #include "sim/sim-units.h"
+#include "sim/sim-timeseries.h"
 #include "traces/trace-lifecycle.h"
 #include "traces/trace-results.h"
 #include "iosim-config.h"
@@ -1104,6 +1105,19 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
     }
 
+  SimTimeSeries *ts = NULL;
+  if (ok && outputs && (outputs->timeseries || outputs->series))
+    {
+      ts = sim_timeseries_new (sim, scenario_run_label (s, run),
+                               outputs->sample_ns ? outputs->sample_ns : SIM_NS_PER_S,
+                               outputs->timeseries, outputs->series);
+      for (guint i = 0; i < s->devices->len; i++)
+        sim_timeseries_add_device (ts, devs[i].q, devs[i].dev);
+      for (guint i = 0; i < procs->len; i++)
+        sim_timeseries_add_process (ts, g_ptr_array_index (procs, i));
+      sim_timeseries_start (ts);
+    }
+
   SimRunResult *result = NULL;
   if (ok)
     {
@@ -1142,6 +1156,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
     }
 
+  sim_timeseries_free (ts);
   g_clear_pointer (&procs, g_ptr_array_unref);
   sim_page_cache_free (page_cache);
   for (guint i = 0; i < s->devices->len; i++)

@@ -49,6 +49,9 @@ typedef struct {
   FILE *io_log;       /* per-I/O results CSV (traces/trace-results.h), or NULL */
   FILE *trace_out;    /* blkparse-format text of the simulated events, or NULL */
   FILE *sched_log;    /* --trace-sched: "<time_ns> <device> <sched> <decision>" lines */
+  FILE *timeseries;   /* per-interval rows (sim/sim-timeseries.h), or NULL */
+  GPtrArray *series;  /* if not NULL: each process's MB/s over time (SimSeries) */
+  SimTime sample_ns;  /* interval of both; 0 = 1 s */
 } ScenarioOutputs;
 
 SimRunResult *scenario_run      (Scenario              *s,

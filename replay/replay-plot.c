@@ -315,3 +315,48 @@ replay_plot_compare_cdf (const ReplayCompareReport *report,
   g_string_append (script, "\nunset output\n");
   return replay_plot_run (script->str, output_path, error);
 }
+
+gboolean
+replay_plot_timeseries (const ReplayPlotSeries *series, gsize n_series, const char *title,
+                        const char *y_label, const char *output_path, GError **error)
+{
+  g_autoptr(GString) script = g_string_new (NULL);
+  ReplayPlotFormat format;
+  gboolean any = FALSE;
+
+  if (!replay_plot_format_from_path (output_path, &format, error))
+    return FALSE;
+  for (gsize i = 0; i < n_series; i++)
+    any |= series[i].n > 0;
+  if (!any)
+    {
+      g_set_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_DATA,
+                   "%s: no samples to draw (the run is shorter than one interval?)",
+                   output_path);
+      return FALSE;
+    }
+  replay_plot_begin (script, format, output_path);
+  for (gsize i = 0; i < n_series; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("s%" G_GSIZE_FORMAT, i);
+      replay_plot_append_datablock (script, name, series[i].x, series[i].y, series[i].n);
+    }
+  g_string_append (script, "set title ");
+  replay_plot_append_quoted (script, title);
+  g_string_append (script, "\nset xlabel 'simulated time (s)'\nset ylabel ");
+  replay_plot_append_quoted (script, y_label);
+  g_string_append (script,
+    "\nset yrange [0:*]\n"
+    "set grid xtics ytics lt 1 lc rgb '#c8c8c8' lw 1\n"
+    "set key outside right top box opaque spacing 1.2\n"
+    "set border lw 1.2\n"
+    "plot ");
+  for (gsize i = 0; i < n_series; i++)
+    {
+      g_string_append_printf (script, "%s$s%" G_GSIZE_FORMAT " using 1:2 with lines lw 2 title ",
+                              i ? ", \\\n     " : "", i);
+      replay_plot_append_quoted (script, series[i].label);
+    }
+  g_string_append (script, "\nunset output\n");
+  return replay_plot_run (script->str, output_path, error);
+}

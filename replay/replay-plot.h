@@ -68,4 +68,21 @@ gboolean replay_plot_compare_cdf      (const ReplayCompareReport *report,
                                        const char                *output_path,
                                        GError                   **error);
 
+/* One line of a time-series chart. */
+typedef struct {
+  const char   *label;
+  const double *x;
+  const double *y;
+  gsize         n;
+} ReplayPlotSeries;
+
+/* Lines over time (x in seconds), one per series, with @title and
+ * @y_label; format from @output_path's extension. */
+gboolean replay_plot_timeseries       (const ReplayPlotSeries *series,
+                                       gsize                   n_series,
+                                       const char             *title,
+                                       const char             *y_label,
+                                       const char             *output_path,
+                                       GError                **error);
+
 G_END_DECLS

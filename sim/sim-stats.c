@@ -120,3 +120,9 @@ sim_time_avg_mean (const SimTimeAvg *avg, SimTime now_ns)
   double area = avg->area + avg->level * (double) (now_ns - avg->last_ns);
   return area / (double) span;
 }
+
+double
+sim_time_avg_area (const SimTimeAvg *avg, SimTime now_ns)
+{
+  return avg->area + avg->level * (double) (now_ns - avg->last_ns);
+}

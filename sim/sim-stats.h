@@ -47,5 +47,7 @@ typedef struct {
 void     sim_time_avg_init    (SimTimeAvg *avg, SimTime now_ns);
 void     sim_time_avg_set     (SimTimeAvg *avg, SimTime now_ns, double level);
 double   sim_time_avg_mean    (const SimTimeAvg *avg, SimTime now_ns);
+/* The integral of the level from start to @now_ns (level x ns). */
+double   sim_time_avg_area    (const SimTimeAvg *avg, SimTime now_ns);
 
 G_END_DECLS
