@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "models/scenario.h"
@@ -31,6 +32,25 @@ close_output (FILE *f)
 {
   if (f && f != stdout)
     fclose (f);
+}
+
+typedef struct {
+  guint        n_runs;
+  const char  *label;
+} Progress;
+
+static void
+show_progress (gpointer data, guint run, SimTime now_ns, SimTime end_ns)
+{
+  const Progress *pr = data;
+  if (end_ns != SIM_TIME_NEVER)
+    fprintf (stderr, "\r  run %u/%u %-24s %5.1f%% (%.1f of %.1f s simulated)  ", run + 1,
+             pr->n_runs, pr->label, 100.0 * (double) now_ns / (double) end_ns,
+             (double) now_ns / 1e9, (double) end_ns / 1e9);
+  else
+    fprintf (stderr, "\r  run %u/%u %-24s %.1f s simulated  ", run + 1, pr->n_runs, pr->label,
+             (double) now_ns / 1e9);
+  fflush (stderr);
 }
 
 static gboolean
@@ -147,8 +167,16 @@ cli_cmd_run (int argc, char **argv)
   g_string_append_printf (text, "scenario: %s  seed: %" G_GUINT64_FORMAT "  runs: %u\n",
                           scenario_name (s), scenario_seed (s), scenario_n_runs (s));
   int status = 0;
+  /* A progress line on stderr, for people watching long runs. */
+  Progress progress = { scenario_n_runs (s), NULL };
+  if (isatty (fileno (stderr)))
+    {
+      outputs.progress = show_progress;
+      outputs.progress_data = &progress;
+    }
   for (guint r = 0; r < scenario_n_runs (s); r++)
     {
+      progress.label = scenario_run_label (s, r);
       SimRunResult *result = scenario_run (s, r, &outputs, &error);
       if (result == NULL)
         {
@@ -160,6 +188,8 @@ cli_cmd_run (int argc, char **argv)
       g_string_append_c (text, '\n');
       sim_report_run_text (text, result);
     }
+  if (outputs.progress)
+    fprintf (stderr, "\r%*s\r", 78, "");
   close_output (outputs.io_log);
   close_output (outputs.trace_out);
   close_output (outputs.sched_log);

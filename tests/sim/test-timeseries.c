@@ -70,10 +70,40 @@ test_accounts_every_byte (void)
   free (buf);
 }
 
+static void
+count_progress (gpointer data, guint run, SimTime now_ns, SimTime end_ns)
+{
+  (*(guint *) data)++;
+}
+
+/* Running in slices for a progress line must not change anything. */
+static void
+test_progress_changes_nothing (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "ts", NULL, NULL, &error);
+  g_assert_no_error (error);
+  guint calls = 0;
+  ScenarioOutputs outputs = { .progress = count_progress, .progress_data = &calls };
+  g_autoptr (GPtrArray) a = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
+  g_autoptr (GPtrArray) b = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
+  for (guint r = 0; r < scenario_n_runs (s); r++)
+    {
+      g_ptr_array_add (a, scenario_run (s, r, &outputs, &error));
+      g_assert_no_error (error);
+      g_ptr_array_add (b, scenario_run (s, r, NULL, &error));
+      g_assert_no_error (error);
+    }
+  g_autofree char *ja = sim_report_json ("ts", 1, a);
+  g_autofree char *jb = sim_report_json ("ts", 1, b);
+  g_assert_cmpstr (ja, ==, jb);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/timeseries/accounts-every-byte", test_accounts_every_byte);
+  g_test_add_func ("/timeseries/progress-changes-nothing", test_progress_changes_nothing);
   return g_test_run ();
 }
