@@ -4,6 +4,7 @@
 #include "models/scenario.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
+#include "models/wb/wb.h"
 #include "sim/sim-device.h"
 #include "sim/sim-process.h"
 #include "sim/sim-units.h"
@@ -53,6 +54,8 @@ struct _Scenario {
   GStrv       sim_scheds;        /* [sim] sched: every device without its own */
   guint64     memory_bytes;      /* [host] memory: the page cache's size */
   SimRaEra    ra_era;            /* [host] readahead */
+  GPtrArray  *writebacks;        /* [host] writeback: const WbOps *, one run set each */
+  guint       n_sched_runs;      /* runs per writeback era (elevator combinations) */
   gboolean    needs_page_cache;  /* some process reads buffered */
 };
 
@@ -432,9 +435,6 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
   g_autofree char *io = get_string (s->kf, group, "io");
   if (io && strcmp (io, "buffered") == 0)
     {
-      if (cfg->op != SIM_OP_READ)
-        return invalid (error, group, "io", "buffered writes are not modelled yet (dirty pages "
-                        "and writeback arrive with the writeback eras); use io = direct");
       p->buffered = TRUE;
       s->needs_page_cache = TRUE;
     }
@@ -600,6 +600,7 @@ sim_dimension (const Scenario *s)
 static const char *
 run_sched (const Scenario *s, guint run, guint device)
 {
+  run %= s->n_sched_runs;
   guint sim_k = sim_dimension (s);
   guint sim_index = run % sim_k;
   guint rest = run / sim_k;
@@ -620,6 +621,12 @@ run_sched (const Scenario *s, guint run, guint device)
   g_assert_not_reached ();
 }
 
+static const WbOps *
+run_writeback (const Scenario *s, guint run)
+{
+  return g_ptr_array_index (s->writebacks, run / s->n_sched_runs);
+}
+
 /* A run's label names the elevator when one list varies (or none), else
  * "dev=sched ..." for the devices with lists of their own. */
 static void
@@ -635,7 +642,8 @@ build_runs (Scenario *s)
       n *= k;
       varying += k > 1;
     }
-  for (guint r = 0; r < n; r++)
+  s->n_sched_runs = n;
+  for (guint r = 0; r < n * s->writebacks->len; r++)
     {
       g_autoptr (GString) label = g_string_new (NULL);
       gboolean sim_done = FALSE;
@@ -655,6 +663,10 @@ build_runs (Scenario *s)
           else if (label->len == 0 && (own_list || varying == 0))
             g_string_append (label, sched);
         }
+      /* Several writeback eras: each elevator run once per era. */
+      if (s->writebacks->len > 1)
+        g_string_append_printf (label, " %s",
+                                ((const WbOps *) g_ptr_array_index (s->writebacks, r / n))->name);
       g_ptr_array_add (s->run_labels, g_string_free (g_steal_pointer (&label), FALSE));
     }
 }
@@ -676,11 +688,37 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
-  static const char *const host_keys[] = { "memory", "readahead", NULL };
+  static const char *const host_keys[] = { "memory", "readahead", "writeback", NULL };
   if (g_key_file_has_group (kf, "host") && !check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
     return NULL;
+  g_autofree char *writeback = get_string (kf, "host", "writeback");
+  g_auto (GStrv) eras = g_strsplit (writeback ? writeback : "none", ",", -1);
+  s->writebacks = g_ptr_array_new ();
+  for (guint i = 0; eras[i]; i++)
+    {
+      const WbOps *ops = wb_ops_lookup (g_strstrip (eras[i]));
+      if (ops == NULL)
+        {
+          g_autoptr (GString) known = g_string_new (NULL);
+          for (const WbOps *const *o = wb_ops_all (); *o; o++)
+            g_string_append_printf (known, "%s%s", known->len ? ", " : "", (*o)->name);
+          invalid (error, "host", "writeback", "unknown writeback era '%s' (known: %s)",
+                   eras[i], known->str);
+          return NULL;
+        }
+      /* Validate the [writeback] tunables now, on a throwaway policy. */
+      g_autoptr (Sim) probe_sim = sim_new (1);
+      SimPageCache *probe_pc = sim_page_cache_new (probe_sim, 1 << 20, SIM_RA_ERA_ONDEMAND_6_18);
+      WbPolicy *probe = wb_policy_new (ops, probe_pc, probe_sim, 1000, kf, error);
+      if (probe)
+        sim_page_cache_set_policy (probe_pc, probe);
+      sim_page_cache_free (probe_pc);
+      if (probe == NULL)
+        return NULL;
+      g_ptr_array_add (s->writebacks, (gpointer) ops);
+    }
   g_autofree char *ra_era = get_string (kf, "host", "readahead");
   s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
   if (ra_era)
@@ -718,6 +756,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
           return NULL;
       }
     else if (strcmp (groups[i], "sim") != 0 && strcmp (groups[i], "host") != 0
+             && strcmp (groups[i], "writeback") != 0
              && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
       {
         invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [device NAME], "
@@ -794,6 +833,8 @@ scenario_free (Scenario *s)
   g_ptr_array_unref (s->run_labels);
   g_strfreev (s->search_dirs);
   g_strfreev (s->sim_scheds);
+  if (s->writebacks)
+    g_ptr_array_unref (s->writebacks);
   g_free (s->name);
   g_free (s->base_dir);
   g_free (s);
@@ -1063,6 +1104,15 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   g_autoptr (GArray) proc_group = g_array_new (FALSE, FALSE, sizeof (guint));
   SimPageCache *page_cache = s->needs_page_cache && ok
                              ? sim_page_cache_new (sim, s->memory_bytes, s->ra_era) : NULL;
+  if (page_cache)
+    {
+      WbPolicy *policy = wb_policy_new (run_writeback (s, run), page_cache, sim, s->hz,
+                                        s->kf, error);
+      if (policy == NULL)
+        ok = FALSE;
+      else
+        sim_page_cache_set_policy (page_cache, policy);
+    }
   g_autofree SimRaState *shared_ra = g_new0 (SimRaState, s->processes->len);
   g_autofree SimSharedCursor *cursors = g_new0 (SimSharedCursor, s->processes->len);
   g_autofree SimIoContext *shared_iocs = g_new0 (SimIoContext, s->processes->len);
@@ -1135,6 +1185,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         sim_timeseries_add_device (ts, devs[i].q, devs[i].dev);
       for (guint i = 0; i < procs->len; i++)
         sim_timeseries_add_process (ts, g_ptr_array_index (procs, i));
+      if (page_cache)
+        {
+          GPtrArray *bdis = sim_page_cache_bdis (page_cache);
+          for (guint i = 0; i < bdis->len; i++)
+            sim_timeseries_add_bdi (ts, g_ptr_array_index (bdis, i));
+        }
       sim_timeseries_start (ts);
     }
 
@@ -1149,7 +1205,15 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       SimTime now = sim_now (sim);
       result = sim_run_result_new ();
       result->label = g_strdup (scenario_run_label (s, run));
-      result->writeback = g_strdup ("none");
+      result->writeback = g_strdup (run_writeback (s, run)->name);
+      if (page_cache)
+        {
+          /* No page is lost: every dirtying is written back, still dirty,
+           * or under writeback. */
+          const SimPageCacheStats *st = sim_page_cache_stats (page_cache);
+          g_assert (st->dirtied == st->written + sim_page_cache_nr_dirty (page_cache)
+                                  + sim_page_cache_nr_writeback (page_cache));
+        }
       result->seed = s->seed;
       result->hz = s->hz;
       result->elapsed_ns = now;

@@ -1,5 +1,6 @@
 /* sim-pagecache.c — see sim-pagecache.h. */
 #include "sim/sim-pagecache.h"
+#include "models/wb/wb.h"
 
 #include <string.h>
 
@@ -9,9 +10,14 @@ struct _SimPage {
   SimPage  *hash_next;
   SimList   lru;             /* on the LRU while cached */
   SimList   waiters;         /* SimPageRead.wait_link */
+  SimList   write_waiters;   /* SimPageWrite.wait_link */
   gboolean  uptodate;
   gboolean  locked;          /* read I/O in flight */
   gboolean  readahead;       /* PG_readahead marker */
+  gboolean  dirty;
+  gboolean  writeback;       /* write I/O in flight */
+  SimTime   dirtied_ns;
+  SimList   dirty_link;      /* on its BDI's dirty list while dirty */
   SimPage  *free_next;
 };
 
@@ -31,8 +37,16 @@ struct _SimPageCache {
   SimList     memory_waiters;       /* SimPageRead waiting for a free page */
   GPtrArray  *files;
   gpointer    free_waiters;         /* PcWaiter free list */
+  GPtrArray  *bdis;                 /* SimBdi, one per request queue */
+  guint64     nr_dirty;
+  guint64     nr_writeback;
+  SimList     memory_waiters_w;     /* SimPageWrite waiting for a free page */
+  SimList     writeback_waiters;    /* SimPageWrite parked by their policy */
+  WbPolicy   *policy;
   SimPageCacheStats stats;
 };
+
+static void write_continue (SimPageCache *pc, SimPageWrite *wr);
 
 static void read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event);
 
@@ -53,7 +67,10 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->bucket_mask = buckets - 1;
   sim_list_init (&pc->lru);
   sim_list_init (&pc->memory_waiters);
+  sim_list_init (&pc->memory_waiters_w);
+  sim_list_init (&pc->writeback_waiters);
   pc->files = g_ptr_array_new ();
+  pc->bdis = g_ptr_array_new_with_free_func (g_free);
   return pc;
 }
 
@@ -69,6 +86,8 @@ sim_page_cache_free (SimPageCache *pc)
 {
   if (pc == NULL)
     return;
+  wb_policy_free (pc->policy);
+  g_ptr_array_unref (pc->bdis);
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
@@ -95,6 +114,16 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
   f->start_sector = offset_bytes / 512;
   f->size_pages = size_bytes / SIM_PAGE_BYTES;
   f->ra_pages = sim_ra_pages_from_kb (read_ahead_kb);
+  for (guint i = 0; i < pc->bdis->len && f->bdi == NULL; i++)
+    if (((SimBdi *) g_ptr_array_index (pc->bdis, i))->q == q)
+      f->bdi = g_ptr_array_index (pc->bdis, i);
+  if (f->bdi == NULL)
+    {
+      f->bdi = g_new0 (SimBdi, 1);
+      f->bdi->q = q;
+      sim_list_init (&f->bdi->dirty);
+      g_ptr_array_add (pc->bdis, f->bdi);
+    }
   g_ptr_array_add (pc->files, f);
   return f;
 }
@@ -149,7 +178,8 @@ reclaim_one (SimPageCache *pc)
   for (SimList *l = pc->lru.next; l != &pc->lru; l = l->next)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
-      if (!page->uptodate || page->locked || !sim_list_empty (&page->waiters))
+      if (!page->uptodate || page->locked || page->dirty || page->writeback
+          || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters))
         continue;
       sim_list_del (&page->lru);
       hash_remove (pc, page);
@@ -192,6 +222,8 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index)
   page->index = index;
   page->locked = TRUE;
   sim_list_init (&page->waiters);
+  sim_list_init (&page->write_waiters);
+  sim_list_init (&page->dirty_link);
   guint64 b = bucket_of (pc, f, index);
   page->hash_next = pc->buckets[b];
   pc->buckets[b] = page;
@@ -211,6 +243,17 @@ wake_list (SimPageCache *pc, SimList *list)
     }
 }
 
+static void
+wake_writers (SimPageCache *pc, SimList *list)
+{
+  while (!sim_list_empty (list))
+    {
+      SimPageWrite *wr = sim_list_first_entry (list, SimPageWrite, wait_link);
+      sim_list_del (&wr->wait_link);
+      write_continue (pc, wr);
+    }
+}
+
 /* A read bio of contiguous pages of one file completed: they are up to
  * date; wake whoever sleeps on them, then whoever waits for memory. */
 static void
@@ -227,8 +270,10 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
       page->locked = FALSE;
       page->uptodate = TRUE;
       wake_list (pc, &page->waiters);
+      wake_writers (pc, &page->write_waiters);
     }
   wake_list (pc, &pc->memory_waiters);
+  wake_writers (pc, &pc->memory_waiters_w);
 }
 
 /* Waiters for bios parked on a full request pool, from chunks. */
@@ -363,6 +408,14 @@ sleep_on (SimPageCache *pc, SimPageRead *rd, SimList *queue)
   sim_queue_unplug (rd->file->q, rd->ioc);
 }
 
+/* Memory is full of dirty or busy pages: reclaim writes back the coldest
+ * dirty ones (pageout) and the allocating task waits for a page to free. */
+static void
+pageout (SimPageCache *pc, const SimIoContext *ioc)
+{
+  sim_page_cache_start_writeback (pc, NULL, 32, SIM_TIME_NEVER, ioc);
+}
+
 /* do_generic_file_read from rd->index on; returns when the read sleeps or
  * is done. */
 static void
@@ -388,6 +441,7 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
               if (page == NULL)
                 {
                   pc->stats.memory_waits++;
+                  pageout (pc, rd->ioc);
                   sleep_on (pc, rd, &pc->memory_waiters);
                   return;
                 }
@@ -451,5 +505,287 @@ sim_page_cache_check (const SimPageCache *pc)
         return FALSE;
       on_lru++;
     }
-  return on_lru == pc->used_pages && pc->used_pages <= pc->max_pages;
+  /* No page is lost: every dirtying is written back, dirty or in flight
+   * (a page redirtied under writeback counts in both). */
+  return on_lru == pc->used_pages && pc->used_pages <= pc->max_pages
+         && pc->stats.dirtied == pc->stats.written + pc->nr_dirty + pc->nr_writeback;
+}
+
+/* ---- the write path ------------------------------------------------------ */
+
+void
+sim_page_cache_set_policy (SimPageCache *pc, WbPolicy *policy)
+{
+  g_assert (pc->policy == NULL);
+  pc->policy = policy;
+}
+
+static void
+set_dirty (SimPageCache *pc, SimPage *page)
+{
+  if (page->dirty)
+    return;
+  page->dirty = TRUE;
+  page->dirtied_ns = sim_now (pc->sim);
+  pc->nr_dirty++;
+  page->file->bdi->nr_dirty++;
+  page->file->bdi->dirtied++;
+  pc->stats.dirtied++;
+  sim_list_add_tail (&page->dirty_link, &page->file->bdi->dirty);
+}
+
+static void
+write_done_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageWrite *wr = object;
+  wr->done (sim, wr, sim_now (sim));
+}
+
+void
+sim_page_cache_write_finish (SimPageCache *pc, SimPageWrite *wr)
+{
+  sim_schedule_in (pc->sim, 0, write_done_fired, pc, wr);
+}
+
+/* generic_perform_write from wr->index on: grab each page (a new page is
+ * up to date at once: whole pages are written), dirty it; then the policy
+ * decides what the writer must do (balance_dirty_pages). */
+static void
+write_continue (SimPageCache *pc, SimPageWrite *wr)
+{
+  SimFile *f = wr->file;
+  while (wr->index < wr->end_index)
+    {
+      SimPage *page = lookup (pc, f, wr->index);
+      if (page == NULL)
+        {
+          page = page_alloc (pc, f, wr->index);
+          if (page == NULL)
+            {
+              pc->stats.memory_waits++;
+              pageout (pc, wr->ioc);
+              sim_list_add_tail (&wr->wait_link, &pc->memory_waiters_w);
+              sim_queue_unplug (f->q, wr->ioc);
+              return;
+            }
+          page->locked = FALSE;
+          page->uptodate = TRUE;
+        }
+      else if (page->locked)
+        {
+          /* A read is bringing the page in: lock_page sleeps. */
+          sim_list_add_tail (&wr->wait_link, &page->write_waiters);
+          sim_queue_unplug (f->q, wr->ioc);
+          return;
+        }
+      page->uptodate = TRUE;
+      if (!page->dirty)
+        wr->dirtied++;
+      set_dirty (pc, page);
+      sim_list_del (&page->lru);
+      sim_list_add_tail (&page->lru, &pc->lru);
+      wr->index++;
+    }
+  if (pc->policy)
+    pc->policy->ops->dirtied (pc->policy, wr, sim_now (pc->sim));
+  else
+    sim_page_cache_write_finish (pc, wr);
+}
+
+void
+sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
+{
+  g_assert (wr->offset_bytes % SIM_PAGE_BYTES == 0 && wr->bytes % SIM_PAGE_BYTES == 0);
+  g_assert (wr->bytes > 0 && wr->done != NULL);
+  wr->index = wr->offset_bytes / SIM_PAGE_BYTES;
+  wr->end_index = MIN (wr->index + wr->bytes / SIM_PAGE_BYTES, wr->file->size_pages);
+  g_assert (wr->end_index > wr->index);
+  wr->dirtied = 0;
+  wr->written = 0;
+  wr->step = 0;
+  sim_list_init (&wr->wait_link);
+  write_continue (pc, wr);
+}
+
+gboolean
+sim_page_cache_write_clean (SimPageCache *pc, SimPageWrite *wr)
+{
+  guint64 first = wr->offset_bytes / SIM_PAGE_BYTES;
+  for (guint64 i = first; i < wr->end_index; i++)
+    {
+      SimPage *page = lookup (pc, wr->file, i);
+      if (page && (page->dirty || page->writeback))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+void
+sim_page_cache_wait_writeback (SimPageCache *pc, SimPageWrite *wr)
+{
+  sim_list_add_tail (&wr->wait_link, &pc->writeback_waiters);
+}
+
+/* ---- writeback ------------------------------------------------------------ */
+
+static void
+write_bio_done (Sim *sim, SimBio *bio, SimTime now)
+{
+  SimFile *f = bio->end_io_data;
+  SimPageCache *pc = f->pc;
+  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
+  guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
+  for (guint64 i = 0; i < n; i++)
+    {
+      SimPage *page = lookup (pc, f, first + i);
+      g_assert (page != NULL && page->writeback);
+      page->writeback = FALSE;
+      pc->nr_writeback--;
+      f->bdi->nr_writeback--;
+      f->bdi->written++;
+      pc->stats.written++;
+    }
+  if (pc->policy && pc->policy->ops->written)
+    pc->policy->ops->written (pc->policy, f->bdi, n, now);
+  /* Wake the parked writers once each: a resume may park again. */
+  SimList woken;
+  sim_list_init (&woken);
+  while (!sim_list_empty (&pc->writeback_waiters))
+    {
+      SimList *l = pc->writeback_waiters.next;
+      sim_list_del (l);
+      sim_list_add_tail (l, &woken);
+    }
+  while (!sim_list_empty (&woken))
+    {
+      SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
+      sim_list_del (&wr->wait_link);
+      if (pc->policy && pc->policy->ops->resume)
+        pc->policy->ops->resume (pc->policy, wr, now);
+    }
+  wake_list (pc, &pc->memory_waiters);
+  wake_writers (pc, &pc->memory_waiters_w);
+}
+
+static void
+submit_write_run (SimPageCache *pc, SimFile *f, guint64 first, guint64 n,
+                  const SimIoContext *ioc)
+{
+  SimRequestQueue *q = f->q;
+  guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
+  while (n > 0)
+    {
+      guint64 chunk = MIN (n, max_pages);
+      SimBio *bio = sim_queue_bio_alloc (q);
+      bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
+      bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
+      bio->op = SIM_OP_WRITE;
+      bio->flags = 0;                    /* writeback is asynchronous */
+      bio->ioc = (SimIoContext *) ioc;
+      bio->end_io = write_bio_done;
+      bio->end_io_data = f;
+      pc->stats.write_ios++;
+      SimBioWaiter *waiter = waiter_alloc (pc);
+      if (sim_queue_submit_bio (q, bio, waiter))
+        waiter_release (pc, waiter);
+      first += chunk;
+      n -= chunk;
+    }
+}
+
+/* The BDI whose oldest dirty page is oldest, among those with one dirtied
+ * at or before @before. */
+static SimBdi *
+oldest_bdi (SimPageCache *pc, SimTime before)
+{
+  SimBdi *best = NULL;
+  SimTime best_ns = SIM_TIME_NEVER;
+  for (guint i = 0; i < pc->bdis->len; i++)
+    {
+      SimBdi *b = g_ptr_array_index (pc->bdis, i);
+      if (sim_list_empty (&b->dirty))
+        continue;
+      SimPage *head = sim_list_first_entry (&b->dirty, SimPage, dirty_link);
+      if (head->dirtied_ns <= before && (best == NULL || head->dirtied_ns < best_ns))
+        {
+          best = b;
+          best_ns = head->dirtied_ns;
+        }
+    }
+  return best;
+}
+
+guint64
+sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages,
+                                SimTime dirtied_before_ns, const SimIoContext *ioc)
+{
+  guint64 started = 0, skipped = 0;
+  SimFile *run_file = NULL;
+  guint64 run_first = 0, run_len = 0;
+  while (started < max_pages)
+    {
+      SimBdi *b = bdi ? bdi : oldest_bdi (pc, dirtied_before_ns);
+      if (b == NULL || sim_list_empty (&b->dirty))
+        break;
+      SimPage *page = sim_list_first_entry (&b->dirty, SimPage, dirty_link);
+      if (page->dirtied_ns > dirtied_before_ns)
+        break;
+      if (page->writeback)
+        {
+          /* Redirtied while its write is in flight: non-blocking writeback
+           * skips it until that write is done (it stays dirty). */
+          if (++skipped > pc->nr_dirty)
+            break;
+          sim_list_del (&page->dirty_link);
+          sim_list_add_tail (&page->dirty_link, &b->dirty);
+          continue;
+        }
+      /* Pages go to the device in runs of contiguous pages of one file. */
+      if (run_len && (page->file != run_file || page->index != run_first + run_len))
+        {
+          submit_write_run (pc, run_file, run_first, run_len, ioc);
+          run_len = 0;
+        }
+      if (run_len == 0)
+        {
+          run_file = page->file;
+          run_first = page->index;
+        }
+      run_len++;
+      sim_list_del (&page->dirty_link);
+      page->dirty = FALSE;
+      pc->nr_dirty--;
+      b->nr_dirty--;
+      page->writeback = TRUE;
+      pc->nr_writeback++;
+      b->nr_writeback++;
+      started++;
+    }
+  if (run_len)
+    submit_write_run (pc, run_file, run_first, run_len, ioc);
+  return started;
+}
+
+guint64
+sim_page_cache_nr_dirty (const SimPageCache *pc)
+{
+  return pc->nr_dirty;
+}
+
+guint64
+sim_page_cache_nr_writeback (const SimPageCache *pc)
+{
+  return pc->nr_writeback;
+}
+
+guint64
+sim_page_cache_max_pages (const SimPageCache *pc)
+{
+  return pc->max_pages;
+}
+
+GPtrArray *
+sim_page_cache_bdis (const SimPageCache *pc)
+{
+  return pc->bdis;
 }

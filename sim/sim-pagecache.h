@@ -28,6 +28,19 @@ G_BEGIN_DECLS
 typedef struct _SimPageCache SimPageCache;
 typedef struct _SimPage      SimPage;
 typedef struct _SimPageRead  SimPageRead;
+typedef struct _SimPageWrite SimPageWrite;
+typedef struct _WbPolicy     WbPolicy;
+
+/* A backing device's writeback state (struct backing_dev_info): its dirty
+ * pages, oldest first, and counts.  One per request queue. */
+typedef struct {
+  SimRequestQueue *q;
+  SimList          dirty;          /* SimPage, in the order they were dirtied */
+  guint64          nr_dirty;
+  guint64          nr_writeback;
+  guint64          written;        /* pages whose writeback completed */
+  guint64          dirtied;        /* pages that became dirty */
+} SimBdi;
 
 /* A file: a contiguous extent of a device (no file system layout yet). */
 typedef struct {
@@ -38,6 +51,7 @@ typedef struct {
   guint64          start_sector;
   guint64          size_pages;
   guint64          ra_pages;      /* the device's read_ahead_kb in pages */
+  SimBdi          *bdi;
 } SimFile;
 
 typedef void (*SimPageReadDone) (Sim *sim, SimPageRead *rd, SimTime now_ns);
@@ -60,6 +74,27 @@ struct _SimPageRead {
   gboolean         started;
 };
 
+typedef void (*SimPageWriteDone) (Sim *sim, SimPageWrite *wr, SimTime now_ns);
+
+/* One buffered write() in progress, embedded in the caller's I/O. */
+struct _SimPageWrite {
+  SimFile          *file;
+  SimIoContext     *ioc;
+  guint64           offset_bytes;  /* page aligned */
+  guint64           bytes;         /* whole pages */
+  SimPageWriteDone  done;
+  gpointer          done_data;
+
+  /* private below this line */
+  guint64           index;
+  guint64           end_index;
+  guint64           dirtied;       /* pages this write made dirty */
+  guint64           written;       /* pages the writer wrote back itself (throttling) */
+  SimList           wait_link;
+  SimEventId        pause;         /* a throttling sleep in progress */
+  gint              step;          /* the policy's state while throttling */
+};
+
 typedef struct {
   guint64 hits;                   /* pages found up to date */
   guint64 misses;                 /* pages a reader found missing */
@@ -68,6 +103,9 @@ typedef struct {
   guint64 read_ios;               /* bios submitted */
   guint64 reclaimed;              /* pages evicted */
   guint64 memory_waits;           /* readers that waited for a free page */
+  guint64 dirtied;                /* pages that became dirty */
+  guint64 written;                /* pages whose writeback completed */
+  guint64 write_ios;              /* writeback bios submitted */
 } SimPageCacheStats;
 
 SimPageCache *sim_page_cache_new   (Sim        *sim,
@@ -91,6 +129,36 @@ void          sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaStat
  * all cache hits), so callers never recurse. */
 void          sim_page_cache_read  (SimPageCache *pc,
                                     SimPageRead  *rd);
+
+/* Buffered write: the pages become dirty, then the writeback policy may
+ * throttle the writer (balance_dirty_pages) before @done runs (always from
+ * an event of its own). */
+void          sim_page_cache_write (SimPageCache *pc,
+                                    SimPageWrite *wr);
+/* For policies: the throttled writer may return from write(). */
+void          sim_page_cache_write_finish (SimPageCache *pc,
+                                    SimPageWrite *wr);
+/* Takes ownership of @policy (NULL: no writeback, pages stay dirty). */
+void          sim_page_cache_set_policy (SimPageCache *pc, WbPolicy *policy);
+
+/* Start writeback of up to @max_pages dirty pages, oldest first, of @bdi
+ * (NULL: of every device, oldest across them), only pages dirtied at or
+ * before @dirtied_before_ns (SIM_TIME_NEVER: any); bios are async writes
+ * submitted as @ioc.  Returns the pages started. */
+guint64       sim_page_cache_start_writeback (SimPageCache       *pc,
+                                    SimBdi             *bdi,
+                                    guint64             max_pages,
+                                    SimTime             dirtied_before_ns,
+                                    const SimIoContext *ioc);
+/* Whether @wr's pages are all clean (written back, or never dirty). */
+gboolean      sim_page_cache_write_clean (SimPageCache *pc, SimPageWrite *wr);
+/* Park @wr until the next writeback completion, then call @fn. */
+void          sim_page_cache_wait_writeback (SimPageCache *pc, SimPageWrite *wr);
+
+guint64       sim_page_cache_nr_dirty     (const SimPageCache *pc);
+guint64       sim_page_cache_nr_writeback (const SimPageCache *pc);
+guint64       sim_page_cache_max_pages    (const SimPageCache *pc);
+GPtrArray    *sim_page_cache_bdis         (const SimPageCache *pc);   /* SimBdi */
 
 guint64       sim_page_cache_pages (const SimPageCache *pc);   /* pages in use */
 const SimPageCacheStats *sim_page_cache_stats (const SimPageCache *pc);

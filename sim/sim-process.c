@@ -13,6 +13,7 @@
 
 struct _SimIo {
   SimPageRead rd;              /* first: buffered reads (its done gets the SimIo) */
+  SimPageWrite wr;             /* buffered writes */
   SimIo      *next_free;
   SimProcess *p;
   SimOp       op;
@@ -302,6 +303,29 @@ start_buffered_read (SimProcess *p, SimIo *io)
 }
 
 static void
+buffered_write_done (Sim *sim, SimPageWrite *wr, SimTime now)
+{
+  SimIo *io = wr->done_data;
+  io->submitting = FALSE;
+  io_complete (io->p, io, now);
+}
+
+/* A buffered write dirties pages; the writeback policy may hold the writer
+ * (balance_dirty_pages) before write() returns. */
+static void
+start_buffered_write (SimProcess *p, SimIo *io)
+{
+  SimFile *f = p->cfg.file;
+  io->wr.file = f;
+  io->wr.ioc = p->ioc;
+  io->wr.offset_bytes = io->offset_bytes - f->start_sector * SIM_SECTOR_BYTES;
+  io->wr.bytes = io->bytes;
+  io->wr.done = buffered_write_done;
+  io->wr.done_data = io;
+  sim_page_cache_write (p->cfg.page_cache, &io->wr);
+}
+
+static void
 start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
 {
   SimTime now = sim_now (p->sim);
@@ -316,9 +340,12 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
   p->outstanding++;
   p->bytes_issued += bytes;
   p->last_issue_ns = now;
-  if (p->cfg.page_cache && op == SIM_OP_READ)
+  if (p->cfg.page_cache)
     {
-      start_buffered_read (p, io);
+      if (op == SIM_OP_READ)
+        start_buffered_read (p, io);
+      else
+        start_buffered_write (p, io);
       return;
     }
   p->cur_io = io;

@@ -25,6 +25,7 @@ struct _SimTimeSeries {
   GPtrArray  *keep;
   GArray     *devices;       /* DeviceProbe */
   GArray     *processes;     /* ProcessProbe */
+  GPtrArray  *bdis;          /* const SimBdi * */
 };
 
 void
@@ -51,6 +52,7 @@ sim_timeseries_new (Sim *sim, const char *run_label, SimTime interval_ns, FILE *
   ts->keep = keep;
   ts->devices = g_array_new (FALSE, TRUE, sizeof (DeviceProbe));
   ts->processes = g_array_new (FALSE, TRUE, sizeof (ProcessProbe));
+  ts->bdis = g_ptr_array_new ();
   return ts;
 }
 
@@ -61,6 +63,7 @@ sim_timeseries_free (SimTimeSeries *ts)
     return;
   g_array_unref (ts->devices);
   g_array_unref (ts->processes);
+  g_ptr_array_unref (ts->bdis);
   g_free (ts->run_label);
   g_free (ts);
 }
@@ -85,6 +88,12 @@ sim_timeseries_add_process (SimTimeSeries *ts, SimProcess *p)
       g_ptr_array_add (ts->keep, probe.series);
     }
   g_array_append_val (ts->processes, probe);
+}
+
+void
+sim_timeseries_add_bdi (SimTimeSeries *ts, const SimBdi *bdi)
+{
+  g_ptr_array_add (ts->bdis, (gpointer) bdi);
 }
 
 static void
@@ -155,6 +164,12 @@ tick (Sim *sim, gpointer subject, gpointer object)
   ts->last_ns = now;
   sample_devices (ts, now, span_s, t_s);
   sample_processes (ts, span_s, t_s);
+  for (guint i = 0; i < ts->bdis->len; i++)
+    {
+      const SimBdi *b = g_ptr_array_index (ts->bdis, i);
+      row (ts, t_s, "bdi", b->q->name, "dirty_pages", (double) b->nr_dirty);
+      row (ts, t_s, "bdi", b->q->name, "writeback_pages", (double) b->nr_writeback);
+    }
   /* Keep sampling only while the run has something left to do. */
   if (sim_events_pending (sim) > 0)
     sim_schedule_in (sim, ts->interval_ns, tick, ts, NULL);

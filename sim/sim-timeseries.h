@@ -7,6 +7,7 @@
  *   device  mb_per_s, read_mb_per_s, write_mb_per_s, util (busy fraction),
  *           queue_depth and in_flight (at the sample instant)
  *   process mb_per_s, iops, lat_mean_ms (of I/Os completed in the interval)
+ *   bdi     dirty_pages, writeback_pages (at the sample instant; buffered I/O)
  * Sampling only reads state, so a run's results do not change with it; it
  * stops when nothing else is left to happen.
  */
@@ -46,6 +47,8 @@ void           sim_timeseries_add_device  (SimTimeSeries *ts,
                                            SimDevice     *dev);
 void           sim_timeseries_add_process (SimTimeSeries *ts,
                                            SimProcess    *p);
+void           sim_timeseries_add_bdi     (SimTimeSeries *ts,
+                                           const SimBdi  *bdi);
 void           sim_timeseries_start       (SimTimeSeries *ts);
 void           sim_timeseries_free        (SimTimeSeries *ts);
 

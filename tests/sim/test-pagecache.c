@@ -12,6 +12,7 @@
 #include "sim/sim-pagecache.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
+#include "models/wb/wb.h"
 
 typedef struct {
   Sim             *sim;
@@ -200,6 +201,91 @@ test_memory_wait (void)
   teardown (&f);
 }
 
+static void
+write_done (Sim *sim, SimPageWrite *wr, SimTime now)
+{
+  Fixture *f = wr->done_data;
+  f->done++;
+  f->done_ns = now;
+}
+
+static SimTime
+write_now (Fixture *f, guint64 offset, guint64 bytes)
+{
+  SimPageWrite wr = { .file = f->file, .ioc = &ioc, .offset_bytes = offset, .bytes = bytes,
+                      .done = write_done, .done_data = f };
+  guint before = f->done;
+  SimTime start = sim_now (f->sim);
+  sim_page_cache_write (f->pc, &wr);
+  while (f->done == before && sim_step (f->sim))
+    ;
+  g_assert_cmpuint (f->done, ==, before + 1);
+  return f->done_ns - start;
+}
+
+static void
+test_write_through (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  g_autoptr (GError) error = NULL;
+  WbPolicy *none = wb_policy_new (&wb_none_ops, f.pc, f.sim, 1000, NULL, &error);
+  g_assert_no_error (error);
+  sim_page_cache_set_policy (f.pc, none);
+  /* write() returns once its 16 pages are on the device: one request. */
+  SimTime t = write_now (&f, 0, 16 * 4096);
+  g_assert_cmpint (t, >, 1000000);
+  g_assert_cmpstr (f.issued->str, ==, "0+128 ");
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 0);
+  g_assert_cmpuint (sim_page_cache_nr_writeback (f.pc), ==, 0);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->written, ==, 16);
+  /* The pages stay cached: reading them back costs nothing. */
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  g_assert_cmpint (read_now (&f, &ra, 0, 16 * 4096), ==, 0);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+static void
+test_dirty_without_writeback (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  g_assert_cmpint (write_now (&f, 0, 8 * 4096), ==, 0);
+  g_assert_cmpint (write_now (&f, 4 * 4096, 8 * 4096), ==, 0);   /* 4 pages redirtied */
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 12);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->dirtied, ==, 12);
+  g_assert_cmpstr (f.issued->str, ==, "");
+  /* Writeback of the oldest 5: one run, then the rest. */
+  g_assert_cmpuint (sim_page_cache_start_writeback (f.pc, f.file->bdi, 5, SIM_TIME_NEVER, &ioc), ==, 5);
+  g_assert_cmpuint (sim_page_cache_nr_writeback (f.pc), ==, 5);
+  g_assert_true (sim_page_cache_check (f.pc));
+  sim_queue_unplug (f.q, &ioc);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->written, ==, 5);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 7);
+  teardown (&f);
+}
+
+static void
+test_reclaim_writes_dirty_pages (void)
+{
+  Fixture f;
+  setup (&f, 64 * 4096, 0);      /* 64 pages, no writeback policy */
+  /* 200 pages dirtied in 64 pages of memory: reclaim must write the
+   * coldest dirty pages and wait for them, over and over. */
+  for (guint i = 0; i < 50; i++)
+    write_now (&f, (guint64) i * 4 * 4096, 4 * 4096);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
+  g_assert_cmpuint (st->dirtied, ==, 200);
+  g_assert_cmpuint (st->written, >=, 200 - 64);
+  g_assert_cmpuint (st->memory_waits, >, 0);
+  g_assert_cmpuint (sim_page_cache_pages (f.pc), <=, 64);
+  teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -209,5 +295,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pagecache/reclaim", test_reclaim_bounds_memory);
   g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
   g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
+  g_test_add_func ("/pagecache/write-through", test_write_through);
+  g_test_add_func ("/pagecache/dirty-without-writeback", test_dirty_without_writeback);
+  g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
   return g_test_run ();
 }

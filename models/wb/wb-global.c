@@ -1,0 +1,263 @@
+/* wb-global.c — "global-2.6": writeback before per-BDI limits (2.6.x up to
+ * 2.6.23; ../shared/reference/kernel-algorithms.md §7.2).
+ *
+ *  - one global pair of thresholds from dirty_ratio and
+ *    dirty_background_ratio over dirtyable memory (wb-limits.c, era from
+ *    the `kernel` tunable, default 2.6.20 with its 40/10 defaults);
+ *  - balance_dirty_pages: a writer over the dirty threshold writes back up
+ *    to write_chunk pages of its own device itself, then sleeps in
+ *    congestion_wait (100 ms) and looks again, until the dirty + writeback
+ *    count is under the threshold or it has written its chunk;
+ *  - pdflush background writeback once dirty pages pass the background
+ *    threshold, oldest pages first across devices, skipping congested
+ *    queues (nonblocking), sleeping 100 ms when all are congested;
+ *  - kupdate every dirty_writeback_centisecs writes pages older than
+ *    dirty_expire_centisecs.
+ * Simplified: balance_dirty_pages runs once per write() call instead of
+ * every ratelimit pages; one pdflush thread; no inode ordering (pages of a
+ * device are written in the order they were dirtied).
+ */
+#include "models/wb/wb.h"
+#include "models/wb/wb-limits.h"
+#include "sim/sim-units.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  WbDirtyTunables t;
+  guint           kver;
+  gboolean        background_running;
+  SimEventId      background_event;
+  SimEventId      kupdate_event;
+} GlobalData;
+
+#define CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)   /* congestion_wait(WRITE, HZ/10) */
+#define FLUSH_BATCH_PAGES  32u
+
+static void
+limits (WbPolicy *w, guint64 *bg, guint64 *thresh)
+{
+  GlobalData *g = w->priv;
+  guint64 max = sim_page_cache_max_pages (w->pc);
+  guint64 used = sim_page_cache_pages (w->pc);
+  WbMemInfo mem = { .total_pages = max, .free_pages = max - used, .reclaimable_pages = used };
+  wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, bg, thresh);
+}
+
+/* blk_queue_congested for writes: the pool is past nr - nr/8. */
+static gboolean
+congested (const SimBdi *b)
+{
+  guint nr = b->q->limits.nr_requests;
+  return b->q->rq_count[SIM_OP_WRITE] >= nr - nr / 8;
+}
+
+/* Nonblocking writeback of pages dirtied at or before @before, oldest
+ * device first, while over @target dirty pages; FALSE when it stopped
+ * because every device with work was congested. */
+static gboolean
+flush (WbPolicy *w, SimTime before, guint64 target)
+{
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  while (sim_page_cache_nr_dirty (w->pc) > target)
+    {
+      guint64 started = 0;
+      gboolean all_congested = TRUE;
+      for (guint i = 0; i < bdis->len; i++)
+        {
+          SimBdi *b = g_ptr_array_index (bdis, i);
+          if (b->nr_dirty == 0)
+            continue;
+          if (congested (b))
+            continue;
+          all_congested = FALSE;
+          guint64 n = sim_page_cache_start_writeback (w->pc, b, FLUSH_BATCH_PAGES, before, &w->flusher);
+          if (n)
+            sim_queue_unplug (b->q, &w->flusher);
+          started += n;
+        }
+      if (started == 0)
+        return !all_congested;
+    }
+  return TRUE;
+}
+
+static void background_step (Sim *sim, gpointer subject, gpointer object);
+
+static void
+wake_background (WbPolicy *w)
+{
+  GlobalData *g = w->priv;
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  if (g->background_running || sim_page_cache_nr_dirty (w->pc) <= bg)
+    return;
+  g->background_running = TRUE;
+  g->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
+}
+
+/* pdflush's background_writeout. */
+static void
+background_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  GlobalData *g = w->priv;
+  guint64 bg, thresh;
+  g->background_event = 0;
+  limits (w, &bg, &thresh);
+  if (flush (w, SIM_TIME_NEVER, bg) && sim_page_cache_nr_dirty (w->pc) <= bg)
+    {
+      g->background_running = FALSE;
+      return;
+    }
+  if (sim_page_cache_nr_dirty (w->pc) <= bg)
+    {
+      g->background_running = FALSE;
+      return;
+    }
+  g->background_event = sim_schedule_in (sim, CONGESTION_WAIT_NS, background_step, w, NULL);
+}
+
+/* wb_kupdate: write what has been dirty for longer than the expiry. */
+static void
+kupdate_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  GlobalData *g = w->priv;
+  SimTime now = sim_now (sim);
+  SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
+  if (now >= expire)
+    flush (w, now - expire, 0);
+  g->kupdate_event = 0;
+  /* Keep the timer only while something else goes on. */
+  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
+    g->kupdate_event = sim_schedule_in (sim, (SimTime) g->t.dirty_writeback_centisecs
+                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+}
+
+static void balance_step (WbPolicy *w, SimPageWrite *wr);
+
+static void
+pause_done (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageWrite *wr = object;
+  wr->pause = 0;
+  balance_step (subject, wr);
+}
+
+/* balance_dirty_pages of 2.6.20. */
+static void
+balance_step (WbPolicy *w, SimPageWrite *wr)
+{
+  GlobalData *g = w->priv;
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  guint64 nr = sim_page_cache_nr_dirty (w->pc) + sim_page_cache_nr_writeback (w->pc);
+  guint64 chunk = wb_write_chunk_pages (g->kver,
+                                        wb_ratelimit_pages (sim_page_cache_max_pages (w->pc), 1),
+                                        wr->dirtied);
+  if (nr > thresh && wr->written < chunk)
+    {
+      guint64 n = sim_page_cache_start_writeback (w->pc, wr->file->bdi, chunk - wr->written,
+                                                  SIM_TIME_NEVER, wr->ioc);
+      wr->written += n;
+      if (n)
+        sim_queue_unplug (wr->file->q, wr->ioc);
+      nr = sim_page_cache_nr_dirty (w->pc) + sim_page_cache_nr_writeback (w->pc);
+    }
+  if (nr <= thresh || wr->written >= chunk)
+    {
+      wake_background (w);
+      sim_page_cache_write_finish (w->pc, wr);
+      return;
+    }
+  wr->pause = sim_schedule_in (w->sim, CONGESTION_WAIT_NS, pause_done, w, wr);
+}
+
+static void
+global_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
+{
+  balance_step (w, wr);
+}
+
+static gboolean
+get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
+{
+  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
+  if (text == NULL)
+    return TRUE;
+  g_strstrip (text);
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+  if (end == text || *end != '\0' || v > max)
+    {
+      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+static gboolean
+global_init (WbPolicy *w, GKeyFile *kf, GError **error)
+{
+  GlobalData *g = w->priv;
+  static const char *const keys[] = { "policy", "kernel", "dirty_ratio", "dirty_background_ratio",
+                                      "dirty_expire_centisecs", "dirty_writeback_centisecs", NULL };
+  g->kver = WB_KERNEL_VERSION (2, 6, 20);
+  if (kf && g_key_file_has_group (kf, "writeback"))
+    {
+      g_auto (GStrv) present = g_key_file_get_keys (kf, "writeback", NULL, NULL);
+      for (guint i = 0; present && present[i]; i++)
+        if (!g_strv_contains (keys, present[i]))
+          {
+            g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                         "[writeback] %s: unknown key (kernel, dirty_ratio, dirty_background_ratio, "
+                         "dirty_expire_centisecs, dirty_writeback_centisecs)", present[i]);
+            return FALSE;
+          }
+      g_autofree char *kernel = g_key_file_get_string (kf, "writeback", "kernel", NULL);
+      unsigned a, b, c;
+      if (kernel && (sscanf (kernel, "%u.%u.%u", &a, &b, &c) != 3 || a != 2 || b != 6 || c >= 24))
+        {
+          g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                       "[writeback] kernel: '%s' is not a 2.6 version before 2.6.24 "
+                       "(global-2.6 covers 2.6.0 to 2.6.23)", kernel);
+          return FALSE;
+        }
+      if (kernel)
+        g->kver = WB_KERNEL_VERSION (a, b, c);
+    }
+  wb_dirty_tunables_init (&g->t, g->kver);
+  if (kf && (!get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
+             || !get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
+             || !get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
+             || !get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)))
+    return FALSE;
+  if (g->t.dirty_writeback_centisecs > 0)
+    g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs
+                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  return TRUE;
+}
+
+static void
+global_exit (WbPolicy *w)
+{
+  GlobalData *g = w->priv;
+  if (g->kupdate_event)
+    sim_cancel (w->sim, g->kupdate_event);
+  if (g->background_event)
+    sim_cancel (w->sim, g->background_event);
+}
+
+const WbOps wb_global_ops = {
+  .name      = "global-2.6",
+  .era       = "2.6.0-2.6.23",
+  .summary   = "global dirty thresholds, writers write back their device inline, pdflush, kupdate",
+  .priv_size = sizeof (GlobalData),
+  .init      = global_init,
+  .exit      = global_exit,
+  .dirtied   = global_dirtied,
+};

@@ -1,0 +1,62 @@
+/* wb.h — writeback and dirty-throttling policies: the ops table.
+ *
+ * The page cache (sim/sim-pagecache.c) owns pages, dirty lists and the
+ * writeback I/O itself; a policy decides when and how much to write back
+ * (flusher threads, kupdate-style expiry) and what a writer that dirtied
+ * pages must do before write() returns (balance_dirty_pages: write some
+ * back itself, sleep, or nothing).  One file per era in models/wb/; the
+ * threshold arithmetic of every era is in wb-limits.h.  Policies get the
+ * time from the hooks and ask the engine for timers (sim_schedule_*).
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-pagecache.h"
+#include "models/wb/wb-limits.h"     /* WB_ERROR */
+
+G_BEGIN_DECLS
+
+typedef struct _WbOps WbOps;
+
+struct _WbPolicy {
+  const WbOps  *ops;
+  gpointer      priv;         /* priv_size bytes, zeroed */
+  SimPageCache *pc;
+  Sim          *sim;
+  guint         hz;
+  SimIoContext  flusher;      /* identity of the flusher threads' I/O */
+};
+
+struct _WbOps {
+  const char *name;           /* "global-2.6" */
+  const char *era;
+  const char *summary;
+  gsize       priv_size;
+
+  /* Required.  Read tunables from the scenario's [writeback] group (may be
+   * absent), start timers. */
+  gboolean (*init)     (WbPolicy *w, GKeyFile *kf, GError **error);
+  /* Optional: teardown. */
+  void     (*exit)     (WbPolicy *w);
+  /* Required.  @wr made wr->dirtied pages dirty: call
+   * sim_page_cache_write_finish() now or later (balance_dirty_pages). */
+  void     (*dirtied)  (WbPolicy *w, SimPageWrite *wr, SimTime now_ns);
+  /* Optional: a write parked with sim_page_cache_wait_writeback() is woken
+   * by a writeback completion. */
+  void     (*resume)   (WbPolicy *w, SimPageWrite *wr, SimTime now_ns);
+  /* Optional: @pages pages of @bdi finished writeback. */
+  void     (*written)  (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns);
+};
+
+extern const WbOps wb_none_ops;
+extern const WbOps wb_global_ops;
+
+const WbOps        *wb_ops_lookup (const char *name);
+const WbOps *const *wb_ops_all    (void);
+
+WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
+                          GKeyFile *kf, GError **error);
+void      wb_policy_free (WbPolicy *w);
+
+G_END_DECLS
