@@ -171,16 +171,41 @@ hash_remove (SimPageCache *pc, SimPage *page)
   page->hash_next = NULL;
 }
 
-/* Evict the coldest page nobody uses; FALSE if every cached page is busy. */
+/* How many pages one reclaim pass looks at from the cold end of the LRU
+ * (a few SWAP_CLUSTER_MAX batches); past that the allocating task waits. */
+#define RECLAIM_SCAN_PAGES 128
+
+static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc);
+
+/* blk_queue_congested for writes: the write pool is past nr - nr/8. */
 static gboolean
-reclaim_one (SimPageCache *pc)
+write_congested (const SimRequestQueue *q)
 {
-  for (SimList *l = pc->lru.next; l != &pc->lru; l = l->next)
+  return q->rq_count[SIM_OP_WRITE] >= q->limits.nr_requests - q->limits.nr_requests / 8;
+}
+
+/* shrink_page_list, simplified: scan the coldest pages; evict the first
+ * clean idle one; start writeback of dirty ones on the way (pageout),
+ * except to a congested queue (may_write_to_queue); skip pages under I/O.
+ * FALSE when nothing could be evicted: the task must wait (the kernel's
+ * congestion_wait), and what pageout started is what it waits for. */
+static gboolean
+reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
+{
+  guint scanned = 0;
+  for (SimList *l = pc->lru.next; l != &pc->lru && scanned < RECLAIM_SCAN_PAGES; scanned++)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
-      if (!page->uptodate || page->locked || page->dirty || page->writeback
+      l = l->next;
+      if (!page->uptodate || page->locked || page->writeback
           || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters))
         continue;
+      if (page->dirty)
+        {
+          if (ioc && !write_congested (page->file->q))
+            writeback_page (pc, page, ioc);
+          continue;
+        }
       sim_list_del (&page->lru);
       hash_remove (pc, page);
       page->file = NULL;
@@ -209,9 +234,9 @@ grow_pages (SimPageCache *pc)
 /* add_to_page_cache: a new locked, not up-to-date page, or NULL when
  * memory is full of pages in use. */
 static SimPage *
-page_alloc (SimPageCache *pc, SimFile *f, guint64 index)
+page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc)
 {
-  if (pc->used_pages >= pc->max_pages && !reclaim_one (pc))
+  if (pc->used_pages >= pc->max_pages && !reclaim_one (pc, ioc))
     return NULL;
   if (pc->free_list == NULL)
     grow_pages (pc);
@@ -232,12 +257,28 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index)
   return page;
 }
 
+/* Move every waiter of @list to @woken first: a waiter that has to sleep
+ * again goes back on @list and is not woken twice in one pass. */
+static void
+take_all (SimList *list, SimList *woken)
+{
+  sim_list_init (woken);
+  while (!sim_list_empty (list))
+    {
+      SimList *l = list->next;
+      sim_list_del (l);
+      sim_list_add_tail (l, woken);
+    }
+}
+
 static void
 wake_list (SimPageCache *pc, SimList *list)
 {
-  while (!sim_list_empty (list))
+  SimList woken;
+  take_all (list, &woken);
+  while (!sim_list_empty (&woken))
     {
-      SimPageRead *rd = sim_list_first_entry (list, SimPageRead, wait_link);
+      SimPageRead *rd = sim_list_first_entry (&woken, SimPageRead, wait_link);
       sim_list_del (&rd->wait_link);
       read_continue (pc, rd, TRUE);
     }
@@ -246,9 +287,11 @@ wake_list (SimPageCache *pc, SimList *list)
 static void
 wake_writers (SimPageCache *pc, SimList *list)
 {
-  while (!sim_list_empty (list))
+  SimList woken;
+  take_all (list, &woken);
+  while (!sim_list_empty (&woken))
     {
-      SimPageWrite *wr = sim_list_first_entry (list, SimPageWrite, wait_link);
+      SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
       sim_list_del (&wr->wait_link);
       write_continue (pc, wr);
     }
@@ -367,7 +410,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
           run_len = 0;
           continue;
         }
-      SimPage *page = page_alloc (pc, f, i);
+      SimPage *page = page_alloc (pc, f, i, ioc);
       if (page == NULL)
         break;
       page->readahead = (i == w->marker);
@@ -408,14 +451,6 @@ sleep_on (SimPageCache *pc, SimPageRead *rd, SimList *queue)
   sim_queue_unplug (rd->file->q, rd->ioc);
 }
 
-/* Memory is full of dirty or busy pages: reclaim writes back the coldest
- * dirty ones (pageout) and the allocating task waits for a page to free. */
-static void
-pageout (SimPageCache *pc, const SimIoContext *ioc)
-{
-  sim_page_cache_start_writeback (pc, NULL, 32, SIM_TIME_NEVER, ioc);
-}
-
 /* do_generic_file_read from rd->index on; returns when the read sleeps or
  * is done. */
 static void
@@ -437,11 +472,10 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
           if (page == NULL)
             {
               /* no_cached_page: read this page alone. */
-              page = page_alloc (pc, f, index);
+              page = page_alloc (pc, f, index, rd->ioc);
               if (page == NULL)
                 {
                   pc->stats.memory_waits++;
-                  pageout (pc, rd->ioc);
                   sleep_on (pc, rd, &pc->memory_waiters);
                   return;
                 }
@@ -559,11 +593,10 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       SimPage *page = lookup (pc, f, wr->index);
       if (page == NULL)
         {
-          page = page_alloc (pc, f, wr->index);
+          page = page_alloc (pc, f, wr->index, wr->ioc);
           if (page == NULL)
             {
               pc->stats.memory_waits++;
-              pageout (pc, wr->ioc);
               sim_list_add_tail (&wr->wait_link, &pc->memory_waiters_w);
               sim_queue_unplug (f->q, wr->ioc);
               return;
@@ -649,13 +682,7 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
     pc->policy->ops->written (pc->policy, f->bdi, n, now);
   /* Wake the parked writers once each: a resume may park again. */
   SimList woken;
-  sim_list_init (&woken);
-  while (!sim_list_empty (&pc->writeback_waiters))
-    {
-      SimList *l = pc->writeback_waiters.next;
-      sim_list_del (l);
-      sim_list_add_tail (l, &woken);
-    }
+  take_all (&pc->writeback_waiters, &woken);
   while (!sim_list_empty (&woken))
     {
       SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
@@ -713,6 +740,22 @@ oldest_bdi (SimPageCache *pc, SimTime before)
         }
     }
   return best;
+}
+
+/* pageout(): write one page (reclaim found it dirty). */
+static void
+writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
+{
+  SimBdi *b = page->file->bdi;
+  sim_list_del (&page->dirty_link);
+  page->dirty = FALSE;
+  pc->nr_dirty--;
+  b->nr_dirty--;
+  page->writeback = TRUE;
+  pc->nr_writeback++;
+  b->nr_writeback++;
+  submit_write_run (pc, page->file, page->index, 1, ioc);
+  sim_queue_unplug (page->file->q, ioc);
 }
 
 guint64
