@@ -117,7 +117,6 @@ test_bad_scenarios (void)
     { "[host]\nwriteback = lazy\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "lazy" },
     { "[host]\nwriteback = global-2.6\n[writeback]\ndirty_ratio = 300\n[device a]\nkind = fixed\n"
       "[process p]\nsize = 1MiB\n", "dirty_ratio" },
-    { "[writeback]\ndirty_ratio = 30\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "none era" },
     { "[device a]\nkind = fixed\n[process p]\nop = read\nio = buffered\nbs = 1KiB\nsize = 1MiB\n", "4 KiB" },
     { "[host]\nreadahead = 2.4\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "readahead" },
     { "[device a]\nkind = fixed\n[process p]\nbs = 1000\nsize = 1MiB\n", "bs" },

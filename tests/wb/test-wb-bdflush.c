@@ -1,0 +1,181 @@
+/* test-wb-bdflush.c — the "bdflush-2.4" writeback era (models/wb/wb-bdflush.c,
+ * Linux 2.4.27 fs/buffer.c): the /proc/sys/vm/bdflush tuple in [writeback],
+ * the two-writers scenario, and bdflush sleeping on a full request queue of
+ * the slow device while the fast device's dirty pages wait. */
+#include <glib.h>
+#include <string.h>
+
+#include "models/scenario.h"
+#include "models/wb/wb.h"
+
+static const SimProcessResult *
+process (const SimRunResult *r, const char *name)
+{
+  for (guint j = 0; j < r->processes->len; j++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (r->processes, j);
+      if (strcmp (p->name, name) == 0)
+        return p;
+    }
+  g_error ("no process %s in %s", name, r->label);
+}
+
+static const SimDeviceResult *
+device (const SimRunResult *r, const char *name)
+{
+  for (guint j = 0; j < r->devices->len; j++)
+    {
+      const SimDeviceResult *d = g_ptr_array_index (r->devices, j);
+      if (strcmp (d->name, name) == 0)
+        return d;
+    }
+  g_error ("no device %s in %s", name, r->label);
+}
+
+static const char *const base_ini =
+  "[host]\nmemory = 64MiB\nwriteback = bdflush-2.4\n"
+  "[sim]\nseed = 1\nduration = 1s\n"
+  "[device sda]\nmodel = disk-7200-sata\nsched = deadline\n"
+  "[process w]\ndevice = sda\nop = write\nio = buffered\nbs = 64KiB\nsize = 1MiB\n";
+
+static Scenario *
+load_with_tuple (const char *tuple, GError **error)
+{
+  g_autofree char *text = g_strdup_printf ("%s[writeback]\nbdflush = %s\n", base_ini, tuple);
+  return scenario_load_data (text, "bdflush-parse", NULL, NULL, error);
+}
+
+static void
+test_parse_ok (void)
+{
+  static const char *const good[] = {
+    "\"30 500 0 0 500 3000 60 20 0\"", "2 500 0 0 500 3000 3 1 0", "\"40\"", NULL,
+  };
+  for (guint i = 0; good[i]; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      Scenario *s = load_with_tuple (good[i], &error);
+      g_assert_no_error (error);
+      scenario_free (s);
+    }
+}
+
+static void
+test_parse_errors (void)
+{
+  static const struct { const char *tuple; const char *field; } bad[] = {
+    { "\"30 500 0 0 five 3000 60 20 0\"", "interval" },
+    { "\"30 500 0 0 500 3000 160 20 0\"", "nfract_sync" },
+    { "\"101\"", "nfract" },
+    { "\"30 -1\"", "ndirty" },
+    { "\"30 500 0 0 500 3000 60 20 0 7\"", "more than 9" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      Scenario *s = load_with_tuple (bad[i].tuple, &error);
+      g_assert_null (s);
+      g_assert_nonnull (error);
+      g_test_message ("%s -> %s", bad[i].tuple, error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].field));
+      g_assert_nonnull (strstr (error->message, "bdflush"));
+    }
+  g_autofree char *text = g_strdup_printf ("%s[writeback]\ndirty_ratio = 40\n", base_ini);
+  g_autoptr (GError) error = NULL;
+  Scenario *s = scenario_load_data (text, "bdflush-key", NULL, NULL, &error);
+  g_assert_null (s);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "dirty_ratio"));
+}
+
+/* Two writers, a disk and a USB stick: under the one global LRU the disk
+ * writer is held back by the stick's backlog; nobody deadlocks. */
+static void
+test_two_writers (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
+                                                 "two-writers.ini", NULL);
+  const char *const sets[] = { "host.writeback=none,bdflush-2.4", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scenario_n_runs (s), ==, 2);
+  SimRunResult *none = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  SimRunResult *bdf = scenario_run (s, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (bdf->writeback, ==, "bdflush-2.4");
+  double disk_none = process (none, "disk-writer")->mb_per_s;
+  double disk_bdf = process (bdf, "disk-writer")->mb_per_s;
+  double usb_bdf = process (bdf, "usb-writer")->mb_per_s;
+  g_test_message ("disk-writer none %.2f MB/s, bdflush-2.4 %.2f MB/s; usb-writer %.2f MB/s",
+                  disk_none, disk_bdf, usb_bdf);
+  g_assert_cmpfloat (disk_bdf, >, 0.0);
+  g_assert_cmpfloat (usb_bdf, >, 0.0);
+  g_assert_cmpfloat (2.0 * disk_bdf, <=, disk_none);
+  sim_run_result_free (none);
+  sim_run_result_free (bdf);
+}
+
+/* The stick receives 4 KiB random writes (one request each, so its pool of
+ * requests fills); the disk writer dirties 1 MiB later.  bdflush, asleep on
+ * the stick's full queue, leaves the disk's pages dirty for the whole run;
+ * 2.6's pdflush skips the congested queue and writes them at once. */
+static const char *const stuck_ini =
+  "[host]\nmemory = 64MiB\nwriteback = %s\n"
+  "[sim]\nseed = 1\nduration = 3s\n"
+  "[device sda]\nmodel = disk-7200-sata\nsched = deadline\n"
+  "[device usb]\nmodel = usb-stick\nsched = deadline\n"
+  "[writeback]\n%s\n"
+  "[process usb-writer]\ndevice = usb\nop = write\nio = buffered\npattern = random\n"
+  "bs = 4KiB\nsize = 8MiB\n"
+  "[process disk-writer]\ndevice = sda\nop = write\nio = buffered\nbs = 64KiB\n"
+  "size = 1MiB\nstart = 200ms\n";
+
+static SimRunResult *
+run_stuck (const char *era, const char *tunables)
+{
+  g_autofree char *text = g_strdup_printf (stuck_ini, era, tunables);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (text, "bdflush-stuck", NULL, NULL, &error);
+  g_assert_no_error (error);
+  SimRunResult *r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  return r;
+}
+
+static void
+test_blocks_on_full_queue (void)
+{
+  /* nfract 1 %, never synchronous, bdflush runs until nothing is dirty. */
+  SimRunResult *bdf = run_stuck ("bdflush-2.4", "bdflush = \"1 500 0 0 500 3000 100 0 0\"");
+  SimRunResult *pdf = run_stuck ("global-2.6", "dirty_background_ratio = 1");
+  const SimDeviceResult *sda_bdf = device (bdf, "sda");
+  const SimDeviceResult *usb_bdf = device (bdf, "usb");
+  const SimDeviceResult *sda_pdf = device (pdf, "sda");
+  guint64 disk_bytes = 1u << 20;
+  g_test_message ("sda written: bdflush-2.4 %" G_GUINT64_FORMAT " B, global-2.6 %"
+                  G_GUINT64_FORMAT " B; usb bios that slept for a request %" G_GUINT64_FORMAT,
+                  sda_bdf->counters.bytes[SIM_OP_WRITE], sda_pdf->counters.bytes[SIM_OP_WRITE],
+                  usb_bdf->counters.sleeps);
+  /* The stick's pool ran out: bdflush's bios waited for requests. */
+  g_assert_cmpuint (usb_bdf->counters.sleeps, >, 0);
+  /* Both writers returned (buffered), and pdflush wrote the disk's pages. */
+  g_assert_cmpuint (process (bdf, "disk-writer")->bytes, ==, disk_bytes);
+  g_assert_cmpuint (sda_pdf->counters.bytes[SIM_OP_WRITE], ==, disk_bytes);
+  /* bdflush did not: it slept on the stick's queue. */
+  g_assert_cmpuint (sda_bdf->counters.bytes[SIM_OP_WRITE], <, disk_bytes);
+  sim_run_result_free (bdf);
+  sim_run_result_free (pdf);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/wb/bdflush/parse-ok", test_parse_ok);
+  g_test_add_func ("/wb/bdflush/parse-errors", test_parse_errors);
+  g_test_add_func ("/wb/bdflush/two-writers", test_two_writers);
+  g_test_add_func ("/wb/bdflush/blocks-on-full-queue", test_blocks_on_full_queue);
+  return g_test_run ();
+}
