@@ -51,20 +51,16 @@ test_two_writers (void)
   g_assert_cmpfloat (disk_ioless, >=, 3.0 * disk_global);
 }
 
-static const char slow_ini[] =
-  "[host]\nmemory = 256MiB\nwriteback = io-less-3.2\n"
-  "[sim]\nduration = 60s\n"
-  "[device slow]\nkind = fixed\nbandwidth = 10MB/s\nsched = deadline\n"
-  "[process dirtier]\ndevice = slow\nop = write\nio = buffered\nbs = 64KiB\nsize = 2GiB\n";
-
+/* The shipped scenario 3 (models/scenarios/ioless-dirtier.ini). */
 #define SLOW_DEVICE_MB_PER_S 10.0
 
 static void
-check_slow_device (const char *extra)
+check_slow_device (const char *const *sets)
 {
-  g_autofree char *ini = g_strconcat (slow_ini, extra, NULL);
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
+                                                 "ioless-dirtier.ini", NULL);
   g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (ini, "slow", NULL, NULL, &error);
+  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
   g_assert_no_error (error);
   g_autoptr (GPtrArray) series = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_series_free);
   ScenarioOutputs outputs = { .series = series, .sample_ns = SIM_NS_PER_S };
@@ -94,7 +90,7 @@ check_slow_device (const char *extra)
 static void
 test_slow_device (void)
 {
-  check_slow_device ("");
+  check_slow_device (NULL);
 }
 
 /* With strict_limit the device's own (at first zero) share of the limit
@@ -103,13 +99,18 @@ test_slow_device (void)
 static void
 test_strict_limit (void)
 {
-  check_slow_device ("[writeback]\nstrict_limit = true\n");
+  const char *sets[] = { "writeback.strict_limit=true", NULL };
+  check_slow_device (sets);
 }
 
 static void
 expect_error (const char *writeback_group, const char *key)
 {
-  g_autofree char *ini = g_strdup_printf ("%s[writeback]\n%s", slow_ini, writeback_group);
+  g_autofree char *ini = g_strdup_printf (
+    "[host]\nmemory = 256MiB\nwriteback = io-less-3.2\n"
+    "[device slow]\nkind = fixed\nbandwidth = 10MB/s\n"
+    "[process dirtier]\ndevice = slow\nop = write\nio = buffered\nbs = 64KiB\nsize = 1MiB\n"
+    "[writeback]\n%s", writeback_group);
   g_autoptr (GError) error = NULL;
   g_autoptr (Scenario) s = scenario_load_data (ini, "bad", NULL, NULL, &error);
   if (s != NULL)
