@@ -177,13 +177,6 @@ hash_remove (SimPageCache *pc, SimPage *page)
 
 static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc);
 
-/* blk_queue_congested for writes: the write pool is past nr - nr/8. */
-static gboolean
-write_congested (const SimRequestQueue *q)
-{
-  return q->rq_count[SIM_OP_WRITE] >= q->limits.nr_requests - q->limits.nr_requests / 8;
-}
-
 /* shrink_page_list, simplified: scan the coldest pages; evict the first
  * clean idle one; start writeback of dirty ones on the way (pageout),
  * except to a congested queue (may_write_to_queue); skip pages under I/O.
@@ -202,7 +195,7 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
         continue;
       if (page->dirty)
         {
-          if (ioc && !write_congested (page->file->q))
+          if (ioc && !sim_queue_write_congested (page->file->q))
             writeback_page (pc, page, ioc);
           continue;
         }
@@ -366,9 +359,15 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
   pc->free_waiters = pw;
 }
 
+static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
+
+/* Submit pages [first, first + n) of @f as @op bios of at most max_sectors:
+ * reads are synchronous (plus @flags, e.g. readahead), writeback is async.
+ * With the request pool full a bio waits for a request; the task waits on
+ * its pages either way, so it need not block here. */
 static void
-submit_run (SimPageCache *pc, SimFile *f, guint64 first, guint64 n,
-            const SimIoContext *ioc, guint32 flags)
+submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
+              const SimIoContext *ioc, guint32 flags)
 {
   SimRequestQueue *q = f->q;
   guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
@@ -378,14 +377,15 @@ submit_run (SimPageCache *pc, SimFile *f, guint64 first, guint64 n,
       SimBio *bio = sim_queue_bio_alloc (q);
       bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
       bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
-      bio->op = SIM_OP_READ;
-      bio->flags = SIM_BIO_SYNC | flags;
+      bio->op = op;
+      bio->flags = op == SIM_OP_READ ? SIM_BIO_SYNC | flags : flags;
       bio->ioc = (SimIoContext *) ioc;
-      bio->end_io = read_bio_done;
+      bio->end_io = op == SIM_OP_READ ? read_bio_done : write_bio_done;
       bio->end_io_data = f;
-      pc->stats.read_ios++;
-      /* With the request pool full the bio waits for a request; the reader
-       * waits on its locked pages either way, so it need not block here. */
+      if (op == SIM_OP_READ)
+        pc->stats.read_ios++;
+      else
+        pc->stats.write_ios++;
       SimBioWaiter *waiter = waiter_alloc (pc);
       if (sim_queue_submit_bio (q, bio, waiter))
         waiter_release (pc, waiter);
@@ -406,7 +406,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       if (lookup (pc, f, i) != NULL)
         {
           if (run_len)
-            submit_run (pc, f, run_start, run_len, ioc, flags);
+            submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
           run_len = 0;
           continue;
         }
@@ -420,7 +420,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       run_len++;
     }
   if (run_len)
-    submit_run (pc, f, run_start, run_len, ioc, flags);
+    submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
 }
 
 /* ---- the read loop ------------------------------------------------------------ */
@@ -479,7 +479,7 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
                   sleep_on (pc, rd, &pc->memory_waiters);
                   return;
                 }
-              submit_run (pc, f, index, 1, rd->ioc, 0);
+              submit_pages (pc, f, SIM_OP_READ, index, 1, rd->ioc, 0);
             }
         }
       if (page->readahead)
@@ -694,32 +694,6 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
   wake_writers (pc, &pc->memory_waiters_w);
 }
 
-static void
-submit_write_run (SimPageCache *pc, SimFile *f, guint64 first, guint64 n,
-                  const SimIoContext *ioc)
-{
-  SimRequestQueue *q = f->q;
-  guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
-  while (n > 0)
-    {
-      guint64 chunk = MIN (n, max_pages);
-      SimBio *bio = sim_queue_bio_alloc (q);
-      bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
-      bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
-      bio->op = SIM_OP_WRITE;
-      bio->flags = 0;                    /* writeback is asynchronous */
-      bio->ioc = (SimIoContext *) ioc;
-      bio->end_io = write_bio_done;
-      bio->end_io_data = f;
-      pc->stats.write_ios++;
-      SimBioWaiter *waiter = waiter_alloc (pc);
-      if (sim_queue_submit_bio (q, bio, waiter))
-        waiter_release (pc, waiter);
-      first += chunk;
-      n -= chunk;
-    }
-}
-
 /* The BDI whose oldest dirty page is oldest, among those with one dirtied
  * at or before @before. */
 static SimBdi *
@@ -742,11 +716,12 @@ oldest_bdi (SimPageCache *pc, SimTime before)
   return best;
 }
 
-/* pageout(): write one page (reclaim found it dirty). */
+/* A dirty page leaves its device's dirty list and goes under writeback. */
 static void
-writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
+begin_writeback (SimPageCache *pc, SimPage *page)
 {
   SimBdi *b = page->file->bdi;
+  g_assert (page->dirty && !page->writeback);
   sim_list_del (&page->dirty_link);
   page->dirty = FALSE;
   pc->nr_dirty--;
@@ -754,7 +729,14 @@ writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
   page->writeback = TRUE;
   pc->nr_writeback++;
   b->nr_writeback++;
-  submit_write_run (pc, page->file, page->index, 1, ioc);
+}
+
+/* pageout(): write one page (reclaim found it dirty). */
+static void
+writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
+{
+  begin_writeback (pc, page);
+  submit_pages (pc, page->file, SIM_OP_WRITE, page->index, 1, ioc, 0);
   sim_queue_unplug (page->file->q, ioc);
 }
 
@@ -786,7 +768,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       /* Pages go to the device in runs of contiguous pages of one file. */
       if (run_len && (page->file != run_file || page->index != run_first + run_len))
         {
-          submit_write_run (pc, run_file, run_first, run_len, ioc);
+          submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, ioc, 0);
           run_len = 0;
         }
       if (run_len == 0)
@@ -795,17 +777,11 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
           run_first = page->index;
         }
       run_len++;
-      sim_list_del (&page->dirty_link);
-      page->dirty = FALSE;
-      pc->nr_dirty--;
-      b->nr_dirty--;
-      page->writeback = TRUE;
-      pc->nr_writeback++;
-      b->nr_writeback++;
+      begin_writeback (pc, page);
       started++;
     }
   if (run_len)
-    submit_write_run (pc, run_file, run_first, run_len, ioc);
+    submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, ioc, 0);
   return started;
 }
 

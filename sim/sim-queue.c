@@ -707,3 +707,9 @@ sim_queue_exit_ioc (SimRequestQueue *q, SimIoContext *ioc)
   if (q->elevator->ops->exit_ioc)
     q->elevator->ops->exit_ioc (q->elevator, ioc, sim_now (q->sim));
 }
+
+gboolean
+sim_queue_write_congested (const SimRequestQueue *q)
+{
+  return q->rq_count[SIM_OP_WRITE] >= q->limits.nr_requests - q->limits.nr_requests / 8;
+}

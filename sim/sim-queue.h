@@ -143,6 +143,10 @@ void             sim_queue_complete_request (SimRequestQueue *q,
 
 guint            sim_queue_requests_allocated (const SimRequestQueue *q);
 
+/* blk_queue_congested for writes (2.6): the write request pool is past
+ * nr_requests - nr_requests/8.  Writeback skips congested queues. */
+gboolean         sim_queue_write_congested (const SimRequestQueue *q);
+
 /* The last task of @ioc exited: tell the elevator (exit_ioc hook). */
 void             sim_queue_exit_ioc  (SimRequestQueue      *q,
                                       SimIoContext         *ioc);

@@ -32,8 +32,6 @@ typedef struct {
   SimEventId      kupdate_event;
 } GlobalData;
 
-#define CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)   /* congestion_wait(WRITE, HZ/10) */
-#define FLUSH_BATCH_PAGES  32u
 
 static void
 limits (WbPolicy *w, guint64 *bg, guint64 *thresh)
@@ -43,44 +41,6 @@ limits (WbPolicy *w, guint64 *bg, guint64 *thresh)
   guint64 used = sim_page_cache_pages (w->pc);
   WbMemInfo mem = { .total_pages = max, .free_pages = max - used, .reclaimable_pages = used };
   wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, bg, thresh);
-}
-
-/* blk_queue_congested for writes: the pool is past nr - nr/8. */
-static gboolean
-congested (const SimBdi *b)
-{
-  guint nr = b->q->limits.nr_requests;
-  return b->q->rq_count[SIM_OP_WRITE] >= nr - nr / 8;
-}
-
-/* Nonblocking writeback of pages dirtied at or before @before, oldest
- * device first, while over @target dirty pages; FALSE when it stopped
- * because every device with work was congested. */
-static gboolean
-flush (WbPolicy *w, SimTime before, guint64 target)
-{
-  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
-  while (sim_page_cache_nr_dirty (w->pc) > target)
-    {
-      guint64 started = 0;
-      gboolean all_congested = TRUE;
-      for (guint i = 0; i < bdis->len; i++)
-        {
-          SimBdi *b = g_ptr_array_index (bdis, i);
-          if (b->nr_dirty == 0)
-            continue;
-          if (congested (b))
-            continue;
-          all_congested = FALSE;
-          guint64 n = sim_page_cache_start_writeback (w->pc, b, FLUSH_BATCH_PAGES, before, &w->flusher);
-          if (n)
-            sim_queue_unplug (b->q, &w->flusher);
-          started += n;
-        }
-      if (started == 0)
-        return !all_congested;
-    }
-  return TRUE;
 }
 
 static void background_step (Sim *sim, gpointer subject, gpointer object);
@@ -106,17 +66,13 @@ background_step (Sim *sim, gpointer subject, gpointer object)
   guint64 bg, thresh;
   g->background_event = 0;
   limits (w, &bg, &thresh);
-  if (flush (w, SIM_TIME_NEVER, bg) && sim_page_cache_nr_dirty (w->pc) <= bg)
-    {
-      g->background_running = FALSE;
-      return;
-    }
+  wb_flush (w, SIM_TIME_NEVER, bg);
   if (sim_page_cache_nr_dirty (w->pc) <= bg)
     {
       g->background_running = FALSE;
       return;
     }
-  g->background_event = sim_schedule_in (sim, CONGESTION_WAIT_NS, background_step, w, NULL);
+  g->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
 }
 
 /* wb_kupdate: write what has been dirty for longer than the expiry. */
@@ -128,7 +84,7 @@ kupdate_step (Sim *sim, gpointer subject, gpointer object)
   SimTime now = sim_now (sim);
   SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
   if (now >= expire)
-    flush (w, now - expire, 0);
+    wb_flush (w, now - expire, 0);
   g->kupdate_event = 0;
   /* Keep the timer only while something else goes on. */
   if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
@@ -172,32 +128,13 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
       sim_page_cache_write_finish (w->pc, wr);
       return;
     }
-  wr->pause = sim_schedule_in (w->sim, CONGESTION_WAIT_NS, pause_done, w, wr);
+  wr->pause = sim_schedule_in (w->sim, WB_CONGESTION_WAIT_NS, pause_done, w, wr);
 }
 
 static void
 global_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
 {
   balance_step (w, wr);
-}
-
-static gboolean
-get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
-{
-  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
-  if (text == NULL)
-    return TRUE;
-  g_strstrip (text);
-  char *end = NULL;
-  guint64 v = g_ascii_strtoull (text, &end, 10);
-  if (end == text || *end != '\0' || v > max)
-    {
-      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
-                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
 }
 
 static gboolean
@@ -231,10 +168,10 @@ global_init (WbPolicy *w, GKeyFile *kf, GError **error)
         g->kver = WB_KERNEL_VERSION (a, b, c);
     }
   wb_dirty_tunables_init (&g->t, g->kver);
-  if (kf && (!get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
-             || !get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
-             || !get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
-             || !get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)))
+  if (kf && (!wb_get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
+             || !wb_get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
+             || !wb_get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
+             || !wb_get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)))
     return FALSE;
   if (g->t.dirty_writeback_centisecs > 0)
     g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs

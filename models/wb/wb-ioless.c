@@ -51,8 +51,6 @@ typedef struct {
 } IolessData;
 
 #define IOLESS_KVER        WB_KERNEL_VERSION (3, 2, 0)
-#define CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)
-#define FLUSH_BATCH_PAGES  32u
 /* Initial nr_dirtied_pause: 128 KiB (copy_process in 3.2). */
 #define INIT_DIRTIED_PAUSE_PAGES 32u
 
@@ -111,14 +109,6 @@ start_once (WbPolicy *w, SimTime now_ns)
   d->started = TRUE;
 }
 
-/* blk_queue_congested for writes: the pool is past nr - nr/8. */
-static gboolean
-congested (const SimBdi *b)
-{
-  guint nr = b->q->limits.nr_requests;
-  return b->q->rq_count[SIM_OP_WRITE] >= nr - nr / 8;
-}
-
 /* over_bground_thresh (3.2): global dirty pages over the background
  * threshold, or @b's over its share of it. */
 static gboolean
@@ -169,10 +159,10 @@ flush (WbPolicy *w, SimTime before, gboolean background, guint64 bg)
           if (b->nr_dirty == 0 || !wants_writeback (w, b, background, bg))
             continue;
           any = TRUE;
-          if (congested (b))
+          if (sim_queue_write_congested (b->q))
             continue;
           all_congested = FALSE;
-          guint64 n = sim_page_cache_start_writeback (w->pc, b, FLUSH_BATCH_PAGES, before, &w->flusher);
+          guint64 n = sim_page_cache_start_writeback (w->pc, b, WB_FLUSH_BATCH_PAGES, before, &w->flusher);
           if (n)
             sim_queue_unplug (b->q, &w->flusher);
           started += n;
@@ -212,7 +202,7 @@ background_step (Sim *sim, gpointer subject, gpointer object)
       d->background_running = FALSE;
       return;
     }
-  d->background_event = sim_schedule_in (sim, CONGESTION_WAIT_NS, background_step, w, NULL);
+  d->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
 }
 
 /* wb_check_old_data_flush: write what has been dirty longer than the expiry. */
@@ -343,25 +333,6 @@ ioless_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
 }
 
 static gboolean
-get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
-{
-  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
-  if (text == NULL)
-    return TRUE;
-  g_strstrip (text);
-  char *end = NULL;
-  guint64 v = g_ascii_strtoull (text, &end, 10);
-  if (end == text || *end != '\0' || v > max)
-    {
-      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
-                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
-}
-
-static gboolean
 get_bytes (GKeyFile *kf, const char *key, guint64 *out, gboolean *present, GError **error)
 {
   g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
@@ -398,12 +369,12 @@ read_tunables (IolessData *d, GKeyFile *kf, GError **error)
   guint ratio = d->t.dirty_ratio_pct, bg_ratio = d->t.dirty_background_ratio_pct;
   guint64 bytes = 0, bg_bytes = 0;
   gboolean has_bytes, has_bg_bytes;
-  if (!get_uint (kf, "dirty_ratio", &ratio, 100, error)
-      || !get_uint (kf, "dirty_background_ratio", &bg_ratio, 100, error)
+  if (!wb_get_uint (kf, "dirty_ratio", &ratio, 100, error)
+      || !wb_get_uint (kf, "dirty_background_ratio", &bg_ratio, 100, error)
       || !get_bytes (kf, "dirty_bytes", &bytes, &has_bytes, error)
       || !get_bytes (kf, "dirty_background_bytes", &bg_bytes, &has_bg_bytes, error)
-      || !get_uint (kf, "dirty_expire_centisecs", &d->t.dirty_expire_centisecs, 1000000, error)
-      || !get_uint (kf, "dirty_writeback_centisecs", &d->t.dirty_writeback_centisecs, 1000000, error))
+      || !wb_get_uint (kf, "dirty_expire_centisecs", &d->t.dirty_expire_centisecs, 1000000, error)
+      || !wb_get_uint (kf, "dirty_writeback_centisecs", &d->t.dirty_writeback_centisecs, 1000000, error))
     return FALSE;
   /* The sysctls: a _bytes value overrides its ratio. */
   wb_dirty_tunables_set_ratio (&d->t, ratio);

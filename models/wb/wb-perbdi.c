@@ -51,8 +51,6 @@ typedef struct {
   SimEventId      kupdate_event;
 } PerBdiData;
 
-#define CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)   /* pdflush's congestion_wait(WRITE, HZ/10) */
-#define FLUSH_BATCH_PAGES  32u
 
 /* The device's entry, added the first time it is seen (bdi_init). */
 static PerBdi *
@@ -114,42 +112,6 @@ wb_perbdi_bdi_thresh_pages (WbPolicy *w, SimBdi *bdi)
   return bdi_thresh (w, per_bdi (w, bdi), thresh);
 }
 
-/* blk_queue_congested for writes: the pool is past nr - nr/8. */
-static gboolean
-congested (const SimBdi *b)
-{
-  guint nr = b->q->limits.nr_requests;
-  return b->q->rq_count[SIM_OP_WRITE] >= nr - nr / 8;
-}
-
-/* Nonblocking writeback of pages dirtied at or before @before, each
- * uncongested device in turn, while over @target dirty pages; FALSE when
- * it stopped because every device with work was congested. */
-static gboolean
-flush (WbPolicy *w, SimTime before, guint64 target)
-{
-  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
-  while (sim_page_cache_nr_dirty (w->pc) > target)
-    {
-      guint64 started = 0;
-      gboolean all_congested = TRUE;
-      for (guint i = 0; i < bdis->len; i++)
-        {
-          SimBdi *b = g_ptr_array_index (bdis, i);
-          if (b->nr_dirty == 0 || congested (b))
-            continue;
-          all_congested = FALSE;
-          guint64 n = sim_page_cache_start_writeback (w->pc, b, FLUSH_BATCH_PAGES, before, &w->flusher);
-          if (n)
-            sim_queue_unplug (b->q, &w->flusher);
-          started += n;
-        }
-      if (started == 0)
-        return !all_congested;
-    }
-  return TRUE;
-}
-
 static void background_step (Sim *sim, gpointer subject, gpointer object);
 
 static void
@@ -173,13 +135,13 @@ background_step (Sim *sim, gpointer subject, gpointer object)
   guint64 bg, thresh;
   g->background_event = 0;
   limits (w, &bg, &thresh);
-  flush (w, SIM_TIME_NEVER, bg);
+  wb_flush (w, SIM_TIME_NEVER, bg);
   if (sim_page_cache_nr_dirty (w->pc) <= bg)
     {
       g->background_running = FALSE;
       return;
     }
-  g->background_event = sim_schedule_in (sim, CONGESTION_WAIT_NS, background_step, w, NULL);
+  g->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
 }
 
 /* wb_kupdate: write what has been dirty for longer than the expiry. */
@@ -191,7 +153,7 @@ kupdate_step (Sim *sim, gpointer subject, gpointer object)
   SimTime now = sim_now (sim);
   SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
   if (now >= expire)
-    flush (w, now - expire, 0);
+    wb_flush (w, now - expire, 0);
   g->kupdate_event = 0;
   /* Keep the timer only while something else goes on. */
   if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
@@ -276,25 +238,6 @@ perbdi_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
     }
 }
 
-static gboolean
-get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
-{
-  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
-  if (text == NULL)
-    return TRUE;
-  g_strstrip (text);
-  char *end = NULL;
-  guint64 v = g_ascii_strtoull (text, &end, 10);
-  if (end == text || *end != '\0' || v > max)
-    {
-      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
-                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
-      return FALSE;
-    }
-  *out = (guint) v;
-  return TRUE;
-}
-
 /* `kernel`: a version from 2.6.24 to 3.1. */
 static gboolean
 get_kernel (GKeyFile *kf, guint *kver, GError **error)
@@ -346,12 +289,12 @@ perbdi_init (WbPolicy *w, GKeyFile *kf, GError **error)
         return FALSE;
     }
   wb_dirty_tunables_init (&g->t, g->kver);
-  if (have && (!get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
-               || !get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
-               || !get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
-               || !get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)
-               || !get_uint (kf, "min_ratio", &g->min_ratio_pct, 99, error)
-               || !get_uint (kf, "max_ratio", &g->max_ratio_pct, 100, error)))
+  if (have && (!wb_get_uint (kf, "dirty_ratio", &g->t.dirty_ratio_pct, 100, error)
+               || !wb_get_uint (kf, "dirty_background_ratio", &g->t.dirty_background_ratio_pct, 100, error)
+               || !wb_get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
+               || !wb_get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)
+               || !wb_get_uint (kf, "min_ratio", &g->min_ratio_pct, 99, error)
+               || !wb_get_uint (kf, "max_ratio", &g->max_ratio_pct, 100, error)))
     return FALSE;
   if (g->min_ratio_pct > g->max_ratio_pct)
     {

@@ -62,3 +62,48 @@ wb_policy_free (WbPolicy *w)
   g_free (w->priv);
   g_free (w);
 }
+
+gboolean
+wb_get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error)
+{
+  g_autofree char *text = g_key_file_get_string (kf, "writeback", key, NULL);
+  if (text == NULL)
+    return TRUE;
+  g_strstrip (text);
+  char *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+  if (end == text || *end != '\0' || v > max)
+    {
+      g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
+                   "[writeback] %s: '%s' is not a whole number up to %u", key, text, max);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+gboolean
+wb_flush (WbPolicy *w, SimTime before, guint64 target)
+{
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  while (sim_page_cache_nr_dirty (w->pc) > target)
+    {
+      guint64 started = 0;
+      gboolean all_congested = TRUE;
+      for (guint i = 0; i < bdis->len; i++)
+        {
+          SimBdi *b = g_ptr_array_index (bdis, i);
+          if (b->nr_dirty == 0 || sim_queue_write_congested (b->q))
+            continue;
+          all_congested = FALSE;
+          guint64 n = sim_page_cache_start_writeback (w->pc, b, WB_FLUSH_BATCH_PAGES, before,
+                                                      &w->flusher);
+          if (n)
+            sim_queue_unplug (b->q, &w->flusher);
+          started += n;
+        }
+      if (started == 0)
+        return !all_congested;
+    }
+  return TRUE;
+}

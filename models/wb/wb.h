@@ -58,6 +58,22 @@ extern const WbOps wb_ioless_ops;     /* wb-ioless.c, "io-less-3.2" */
 const WbOps        *wb_ops_lookup (const char *name);
 const WbOps *const *wb_ops_all    (void);
 
+/* congestion_wait(WRITE, HZ/10): how long throttled writers and the
+ * flusher sleep when they cannot make progress. */
+#define WB_CONGESTION_WAIT_NS (100 * SIM_NS_PER_MS)
+/* Pages the flusher writes of one device before moving to the next. */
+#define WB_FLUSH_BATCH_PAGES  32u
+
+/* An unsigned [writeback] key no larger than @max, or untouched @out when
+ * absent; GError naming the key otherwise. */
+gboolean wb_get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GError **error);
+
+/* Nonblocking writeback (2.6 pdflush/kupdate): pages dirtied at or before
+ * @before, each uncongested device in turn in batches, while more than
+ * @target pages are dirty; FALSE when it stopped because every device
+ * with work was congested. */
+gboolean wb_flush (WbPolicy *w, SimTime before, guint64 target);
+
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);
 void      wb_policy_free (WbPolicy *w);
