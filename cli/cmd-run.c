@@ -54,17 +54,18 @@ show_progress (gpointer data, guint run, SimTime now_ns, SimTime end_ns)
 }
 
 static gboolean
-plot_series (GPtrArray *series, const char *scenario, const char *path, GError **error)
+plot_series (GPtrArray *series, const char *title, const char *y_label, const char *path,
+             GError **error)
 {
   g_autofree ReplayPlotSeries *lines = g_new0 (ReplayPlotSeries, series->len);
   for (guint i = 0; i < series->len; i++)
     {
       const SimSeries *ss = g_ptr_array_index (series, i);
       lines[i] = (ReplayPlotSeries) { ss->label, (const double *) (void *) ss->time_s->data,
-                                      (const double *) (void *) ss->mb_per_s->data, ss->time_s->len };
+                                      (const double *) (void *) ss->value->data, ss->time_s->len,
+                                      ss->panel };
     }
-  g_autofree char *title = g_strdup_printf ("%s: throughput per process and run", scenario);
-  return replay_plot_timeseries (lines, series->len, title, "MB/s", path, error);
+  return replay_plot_timeseries (lines, series->len, title, y_label, path, error);
 }
 
 int
@@ -77,6 +78,7 @@ cli_cmd_run (int argc, char **argv)
   g_autofree char *sched_log_path = NULL;
   g_autofree char *timeseries_path = NULL;
   g_autofree char *plot_path = NULL;
+  g_autofree char *plot_wb_path = NULL;
   g_autofree char *interval_text = NULL;
   gint64 seed = -1;
   gboolean quiet = FALSE;
@@ -93,11 +95,16 @@ cli_cmd_run (int argc, char **argv)
       "Log every elevator decision (slices, idling, anticipation, merges of queues) "
       "as '<time_ns> <device> <sched> <decision>' lines", "FILE" },
     { "timeseries", 0, 0, G_OPTION_ARG_FILENAME, &timeseries_path,
-      "Write per-interval samples (run,time_s,kind,name,metric,value) of devices and processes", "FILE" },
+      "Write per-interval samples (run,time_s,kind,name,metric,value) of devices, processes "
+      "and, with buffered I/O, the page cache and writeback (dirty, writeback and threshold "
+      "pages, throttled tasks and their pauses, flusher pages)", "FILE" },
     { "interval", 0, 0, G_OPTION_ARG_STRING, &interval_text,
-      "Sampling interval of --timeseries and --plot (default 1s)", "TIME" },
+      "Sampling interval of --timeseries and the plots (default 1s)", "TIME" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path,
       "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg)", "FILE" },
+    { "plot-writeback", 0, 0, G_OPTION_ARG_FILENAME, &plot_wb_path,
+      "Draw dirty, writeback and threshold MiB per device and the global dirty threshold "
+      "over time, every run (buffered I/O), with gnuplot (.png or .svg)", "FILE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No text report", NULL },
     { NULL }
   };
@@ -157,6 +164,10 @@ cli_cmd_run (int argc, char **argv)
   g_autoptr (GPtrArray) series = NULL;
   if (plot_path)
     series = outputs.series = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_series_free);
+  g_autoptr (GPtrArray) wb_series = NULL;
+  if (plot_wb_path)
+    wb_series = outputs.writeback_series
+              = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_series_free);
   if (outputs.io_log)
     trace_results_write_header (outputs.io_log);
   if (outputs.timeseries)
@@ -203,10 +214,33 @@ cli_cmd_run (int argc, char **argv)
     }
   if (!quiet)
     fputs (text->str, stdout);
-  if (plot_path && !plot_series (series, scenario_name (s), plot_path, &error))
+  if (plot_path)
     {
-      fprintf (stderr, "iosim run: --plot: %s\n", error->message);
-      status = 1;
+      g_autofree char *title = g_strdup_printf ("%s: throughput per process and run",
+                                                scenario_name (s));
+      if (!plot_series (series, title, "MB/s", plot_path, &error))
+        {
+          fprintf (stderr, "iosim run: --plot: %s\n", error->message);
+          g_clear_error (&error);
+          status = 1;
+        }
+    }
+  if (plot_wb_path)
+    {
+      g_autofree char *title = g_strdup_printf ("%s: dirty, writeback and thresholds per device",
+                                                scenario_name (s));
+      if (wb_series->len == 0)
+        {
+          fprintf (stderr, "iosim run: --plot-writeback: no buffered I/O in this scenario, "
+                   "nothing to plot\n");
+          status = 1;
+        }
+      else if (!plot_series (wb_series, title, "MiB", plot_wb_path, &error))
+        {
+          fprintf (stderr, "iosim run: --plot-writeback: %s\n", error->message);
+          g_clear_error (&error);
+          status = 1;
+        }
     }
   if (json_path)
     {

@@ -289,7 +289,7 @@ static const char *const process_keys[] = {
   "start", "stop", "size", "offset", "region", "threads",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
-  "client_window", NULL
+  "client_window", "fsync", "end_fsync", NULL
 };
 
 static gboolean
@@ -419,6 +419,21 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
   return TRUE;
 }
 
+/* fsync = N (after every N writes) and end_fsync, for buffered writers. */
+static gboolean
+load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  guint64 every;
+  if (!get_uint (s->kf, group, "fsync", 0, 0, G_MAXUINT32, &every, error)
+      || !get_bool (s->kf, group, "end_fsync", FALSE, &p->cfg.end_fsync, error))
+    return FALSE;
+  p->cfg.fsync_every = (guint) every;
+  const char *key = every ? "fsync" : p->cfg.end_fsync ? "end_fsync" : NULL;
+  if (key && (!p->buffered || p->cfg.op != SIM_OP_WRITE || p->cfg.syncer))
+    return invalid (error, group, key, "needs op = write and io = buffered");
+  return TRUE;
+}
+
 static gboolean
 load_generator (Scenario *s, ScenarioProcess *p, const char *group,
                 const ScenarioDevice *dev, GError **error)
@@ -429,17 +444,25 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     cfg->op = SIM_OP_READ;
   else if (strcmp (op, "write") == 0)
     cfg->op = SIM_OP_WRITE;
+  else if (strcmp (op, "sync") == 0)
+    {
+      cfg->op = SIM_OP_WRITE;
+      cfg->syncer = TRUE;
+      cfg->iodepth = 1;
+    }
   else
-    return invalid (error, group, "op", "'%s' is not read or write", op);
+    return invalid (error, group, "op", "'%s' is not read, write or sync", op);
 
   g_autofree char *io = get_string (s->kf, group, "io");
-  if (io && strcmp (io, "buffered") == 0)
+  if ((io && strcmp (io, "buffered") == 0) || cfg->syncer)
     {
       p->buffered = TRUE;
       s->needs_page_cache = TRUE;
     }
   else if (io && strcmp (io, "direct") != 0)
     return invalid (error, group, "io", "'%s' is not direct or buffered", io);
+  if (!load_fsync (s, p, group, error))
+    return FALSE;
 
   guint64 v;
   if (!get_size (s->kf, group, "bs", 4096, &cfg->bs_bytes, error))
@@ -939,7 +962,7 @@ process_result (SimProcess *p, const char *device, SimTime now)
       r->op = g_strdup (reads && writes ? "mixed" : writes ? "write" : "read");
     }
   else
-    r->op = g_strdup (sim_op_name (p->cfg.op));
+    r->op = g_strdup (p->cfg.syncer ? "sync" : sim_op_name (p->cfg.op));
   r->ios = p->ios;
   r->bytes = p->bytes;
   SimTime end = p->finished ? p->end_ns : now;
@@ -955,6 +978,10 @@ process_result (SimProcess *p, const char *device, SimTime now)
   r->lat_p99_ns = sim_hist_quantile (&p->latency, 0.99);
   r->lat_max_ns = p->latency.max;
   r->sleeps = p->sleeps;
+  r->fsyncs = p->fsync_latency.count;
+  r->fsync_mean_ns = sim_hist_mean (&p->fsync_latency);
+  r->fsync_p99_ns = sim_hist_quantile (&p->fsync_latency, 0.99);
+  r->fsync_max_ns = p->fsync_latency.max;
   return r;
 }
 
@@ -1104,9 +1131,10 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   g_autoptr (GArray) proc_group = g_array_new (FALSE, FALSE, sizeof (guint));
   SimPageCache *page_cache = s->needs_page_cache && ok
                              ? sim_page_cache_new (sim, s->memory_bytes, s->ra_era) : NULL;
+  WbPolicy *policy = NULL;
   if (page_cache)
     {
-      WbPolicy *policy = wb_policy_new (run_writeback (s, run), page_cache, sim, s->hz,
+      policy = wb_policy_new (run_writeback (s, run), page_cache, sim, s->hz,
                                         s->kf, error);
       if (policy == NULL)
         ok = FALSE;
@@ -1176,7 +1204,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
     }
 
   SimTimeSeries *ts = NULL;
-  if (ok && outputs && (outputs->timeseries || outputs->series))
+  if (ok && outputs && (outputs->timeseries || outputs->series || outputs->writeback_series))
     {
       ts = sim_timeseries_new (sim, scenario_run_label (s, run),
                                outputs->sample_ns ? outputs->sample_ns : SIM_NS_PER_S,
@@ -1190,6 +1218,17 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           GPtrArray *bdis = sim_page_cache_bdis (page_cache);
           for (guint i = 0; i < bdis->len; i++)
             sim_timeseries_add_bdi (ts, g_ptr_array_index (bdis, i));
+          wb_policy_add_timeseries (policy, ts);
+        }
+      if (outputs->writeback_series)
+        {
+          const double pages_to_mib = (double) SIM_PAGE_BYTES / (1024.0 * 1024.0);
+          static const char *const metrics[] = { "dirty_pages", "writeback_pages", "thresh_pages" };
+          for (guint m = 0; m < G_N_ELEMENTS (metrics); m++)
+            sim_timeseries_keep_metric (ts, "bdi", metrics[m], pages_to_mib,
+                                        outputs->writeback_series);
+          sim_timeseries_keep_metric (ts, "writeback", "thresh_pages", pages_to_mib,
+                                      outputs->writeback_series);
         }
       sim_timeseries_start (ts);
     }
@@ -1213,6 +1252,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           const SimPageCacheStats *st = sim_page_cache_stats (page_cache);
           g_assert (st->dirtied == st->written + sim_page_cache_nr_dirty (page_cache)
                                   + sim_page_cache_nr_writeback (page_cache));
+          result->has_page_cache = TRUE;
+          result->page_cache = *st;
         }
       result->seed = s->seed;
       result->hz = s->hz;

@@ -51,7 +51,9 @@ typedef struct {
   FILE *sched_log;    /* --trace-sched: "<time_ns> <device> <sched> <decision>" lines */
   FILE *timeseries;   /* per-interval rows (sim/sim-timeseries.h), or NULL */
   GPtrArray *series;  /* if not NULL: each process's MB/s over time (SimSeries) */
-  SimTime sample_ns;  /* interval of both; 0 = 1 s */
+  GPtrArray *writeback_series;  /* if not NULL: per device dirty, writeback and
+                                 * threshold MiB over time (SimSeries) */
+  SimTime sample_ns;  /* interval of all three; 0 = 1 s */
   /* If set, called every second or so of wall time with the simulated
    * time reached (for a progress line on a terminal); adds no events. */
   void (*progress) (gpointer data, guint run, SimTime now_ns, SimTime end_ns);

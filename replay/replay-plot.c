@@ -59,26 +59,33 @@ replay_plot_append_quoted (GString *script, const char *text)
   g_string_append_c (script, '\'');
 }
 
-void
-replay_plot_begin (GString *script, ReplayPlotFormat format,
-                   const char *output_path)
+static void
+plot_begin_sized (GString *script, ReplayPlotFormat format, const char *output_path,
+                  guint height)
 {
   g_string_append (script, "set encoding utf8\n");
   if (format == REPLAY_PLOT_PNG)
     /* pngcairo antialiases; the libgd png terminal is the fallback of
      * gnuplot builds without cairo. */
-    g_string_append (script,
+    g_string_append_printf (script,
       "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-      "  set terminal pngcairo size 1000,650 font 'sans,13' noenhanced background rgb 'white'\n"
+      "  set terminal pngcairo size 1000,%u font 'sans,13' noenhanced background rgb 'white'\n"
       "} else {\n"
-      "  set terminal png size 1000,650 font 'sans,12' noenhanced background rgb 'white'\n"
-      "}\n");
+      "  set terminal png size 1000,%u font 'sans,12' noenhanced background rgb 'white'\n"
+      "}\n", height, height);
   else
-    g_string_append (script,
-      "set terminal svg size 1000,650 font 'sans,13' noenhanced background rgb 'white'\n");
+    g_string_append_printf (script,
+      "set terminal svg size 1000,%u font 'sans,13' noenhanced background rgb 'white'\n", height);
   g_string_append (script, "set output ");
   replay_plot_append_quoted (script, output_path);
   g_string_append_c (script, '\n');
+}
+
+void
+replay_plot_begin (GString *script, ReplayPlotFormat format,
+                   const char *output_path)
+{
+  plot_begin_sized (script, format, output_path, 650);
 }
 
 void
@@ -335,28 +342,56 @@ replay_plot_timeseries (const ReplayPlotSeries *series, gsize n_series, const ch
                    output_path);
       return FALSE;
     }
-  replay_plot_begin (script, format, output_path);
+  /* Panels in order of first appearance; a NULL panel is the one chart. */
+  g_autoptr (GPtrArray) panels = g_ptr_array_new ();
+  for (gsize i = 0; i < n_series; i++)
+    {
+      gboolean seen = FALSE;
+      for (guint p = 0; p < panels->len && !seen; p++)
+        seen = g_strcmp0 (g_ptr_array_index (panels, p), series[i].panel) == 0;
+      if (!seen)
+        g_ptr_array_add (panels, (gpointer) series[i].panel);
+    }
+  gboolean multi = panels->len > 1 || (panels->len == 1 && g_ptr_array_index (panels, 0));
+  plot_begin_sized (script, format, output_path, multi ? 120 + 300 * panels->len : 650);
   for (gsize i = 0; i < n_series; i++)
     {
       g_autofree char *name = g_strdup_printf ("s%" G_GSIZE_FORMAT, i);
       replay_plot_append_datablock (script, name, series[i].x, series[i].y, series[i].n);
     }
-  g_string_append (script, "set title ");
-  replay_plot_append_quoted (script, title);
-  g_string_append (script, "\nset xlabel 'simulated time (s)'\nset ylabel ");
+  g_string_append (script, "set xlabel 'simulated time (s)'\nset ylabel ");
   replay_plot_append_quoted (script, y_label);
   g_string_append (script,
     "\nset yrange [0:*]\n"
     "set grid xtics ytics lt 1 lc rgb '#c8c8c8' lw 1\n"
     "set key outside right top box opaque spacing 1.2\n"
-    "set border lw 1.2\n"
-    "plot ");
-  for (gsize i = 0; i < n_series; i++)
+    "set border lw 1.2\n");
+  if (multi)
     {
-      g_string_append_printf (script, "%s$s%" G_GSIZE_FORMAT " using 1:2 with lines lw 2 title ",
-                              i ? ", \\\n     " : "", i);
-      replay_plot_append_quoted (script, series[i].label);
+      g_string_append_printf (script, "set multiplot layout %u,1 title ", panels->len);
+      replay_plot_append_quoted (script, title);
+      g_string_append_c (script, '\n');
     }
-  g_string_append (script, "\nunset output\n");
+  for (guint p = 0; p < panels->len; p++)
+    {
+      const char *panel = g_ptr_array_index (panels, p);
+      g_string_append (script, "set title ");
+      replay_plot_append_quoted (script, multi ? panel : title);
+      g_string_append (script, "\nplot ");
+      gboolean first = TRUE;
+      for (gsize i = 0; i < n_series; i++)
+        {
+          if (g_strcmp0 (series[i].panel, panel) != 0)
+            continue;
+          g_string_append_printf (script, "%s$s%" G_GSIZE_FORMAT " using 1:2 with lines lw 2 title ",
+                                  first ? "" : ", \\\n     ", i);
+          replay_plot_append_quoted (script, series[i].label);
+          first = FALSE;
+        }
+      g_string_append_c (script, '\n');
+    }
+  if (multi)
+    g_string_append (script, "unset multiplot\n");
+  g_string_append (script, "unset output\n");
   return replay_plot_run (script->str, output_path, error);
 }

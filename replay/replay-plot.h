@@ -74,6 +74,8 @@ typedef struct {
   const double *x;
   const double *y;
   gsize         n;
+  const char   *panel;   /* NULL: one chart; else series of a panel share a
+                          * chart, panels stacked in order of appearance */
 } ReplayPlotSeries;
 
 /* Lines over time (x in seconds), one per series, with @title and

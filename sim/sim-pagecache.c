@@ -16,7 +16,9 @@ struct _SimPage {
   gboolean  readahead;       /* PG_readahead marker */
   gboolean  dirty;
   gboolean  writeback;       /* write I/O in flight */
+  gboolean  reclaim;         /* PG_reclaim: to the cold end when its write ends */
   SimTime   dirtied_ns;
+  guint64   dirty_seq;       /* when it last became dirty, in dirtyings */
   SimList   dirty_link;      /* on its BDI's dirty list while dirty */
   SimPage  *free_next;
 };
@@ -42,7 +44,11 @@ struct _SimPageCache {
   guint64     nr_writeback;
   SimList     memory_waiters_w;     /* SimPageWrite waiting for a free page */
   SimList     writeback_waiters;    /* SimPageWrite parked by their policy */
+  SimList     sync_waiters;         /* SimPageSync waiting for completions */
   WbPolicy   *policy;
+  gboolean    reclaim_rotates;      /* 3.2+ direct reclaim, see reclaim_one */
+  guint64     dirty_seq;            /* pages made dirty so far (fsync's tag) */
+  const SimIoContext *flusher;
   SimPageCacheStats stats;
 };
 
@@ -69,6 +75,7 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   sim_list_init (&pc->memory_waiters);
   sim_list_init (&pc->memory_waiters_w);
   sim_list_init (&pc->writeback_waiters);
+  sim_list_init (&pc->sync_waiters);
   pc->files = g_ptr_array_new ();
   pc->bdis = g_ptr_array_new_with_free_func (g_free);
   return pc;
@@ -177,11 +184,38 @@ hash_remove (SimPageCache *pc, SimPage *page)
 
 static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc);
 
-/* shrink_page_list, simplified: scan the coldest pages; evict the first
- * clean idle one; start writeback of dirty ones on the way (pageout),
- * except to a congested queue (may_write_to_queue); skip pages under I/O.
- * FALSE when nothing could be evicted: the task must wait (the kernel's
- * congestion_wait), and what pageout started is what it waits for. */
+static gboolean
+page_busy (const SimPage *page)
+{
+  return !page->uptodate || page->locked || page->writeback
+         || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters);
+}
+
+/* putback_lru_page: a page reclaim could not free goes back to the hot end;
+ * a dirty or writeback one is marked PG_reclaim so that it returns to the
+ * cold end once clean (rotate_reclaimable_page). */
+static void
+reclaim_rotate (SimPageCache *pc, SimPage *page)
+{
+  page->reclaim = page->dirty || page->writeback;
+  sim_list_del (&page->lru);
+  sim_list_add_tail (&page->lru, &pc->lru);
+  pc->stats.rotated++;
+}
+
+/* shrink_page_list, simplified: scan the coldest pages and evict the first
+ * clean idle one.  Dirty pages met on the way, by era:
+ *  - up to 3.1, reclaim writes them itself (pageout), except to a congested
+ *    queue (may_write_to_queue), and pages it cannot free stay at the cold
+ *    end: a task whose scan finds only dirty and writeback pages waits for
+ *    the next writeback completion.  This stands for the 2.6 reclaim loop
+ *    that raised its scan priority and napped in congestion_wait(HZ/10)
+ *    after each pass that freed too little;
+ *  - from 3.2 (Mel Gorman's "reduce filesystem writeback from page reclaim"
+ *    series), direct reclaim leaves dirty file pages to the flusher and puts
+ *    every page it cannot free back at the hot end, marked PG_reclaim, so
+ *    the next scan meets clean pages instead.
+ * FALSE when nothing could be evicted: the task must wait. */
 static gboolean
 reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
 {
@@ -190,13 +224,13 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
       l = l->next;
-      if (!page->uptodate || page->locked || page->writeback
-          || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters))
-        continue;
-      if (page->dirty)
+      if (page->dirty && !page_busy (page) && !pc->reclaim_rotates
+          && ioc && !sim_queue_write_congested (page->file->q))
+        writeback_page (pc, page, ioc);
+      if (page_busy (page) || page->dirty)
         {
-          if (ioc && !sim_queue_write_congested (page->file->q))
-            writeback_page (pc, page, ioc);
+          if (pc->reclaim_rotates)
+            reclaim_rotate (pc, page);
           continue;
         }
       sim_list_del (&page->lru);
@@ -209,6 +243,12 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
       return TRUE;
     }
   return FALSE;
+}
+
+void
+sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates)
+{
+  pc->reclaim_rotates = rotates;
 }
 
 static void
@@ -360,6 +400,7 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
 }
 
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
+static void wake_syncs (SimPageCache *pc);
 
 /* Submit pages [first, first + n) of @f as @op bios of at most max_sectors:
  * reads are synchronous (plus @flags, e.g. readahead), writeback is async.
@@ -561,6 +602,7 @@ set_dirty (SimPageCache *pc, SimPage *page)
     return;
   page->dirty = TRUE;
   page->dirtied_ns = sim_now (pc->sim);
+  page->dirty_seq = ++pc->dirty_seq;
   pc->nr_dirty++;
   page->file->bdi->nr_dirty++;
   page->file->bdi->dirtied++;
@@ -576,8 +618,29 @@ write_done_fired (Sim *sim, gpointer subject, gpointer object)
 }
 
 void
+sim_page_cache_set_flusher (SimPageCache *pc, const SimIoContext *flusher)
+{
+  pc->flusher = flusher;
+}
+
+void
+sim_page_cache_throttle (SimPageCache *pc, SimPageWrite *wr)
+{
+  if (wr->throttled)
+    return;
+  wr->throttled = TRUE;
+  wr->file->bdi->nr_throttled++;
+}
+
+void
 sim_page_cache_write_finish (SimPageCache *pc, SimPageWrite *wr)
 {
+  if (wr->throttled)
+    {
+      g_assert (wr->file->bdi->nr_throttled > 0);
+      wr->file->bdi->nr_throttled--;
+      wr->throttled = FALSE;
+    }
   sim_schedule_in (pc->sim, 0, write_done_fired, pc, wr);
 }
 
@@ -636,6 +699,7 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   wr->dirtied = 0;
   wr->written = 0;
   wr->step = 0;
+  wr->throttled = FALSE;
   sim_list_init (&wr->wait_link);
   write_continue (pc, wr);
 }
@@ -656,6 +720,7 @@ sim_page_cache_write_clean (SimPageCache *pc, SimPageWrite *wr)
 void
 sim_page_cache_wait_writeback (SimPageCache *pc, SimPageWrite *wr)
 {
+  sim_page_cache_throttle (pc, wr);
   sim_list_add_tail (&wr->wait_link, &pc->writeback_waiters);
 }
 
@@ -673,7 +738,15 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
       SimPage *page = lookup (pc, f, first + i);
       g_assert (page != NULL && page->writeback);
       page->writeback = FALSE;
+      if (page->reclaim && !page->dirty)
+        {
+          sim_list_del (&page->lru);
+          sim_list_add (&page->lru, &pc->lru);
+        }
+      page->reclaim = FALSE;
       pc->nr_writeback--;
+      f->nr_writeback--;
+      f->written++;
       f->bdi->nr_writeback--;
       f->bdi->written++;
       pc->stats.written++;
@@ -690,6 +763,7 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
       if (pc->policy && pc->policy->ops->resume)
         pc->policy->ops->resume (pc->policy, wr, now);
     }
+  wake_syncs (pc);
   wake_list (pc, &pc->memory_waiters);
   wake_writers (pc, &pc->memory_waiters_w);
 }
@@ -728,6 +802,7 @@ begin_writeback (SimPageCache *pc, SimPage *page)
   b->nr_dirty--;
   page->writeback = TRUE;
   pc->nr_writeback++;
+  page->file->nr_writeback++;
   b->nr_writeback++;
 }
 
@@ -778,11 +853,124 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
         }
       run_len++;
       begin_writeback (pc, page);
+      if (ioc == pc->flusher)
+        b->flusher_pages++;
       started++;
     }
   if (run_len)
     submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, ioc, 0);
   return started;
+}
+
+/* ---- fsync and sync --------------------------------------------------------- */
+
+static guint64
+sync_written (const SimPageCache *pc, const SimPageSync *sy)
+{
+  return sy->file ? sy->file->written : pc->stats.written;
+}
+
+static guint64
+sync_in_flight (const SimPageCache *pc, const SimPageSync *sy)
+{
+  return sy->file ? sy->file->nr_writeback : pc->nr_writeback;
+}
+
+/* Start synchronous writeback of @sy's pages dirtied before the call and
+ * not already in flight, in runs of contiguous pages; returns how many. */
+static guint64
+sync_start_pages (SimPageCache *pc, SimPageSync *sy)
+{
+  guint64 started = 0;
+  for (guint i = 0; i < pc->bdis->len; i++)
+    {
+      SimBdi *b = g_ptr_array_index (pc->bdis, i);
+      if (sy->file && sy->file->bdi != b)
+        continue;
+      SimFile *run_file = NULL;
+      guint64 run_first = 0, run_len = 0;
+      for (SimList *l = b->dirty.next; l != &b->dirty;)
+        {
+          SimPage *page = sim_container_of (l, SimPage, dirty_link);
+          l = l->next;
+          if ((sy->file && page->file != sy->file) || page->dirty_seq > sy->start_seq
+              || page->writeback)
+            continue;
+          if (run_len && (page->file != run_file || page->index != run_first + run_len))
+            {
+              submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, sy->ioc,
+                            SIM_BIO_SYNC);
+              run_len = 0;
+            }
+          if (run_len == 0)
+            {
+              run_file = page->file;
+              run_first = page->index;
+            }
+          run_len++;
+          begin_writeback (pc, page);
+          started++;
+        }
+      if (run_len)
+        submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+      sim_queue_unplug (b->q, sy->ioc);
+    }
+  pc->stats.sync_pages += started;
+  return started;
+}
+
+static void
+sync_done_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageSync *sy = object;
+  SimPageCache *pc = subject;
+  pc->stats.syncs++;
+  sy->done (sim, sy, sim_now (sim));
+}
+
+/* One more round: write what is still eligible (pages redirtied before the
+ * call while their write was in flight become writable once it ends) and
+ * wait for everything in flight; FALSE when there is nothing left. */
+static gboolean
+sync_round (SimPageCache *pc, SimPageSync *sy)
+{
+  /* Only the first round waits for writes others started: later rounds
+   * would otherwise chase a flusher that keeps the file under writeback. */
+  guint64 in_flight = sy->rounds++ == 0 ? sync_in_flight (pc, sy) : 0;
+  guint64 started = sync_start_pages (pc, sy);
+  if (in_flight + started == 0)
+    return FALSE;
+  sy->target_written = sync_written (pc, sy) + in_flight + started;
+  sim_list_add_tail (&sy->wait_link, &pc->sync_waiters);
+  return TRUE;
+}
+
+void
+sim_page_cache_fsync (SimPageCache *pc, SimPageSync *sy)
+{
+  g_assert (sy->done != NULL && sy->ioc != NULL);
+  sy->start_ns = sim_now (pc->sim);
+  sy->start_seq = pc->dirty_seq;
+  sy->rounds = 0;
+  sim_list_init (&sy->wait_link);
+  if (!sync_round (pc, sy))
+    sim_schedule_in (pc->sim, 0, sync_done_fired, pc, sy);
+}
+
+static void
+wake_syncs (SimPageCache *pc)
+{
+  SimList woken;
+  take_all (&pc->sync_waiters, &woken);
+  while (!sim_list_empty (&woken))
+    {
+      SimPageSync *sy = sim_list_first_entry (&woken, SimPageSync, wait_link);
+      sim_list_del (&sy->wait_link);
+      if (sync_written (pc, sy) < sy->target_written)
+        sim_list_add_tail (&sy->wait_link, &pc->sync_waiters);
+      else if (!sync_round (pc, sy))
+        sim_schedule_in (pc->sim, 0, sync_done_fired, pc, sy);
+    }
 }
 
 guint64

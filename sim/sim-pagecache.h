@@ -29,6 +29,7 @@ typedef struct _SimPageCache SimPageCache;
 typedef struct _SimPage      SimPage;
 typedef struct _SimPageRead  SimPageRead;
 typedef struct _SimPageWrite SimPageWrite;
+typedef struct _SimPageSync  SimPageSync;
 typedef struct _WbPolicy     WbPolicy;
 
 /* A backing device's writeback state (struct backing_dev_info): its dirty
@@ -40,6 +41,12 @@ typedef struct {
   guint64          nr_writeback;
   guint64          written;        /* pages whose writeback completed */
   guint64          dirtied;        /* pages that became dirty */
+  /* Throttling and flusher accounting (for time series): */
+  guint            nr_throttled;   /* writers held in balance_dirty_pages now */
+  guint64          pauses;         /* their sleeps begun (wb_pause) */
+  SimTime          pause_ns;       /* total length of those sleeps */
+  SimTime          max_pause_ns;   /* longest since the reader reset it */
+  guint64          flusher_pages;  /* pages the flusher started writing */
 } SimBdi;
 
 /* A file: a contiguous extent of a device (no file system layout yet). */
@@ -52,6 +59,8 @@ typedef struct {
   guint64          size_pages;
   guint64          ra_pages;      /* the device's read_ahead_kb in pages */
   SimBdi          *bdi;
+  guint64          nr_writeback;  /* its pages under writeback */
+  guint64          written;       /* its pages whose writeback completed */
 } SimFile;
 
 typedef void (*SimPageReadDone) (Sim *sim, SimPageRead *rd, SimTime now_ns);
@@ -92,7 +101,26 @@ struct _SimPageWrite {
   guint64           written;       /* pages the writer wrote back itself (throttling) */
   SimList           wait_link;
   SimEventId        pause;         /* a throttling sleep in progress */
+  gboolean          throttled;     /* counted in its BDI's nr_throttled */
   gint              step;          /* the policy's state while throttling */
+};
+
+typedef void (*SimPageSyncDone) (Sim *sim, SimPageSync *sy, SimTime now_ns);
+
+/* One fsync() (file set) or sync() (file NULL) in progress, embedded in the
+ * caller's I/O; the caller fills the public fields. */
+struct _SimPageSync {
+  SimFile          *file;         /* NULL: every file (sync) */
+  SimIoContext     *ioc;
+  SimPageSyncDone   done;
+  gpointer          done_data;
+
+  /* private below this line */
+  SimTime           start_ns;
+  guint64           start_seq;      /* pages dirtied before the call */
+  guint64           target_written; /* done once this many are written */
+  guint             rounds;
+  SimList           wait_link;
 };
 
 typedef struct {
@@ -106,6 +134,9 @@ typedef struct {
   guint64 dirtied;                /* pages that became dirty */
   guint64 written;                /* pages whose writeback completed */
   guint64 write_ios;              /* writeback bios submitted */
+  guint64 rotated;                /* pages reclaim put back (3.2+) */
+  guint64 syncs;                  /* fsync() and sync() calls completed */
+  guint64 sync_pages;             /* pages they started writing back */
 } SimPageCacheStats;
 
 SimPageCache *sim_page_cache_new   (Sim        *sim,
@@ -138,6 +169,15 @@ void          sim_page_cache_write (SimPageCache *pc,
 /* For policies: the throttled writer may return from write(). */
 void          sim_page_cache_write_finish (SimPageCache *pc,
                                     SimPageWrite *wr);
+/* 3.2+ direct reclaim: no pageout, pages it cannot free are put back at
+ * the hot end (default FALSE: the 2.4-3.1 behaviour). */
+void          sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates);
+/* The identity the writeback policy's flusher submits with: pages it
+ * starts count in SimBdi.flusher_pages. */
+void          sim_page_cache_set_flusher (SimPageCache *pc, const SimIoContext *flusher);
+/* For policies: @wr is held in balance_dirty_pages (counted in its BDI's
+ * nr_throttled until sim_page_cache_write_finish). */
+void          sim_page_cache_throttle (SimPageCache *pc, SimPageWrite *wr);
 /* Takes ownership of @policy (NULL: no writeback, pages stay dirty). */
 void          sim_page_cache_set_policy (SimPageCache *pc, WbPolicy *policy);
 
@@ -150,6 +190,14 @@ guint64       sim_page_cache_start_writeback (SimPageCache       *pc,
                                     guint64             max_pages,
                                     SimTime             dirtied_before_ns,
                                     const SimIoContext *ioc);
+/* fsync(@sy->file) or sync() (file NULL), WB_SYNC_ALL: start writeback of
+ * every page dirtied before the call (synchronous writes, waiting for
+ * request slots like any submitter), then wait until as many pages have
+ * finished writeback as were dirty or under writeback then.  Pages dirtied
+ * during the call are not waited for (the kernel's TOWRITE tagging, which
+ * keeps fsync from livelocking behind a busy writer).  @done runs from an
+ * event of its own. */
+void          sim_page_cache_fsync (SimPageCache *pc, SimPageSync *sy);
 /* Whether @wr's pages are all clean (written back, or never dirty). */
 gboolean      sim_page_cache_write_clean (SimPageCache *pc, SimPageWrite *wr);
 /* Park @wr until the next writeback completion, then call @fn. */

@@ -14,6 +14,8 @@
 struct _SimIo {
   SimPageRead rd;              /* first: buffered reads (its done gets the SimIo) */
   SimPageWrite wr;             /* buffered writes */
+  SimPageSync sy;              /* its fsync() (fsync_every), or a sync() */
+  SimTime     latency_end_ns;  /* write() returned, before its fsync() */
   SimIo      *next_free;
   SimProcess *p;
   SimOp       op;
@@ -113,6 +115,7 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   if (cfg->stream == SIM_STREAM_INTERLEAVED)
     p->next_offset += (guint64) cfg->thread_index * cfg->bs_bytes;
   sim_hist_init (&p->latency);
+  sim_hist_init (&p->fsync_latency);
   sim_list_init (&p->waiter.link);
   sim_list_init (&p->pool_link);
   return p;
@@ -124,6 +127,7 @@ sim_process_free (SimProcess *p)
   if (p == NULL)
     return;
   sim_hist_clear (&p->latency);
+  sim_hist_clear (&p->fsync_latency);
   g_ptr_array_unref (p->io_chunks);
   g_free (p->name);
   g_free (p);
@@ -174,6 +178,26 @@ process_exit (SimProcess *p)
 }
 
 static void
+end_fsync_done (Sim *sim, SimPageSync *sy, SimTime now)
+{
+  SimProcess *p = sy->done_data;
+  sim_hist_add (&p->fsync_latency, now - sy->start_ns);
+  p->end_ns = now;
+  process_exit (p);
+}
+
+/* end_fsync: the process exits once its file is on the device. */
+static void
+start_end_fsync (SimProcess *p)
+{
+  p->end_sync.file = p->cfg.file;
+  p->end_sync.ioc = p->ioc;
+  p->end_sync.done = end_fsync_done;
+  p->end_sync.done_data = p;
+  sim_page_cache_fsync (p->cfg.page_cache, &p->end_sync);
+}
+
+static void
 maybe_finish (SimProcess *p)
 {
   if (!p->finished && p->outstanding == 0 && p->cur_io == NULL)
@@ -183,7 +207,11 @@ maybe_finish (SimProcess *p)
         more = p->trace_pos < p->cfg.n_trace_ios;
       else
         more = generator_has_more (p);
-      if (!more)
+      if (more || p->end_sync.done != NULL)     /* end_fsync under way */
+        return;
+      if (p->cfg.end_fsync && p->cfg.page_cache)
+        start_end_fsync (p);
+      else
         process_exit (p);
     }
 }
@@ -197,7 +225,7 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
   p->bytes += io->bytes;
   p->last_complete_ns = now;
   p->end_ns = now;
-  sim_hist_add (&p->latency, now - io->issue_ns);
+  sim_hist_add (&p->latency, (io->latency_end_ns ? io->latency_end_ns : now) - io->issue_ns);
   if (p->io_done)
     p->io_done (p->io_done_data, p, io->op, io->offset_bytes, io->bytes, io->issue_ns, now);
   io_release (p, io);
@@ -303,11 +331,42 @@ start_buffered_read (SimProcess *p, SimIo *io)
 }
 
 static void
+io_sync_done (Sim *sim, SimPageSync *sy, SimTime now)
+{
+  SimIo *io = sy->done_data;
+  SimProcess *p = io->p;
+  if (!p->cfg.syncer)
+    sim_hist_add (&p->fsync_latency, now - sy->start_ns);
+  io->submitting = FALSE;
+  io_complete (p, io, now);
+}
+
+static void
+start_io_sync (SimProcess *p, SimIo *io, SimFile *file)
+{
+  io->sy.file = file;
+  io->sy.ioc = p->ioc;
+  io->sy.done = io_sync_done;
+  io->sy.done_data = io;
+  sim_page_cache_fsync (p->cfg.page_cache, &io->sy);
+}
+
+/* write() returned; with fsync_every, every Nth write is followed by an
+ * fsync() before the process goes on (its latency is counted apart). */
+static void
 buffered_write_done (Sim *sim, SimPageWrite *wr, SimTime now)
 {
   SimIo *io = wr->done_data;
+  SimProcess *p = io->p;
+  if (p->cfg.fsync_every && ++p->writes_since_fsync >= p->cfg.fsync_every)
+    {
+      p->writes_since_fsync = 0;
+      io->latency_end_ns = now;
+      start_io_sync (p, io, p->cfg.file);
+      return;
+    }
   io->submitting = FALSE;
-  io_complete (io->p, io, now);
+  io_complete (p, io, now);
 }
 
 /* A buffered write dirties pages; the writeback policy may hold the writer
@@ -340,6 +399,12 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
   p->outstanding++;
   p->bytes_issued += bytes;
   p->last_issue_ns = now;
+  if (p->cfg.syncer)
+    {
+      g_assert (p->cfg.page_cache != NULL);
+      start_io_sync (p, io, NULL);
+      return;
+    }
   if (p->cfg.page_cache)
     {
       if (op == SIM_OP_READ)
@@ -466,8 +531,9 @@ pump_generated (SimProcess *p)
       /* Thinking after a completion: wake_fired resumes. */
       if (now < p->ready_ns)
         return;
-      guint64 bytes;
-      guint64 offset = next_generated_offset (p, &bytes);
+      guint64 bytes = 0, offset = 0;
+      if (!p->cfg.syncer)
+        offset = next_generated_offset (p, &bytes);
       start_io (p, p->cfg.op, offset, bytes);
     }
 }

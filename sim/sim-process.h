@@ -9,6 +9,8 @@
  * loop where the trace shows that an I/O waited for the previous ones
  * (issued after their completion plus the recorded think time), open loop
  * (recorded inter-arrival gap) where I/Os overlapped.
+ * Buffered writers may fsync() every N writes or before they exit; a
+ * "syncer" calls sync() in a loop (with its think time between calls).
  * Every process has its own pid and I/O context.
  */
 #pragma once
@@ -95,6 +97,10 @@ typedef struct {
   SimFile         *file;            /* borrowed; covers the process's region */
   SimRaState      *shared_ra;       /* borrowed: one readahead state for a pool
                                      * (nfsd's per-file cache); NULL = own open */
+  guint            fsync_every;     /* buffered writes: fsync() after every N
+                                     * writes (fio's fsync=N); 0 = never */
+  gboolean         end_fsync;       /* fsync() the file before exiting */
+  gboolean         syncer;          /* each I/O is a sync() call (no bytes) */
 } SimProcessConfig;
 
 typedef struct _SimProcess SimProcess;
@@ -138,6 +144,9 @@ struct _SimProcess {
 
   /* results */
   SimHist          latency;
+  SimHist          fsync_latency;     /* fsync() calls (fsync_every, end_fsync) */
+  guint            writes_since_fsync;
+  SimPageSync      end_sync;
   guint64          ios;
   guint64          bytes;
   guint64          sleeps;

@@ -80,6 +80,24 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               ms ((double) p->lat_p95_ns), ms ((double) p->lat_p99_ns),
                               ms ((double) p->lat_max_ns), p->sleeps);
     }
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+      if (p->fsyncs)
+        g_string_append_printf (out, "  %-16s fsync: %" G_GUINT64_FORMAT " calls, mean %.3fms,"
+                                " p99 %.3fms, max %.3fms\n", p->name, p->fsyncs,
+                                ms (p->fsync_mean_ns), ms ((double) p->fsync_p99_ns),
+                                ms ((double) p->fsync_max_ns));
+    }
+  if (r->has_page_cache)
+    {
+      const SimPageCacheStats *pc = &r->page_cache;
+      g_string_append_printf (out, "  page cache: dirtied %" G_GUINT64_FORMAT " written %" G_GUINT64_FORMAT
+                              " reclaimed %" G_GUINT64_FORMAT " rotated %" G_GUINT64_FORMAT
+                              " memory_waits %" G_GUINT64_FORMAT " syncs %" G_GUINT64_FORMAT
+                              " (pages)\n", pc->dirtied, pc->written, pc->reclaimed, pc->rotated,
+                              pc->memory_waits, pc->syncs);
+    }
   gboolean pools = FALSE;
   for (guint i = 0; i < r->groups->len; i++)
     pools |= ((SimGroupResult *) g_ptr_array_index (r->groups, i))->threads > 1;
@@ -223,6 +241,45 @@ add_process_json (JsonBuilder *b, const SimProcessResult *p)
   json_builder_set_member_name (b, "max");
   json_builder_add_int_value (b, p->lat_max_ns);
   json_builder_end_object (b);
+  if (p->fsyncs)
+    {
+      json_builder_set_member_name (b, "fsync");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "calls");
+      json_builder_add_int_value (b, (gint64) p->fsyncs);
+      json_builder_set_member_name (b, "mean_ns");
+      json_builder_add_double_value (b, p->fsync_mean_ns);
+      json_builder_set_member_name (b, "p99_ns");
+      json_builder_add_int_value (b, p->fsync_p99_ns);
+      json_builder_set_member_name (b, "max_ns");
+      json_builder_add_int_value (b, p->fsync_max_ns);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+}
+
+static void
+add_uint_member (JsonBuilder *b, const char *name, guint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, (gint64) v);
+}
+
+static void
+add_page_cache_json (JsonBuilder *b, const SimPageCacheStats *pc)
+{
+  json_builder_set_member_name (b, "page_cache");
+  json_builder_begin_object (b);
+  add_uint_member (b, "hits", pc->hits);
+  add_uint_member (b, "misses", pc->misses);
+  add_uint_member (b, "readahead_pages", pc->readahead_pages);
+  add_uint_member (b, "dirtied", pc->dirtied);
+  add_uint_member (b, "written", pc->written);
+  add_uint_member (b, "reclaimed", pc->reclaimed);
+  add_uint_member (b, "rotated", pc->rotated);
+  add_uint_member (b, "memory_waits", pc->memory_waits);
+  add_uint_member (b, "syncs", pc->syncs);
+  add_uint_member (b, "sync_pages", pc->sync_pages);
   json_builder_end_object (b);
 }
 
@@ -297,6 +354,8 @@ sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
       for (guint i = 0; i < r->devices->len; i++)
         add_device_json (b, g_ptr_array_index (r->devices, i));
       json_builder_end_array (b);
+      if (r->has_page_cache)
+        add_page_cache_json (b, &r->page_cache);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

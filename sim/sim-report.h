@@ -6,6 +6,7 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 #include "sim/sim.h"
+#include "sim/sim-pagecache.h"
 #include "sim/sim-queue.h"
 
 G_BEGIN_DECLS
@@ -14,7 +15,7 @@ typedef struct {
   char    *name;
   guint    pid;
   char    *device;
-  char    *op;            /* read | write | mixed */
+  char    *op;            /* read | write | mixed | sync */
   guint64  ios;
   guint64  bytes;
   SimTime  active_ns;     /* from start to last completion */
@@ -27,6 +28,10 @@ typedef struct {
   SimTime  lat_max_ns;
   guint64  sleeps;        /* waits for a free request */
   double   disk_share;    /* its io context's share of the device's service time */
+  guint64  fsyncs;        /* fsync() calls completed (fsync, end_fsync) */
+  double   fsync_mean_ns;
+  SimTime  fsync_p99_ns;
+  SimTime  fsync_max_ns;
 } SimProcessResult;
 
 /* The threads of one [process NAME] group together (a pool, a dump run). */
@@ -69,6 +74,8 @@ typedef struct {
   GPtrArray *processes;   /* SimProcessResult */
   GPtrArray *groups;      /* SimGroupResult, in scenario order */
   GPtrArray *devices;     /* SimDeviceResult */
+  gboolean   has_page_cache;
+  SimPageCacheStats page_cache;   /* at the end of the run */
 } SimRunResult;
 
 SimRunResult *sim_run_result_new  (void);

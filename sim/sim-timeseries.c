@@ -1,6 +1,8 @@
 /* sim-timeseries.c — see sim-timeseries.h. */
 #include "sim/sim-timeseries.h"
 
+#include <string.h>
+
 typedef struct {
   SimRequestQueue *q;
   SimDevice       *dev;
@@ -16,6 +18,20 @@ typedef struct {
   SimSeries  *series;        /* NULL unless kept */
 } ProcessProbe;
 
+typedef struct {
+  SimTimeSeriesProbe fn;
+  gpointer           data;
+} Probe;
+
+/* A metric kept as series, one per name, created on first sight. */
+typedef struct {
+  char       *kind;
+  char       *metric;
+  double      scale;
+  GPtrArray  *keep;
+  GHashTable *by_name;       /* name -> SimSeries (owned by keep) */
+} KeptMetric;
+
 struct _SimTimeSeries {
   Sim        *sim;
   char       *run_label;
@@ -26,16 +42,41 @@ struct _SimTimeSeries {
   GArray     *devices;       /* DeviceProbe */
   GArray     *processes;     /* ProcessProbe */
   GPtrArray  *bdis;          /* const SimBdi * */
+  GArray     *probes;        /* Probe */
+  GPtrArray  *kept;          /* KeptMetric */
+  double      now_s;         /* the sample being written */
 };
+
+static void
+kept_metric_free (gpointer data)
+{
+  KeptMetric *km = data;
+  g_free (km->kind);
+  g_free (km->metric);
+  g_hash_table_unref (km->by_name);
+  g_free (km);
+}
+
+static SimSeries *
+series_new (GPtrArray *keep, char *label)
+{
+  SimSeries *series = g_new0 (SimSeries, 1);
+  series->label = label;
+  series->time_s = g_array_new (FALSE, FALSE, sizeof (double));
+  series->value = g_array_new (FALSE, FALSE, sizeof (double));
+  g_ptr_array_add (keep, series);
+  return series;
+}
 
 void
 sim_series_free (SimSeries *series)
 {
   if (series == NULL)
     return;
+  g_free (series->panel);
   g_free (series->label);
   g_array_unref (series->time_s);
-  g_array_unref (series->mb_per_s);
+  g_array_unref (series->value);
   g_free (series);
 }
 
@@ -53,6 +94,8 @@ sim_timeseries_new (Sim *sim, const char *run_label, SimTime interval_ns, FILE *
   ts->devices = g_array_new (FALSE, TRUE, sizeof (DeviceProbe));
   ts->processes = g_array_new (FALSE, TRUE, sizeof (ProcessProbe));
   ts->bdis = g_ptr_array_new ();
+  ts->probes = g_array_new (FALSE, FALSE, sizeof (Probe));
+  ts->kept = g_ptr_array_new_with_free_func (kept_metric_free);
   return ts;
 }
 
@@ -64,6 +107,8 @@ sim_timeseries_free (SimTimeSeries *ts)
   g_array_unref (ts->devices);
   g_array_unref (ts->processes);
   g_ptr_array_unref (ts->bdis);
+  g_array_unref (ts->probes);
+  g_ptr_array_unref (ts->kept);
   g_free (ts->run_label);
   g_free (ts);
 }
@@ -80,13 +125,7 @@ sim_timeseries_add_process (SimTimeSeries *ts, SimProcess *p)
 {
   ProcessProbe probe = { p, 0, 0, 0, NULL };
   if (ts->keep)
-    {
-      probe.series = g_new0 (SimSeries, 1);
-      probe.series->label = g_strdup_printf ("%s %s", ts->run_label, p->name);
-      probe.series->time_s = g_array_new (FALSE, FALSE, sizeof (double));
-      probe.series->mb_per_s = g_array_new (FALSE, FALSE, sizeof (double));
-      g_ptr_array_add (ts->keep, probe.series);
-    }
+    probe.series = series_new (ts->keep, g_strdup_printf ("%s %s", ts->run_label, p->name));
   g_array_append_val (ts->processes, probe);
 }
 
@@ -97,11 +136,66 @@ sim_timeseries_add_bdi (SimTimeSeries *ts, const SimBdi *bdi)
 }
 
 static void
+keep_row (SimTimeSeries *ts, double t_s, const char *kind, const char *name,
+          const char *metric, double value)
+{
+  for (guint i = 0; i < ts->kept->len; i++)
+    {
+      KeptMetric *km = g_ptr_array_index (ts->kept, i);
+      if (strcmp (km->kind, kind) != 0 || strcmp (km->metric, metric) != 0)
+        continue;
+      SimSeries *series = g_hash_table_lookup (km->by_name, name);
+      if (series == NULL)
+        {
+          /* "usb dirty" for usb's dirty_pages, in the run's panel. */
+          gsize stem = strlen (metric);
+          if (g_str_has_suffix (metric, "_pages"))
+            stem -= strlen ("_pages");
+          series = series_new (km->keep, g_strdup_printf ("%s %.*s", name, (int) stem, metric));
+          series->panel = g_strdup (ts->run_label);
+          g_hash_table_insert (km->by_name, g_strdup (name), series);
+        }
+      double scaled = value * km->scale;
+      g_array_append_val (series->time_s, t_s);
+      g_array_append_val (series->value, scaled);
+    }
+}
+
+static void
 row (SimTimeSeries *ts, double t_s, const char *kind, const char *name,
      const char *metric, double value)
 {
   if (ts->out)
     fprintf (ts->out, "%s,%.6f,%s,%s,%s,%.6g\n", ts->run_label, t_s, kind, name, metric, value);
+  if (ts->kept->len)
+    keep_row (ts, t_s, kind, name, metric, value);
+}
+
+void
+sim_timeseries_row (SimTimeSeries *ts, const char *kind, const char *name, const char *metric,
+                    double value)
+{
+  row (ts, ts->now_s, kind, name, metric, value);
+}
+
+void
+sim_timeseries_add_probe (SimTimeSeries *ts, SimTimeSeriesProbe fn, gpointer data)
+{
+  Probe probe = { fn, data };
+  g_array_append_val (ts->probes, probe);
+}
+
+void
+sim_timeseries_keep_metric (SimTimeSeries *ts, const char *kind, const char *metric,
+                            double scale, GPtrArray *keep)
+{
+  KeptMetric *km = g_new0 (KeptMetric, 1);
+  km->kind = g_strdup (kind);
+  km->metric = g_strdup (metric);
+  km->scale = scale;
+  km->keep = keep;
+  km->by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_ptr_array_add (ts->kept, km);
 }
 
 static void
@@ -146,7 +240,7 @@ sample_processes (SimTimeSeries *ts, double span_s, double t_s)
       if (pp->series)
         {
           g_array_append_val (pp->series->time_s, t_s);
-          g_array_append_val (pp->series->mb_per_s, mbps);
+          g_array_append_val (pp->series->value, mbps);
         }
       pp->last_bytes = p->bytes;
       pp->last_ios = p->latency.count;
@@ -169,6 +263,12 @@ tick (Sim *sim, gpointer subject, gpointer object)
       const SimBdi *b = g_ptr_array_index (ts->bdis, i);
       row (ts, t_s, "bdi", b->q->name, "dirty_pages", (double) b->nr_dirty);
       row (ts, t_s, "bdi", b->q->name, "writeback_pages", (double) b->nr_writeback);
+    }
+  ts->now_s = t_s;
+  for (guint i = 0; i < ts->probes->len; i++)
+    {
+      const Probe *probe = &g_array_index (ts->probes, Probe, i);
+      probe->fn (probe->data, ts, span_s);
     }
   /* Keep sampling only while the run has something left to do. */
   if (sim_events_pending (sim) > 0)

@@ -251,6 +251,7 @@ balance (WbPolicy *w, SimPageWrite *wr)
       return;
     }
   guint64 started = 0;
+  sim_page_cache_throttle (w->pc, wr);
   write_some (w, batch_pages (d), SIM_TIME_NEVER, wr->ioc, &started);
   if (sim_page_cache_nr_writeback (w->pc) == 0)
     {
@@ -261,6 +262,17 @@ balance (WbPolicy *w, SimPageWrite *wr)
   wr->written = completions (w) + sim_page_cache_nr_writeback (w->pc);
   wr->step = 1;
   sim_page_cache_wait_writeback (w->pc, wr);
+}
+
+/* nfract (bdflush wakes) and nfract_sync (writers write) of cache+free. */
+static void
+bdflush_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
+{
+  BdflushData *d = w->priv;
+  if (bdi != NULL)
+    return;
+  *bg = total_pages (w) * (guint64) d->p.nfract_pct / 100;
+  *thresh = total_pages (w) * (guint64) d->p.nfract_sync_pct / 100;
 }
 
 static void
@@ -350,4 +362,5 @@ const WbOps wb_bdflush_ops = {
   .dirtied   = bdflush_dirtied,
   .resume    = bdflush_resume,
   .written   = bdflush_written,
+  .limits    = bdflush_limits,
 };

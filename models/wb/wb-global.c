@@ -115,6 +115,7 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
                                         wr->dirtied);
   if (nr > thresh && wr->written < chunk)
     {
+      sim_page_cache_throttle (w->pc, wr);
       guint64 n = sim_page_cache_start_writeback (w->pc, wr->file->bdi, chunk - wr->written,
                                                   SIM_TIME_NEVER, wr->ioc);
       wr->written += n;
@@ -128,7 +129,15 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
       sim_page_cache_write_finish (w->pc, wr);
       return;
     }
-  wr->pause = sim_schedule_in (w->sim, WB_CONGESTION_WAIT_NS, pause_done, w, wr);
+  wb_pause (w, wr, WB_CONGESTION_WAIT_NS, pause_done);
+}
+
+/* One global limit; no per-device ones. */
+static void
+global_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
+{
+  if (bdi == NULL)
+    limits (w, bg, thresh);
 }
 
 static void
@@ -197,4 +206,5 @@ const WbOps wb_global_ops = {
   .init      = global_init,
   .exit      = global_exit,
   .dirtied   = global_dirtied,
+  .limits    = global_limits,
 };

@@ -298,8 +298,29 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
       task->nr_dirtied_pause = p.nr_dirtied_pause;
       wr->step = 1;
     }
-  wr->pause = sim_schedule_in (w->sim, (SimTime) wb_jiffies_to_ns (p.sleep_jiffies, w->hz),
-                               pause_done, w, wr);
+  wb_pause (w, wr, (SimTime) wb_jiffies_to_ns (p.sleep_jiffies, w->hz), pause_done);
+}
+
+/* The global limits, or @bdi's share of the dirty threshold. */
+static void
+ioless_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
+{
+  IolessData *d = w->priv;
+  limits (w, bg, thresh);
+  if (bdi == NULL)
+    return;
+  /* Only devices already known: sampling must not add state. */
+  guint64 global_thresh = *thresh;
+  *bg = *thresh = 0;
+  for (guint i = 0; i < d->bdis->len; i++)
+    {
+      IolessBdi *ib = &g_array_index (d->bdis, IolessBdi, i);
+      if (ib->bdi != bdi)
+        continue;
+      guint64 num, den;
+      wb_prop_fraction (&d->prop, &ib->completions, &num, &den);
+      *thresh = wb_bdi_dirty_limit (global_thresh, num, den, 0, 0, 100);
+    }
 }
 
 /* balance_dirty_pages_ratelimited: the task only enters
@@ -430,8 +451,10 @@ const WbOps wb_ioless_ops = {
   .summary   = "IO-less throttling: writers only pause, at a rate from per-device bandwidth "
                "estimates and position control; flusher writes back",
   .priv_size = sizeof (IolessData),
+  .flags     = WB_F_RECLAIM_ROTATES,
   .init      = ioless_init,
   .exit      = ioless_exit,
   .dirtied   = ioless_dirtied,
   .written   = ioless_written,
+  .limits    = ioless_limits,
 };

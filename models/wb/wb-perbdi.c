@@ -115,6 +115,21 @@ wb_perbdi_bdi_thresh_pages (WbPolicy *w, SimBdi *bdi)
 static void background_step (Sim *sim, gpointer subject, gpointer object);
 
 static void
+perbdi_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
+{
+  limits (w, bg, thresh);
+  if (bdi == NULL)
+    return;
+  /* Only devices already written to: sampling must not add state. */
+  PerBdiData *g = w->priv;
+  guint64 global_thresh = *thresh;
+  *bg = *thresh = 0;
+  for (guint i = 0; i < g->n_bdis; i++)
+    if (g->bdis[i].bdi == bdi)
+      *thresh = bdi_thresh (w, &g->bdis[i], global_thresh);
+}
+
+static void
 wake_background (WbPolicy *w)
 {
   PerBdiData *g = w->priv;
@@ -197,6 +212,7 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
                                                   bg, thresh);
   if (throttle && p->bdi->nr_dirty > 0 && wr->written < chunk)
     {
+      sim_page_cache_throttle (w->pc, wr);
       guint64 n = sim_page_cache_start_writeback (w->pc, p->bdi, chunk - wr->written,
                                                   SIM_TIME_NEVER, wr->ioc);
       wr->written += n;
@@ -212,7 +228,7 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
     }
   guint64 jiffies = wb_per_bdi_pause_jiffies (g->kver, w->hz, (guint64) wr->step);
   wr->step = (gint) jiffies;
-  wr->pause = sim_schedule_in (w->sim, wb_jiffies_to_ns (jiffies, w->hz), pause_done, w, wr);
+  wb_pause (w, wr, (SimTime) wb_jiffies_to_ns (jiffies, w->hz), pause_done);
 }
 
 static void
@@ -338,4 +354,5 @@ const WbOps wb_perbdi_ops = {
   .exit      = perbdi_exit,
   .dirtied   = perbdi_dirtied,
   .written   = perbdi_written,
+  .limits    = perbdi_limits,
 };

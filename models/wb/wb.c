@@ -44,6 +44,8 @@ wb_policy_new (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz, GKeyFile 
   w->flusher.ioprio_class = 2;
   w->flusher.ioprio_level = 4;
   w->flusher.nr_tasks = 1;
+  sim_page_cache_set_reclaim_rotates (pc, (ops->flags & WB_F_RECLAIM_ROTATES) != 0);
+  sim_page_cache_set_flusher (pc, &w->flusher);
   if (!ops->init (w, kf, error))
     {
       wb_policy_free (w);
@@ -60,7 +62,80 @@ wb_policy_free (WbPolicy *w)
   if (w->ops->exit)
     w->ops->exit (w);
   g_free (w->priv);
+  if (w->samples)
+    g_array_unref (w->samples);
   g_free (w);
+}
+
+void
+wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn)
+{
+  SimBdi *b = wr->file->bdi;
+  sim_page_cache_throttle (w->pc, wr);
+  b->pauses++;
+  b->pause_ns += ns;
+  b->max_pause_ns = MAX (b->max_pause_ns, ns);
+  wr->pause = sim_schedule_in (w->sim, ns, fn, w, wr);
+}
+
+/* A device's counters at the previous sample. */
+typedef struct {
+  guint64 pauses;
+  SimTime pause_ns;
+  guint64 flusher_pages;
+} WbBdiSample;
+
+static void
+sample_bdi (WbPolicy *w, SimTimeSeries *ts, SimBdi *b, WbBdiSample *last)
+{
+  const char *name = b->q->name;
+  if (w->ops->limits)
+    {
+      guint64 bg = 0, thresh = 0;
+      w->ops->limits (w, b, &bg, &thresh);
+      if (thresh)
+        sim_timeseries_row (ts, "bdi", name, "thresh_pages", (double) thresh);
+    }
+  sim_timeseries_row (ts, "bdi", name, "throttled_tasks", b->nr_throttled);
+  sim_timeseries_row (ts, "bdi", name, "pauses", (double) (b->pauses - last->pauses));
+  sim_timeseries_row (ts, "bdi", name, "pause_ms", (double) (b->pause_ns - last->pause_ns) / 1e6);
+  sim_timeseries_row (ts, "bdi", name, "max_pause_ms", (double) b->max_pause_ns / 1e6);
+  sim_timeseries_row (ts, "bdi", name, "flusher_pages",
+                      (double) (b->flusher_pages - last->flusher_pages));
+  last->pauses = b->pauses;
+  last->pause_ns = b->pause_ns;
+  last->flusher_pages = b->flusher_pages;
+  b->max_pause_ns = 0;
+}
+
+static void
+sample (gpointer data, SimTimeSeries *ts, double span_s)
+{
+  WbPolicy *w = data;
+  sim_timeseries_row (ts, "writeback", "global", "dirty_pages",
+                      (double) sim_page_cache_nr_dirty (w->pc));
+  sim_timeseries_row (ts, "writeback", "global", "writeback_pages",
+                      (double) sim_page_cache_nr_writeback (w->pc));
+  if (w->ops->limits)
+    {
+      guint64 bg = 0, thresh = 0;
+      w->ops->limits (w, NULL, &bg, &thresh);
+      sim_timeseries_row (ts, "writeback", "global", "bg_thresh_pages", (double) bg);
+      sim_timeseries_row (ts, "writeback", "global", "thresh_pages", (double) thresh);
+    }
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  if (w->samples->len < bdis->len)
+    g_array_set_size (w->samples, bdis->len);
+  for (guint i = 0; i < bdis->len; i++)
+    sample_bdi (w, ts, g_ptr_array_index (bdis, i), &g_array_index (w->samples, WbBdiSample, i));
+}
+
+void
+wb_policy_add_timeseries (WbPolicy *w, SimTimeSeries *ts)
+{
+  g_assert (w->samples == NULL);
+  w->samples = g_array_new (FALSE, TRUE, sizeof (WbBdiSample));
+  sim_timeseries_add_probe (ts, sample, w);
 }
 
 gboolean

@@ -13,6 +13,7 @@
 #include <glib.h>
 #include "sim/sim.h"
 #include "sim/sim-pagecache.h"
+#include "sim/sim-timeseries.h"
 #include "models/wb/wb-limits.h"     /* WB_ERROR */
 
 G_BEGIN_DECLS
@@ -26,6 +27,7 @@ struct _WbPolicy {
   Sim          *sim;
   guint         hz;
   SimIoContext  flusher;      /* identity of the flusher threads' I/O */
+  GArray       *samples;      /* WbBdiSample per device, for time series */
 };
 
 struct _WbOps {
@@ -33,6 +35,7 @@ struct _WbOps {
   const char *era;
   const char *summary;
   gsize       priv_size;
+  guint       flags;          /* WB_F_* */
 
   /* Required.  Read tunables from the scenario's [writeback] group (may be
    * absent), start timers. */
@@ -47,7 +50,16 @@ struct _WbOps {
   void     (*resume)   (WbPolicy *w, SimPageWrite *wr, SimTime now_ns);
   /* Optional: @pages pages of @bdi finished writeback. */
   void     (*written)  (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns);
+  /* Optional, for time series: the era's current background and dirty
+   * thresholds in pages, global (@bdi NULL) or of @bdi (where the era
+   * has per-device limits; leave @bg_pages 0 where it has none). */
+  void     (*limits)   (WbPolicy *w, const SimBdi *bdi, guint64 *bg_pages,
+                        guint64 *thresh_pages);
 };
+
+/* The era's direct reclaim leaves dirty file pages to the flusher and puts
+ * back what it cannot free (3.2+): sim_page_cache_set_reclaim_rotates. */
+#define WB_F_RECLAIM_ROTATES  (1u << 0)
 
 extern const WbOps wb_none_ops;
 extern const WbOps wb_global_ops;
@@ -73,6 +85,19 @@ gboolean wb_get_uint (GKeyFile *kf, const char *key, guint *out, guint max, GErr
  * @target pages are dirty; FALSE when it stopped because every device
  * with work was congested. */
 gboolean wb_flush (WbPolicy *w, SimTime before, guint64 target);
+
+/* The throttled writer @wr sleeps @ns, then @fn runs (as a Sim event with
+ * @w as subject and @wr as object); counted per device for time series. */
+void wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn);
+
+/* Time-series rows at each sample of @ts (sim/sim-timeseries.h):
+ *   writeback global  dirty_pages, writeback_pages, bg_thresh_pages,
+ *                     thresh_pages
+ *   bdi NAME          thresh_pages (eras with per-device limits),
+ *                     throttled_tasks (at the sample), pauses, pause_ms and
+ *                     max_pause_ms (sleeps begun in the interval),
+ *                     flusher_pages (pages the flusher started in it) */
+void wb_policy_add_timeseries (WbPolicy *w, SimTimeSeries *ts);
 
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);

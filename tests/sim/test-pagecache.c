@@ -286,6 +286,121 @@ test_reclaim_writes_dirty_pages (void)
   teardown (&f);
 }
 
+/* 3.2+ reclaim: dirty pages are not written by the allocating task but put
+ * back at the hot end marked PG_reclaim, and clean pages are taken instead;
+ * once their writeback ends the marked pages return to the cold end and
+ * are the next to go. */
+static void
+test_reclaim_rotates (void)
+{
+  Fixture f;
+  setup (&f, 64 * 4096, 0);      /* 64 pages, no writeback policy */
+  sim_page_cache_set_reclaim_rotates (f.pc, TRUE);
+  write_now (&f, 0, 40 * 4096);  /* pages 0..39 dirty, at the cold end */
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  for (guint i = 0; i < 25; i++)
+    read_now (&f, &ra, (guint64) (100 + i) * 4096, 4096);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
+  /* The 25th read found memory full: it rotated the 40 dirty pages and
+   * evicted the coldest read page (100), writing nothing. */
+  g_assert_cmpuint (st->rotated, ==, 40);
+  g_assert_cmpuint (st->reclaimed, ==, 1);
+  g_assert_cmpuint (st->memory_waits, ==, 0);
+  g_assert_cmpuint (st->write_ios, ==, 0);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 40);
+  /* Write them back: at completion they move to the cold end ... */
+  sim_page_cache_start_writeback (f.pc, f.file->bdi, 40, SIM_TIME_NEVER, &ioc);
+  sim_queue_unplug (f.q, &ioc);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (st->written, ==, 40);
+  /* ... so the next allocation evicts one of them, not page 101, which is
+   * now the coldest read page: reading 101 again costs nothing. */
+  read_now (&f, &ra, 200 * 4096, 4096);
+  g_assert_cmpuint (st->reclaimed, ==, 2);
+  g_assert_cmpuint (st->rotated, ==, 40);
+  g_assert_cmpint (read_now (&f, &ra, 101 * 4096, 4096), ==, 0);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+static void
+sync_done (Sim *sim, SimPageSync *sy, SimTime now)
+{
+  Fixture *f = sy->done_data;
+  f->done++;
+  f->done_ns = now;
+}
+
+/* fsync(@file) (NULL: sync()) and run until it returns; its duration. */
+static SimTime
+fsync_now (Fixture *f, SimFile *file)
+{
+  SimPageSync sy = { .file = file, .ioc = &ioc, .done = sync_done, .done_data = f };
+  guint before = f->done;
+  SimTime start = sim_now (f->sim);
+  sim_page_cache_fsync (f->pc, &sy);
+  while (f->done == before && sim_step (f->sim))
+    ;
+  g_assert_cmpuint (f->done, ==, before + 1);
+  return f->done_ns - start;
+}
+
+/* fsync writes the file's dirty pages (as synchronous writes) and returns
+ * when they are on the device; another file's pages stay dirty until
+ * sync(); with nothing dirty, fsync returns at once. */
+static void
+test_fsync_and_sync (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  SimFile *other = sim_page_cache_open (f.pc, f.q, "other", 32 << 20, 1 << 20, 0);
+  write_now (&f, 0, 16 * 4096);
+  SimPageWrite wr = { .file = other, .ioc = &ioc, .offset_bytes = 0, .bytes = 8 * 4096,
+                      .done = write_done, .done_data = &f };
+  sim_page_cache_write (f.pc, &wr);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 24);
+
+  SimTime t = fsync_now (&f, f.file);
+  g_assert_cmpint (t, >, 1000000);                 /* waited for the device */
+  g_assert_cmpstr (f.issued->str, ==, "0+128 ");
+  const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
+  g_assert_cmpuint (st->written, ==, 16);
+  g_assert_cmpuint (f.file->nr_writeback, ==, 0);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 8);
+
+  g_assert_cmpint (fsync_now (&f, f.file), ==, 0);  /* nothing left to write */
+  g_assert_cmpint (fsync_now (&f, NULL), >, 1000000);
+  g_assert_cmpuint (st->written, ==, 24);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 0);
+  g_assert_cmpuint (st->syncs, ==, 3);
+  g_assert_cmpuint (st->sync_pages, ==, 24);
+  teardown (&f);
+}
+
+/* Pages dirtied after fsync() started are not its business: it returns
+ * when the pages dirty at the call are written, whatever comes after. */
+static void
+test_fsync_ignores_later_dirtying (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  write_now (&f, 0, 4 * 4096);
+  SimPageSync sy = { .file = f.file, .ioc = &ioc, .done = sync_done, .done_data = &f };
+  guint before = f.done;
+  sim_page_cache_fsync (f.pc, &sy);
+  write_now (&f, 100 * 4096, 4 * 4096);   /* dirtied during the fsync */
+  while (f.done == before + 1 && sim_step (f.sim))
+    ;
+  g_assert_cmpuint (f.done, ==, before + 2);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->written, ==, 4);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 4);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -298,5 +413,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pagecache/write-through", test_write_through);
   g_test_add_func ("/pagecache/dirty-without-writeback", test_dirty_without_writeback);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
+  g_test_add_func ("/pagecache/reclaim-rotates", test_reclaim_rotates);
+  g_test_add_func ("/pagecache/fsync-and-sync", test_fsync_and_sync);
+  g_test_add_func ("/pagecache/fsync-ignores-later-dirtying", test_fsync_ignores_later_dirtying);
   return g_test_run ();
 }

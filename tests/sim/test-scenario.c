@@ -107,6 +107,41 @@ test_default_study (void)
   g_ptr_array_unref (runs);
 }
 
+/* fsync = N, end_fsync and op = sync through a scenario: the counts follow
+ * from the configuration, and no fsync returns before its pages are
+ * written (the dirty pages at the end are only those dirtied since). */
+static void
+test_fsync_keys (void)
+{
+  const char *text =
+    "[host]\nmemory = 256MiB\nwriteback = io-less-3.2\n[sim]\nduration = 10s\n"
+    "[device a]\nmodel = disk-7200-sata\n"
+    "[process db]\nop = write\nio = buffered\nbs = 8KiB\nthink = 10ms\nfsync = 4\nsize = 4MiB\n"
+    "[process syncer]\nop = sync\nthink = 2s\n"
+    "[process copier]\nop = write\nio = buffered\nbs = 1MiB\nsize = 64MiB\noffset = 1GiB\n"
+    "end_fsync = true\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (text, "fsync", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  const SimProcessResult *db = find_process (r, "db");
+  g_assert_cmpuint (db->ios, ==, 512);
+  g_assert_cmpuint (db->fsyncs, ==, 512 / 4);
+  const SimProcessResult *syncer = find_process (r, "syncer");
+  g_assert_cmpstr (syncer->op, ==, "sync");
+  g_assert_cmpuint (syncer->ios, >=, 4);
+  g_assert_cmpuint (syncer->bytes, ==, 0);
+  const SimProcessResult *copier = find_process (r, "copier");
+  g_assert_cmpuint (copier->fsyncs, ==, 1);
+  /* 64 MiB reach a 7200 rpm disk in no less than about half a second. */
+  g_assert_cmpint (copier->fsync_max_ns, >, 100 * G_GINT64_CONSTANT (1000000));
+  g_assert_true (r->has_page_cache);
+  g_assert_cmpuint (r->page_cache.syncs, ==, db->fsyncs + syncer->ios + 1);
+  /* Everything both writers wrote is on the disk. */
+  g_assert_cmpuint (r->page_cache.written, ==, (4 + 64) * 256);
+}
+
 static void
 test_bad_scenarios (void)
 {
@@ -125,6 +160,10 @@ test_bad_scenarios (void)
     { "[device a]\nkind = fixed\n[sched deadline]\nread_expire = soon\n[process p]\nsize = 1MiB\n", "read_expire" },
     { "[device a]\nkind = warp\n[process p]\nsize = 1MiB\n", "warp" },
     { "[process p]\nsize = 1MiB\n", "device" },
+    { "[device a]\nkind = fixed\n[process p]\nop = write\nfsync = 4\nsize = 1MiB\n", "fsync" },
+    { "[device a]\nkind = fixed\n[process p]\nio = buffered\nend_fsync = yes\nsize = 1MiB\n",
+      "end_fsync" },
+    { "[device a]\nkind = fixed\n[process p]\nop = fsync\nsize = 1MiB\n", "sync" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -164,6 +203,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/determinism", test_determinism);
   g_test_add_func ("/scenario/default-study", test_default_study);
   g_test_add_func ("/scenario/bad", test_bad_scenarios);
+  g_test_add_func ("/scenario/fsync", test_fsync_keys);
   g_test_add_func ("/scenario/set", test_set_override);
   return g_test_run ();
 }

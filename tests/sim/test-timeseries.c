@@ -99,11 +99,108 @@ test_progress_changes_nothing (void)
   g_assert_cmpstr (ja, ==, jb);
 }
 
+/* The last value of kind,name,metric in the run @run of @csv; -1 if none. */
+static double
+last_value (const char *csv, const char *run, const char *kind, const char *name,
+            const char *metric, guint *count)
+{
+  double v = -1;
+  *count = 0;
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  for (guint i = 1; lines[i] && lines[i][0]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+      if (strcmp (f[0], run) == 0 && strcmp (f[2], kind) == 0 && strcmp (f[3], name) == 0
+          && strcmp (f[4], metric) == 0)
+        {
+          v = g_ascii_strtod (f[5], NULL);
+          (*count)++;
+        }
+    }
+  return v;
+}
+
+/* Writeback rows: the era's thresholds, throttled tasks, their pauses and
+ * the flusher's pages, for every era; sampling them (which asks the policy
+ * for its limits) changes nothing in the run; the kept writeback series
+ * go in one panel per run. */
+static void
+test_writeback_rows (void)
+{
+  static const char wb_ini[] =
+    "[host]\nmemory = 128MiB\nwriteback = global-2.6,per-bdi-2.6.24,io-less-3.2\n"
+    "[sim]\nduration = 20s\n"
+    "[device usb]\nmodel = usb-stick\n"
+    "[process w]\nop = write\nio = buffered\nbs = 64KiB\nsize = 1GiB\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (wb_ini, "wb", NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint run = 0; run < scenario_n_runs (s); run++)
+    {
+      const char *label = scenario_run_label (s, run);
+      char *buf = NULL;
+      size_t len = 0;
+      FILE *out = open_memstream (&buf, &len);
+      fputs (SIM_TIMESERIES_HEADER, out);
+      g_autoptr (GPtrArray) kept = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_series_free);
+      ScenarioOutputs outputs = { .timeseries = out, .writeback_series = kept,
+                                  .sample_ns = SIM_NS_PER_S };
+      g_autoptr (SimRunResult) with = scenario_run (s, run, &outputs, &error);
+      g_assert_no_error (error);
+      fclose (out);
+      g_autoptr (SimRunResult) without = scenario_run (s, run, NULL, &error);
+      g_assert_no_error (error);
+      const SimProcessResult *a = g_ptr_array_index (with->processes, 0);
+      const SimProcessResult *b = g_ptr_array_index (without->processes, 0);
+      g_assert_cmpuint (a->bytes, ==, b->bytes);
+      g_assert_cmpint (a->lat_max_ns, ==, b->lat_max_ns);
+
+      guint n;
+      /* 128 MiB: the global threshold is a positive part of memory. */
+      double thresh = last_value (buf, label, "writeback", "global", "thresh_pages", &n);
+      g_assert_cmpuint (n, ==, 20);
+      g_assert_cmpfloat (thresh, >, 0);
+      g_assert_cmpfloat (thresh, <, 32768);
+      double bdi_thresh = last_value (buf, label, "bdi", "usb", "thresh_pages", &n);
+      if (strstr (label, "global"))
+        g_assert_cmpuint (n, ==, 0);              /* no per-device limit */
+      else
+        {
+          /* The only writer's device earns (nearly) the whole limit. */
+          g_assert_cmpuint (n, >, 0);
+          g_assert_cmpfloat (bdi_thresh, >, 0.5 * thresh);
+          g_assert_cmpfloat (bdi_thresh, <=, thresh);
+        }
+      /* A writer that outruns the stick is held, sleeps, and the flusher
+       * (or, before 3.2, the writer itself) writes the pages. */
+      g_assert_cmpfloat (last_value (buf, label, "bdi", "usb", "throttled_tasks", &n), ==, 1);
+      double pauses = 0;
+      g_auto (GStrv) lines = g_strsplit (buf, "\n", -1);
+      for (guint i = 1; lines[i] && lines[i][0]; i++)
+        if (g_str_has_prefix (lines[i], label) && strstr (lines[i], ",bdi,usb,pauses,"))
+          pauses += g_ascii_strtod (strrchr (lines[i], ',') + 1, NULL);
+      g_assert_cmpfloat (pauses, >, 0);
+      if (strstr (label, "io-less"))
+        g_assert_cmpfloat (last_value (buf, label, "bdi", "usb", "max_pause_ms", &n), <=, 200);
+      /* Kept series: usb dirty, writeback, its threshold (not under the
+       * global era) and the global threshold, all in the run's panel. */
+      g_assert_cmpuint (kept->len, ==, strstr (label, "global") ? 3 : 4);
+      for (guint i = 0; i < kept->len; i++)
+        {
+          const SimSeries *ss = g_ptr_array_index (kept, i);
+          g_assert_cmpstr (ss->panel, ==, label);
+          g_assert_cmpuint (ss->time_s->len, ==, 20);
+        }
+      free (buf);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/timeseries/accounts-every-byte", test_accounts_every_byte);
   g_test_add_func ("/timeseries/progress-changes-nothing", test_progress_changes_nothing);
+  g_test_add_func ("/timeseries/writeback-rows", test_writeback_rows);
   return g_test_run ();
 }

@@ -74,7 +74,7 @@ check_slow_device (const char *const *sets)
   for (guint i = 0; i < ser->time_s->len; i++)
     if (g_array_index (ser->time_s, double, i) > 40.0)
       {
-        sum += g_array_index (ser->mb_per_s, double, i);
+        sum += g_array_index (ser->value, double, i);
         n++;
       }
   g_assert_cmpuint (n, >=, 19);
