@@ -16,13 +16,21 @@
  *    (background + dirty)/2); it writes back up to write_chunk pages of its
  *    device, sleeps congestion_wait (HZ/10; back-off from 2.6.33) and looks
  *    again;
- *  - background writeback and kupdate as in global-2.6 (pdflush).
- * Simplified: the per-task adjustment (task_dirty_limit) is left out, every
- * writer gets the full bdi_thresh; 2.6.32's per-device flusher threads are
- * modelled by the one pdflush-like flusher, which already writes each
- * uncongested device in turn; min_ratio/max_ratio apply to every device
- * (a device whose min_ratio would bring the sum to 100 % gets 0, as the
- * kernel refuses that write); balance_dirty_pages runs once per write().
+ *  - the task adjustment (task_dirty_limit): every dirtied page is an event
+ *    of a second proportion descriptor (vm_dirties) and of the task's own
+ *    count, and a writer's bdi_thresh is lowered by up to 1/8 by its share
+ *    of recent dirtying, so heavy dirtiers are throttled first;
+ *  - background writeback and kupdate as in global-2.6 (pdflush: one
+ *    nonblocking thread for all devices, sleeping 100 ms whenever every
+ *    device with dirty pages is congested); from 2.6.32 one flusher thread
+ *    per device ("flush-MAJ:MIN") does that device's background writeback,
+ *    blocking on its own queue only (it waits for the device's next
+ *    completion when the queue is congested), woken by the device's
+ *    writers when global dirty pages pass the background threshold.
+ * Simplified: kupdate-style expiry stays one pass over all devices;
+ * min_ratio/max_ratio apply to every device (a device whose min_ratio would
+ * bring the sum to 100 % gets 0, as the kernel refuses that write);
+ * balance_dirty_pages runs once per write().
  */
 #include "models/wb/wb.h"
 #include "models/wb/wb-limits.h"
@@ -35,7 +43,16 @@ typedef struct {
   SimBdi      *bdi;
   WbPropLocal  completions;   /* bdi->completions */
   guint        min_ratio_pct;
+  /* 2.6.32+: the device's flusher thread. */
+  SimEventId   flusher_event;
+  gboolean     flusher_running;
+  gboolean     flusher_blocked;  /* waiting for a completion of its queue */
 } PerBdi;
+
+/* A task's dirtying count (task->dirties). */
+typedef struct {
+  WbPropLocal  dirties;
+} PerBdiTask;
 
 typedef struct {
   WbDirtyTunables t;
@@ -44,6 +61,8 @@ typedef struct {
   guint           max_ratio_pct;
   guint           sum_min_ratio_pct;  /* bdi_min_ratio */
   WbPropGlobal    completions;        /* vm_completions */
+  WbPropGlobal    dirties;            /* vm_dirties */
+  GHashTable     *tasks;              /* SimIoContext* -> PerBdiTask* */
   PerBdi         *bdis;
   guint           n_bdis;
   gboolean        background_running;
@@ -129,16 +148,65 @@ perbdi_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
       *thresh = bdi_thresh (w, &g->bdis[i], global_thresh);
 }
 
+static gboolean
+per_device_flushers (const PerBdiData *g)
+{
+  return g->kver >= WB_KERNEL_VERSION (2, 6, 32);
+}
+
+static void flusher_step (Sim *sim, gpointer subject, gpointer object);
+
+/* Background writeback past the background threshold: pdflush, or from
+ * 2.6.32 the flusher of the writer's device @p (bdi_start_writeback). */
 static void
-wake_background (WbPolicy *w)
+wake_background (WbPolicy *w, PerBdi *p)
 {
   PerBdiData *g = w->priv;
   guint64 bg, thresh;
   limits (w, &bg, &thresh);
-  if (g->background_running || sim_page_cache_nr_dirty (w->pc) <= bg)
+  if (sim_page_cache_nr_dirty (w->pc) <= bg)
+    return;
+  if (per_device_flushers (g))
+    {
+      if (p->flusher_running)
+        return;
+      p->flusher_running = TRUE;
+      p->flusher_event = sim_schedule_in (w->sim, 0, flusher_step, w,
+                                          GUINT_TO_POINTER ((guint) (p - g->bdis)));
+      return;
+    }
+  if (g->background_running)
     return;
   g->background_running = TRUE;
   g->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
+}
+
+/* One pass of a 2.6.32 flusher thread: write a batch of its device while
+ * global dirty pages are over the background threshold; a congested
+ * queue blocks it until the device completes a write. */
+static void
+flusher_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  PerBdiData *g = w->priv;
+  PerBdi *p = &g->bdis[GPOINTER_TO_UINT (object)];
+  p->flusher_event = 0;
+  guint64 bg, thresh;
+  limits (w, &bg, &thresh);
+  if (sim_page_cache_nr_dirty (w->pc) <= bg || p->bdi->nr_dirty == 0)
+    {
+      p->flusher_running = FALSE;
+      return;
+    }
+  if (sim_queue_write_congested (p->bdi->q))
+    {
+      p->flusher_blocked = TRUE;
+      return;
+    }
+  if (sim_page_cache_start_writeback (w->pc, p->bdi, WB_FLUSH_BATCH_PAGES, SIM_TIME_NEVER,
+                                      &w->flusher))
+    sim_queue_unplug (p->bdi->q, &w->flusher);
+  p->flusher_event = sim_schedule_in (sim, 0, flusher_step, w, object);
 }
 
 /* pdflush's background_writeout. */
@@ -186,13 +254,37 @@ pause_done (Sim *sim, gpointer subject, gpointer object)
   balance_step (subject, wr);
 }
 
-/* The writer's device over its bdi_thresh (the loop's exit test). */
+static PerBdiTask *
+task_state (PerBdiData *g, const SimIoContext *ioc)
+{
+  PerBdiTask *task = g_hash_table_lookup (g->tasks, ioc);
+  if (task == NULL)
+    {
+      task = g_new0 (PerBdiTask, 1);
+      wb_prop_local_init (&task->dirties);
+      g_hash_table_insert (g->tasks, (gpointer) ioc, task);
+    }
+  return task;
+}
+
+/* bdi_thresh lowered by task_dirty_limit for the writer @ioc. */
+static guint64
+task_bdi_thresh (WbPolicy *w, PerBdi *p, guint64 thresh, const SimIoContext *ioc)
+{
+  PerBdiData *g = w->priv;
+  guint64 num, den;
+  wb_prop_fraction (&g->dirties, &task_state (g, ioc)->dirties, &num, &den);
+  return wb_task_dirty_limit (bdi_thresh (w, p, thresh), num, den);
+}
+
+/* The writer's device over its (task-adjusted) bdi_thresh: the loop's exit
+ * test. */
 static gboolean
-over_bdi_thresh (WbPolicy *w, PerBdi *p)
+over_bdi_thresh (WbPolicy *w, PerBdi *p, const SimIoContext *ioc)
 {
   guint64 bg, thresh;
   limits (w, &bg, &thresh);
-  return p->bdi->nr_dirty + p->bdi->nr_writeback > bdi_thresh (w, p, thresh);
+  return p->bdi->nr_dirty + p->bdi->nr_writeback > task_bdi_thresh (w, p, thresh, ioc);
 }
 
 /* One round of balance_dirty_pages (2.6.24–2.6.32); wr->step holds the
@@ -208,7 +300,8 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
   guint64 bg, thresh;
   limits (w, &bg, &thresh);
   gboolean throttle = wb_per_bdi_should_throttle (p->bdi->nr_dirty + p->bdi->nr_writeback,
-                                                  bdi_thresh (w, p, thresh), global_nr (w),
+                                                  task_bdi_thresh (w, p, thresh, wr->ioc),
+                                                  global_nr (w),
                                                   bg, thresh);
   if (throttle && p->bdi->nr_dirty > 0 && wr->written < chunk)
     {
@@ -218,11 +311,11 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
       wr->written += n;
       if (n)
         sim_queue_unplug (wr->file->q, wr->ioc);
-      throttle = over_bdi_thresh (w, p);
+      throttle = over_bdi_thresh (w, p, wr->ioc);
     }
   if (!throttle || wr->written >= chunk)
     {
-      wake_background (w);
+      wake_background (w, p);
       sim_page_cache_write_finish (w->pc, wr);
       return;
     }
@@ -234,6 +327,11 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
 static void
 perbdi_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
 {
+  PerBdiData *g = w->priv;
+  /* task_dirty_inc per page: the task's share of recent dirtying. */
+  PerBdiTask *task = task_state (g, wr->ioc);
+  for (guint64 i = 0; i < wr->dirtied; i++)
+    wb_prop_inc (&g->dirties, &task->dirties);
   wr->step = 0;
   balance_step (w, wr);
 }
@@ -244,6 +342,13 @@ perbdi_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
 {
   PerBdiData *g = w->priv;
   PerBdi *p = per_bdi (w, bdi);
+  if (p->flusher_blocked)
+    {
+      /* Its queue has room again: the blocked flusher goes on. */
+      p->flusher_blocked = FALSE;
+      p->flusher_event = sim_schedule_in (w->sim, 0, flusher_step, w,
+                                          GUINT_TO_POINTER ((guint) (p - g->bdis)));
+    }
   gboolean with_max = g->kver >= WB_KERNEL_VERSION (2, 6, 25);
   for (guint64 i = 0; i < pages; i++)
     {
@@ -326,6 +431,8 @@ perbdi_init (WbPolicy *w, GKeyFile *kf, GError **error)
   guint64 bg, thresh;
   wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, &bg, &thresh);
   wb_prop_global_init (&g->completions, wb_prop_period_shift (thresh));
+  wb_prop_global_init (&g->dirties, wb_prop_period_shift (thresh));
+  g->tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   if (g->t.dirty_writeback_centisecs > 0)
     g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs
                                         * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
@@ -340,6 +447,10 @@ perbdi_exit (WbPolicy *w)
     sim_cancel (w->sim, g->kupdate_event);
   if (g->background_event)
     sim_cancel (w->sim, g->background_event);
+  for (guint i = 0; i < g->n_bdis; i++)
+    if (g->bdis[i].flusher_event)
+      sim_cancel (w->sim, g->bdis[i].flusher_event);
+  g_clear_pointer (&g->tasks, g_hash_table_unref);
   g_clear_pointer (&g->bdis, g_free);
   g->n_bdis = 0;
 }

@@ -4,6 +4,8 @@
  * fix they brought: a slow USB stick no longer drags a fast disk's writer
  * down to its pace, as the global 2.6 limit did. */
 #include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/scenario.h"
@@ -54,6 +56,53 @@ test_two_writers (void)
    * its disk's pace again ... */
   g_assert_cmpfloat (disk_perbdi, >=, 3.0 * usb_perbdi);
   g_assert_cmpfloat (disk_perbdi, >, 3.0 * disk_global);
+}
+
+/* Sum of the flusher_pages rows of @device in a time-series CSV. */
+static double
+flusher_pages (const char *csv, const char *device)
+{
+  double sum = 0;
+  g_autofree char *needle = g_strdup_printf (",bdi,%s,flusher_pages,", device);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *at = strstr (lines[i], needle);
+      if (at)
+        sum += g_ascii_strtod (at + strlen (needle), NULL);
+    }
+  return sum;
+}
+
+/* 2.6.32: one flusher thread per device.  Both devices' flushers write
+ * (the stick's blocks on its own queue, the disk's goes on), and the
+ * per-device limits still keep the disk writer at its disk's pace. */
+static void
+test_per_device_flushers (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
+                                                 "two-writers.ini", NULL);
+  const char *const sets[] = { "host.writeback=per-bdi-2.6.24", "writeback.kernel=2.6.32", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
+  g_assert_no_error (error);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&buf, &len);
+  ScenarioOutputs outputs = { .timeseries = out, .sample_ns = SIM_NS_PER_S };
+  g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
+  g_ptr_array_add (runs, scenario_run (s, 0, &outputs, &error));
+  g_assert_no_error (error);
+  fclose (out);
+  const char *label = ((SimRunResult *) g_ptr_array_index (runs, 0))->label;
+  double disk = mbps (runs, label, "disk-writer");
+  double usb = mbps (runs, label, "usb-writer");
+  g_assert_cmpfloat (disk, >=, 3.0 * usb);
+  g_test_message ("flusher pages: sda %.0f, usb %.0f", flusher_pages (buf, "sda"),
+                  flusher_pages (buf, "usb"));
+  g_assert_cmpfloat (flusher_pages (buf, "sda"), >, 0);
+  g_assert_cmpfloat (flusher_pages (buf, "usb"), >, 0);
+  free (buf);
 }
 
 /* A bare policy over a 256 MiB page cache, no devices: the `written` hook
@@ -188,5 +237,6 @@ main (int argc, char **argv)
   g_test_add_func ("/wb/perbdi/max-ratio", test_max_ratio);
   g_test_add_func ("/wb/perbdi/tunables", test_tunables);
   g_test_add_func ("/wb/perbdi/two-writers", test_two_writers);
+  g_test_add_func ("/wb/perbdi/per-device-flushers", test_per_device_flushers);
   return g_test_run ();
 }
