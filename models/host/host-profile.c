@@ -1,0 +1,348 @@
+/* host-profile.c — loading era profiles of CPU and lock costs (see
+ * host-profile.h).  Profiles are GKeyFiles; a scenario's own [costs] and
+ * [lock NAME] groups override the profile's keys one by one. */
+#include "models/host/host-profile.h"
+#include "sim/sim-units.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (host-error-quark, host_error)
+
+static const char *const path_names[HOST_N_PATHS] = {
+  "write", "read", "submit", "complete", "aio_submit", "aio_reap",
+};
+
+static const char *const scope_names[] = { "global", "fs", "inode", "queue" };
+
+const char *
+host_path_name (HostPathId id)
+{
+  g_assert (id < HOST_N_PATHS);
+  return path_names[id];
+}
+
+const char *
+host_lock_scope_name (HostLockScope scope)
+{
+  g_assert (scope < G_N_ELEMENTS (scope_names));
+  return scope_names[scope];
+}
+
+static gboolean
+invalid (GError **error, const char *profile, const char *group, const char *key,
+         const char *fmt, ...) G_GNUC_PRINTF (5, 6);
+
+static gboolean
+invalid (GError **error, const char *profile, const char *group, const char *key,
+         const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID, "%s: [%s] %s: %s", profile, group, key, msg);
+  return FALSE;
+}
+
+static void
+lock_def_free (gpointer data)
+{
+  HostLockDef *d = data;
+  g_free (d->name);
+  g_free (d);
+}
+
+void
+host_profile_free (HostProfile *p)
+{
+  if (p == NULL)
+    return;
+  g_free (p->name);
+  g_free (p->era);
+  g_free (p->summary);
+  if (p->locks)
+    g_ptr_array_unref (p->locks);
+  for (guint i = 0; i < HOST_N_PATHS; i++)
+    {
+      if (p->paths[i].call)
+        g_array_unref (p->paths[i].call);
+      if (p->paths[i].each)
+        g_array_unref (p->paths[i].each);
+    }
+  g_free (p);
+}
+
+/* The value of @key: @overrides' when it has one, else @kf's; NULL when
+ * neither has it. */
+static char *
+get_value (GKeyFile *kf, GKeyFile *overrides, const char *group, const char *key)
+{
+  char *v = NULL;
+  if (overrides)
+    v = g_key_file_get_string (overrides, group, key, NULL);
+  if (v == NULL)
+    v = g_key_file_get_string (kf, group, key, NULL);
+  if (v)
+    g_strstrip (v);
+  return v;
+}
+
+static gint
+lock_index (const HostProfile *p, const char *name)
+{
+  for (guint i = 0; i < p->locks->len; i++)
+    if (strcmp (((HostLockDef *) g_ptr_array_index (p->locks, i))->name, name) == 0)
+      return (gint) i;
+  return -1;
+}
+
+static gboolean
+parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group,
+            const char *name, GError **error)
+{
+  HostLockDef *d = g_new0 (HostLockDef, 1);
+  d->name = g_strdup (name);
+  d->spin = TRUE;
+  d->fifo = TRUE;
+  g_ptr_array_add (p->locks, d);
+  g_autofree char *scope = get_value (kf, overrides, group, "scope");
+  g_autofree char *kind = get_value (kf, overrides, group, "kind");
+  g_autofree char *order = get_value (kf, overrides, group, "order");
+  if (scope == NULL)
+    return invalid (error, p->name, group, "scope", "missing (global, fs, inode or queue)");
+  gboolean found = FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (scope_names) && !found; i++)
+    if (strcmp (scope, scope_names[i]) == 0)
+      {
+        d->scope = (HostLockScope) i;
+        found = TRUE;
+      }
+  if (!found)
+    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode or queue", scope);
+  if (kind && strcmp (kind, "sleep") == 0)
+    d->spin = FALSE;
+  else if (kind && strcmp (kind, "spin") != 0)
+    return invalid (error, p->name, group, "kind", "'%s' is not spin or sleep", kind);
+  if (order && strcmp (order, "unfair") == 0)
+    d->fifo = FALSE;
+  else if (order && strcmp (order, "fifo") != 0)
+    return invalid (error, p->name, group, "order", "'%s' is not fifo or unfair", order);
+  return TRUE;
+}
+
+/* One step of a STEPS list (see host-profile.h). */
+static gboolean
+parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group,
+            const char *key, const char *text, gboolean per_call, HostStep *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  const char *colon = strchr (text, ':');
+  gsize len = strlen (text);
+  if (colon || (len > 1 && text[len - 1] == '+'))
+    {
+      g_autofree char *name = g_strndup (text, colon ? (gsize) (colon - text) : len - 1);
+      g_strstrip (name);
+      gint lock = lock_index (p, name);
+      if (lock < 0)
+        return invalid (error, p->name, group, key, "'%s': no [lock %s] group", text, name);
+      out->lock = (guint) lock;
+      if (!colon)
+        {
+          if (!per_call)
+            return invalid (error, p->name, group, key,
+                            "'%s': a lock held to the end of the call belongs in 'call'", text);
+          out->kind = HOST_STEP_TAKE;
+          return TRUE;
+        }
+      out->kind = HOST_STEP_HOLD;
+      g_autoptr (GError) local = NULL;
+      g_autofree char *hold = g_strstrip (g_strdup (colon + 1));
+      if (!sim_parse_time_ns (hold, 0, &out->ns, &local))
+        return invalid (error, p->name, group, key, "'%s': %s", text, local->message);
+      return TRUE;
+    }
+  if (strcmp (text, "copy") == 0)
+    {
+      if (per_call)
+        return invalid (error, p->name, group, key, "'copy' is a per-page step (in 'each')");
+      out->kind = HOST_STEP_COPY;
+      return TRUE;
+    }
+  out->kind = HOST_STEP_CPU;
+  g_autofree char *cost = get_value (kf, overrides, "costs", text);
+  g_autoptr (GError) local = NULL;
+  if (!sim_parse_time_ns (cost ? cost : text, 0, &out->ns, &local))
+    return invalid (error, p->name, group, key, "'%s' is neither a [costs] key nor a time (%s)",
+                    text, local->message);
+  return TRUE;
+}
+
+static gboolean
+parse_steps (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group,
+             const char *key, gboolean per_call, GArray *out, GError **error)
+{
+  g_autofree char *text = get_value (kf, overrides, group, key);
+  if (text == NULL || text[0] == '\0')
+    return TRUE;
+  g_auto (GStrv) items = g_strsplit (text, ",", -1);
+  for (guint i = 0; items[i]; i++)
+    {
+      g_strstrip (items[i]);
+      if (items[i][0] == '\0')
+        return invalid (error, p->name, group, key, "empty step in '%s'", text);
+      HostStep step;
+      if (!parse_step (p, kf, overrides, group, key, items[i], per_call, &step, error))
+        return FALSE;
+      g_array_append_val (out, step);
+    }
+  return TRUE;
+}
+
+static gboolean
+check_groups (HostProfile *p, GKeyFile *kf, GError **error)
+{
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    {
+      const char *g = groups[i];
+      if (strcmp (g, "profile") == 0 || strcmp (g, "costs") == 0
+          || g_str_has_prefix (g, "lock "))
+        continue;
+      if (g_str_has_prefix (g, "path "))
+        {
+          gboolean known = FALSE;
+          for (guint k = 0; k < HOST_N_PATHS; k++)
+            known |= strcmp (g + 5, path_names[k]) == 0;
+          if (!known)
+            return invalid (error, p->name, g, "path",
+                            "unknown path (write, read, submit, complete, aio_submit, aio_reap)");
+          continue;
+        }
+      g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
+                   "%s: [%s]: unknown group (profile, costs, lock NAME, path NAME)", p->name, g);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static HostProfile *
+profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GError **error)
+{
+  g_autoptr (HostProfile) p = g_new0 (HostProfile, 1);
+  p->name = g_strdup (name);
+  p->locks = g_ptr_array_new_with_free_func (lock_def_free);
+  for (guint i = 0; i < HOST_N_PATHS; i++)
+    {
+      p->paths[i].call = g_array_new (FALSE, FALSE, sizeof (HostStep));
+      p->paths[i].each = g_array_new (FALSE, FALSE, sizeof (HostStep));
+    }
+  if (!check_groups (p, kf, error))
+    return NULL;
+  p->era = get_value (kf, overrides, "profile", "era");
+  p->summary = get_value (kf, overrides, "profile", "summary");
+  g_autofree char *copy = get_value (kf, overrides, "costs", "copy_bandwidth");
+  g_autoptr (GError) local = NULL;
+  if (copy == NULL)
+    {
+      invalid (error, p->name, "costs", "copy_bandwidth", "missing (e.g. 1GB/s)");
+      return NULL;
+    }
+  if (!sim_parse_rate_bytes_per_s (copy, &p->copy_bytes_per_s, &local))
+    {
+      invalid (error, p->name, "costs", "copy_bandwidth", "%s", local->message);
+      return NULL;
+    }
+  /* Locks first (the profile's, then any only the overrides add), so that
+   * steps can name them. */
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "lock ")
+        && !parse_lock (p, kf, overrides, groups[i], groups[i] + 5, error))
+      return NULL;
+  if (overrides)
+    {
+      g_auto (GStrv) extra = g_key_file_get_groups (overrides, NULL);
+      for (guint i = 0; extra[i]; i++)
+        if (g_str_has_prefix (extra[i], "lock ") && lock_index (p, extra[i] + 5) < 0
+            && !parse_lock (p, overrides, NULL, extra[i], extra[i] + 5, error))
+          return NULL;
+    }
+  for (guint i = 0; i < HOST_N_PATHS; i++)
+    {
+      g_autofree char *group = g_strdup_printf ("path %s", path_names[i]);
+      if (!parse_steps (p, kf, overrides, group, "call", TRUE, p->paths[i].call, error)
+          || !parse_steps (p, kf, overrides, group, "each", FALSE, p->paths[i].each, error))
+        return NULL;
+    }
+  return g_steal_pointer (&p);
+}
+
+HostProfile *
+host_profile_load_data (const char *text, const char *name, GKeyFile *overrides, GError **error)
+{
+  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  g_autoptr (GError) local = NULL;
+  if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &local))
+    {
+      g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID, "%s: %s", name, local->message);
+      return NULL;
+    }
+  return profile_from_keyfile (kf, name, overrides, error);
+}
+
+HostProfile *
+host_profile_load (const char *name, const char *const *search_dirs, GKeyFile *overrides,
+                   GError **error)
+{
+  g_autofree char *path = NULL;
+  if (strchr (name, '/') || g_str_has_suffix (name, ".ini"))
+    path = g_strdup (name);
+  else
+    {
+      g_autofree char *file = g_strconcat (name, ".ini", NULL);
+      for (guint i = 0; search_dirs && search_dirs[i] && path == NULL; i++)
+        {
+          g_autofree char *candidate = g_build_filename (search_dirs[i], file, NULL);
+          if (g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+            path = g_steal_pointer (&candidate);
+        }
+      if (path == NULL)
+        {
+          g_set_error (error, HOST_ERROR, HOST_ERROR_NOT_FOUND,
+                       "host profile '%s' not found (looked for %s in models/profiles)", name, file);
+          return NULL;
+        }
+    }
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local))
+    {
+      g_set_error (error, HOST_ERROR, HOST_ERROR_NOT_FOUND, "host profile: %s", local->message);
+      return NULL;
+    }
+  g_autofree char *base = g_path_get_basename (path);
+  if (g_str_has_suffix (base, ".ini"))
+    base[strlen (base) - 4] = '\0';
+  HostProfile *p = host_profile_load_data (text, base, overrides, error);
+  if (p == NULL && error && *error && !g_str_has_prefix ((*error)->message, path))
+    g_prefix_error (error, "%s: ", path);
+  return p;
+}
+
+SimTime
+host_profile_copy_page_ns (const HostProfile *p)
+{
+  return (SimTime) (4096.0 / p->copy_bytes_per_s * 1e9 + 0.5);
+}
+
+SimTime
+host_steps_cpu_ns (const HostProfile *p, const GArray *steps)
+{
+  SimTime ns = 0;
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const HostStep *s = &g_array_index (steps, HostStep, i);
+      ns += s->kind == HOST_STEP_COPY ? host_profile_copy_page_ns (p) : s->ns;
+    }
+  return ns;
+}

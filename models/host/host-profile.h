@@ -1,0 +1,113 @@
+/* host-profile.h — era profiles of the host's CPU and lock costs: which
+ * locks the buffered write and read paths, request submission and
+ * completion take, and what each step costs (kernel-algorithms.md §8).
+ *
+ * A profile is data, a GKeyFile in models/profiles/NAME.ini:
+ *
+ *   [profile]   era, summary
+ *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
+ *               and copy_bandwidth (bytes/s of __copy_from_user)
+ *   [lock NAME] scope = global | fs | inode | queue, kind = spin | sleep,
+ *               order = fifo | unfair
+ *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
+ *               for read and write, per request for submit and complete,
+ *               per iocb for aio_submit and aio_reap)
+ *
+ * Paths: write, read (buffered), submit (one request to the block layer),
+ * complete (its completion, in interrupt context), aio_submit, aio_reap.
+ * STEPS is a comma-separated list of
+ *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
+ *   LOCK+      take LOCK and hold it to the end of the call (call steps only);
+ *   copy       copy one page (4 KiB) at copy_bandwidth (per-page steps only);
+ *   COST       a time from [costs], or a literal time (2us).
+ * A scenario may override any key (its own [costs], [lock NAME] groups). */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+
+G_BEGIN_DECLS
+
+#define HOST_ERROR (host_error_quark ())
+GQuark host_error_quark (void);
+
+typedef enum {
+  HOST_ERROR_NOT_FOUND,
+  HOST_ERROR_INVALID,        /* message names group and key */
+} HostError;
+
+typedef enum {
+  HOST_LOCK_GLOBAL,          /* one for the machine (BKL, io_request_lock) */
+  HOST_LOCK_FS,              /* one per file system (device) */
+  HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex, tree_lock) */
+  HOST_LOCK_QUEUE,           /* one per request queue (queue_lock) */
+} HostLockScope;
+
+typedef struct {
+  char          *name;
+  HostLockScope  scope;
+  gboolean       spin;       /* spinlock (waiters burn CPU); else sleeping */
+  gboolean       fifo;       /* hand-off in arrival order; else unfair */
+} HostLockDef;
+
+typedef enum {
+  HOST_STEP_HOLD,            /* take lock, hold ns, release */
+  HOST_STEP_TAKE,            /* take lock until the end of the call */
+  HOST_STEP_COPY,            /* one page at copy bandwidth */
+  HOST_STEP_CPU,             /* ns of system CPU */
+} HostStepKind;
+
+typedef struct {
+  HostStepKind kind;
+  guint        lock;         /* index into HostProfile.locks */
+  SimTime      ns;
+} HostStep;
+
+typedef enum {
+  HOST_PATH_WRITE,
+  HOST_PATH_READ,
+  HOST_PATH_SUBMIT,
+  HOST_PATH_COMPLETE,
+  HOST_PATH_AIO_SUBMIT,
+  HOST_PATH_AIO_REAP,
+  HOST_N_PATHS
+} HostPathId;
+
+typedef struct {
+  GArray *call;              /* HostStep, once per call */
+  GArray *each;              /* HostStep, per page / request / iocb */
+} HostPath;
+
+typedef struct {
+  char      *name;
+  char      *era;
+  char      *summary;
+  double     copy_bytes_per_s;
+  GPtrArray *locks;          /* HostLockDef */
+  HostPath   paths[HOST_N_PATHS];
+} HostProfile;
+
+/* Load profile @name from the first of @search_dirs holding NAME.ini (or
+ * @name itself when it is a path), then apply @overrides' [costs] and
+ * [lock NAME] groups (may be NULL). */
+HostProfile *host_profile_load  (const char         *name,
+                                 const char *const  *search_dirs,
+                                 GKeyFile           *overrides,
+                                 GError            **error);
+/* From text (tests, embedded profiles); @name labels errors. */
+HostProfile *host_profile_load_data (const char     *text,
+                                 const char         *name,
+                                 GKeyFile           *overrides,
+                                 GError            **error);
+void         host_profile_free  (HostProfile *p);
+
+const char  *host_path_name     (HostPathId id);
+const char  *host_lock_scope_name (HostLockScope scope);
+/* CPU time of @steps without lock waits (holds, copies and costs). */
+SimTime      host_steps_cpu_ns  (const HostProfile *p, const GArray *steps);
+/* Time to copy one 4 KiB page. */
+SimTime      host_profile_copy_page_ns (const HostProfile *p);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HostProfile, host_profile_free)
+
+G_END_DECLS

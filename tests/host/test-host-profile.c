@@ -1,0 +1,170 @@
+/* test-host-profile.c — era profiles of CPU and lock costs
+ * (models/host/host-profile.c): the shipped profiles load and say what the
+ * reference says each era does; scenario overrides replace keys one by
+ * one; bad profiles get errors naming profile, group and key. */
+#include <glib.h>
+#include <string.h>
+
+#include "models/host/host-profile.h"
+
+static HostProfile *
+load_shipped (const char *name, GKeyFile *overrides)
+{
+  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "models", "profiles", NULL);
+  const char *const dirs[] = { dir, NULL };
+  g_autoptr (GError) error = NULL;
+  HostProfile *p = host_profile_load (name, dirs, overrides, &error);
+  g_assert_no_error (error);
+  return p;
+}
+
+static const HostLockDef *
+lock_named (const HostProfile *p, const char *name)
+{
+  for (guint i = 0; i < p->locks->len; i++)
+    {
+      const HostLockDef *d = g_ptr_array_index (p->locks, i);
+      if (strcmp (d->name, name) == 0)
+        return d;
+    }
+  return NULL;
+}
+
+/* Holds of @lock among the per-page steps of @path. */
+static guint
+holds_per_each (const HostProfile *p, HostPathId path, const char *lock)
+{
+  guint n = 0;
+  const GArray *each = p->paths[path].each;
+  for (guint i = 0; i < each->len; i++)
+    {
+      const HostStep *s = &g_array_index (each, HostStep, i);
+      const HostLockDef *d = g_ptr_array_index (p->locks, s->lock);
+      n += s->kind == HOST_STEP_HOLD && strcmp (d->name, lock) == 0;
+    }
+  return n;
+}
+
+static void
+test_2_4_ext3 (void)
+{
+  g_autoptr (HostProfile) p = load_shipped ("2.4-ext3", NULL);
+  /* Every written page takes the BKL at least twice (ext3 prepare_write
+   * and commit_write); the BKL and io_request_lock are global spinlocks;
+   * i_sem is a sleeping per-inode lock held for the call. */
+  g_assert_cmpuint (holds_per_each (p, HOST_PATH_WRITE, "bkl"), >=, 2);
+  const HostLockDef *bkl = lock_named (p, "bkl");
+  g_assert_nonnull (bkl);
+  g_assert_cmpint (bkl->scope, ==, HOST_LOCK_GLOBAL);
+  g_assert_true (bkl->spin);
+  g_assert_cmpint (lock_named (p, "io_request_lock")->scope, ==, HOST_LOCK_GLOBAL);
+  const HostLockDef *i_sem = lock_named (p, "i_sem");
+  g_assert_false (i_sem->spin);
+  g_assert_cmpint (i_sem->scope, ==, HOST_LOCK_INODE);
+  gboolean takes_i_sem = FALSE;
+  const GArray *call = p->paths[HOST_PATH_WRITE].call;
+  for (guint i = 0; i < call->len; i++)
+    {
+      const HostStep *s = &g_array_index (call, HostStep, i);
+      takes_i_sem |= s->kind == HOST_STEP_TAKE
+                     && g_ptr_array_index (p->locks, s->lock) == (gpointer) i_sem;
+    }
+  g_assert_true (takes_i_sem);
+  /* 1 GB/s: 4096 ns per page. */
+  g_assert_cmpint (host_profile_copy_page_ns (p), ==, 4096);
+  g_assert_cmpuint (holds_per_each (p, HOST_PATH_SUBMIT, "io_request_lock"), ==, 1);
+}
+
+static void
+test_2_6_ext3 (void)
+{
+  g_autoptr (HostProfile) p = load_shipped ("2.6-ext3", NULL);
+  /* No BKL on the 2.6 write path; per-inode tree_lock, per-queue queue_lock. */
+  g_assert_null (lock_named (p, "bkl"));
+  g_assert_cmpint (lock_named (p, "tree_lock")->scope, ==, HOST_LOCK_INODE);
+  g_assert_cmpint (lock_named (p, "queue_lock")->scope, ==, HOST_LOCK_QUEUE);
+  g_assert_cmpuint (holds_per_each (p, HOST_PATH_WRITE, "tree_lock"), ==, 2);
+  /* A page of 2.6 buffered write costs less CPU than one of 2.4 ext3. */
+  g_autoptr (HostProfile) old = load_shipped ("2.4-ext3", NULL);
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), <,
+                   host_steps_cpu_ns (old, old->paths[HOST_PATH_WRITE].each));
+}
+
+static void
+test_overrides (void)
+{
+  g_autoptr (GKeyFile) o = g_key_file_new ();
+  g_key_file_set_string (o, "lock bkl", "scope", "fs");
+  g_key_file_set_string (o, "costs", "copy_bandwidth", "2GB/s");
+  g_key_file_set_string (o, "costs", "journal", "3us");
+  g_autoptr (HostProfile) p = load_shipped ("2.4-ext3", o);
+  g_assert_cmpint (lock_named (p, "bkl")->scope, ==, HOST_LOCK_FS);
+  g_assert_true (lock_named (p, "bkl")->spin);           /* the rest kept */
+  g_assert_cmpint (host_profile_copy_page_ns (p), ==, 2048);
+  g_autoptr (HostProfile) base = load_shipped ("2.4-ext3", NULL);
+  /* journal appears once per page: 2 us more per page, copy 2048 ns less. */
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==,
+                   host_steps_cpu_ns (base, base->paths[HOST_PATH_WRITE].each) + 2000 - 2048);
+}
+
+static void
+test_steps_arithmetic (void)
+{
+  const char *text =
+    "[costs]\ncopy_bandwidth = 4096MB/s\nsyscall = 1us\n"
+    "[lock l]\nscope = global\nkind = spin\n"
+    "[path write]\ncall = syscall, l+\neach = l:2us, copy, 500ns\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HostProfile) p = host_profile_load_data (text, "t", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->paths[HOST_PATH_WRITE].call->len, ==, 2);
+  g_assert_cmpint (g_array_index (p->paths[HOST_PATH_WRITE].call, HostStep, 1).kind, ==, HOST_STEP_TAKE);
+  /* 2 us hold + 1000 ns copy (4096 bytes at 4.096 GB/s) + 500 ns. */
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==, 3500);
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_READ].each), ==, 0);
+}
+
+static void
+test_bad_profiles (void)
+{
+  static const struct { const char *text; const char *needle; } cases[] = {
+    { "[lock l]\nscope = global\n", "copy_bandwidth" },
+    { "[costs]\ncopy_bandwidth = fast\n", "copy_bandwidth" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = cpu\n", "[lock l] scope" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nkind = rw\n", "kind" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\norder = random\n", "order" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = m:1us\n", "no [lock m]" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\ncall = copy\n", "per-page" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l+\n", "call" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = lunch\n", "lunch" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = 1us,,2us\n", "empty step" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path fsync]\neach = 1us\n", "unknown path" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[cpu]\nn = 4\n", "unknown group" },
+    { "not a key file", "t:" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (HostProfile) p = host_profile_load_data (cases[i].text, "t", NULL, &error);
+      g_assert_null (p);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].needle) == NULL)
+        g_error ("case %u: '%s' does not mention '%s'", i, error->message, cases[i].needle);
+    }
+  g_autoptr (GError) error = NULL;
+  const char *const dirs[] = { "/nonexistent", NULL };
+  g_assert_null (host_profile_load ("2.2-ext2", dirs, NULL, &error));
+  g_assert_error (error, HOST_ERROR, HOST_ERROR_NOT_FOUND);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/host/profile/2.4-ext3", test_2_4_ext3);
+  g_test_add_func ("/host/profile/2.6-ext3", test_2_6_ext3);
+  g_test_add_func ("/host/profile/overrides", test_overrides);
+  g_test_add_func ("/host/profile/steps", test_steps_arithmetic);
+  g_test_add_func ("/host/profile/bad", test_bad_profiles);
+  return g_test_run ();
+}
