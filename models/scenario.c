@@ -2,6 +2,7 @@
  * Everything is validated at load time, so a run fails only on I/O errors;
  * each run then builds a fresh Sim from the parsed description. */
 #include "models/scenario.h"
+#include "models/scenario-expand.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
 #include "models/wb/wb.h"
@@ -707,7 +708,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   s->processes = g_ptr_array_new_with_free_func (process_free);
   s->run_labels = g_ptr_array_new_with_free_func (g_free);
   build_search_dirs (s);
-  if (!apply_sets (kf, sets, error))
+  if (!apply_sets (kf, sets, error) || !scenario_expand_counts (kf, error))
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };

@@ -80,6 +80,21 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               ms ((double) p->lat_p95_ns), ms ((double) p->lat_p99_ns),
                               ms ((double) p->lat_max_ns), p->sleeps);
     }
+  if (r->processes->len > 1)
+    {
+      guint64 ios = 0, bytes = 0;
+      for (guint i = 0; i < r->processes->len; i++)
+        {
+          const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+          ios += p->ios;
+          bytes += p->bytes;
+        }
+      double secs = (double) r->elapsed_ns / 1e9;
+      g_string_append_printf (out, "  %-16s %-6s %-6s %9" G_GUINT64_FORMAT " %9.2f %9.1f"
+                              "   (all processes over the run's %.3f s)\n", "total", "", "", ios,
+                              secs > 0 ? (double) bytes / secs / 1e6 : 0.0,
+                              secs > 0 ? (double) ios / secs : 0.0, secs);
+    }
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);

@@ -142,6 +142,46 @@ test_fsync_keys (void)
   g_assert_cmpuint (r->page_cache.written, ==, (4 + 64) * 256);
 }
 
+/* [device d] count = 6 gives d0..d5, and a process on d one process per
+ * device; --set applies before the expansion. */
+static void
+test_counted_groups (void)
+{
+  const char *text =
+    "[sim]\nduration = 1s\n"
+    "[device d]\ncount = 6\nkind = fixed\noverhead = 1ms\nbandwidth = 50MB/s\n"
+    "[process p]\ndevice = d\nbs = 64KiB\n";
+  g_autoptr (GError) error = NULL;
+  const char *const sets[] = { "device d.count=4", NULL };
+  g_autoptr (Scenario) s = scenario_load_data (text, "count", NULL, sets, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->devices->len, ==, 4);
+  g_assert_cmpuint (r->processes->len, ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("p%u", i);
+      g_autofree char *dev = g_strdup_printf ("d%u", i);
+      const SimProcessResult *p = find_process (r, name);
+      g_assert_cmpstr (p->device, ==, dev);
+      g_assert_cmpuint (p->ios, >, 0);
+    }
+  static const char *const bad[] = {
+    "[device d]\ncount = 0\nkind = fixed\n[process p]\ndevice = d\nsize = 1MiB\n",
+    "[device d]\ncount = many\nkind = fixed\n[process p]\ndevice = d\nsize = 1MiB\n",
+    "[device d]\ncount = 2\nkind = fixed\n[device d1]\nkind = fixed\n"
+    "[process p]\ndevice = d\nsize = 1MiB\n",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autoptr (Scenario) b = scenario_load_data (bad[i], "bad", NULL, NULL, &e);
+      g_assert_null (b);
+      g_assert_nonnull (strstr (e->message, "count"));
+    }
+}
+
 static void
 test_bad_scenarios (void)
 {
@@ -204,6 +244,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/default-study", test_default_study);
   g_test_add_func ("/scenario/bad", test_bad_scenarios);
   g_test_add_func ("/scenario/fsync", test_fsync_keys);
+  g_test_add_func ("/scenario/counted-groups", test_counted_groups);
   g_test_add_func ("/scenario/set", test_set_override);
   return g_test_run ();
 }
