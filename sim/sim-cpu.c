@@ -1,0 +1,619 @@
+/* sim-cpu.c — CPUs, the run queue and interrupt work; see sim-cpu.h.
+ *
+ * Each CPU charges its time to one account (user, sys, irq, idle, iowait)
+ * from the instant of its last change; a change closes the interval into
+ * that account, so the per-CPU sum is elapsed time exactly.  Idle CPUs are
+ * re-split between idle and iowait whenever the number of idle CPUs or of
+ * threads blocked on I/O changes (an O(CPUs) walk, skipped when nobody is
+ * in I/O wait).
+ */
+#include "sim/sim-cpu.h"
+#include "sim/sim-cpu-private.h"
+
+#include <string.h>
+
+/* Accounts; the first three are SimCpuMode values. */
+enum {
+  ACCT_USER = SIM_CPU_USER,
+  ACCT_SYS = SIM_CPU_SYS,
+  ACCT_IRQ = SIM_CPU_IRQ,
+  ACCT_IDLE,
+  ACCT_IOWAIT,
+  N_ACCT
+};
+
+typedef struct _IrqWork IrqWork;
+struct _IrqWork {
+  SimList      link;       /* pending FIFO or free list */
+  SimTime      work_ns;
+  SimThreadFn  done;
+  gpointer     data;
+};
+
+typedef struct {
+  SimCpus    *cpus;
+  guint       index;
+  gboolean    idle;        /* counted in n_idle: no thread, no irq work */
+  SimThread  *current;
+  IrqWork    *irq;
+  guint       acct;        /* where time goes now */
+  SimTime     since_ns;    /* ... since this instant */
+  SimTime     ns[N_ACCT];  /* closed intervals */
+} SimCpu;
+
+struct _SimCpus {
+  Sim        *sim;
+  guint       n_cpus;
+  SimCpu     *cpu;
+  SimTime     start_ns;
+
+  SimList     runq;           /* SimThread.run_link, FIFO */
+  guint       n_runq;
+  SimList     irq_pending;    /* IrqWork, FIFO */
+  guint       n_irq_pending;
+  SimList     irq_free;
+  GPtrArray  *irq_all;        /* every IrqWork ever allocated, owned */
+
+  guint       n_idle;
+  guint       n_iowait_cpus;  /* idle CPUs charged to iowait now */
+  guint       n_on_cpu;       /* threads with a CPU */
+  guint       n_blocked_io;
+
+  guint64     context_switches;
+  guint64     interrupts;
+
+  SimTime     levels_since_ns;
+  SimTime     runnable_thread_ns;
+  SimTime     blocked_io_thread_ns;
+};
+
+static const char *const state_names[] = {
+  [SIM_THREAD_IDLE] = "idle",
+  [SIM_THREAD_RUNNABLE] = "runnable",
+  [SIM_THREAD_RUNNING] = "running",
+  [SIM_THREAD_CALLBACK] = "in its continuation",
+  [SIM_THREAD_SPINNING] = "spinning",
+  [SIM_THREAD_BLOCKED] = "blocked",
+};
+
+static inline SimTime
+cpus_now (const SimCpus *c)
+{
+  return sim_now (c->sim);
+}
+
+SimCpus *
+sim_cpus_new (Sim *sim, guint n_cpus)
+{
+  g_return_val_if_fail (n_cpus > 0, NULL);
+  SimCpus *c = g_new0 (SimCpus, 1);
+  c->sim = sim;
+  c->n_cpus = n_cpus;
+  c->start_ns = sim_now (sim);
+  c->levels_since_ns = c->start_ns;
+  c->cpu = g_new0 (SimCpu, n_cpus);
+  for (guint i = 0; i < n_cpus; i++)
+    {
+      SimCpu *cpu = &c->cpu[i];
+      cpu->cpus = c;
+      cpu->index = i;
+      cpu->idle = TRUE;
+      cpu->acct = ACCT_IDLE;
+      cpu->since_ns = c->start_ns;
+    }
+  c->n_idle = n_cpus;
+  sim_list_init (&c->runq);
+  sim_list_init (&c->irq_pending);
+  sim_list_init (&c->irq_free);
+  c->irq_all = g_ptr_array_new_with_free_func (g_free);
+  return c;
+}
+
+void
+sim_cpus_free (SimCpus *c)
+{
+  if (c == NULL)
+    return;
+  g_ptr_array_unref (c->irq_all);
+  g_free (c->cpu);
+  g_free (c);
+}
+
+Sim *
+sim_cpus_sim (const SimCpus *c)
+{
+  return c->sim;
+}
+
+guint
+sim_cpus_n (const SimCpus *c)
+{
+  return c->n_cpus;
+}
+
+/* Close the current interval of @cpu and charge from now on to @acct. */
+static void
+cpu_account (SimCpu *cpu, guint acct, SimTime now_ns)
+{
+  g_assert (now_ns >= cpu->since_ns);
+  cpu->ns[cpu->acct] += now_ns - cpu->since_ns;
+  cpu->since_ns = now_ns;
+  cpu->acct = acct;
+}
+
+/* Integrate the runnable and blocked levels up to now; call before any
+ * change of n_runq, n_on_cpu or n_blocked_io. */
+static void
+levels_update (SimCpus *c)
+{
+  SimTime now_ns = cpus_now (c);
+  SimTime d = now_ns - c->levels_since_ns;
+  c->runnable_thread_ns += d * (SimTime) (c->n_runq + c->n_on_cpu);
+  c->blocked_io_thread_ns += d * (SimTime) c->n_blocked_io;
+  c->levels_since_ns = now_ns;
+}
+
+/* Give iowait to the lowest-numbered min(idle, blocked on I/O) idle CPUs;
+ * call after any change of n_idle or n_blocked_io. */
+static void
+idle_reclassify (SimCpus *c)
+{
+  if (c->n_blocked_io == 0 && c->n_iowait_cpus == 0)
+    return;
+  guint want = MIN (c->n_idle, c->n_blocked_io);
+  guint k = 0;
+  SimTime now_ns = cpus_now (c);
+  for (guint i = 0; i < c->n_cpus; i++)
+    {
+      SimCpu *cpu = &c->cpu[i];
+      if (!cpu->idle)
+        continue;
+      guint acct = k < want ? ACCT_IOWAIT : ACCT_IDLE;
+      k++;
+      if (cpu->acct != acct)
+        cpu_account (cpu, acct, now_ns);
+    }
+  c->n_iowait_cpus = want;
+}
+
+static SimCpu *
+find_idle_cpu (SimCpus *c, gint prefer)
+{
+  if (c->n_idle == 0)
+    return NULL;
+  if (prefer >= 0 && c->cpu[prefer].idle)
+    return &c->cpu[prefer];
+  for (guint i = 0; i < c->n_cpus; i++)
+    if (c->cpu[i].idle)
+      return &c->cpu[i];
+  g_assert_not_reached ();
+}
+
+static void
+cpu_claim (SimCpus *c, SimCpu *cpu)
+{
+  g_assert (cpu->idle && cpu->current == NULL && cpu->irq == NULL);
+  cpu->idle = FALSE;
+  c->n_idle--;
+}
+
+static void
+cpu_set_idle (SimCpus *c, SimCpu *cpu)
+{
+  g_assert (!cpu->idle && cpu->current == NULL && cpu->irq == NULL);
+  cpu->idle = TRUE;
+  c->n_idle++;
+  cpu_account (cpu, ACCT_IDLE, cpus_now (c));
+}
+
+static void work_done (Sim *sim, gpointer subject, gpointer object);
+
+/* @t is on its CPU: spend its pending work, then run its continuation. */
+static void
+start_work (SimCpus *c, SimThread *t)
+{
+  SimCpu *cpu = &c->cpu[t->cpu];
+  t->state = SIM_THREAD_RUNNING;
+  cpu_account (cpu, t->mode, cpus_now (c));
+  sim_schedule_in (c->sim, t->work_ns, work_done, t, NULL);
+}
+
+/* Put @t on @cpu (claimed, or just left by its previous owner). */
+static void
+cpu_run_thread (SimCpus *c, SimCpu *cpu, SimThread *t)
+{
+  levels_update (c);
+  cpu->current = t;
+  t->cpu = (gint) cpu->index;
+  t->last_cpu = (gint) cpu->index;
+  c->n_on_cpu++;
+  c->context_switches++;
+  start_work (c, t);
+}
+
+static void irq_done (Sim *sim, gpointer subject, gpointer object);
+
+static void
+irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w)
+{
+  cpu->irq = w;
+  cpu_account (cpu, ACCT_IRQ, cpus_now (c));
+  sim_schedule_in (c->sim, w->work_ns, irq_done, cpu, w);
+}
+
+/* @cpu has nothing to run: interrupt work first, then the run queue. */
+static void
+cpu_next (SimCpus *c, SimCpu *cpu)
+{
+  if (!sim_list_empty (&c->irq_pending))
+    {
+      IrqWork *w = sim_list_first_entry (&c->irq_pending, IrqWork, link);
+      sim_list_del (&w->link);
+      c->n_irq_pending--;
+      irq_start (c, cpu, w);
+    }
+  else if (!sim_list_empty (&c->runq))
+    {
+      SimThread *t = sim_list_first_entry (&c->runq, SimThread, run_link);
+      levels_update (c);
+      sim_list_del (&t->run_link);
+      c->n_runq--;
+      cpu_run_thread (c, cpu, t);
+    }
+  else
+    cpu_set_idle (c, cpu);
+}
+
+static void
+run_continuation (SimCpus *c, SimThread *t)
+{
+  SimCpu *cpu = &c->cpu[t->cpu];
+  SimThreadFn then = t->then;
+  gpointer data = t->data;
+  t->then = NULL;
+  t->data = NULL;
+  t->state = SIM_THREAD_CALLBACK;
+  then (t, data);
+  /* Still on this CPU means @t is alive: it must have moved on. */
+  if (cpu->current == t && t->state == SIM_THREAD_CALLBACK)
+    g_error ("thread %s returned from its continuation without exec, block, exit or a lock",
+             t->name);
+}
+
+static void
+work_done (Sim *sim, gpointer subject, gpointer object)
+{
+  SimThread *t = subject;
+  g_assert (t->state == SIM_THREAD_RUNNING);
+  t->cpu_ns[t->mode] += t->work_ns;
+  t->work_ns = 0;
+  run_continuation (t->cpus, t);
+}
+
+/* @t (idle or blocked, its work and continuation set) wants a CPU. */
+static void
+make_runnable (SimCpus *c, SimThread *t)
+{
+  levels_update (c);
+  if (t->state == SIM_THREAD_BLOCKED && t->io_wait)
+    c->n_blocked_io--;
+  t->io_wait = FALSE;
+  SimCpu *cpu = find_idle_cpu (c, t->last_cpu);
+  if (cpu != NULL)
+    {
+      cpu_claim (c, cpu);
+      cpu_run_thread (c, cpu, t);
+    }
+  else
+    {
+      t->state = SIM_THREAD_RUNNABLE;
+      sim_list_add_tail (&t->run_link, &c->runq);
+      c->n_runq++;
+    }
+  idle_reclassify (c);
+}
+
+/* @t leaves its CPU, which takes the next work. */
+static void
+cpu_leave (SimCpus *c, SimThread *t)
+{
+  SimCpu *cpu = &c->cpu[t->cpu];
+  g_assert (cpu->current == t);
+  levels_update (c);
+  cpu->current = NULL;
+  t->cpu = -1;
+  c->n_on_cpu--;
+  cpu_next (c, cpu);
+}
+
+void
+sim_thread_init (SimCpus *c, SimThread *t, const char *name)
+{
+  memset (t, 0, sizeof *t);
+  t->name = name;
+  t->cpus = c;
+  t->state = SIM_THREAD_IDLE;
+  t->cpu = -1;
+  t->last_cpu = -1;
+  sim_list_init (&t->run_link);
+  sim_list_init (&t->lock_link);
+}
+
+void
+sim_cpu_exec (SimCpus *c, SimThread *t, SimTime work_ns, SimCpuMode mode,
+              SimThreadFn then, gpointer data)
+{
+  g_return_if_fail (mode == SIM_CPU_USER || mode == SIM_CPU_SYS);
+  g_return_if_fail (work_ns >= 0 && then != NULL);
+  g_assert (t->cpus == c);
+  t->work_ns = work_ns;
+  t->mode = mode;
+  t->then = then;
+  t->data = data;
+  switch (t->state)
+    {
+    case SIM_THREAD_CALLBACK:
+      start_work (c, t);
+      break;
+    case SIM_THREAD_IDLE:
+    case SIM_THREAD_BLOCKED:
+      make_runnable (c, t);
+      break;
+    default:
+      g_error ("sim_cpu_exec: thread %s is %s", t->name, state_names[t->state]);
+    }
+}
+
+void
+sim_thread_block (SimCpus *c, SimThread *t, gboolean io_wait)
+{
+  g_assert (t->cpus == c);
+  if (t->state != SIM_THREAD_CALLBACK)
+    g_error ("sim_thread_block: thread %s is %s", t->name, state_names[t->state]);
+  /* The kernel's "scheduling while atomic". */
+  g_assert (t->spinlocks_held == 0);
+  levels_update (c);
+  t->state = SIM_THREAD_BLOCKED;
+  t->io_wait = io_wait;
+  if (io_wait)
+    c->n_blocked_io++;
+  cpu_leave (c, t);
+  idle_reclassify (c);
+}
+
+void
+sim_thread_wake (SimCpus *c, SimThread *t, SimThreadFn then, gpointer data)
+{
+  g_return_if_fail (then != NULL);
+  g_assert (t->cpus == c);
+  if (t->state != SIM_THREAD_BLOCKED && t->state != SIM_THREAD_IDLE)
+    g_error ("sim_thread_wake: thread %s is %s", t->name, state_names[t->state]);
+  t->work_ns = 0;
+  t->mode = SIM_CPU_SYS;
+  t->then = then;
+  t->data = data;
+  make_runnable (c, t);
+}
+
+void
+sim_thread_exit (SimCpus *c, SimThread *t)
+{
+  g_assert (t->cpus == c);
+  if (t->state != SIM_THREAD_CALLBACK)
+    g_error ("sim_thread_exit: thread %s is %s", t->name, state_names[t->state]);
+  g_assert (t->locks_held == 0);
+  t->state = SIM_THREAD_IDLE;
+  cpu_leave (c, t);
+  idle_reclassify (c);
+}
+
+SimTime
+sim_thread_cpu_ns (const SimThread *t, SimCpuMode mode)
+{
+  g_return_val_if_fail (mode == SIM_CPU_USER || mode == SIM_CPU_SYS, 0);
+  return t->cpu_ns[mode];
+}
+
+void
+sim_thread_spin (SimCpus *c, SimThread *t, SimThreadFn then, gpointer data)
+{
+  g_assert (t->state == SIM_THREAD_CALLBACK);
+  t->state = SIM_THREAD_SPINNING;
+  t->then = then;
+  t->data = data;
+  t->spin_start_ns = cpus_now (c);
+  cpu_account (&c->cpu[t->cpu], ACCT_SYS, cpus_now (c));
+}
+
+void
+sim_thread_spin_granted (SimCpus *c, SimThread *t)
+{
+  g_assert (t->state == SIM_THREAD_SPINNING);
+  t->cpu_ns[SIM_CPU_SYS] += cpus_now (c) - t->spin_start_ns;
+  /* A zero-length SYS exec, so that the continuation runs from its own
+   * event and not inside the releaser's. */
+  t->state = SIM_THREAD_RUNNING;
+  t->work_ns = 0;
+  t->mode = SIM_CPU_SYS;
+  sim_schedule_in (c->sim, 0, work_done, t, NULL);
+}
+
+static IrqWork *
+irq_alloc (SimCpus *c)
+{
+  if (!sim_list_empty (&c->irq_free))
+    {
+      IrqWork *w = sim_list_first_entry (&c->irq_free, IrqWork, link);
+      sim_list_del (&w->link);
+      return w;
+    }
+  IrqWork *w = g_new0 (IrqWork, 1);
+  sim_list_init (&w->link);
+  g_ptr_array_add (c->irq_all, w);
+  return w;
+}
+
+static void
+irq_done (Sim *sim, gpointer subject, gpointer object)
+{
+  SimCpu *cpu = subject;
+  SimCpus *c = cpu->cpus;
+  IrqWork *w = object;
+  g_assert (cpu->irq == w);
+  /* The handler runs while the CPU is still in the interrupt, so a thread
+   * it wakes queues behind pending interrupt work like in the kernel. */
+  if (w->done != NULL)
+    w->done (NULL, w->data);
+  cpu->irq = NULL;
+  sim_list_add (&w->link, &c->irq_free);
+  cpu_next (c, cpu);
+  idle_reclassify (c);
+}
+
+void
+sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
+{
+  g_return_if_fail (work_ns >= 0);
+  IrqWork *w = irq_alloc (c);
+  w->work_ns = work_ns;
+  w->done = done;
+  w->data = data;
+  c->interrupts++;
+  SimCpu *cpu = find_idle_cpu (c, -1);
+  if (cpu != NULL)
+    {
+      cpu_claim (c, cpu);
+      irq_start (c, cpu, w);
+      idle_reclassify (c);
+    }
+  else
+    {
+      sim_list_add_tail (&w->link, &c->irq_pending);
+      c->n_irq_pending++;
+    }
+}
+
+static void
+cpu_times_at (const SimCpu *cpu, SimTime now_ns, SimCpuTimes *out)
+{
+  g_assert (now_ns >= cpu->since_ns);
+  SimTime ns[N_ACCT];
+  memcpy (ns, cpu->ns, sizeof ns);
+  ns[cpu->acct] += now_ns - cpu->since_ns;
+  out->user_ns = ns[ACCT_USER];
+  out->sys_ns = ns[ACCT_SYS];
+  out->irq_ns = ns[ACCT_IRQ];
+  out->idle_ns = ns[ACCT_IDLE];
+  out->iowait_ns = ns[ACCT_IOWAIT];
+}
+
+static SimTime
+times_sum (const SimCpuTimes *t)
+{
+  return t->user_ns + t->sys_ns + t->irq_ns + t->idle_ns + t->iowait_ns;
+}
+
+void
+sim_cpus_cpu_times (const SimCpus *c, guint cpu, SimTime now_ns, SimCpuTimes *out)
+{
+  g_return_if_fail (cpu < c->n_cpus);
+  cpu_times_at (&c->cpu[cpu], now_ns, out);
+}
+
+void
+sim_cpus_stats (const SimCpus *c, SimTime now_ns, SimCpuStats *out)
+{
+  memset (out, 0, sizeof *out);
+  g_assert (now_ns >= c->levels_since_ns);
+  out->at_ns = now_ns;
+  out->elapsed_ns = now_ns - c->start_ns;
+  out->n_cpus = c->n_cpus;
+  for (guint i = 0; i < c->n_cpus; i++)
+    {
+      SimCpuTimes t;
+      cpu_times_at (&c->cpu[i], now_ns, &t);
+      out->total.user_ns += t.user_ns;
+      out->total.sys_ns += t.sys_ns;
+      out->total.irq_ns += t.irq_ns;
+      out->total.idle_ns += t.idle_ns;
+      out->total.iowait_ns += t.iowait_ns;
+    }
+  g_assert (times_sum (&out->total) == out->elapsed_ns * (SimTime) c->n_cpus);
+  out->context_switches = c->context_switches;
+  out->interrupts = c->interrupts;
+  out->nr_runnable = c->n_runq + c->n_on_cpu;
+  out->nr_blocked_io = c->n_blocked_io;
+  SimTime d = now_ns - c->levels_since_ns;
+  out->runnable_thread_ns = c->runnable_thread_ns + d * (SimTime) out->nr_runnable;
+  out->blocked_io_thread_ns = c->blocked_io_thread_ns + d * (SimTime) c->n_blocked_io;
+}
+
+void
+sim_cpus_vmstat_row (const SimCpuStats *prev, const SimCpuStats *cur, SimVmstatRow *out)
+{
+  g_return_if_fail (cur->at_ns >= prev->at_ns && cur->n_cpus == prev->n_cpus);
+  memset (out, 0, sizeof *out);
+  SimTime dt = cur->at_ns - prev->at_ns;
+  if (dt == 0)
+    return;
+  out->r = (double) (cur->runnable_thread_ns - prev->runnable_thread_ns) / (double) dt;
+  out->b = (double) (cur->blocked_io_thread_ns - prev->blocked_io_thread_ns) / (double) dt;
+  out->in_per_s = (double) (cur->interrupts - prev->interrupts) * 1e9 / (double) dt;
+  out->cs_per_s = (double) (cur->context_switches - prev->context_switches) * 1e9 / (double) dt;
+  /* The CPU-time total is dt x CPUs exactly, by the accounting invariant. */
+  double total = (double) dt * cur->n_cpus;
+  out->us = 100.0 * (double) (cur->total.user_ns - prev->total.user_ns) / total;
+  out->sy = 100.0 * (double) (cur->total.sys_ns - prev->total.sys_ns
+                              + cur->total.irq_ns - prev->total.irq_ns) / total;
+  out->id = 100.0 * (double) (cur->total.idle_ns - prev->total.idle_ns) / total;
+  out->wa = 100.0 * (double) (cur->total.iowait_ns - prev->total.iowait_ns) / total;
+}
+
+gboolean
+sim_cpus_check (const SimCpus *c, SimTime now_ns)
+{
+  guint idle = 0, iowait = 0, on_cpu = 0, busy_irq = 0;
+  for (guint i = 0; i < c->n_cpus; i++)
+    {
+      const SimCpu *cpu = &c->cpu[i];
+      SimCpuTimes t;
+      cpu_times_at (cpu, now_ns, &t);
+      g_assert_cmpint (times_sum (&t), ==, now_ns - c->start_ns);
+      g_assert (cpu->current == NULL || cpu->irq == NULL);
+      g_assert (cpu->idle == (cpu->current == NULL && cpu->irq == NULL));
+      if (cpu->idle)
+        {
+          idle++;
+          g_assert (cpu->acct == ACCT_IDLE || cpu->acct == ACCT_IOWAIT);
+          iowait += cpu->acct == ACCT_IOWAIT;
+        }
+      else if (cpu->irq != NULL)
+        {
+          busy_irq++;
+          g_assert (cpu->acct == ACCT_IRQ);
+        }
+      else
+        {
+          const SimThread *th = cpu->current;
+          on_cpu++;
+          g_assert (th->cpu == (gint) i);
+          g_assert (th->state == SIM_THREAD_RUNNING || th->state == SIM_THREAD_SPINNING
+                    || th->state == SIM_THREAD_CALLBACK);
+          if (th->state == SIM_THREAD_RUNNING)
+            g_assert (cpu->acct == th->mode);
+          if (th->state == SIM_THREAD_SPINNING)
+            g_assert (cpu->acct == ACCT_SYS);
+        }
+    }
+  g_assert_cmpuint (idle, ==, c->n_idle);
+  g_assert_cmpuint (on_cpu, ==, c->n_on_cpu);
+  g_assert_cmpuint (iowait, ==, MIN (c->n_idle, c->n_blocked_io));
+  g_assert_cmpuint (sim_list_length (&c->runq), ==, c->n_runq);
+  g_assert_cmpuint (sim_list_length (&c->irq_pending), ==, c->n_irq_pending);
+  for (const SimList *p = c->runq.next; p != &c->runq; p = p->next)
+    g_assert (sim_container_of (p, SimThread, run_link)->state == SIM_THREAD_RUNNABLE);
+  /* Work-conserving: no CPU idles while something waits for one. */
+  if (c->n_idle > 0)
+    g_assert (c->n_runq == 0 && c->n_irq_pending == 0);
+  return TRUE;
+}

@@ -1,0 +1,209 @@
+/* sim-cpu.h — the host's CPUs: threads, a run queue, interrupt work and
+ * vmstat-style accounting.
+ *
+ * A SimThread runs on a CPU in continuation style (the engine has no
+ * coroutines): sim_cpu_exec() asks for work_ns of CPU time in user or
+ * system mode and names the function to call once that time has been
+ * spent.  The thread keeps its CPU while the continuation runs, so a
+ * continuation that chains another exec continues on the same CPU with no
+ * context switch.  A thread gives up its CPU only when it blocks or exits;
+ * nothing is preempted (a long exec holds its CPU to the end), which is the
+ * non-preemptive 2.4/2.6 kernel path of a system call, not the scheduler of
+ * a desktop.
+ *
+ * - Run queue: one global FIFO of threads waiting for a CPU (no per-CPU
+ *   queues, no priorities).  A woken thread goes back to the CPU it last
+ *   ran on if that CPU is idle, else to the lowest-numbered idle CPU.
+ * - Interrupt work (sim_cpu_irq) goes ahead of runnable threads on the next
+ *   free CPU, without preempting running work.  Its time is counted as irq
+ *   time, shown as system time in vmstat (Linux folds hi and si into sy).
+ * - Context switches: one each time a CPU starts running a thread taken off
+ *   the run queue (thread to thread, or idle to thread); a chained exec is
+ *   not a switch.
+ * - iowait: Linux charges an idle CPU to iowait when a task that last ran
+ *   there sleeps in io_schedule().  Here it is system-wide: at any instant
+ *   min(idle CPUs, threads blocked with io_wait) CPUs are in iowait, the
+ *   rest of the idle ones are idle; the iowait share goes to the
+ *   lowest-numbered idle CPUs.  Totals are what vmstat's wa shows.
+ * - Accounting is exact in integer nanoseconds: over every CPU,
+ *   user + sys + irq + idle + iowait == elapsed, at any query time.
+ *
+ * Steady state allocates nothing: the run queue is intrusive (SimThread),
+ * pending interrupt work comes from a free list.
+ */
+#pragma once
+
+#include <glib.h>
+#include "sim/sim.h"
+#include "sim/sim-list.h"
+
+G_BEGIN_DECLS
+
+typedef struct _SimCpus   SimCpus;
+typedef struct _SimThread SimThread;
+typedef struct _SimLock   SimLock;
+
+/* What a CPU spends its time on.  Threads exec in USER or SYS; IRQ is only
+ * for sim_cpu_irq() work. */
+typedef enum {
+  SIM_CPU_USER,
+  SIM_CPU_SYS,
+  SIM_CPU_IRQ,
+} SimCpuMode;
+
+/* A continuation.  @t is the thread, on its CPU while the function runs;
+ * NULL for the done callback of interrupt work. */
+typedef void (*SimThreadFn) (SimThread *t, gpointer data);
+
+/* Private: where a thread is in its life. */
+typedef enum {
+  SIM_THREAD_IDLE,       /* never started, or exited */
+  SIM_THREAD_RUNNABLE,   /* on the run queue */
+  SIM_THREAD_RUNNING,    /* on a CPU, spending work_ns (an event is pending) */
+  SIM_THREAD_CALLBACK,   /* on a CPU, inside its continuation */
+  SIM_THREAD_SPINNING,   /* on a CPU, spinning for a lock (burns SYS) */
+  SIM_THREAD_BLOCKED,    /* off CPU until sim_thread_wake() */
+} SimThreadState;
+
+/* What runs on a CPU; embedded in the caller's object (a process, a kernel
+ * thread), which finds itself again with sim_container_of(). */
+struct _SimThread {
+  const char     *name;            /* borrowed; for reports and messages */
+
+  /*< private: below this line only sim-cpu.c and sim-lock.c write >*/
+  SimCpus        *cpus;
+  SimThreadState  state;
+  gboolean        io_wait;         /* BLOCKED in io_schedule() */
+  gint            cpu;             /* index while on a CPU, else -1 */
+  gint            last_cpu;        /* -1 before its first run */
+  SimList         run_link;        /* SimCpus run queue */
+  SimTime         work_ns;         /* pending or running work */
+  SimCpuMode      mode;
+  SimThreadFn     then;            /* pending continuation */
+  gpointer        data;
+  SimTime         spin_start_ns;
+  SimTime         cpu_ns[2];       /* completed USER and SYS time (spins in SYS) */
+  /* sim-lock.c */
+  SimList         lock_link;       /* a lock's waiters */
+  SimTime         lock_wait_start_ns;
+  guint           locks_held;
+  guint           spinlocks_held;  /* blocking with one held asserts */
+  SimLock        *hold_lock;       /* sim_lock_hold() in progress */
+  SimTime         hold_ns;
+  SimThreadFn     hold_then;
+  gpointer        hold_data;
+};
+
+/* Time split of one CPU, or of all of them summed. */
+typedef struct {
+  SimTime user_ns;
+  SimTime sys_ns;
+  SimTime irq_ns;
+  SimTime idle_ns;
+  SimTime iowait_ns;
+} SimCpuTimes;
+
+/* Cumulative totals since sim_cpus_new(), so that the difference of two
+ * snapshots describes an interval; nr_* are the levels at the query time. */
+typedef struct {
+  SimTime     at_ns;              /* query time */
+  SimTime     elapsed_ns;         /* since sim_cpus_new() (per CPU) */
+  guint       n_cpus;
+  SimCpuTimes total;              /* summed over CPUs: sums to elapsed x n_cpus */
+  guint64     context_switches;
+  guint64     interrupts;
+  guint       nr_runnable;        /* on a CPU or waiting for one (vmstat r) */
+  guint       nr_blocked_io;      /* blocked with io_wait (vmstat b) */
+  SimTime     runnable_thread_ns; /* integral of nr_runnable over time */
+  SimTime     blocked_io_thread_ns;
+} SimCpuStats;
+
+/* One vmstat line for the interval between two snapshots. */
+typedef struct {
+  double r;        /* mean runnable threads over the interval */
+  double b;        /* mean threads blocked on I/O */
+  double in_per_s; /* interrupts per second */
+  double cs_per_s; /* context switches per second */
+  double us;       /* percent of CPU time: user */
+  double sy;       /* system, interrupt work included */
+  double id;       /* idle */
+  double wa;       /* iowait */
+} SimVmstatRow;
+
+SimCpus    *sim_cpus_new          (Sim               *sim,
+                                   guint              n_cpus);
+void        sim_cpus_free         (SimCpus           *c);
+Sim        *sim_cpus_sim          (const SimCpus     *c);
+guint       sim_cpus_n            (const SimCpus     *c);
+
+/* Fill totals so far; @now_ns must not lie before the last state change
+ * (sim_now() always qualifies). */
+void        sim_cpus_stats        (const SimCpus     *c,
+                                   SimTime            now_ns,
+                                   SimCpuStats       *out);
+/* The time split of CPU @cpu so far. */
+void        sim_cpus_cpu_times    (const SimCpus     *c,
+                                   guint              cpu,
+                                   SimTime            now_ns,
+                                   SimCpuTimes       *out);
+/* vmstat's columns for the interval from @prev to @cur (same SimCpus). */
+void        sim_cpus_vmstat_row   (const SimCpuStats *prev,
+                                   const SimCpuStats *cur,
+                                   SimVmstatRow      *out);
+/* Assert the invariants: exact accounting on every CPU, the run queue and
+ * the counters agree with the threads' states, no CPU idles while work
+ * waits, the iowait CPUs number min(idle, blocked on I/O).  Returns TRUE, so
+ * that it can sit inside g_assert(). */
+gboolean    sim_cpus_check        (const SimCpus     *c,
+                                   SimTime            now_ns);
+
+void        sim_thread_init       (SimCpus           *c,
+                                   SimThread         *t,
+                                   const char        *name);
+
+/* Spend @work_ns of CPU time in @mode (USER or SYS), then call @then.
+ * - From @t's own continuation (it is on a CPU): it continues on that CPU
+ *   at once, no context switch.
+ * - On an idle (new or exited) or blocked thread: it becomes runnable and
+ *   runs when a CPU is free (for a blocked thread this is a wake-up).
+ * A continuation must end with exactly one of sim_cpu_exec(),
+ * sim_thread_block(), sim_thread_exit() or sim_lock_acquire()/hold(), as
+ * its last call; returning without one asserts. */
+void        sim_cpu_exec          (SimCpus           *c,
+                                   SimThread         *t,
+                                   SimTime            work_ns,
+                                   SimCpuMode         mode,
+                                   SimThreadFn        then,
+                                   gpointer           data);
+/* From @t's continuation: give up the CPU until sim_thread_wake().
+ * @io_wait: it sleeps on I/O (vmstat b, idle time becomes iowait).
+ * Asserts that @t holds no spinlock. */
+void        sim_thread_block      (SimCpus           *c,
+                                   SimThread         *t,
+                                   gboolean           io_wait);
+/* Make a blocked (or idle: a start) thread runnable; @then runs once it is
+ * on a CPU.  May be called from any event, interrupt work included. */
+void        sim_thread_wake       (SimCpus           *c,
+                                   SimThread         *t,
+                                   SimThreadFn        then,
+                                   gpointer           data);
+/* From @t's continuation: leave the CPU for good.  The thread is idle
+ * again and may be restarted with sim_cpu_exec() or sim_thread_wake().
+ * Asserts that it holds no lock. */
+void        sim_thread_exit       (SimCpus           *c,
+                                   SimThread         *t);
+/* CPU time @t has completed in @mode (USER or SYS; spinning counts as SYS);
+ * work in progress is not counted until it ends. */
+SimTime     sim_thread_cpu_ns     (const SimThread   *t,
+                                   SimCpuMode         mode);
+
+/* Interrupt work of @work_ns on the next free CPU, ahead of runnable
+ * threads; @done (may be NULL) is called with t == NULL when it ends. */
+void        sim_cpu_irq           (SimCpus           *c,
+                                   SimTime            work_ns,
+                                   SimThreadFn        done,
+                                   gpointer           data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCpus, sim_cpus_free)
+
+G_END_DECLS
