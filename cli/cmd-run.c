@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "models/scenario.h"
 #include "replay/replay-plot.h"
+#include "models/host/host.h"
 #include "sim/sim-timeseries.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -79,6 +80,8 @@ cli_cmd_run (int argc, char **argv)
   g_autofree char *timeseries_path = NULL;
   g_autofree char *plot_path = NULL;
   g_autofree char *plot_wb_path = NULL;
+  g_autofree char *vmstat_path = NULL;
+  gboolean vmstat_text = FALSE;
   g_autofree char *interval_text = NULL;
   gint64 seed = -1;
   gboolean quiet = FALSE;
@@ -105,6 +108,11 @@ cli_cmd_run (int argc, char **argv)
     { "plot-writeback", 0, 0, G_OPTION_ARG_FILENAME, &plot_wb_path,
       "Draw dirty, writeback and threshold MiB per device and the global dirty threshold "
       "over time, every run (buffered I/O), with gnuplot (.png or .svg)", "FILE" },
+    { "vmstat", 0, 0, G_OPTION_ARG_FILENAME, &vmstat_path,
+      "With [host] cpus: write vmstat's columns per interval as CSV "
+      "(run,time_s,r,b,bi,bo,in,cs,us,sy,id,wa)", "FILE" },
+    { "vmstat-text", 0, 0, G_OPTION_ARG_NONE, &vmstat_text,
+      "With [host] cpus: print vmstat's table per interval under each run", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No text report", NULL },
     { NULL }
   };
@@ -155,6 +163,12 @@ cli_cmd_run (int argc, char **argv)
       fprintf (stderr, "iosim run: %s\n", error->message);
       return 1;
     }
+  if (vmstat_path && !(outputs.vmstat = open_output (vmstat_path, &error)))
+    {
+      fprintf (stderr, "iosim run: %s\n", error->message);
+      return 1;
+    }
+  outputs.vmstat_text = vmstat_text;
   if (interval_text && (!sim_parse_time_ns (interval_text, 0, &outputs.sample_ns, &error)
                         || outputs.sample_ns <= 0))
     {
@@ -172,6 +186,8 @@ cli_cmd_run (int argc, char **argv)
     trace_results_write_header (outputs.io_log);
   if (outputs.timeseries)
     fputs (SIM_TIMESERIES_HEADER, outputs.timeseries);
+  if (outputs.vmstat)
+    fputs (HOST_VMSTAT_CSV_HEADER, outputs.vmstat);
 
   g_autoptr (GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_run_result_free);
   g_autoptr (GString) text = g_string_new (NULL);
@@ -205,6 +221,7 @@ cli_cmd_run (int argc, char **argv)
   close_output (outputs.trace_out);
   close_output (outputs.sched_log);
   close_output (outputs.timeseries);
+  close_output (outputs.vmstat);
   if (status != 0)
     return status;
   if (runs->len > 1)

@@ -3,6 +3,7 @@
  * each run then builds a fresh Sim from the parsed description. */
 #include "models/scenario.h"
 #include "models/scenario-expand.h"
+#include "models/host/host.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
 #include "models/wb/wb.h"
@@ -58,6 +59,8 @@ struct _Scenario {
   GPtrArray  *writebacks;        /* [host] writeback: const WbOps *, one run set each */
   guint       n_sched_runs;      /* runs per writeback era (elevator combinations) */
   gboolean    needs_page_cache;  /* some process reads buffered */
+  guint       n_cpus;            /* [host] cpus: 0 = no CPU model */
+  char       *profile;           /* [host] profile: the era's CPU and lock costs */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
@@ -609,6 +612,86 @@ build_search_dirs (Scenario *s)
   s->search_dirs = g_strv_builder_end (b);
 }
 
+/* Where host profiles live: the scenario's folder, ../profiles beside it,
+ * $IOSIM_MODELS_DIR/profiles, the source tree's and the installed ones. */
+static GStrv
+profile_dirs (const Scenario *s)
+{
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_strv_builder_add (b, s->base_dir);
+  g_autofree char *sibling = g_build_filename (s->base_dir, "..", "profiles", NULL);
+  g_strv_builder_add (b, sibling);
+  const char *env = g_getenv ("IOSIM_MODELS_DIR");
+  if (env)
+    {
+      g_autofree char *d = g_build_filename (env, "profiles", NULL);
+      g_strv_builder_add (b, d);
+    }
+  g_autofree char *src = g_build_filename (IOSIM_SOURCE_MODELS_DIR, "profiles", NULL);
+  g_strv_builder_add (b, src);
+  g_autofree char *data = g_build_filename (IOSIM_DATA_MODELS_DIR, "profiles", NULL);
+  g_strv_builder_add (b, data);
+  return g_strv_builder_end (b);
+}
+
+static HostProfile *
+load_profile (const Scenario *s, GError **error)
+{
+  g_auto (GStrv) dirs = profile_dirs (s);
+  g_autoptr (GError) local = NULL;
+  HostProfile *p = host_profile_load (s->profile, (const char *const *) dirs, s->kf, &local);
+  if (p == NULL)
+    invalid (error, "host", "profile", "%s", local->message);
+  return p;
+}
+
+/* [host] cpus and profile: the CPU model, checked by loading the profile
+ * once (the scenario's [costs], [lock] and [path] groups override it). */
+static gboolean
+load_host (Scenario *s, GError **error)
+{
+  guint64 cpus;
+  if (!get_uint (s->kf, "host", "cpus", 0, 0, 1024, &cpus, error))
+    return FALSE;
+  s->n_cpus = (guint) cpus;
+  s->profile = get_string (s->kf, "host", "profile");
+  gboolean overrides = g_key_file_has_group (s->kf, "costs");
+  g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    overrides |= g_str_has_prefix (groups[i], "lock ") || g_str_has_prefix (groups[i], "path ");
+  if (s->n_cpus == 0)
+    {
+      if (s->profile || overrides)
+        return invalid (error, "host", "cpus", "a profile, [costs], [lock] or [path] needs "
+                        "cpus = N (the CPU model)");
+      return TRUE;
+    }
+  if (s->profile == NULL)
+    s->profile = g_strdup ("2.6-ext3");
+  g_autoptr (HostProfile) p = load_profile (s, error);
+  return p != NULL;
+}
+
+/* What the CPU model runs: generated streams (no trace replay, pools,
+ * sync loops or fsync yet). */
+static gboolean
+check_host_processes (Scenario *s, GError **error)
+{
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      const ScenarioProcess *sp = g_ptr_array_index (s->processes, i);
+      g_autofree char *group = g_strdup_printf ("process %s", sp->name);
+      const char *what = sp->cfg.pattern == SIM_PATTERN_TRACE ? "pattern = trace"
+                         : sp->cfg.stream == SIM_STREAM_SHARED ? "stream = shared"
+                         : sp->cfg.syncer ? "op = sync"
+                         : sp->cfg.fsync_every ? "fsync" : sp->cfg.end_fsync ? "end_fsync" : NULL;
+      if (what)
+        return invalid (error, group, NULL, "%s is not modelled on the host's CPUs yet "
+                        "(leave out [host] cpus to run it)", what);
+    }
+  return TRUE;
+}
+
 /* Runs are the combinations of the elevator lists: the [sim] sched list
  * (all devices that follow it, in lockstep) and every device's own list.
  * run_sched() decodes a run number into one device's elevator. */
@@ -712,7 +795,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
-  static const char *const host_keys[] = { "memory", "readahead", "writeback", NULL };
+  static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
+                                           NULL };
   if (g_key_file_has_group (kf, "host") && !check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
@@ -743,6 +827,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
         return NULL;
       g_ptr_array_add (s->writebacks, (gpointer) ops);
     }
+  if (!load_host (s, error))
+    return NULL;
   g_autofree char *ra_era = get_string (kf, "host", "readahead");
   s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
   if (ra_era)
@@ -780,11 +866,13 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
           return NULL;
       }
     else if (strcmp (groups[i], "sim") != 0 && strcmp (groups[i], "host") != 0
-             && strcmp (groups[i], "writeback") != 0
+             && strcmp (groups[i], "writeback") != 0 && strcmp (groups[i], "costs") != 0
+             && !g_str_has_prefix (groups[i], "lock ") && !g_str_has_prefix (groups[i], "path ")
              && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
       {
-        invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [device NAME], "
-                 "[sched NAME] or [process NAME])");
+        invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
+                 "[device NAME], [sched NAME], [process NAME], or with [host] cpus: [costs], "
+                 "[lock NAME], [path NAME])");
         return NULL;
       }
   for (guint i = 0; groups[i]; i++)
@@ -807,6 +895,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [process NAME] group");
       return NULL;
     }
+  if (s->n_cpus && !check_host_processes (s, error))
+    return NULL;
   build_runs (s);
   return g_steal_pointer (&s);
 }
@@ -859,6 +949,7 @@ scenario_free (Scenario *s)
   g_strfreev (s->sim_scheds);
   if (s->writebacks)
     g_ptr_array_unref (s->writebacks);
+  g_free (s->profile);
   g_free (s->name);
   g_free (s->base_dir);
   g_free (s);
@@ -1074,6 +1165,46 @@ jain_index (GPtrArray *groups, const char *device)
   return n > 0 && sum_sq > 0 ? sum * sum / (n * sum_sq) : 1.0;
 }
 
+static gint
+busier_lock (gconstpointer a, gconstpointer b)
+{
+  const SimLockResult *x = *(const SimLockResult *const *) a;
+  const SimLockResult *y = *(const SimLockResult *const *) b;
+  if (x->stats.wait_total_ns != y->stats.wait_total_ns)
+    return x->stats.wait_total_ns > y->stats.wait_total_ns ? -1 : 1;
+  if (x->stats.held_ns != y->stats.held_ns)
+    return x->stats.held_ns > y->stats.held_ns ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+/* The host's figures: CPU split over the run, locks busiest first. */
+static void
+host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_table)
+{
+  SimCpus *cpus = host_cpus (host);
+  g_assert (sim_cpus_check (cpus, now));
+  SimCpuStats zero = { 0 }, end;
+  sim_cpus_stats (cpus, now, &end);
+  zero.n_cpus = end.n_cpus;
+  result->n_cpus = end.n_cpus;
+  result->profile = g_strdup (host_profile (host)->name);
+  sim_cpus_vmstat_row (&zero, &end, &result->cpu);
+  GPtrArray *locks = host_locks (host);
+  for (guint i = 0; i < locks->len; i++)
+    {
+      SimLock *l = g_ptr_array_index (locks, i);
+      SimLockResult *lr = g_new0 (SimLockResult, 1);
+      lr->name = g_strdup (sim_lock_name (l));
+      lr->kind = sim_lock_kind (l);
+      lr->order = sim_lock_order (l);
+      sim_lock_stats (l, now, &lr->stats);
+      g_ptr_array_add (result->locks, lr);
+    }
+  g_ptr_array_sort (result->locks, busier_lock);
+  if (vmstat_table)
+    result->vmstat = g_strdup (vmstat_table->str);
+}
+
 SimRunResult *
 scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **error)
 {
@@ -1127,6 +1258,19 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         sim_queue_set_trace (devs[i].q, trace_sink, &trace);
       io_sinks[i].io_log = outputs ? outputs->io_log : NULL;
       io_sinks[i].device = d->name;
+    }
+
+  g_autoptr (Host) host = NULL;
+  if (ok && s->n_cpus)
+    {
+      HostProfile *profile = load_profile (s, error);
+      ok = profile != NULL;
+      if (ok)
+        {
+          host = host_new (sim, s->n_cpus, profile);
+          for (guint i = 0; i < s->devices->len; i++)
+            host_add_queue (host, devs[i].q);
+        }
     }
 
   g_autoptr (GArray) proc_group = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -1200,6 +1344,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
             }
           g_ptr_array_add (procs, p);
           g_array_append_val (proc_group, i);
+          if (host)
+            host_add_process (host, p);
           sim_process_start (p);
         }
     }
@@ -1233,6 +1379,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
       sim_timeseries_start (ts);
     }
+  g_autoptr (GString) vmstat_table = ok && host && outputs && outputs->vmstat_text
+                                     ? g_string_new (NULL) : NULL;
+  if (ok && host && outputs && (outputs->vmstat || vmstat_table))
+    host_vmstat_start (host, scenario_run_label (s, run),
+                       outputs->sample_ns ? outputs->sample_ns : SIM_NS_PER_S, outputs->vmstat,
+                       vmstat_table);
 
   SimRunResult *result = NULL;
   if (ok)
@@ -1284,6 +1436,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           dr->jain_index = jain_index (result->groups, dr->name);
           g_ptr_array_add (result->devices, dr);
         }
+      if (host)
+        host_result (host, result, now, vmstat_table);
     }
 
   sim_timeseries_free (ts);

@@ -53,7 +53,10 @@ typedef struct {
   GPtrArray *series;  /* if not NULL: each process's MB/s over time (SimSeries) */
   GPtrArray *writeback_series;  /* if not NULL: per device dirty, writeback and
                                  * threshold MiB over time (SimSeries) */
-  SimTime sample_ns;  /* interval of all three; 0 = 1 s */
+  FILE *vmstat;       /* with [host] cpus: per-interval vmstat rows as CSV
+                       * (models/host/host.h), or NULL */
+  gboolean vmstat_text;  /* keep vmstat's table in each run's result */
+  SimTime sample_ns;  /* interval of all of these; 0 = 1 s */
   /* If set, called every second or so of wall time with the simulated
    * time reached (for a progress line on a terminal); adds no events. */
   void (*progress) (gpointer data, guint run, SimTime now_ns, SimTime end_ns);

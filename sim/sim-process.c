@@ -16,6 +16,8 @@ struct _SimIo {
   SimPageWrite wr;             /* buffered writes */
   SimPageSync sy;              /* its fsync() (fsync_every), or a sync() */
   SimTime     latency_end_ns;  /* write() returned, before its fsync() */
+  SimList     done_link;       /* host mode: on the process's completed list */
+  gboolean    cache_done;      /* host mode: the page cache is done with it */
   SimIo      *next_free;
   SimProcess *p;
   SimOp       op;
@@ -216,8 +218,9 @@ maybe_finish (SimProcess *p)
     }
 }
 
+/* The I/O counts as done at @now: statistics, log, think time. */
 static void
-io_complete (SimProcess *p, SimIo *io, SimTime now)
+io_account (SimProcess *p, SimIo *io, SimTime now)
 {
   g_assert (p->outstanding > 0);
   p->outstanding--;
@@ -229,6 +232,28 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
   if (p->io_done)
     p->io_done (p->io_done_data, p, io->op, io->offset_bytes, io->bytes, io->issue_ns, now);
   io_release (p, io);
+}
+
+static SimTime
+think_ns (SimProcess *p)
+{
+  SimTime think = p->cfg.think_ns;
+  if (think > 0 && p->cfg.think_exponential)
+    think = (SimTime) sim_rng_exponential (p->rng, (double) think);
+  return think;
+}
+
+static void host_io_done (SimProcess *p, SimIo *io);
+
+static void
+io_complete (SimProcess *p, SimIo *io, SimTime now)
+{
+  if (p->cpus)
+    {
+      host_io_done (p, io);
+      return;
+    }
+  io_account (p, io, now);
   if (in_pool (p))
     {
       p->cfg.cursor->outstanding--;
@@ -238,9 +263,7 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
     }
   if (p->cfg.pattern != SIM_PATTERN_TRACE && p->cfg.think_ns > 0)
     {
-      SimTime think = p->cfg.think_ns;
-      if (p->cfg.think_exponential)
-        think = (SimTime) sim_rng_exponential (p->rng, (double) think);
+      SimTime think = think_ns (p);
       p->ready_ns = now + think;
       if (think > 0)
         wake_at (p, p->ready_ns);
@@ -298,11 +321,18 @@ submit_bios (SimProcess *p)
   return TRUE;
 }
 
+static void host_resume_submit (SimThread *t, gpointer data);
+
 static void
 resume (Sim *sim, gpointer data, SimTime now)
 {
   SimProcess *p = data;
   p->blocked = FALSE;
+  if (p->cpus)
+    {
+      sim_thread_wake (p->cpus, &p->thread, host_resume_submit, p);
+      return;
+    }
   if (submit_bios (p))
     pump (p);
 }
@@ -384,8 +414,9 @@ start_buffered_write (SimProcess *p, SimIo *io)
   sim_page_cache_write (p->cfg.page_cache, &io->wr);
 }
 
-static void
-start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
+/* A new I/O of @p, counted as issued now. */
+static SimIo *
+io_begin (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
 {
   SimTime now = sim_now (p->sim);
   SimIo *io = io_alloc (p);
@@ -399,6 +430,13 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
   p->outstanding++;
   p->bytes_issued += bytes;
   p->last_issue_ns = now;
+  return io;
+}
+
+static void
+start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
+{
+  SimIo *io = io_begin (p, op, offset_bytes, bytes);
   if (p->cfg.syncer)
     {
       g_assert (p->cfg.page_cache != NULL);
@@ -471,11 +509,22 @@ next_generated_offset (SimProcess *p, guint64 *bytes)
   return off;
 }
 
+static void host_next (SimThread *t, gpointer data);
+
 static void
 wake_fired (Sim *sim, gpointer subject, gpointer object)
 {
   SimProcess *p = subject;
   p->wake = 0;
+  if (p->cpus)
+    {
+      if (p->waiting_think)
+        {
+          p->waiting_think = FALSE;
+          sim_thread_wake (p->cpus, &p->thread, host_next, p);
+        }
+      return;
+    }
   pump (p);
   maybe_finish (p);
 }
@@ -554,6 +603,11 @@ start_fired (Sim *sim, gpointer subject, gpointer object)
 {
   SimProcess *p = subject;
   p->started = TRUE;
+  if (p->cpus)
+    {
+      sim_thread_wake (p->cpus, &p->thread, host_next, p);
+      return;
+    }
   if (in_pool (p))
     pool_join (p);
   else
@@ -567,4 +621,244 @@ sim_process_start (SimProcess *p)
   p->waiter.resume = resume;
   p->waiter.resume_data = p;
   sim_schedule_at (p->sim, MAX (p->cfg.start_ns, sim_now (p->sim)), start_fired, p, NULL);
+}
+
+/* ---- host mode: the process on a CPU ------------------------------------
+ *
+ * With a host (sim_process_set_host) the process is a thread.  Each I/O is
+ * a system call whose CPU steps (the profile's path: call steps, then per
+ * page, request or iocb) run on the thread before the I/O goes to the page
+ * cache or the block layer.  The thread sleeps (io_wait) while it waits for
+ * its I/O, for a request slot or in the page cache (readahead, throttling,
+ * memory), and sleeps without io_wait through its think time.  Direct I/O
+ * with iodepth > 1 is libaio-like: one io_submit() per iocb while below the
+ * depth, io_getevents() reaping every completion that has arrived.
+ * Completions reach the thread through its completed list, so one that
+ * arrives while the thread is busy waits for it. */
+
+void
+sim_process_set_host (SimProcess *p, SimCpus *cpus, gpointer host, const SimHostOps *ops)
+{
+  g_assert (!p->started && p->cpus == NULL);
+  g_assert (p->cfg.pattern != SIM_PATTERN_TRACE && !in_pool (p) && !p->cfg.syncer
+            && p->cfg.fsync_every == 0 && !p->cfg.end_fsync);
+  p->cpus = cpus;
+  p->host = host;
+  p->host_ops = ops;
+  sim_thread_init (cpus, &p->thread, p->name);
+  sim_list_init (&p->completed);
+}
+
+static gboolean
+host_aio (const SimProcess *p)
+{
+  return p->cfg.page_cache == NULL && p->cfg.iodepth > 1;
+}
+
+static guint64
+requests_of (const SimProcess *p, guint64 bytes)
+{
+  guint64 max_bytes = (guint64) p->q->limits.max_sectors * SIM_SECTOR_BYTES;
+  return MAX (G_GUINT64_CONSTANT (1), (bytes + max_bytes - 1) / max_bytes);
+}
+
+static void
+host_schedule_think (SimProcess *p, SimTime now)
+{
+  SimTime think = think_ns (p);
+  if (think > 0)
+    p->ready_ns = now + think;
+}
+
+/* All bios of the current I/O submitted: an aio call returns, a
+ * synchronous one waits in the call for its I/O. */
+static void
+host_submit (SimThread *t, SimProcess *p)
+{
+  if (!submit_bios (p))
+    {
+      /* No free request: get_request_wait sleeps in io_schedule. */
+      sim_thread_block (p->cpus, t, TRUE);
+      return;
+    }
+  if (host_aio (p))
+    p->host_ops->release (p->host, p);
+  host_next (t, p);
+}
+
+static void
+host_resume_submit (SimThread *t, gpointer data)
+{
+  host_submit (t, data);
+}
+
+static void
+host_call_done (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  SimTime now = sim_now (p->sim);
+  p->host_ops->release (p->host, p);
+  io_account (p, io, now);
+  host_schedule_think (p, now);
+  host_next (t, p);
+}
+
+/* The page cache is done: a read copies its pages out, then the call ends. */
+static void
+host_cache_done (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  if (io->op == SIM_OP_READ)
+    p->host_ops->run (p->host, p, SIM_HOST_READ, FALSE, io->bytes / SIM_PAGE_BYTES,
+                      host_call_done, io);
+  else
+    host_call_done (t, io);
+}
+
+/* After the page cache call: completions of this instant (cache hits, an
+ * unthrottled write) have run by now; anything else means a sleep. */
+static void
+host_cache_check (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  if (io->cache_done)
+    {
+      host_cache_done (t, io);
+      return;
+    }
+  p->waiting_cache = TRUE;
+  sim_thread_block (p->cpus, t, TRUE);
+}
+
+/* The call's CPU steps are done: the I/O goes to the page cache or the
+ * block layer. */
+static void
+host_call_entered (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  if (p->cfg.page_cache)
+    {
+      io->cache_done = FALSE;
+      if (io->op == SIM_OP_READ)
+        start_buffered_read (p, io);
+      else
+        start_buffered_write (p, io);
+      sim_cpu_exec (p->cpus, t, 0, SIM_CPU_SYS, host_cache_check, io);
+      return;
+    }
+  p->cur_io = io;
+  p->cur_sector = io->offset_bytes / SIM_SECTOR_BYTES;
+  p->cur_sectors_left = io->bytes / SIM_SECTOR_BYTES;
+  host_submit (t, p);
+}
+
+/* An I/O finished in the page cache or on the device (event context). */
+static void
+host_io_done (SimProcess *p, SimIo *io)
+{
+  if (p->cfg.page_cache)
+    {
+      io->cache_done = TRUE;
+      if (p->waiting_cache)
+        {
+          p->waiting_cache = FALSE;
+          sim_thread_wake (p->cpus, &p->thread, host_cache_done, io);
+        }
+      return;
+    }
+  sim_list_add_tail (&io->done_link, &p->completed);
+  if (p->waiting_io)
+    {
+      p->waiting_io = FALSE;
+      sim_thread_wake (p->cpus, &p->thread, host_next, p);
+    }
+}
+
+/* Completed direct I/Os: the synchronous call returns, or io_getevents()
+ * has reaped them. */
+static void
+host_reaped (SimThread *t, gpointer data)
+{
+  SimProcess *p = data;
+  SimTime now = sim_now (p->sim);
+  while (!sim_list_empty (&p->completed))
+    {
+      SimIo *io = sim_list_first_entry (&p->completed, SimIo, done_link);
+      sim_list_del (&io->done_link);
+      if (!host_aio (p))
+        p->host_ops->release (p->host, p);
+      io_account (p, io, now);
+    }
+  host_schedule_think (p, now);
+  host_next (t, p);
+}
+
+/* Start the next system call for a new I/O. */
+static void
+host_start_call (SimThread *t, SimProcess *p)
+{
+  guint64 bytes;
+  guint64 offset = next_generated_offset (p, &bytes);
+  SimIo *io = io_begin (p, p->cfg.op, offset, bytes);
+  SimHostPath path;
+  guint64 n;
+  if (p->cfg.page_cache)
+    {
+      path = io->op == SIM_OP_READ ? SIM_HOST_READ : SIM_HOST_WRITE;
+      n = io->op == SIM_OP_READ ? 0 : bytes / SIM_PAGE_BYTES;
+    }
+  else
+    {
+      path = host_aio (p) ? SIM_HOST_AIO_SUBMIT : SIM_HOST_SUBMIT;
+      n = requests_of (p, bytes);
+    }
+  p->host_ops->run (p->host, p, path, TRUE, n, host_call_entered, io);
+}
+
+/* On the CPU: what the process does next.  Every path ends in exactly one
+ * thread action (a call's steps, a sleep, or the exit). */
+static void
+host_next (SimThread *t, gpointer data)
+{
+  SimProcess *p = data;
+  SimTime now = sim_now (p->sim);
+  if (!sim_list_empty (&p->completed))
+    {
+      if (host_aio (p))
+        {
+          guint64 n = 0;
+          for (SimList *l = p->completed.next; l != &p->completed; l = l->next)
+            n++;
+          p->host_ops->run (p->host, p, SIM_HOST_AIO_REAP, TRUE, n, host_reaped, p);
+        }
+      else
+        host_reaped (t, p);
+      return;
+    }
+  gboolean more = generator_has_more (p);
+  guint depth = p->cfg.page_cache ? 1 : p->cfg.iodepth;
+  if (more && p->outstanding < depth && now >= p->ready_ns)
+    {
+      host_start_call (t, p);
+      return;
+    }
+  if (p->outstanding > 0)
+    {
+      p->waiting_io = TRUE;
+      sim_thread_block (p->cpus, t, TRUE);
+      return;
+    }
+  if (more)
+    {
+      p->waiting_think = TRUE;
+      wake_at (p, p->ready_ns);
+      sim_thread_block (p->cpus, t, FALSE);
+      return;
+    }
+  process_exit (p);
+  sim_thread_exit (p->cpus, t);
 }

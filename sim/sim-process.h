@@ -21,8 +21,50 @@
 #include "sim/sim-queue.h"
 #include "sim/sim-stats.h"
 #include "sim/sim-pagecache.h"
+#include "sim/sim-cpu.h"
+#include "sim/sim-lock.h"
 
 G_BEGIN_DECLS
+
+typedef struct _SimProcess SimProcess;
+
+/* The system-call paths whose CPU steps a host profile describes
+ * (models/host/host-profile.h, same order). */
+typedef enum {
+  SIM_HOST_WRITE,          /* buffered write(): per page */
+  SIM_HOST_READ,           /* buffered read(): per page */
+  SIM_HOST_SUBMIT,         /* synchronous O_DIRECT: per request */
+  SIM_HOST_COMPLETE,       /* a request's completion: interrupt work */
+  SIM_HOST_AIO_SUBMIT,     /* io_submit(): per iocb */
+  SIM_HOST_AIO_REAP,       /* io_getevents(): per event */
+} SimHostPath;
+
+/* The host model's side of a process's system calls (models/host/host.c).
+ * A process with a host runs on a SimThread: its calls cost CPU time and
+ * take the profile's locks. */
+typedef struct {
+  /* On @p's CPU: run @path's call steps (when @call) and @n times its
+   * per-unit steps, then @then on the CPU. */
+  void (*run)     (gpointer host, SimProcess *p, SimHostPath path, gboolean call, guint64 n,
+                   SimThreadFn then, gpointer data);
+  /* On @p's CPU: release the locks the call holds to its end. */
+  void (*release) (gpointer host, SimProcess *p);
+} SimHostOps;
+
+/* The host's step executor state of one process (models/host/host.c). */
+typedef struct {
+  gconstpointer path;        /* the profile's path being run */
+  gboolean      with_call;   /* run its call steps first */
+  guint         phase;       /* 0: call steps, 1: per-unit steps */
+  guint         index;
+  guint64       left;        /* per-unit repetitions left */
+  SimTime       batch_ns;    /* lock-free per-unit steps, as one slice */
+  SimLock      *taking;      /* a lock being taken for the rest of the call */
+  SimLock      *held[4];     /* taken for the rest of the call */
+  guint         n_held;
+  SimThreadFn   then;
+  gpointer      data;
+} SimHostExec;
 
 typedef enum {
   SIM_PATTERN_SEQUENTIAL,
@@ -103,7 +145,6 @@ typedef struct {
   gboolean         syncer;          /* each I/O is a sync() call (no bytes) */
 } SimProcessConfig;
 
-typedef struct _SimProcess SimProcess;
 typedef struct _SimIo      SimIo;
 
 /* Called when one I/O of @p completed (for per-I/O logs). */
@@ -155,6 +196,18 @@ struct _SimProcess {
 
   SimIoDoneFunc    io_done;
   gpointer         io_done_data;
+
+  /* The host model (sim_process_set_host); NULL: system calls are free. */
+  SimCpus         *cpus;
+  gpointer         host;
+  const SimHostOps *host_ops;
+  SimThread        thread;
+  SimHostExec      host_exec;
+  gboolean         in_call;           /* its thread is in a system call */
+  gboolean         waiting_io;        /* blocked until an I/O completes */
+  gboolean         waiting_cache;     /* blocked in the page cache */
+  gboolean         waiting_think;     /* sleeping its think time */
+  SimList          completed;         /* SimIo done, not yet seen by the thread */
 };
 
 /* @cfg is copied (name duplicated; trace_ios borrowed). */
@@ -162,6 +215,13 @@ SimProcess *sim_process_new   (Sim                    *sim,
                                SimRequestQueue        *q,
                                const SimProcessConfig *cfg);
 void        sim_process_free  (SimProcess             *p);
+/* Run @p on @cpus: its system calls cost the host's CPU steps (@ops on
+ * @host).  Before sim_process_start; generated streams only (no trace
+ * replay, shared pools or sync loops), buffered I/O synchronous. */
+void        sim_process_set_host (SimProcess          *p,
+                               SimCpus                *cpus,
+                               gpointer                host,
+                               const SimHostOps       *ops);
 /* Schedule the process's start. */
 void        sim_process_start (SimProcess             *p);
 

@@ -673,6 +673,8 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
   q->counters.bytes[rq->op] += sim_request_bytes (rq);
   q->counters.ios[rq->op]++;
   emit_rq (q, TRACE_ACT_COMPLETE, rq);
+  if (q->complete_hook)
+    q->complete_hook (q->complete_hook_data, q, rq);
   if (q->elevator->ops->completed)
     q->elevator->ops->completed (q->elevator, rq, now);
 

@@ -96,6 +96,9 @@ struct _SimRequestQueue {
 
   SimQueueTraceFunc trace;
   gpointer          trace_data;
+  /* Called as each request completes (the host model's interrupt work). */
+  void            (*complete_hook) (gpointer data, SimRequestQueue *q, const SimRequest *rq);
+  gpointer          complete_hook_data;
   GPtrArray        *chunks;                /* request and bio storage */
 };
 

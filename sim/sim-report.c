@@ -30,6 +30,14 @@ device_result_free (gpointer data)
   g_free (d);
 }
 
+static void
+lock_result_free (gpointer data)
+{
+  SimLockResult *l = data;
+  g_free (l->name);
+  g_free (l);
+}
+
 SimRunResult *
 sim_run_result_new (void)
 {
@@ -37,6 +45,7 @@ sim_run_result_new (void)
   r->processes = g_ptr_array_new_with_free_func (process_result_free);
   r->groups = g_ptr_array_new_with_free_func (group_result_free);
   r->devices = g_ptr_array_new_with_free_func (device_result_free);
+  r->locks = g_ptr_array_new_with_free_func (lock_result_free);
   return r;
 }
 
@@ -48,6 +57,9 @@ sim_run_result_free (SimRunResult *r)
   g_ptr_array_unref (r->processes);
   g_ptr_array_unref (r->groups);
   g_ptr_array_unref (r->devices);
+  g_ptr_array_unref (r->locks);
+  g_free (r->profile);
+  g_free (r->vmstat);
   g_free (r->label);
   g_free (r->writeback);
   g_free (r);
@@ -57,6 +69,36 @@ static double
 ms (double ns)
 {
   return ns / 1e6;
+}
+
+#define LOCK_ROWS 12
+
+static void
+append_host_text (GString *out, const SimRunResult *r)
+{
+  const SimVmstatRow *c = &r->cpu;
+  g_string_append_printf (out, "  cpu: %u CPUs, profile %s: us %.1f%% sy %.1f%% id %.1f%% wa %.1f%%,"
+                          " r %.2f b %.2f, in %.0f/s cs %.0f/s\n", r->n_cpus, r->profile, c->us, c->sy,
+                          c->id, c->wa, c->r, c->b, c->in_per_s, c->cs_per_s);
+  if (r->locks->len == 0)
+    return;
+  g_string_append_printf (out, "  %-24s %-5s %-6s %10s %10s %6s %10s %10s %10s %10s %6s\n", "lock",
+                          "kind", "order", "acquired", "contended", "cont%", "wait_mean", "wait_max",
+                          "hold_mean", "hold_max", "util%");
+  for (guint i = 0; i < r->locks->len && i < LOCK_ROWS; i++)
+    {
+      const SimLockResult *l = g_ptr_array_index (r->locks, i);
+      const SimLockStats *st = &l->stats;
+      g_string_append_printf (out, "  %-24s %-5s %-6s %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT
+                              " %6.1f %8.2fus %8.2fus %8.2fus %8.2fus %6.1f\n", l->name,
+                              l->kind == SIM_LOCK_SPIN ? "spin" : "sleep",
+                              l->order == SIM_LOCK_FIFO ? "fifo" : "unfair", st->acquisitions,
+                              st->contentions, st->contention_pct, st->wait_mean_ns / 1e3,
+                              (double) st->wait_max_ns / 1e3, st->hold_mean_ns / 1e3,
+                              (double) st->hold_max_ns / 1e3, 100.0 * st->utilisation);
+    }
+  if (r->locks->len > LOCK_ROWS)
+    g_string_append_printf (out, "  (%u more locks in the JSON output)\n", r->locks->len - LOCK_ROWS);
 }
 
 void
@@ -103,6 +145,15 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                                 " p99 %.3fms, max %.3fms\n", p->name, p->fsyncs,
                                 ms (p->fsync_mean_ns), ms ((double) p->fsync_p99_ns),
                                 ms ((double) p->fsync_max_ns));
+    }
+  if (r->n_cpus)
+    append_host_text (out, r);
+  if (r->vmstat)
+    {
+      g_string_append (out, "  vmstat:\n");
+      g_auto (GStrv) lines = g_strsplit (r->vmstat, "\n", -1);
+      for (guint i = 0; lines[i] && lines[i][0]; i++)
+        g_string_append_printf (out, "    %s\n", lines[i]);
     }
   if (r->has_page_cache)
     {
@@ -329,6 +380,57 @@ add_device_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_end_object (b);
 }
 
+static void
+add_double_member (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, v);
+}
+
+static void
+add_host_json (JsonBuilder *b, const SimRunResult *r)
+{
+  json_builder_set_member_name (b, "host");
+  json_builder_begin_object (b);
+  add_uint_member (b, "cpus", r->n_cpus);
+  json_builder_set_member_name (b, "profile");
+  json_builder_add_string_value (b, r->profile);
+  add_double_member (b, "us", r->cpu.us);
+  add_double_member (b, "sy", r->cpu.sy);
+  add_double_member (b, "id", r->cpu.id);
+  add_double_member (b, "wa", r->cpu.wa);
+  add_double_member (b, "r", r->cpu.r);
+  add_double_member (b, "b", r->cpu.b);
+  add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
+  add_double_member (b, "context_switches_per_s", r->cpu.cs_per_s);
+  json_builder_set_member_name (b, "locks");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->locks->len; i++)
+    {
+      const SimLockResult *l = g_ptr_array_index (r->locks, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, l->name);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, l->kind == SIM_LOCK_SPIN ? "spin" : "sleep");
+      json_builder_set_member_name (b, "order");
+      json_builder_add_string_value (b, l->order == SIM_LOCK_FIFO ? "fifo" : "unfair");
+      add_uint_member (b, "acquisitions", l->stats.acquisitions);
+      add_uint_member (b, "contentions", l->stats.contentions);
+      add_double_member (b, "contention_pct", l->stats.contention_pct);
+      add_uint_member (b, "wait_total_ns", (guint64) l->stats.wait_total_ns);
+      add_uint_member (b, "wait_max_ns", (guint64) l->stats.wait_max_ns);
+      add_double_member (b, "wait_mean_ns", l->stats.wait_mean_ns);
+      add_uint_member (b, "hold_total_ns", (guint64) l->stats.hold_total_ns);
+      add_uint_member (b, "hold_max_ns", (guint64) l->stats.hold_max_ns);
+      add_double_member (b, "hold_mean_ns", l->stats.hold_mean_ns);
+      add_double_member (b, "utilisation", l->stats.utilisation);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 char *
 sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
 {
@@ -371,6 +473,8 @@ sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
       json_builder_end_array (b);
       if (r->has_page_cache)
         add_page_cache_json (b, &r->page_cache);
+      if (r->n_cpus)
+        add_host_json (b, r);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -7,6 +7,8 @@
 #include <json-glib/json-glib.h>
 #include "sim/sim.h"
 #include "sim/sim-pagecache.h"
+#include "sim/sim-cpu.h"
+#include "sim/sim-lock.h"
 #include "sim/sim-queue.h"
 
 G_BEGIN_DECLS
@@ -64,6 +66,14 @@ typedef struct {
   SimQueueCounters counters;
 } SimDeviceResult;
 
+/* One lock instance's lock_stat figures at the end of a run. */
+typedef struct {
+  char         *name;
+  SimLockKind   kind;
+  SimLockOrder  order;
+  SimLockStats  stats;
+} SimLockResult;
+
 typedef struct {
   char      *label;       /* elevator(s) of this run */
   char      *writeback;
@@ -76,6 +86,12 @@ typedef struct {
   GPtrArray *devices;     /* SimDeviceResult */
   gboolean   has_page_cache;
   SimPageCacheStats page_cache;   /* at the end of the run */
+  /* The host model ([host] cpus): */
+  guint      n_cpus;      /* 0: none */
+  char      *profile;
+  SimVmstatRow cpu;       /* over the whole run */
+  GPtrArray *locks;       /* SimLockResult, busiest first */
+  char      *vmstat;      /* vmstat's table, when asked for */
 } SimRunResult;
 
 SimRunResult *sim_run_result_new  (void);

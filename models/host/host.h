@@ -1,0 +1,47 @@
+/* host.h — the host model of a run: CPUs, the era profile's locks, and
+ * the executor that runs a profile's system-call steps on a process's
+ * thread (kernel-algorithms.md §8; sim/sim-cpu.h, sim/sim-lock.h).
+ *
+ * Lock instances follow their scope: one per machine (global), per device
+ * (fs: a file system per device), per file (inode; a direct-I/O process
+ * counts as its own file) or per request queue.  Request completions are
+ * interrupt work of the profile's complete path (its lock holds counted
+ * as CPU time: interrupt-side contention is not modelled). */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+#include "sim/sim.h"
+#include "sim/sim-cpu.h"
+#include "sim/sim-lock.h"
+#include "sim/sim-process.h"
+#include "sim/sim-queue.h"
+#include "models/host/host-profile.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Host Host;
+
+/* Takes ownership of @profile. */
+Host        *host_new          (Sim *sim, guint n_cpus, HostProfile *profile);
+void         host_free         (Host *h);
+SimCpus     *host_cpus         (Host *h);
+const HostProfile *host_profile (const Host *h);
+/* Run @p on the host's CPUs with the profile's system-call costs. */
+void         host_add_process  (Host *h, SimProcess *p);
+/* Charge @q's request completions as interrupt work. */
+void         host_add_queue    (Host *h, SimRequestQueue *q);
+/* Every lock instance created so far, in creation order. */
+GPtrArray   *host_locks        (Host *h);
+
+/* vmstat: one row per @interval_ns, as CSV rows "run,time_s,r,b,bi,bo,
+ * in,cs,us,sy,id,wa" to @csv and/or as vmstat's table appended to @table
+ * (either may be NULL).  bi/bo in KiB/s (vmstat's 1 KiB blocks) over the
+ * queues given to host_add_queue. */
+#define HOST_VMSTAT_CSV_HEADER "run,time_s,r,b,bi,bo,in,cs,us,sy,id,wa\n"
+void         host_vmstat_start (Host *h, const char *run_label, SimTime interval_ns,
+                                FILE *csv, GString *table);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Host, host_free)
+
+G_END_DECLS
