@@ -293,7 +293,7 @@ static const char *const process_keys[] = {
   "start", "stop", "size", "offset", "region", "threads",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
-  "client_window", "fsync", "end_fsync", NULL
+  "client_window", "fsync", "end_fsync", "engine", NULL
 };
 
 static gboolean
@@ -476,6 +476,16 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
   if (!get_uint (s->kf, group, "iodepth", 1, 1, 4096, &v, error))
     return FALSE;
   cfg->iodepth = (guint) v;
+  g_autofree char *engine = get_string (s->kf, group, "engine");
+  cfg->aio = cfg->iodepth > 1 && !p->buffered;
+  if (engine && strcmp (engine, "libaio") == 0)
+    cfg->aio = TRUE;
+  else if (engine && strcmp (engine, "sync") == 0 && cfg->iodepth > 1)
+    return invalid (error, group, "engine", "sync keeps one I/O in flight: iodepth must be 1");
+  else if (engine && strcmp (engine, "sync") != 0)
+    return invalid (error, group, "engine", "'%s' is not sync or libaio", engine);
+  if (cfg->aio && p->buffered)
+    return invalid (error, group, "engine", "libaio needs io = direct (buffered aio is synchronous)");
   if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error))
     return FALSE;
   g_autofree char *dist = get_string (s->kf, group, "think_distribution");

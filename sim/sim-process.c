@@ -652,7 +652,7 @@ sim_process_set_host (SimProcess *p, SimCpus *cpus, gpointer host, const SimHost
 static gboolean
 host_aio (const SimProcess *p)
 {
-  return p->cfg.page_cache == NULL && p->cfg.iodepth > 1;
+  return p->cfg.page_cache == NULL && p->cfg.aio;
 }
 
 static guint64

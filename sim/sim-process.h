@@ -143,6 +143,8 @@ typedef struct {
                                      * writes (fio's fsync=N); 0 = never */
   gboolean         end_fsync;       /* fsync() the file before exiting */
   gboolean         syncer;          /* each I/O is a sync() call (no bytes) */
+  gboolean         aio;             /* direct I/O through io_submit/io_getevents
+                                     * (libaio), even at iodepth 1 */
 } SimProcessConfig;
 
 typedef struct _SimIo      SimIo;
