@@ -97,7 +97,12 @@ test_aio_costs_more (void)
       double aio_per_io = sys_ns (aio) / (double) total_ios (aio);
       g_test_message ("depth %u: %.0f ns per I/O (sync %.0f)", depth, aio_per_io, sync_per_io);
       g_assert_cmpfloat (aio_per_io, >, sync_per_io);
-      g_assert_cmpuint (total_ios (aio), >=, total_ios (sync));
+      /* Deeper queues keep the device busier; at depth 1 the dearer
+       * calls only add to each I/O's time. */
+      if (depth > 1)
+        g_assert_cmpuint (total_ios (aio), >, total_ios (sync));
+      else
+        g_assert_cmpuint (total_ios (aio), <=, total_ios (sync));
     }
 }
 
