@@ -1,9 +1,12 @@
 /* sim-device.c — servers and completions of a simulated device.  The host
  * may have queue_depth commands outstanding; the device serves up to
  * parallelism of them at once, the rest wait in FIFO order (no internal
- * reordering yet).  Service times come from the DevModel. */
+ * reordering yet).  Service times come from the DevModel.  Commands of an
+ * attached device go through sim-topology.c between start and entering the
+ * servers, and between service and completion. */
 #include "sim/sim-device.h"
 #include "sim/sim-queue.h"
+#include "sim/sim-topology.h"
 #include "models/dev/dev.h"
 
 SimDevice *
@@ -27,6 +30,8 @@ sim_device_free (SimDevice *dev)
 {
   if (dev == NULL)
     return;
+  if (dev->attachment != NULL)
+    sim_device_detach (dev);
   dev_model_free (dev->model);
   g_free (dev);
 }
@@ -34,7 +39,9 @@ sim_device_free (SimDevice *dev)
 gboolean
 sim_device_can_start (const SimDevice *dev)
 {
-  return dev->in_flight < dev->queue_depth;
+  if (dev->in_flight >= dev->queue_depth)
+    return FALSE;
+  return dev->attachment == NULL || sim_attachment_can_start (dev->attachment);
 }
 
 static void serve (SimDevice *dev, SimRequest *rq);
@@ -44,20 +51,33 @@ service_done (Sim *sim, gpointer subject, gpointer object)
 {
   SimDevice *dev = subject;
   SimRequest *rq = object;
-  SimTime now = sim_now (sim);
   g_assert (dev->busy > 0 && dev->in_flight > 0);
   dev->busy--;
-  dev->in_flight--;
-  dev->completed++;
   if (!sim_list_empty (&dev->waiting))
     {
       SimRequest *next = sim_list_first_entry (&dev->waiting, SimRequest, queuelist);
       sim_list_del (&next->queuelist);
       serve (dev, next);
     }
-  sim_time_avg_set (&dev->busy_avg, now, dev->busy > 0 ? 1.0 : 0.0);
-  sim_time_avg_set (&dev->in_flight_avg, now, dev->in_flight);
-  sim_queue_complete_request (dev->q, rq);
+  sim_time_avg_set (&dev->busy_avg, sim_now (sim), dev->busy > 0 ? 1.0 : 0.0);
+  /* The server is free for the next command while a read's data still
+   * crosses the bus path. */
+  if (dev->attachment != NULL)
+    sim_attachment_served (dev->attachment, rq);
+  else
+    {
+      sim_device_unbusy (dev);
+      sim_queue_complete_request (dev->q, rq);
+    }
+}
+
+void
+sim_device_unbusy (SimDevice *dev)
+{
+  g_assert (dev->in_flight > 0);
+  dev->in_flight--;
+  dev->completed++;
+  sim_time_avg_set (&dev->in_flight_avg, sim_now (dev->sim), dev->in_flight);
 }
 
 static void
@@ -74,17 +94,25 @@ serve (SimDevice *dev, SimRequest *rq)
 }
 
 void
-sim_device_start (SimDevice *dev, SimRequest *rq)
+sim_device_enter (SimDevice *dev, SimRequest *rq)
 {
-  g_assert (sim_device_can_start (dev));
-  SimTime now = sim_now (dev->sim);
-  dev->in_flight++;
   if (dev->busy < dev->parallelism)
     serve (dev, rq);
   else
     sim_list_add_tail (&rq->queuelist, &dev->waiting);
-  sim_time_avg_set (&dev->busy_avg, now, dev->busy > 0 ? 1.0 : 0.0);
-  sim_time_avg_set (&dev->in_flight_avg, now, dev->in_flight);
+  sim_time_avg_set (&dev->busy_avg, sim_now (dev->sim), dev->busy > 0 ? 1.0 : 0.0);
+}
+
+void
+sim_device_start (SimDevice *dev, SimRequest *rq)
+{
+  g_assert (sim_device_can_start (dev));
+  dev->in_flight++;
+  if (dev->attachment != NULL)
+    sim_attachment_start (dev->attachment, rq);
+  else
+    sim_device_enter (dev, rq);
+  sim_time_avg_set (&dev->in_flight_avg, sim_now (dev->sim), dev->in_flight);
 }
 
 double
