@@ -3,6 +3,7 @@
  * each run then builds a fresh Sim from the parsed description. */
 #include "models/scenario.h"
 #include "models/scenario-expand.h"
+#include "models/scenario-topology.h"
 #include "models/host/host.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
@@ -61,10 +62,11 @@ struct _Scenario {
   gboolean    needs_page_cache;  /* some process reads buffered */
   guint       n_cpus;            /* [host] cpus: 0 = no CPU model */
   char       *profile;           /* [host] profile: the era's CPU and lock costs */
+  SimTime     timeslice_ns;      /* [host] timeslice */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
-                                                     "read_ahead_kb", NULL };
+                                                     "read_ahead_kb", "adapter", NULL };
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -265,6 +267,16 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
   if (devno && !parse_devno (devno, &d->major, &d->minor))
     return invalid (error, group, "devno", "'%s' is not MAJOR,MINOR", devno);
   return TRUE;
+}
+
+/* The "device NAME" groups, in device order. */
+static GStrv
+device_group_names (const Scenario *s)
+{
+  GStrv names = g_new0 (char *, s->devices->len + 1);
+  for (guint i = 0; i < s->devices->len; i++)
+    names[i] = g_strdup (((const ScenarioDevice *) g_ptr_array_index (s->devices, i))->group);
+  return names;
 }
 
 static int
@@ -665,6 +677,9 @@ load_host (Scenario *s, GError **error)
     return FALSE;
   s->n_cpus = (guint) cpus;
   s->profile = get_string (s->kf, "host", "profile");
+  /* The O(1) scheduler's default slice for nice 0 (2.6; 2.4's is ~60 ms). */
+  if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
+    return FALSE;
   gboolean overrides = g_key_file_has_group (s->kf, "costs");
   g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
   for (guint i = 0; groups[i]; i++)
@@ -806,7 +821,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
-                                           NULL };
+                                           "timeslice", NULL };
   if (g_key_file_has_group (kf, "host") && !check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
@@ -878,11 +893,12 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     else if (strcmp (groups[i], "sim") != 0 && strcmp (groups[i], "host") != 0
              && strcmp (groups[i], "writeback") != 0 && strcmp (groups[i], "costs") != 0
              && !g_str_has_prefix (groups[i], "lock ") && !g_str_has_prefix (groups[i], "path ")
+             && !g_str_has_prefix (groups[i], "bus ") && !g_str_has_prefix (groups[i], "adapter ")
              && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
       {
         invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
-                 "[device NAME], [sched NAME], [process NAME], or with [host] cpus: [costs], "
-                 "[lock NAME], [path NAME])");
+                 "[device NAME], [sched NAME], [process NAME], [bus NAME], [adapter NAME], or "
+                 "with [host] cpus: [costs], [lock NAME], [path NAME])");
         return NULL;
       }
   for (guint i = 0; groups[i]; i++)
@@ -897,6 +913,9 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [device NAME] group");
       return NULL;
     }
+  g_auto (GStrv) device_groups = device_group_names (s);
+  if (!scenario_topology_validate (kf, (const char *const *) device_groups, error))
+    return NULL;
   for (guint i = 0; groups[i]; i++)
     if (g_str_has_prefix (groups[i], "process ") && !load_process (s, groups[i], error))
       return NULL;
@@ -1215,6 +1234,40 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
     result->vmstat = g_strdup (vmstat_table->str);
 }
 
+/* Buses and adapters: their invariants held (never two transfers at once,
+ * never over their bandwidth, one active device per IDE channel, at most
+ * can_queue commands per adapter), and their figures. */
+static void
+topology_result (SimTopology *topo, SimRunResult *result, SimTime now)
+{
+  g_autoptr (GError) error = NULL;
+  if (!sim_topology_check (topo, &error))
+    g_error ("topology invariant broken: %s", error->message);
+  g_autoptr (GString) table = g_string_new (NULL);
+  sim_topology_format_stats (topo, now, table);
+  result->topology = g_string_free (g_steal_pointer (&table), FALSE);
+  g_autoptr (GArray) stats = sim_topology_stats (topo, now);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const SimTopoStats *st = &g_array_index (stats, SimTopoStats, i);
+      SimBusResult *b = g_new0 (SimBusResult, 1);
+      b->name = g_strdup (st->name);
+      b->kind = g_strdup (st->kind);
+      b->parent = g_strdup (st->parent);
+      b->devices = st->devices;
+      b->commands = st->commands;
+      b->bytes = st->bytes;
+      b->throughput_bytes_per_s = st->throughput_bytes_per_s;
+      b->utilisation = st->utilisation;
+      b->mean_wait_ns = st->mean_wait_ns;
+      b->mean_slot_wait_ns = st->mean_slot_wait_ns;
+      b->max_outstanding = st->max_outstanding;
+      b->can_queue = st->can_queue;
+      b->max_active_devices = st->max_active_devices;
+      g_ptr_array_add (result->buses, b);
+    }
+}
+
 SimRunResult *
 scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **error)
 {
@@ -1270,6 +1323,16 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       io_sinks[i].device = d->name;
     }
 
+  g_autoptr (SimTopology) topo = NULL;
+  if (ok)
+    {
+      g_auto (GStrv) groups = device_group_names (s);
+      g_autofree SimDevice **dev_list = g_new0 (SimDevice *, s->devices->len);
+      for (guint i = 0; i < s->devices->len; i++)
+        dev_list[i] = devs[i].dev;
+      topo = scenario_topology_build (s->kf, sim, (const char *const *) groups, dev_list, error);
+      ok = topo != NULL || *error == NULL;
+    }
   g_autoptr (Host) host = NULL;
   if (ok && s->n_cpus)
     {
@@ -1355,7 +1418,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           g_ptr_array_add (procs, p);
           g_array_append_val (proc_group, i);
           if (host)
-            host_add_process (host, p);
+            host_add_process (host, p, s->timeslice_ns);
           sim_process_start (p);
         }
     }
@@ -1448,6 +1511,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
       if (host)
         host_result (host, result, now, vmstat_table);
+      if (topo)
+        topology_result (topo, result, now);
     }
 
   sim_timeseries_free (ts);

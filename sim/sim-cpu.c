@@ -226,6 +226,7 @@ cpu_run_thread (SimCpus *c, SimCpu *cpu, SimThread *t)
   cpu->current = t;
   t->cpu = (gint) cpu->index;
   t->last_cpu = (gint) cpu->index;
+  t->on_cpu_since_ns = cpus_now (c);
   c->n_on_cpu++;
   c->context_switches++;
   start_work (c, t);
@@ -616,4 +617,10 @@ sim_cpus_check (const SimCpus *c, SimTime now_ns)
   if (c->n_idle > 0)
     g_assert (c->n_runq == 0 && c->n_irq_pending == 0);
   return TRUE;
+}
+
+guint
+sim_cpus_waiting (const SimCpus *c)
+{
+  return c->n_runq;
 }

@@ -83,6 +83,7 @@ struct _SimThread {
   gpointer        data;
   SimTime         spin_start_ns;
   SimTime         cpu_ns[2];       /* completed USER and SYS time (spins in SYS) */
+  SimTime         on_cpu_since_ns; /* when a CPU last took it off the run queue */
   /* sim-lock.c */
   SimList         lock_link;       /* a lock's waiters */
   SimTime         lock_wait_start_ns;
@@ -196,6 +197,9 @@ void        sim_thread_exit       (SimCpus           *c,
  * work in progress is not counted until it ends. */
 SimTime     sim_thread_cpu_ns     (const SimThread   *t,
                                    SimCpuMode         mode);
+
+/* Threads waiting on the run queue for a CPU (not counting those on one). */
+guint       sim_cpus_waiting      (const SimCpus     *c);
 
 /* Interrupt work of @work_ns on the next free CPU, ahead of runnable
  * threads; @done (may be NULL) is called with t == NULL when it ends. */

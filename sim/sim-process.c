@@ -819,6 +819,13 @@ host_start_call (SimThread *t, SimProcess *p)
   p->host_ops->run (p->host, p, path, TRUE, n, host_call_entered, io);
 }
 
+static void
+host_yield_wake (Sim *sim, gpointer subject, gpointer object)
+{
+  SimProcess *p = subject;
+  sim_thread_wake (p->cpus, &p->thread, host_next, p);
+}
+
 /* On the CPU: what the process does next.  Every path ends in exactly one
  * thread action (a call's steps, a sleep, or the exit). */
 static void
@@ -826,6 +833,15 @@ host_next (SimThread *t, gpointer data)
 {
   SimProcess *p = data;
   SimTime now = sim_now (p->sim);
+  if (p->timeslice_ns > 0 && sim_cpus_waiting (p->cpus) > 0
+      && now - t->on_cpu_since_ns >= p->timeslice_ns)
+    {
+      /* Back to user space with its slice used up while others wait:
+       * schedule() puts it at the end of the run queue. */
+      sim_schedule_in (p->sim, 0, host_yield_wake, p, NULL);
+      sim_thread_block (p->cpus, t, FALSE);
+      return;
+    }
   if (!sim_list_empty (&p->completed))
     {
       if (host_aio (p))

@@ -209,6 +209,8 @@ struct _SimProcess {
   gboolean         waiting_io;        /* blocked until an I/O completes */
   gboolean         waiting_cache;     /* blocked in the page cache */
   gboolean         waiting_think;     /* sleeping its think time */
+  SimTime          timeslice_ns;      /* back of the run queue after this long
+                                       * on a CPU while others wait (0: never) */
   SimList          completed;         /* SimIo done, not yet seen by the thread */
 };
 

@@ -38,6 +38,16 @@ lock_result_free (gpointer data)
   g_free (l);
 }
 
+static void
+bus_result_free (gpointer data)
+{
+  SimBusResult *b = data;
+  g_free (b->name);
+  g_free (b->kind);
+  g_free (b->parent);
+  g_free (b);
+}
+
 SimRunResult *
 sim_run_result_new (void)
 {
@@ -46,6 +56,7 @@ sim_run_result_new (void)
   r->groups = g_ptr_array_new_with_free_func (group_result_free);
   r->devices = g_ptr_array_new_with_free_func (device_result_free);
   r->locks = g_ptr_array_new_with_free_func (lock_result_free);
+  r->buses = g_ptr_array_new_with_free_func (bus_result_free);
   return r;
 }
 
@@ -58,6 +69,8 @@ sim_run_result_free (SimRunResult *r)
   g_ptr_array_unref (r->groups);
   g_ptr_array_unref (r->devices);
   g_ptr_array_unref (r->locks);
+  g_ptr_array_unref (r->buses);
+  g_free (r->topology);
   g_free (r->profile);
   g_free (r->vmstat);
   g_free (r->label);
@@ -148,6 +161,12 @@ sim_report_run_text (GString *out, const SimRunResult *r)
     }
   if (r->n_cpus)
     append_host_text (out, r);
+  if (r->topology)
+    {
+      g_auto (GStrv) lines = g_strsplit (r->topology, "\n", -1);
+      for (guint i = 0; lines[i] && lines[i][0]; i++)
+        g_string_append_printf (out, "  %s\n", lines[i]);
+    }
   if (r->vmstat)
     {
       g_string_append (out, "  vmstat:\n");
@@ -388,6 +407,43 @@ add_double_member (JsonBuilder *b, const char *name, double v)
 }
 
 static void
+add_buses_json (JsonBuilder *b, const SimRunResult *r)
+{
+  json_builder_set_member_name (b, "buses");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->buses->len; i++)
+    {
+      const SimBusResult *x = g_ptr_array_index (r->buses, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, x->name);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, x->kind);
+      if (x->parent)
+        {
+          json_builder_set_member_name (b, "parent");
+          json_builder_add_string_value (b, x->parent);
+        }
+      add_uint_member (b, "devices", x->devices);
+      add_uint_member (b, "commands", x->commands);
+      add_uint_member (b, "bytes", x->bytes);
+      add_double_member (b, "throughput_bytes_per_s", x->throughput_bytes_per_s);
+      add_double_member (b, "utilisation", x->utilisation);
+      add_double_member (b, "mean_wait_ns", x->mean_wait_ns);
+      if (strcmp (x->kind, "adapter") == 0)
+        {
+          add_double_member (b, "mean_slot_wait_ns", x->mean_slot_wait_ns);
+          add_uint_member (b, "max_outstanding", x->max_outstanding);
+          add_uint_member (b, "can_queue", x->can_queue);
+        }
+      else
+        add_uint_member (b, "max_active_devices", x->max_active_devices);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
 add_host_json (JsonBuilder *b, const SimRunResult *r)
 {
   json_builder_set_member_name (b, "host");
@@ -475,6 +531,8 @@ sim_report_json (const char *scenario, guint64 seed, GPtrArray *runs)
         add_page_cache_json (b, &r->page_cache);
       if (r->n_cpus)
         add_host_json (b, r);
+      if (r->buses->len)
+        add_buses_json (b, r);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

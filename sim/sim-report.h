@@ -66,6 +66,23 @@ typedef struct {
   SimQueueCounters counters;
 } SimDeviceResult;
 
+/* One bus or adapter at the end of a run (sim/sim-topology.h SimTopoStats). */
+typedef struct {
+  char    *name;
+  char    *kind;          /* adapter, shared, ide-channel */
+  char    *parent;        /* may be NULL */
+  guint    devices;
+  guint64  commands;
+  guint64  bytes;
+  double   throughput_bytes_per_s;
+  double   utilisation;
+  double   mean_wait_ns;
+  double   mean_slot_wait_ns;
+  guint    max_outstanding;
+  guint    can_queue;
+  guint    max_active_devices;
+} SimBusResult;
+
 /* One lock instance's lock_stat figures at the end of a run. */
 typedef struct {
   char         *name;
@@ -92,6 +109,9 @@ typedef struct {
   SimVmstatRow cpu;       /* over the whole run */
   GPtrArray *locks;       /* SimLockResult, busiest first */
   char      *vmstat;      /* vmstat's table, when asked for */
+  /* Buses and adapters ([bus], [adapter] groups): */
+  char      *topology;    /* their table; NULL without */
+  GPtrArray *buses;       /* SimBusResult, creation order */
 } SimRunResult;
 
 SimRunResult *sim_run_result_new  (void);

@@ -276,9 +276,10 @@ static const SimHostOps host_ops = {
 };
 
 void
-host_add_process (Host *h, SimProcess *p)
+host_add_process (Host *h, SimProcess *p, SimTime timeslice_ns)
 {
   sim_process_set_host (p, h->cpus, h, &host_ops);
+  p->timeslice_ns = timeslice_ns;
 }
 
 /* ---- completions --------------------------------------------------------- */

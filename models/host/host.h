@@ -27,8 +27,9 @@ Host        *host_new          (Sim *sim, guint n_cpus, HostProfile *profile);
 void         host_free         (Host *h);
 SimCpus     *host_cpus         (Host *h);
 const HostProfile *host_profile (const Host *h);
-/* Run @p on the host's CPUs with the profile's system-call costs. */
-void         host_add_process  (Host *h, SimProcess *p);
+/* Run @p on the host's CPUs with the profile's system-call costs; it
+ * yields its CPU between calls after @timeslice_ns while others wait. */
+void         host_add_process  (Host *h, SimProcess *p, SimTime timeslice_ns);
 /* Charge @q's request completions as interrupt work. */
 void         host_add_queue    (Host *h, SimRequestQueue *q);
 /* Every lock instance created so far, in creation order. */

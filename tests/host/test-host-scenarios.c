@@ -195,6 +195,137 @@ test_bad_host_keys (void)
     }
 }
 
+/* ---- the shipped scenarios (models/scenarios/host-*.ini) ------------- */
+
+static SimRunResult *
+run_file (const char *name, const char *const *sets)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
+                                                 name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
+  g_assert_no_error (error);
+  SimRunResult *r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  return r;
+}
+
+static const SimBusResult *
+bus_named (const SimRunResult *r, const char *name)
+{
+  for (guint i = 0; i < r->buses->len; i++)
+    {
+      const SimBusResult *b = g_ptr_array_index (r->buses, i);
+      if (strcmp (b->name, name) == 0)
+        return b;
+    }
+  g_error ("no bus %s", name);
+}
+
+/* Scenario 1: 24 disks, 4 adapters, one PCI bus, 4 CPUs, 2.4 ext3. */
+static void
+test_many_disks (void)
+{
+  const double pci = 528e6;
+  const char *const direct_write[] = { "process io.io=direct", NULL };
+  const char *const direct_read[] = { "process io.io=direct", "process io.op=read", NULL };
+  const char *const buffered_read[] = { "process io.op=read", NULL };
+  g_autoptr (SimRunResult) bw = run_file ("host-many-disks.ini", NULL);
+  g_autoptr (SimRunResult) dw = run_file ("host-many-disks.ini", direct_write);
+  g_autoptr (SimRunResult) dr = run_file ("host-many-disks.ini", direct_read);
+  g_autoptr (SimRunResult) br = run_file ("host-many-disks.ini", buffered_read);
+  g_assert_cmpuint (bw->processes->len, ==, 24);
+  g_test_message ("buffered write %.1f MB/s sy %.1f%%, direct write %.1f sy %.1f, "
+                  "direct read %.1f sy %.1f, buffered read %.1f sy %.1f",
+                  total_mb_per_s (bw), bw->cpu.sy, total_mb_per_s (dw), dw->cpu.sy,
+                  total_mb_per_s (dr), dr->cpu.sy, total_mb_per_s (br), br->cpu.sy);
+  /* O_DIRECT: the PCI bus is the limit, the CPUs wait on it. */
+  g_assert_cmpfloat (total_mb_per_s (dw), >, 0.95 * pci / 1e6);
+  g_assert_cmpfloat (total_mb_per_s (dr), >, 0.95 * pci / 1e6);
+  g_assert_cmpfloat (bus_named (dw, "pci")->utilisation, >, 0.95);
+  g_assert_cmpfloat (dw->cpu.sy, <, 5.0);
+  /* Buffered writes: every CPU busy in the kernel, the BKL always held,
+   * and less written than O_DIRECT moves. */
+  g_assert_cmpfloat (bw->cpu.sy, >, 95.0);
+  g_assert_cmpfloat (lock_named (bw, "bkl")->stats.utilisation, >, 0.9);
+  g_assert_cmpfloat (total_mb_per_s (bw), <, 0.9 * total_mb_per_s (dw));
+  /* Buffered reads copy every page but take no BKL: still the bus's. */
+  g_assert_cmpfloat (total_mb_per_s (br), >, 0.9 * pci / 1e6);
+  g_assert_cmpfloat (br->cpu.sy, >, 5 * dr->cpu.sy);
+}
+
+static double
+grid_mb_per_s (guint per_adapter, guint adapters, gboolean per_fs)
+{
+  g_autofree char *devices = g_strdup_printf ("device d.count=%u", per_adapter * adapters);
+  g_autofree char *adapter = g_strdup_printf ("adapter a.count=%u", adapters);
+  const char *const sets[] = { devices, adapter, per_fs ? "lock bkl.scope=fs" : NULL, NULL };
+  g_autoptr (SimRunResult) r = run_file ("host-lock-scaling.ini", sets);
+  double mb = total_mb_per_s (r);
+  g_test_message ("%s %u disks x %u adapters: %.1f MB/s, sy %.1f%%", per_fs ? "per-fs" : "global",
+                  per_adapter, adapters, mb, r->cpu.sy);
+  return mb;
+}
+
+/* Scenario 2: 8 KiB buffered writes on 1..16 disks over 1..4 adapters. */
+static void
+test_lock_scaling (void)
+{
+  double global8 = grid_mb_per_s (4, 2, FALSE), global16 = grid_mb_per_s (4, 4, FALSE);
+  double fs8 = grid_mb_per_s (4, 2, TRUE), fs16 = grid_mb_per_s (4, 4, TRUE);
+  /* The global BKL: twice the disks, (almost) nothing more. */
+  g_assert_cmpfloat (global16, <, 1.1 * global8);
+  /* A lock per file system: twice the disks, far more. */
+  g_assert_cmpfloat (fs16, >, 1.5 * fs8);
+  g_assert_cmpfloat (fs16, >, 1.5 * global16);
+}
+
+/* CPU time per completed I/O, in ns. */
+static double
+cpu_per_io (const SimRunResult *r)
+{
+  return sys_ns (r) / (double) total_ios (r);
+}
+
+/* Scenario 3: synchronous reads against libaio at depth 1 and 4. */
+static void
+test_sync_vs_aio (void)
+{
+  const char *const aio1[] = { "process io.engine=libaio", NULL };
+  const char *const aio4[] = { "process io.engine=libaio", "process io.iodepth=4", NULL };
+  g_autoptr (SimRunResult) sync = run_file ("host-aio.ini", NULL);
+  g_autoptr (SimRunResult) a1 = run_file ("host-aio.ini", aio1);
+  g_autoptr (SimRunResult) a4 = run_file ("host-aio.ini", aio4);
+  g_test_message ("sync %.1f MB/s %.2f us/IO, aio-1 %.1f MB/s %.2f us/IO, aio-4 %.1f MB/s %.2f us/IO",
+                  total_mb_per_s (sync), cpu_per_io (sync) / 1e3, total_mb_per_s (a1),
+                  cpu_per_io (a1) / 1e3, total_mb_per_s (a4), cpu_per_io (a4) / 1e3);
+  g_assert_cmpfloat (cpu_per_io (a1), >, 1.1 * cpu_per_io (sync));
+  g_assert_cmpfloat (cpu_per_io (a4), >, 1.1 * cpu_per_io (sync));
+  /* Depth 1 is depth 1, however submitted. */
+  g_assert_cmpfloat (total_mb_per_s (a1), >, 0.97 * total_mb_per_s (sync));
+  g_assert_cmpfloat (total_mb_per_s (a1), <, 1.03 * total_mb_per_s (sync));
+  g_assert_cmpfloat (total_mb_per_s (a4), >, 1.15 * total_mb_per_s (sync));
+}
+
+/* Scenario 4: master and slave on one IDE channel against one channel each. */
+static void
+test_ide_channel (void)
+{
+  const char *const apart[] = { "device hdb.adapter=ide1", NULL };
+  g_autoptr (SimRunResult) shared = run_file ("host-ide.ini", NULL);
+  g_autoptr (SimRunResult) separate = run_file ("host-ide.ini", apart);
+  g_test_message ("one channel %.2f MB/s, two channels %.2f MB/s", total_mb_per_s (shared),
+                  total_mb_per_s (separate));
+  g_assert_cmpuint (bus_named (shared, "ide0.bus")->devices, ==, 2);
+  g_assert_cmpuint (bus_named (shared, "ide0.bus")->max_active_devices, ==, 1);
+  g_assert_cmpfloat (total_mb_per_s (shared), <, 0.6 * total_mb_per_s (separate));
+  /* Taking turns, they share the channel evenly. */
+  const SimProcessResult *a = g_ptr_array_index (shared->processes, 0);
+  const SimProcessResult *b = g_ptr_array_index (shared->processes, 1);
+  g_assert_cmpfloat (a->mb_per_s, <, 1.1 * b->mb_per_s);
+  g_assert_cmpfloat (b->mb_per_s, <, 1.1 * a->mb_per_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -204,5 +335,9 @@ main (int argc, char **argv)
   g_test_add_func ("/host/global-lock-limits-scaling", test_global_lock_limits_scaling);
   g_test_add_func ("/host/deterministic", test_deterministic);
   g_test_add_func ("/host/bad-keys", test_bad_host_keys);
+  g_test_add_func ("/host/scenario/many-disks", test_many_disks);
+  g_test_add_func ("/host/scenario/lock-scaling", test_lock_scaling);
+  g_test_add_func ("/host/scenario/sync-vs-aio", test_sync_vs_aio);
+  g_test_add_func ("/host/scenario/ide-channel", test_ide_channel);
   return g_test_run ();
 }
