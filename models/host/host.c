@@ -339,9 +339,9 @@ vmstat_tick (Sim *sim, gpointer subject, gpointer object)
     {
       if (v->rows % 20 == 0)
         g_string_append (v->table,
-                         "procs -------io------ ----system---- ------cpu-----\n"
-                         " r  b       bi       bo      in      cs us sy id wa\n");
-      g_string_append_printf (v->table, "%2.0f %2.0f %8.0f %8.0f %7.0f %7.0f %2.0f %2.0f %2.0f %2.0f\n",
+                         "procs --------io------- ----system----- -------cpu-------\n"
+                         "  r   b       bi       bo      in      cs  us  sy  id  wa\n");
+      g_string_append_printf (v->table, "%3.0f %3.0f %8.0f %8.0f %7.0f %7.0f %3.0f %3.0f %3.0f %3.0f\n",
                               row.r, row.b, bi, bo, row.in_per_s, row.cs_per_s, row.us, row.sy,
                               row.id, row.wa);
     }
