@@ -305,7 +305,7 @@ static const char *const process_keys[] = {
   "start", "stop", "size", "offset", "region", "threads",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
-  "client_window", "fsync", "end_fsync", "engine", NULL
+  "client_window", "fsync", "end_fsync", "engine", "cpu", NULL
 };
 
 static gboolean
@@ -498,8 +498,11 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return invalid (error, group, "engine", "'%s' is not sync or libaio", engine);
   if (cfg->aio && p->buffered)
     return invalid (error, group, "engine", "libaio needs io = direct (buffered aio is synchronous)");
-  if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error))
+  if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error)
+      || !get_time (s->kf, group, "cpu", 0, &cfg->user_ns, error))
     return FALSE;
+  if (cfg->user_ns > 0 && !s->n_cpus)
+    return invalid (error, group, "cpu", "user CPU work needs the host model ([host] cpus = N)");
   g_autofree char *dist = get_string (s->kf, group, "think_distribution");
   if (dist && strcmp (dist, "exponential") == 0)
     cfg->think_exponential = TRUE;

@@ -797,6 +797,14 @@ host_reaped (SimThread *t, gpointer data)
   host_next (t, p);
 }
 
+static void host_start_call (SimThread *t, SimProcess *p);
+
+static void
+host_user_done (SimThread *t, gpointer data)
+{
+  host_start_call (t, data);
+}
+
 /* Start the next system call for a new I/O. */
 static void
 host_start_call (SimThread *t, SimProcess *p)
@@ -859,7 +867,10 @@ host_next (SimThread *t, gpointer data)
   guint depth = p->cfg.page_cache ? 1 : p->cfg.iodepth;
   if (more && p->outstanding < depth && now >= p->ready_ns)
     {
-      host_start_call (t, p);
+      if (p->cfg.user_ns > 0)
+        sim_cpu_exec (p->cpus, t, p->cfg.user_ns, SIM_CPU_USER, host_user_done, p);
+      else
+        host_start_call (t, p);
       return;
     }
   if (p->outstanding > 0)

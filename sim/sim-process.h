@@ -145,6 +145,8 @@ typedef struct {
   gboolean         syncer;          /* each I/O is a sync() call (no bytes) */
   gboolean         aio;             /* direct I/O through io_submit/io_getevents
                                      * (libaio), even at iodepth 1 */
+  SimTime          user_ns;         /* host model: the application's own CPU
+                                     * work (user mode) before each I/O */
 } SimProcessConfig;
 
 typedef struct _SimIo      SimIo;

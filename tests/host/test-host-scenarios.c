@@ -83,6 +83,26 @@ test_direct_costs (void)
   g_assert_cmpfloat (r->cpu.in_per_s * (double) r->elapsed_ns / 1e9, ==, (double) ios);
 }
 
+/* cpu = 100us: the application's own work, in user mode, before each I/O
+ * (and not overlapped with it: a synchronous reader). */
+static void
+test_user_cpu (void)
+{
+  const char *const sets[] = { "process p.cpu=100us", NULL };
+  g_autoptr (SimRunResult) r = run_text (direct_reader, sets);
+  g_autoptr (SimRunResult) plain = run_text (direct_reader, NULL);
+  guint64 ios = total_ios (r);
+  double user_ns = r->cpu.us / 100.0 * (double) r->elapsed_ns;
+  g_assert_cmpfloat (user_ns, >=, (double) ios * 100e3 - 1);
+  g_assert_cmpfloat (user_ns, <=, (double) (ios + 1) * 100e3 + 1);
+  g_assert_cmpuint (ios, <, total_ios (plain));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) bad = scenario_load_data (
+    "[device d]\nkind = fixed\n[process p]\ncpu = 1ms\nsize = 1MiB\n", "bad", NULL, NULL, &error);
+  g_assert_null (bad);
+  g_assert_nonnull (strstr (error->message, "cpu"));
+}
+
 /* libaio costs more CPU per I/O than synchronous reads, at depth 1 and 4. */
 static void
 test_aio_costs_more (void)
@@ -331,6 +351,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/host/direct-costs", test_direct_costs);
+  g_test_add_func ("/host/user-cpu", test_user_cpu);
   g_test_add_func ("/host/aio-costs-more", test_aio_costs_more);
   g_test_add_func ("/host/global-lock-limits-scaling", test_global_lock_limits_scaling);
   g_test_add_func ("/host/deterministic", test_deterministic);
