@@ -59,6 +59,8 @@ typedef struct {
   guint         index;
   guint64       left;        /* per-unit repetitions left */
   SimTime       batch_ns;    /* lock-free per-unit steps, as one slice */
+  guint64       units;       /* per-unit repetitions run so far (all calls):
+                              * steps run once every N units count on it */
   SimLock      *taking;      /* a lock being taken for the rest of the call */
   SimLock      *held[4];     /* taken for the rest of the call */
   guint         n_held;

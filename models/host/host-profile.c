@@ -110,7 +110,9 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   g_autofree char *order = get_value (kf, overrides, group, "order");
   if (scope == NULL)
     return invalid (error, p->name, group, "scope", "missing (global, fs, inode or queue)");
-  gboolean found = FALSE;
+  gboolean found = strcmp (scope, "mapping") == 0;    /* a file's address space */
+  if (found)
+    d->scope = HOST_LOCK_INODE;
   for (guint i = 0; i < G_N_ELEMENTS (scope_names) && !found; i++)
     if (strcmp (scope, scope_names[i]) == 0)
       {
@@ -118,7 +120,8 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
         found = TRUE;
       }
   if (!found)
-    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode or queue", scope);
+    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping or queue",
+                    scope);
   if (kind && strcmp (kind, "sleep") == 0)
     d->spin = FALSE;
   else if (kind && strcmp (kind, "spin") != 0)
@@ -136,6 +139,7 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
             const char *key, const char *text, gboolean per_call, HostStep *out, GError **error)
 {
   memset (out, 0, sizeof *out);
+  out->every = 1;
   const char *colon = strchr (text, ':');
   gsize len = strlen (text);
   if (colon || (len > 1 && text[len - 1] == '+'))
@@ -157,6 +161,21 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       out->kind = HOST_STEP_HOLD;
       g_autoptr (GError) local = NULL;
       g_autofree char *hold = g_strstrip (g_strdup (colon + 1));
+      char *slash = strchr (hold, '/');
+      if (slash)
+        {
+          *slash = '\0';
+          char *end = NULL;
+          guint64 every = g_ascii_strtoull (slash + 1, &end, 10);
+          if (end == slash + 1 || *end != '\0' || every < 1 || every > 4096)
+            return invalid (error, p->name, group, key, "'%s': /N needs a whole N in [1, 4096]",
+                            text);
+          if (per_call)
+            return invalid (error, p->name, group, key, "'%s': /N is for per-unit steps ('each')",
+                            text);
+          out->every = (guint) every;
+          g_strstrip (hold);
+        }
       if (!sim_parse_time_ns (hold, 0, &out->ns, &local))
         return invalid (error, p->name, group, key, "'%s': %s", text, local->message);
       return TRUE;
@@ -342,7 +361,8 @@ host_steps_cpu_ns (const HostProfile *p, const GArray *steps)
   for (guint i = 0; i < steps->len; i++)
     {
       const HostStep *s = &g_array_index (steps, HostStep, i);
-      ns += s->kind == HOST_STEP_COPY ? host_profile_copy_page_ns (p) : s->ns;
+      SimTime step = s->kind == HOST_STEP_COPY ? host_profile_copy_page_ns (p) : s->ns;
+      ns += step / (SimTime) MAX (1u, s->every);
     }
   return ns;
 }

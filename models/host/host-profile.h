@@ -17,6 +17,8 @@
  * complete (its completion, in interrupt context), aio_submit, aio_reap.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
+ *   LOCK:TIME/N  the same once every N units (a 14-page pagevec: lru_lock
+ *              taken once per 14 pages, held for all of them);
  *   LOCK+      take LOCK and hold it to the end of the call (call steps only);
  *   copy       copy one page (4 KiB) at copy_bandwidth (per-page steps only);
  *   COST       a time from [costs], or a literal time (2us).
@@ -39,7 +41,8 @@ typedef enum {
 typedef enum {
   HOST_LOCK_GLOBAL,          /* one for the machine (BKL, io_request_lock) */
   HOST_LOCK_FS,              /* one per file system (device) */
-  HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex, tree_lock) */
+  HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex; "mapping":
+                              * tree_lock, one address space per file) */
   HOST_LOCK_QUEUE,           /* one per request queue (queue_lock) */
 } HostLockScope;
 
@@ -61,6 +64,7 @@ typedef struct {
   HostStepKind kind;
   guint        lock;         /* index into HostProfile.locks */
   SimTime      ns;
+  guint        every;        /* per-unit steps: run on one unit in @every (>= 1) */
 } HostStep;
 
 typedef enum {
@@ -103,7 +107,8 @@ void         host_profile_free  (HostProfile *p);
 
 const char  *host_path_name     (HostPathId id);
 const char  *host_lock_scope_name (HostLockScope scope);
-/* CPU time of @steps without lock waits (holds, copies and costs). */
+/* CPU time of @steps without lock waits (holds, copies and costs); a step
+ * run once every N units counts 1/N of its time. */
 SimTime      host_steps_cpu_ns  (const HostProfile *p, const GArray *steps);
 /* Time to copy one 4 KiB page. */
 SimTime      host_profile_copy_page_ns (const HostProfile *p);

@@ -193,6 +193,7 @@ exec_next (Host *h, SimProcess *p)
           if (x->phase == 1)
             {
               x->left--;
+              x->units++;
               continue;
             }
           x->phase = 1;
@@ -208,6 +209,8 @@ exec_next (Host *h, SimProcess *p)
         }
       const GArray *steps = x->phase == 0 ? path->call : path->each;
       const HostStep *s = &g_array_index (steps, HostStep, x->index++);
+      if (s->every > 1 && x->units % s->every != 0)
+        continue;
       switch (s->kind)
         {
         case HOST_STEP_TAKE:

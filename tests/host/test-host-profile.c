@@ -113,14 +113,20 @@ test_steps_arithmetic (void)
   const char *text =
     "[costs]\ncopy_bandwidth = 4096MB/s\nsyscall = 1us\n"
     "[lock l]\nscope = global\nkind = spin\n"
-    "[path write]\ncall = syscall, l+\neach = l:2us, copy, 500ns\n";
+    "[lock m]\nscope = mapping\nkind = spin\n"
+    "[path write]\ncall = syscall, l+\neach = l:2us, copy, 500ns, m:1.4us/14\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (HostProfile) p = host_profile_load_data (text, "t", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (p->paths[HOST_PATH_WRITE].call->len, ==, 2);
   g_assert_cmpint (g_array_index (p->paths[HOST_PATH_WRITE].call, HostStep, 1).kind, ==, HOST_STEP_TAKE);
-  /* 2 us hold + 1000 ns copy (4096 bytes at 4.096 GB/s) + 500 ns. */
-  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==, 3500);
+  /* 2 us hold + 1000 ns copy (4096 bytes at 4.096 GB/s) + 500 ns, and a
+   * 14th of the pagevec's 1.4 us. */
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==, 3600);
+  const HostStep *batched = &g_array_index (p->paths[HOST_PATH_WRITE].each, HostStep, 3);
+  g_assert_cmpuint (batched->every, ==, 14);
+  g_assert_cmpint (((HostLockDef *) g_ptr_array_index (p->locks, batched->lock))->scope, ==,
+                   HOST_LOCK_INODE);
   g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_READ].each), ==, 0);
 }
 
@@ -140,6 +146,8 @@ test_bad_profiles (void)
     { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = 1us,,2us\n", "empty step" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[path fsync]\neach = 1us\n", "unknown path" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[cpu]\nn = 4\n", "unknown group" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l:1us/0\n", "/N" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\ncall = l:1us/2\n", "per-unit" },
     { "not a key file", "t:" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

@@ -47,6 +47,18 @@ total_ios (const SimRunResult *r)
   return n;
 }
 
+static const SimLockResult *
+lock_named (const SimRunResult *r, const char *name)
+{
+  for (guint i = 0; i < r->locks->len; i++)
+    {
+      const SimLockResult *l = g_ptr_array_index (r->locks, i);
+      if (strcmp (l->name, name) == 0)
+        return l;
+    }
+  return NULL;
+}
+
 /* System time of the run in ns, from the sy percentage. */
 static double
 sys_ns (const SimRunResult *r)
@@ -103,6 +115,21 @@ test_user_cpu (void)
   g_assert_nonnull (strstr (error->message, "cpu"));
 }
 
+/* 2.6's pagevec: lru_lock once per 14 pages, tree_lock twice per page. */
+static void
+test_pagevec_batching (void)
+{
+  g_autoptr (SimRunResult) r = run_text (
+    "[host]\ncpus = 1\nprofile = 2.6-ext3\nmemory = 256MiB\nwriteback = io-less-3.2\n"
+    "[device d]\nkind = fixed\noverhead = 1ms\nbandwidth = 100MB/s\n"
+    "[process p]\ndevice = d\nop = write\nio = buffered\nbs = 20KiB\nsize = 560KiB\n", NULL);
+  const SimLockResult *lru = lock_named (r, "lru_lock");
+  g_assert_nonnull (lru);
+  g_assert_cmpuint (lru->stats.acquisitions, ==, 140 / 14);
+  g_assert_cmpuint (lock_named (r, "tree_lock[p]")->stats.acquisitions, ==, 2 * 140);
+  g_assert_cmpuint (lock_named (r, "i_mutex[p]")->stats.acquisitions, ==, 560 / 20);
+}
+
 /* libaio costs more CPU per I/O than synchronous reads, at depth 1 and 4. */
 static void
 test_aio_costs_more (void)
@@ -131,18 +158,6 @@ static const char lock_scaling[] =
   "[sim]\nduration = 3s\n"
   "[device d]\ncount = 8\nkind = fixed\noverhead = 0.2ms\nbandwidth = 200MB/s\n"
   "[process w]\ndevice = d\nop = write\nio = buffered\nbs = 8KiB\n";
-
-static const SimLockResult *
-lock_named (const SimRunResult *r, const char *name)
-{
-  for (guint i = 0; i < r->locks->len; i++)
-    {
-      const SimLockResult *l = g_ptr_array_index (r->locks, i);
-      if (strcmp (l->name, name) == 0)
-        return l;
-    }
-  return NULL;
-}
 
 static double
 total_mb_per_s (const SimRunResult *r)
@@ -352,6 +367,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/host/direct-costs", test_direct_costs);
   g_test_add_func ("/host/user-cpu", test_user_cpu);
+  g_test_add_func ("/host/pagevec-batching", test_pagevec_batching);
   g_test_add_func ("/host/aio-costs-more", test_aio_costs_more);
   g_test_add_func ("/host/global-lock-limits-scaling", test_global_lock_limits_scaling);
   g_test_add_func ("/host/deterministic", test_deterministic);
