@@ -139,18 +139,27 @@ parse_version (IologState *st, const char *line, GError **error)
   return TRACE_LINE_SKIP;
 }
 
+/* Index + 1 of the file named @name, 0 if unknown (or added with @add).
+ * The name is looked up in place, NUL-terminated for the moment: no
+ * allocation per I/O line. */
 static guint
 file_index (IologState *st, const IologToken *name, gboolean add)
 {
-  g_autofree char *key = g_strndup (name->p, name->len);
-  gpointer v = g_hash_table_lookup (st->files, key);
+  char *end = (char *) name->p + name->len;
+  char saved = *end;
+  gpointer v;
 
-  if (v != NULL || !add)
-    return GPOINTER_TO_UINT (v);
-  /* The caller checked the file limit. */
-  g_hash_table_insert (st->files, g_strdup (key), GUINT_TO_POINTER (st->n_files + 1));
-  g_hash_table_replace (st->meta, g_strdup_printf ("file.%u", st->n_files), g_steal_pointer (&key));
-  return ++st->n_files;
+  *end = '\0';
+  v = g_hash_table_lookup (st->files, name->p);
+  if (v == NULL && add)
+    {
+      /* The caller checked the file limit. */
+      g_hash_table_insert (st->files, g_strdup (name->p), GUINT_TO_POINTER (st->n_files + 1));
+      g_hash_table_replace (st->meta, g_strdup_printf ("file.%u", st->n_files), g_strdup (name->p));
+      v = GUINT_TO_POINTER (++st->n_files);
+    }
+  *end = saved;
+  return GPOINTER_TO_UINT (v);
 }
 
 static TraceLineResult
@@ -311,6 +320,7 @@ struct _TraceIologWriter {
   GHashTable  *names;        /* dev key -> name (set_file) */
   GHashTable  *by_dev;       /* dev key -> index + 1 into files */
   GPtrArray   *files;        /* IologFile, in order of first use */
+  const TraceReader *reader; /* names devices 0,N after its "file.N" */
   gboolean     header_done;
   gboolean     started;
   gint64       t0_ns;
@@ -400,24 +410,11 @@ trace_iolog_writer_set_file (TraceIologWriter *w, guint32 dev_major, guint32 dev
   return TRUE;
 }
 
-gboolean
-trace_iolog_writer_names_from_reader (TraceIologWriter *w, const TraceReader *reader, GError **error)
+void
+trace_iolog_writer_names_from_reader (TraceIologWriter *w, const TraceReader *reader)
 {
-  g_auto(GStrv) keys = trace_reader_meta_keys (reader);
-
-  for (char **k = keys; *k != NULL; k++)
-    {
-      char *end = NULL;
-      guint64 n;
-      if (!g_str_has_prefix (*k, "file."))
-        continue;
-      n = g_ascii_strtoull (*k + 5, &end, 10);
-      if (end == *k + 5 || *end != '\0' || n > G_MAXUINT32)
-        continue;
-      if (!trace_iolog_writer_set_file (w, 0, (guint32) n, trace_reader_meta (reader, *k), error))
-        return FALSE;
-    }
-  return TRUE;
+  g_return_if_fail (w != NULL);
+  w->reader = reader;
 }
 
 const TraceIologWriterStats *
@@ -450,6 +447,14 @@ file_for (TraceIologWriter *w, const TraceRecord *rec)
   if (idx != NULL)
     return w->files->pdata[GPOINTER_TO_UINT (idx) - 1];
   name = g_hash_table_lookup (w->names, &key);
+  if (name == NULL && w->reader != NULL && rec->dev_major == 0)
+    {
+      char meta_key[32];
+      g_snprintf (meta_key, sizeof meta_key, "file.%u", rec->dev_minor);
+      name = trace_reader_meta (w->reader, meta_key);
+      if (name != NULL && !check_name (name, NULL))
+        name = NULL;
+    }
   f = g_new0 (IologFile, 1);
   f->name = name != NULL ? g_strdup (name)
                          : g_strdup_printf ("/dev/block/%u:%u", rec->dev_major, rec->dev_minor);

@@ -303,22 +303,30 @@ set_extent (TraceRecord *rec, const Field *offset, const Field *size, GError **e
 
 /* MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime */
 
+/* Index + 1 of the host, 0 with @error set past the limit.  Looked up in
+ * place (the field NUL-terminated for the moment): no allocation per row. */
 static guint32
 msr_host (TimedState *st, const Field *name, GError **error)
 {
-  g_autofree char *key = g_strndup (name->p, name->len);
-  gpointer v = g_hash_table_lookup (st->hosts, key);
+  char *end = (char *) name->p + name->len;
+  char saved = *end;
+  gpointer v;
 
-  if (v != NULL)
-    return GPOINTER_TO_UINT (v);
-  if (st->n_hosts >= MSR_MAX_HOSTS)
+  *end = '\0';
+  v = g_hash_table_lookup (st->hosts, name->p);
+  if (v == NULL)
     {
-      fail (error, "more than %u host names", MSR_MAX_HOSTS);
-      return 0;
+      if (st->n_hosts >= MSR_MAX_HOSTS)
+        fail (error, "more than %u host names", MSR_MAX_HOSTS);
+      else
+        {
+          g_hash_table_insert (st->hosts, g_strdup (name->p), GUINT_TO_POINTER (st->n_hosts + 1));
+          g_hash_table_replace (st->meta, g_strdup_printf ("host.%u", st->n_hosts), g_strdup (name->p));
+          v = GUINT_TO_POINTER (++st->n_hosts);
+        }
     }
-  g_hash_table_insert (st->hosts, g_strdup (key), GUINT_TO_POINTER (st->n_hosts + 1));
-  g_hash_table_replace (st->meta, g_strdup_printf ("host.%u", st->n_hosts), g_steal_pointer (&key));
-  return ++st->n_hosts;
+  *end = saved;
+  return GPOINTER_TO_UINT (v);
 }
 
 static TraceLineResult

@@ -216,10 +216,12 @@ gboolean     trace_iolog_writer_set_file     (TraceIologWriter *w,
                                               guint32      dev_minor,
                                               const char  *name,
                                               GError     **error);
-/* Name devices 0,N after a fio-iolog reader's "file.N" metadata. */
-gboolean     trace_iolog_writer_names_from_reader (TraceIologWriter *w,
-                                              const TraceReader *reader,
-                                              GError     **error);
+/* Name each device 0,N not named by set_file, at its first I/O, after
+ * @reader's "file.N" metadata (a fio-iolog reader publishes it as it reads
+ * the add lines, before the first I/O on the file).  @reader must outlive
+ * the writer's add calls. */
+void         trace_iolog_writer_names_from_reader (TraceIologWriter *w,
+                                              const TraceReader *reader);
 /* Append the lines for @rec (none unless it is of the writer's action). */
 void         trace_iolog_writer_add          (TraceIologWriter *w,
                                               const TraceRecord *rec,
