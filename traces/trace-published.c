@@ -183,7 +183,7 @@ field_numeric (const Field *f)
   return TRUE;
 }
 
-/* @what names the field in errors; at most 64 bytes of it are quoted. */
+/* printf arguments for "%.*s": a field as errors quote it, at most 64 bytes. */
 #define QUOTE(f) (int) MIN ((f)->len, 64), (f)->p
 
 /* The first line that is not a comment nor blank, in @head. */
