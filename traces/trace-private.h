@@ -1,9 +1,13 @@
 /* trace-private.h — the contract between the reader core (trace.c) and the
- * text formats (trace-blkparse.c, trace-ftrace.c).
+ * text formats (trace-blkparse.c, trace-ftrace.c, trace-iolog.c,
+ * trace-published.c, trace-csv.c).
  *
  * The core owns opening (plain, .gz, stdin), line splitting with bounded
  * memory, comment and "# iosim-capture" header lines, format sniffing and
- * error locations; a format only turns one line into a record.
+ * error locations; a format only turns one line into a record.  A format
+ * whose lines yield records out of step with the lines (the CSV traces
+ * with response times: an issue now, a completion later) queues them in a
+ * TraceReorder and hands them out through ->pending.
  */
 #pragma once
 
@@ -15,6 +19,7 @@ typedef enum {
   TRACE_LINE_RECORD,   /* @out filled */
   TRACE_LINE_SKIP,     /* not a record, skipped on purpose (counted) */
   TRACE_LINE_ERROR,    /* malformed; error set without location */
+  TRACE_LINE_QUEUED,   /* consumed: its records come out through ->pending */
 } TraceLineResult;
 
 typedef struct {
@@ -27,17 +32,74 @@ typedef struct {
   gsize state_size;
   /* Parse one line (NUL-terminated, no newline, no NUL inside, @len bytes).
    * Lines starting with '#' and blank lines never reach this hook.  @out is
-   * zeroed by the core with cpu = -1. */
+   * zeroed by the core with cpu = -1 and line set to the line's number. */
   TraceLineResult (*parse_line) (gpointer     state,
                                  char        *line,
                                  gsize        len,
                                  TraceRecord *out,
                                  GError     **error);
+  /* Optional: called once after the state is allocated, with the reader's
+   * metadata table (char * -> char *, g_free'd by the reader), which the
+   * format may fill as it reads ("file.N", "host.N"). */
+  void (*attach) (gpointer state, GHashTable *meta);
+  /* Optional: a record the format holds ready (TRUE, @out filled whole,
+   * line included).  Called before every line is read and, with @at_eof,
+   * after the last one, until it returns FALSE. */
+  gboolean (*pending) (gpointer state, gboolean at_eof, TraceRecord *out);
+  /* Optional: free what the state points to (not the state itself). */
+  void (*clear) (gpointer state);
 } TraceFormatOps;
 
 extern const TraceFormatOps trace_blkparse_ops;
 extern const TraceFormatOps trace_ftrace_blk_ops;
 extern const TraceFormatOps trace_ftrace_events_ops;
+extern const TraceFormatOps trace_fio_iolog_ops;
+extern const TraceFormatOps trace_msr_csv_ops;
+extern const TraceFormatOps trace_systor17_csv_ops;
+extern const TraceFormatOps trace_umass_spc_ops;
+extern const TraceFormatOps trace_disksim_ascii_ops;
+extern const TraceFormatOps trace_iosim_csv_ops;
+
+/* Set sector/nr_sectors (rounded out) and the byte-exact extent of a
+ * record from a byte offset and length; FALSE when the end overflows. */
+gboolean trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length);
+
+/* ---- Reordering records by time --------------------------------------- */
+
+/* A bounded min-heap of records keyed by (time, arrival order) for the
+ * traces that give an arrival and a response time per row: each row's
+ * issue (its arrival) and completion (arrival + response) are pushed, and
+ * a record is released once the input's latest arrival is @window_ns past
+ * its time, so rows may be out of time order by up to @window_ns (SYSTOR
+ * '17 rows are sorted by completion, their arrivals by up to 97 ms out of
+ * order) and completions come out in time order among later arrivals.
+ * Memory: the I/Os still awaiting completion plus the rows of the last
+ * window; past @limit entries, or for a row earlier than a record already
+ * released, push fails with an error. */
+typedef struct {
+  GArray  *heap;           /* TraceReorderEntry */
+  guint64  seq;            /* insertion counter: ties come out FIFO */
+  gint64   watermark_ns;   /* latest arrival pushed; -1 before the first */
+  gint64   released_ns;    /* time of the last record released; -1 before */
+  gint64   window_ns;
+  guint    limit;
+  guint    peak;           /* most entries held at once */
+} TraceReorder;
+
+#define TRACE_REORDER_WINDOW_NS  G_GINT64_CONSTANT (1000000000)   /* 1 s */
+#define TRACE_REORDER_LIMIT      (1u << 19)
+
+void     trace_reorder_init  (TraceReorder *ro, gint64 window_ns, guint limit);
+void     trace_reorder_clear (TraceReorder *ro);
+/* Queue @rec (time_ns >= 0); @arrival: its time advances the watermark
+ * (an issue; a completion does not). */
+gboolean trace_reorder_push  (TraceReorder      *ro,
+                              const TraceRecord *rec,
+                              gboolean           arrival,
+                              GError           **error);
+/* The earliest record if it is released (or @at_eof: whatever is left). */
+gboolean trace_reorder_pop   (TraceReorder *ro, gboolean at_eof, TraceRecord *out);
+guint    trace_reorder_held  (const TraceReorder *ro);
 
 /* ---- A small cursor for hand-written line parsers --------------------- */
 

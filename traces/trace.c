@@ -331,6 +331,40 @@ trace_cursor_bracket (TraceCursor *c, const char *limit, const char **text, gsiz
   return TRUE;
 }
 
+gboolean
+trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length)
+{
+  guint64 end;
+  guint64 end_sector;
+
+  if (length > G_MAXUINT32 || offset > G_MAXUINT64 - length)
+    return FALSE;
+  end = offset + length;
+  end_sector = end / 512 + (end % 512 != 0);
+  rec->sector = offset / 512;
+  rec->nr_sectors = (guint32) (end_sector - rec->sector);   /* <= 2^23 + 1 */
+  rec->head_bytes = (guint32) (offset % 512);
+  rec->length_bytes = (guint32) length;
+  return TRUE;
+}
+
+guint64
+trace_record_offset_bytes (const TraceRecord *rec)
+{
+  /* a flush completion's sector is (u64) -1: saturate, never wrap */
+  if (rec->sector > (G_MAXUINT64 - rec->head_bytes) / 512)
+    return G_MAXUINT64;
+  return rec->sector * 512 + rec->head_bytes;
+}
+
+guint64
+trace_record_length_bytes (const TraceRecord *rec)
+{
+  if (rec->length_bytes != 0 || rec->head_bytes != 0)
+    return rec->length_bytes;
+  return (guint64) rec->nr_sectors * 512;
+}
+
 void
 trace_record_set_comm (TraceRecord *rec, const char *text, gsize len)
 {
@@ -346,10 +380,18 @@ trace_record_set_comm (TraceRecord *rec, const char *text, gsize len)
 #define TRACE_HEAD_BYTES   (16 * 1024)
 #define TRACE_MAX_LINE     (64 * 1024)
 
+/* The registry: sniff() asks every format's probe (header line, field
+ * count, extension) and takes the most confident. */
 static const TraceFormatOps *const formats[] = {
   &trace_blkparse_ops,
   &trace_ftrace_blk_ops,
   &trace_ftrace_events_ops,
+  &trace_fio_iolog_ops,
+  &trace_msr_csv_ops,
+  &trace_systor17_csv_ops,
+  &trace_umass_spc_ops,
+  &trace_disksim_ascii_ops,
+  &trace_iosim_csv_ops,
 };
 
 struct _TraceReader {
@@ -373,7 +415,8 @@ const char *const *
 trace_formats (void)
 {
   static const char *const names[] = {
-    "blkparse", "ftrace-blk", "ftrace-events", NULL
+    "blkparse", "ftrace-blk", "ftrace-events", "fio-iolog", "msr-csv",
+    "systor17-csv", "umass-spc", "disksim-ascii", "iosim-csv", NULL
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == G_N_ELEMENTS (formats) + 1);
   return names;
@@ -395,6 +438,8 @@ trace_reader_free (TraceReader *reader)
     return;
   g_free (reader->path);
   g_free (reader->display);
+  if (reader->state != NULL && reader->ops->clear != NULL)
+    reader->ops->clear (reader->state);
   g_free (reader->state);
   g_clear_object (&reader->stream);
   g_free (reader->buf);
@@ -700,6 +745,8 @@ trace_reader_open (const char *path, const char *format, GError **error)
       return NULL;
     }
   reader->state = g_malloc0 (MAX (reader->ops->state_size, 1));
+  if (reader->ops->attach != NULL)
+    reader->ops->attach (reader->state, reader->meta);
   return g_steal_pointer (&reader);
 }
 
@@ -720,10 +767,13 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       GError *local = NULL;
       const char *s;
       gsize len;
-      int got = read_line (reader, &local);
+      int got;
 
+      if (reader->ops->pending != NULL && reader->ops->pending (reader->state, FALSE, out))
+        return TRUE;
+      got = read_line (reader, &local);
       if (got == 0)
-        return FALSE;
+        return reader->ops->pending != NULL && reader->ops->pending (reader->state, TRUE, out);
       if (got < 0)
         {
           reader->failure = g_error_copy (local);
@@ -746,6 +796,7 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
 
       memset (out, 0, sizeof *out);
       out->cpu = -1;
+      out->line = reader->lineno;
       switch (reader->ops->parse_line (reader->state, reader->line->str, len, out, &local))
         {
         case TRACE_LINE_RECORD:
@@ -753,6 +804,8 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
           return TRUE;
         case TRACE_LINE_SKIP:
           reader->skipped++;
+          continue;
+        case TRACE_LINE_QUEUED:
           continue;
         case TRACE_LINE_ERROR:
         default:
