@@ -19,6 +19,7 @@ typedef struct {
   char    *output;
   char    *to_format;
   gboolean csv;
+  TraceAction iolog_action;
 } CatOptions;
 
 static void
@@ -67,43 +68,16 @@ build_filter (const CatOptions *o, TraceFilter *f, GError **error)
   return TRUE;
 }
 
-/* CSV of block records: the blkparse fields, one record per line. */
-static void
-csv_header (FILE *out)
-{
-  fputs ("time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,nr_sectors,error,comm\n", out);
-}
+typedef enum {
+  OUT_BLKPARSE,
+  OUT_CSV,
+  OUT_IOLOG,
+} OutKind;
 
-static void
-csv_row (const TraceRecord *rec, GString *line)
-{
-  char rwbs[8];
-  trace_rwbs_format (rec->rwbs, rwbs);
-  g_string_append_printf (line, "%" G_GINT64_FORMAT ",%u,%u,%d,%u,%s,%s,%" G_GUINT64_FORMAT ",%u,%d,",
-                          rec->time_ns, rec->dev_major, rec->dev_minor, rec->cpu, rec->pid,
-                          trace_action_letters (rec->action), rwbs, rec->sector, rec->nr_sectors,
-                          rec->error);
-  /* Commands and messages may hold commas or quotes. */
-  if (strpbrk (rec->comm, ",\"\n"))
-    {
-      g_string_append_c (line, '"');
-      for (const char *c = rec->comm; *c; c++)
-        {
-          if (*c == '"')
-            g_string_append_c (line, '"');
-          g_string_append_c (line, *c);
-        }
-      g_string_append_c (line, '"');
-    }
-  else
-    g_string_append (line, rec->comm);
-  g_string_append_c (line, '\n');
-}
-
-/* Stream the merged, filtered records of @paths to @out as blkparse text
- * or CSV. */
+/* Stream the merged, filtered records of @paths to @out as blkparse text,
+ * CSV or a fio iolog (version 3, replayable with fio --read_iolog). */
 static int
-write_records (const CatOptions *o, const char *const *paths, FILE *out, gboolean csv,
+write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind kind,
                const char *cmd)
 {
   g_autoptr (GError) error = NULL;
@@ -119,9 +93,26 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, gboolea
       fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
       return 1;
     }
-  if (csv)
-    csv_header (out);
   g_autoptr (GString) line = g_string_new (NULL);
+  g_autoptr (TraceIologWriter) iolog = NULL;
+  if (kind == OUT_CSV)
+    {
+      trace_csv_header (line);
+      fputs (line->str, out);
+    }
+  else if (kind == OUT_IOLOG)
+    {
+      /* The issue (D) of each I/O, or its queueing (Q) for traces that
+       * hold arrivals only, as iosim replay picks by default. */
+      iolog = trace_iolog_writer_new (o->iolog_action, NULL, &error);
+      if (iolog == NULL)
+        {
+          fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
+          return 1;
+        }
+      for (guint i = 0; i < trace_merge_n_inputs (m); i++)
+        trace_iolog_writer_names_from_reader (iolog, trace_merge_reader (m, i));
+    }
   TraceRecord rec;
   guint64 written = 0, seen = 0;
   while (trace_merge_next (m, &rec, NULL, &error))
@@ -137,8 +128,10 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, gboolea
         continue;
       g_string_truncate (line, 0);
       written++;
-      if (csv)
-        csv_row (&rec, line);
+      if (kind == OUT_CSV)
+        trace_format_csv (&rec, line);
+      else if (kind == OUT_IOLOG)
+        trace_iolog_writer_add (iolog, &rec, line);
       else
         trace_format_blkparse (&rec, written, line);
       if (fwrite (line->str, 1, line->len, out) != line->len)
@@ -152,7 +145,21 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, gboolea
       fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
       return 1;
     }
-  if (out != stdout)
+  if (iolog)
+    {
+      g_string_truncate (line, 0);
+      trace_iolog_writer_finish (iolog, line);
+      fputs (line->str, out);
+    }
+  if (out != stdout && iolog)
+    {
+      const TraceIologWriterStats *st = trace_iolog_writer_stats (iolog);
+      fprintf (stderr, "iosim trace %s: %" G_GUINT64_FORMAT " I/Os written (%" G_GUINT64_FORMAT
+               " reads, %" G_GUINT64_FORMAT " writes, %" G_GUINT64_FORMAT " trims, %" G_GUINT64_FORMAT
+               " syncs) on %u files from %" G_GUINT64_FORMAT " records\n", cmd, st->ios, st->reads,
+               st->writes, st->trims, st->syncs, st->files, seen);
+    }
+  else if (out != stdout)
     fprintf (stderr, "iosim trace %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
              " records written\n", cmd, written, seen);
   return 0;
@@ -178,13 +185,14 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write here (default: standard output)",
       "FILE" },
     { "to-format", 't', 0, G_OPTION_ARG_STRING, &o->to_format,
-      "Output format: blkparse (default) or csv", "NAME" },
+      "Output format: blkparse (default), csv, or iolog (fio iolog v3 of the issued I/Os; "
+      "iolog-q: of the queued ones)", "NAME" },
     { NULL }
   };
   GOptionEntry csv_entries[] = {
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv,
       "CSV with a header row (time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,"
-      "nr_sectors,error,comm) instead of blkparse text", NULL },
+      "nr_sectors,offset_bytes,length_bytes,error,io_tag,comm) instead of blkparse text", NULL },
     { NULL }
   };
   GOptionContext *ctx = g_option_context_new (args);
@@ -200,6 +208,7 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     "  iosim trace cat --action D,C --device 8,16 sda.blkparse.txt\n"
     "  iosim trace cat --csv --from 1.5 --to 2 capture.txt > window.csv\n"
     "  iosim trace convert -t csv -o ios.csv trace.txt.gz\n"
+    "  iosim trace convert -t iolog -o replay.iolog sda.blkparse.txt   (fio --read_iolog)\n"
     "  iosim trace merge -o all.txt sda.txt sdb.txt", formats);
   g_option_context_set_description (ctx, description);
   return ctx;
@@ -223,12 +232,20 @@ run_cat (int argc, char **argv, gboolean convert, gboolean merge)
       cat_options_clear (&o);
       return 2;
     }
-  gboolean csv = o.csv;
+  OutKind kind = o.csv ? OUT_CSV : OUT_BLKPARSE;
+  o.iolog_action = TRACE_ACT_ISSUE;
   if (o.to_format && strcmp (o.to_format, "csv") == 0)
-    csv = TRUE;
+    kind = OUT_CSV;
+  else if (o.to_format && (strcmp (o.to_format, "iolog") == 0 || strcmp (o.to_format, "iolog-q") == 0))
+    {
+      kind = OUT_IOLOG;
+      if (strcmp (o.to_format, "iolog-q") == 0)
+        o.iolog_action = TRACE_ACT_QUEUE;
+    }
   else if (o.to_format && strcmp (o.to_format, "blkparse") != 0)
     {
-      fprintf (stderr, "iosim trace %s: --to-format: '%s' is not blkparse or csv\n", cmd, o.to_format);
+      fprintf (stderr, "iosim trace %s: --to-format: '%s' is not blkparse, csv, iolog or iolog-q\n",
+               cmd, o.to_format);
       status = 2;
     }
   else if (argc < (merge ? 3 : 2))
@@ -247,7 +264,7 @@ run_cat (int argc, char **argv, gboolean convert, gboolean merge)
         }
       else
         {
-          status = write_records (&o, (const char *const *) argv + 1, out, csv, cmd);
+          status = write_records (&o, (const char *const *) argv + 1, out, kind, cmd);
           if (out != stdout && fclose (out) != 0 && status == 0)
             {
               fprintf (stderr, "iosim trace %s: %s: %s\n", cmd, o.output, g_strerror (errno));
