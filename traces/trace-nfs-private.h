@@ -195,8 +195,11 @@ struct _TraceNfsReader {
   GQueue         ready;         /* calls released, in order */
   NfsCall       *draining;
   guint          drain_idx;
-  GHashTable    *done;          /* NfsCallKey → completion time (retransmission / duplicate detection) */
-  GQueue         done_order;
+  GHashTable    *done;          /* NfsCallKey → its slot in done_ring (retransmission / duplicate detection) */
+  gpointer       done_ring;     /* NFS_DONE_MAX answered keys, oldest at done_head */
+  guint          done_head;
+  guint          done_len;
+  NfsRec        *udp_rec;       /* the datagram being decoded */
   GHashTable    *early;         /* NfsCallKey → held reply seen before its call */
   GQueue         early_order;
   guint64        call_seq;
@@ -214,7 +217,7 @@ void     nfs_warn          (TraceNfsReader *r, const char *kind, const char *fmt
 
 /* ---- TCP (trace-nfs-tcp.c) -------------------------------------------- */
 
-#define NFS_SCAN_BUF        4096
+#define NFS_SCAN_BUF        512       /* bytes looked at per pass while scanning */
 #define NFS_SCAN_GIVE_UP    (256 * 1024)     /* bytes scanned on a non-RPC port before giving up */
 #define NFS_MAX_FRAGMENT    (64u << 20)      /* larger record fragments mean lost sync */
 #define NFS_RESYNC_MAX_FRAG (4u << 20)       /* plausible fragment length when resynchronising */
@@ -253,7 +256,10 @@ void     nfs_rpc_clear     (TraceNfsReader *r);
 
 /* ---- NFS programs ----------------------------------------------------- */
 
-/* Per-call state of an NFSv4 COMPOUND needed to decode its reply. */
+/* Per-call state of an NFSv4 COMPOUND needed to decode its reply; small
+ * COMPOUNDs use the arrays inside NfsCall, larger ones allocate. */
+#define NFS_V4_INLINE_OPS 8
+
 typedef struct {
   guint16 epoch;               /* current-filehandle epoch at this op */
 } NfsV4OpState;
@@ -281,6 +287,9 @@ struct _NfsCall {
   guint          n_epochs;
   GList          qlink;          /* in r->queue / r->ready */
   TraceNfsRecord one_rec;
+  NfsV4OpState   v4_inline[NFS_V4_INLINE_OPS];
+  guint64        epoch_fh_inline[NFS_V4_INLINE_OPS + 1];
+  guint32        epoch_creator_inline[NFS_V4_INLINE_OPS + 1];
 };
 
 /* Ensure room for @n records in @call (keeps existing ones). */

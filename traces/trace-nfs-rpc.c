@@ -282,27 +282,47 @@ nfs_rpc_init (TraceNfsReader *r)
   r->pending = g_hash_table_new (key_hash, key_equal);
   r->done = g_hash_table_new (key_hash, key_equal);
   r->early = g_hash_table_new (key_hash, key_equal);
+  r->done_ring = g_new (NfsDone, NFS_DONE_MAX);
+}
+
+static void
+call_free_arrays (NfsCall *c)
+{
+  if (c->recs != &c->one_rec)
+    g_free (c->recs);
+  if (c->v4 != c->v4_inline)
+    g_free (c->v4);
+  if (c->epoch_fh != c->epoch_fh_inline)
+    g_free (c->epoch_fh);
+  if (c->epoch_creator != c->epoch_creator_inline)
+    g_free (c->epoch_creator);
+  c->recs = &c->one_rec;
+  c->cap_recs = 1;
+  c->v4 = NULL;
+  c->epoch_fh = NULL;
+  c->epoch_creator = NULL;
 }
 
 static void
 call_free (NfsCall *c)
 {
-  if (c->recs != &c->one_rec)
-    g_free (c->recs);
-  g_free (c->v4);
-  g_free (c->epoch_fh);
-  g_free (c->epoch_creator);
+  call_free_arrays (c);
   g_free (c);
 }
 
+/* Recycled calls keep a grown record array for the next COMPOUND. */
 static void
 call_recycle (TraceNfsReader *r, NfsCall *c)
 {
-  if (c->recs != &c->one_rec)
-    g_free (c->recs);
-  g_clear_pointer (&c->v4, g_free);
-  g_clear_pointer (&c->epoch_fh, g_free);
-  g_clear_pointer (&c->epoch_creator, g_free);
+  if (c->v4 != c->v4_inline)
+    g_free (c->v4);
+  if (c->epoch_fh != c->epoch_fh_inline)
+    g_free (c->epoch_fh);
+  if (c->epoch_creator != c->epoch_creator_inline)
+    g_free (c->epoch_creator);
+  c->v4 = NULL;
+  c->epoch_fh = NULL;
+  c->epoch_creator = NULL;
   c->next_free = r->free_calls;
   r->free_calls = c;
 }
@@ -322,13 +342,12 @@ nfs_rpc_clear (TraceNfsReader *r)
   while ((c = r->free_calls) != NULL)
     {
       r->free_calls = c->next_free;
-      g_free (c);
+      call_free (c);
     }
   g_hash_table_destroy (r->pending);
   g_hash_table_destroy (r->done);
   g_hash_table_destroy (r->early);
-  while (r->done_order.length > 0)
-    g_free (g_queue_pop_head (&r->done_order));
+  g_free (r->done_ring);
   while (r->early_order.length > 0)
     g_free (g_queue_pop_head (&r->early_order));
 }
@@ -337,14 +356,23 @@ static NfsCall *
 call_new (TraceNfsReader *r)
 {
   NfsCall *c = r->free_calls;
+  TraceNfsRecord *recs = NULL;
+  guint cap = 1;
 
   if (c != NULL)
-    r->free_calls = c->next_free;
+    {
+      r->free_calls = c->next_free;
+      if (c->recs != &c->one_rec)
+        {
+          recs = c->recs;
+          cap = c->cap_recs;
+        }
+    }
   else
     c = g_new (NfsCall, 1);
-  memset (c, 0, sizeof *c);
-  c->recs = &c->one_rec;
-  c->cap_recs = 1;
+  memset (c, 0, offsetof (NfsCall, one_rec));
+  c->recs = recs != NULL ? recs : &c->one_rec;
+  c->cap_recs = cap;
   c->qlink.data = c;
   return c;
 }
@@ -472,27 +500,34 @@ queue_insert (TraceNfsReader *r, NfsCall *c, gint64 t)
 static void
 done_add (TraceNfsReader *r, const NfsCallKey *key)
 {
-  NfsDone *d;
+  NfsDone *ring = r->done_ring;
+  NfsDone *slot;
 
   if (g_hash_table_contains (r->done, key))
     return;
-  d = g_new (NfsDone, 1);
-  d->key = *key;
-  d->t = r->now_ns;
-  g_hash_table_add (r->done, &d->key);
-  g_queue_push_tail (&r->done_order, d);
+  if (r->done_len == NFS_DONE_MAX)
+    {
+      g_hash_table_remove (r->done, &ring[r->done_head].key);
+      r->done_head = (r->done_head + 1) % NFS_DONE_MAX;
+      r->done_len--;
+    }
+  slot = &ring[(r->done_head + r->done_len) % NFS_DONE_MAX];
+  slot->key = *key;
+  slot->t = r->now_ns;
+  r->done_len++;
+  g_hash_table_add (r->done, &slot->key);
 }
 
 static void
 done_trim (TraceNfsReader *r)
 {
-  while (r->done_order.head != NULL)
+  NfsDone *ring = r->done_ring;
+
+  while (r->done_len > 0 && ring[r->done_head].t + TRACE_NFS_REPLY_WINDOW_NS < r->now_ns)
     {
-      NfsDone *d = r->done_order.head->data;
-      if (r->done_order.length <= NFS_DONE_MAX && d->t + TRACE_NFS_REPLY_WINDOW_NS >= r->now_ns)
-        break;
-      g_hash_table_remove (r->done, &d->key);
-      g_free (g_queue_pop_head (&r->done_order));
+      g_hash_table_remove (r->done, &ring[r->done_head].key);
+      r->done_head = (r->done_head + 1) % NFS_DONE_MAX;
+      r->done_len--;
     }
 }
 

@@ -530,6 +530,7 @@ nfs_v4_decode_call (TraceNfsReader *r, NfsXdr *x, NfsCall *c, const TraceNfsReco
 {
   guint32 minor, count, op;
   V4Walk w = { r, c, 0, 0, NULL };
+  guint32 crc_inline[NFS_V4_INLINE_OPS + 1];
   guint i;
 
   if (!nfs_xdr_opaque (x, 1024, NULL, NULL) || !nfs_xdr_u32 (x, &minor) || !nfs_xdr_u32 (x, &count))
@@ -549,10 +550,20 @@ nfs_v4_decode_call (TraceNfsReader *r, NfsXdr *x, NfsCall *c, const TraceNfsReco
                 tmpl->xid, count, V4_MAX_OPS);
       count = V4_MAX_OPS;
     }
-  c->v4 = g_new0 (NfsV4OpState, MAX (count, 1));
-  c->epoch_fh = g_new0 (guint64, count + 1);
-  c->epoch_creator = g_new (guint32, count + 1);
-  w.epoch_crc = g_new0 (guint32, count + 1);
+  if (count <= NFS_V4_INLINE_OPS)
+    {
+      c->v4 = c->v4_inline;
+      c->epoch_fh = c->epoch_fh_inline;
+      c->epoch_creator = c->epoch_creator_inline;
+      w.epoch_crc = crc_inline;
+    }
+  else
+    {
+      c->v4 = g_new0 (NfsV4OpState, count);
+      c->epoch_fh = g_new0 (guint64, count + 1);
+      c->epoch_creator = g_new (guint32, count + 1);
+      w.epoch_crc = g_new0 (guint32, count + 1);
+    }
   c->n_epochs = 0;
   w.cur = w.saved = new_epoch (&w, G_MAXUINT32, NULL, 0);
 
@@ -579,7 +590,8 @@ nfs_v4_decode_call (TraceNfsReader *r, NfsXdr *x, NfsCall *c, const TraceNfsReco
           break;
         }
     }
-  g_free (w.epoch_crc);
+  if (w.epoch_crc != crc_inline)
+    g_free (w.epoch_crc);
   if (i < count)
     {
       gboolean unknown = i < c->n_recs && v4_op (c->recs[i].opnum) == NULL;

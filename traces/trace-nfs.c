@@ -401,7 +401,7 @@ handle_udp (TraceNfsReader *r, guint8 family, const guint8 *src, const guint8 *d
   NfsFlow *f;
   int side;
   guint32 ulen, pcap_len, plen;
-  g_autofree NfsRec *rec = NULL;
+  NfsRec *rec;
 
   if (cap < 8 || len < 8)
     {
@@ -433,7 +433,9 @@ handle_udp (TraceNfsReader *r, guint8 family, const guint8 *src, const guint8 *d
       return;
     }
   f->rpc = TRUE;
-  rec = g_new (NfsRec, 1);
+  if (r->udp_rec == NULL)
+    r->udp_rec = g_malloc (sizeof (NfsRec));
+  rec = r->udp_rec;
   nfs_rec_reset (rec, t_first, frame_first);
   nfs_rec_set_flat (rec, p + 8, pcap_len, plen);
   rec->t_last = r->frame_t;
@@ -1089,6 +1091,7 @@ trace_nfs_reader_free (TraceNfsReader *r)
   g_ptr_array_unref (r->warnings);
   g_hash_table_destroy (r->warned);
   g_clear_error (&r->failure);
+  g_free (r->udp_rec);
   g_free (r->buffer);
   g_free (r->path);
   g_free (r);
