@@ -8,6 +8,7 @@
 #include "cli/cmd-trace.h"
 #include "sim/sim-units.h"
 #include "traces/trace-merge.h"
+#include "traces/trace-nfs.h"
 
 typedef struct {
   char    *format;
@@ -86,6 +87,19 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
     {
       fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
       return 2;
+    }
+  if (o->format == NULL && trace_is_capture (paths[0]))
+    {
+      /* An NFS capture: its operations, one file at a time. */
+      if (filter.have_device || filter.have_pid || filter.actions || paths[1] != NULL
+          || kind == OUT_IOLOG)
+        {
+          fprintf (stderr, "iosim trace %s: %s is a packet capture: --device, --pid, --action, "
+                   "iolog output and several files are for block traces\n", cmd, paths[0]);
+          return 2;
+        }
+      return cli_trace_nfs_cat (paths[0], out, kind == OUT_CSV, filter.have_from, filter.from_ns,
+                                filter.have_to, filter.to_ns, cmd);
     }
   g_autoptr (TraceMerge) m = trace_merge_open (paths, o->format, &error);
   if (m == NULL)

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cmd-trace.h"
 #include "traces/trace-lifecycle.h"
+#include "traces/trace-nfs.h"
 
 static const char *const op_order[] = { "read", "write", "discard", "flush", "other" };
 
@@ -316,6 +317,8 @@ trace_info (int argc, char **argv)
       return 2;
     }
 
+  if (format == NULL && trace_is_capture (argv[1]))
+    return cli_trace_nfs_info (argv[1], json);
   summary = trace_summarize (argv[1], format, &error);
   if (summary == NULL)
     {

@@ -4,3 +4,11 @@
 int cli_trace_cat     (int argc, char **argv);
 int cli_trace_convert (int argc, char **argv);
 int cli_trace_merge   (int argc, char **argv);
+
+/* NFS captures (cmd-trace-nfs.c). */
+#include <stdio.h>
+#include <glib.h>
+int cli_trace_nfs_info (const char *path, gboolean json);
+/* @from_ns/@to_ns: a window from the first call, when given. */
+int cli_trace_nfs_cat  (const char *path, FILE *out, gboolean csv, gboolean have_from,
+                        gint64 from_ns, gboolean have_to, gint64 to_ns, const char *cmd);

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "traces/trace-lifecycle.h"
+#include "traces/trace-nfs-summary.h"
 
 static const char *
 iosim_bin (void)
@@ -314,6 +315,72 @@ test_convert_iolog_fio (void)
   g_rmdir (dir);
 }
 
+/* `iosim trace info` and `cat` on an NFS capture: the per-client tables
+ * add up to the decoded operations, and the CSV has one row per operation
+ * under the documented header. */
+static void
+test_nfs_capture (void)
+{
+  const char *bin = iosim_bin ();
+  const char *data = g_getenv ("IOSIM_SHARED_TESTDATA");
+  g_autofree char *path = data ? g_build_filename (data, "generated-nfs-loopback",
+                                                   "nfsv3-tcp-libnfs-ganesha.pcap", NULL) : NULL;
+  if (bin == NULL || path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("IOSIM_BIN or the shared NFS capture is missing");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TraceNfsSummary) s = trace_nfs_summarize (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (s->records, ==, 37);
+  /* The two files written: 300,000 and 3,000 bytes. */
+  const TraceNfsClientStats *all = g_ptr_array_index (s->clients, s->clients->len - 1);
+  g_assert_cmpstr (all->client, ==, "all");
+  guint64 calls = 0, write_bytes = 0;
+  for (guint i = 0; i < all->ops->len; i++)
+    {
+      const TraceNfsOpRow *row = g_ptr_array_index (all->ops, i);
+      calls += row->s.count;
+      if (strcmp (row->op, "v3 WRITE") == 0)
+        write_bytes = row->s.bytes;
+    }
+  g_assert_cmpuint (calls, ==, s->records);
+  g_assert_cmpuint (write_bytes, ==, 303000);
+
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "capture");
+  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, 37);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "clients")), ==,
+                    s->clients->len);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--csv", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, "time_ns,client,server,xid,vers,op,fh,offset,count,status,latency_ns"));
+  g_assert_cmpuint (count_lines (out), ==, 37 + 1);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "D", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "packet capture"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,5 +389,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
   g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
+  g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);
   return g_test_run ();
 }
