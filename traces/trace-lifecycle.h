@@ -81,8 +81,8 @@ typedef struct {
                                       * replaced by another at the same sector */
   guint64 remap_links;               /* A records that tied a traced upper bio to a
                                       * lower-device bio */
-  /* btt's "Device Merge Information" (records of non-zero size only, as
-   * btt counts them): #Q, #D, merges (M + F), D sizes in sectors. */
+  /* btt's "Device Merge Information": #Q (every Q), #D (D records of
+   * non-zero size), merges (M + F), D sizes in sectors. */
   guint64 btt_q;
   guint64 btt_d;
   guint64 btt_merges;
