@@ -393,10 +393,12 @@ maybe_gunzip (GInputStream *raw, const char *display, GError **error)
 
   while ((avail = g_buffered_input_stream_get_available (b)) < 2)
     {
-      gssize n = g_buffered_input_stream_fill (b, 2 - (gssize) avail, NULL, error);
+      g_autoptr(GError) local = NULL;
+      gssize n = g_buffered_input_stream_fill (b, 2 - (gssize) avail, NULL, &local);
       if (n < 0)
         {
-          g_prefix_error (error, "%s: read error: ", display);
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: byte offset 0: read error: %s",
+                       display, local->message);
           return NULL;
         }
       if (n == 0)
@@ -461,6 +463,7 @@ trace_input_peek (TraceInput *input, gsize want, const guint8 **data, GError **e
 
   while (input->end - input->pos < want && !input->eof)
     {
+      GError *local = NULL;
       gssize n;
 
       /* Move the unconsumed tail to the front when @want would not fit
@@ -472,10 +475,15 @@ trace_input_peek (TraceInput *input, gsize want, const guint8 **data, GError **e
           input->pos = 0;
         }
       n = g_input_stream_read (input->stream, input->buf + input->end,
-                               TRACE_INPUT_CAPACITY - input->end, NULL, error);
+                               TRACE_INPUT_CAPACITY - input->end, NULL, &local);
       if (n < 0)
         {
-          g_prefix_error (error, "%s: read error: ", input->name);
+          /* GIO's own domain would hide where: a corrupt gzip member, an
+           * unreadable block. */
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: byte offset %" G_GUINT64_FORMAT
+                       ": read error: %s", input->name,
+                       input->offset + (input->end - input->pos), local->message);
+          g_error_free (local);
           return -1;
         }
       if (n == 0)
