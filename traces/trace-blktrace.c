@@ -183,9 +183,14 @@ blktrace_expand_path (const char *path)
 
   if (found == NULL)
     return NULL;
-  /* The tag must end the name or be followed by ".<digits>". */
-  if (found[sizeof tag - 1] != '\0'
-      && !(found[sizeof tag - 1] == '.' && all_digits (found + sizeof tag)))
+  /* The tag must end the name or be followed by ".<digits>"; a file that
+   * is itself called NAME.blktrace (a dump) is just that file. */
+  if (found[sizeof tag - 1] == '\0')
+    {
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return NULL;
+    }
+  else if (!(found[sizeof tag - 1] == '.' && all_digits (found + sizeof tag)))
     return NULL;
   stem = g_strndup (base, (gsize) (found - base) + sizeof tag - 1);
   dir = g_dir_open (dir_prefix[0] != '\0' ? dir_prefix : ".", 0, NULL);

@@ -16,10 +16,11 @@
  *   "blktrace"   blktrace binary records (§1.1-1.4): struct blk_io_trace
  *                version 7 and the 64-byte version 8 (blk_io_trace2), either
  *                byte order, per-CPU files or blkparse -d merged dumps.  A
- *                path NAME.blktrace.N or the prefix NAME.blktrace opens the
- *                whole set NAME.blktrace.0, .1, ... in its directory (any
- *                numbers, gaps allowed), merged by time; any other name is
- *                one file.  Times are the file's (absolute monotonic ns):
+ *                path NAME.blktrace.N, or the prefix NAME.blktrace where no
+ *                file of that name exists, opens the whole set
+ *                NAME.blktrace.0, .1, ... in its directory (any numbers,
+ *                gaps allowed; each record's cpu field trusted), merged by
+ *                time; any other name is one file (a dump).  Times are the file's (absolute monotonic ns):
  *                subtract trace_reader_genesis() for blkparse's relative
  *                times.  PROCESS notes fill comm, TIMESTAMP gives the
  *                "start_realtime" metadata, MESSAGE notes become "m"

@@ -416,6 +416,30 @@ test_sample_vs_blkparse (void)
   /* the PROCESS note names pid 10256, which completes the last I/O */
   g_assert_cmpuint (rec_at (&b, 6740)->pid, ==, 10256);
   g_assert_cmpstr (rec_at (&b, 6740)->comm, ==, "VizCompositorTh");
+
+  /* the pairing on the binary gives btt's numbers for the same file
+   * (derived/sample.btt.txt: 963 I/Os, D2C avg 55.9 us, Q2C avg 56.6 us) */
+  {
+    g_autofree char *btt_ref = sample_file ("derived/sample.btt.txt");
+    g_autofree char *ref = NULL;
+    g_autoptr(TraceSummary) sum = trace_summarize (bin, NULL, &error);
+    guint64 q = 0, d = 0;
+
+    g_assert_no_error (error);
+    g_assert_nonnull (btt_ref);
+    g_assert_true (g_file_get_contents (btt_ref, &ref, NULL, NULL));
+    assert_btt_row (ref, "D2C", &sum->btt_d2c);
+    assert_btt_row (ref, "Q2C", &sum->btt_q2c);
+    g_assert_true (btt_merge_row (ref, 259, 0, &q, &d));
+    g_assert_cmpuint (sum->lifecycle.btt_q, ==, q);
+    g_assert_cmpuint (sum->lifecycle.btt_d, ==, d);
+    g_assert_cmpuint (sum->lifecycle.btt_merges, ==, 0);
+    g_assert_cmpuint (sum->lifecycle.btt_d_sectors_total, ==, 7704);   /* "Total" */
+    g_assert_cmpuint (sum->lifecycle.incomplete_at_end, ==, 0);
+    g_assert_cmpuint (sum->lifecycle.completed_without_issue, ==, 0);
+    g_assert_true (sum->has_genesis);
+    g_assert_cmpint (sum->genesis_ns, ==, b.genesis_ns);
+  }
   read_result_clear (&b);
   read_result_clear (&t);
 }
@@ -582,6 +606,18 @@ test_per_cpu_set (void)
   g_assert_cmpint (g_rename (p1, p3), ==, 0);
   assert_same_stream (prefix, &want);
   g_assert_cmpint (g_rename (p3, p1), ==, 0);
+
+  /* a dump called x.blktrace next to the set is one file, and not a
+   * member of the set */
+  {
+    g_autofree char *contents = NULL;
+    gsize n;
+    g_assert_true (g_file_get_contents (merged, &contents, &n, NULL));
+    g_free (write_file (dir, "x.blktrace", (const guint8 *) contents, n));
+    assert_same_stream (prefix, &want);
+    assert_same_stream (p0, &want);
+    g_assert_cmpint (g_remove (prefix), ==, 0);
+  }
 
   /* blkparse's per-CPU mode on the same files agrees on the count */
   if (have_tool ("blkparse"))
