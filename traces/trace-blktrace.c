@@ -21,7 +21,6 @@
 #include "traces/trace-blktrace.h"
 
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
