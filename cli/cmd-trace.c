@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cli/cli.h"
+#include "cli/cmd-trace.h"
 #include "traces/trace-lifecycle.h"
 
 static const char *const op_order[] = { "read", "write", "discard", "flush", "other" };
@@ -20,9 +21,12 @@ trace_usage (FILE *out)
            ".gz files are read directly, '-' reads standard input).\n\n"
            "Subcommands:\n"
            "  info      summarise a trace: events, devices, processes, requests,\n"
-           "            Q2C and D2C latencies, unpaired events\n\n"
-           "More subcommands (convert, filter, merge) come later.\n"
-           "Run 'iosim trace info --help' for the options.\n"
+           "            Q2C and D2C latencies, unpaired events\n"
+           "  cat       print records (blkparse text or --csv), filtered by device,\n"
+           "            pid, action and time window; several files merged by time\n"
+           "  convert   the same into a file (-o), blkparse text or CSV\n"
+           "  merge     several traces into one, in time order\n\n"
+           "Run 'iosim trace SUBCOMMAND --help' for the options.\n"
            "Example: iosim trace info sda.blkparse.txt\n");
 }
 
@@ -341,13 +345,20 @@ cli_cmd_trace (int argc, char **argv)
       trace_usage (stdout);
       return 0;
     }
-  if (strcmp (argv[1], "info") == 0)
-    {
-      g_autofree char *prgname = g_strdup_printf ("%s info", argv[0]);
-      argv[1] = prgname;
-      g_set_prgname (prgname);   /* GOption's "Usage:" line */
-      return trace_info (argc - 1, argv + 1);
-    }
+  static const struct { const char *name; int (*fn) (int, char **); } subcommands[] = {
+    { "info", trace_info },
+    { "cat", cli_trace_cat },
+    { "convert", cli_trace_convert },
+    { "merge", cli_trace_merge },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
+    if (strcmp (argv[1], subcommands[i].name) == 0)
+      {
+        g_autofree char *prgname = g_strdup_printf ("%s %s", argv[0], argv[1]);
+        argv[1] = prgname;
+        g_set_prgname (prgname);   /* GOption's "Usage:" line */
+        return subcommands[i].fn (argc - 1, argv + 1);
+      }
   fprintf (stderr, "iosim trace: unknown subcommand '%s'\n\n", argv[1]);
   trace_usage (stderr);
   return 2;

@@ -16,7 +16,7 @@ typedef struct {
 static const CliCommand commands[] = {
   { "run",     cli_cmd_run,     "simulate a scenario (one run per elevator listed) and report" },
   { "sched",   cli_cmd_sched,   "list the elevators with their era, tunables and defaults" },
-  { "trace",   cli_cmd_trace,   "inspect block traces: info" },
+  { "trace",   cli_cmd_trace,   "inspect block traces: info, cat, convert, merge" },
   { "capture", cli_cmd_capture, "record block events of a real device through tracefs" },
   { "fit",     cli_cmd_fit,     "fit a device model and process streams to a trace; write a scenario" },
   { "replay",  cli_cmd_replay,  "replay a trace on a real block device with precise timing" },

@@ -6,8 +6,10 @@
  * than the request completes the bios it covers and moves the request's
  * start (blk_update_request); X shortens the queued bio (the remainder is
  * queued again by the kernel); A links a queued upper-device bio (dm, md)
- * to the lower device's bio so the upper one learns its issue time.  Only
- * in-flight state is kept.
+ * to the lower device's bio so the upper one learns its issue time.
+ * Records with an io_tag (the CSV traces with response times) pair by it
+ * too, so two I/Os in flight at one sector stay apart.  Only in-flight
+ * state is kept.
  */
 #include "traces/trace-lifecycle.h"
 
@@ -16,6 +18,7 @@
 typedef struct {
   guint64 dev;       /* major << 32 | minor */
   guint64 sector;
+  guint64 tag;       /* TraceRecord io_tag: 0, or the I/O's identity */
 } LcKey;
 
 typedef struct _LcBio LcBio;
@@ -70,7 +73,8 @@ static guint
 key_hash (gconstpointer p)
 {
   const LcKey *k = p;
-  guint64 h = k->sector * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ k->dev * G_GUINT64_CONSTANT (0xc2b2ae3d27d4eb4f);
+  guint64 h = k->sector * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) ^ k->dev * G_GUINT64_CONSTANT (0xc2b2ae3d27d4eb4f)
+              ^ k->tag * G_GUINT64_CONSTANT (0x165667b19e3779f9);
   return (guint) (h ^ (h >> 32));
 }
 
@@ -79,13 +83,13 @@ key_equal (gconstpointer a, gconstpointer b)
 {
   const LcKey *x = a;
   const LcKey *y = b;
-  return x->dev == y->dev && x->sector == y->sector;
+  return x->dev == y->dev && x->sector == y->sector && x->tag == y->tag;
 }
 
 static LcKey
-make_key (guint32 major, guint32 minor, guint64 sector)
+make_key (guint32 major, guint32 minor, guint64 sector, guint64 tag)
 {
-  LcKey k = { ((guint64) major << 32) | minor, sector };
+  LcKey k = { ((guint64) major << 32) | minor, sector, tag };
   return k;
 }
 
@@ -255,7 +259,7 @@ queue_bio (TraceLifecycle *lc, const TraceRecord *rec)
   LcBio *bio = g_new0 (LcBio, 1);
   LcBio *head;
 
-  bio->key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  bio->key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   bio->io.dev_major = rec->dev_major;
   bio->io.dev_minor = rec->dev_minor;
   bio->io.pid = rec->pid;
@@ -345,7 +349,7 @@ request_new (TraceLifecycle *lc, const TraceRecord *rec)
 {
   LcRequest *rq = g_new0 (LcRequest, 1);
 
-  rq->key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  rq->key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   rq->rwbs = rec->rwbs;
   rq->sector = rec->sector;
   rq->nr_sectors = rec->nr_sectors;
@@ -359,7 +363,7 @@ request_new (TraceLifecycle *lc, const TraceRecord *rec)
 static LcRequest *
 find_or_create_pending (TraceLifecycle *lc, const TraceRecord *rec)
 {
-  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   LcRequest *rq = g_hash_table_lookup (lc->pending, &key);
 
   if (rq == NULL)
@@ -373,7 +377,7 @@ find_or_create_pending (TraceLifecycle *lc, const TraceRecord *rec)
 static void
 on_merge (TraceLifecycle *lc, const TraceRecord *rec, gboolean back)
 {
-  LcKey bio_key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey bio_key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   LcKey target = bio_key;
   LcRequest *rq;
   LcBio *bio;
@@ -434,8 +438,9 @@ on_remap (TraceLifecycle *lc, const TraceRecord *rec)
   if (rec->from_major == rec->dev_major && rec->from_minor == rec->dev_minor)
     return;
   link = g_new (LcRemap, 1);
-  link->lower = make_key (rec->dev_major, rec->dev_minor, rec->sector);
-  link->upper = make_key (rec->from_major, rec->from_minor, rec->from_sector);
+  /* The tag, where a source gives one, names the I/O on both devices. */
+  link->lower = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
+  link->upper = make_key (rec->from_major, rec->from_minor, rec->from_sector, rec->io_tag);
   if (peek_bio (lc, &link->upper) == NULL)
     {
       /* A partition: the upper device has no Q of its own. */
@@ -516,7 +521,7 @@ on_issue (TraceLifecycle *lc, const TraceRecord *rec)
 static void
 on_requeue (TraceLifecycle *lc, const TraceRecord *rec)
 {
-  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   LcRequest *rq = g_hash_table_lookup (lc->issued, &key);
 
   if (rq == NULL)
@@ -593,7 +598,7 @@ finish_request (TraceLifecycle *lc, LcRequest *rq, gint64 complete_ns)
 static void
 on_complete (TraceLifecycle *lc, const TraceRecord *rec)
 {
-  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   LcRequest *rq;
   LcBio *bio;
 
@@ -660,7 +665,7 @@ on_complete (TraceLifecycle *lc, const TraceRecord *rec)
 static void
 on_split (TraceLifecycle *lc, const TraceRecord *rec)
 {
-  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector);
+  LcKey key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
   LcBio *bio = peek_bio (lc, &key);
 
   /* The kernel queues the remainder again with its own Q. */

@@ -1,6 +1,7 @@
 /* trace-lifecycle.h — pairing Q/G/I/D/C events into I/Os, as btt does.
  *
- * Requests are keyed by (device, sector).  A bio (Q) that is merged (M/F)
+ * Requests are keyed by (device, sector, io_tag: 0 except in the CSV
+ * traces that tell I/Os apart by row).  A bio (Q) that is merged (M/F)
  * completes with the request it joined; requeues (R) restart D2C at the
  * next D; completions may be partial; a split (X) shortens the queued bio
  * (the kernel queues the rest with its own Q); a remap (A) from a device

@@ -1,14 +1,19 @@
 /* trace-private.h — the contract between the reader core (trace.c) and the
- * formats: line formats (trace-blkparse.c, trace-ftrace.c) and record
- * (binary) formats (trace-blktrace.c).
+ * formats: line formats (trace-blkparse.c, trace-ftrace.c, trace-iolog.c,
+ * trace-published.c, trace-csv.c) and record (binary) formats
+ * (trace-blktrace.c).
  *
  * The core owns opening (plain, .gz, stdin) through a buffered byte stream
  * (TraceInput), format sniffing in one place (binary magic first, then the
  * text probes), and for line formats the line splitting with bounded
  * memory, comment and "# iosim-capture" header lines and error locations
- * (FILE:LINE).  A line format only turns one line into a record; a record
- * format reads its own records from one or more TraceInputs and names
- * FILE and byte offset in its errors itself.
+ * (FILE:LINE).  A line format only turns one line into a record; a line
+ * format whose lines yield records out of step with the lines (the CSV
+ * traces with response times: an issue now, a completion later) queues
+ * them in a TraceReorder and hands them out through ->pending.  A record
+ * format reads its own records from one or more TraceInputs and names FILE
+ * and byte offset in its errors itself.  Both kinds share one metadata
+ * table (->attach, trace_reader_set_meta) and one ->clear_state.
  */
 #pragma once
 
@@ -20,6 +25,7 @@ typedef enum {
   TRACE_LINE_RECORD,   /* @out filled */
   TRACE_LINE_SKIP,     /* not a record, skipped on purpose (counted) */
   TRACE_LINE_ERROR,    /* malformed; error set without location */
+  TRACE_LINE_QUEUED,   /* consumed: its records come out through ->pending */
 } TraceLineResult;
 
 typedef enum {
@@ -61,8 +67,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceInput, trace_input_free)
 
 /* ---- Formats ------------------------------------------------------------ */
 
-/* A format is either line based (probe + parse_line) or record based
- * (probe_bytes + open_records + read_record). */
+/* A format is either line based (probe + parse_line, optionally pending)
+ * or record based (probe_bytes + open_records + read_record). */
 typedef struct {
   const char *name;
   /* Confidence 0..100 that @head (the first complete lines of the
@@ -73,12 +79,16 @@ typedef struct {
   gsize state_size;
   /* Parse one line (NUL-terminated, no newline, no NUL inside, @len bytes).
    * Lines starting with '#' and blank lines never reach this hook.  @out is
-   * zeroed by the core with cpu = -1. */
+   * zeroed by the core with cpu = -1 and line set to the line's number. */
   TraceLineResult (*parse_line) (gpointer     state,
                                  char        *line,
                                  gsize        len,
                                  TraceRecord *out,
                                  GError     **error);
+  /* Optional: a record the format holds ready (TRUE, @out filled whole,
+   * line included).  Called before every line is read and, with @at_eof,
+   * after the last one, until it returns FALSE. */
+  gboolean (*pending) (gpointer state, gboolean at_eof, TraceRecord *out);
 
   /* ---- record (binary) formats ---- */
 
@@ -101,13 +111,28 @@ typedef struct {
                                     gpointer     state,
                                     TraceRecord *out,
                                     GError     **error);
-  /* Release what the state owns (not the state itself). */
+
+  /* ---- both kinds ---- */
+
+  /* Optional: called once after the state is allocated (before the first
+   * line, or before open_records), with the reader's metadata table
+   * (char * -> char *, g_free'd by the reader; the one
+   * trace_reader_set_meta fills), which the format may fill as it reads
+   * ("file.N", "host.N"). */
+  void (*attach) (gpointer state, GHashTable *meta);
+  /* Optional: release what the state owns (not the state itself). */
   void (*clear_state) (gpointer state);
 } TraceFormatOps;
 
 extern const TraceFormatOps trace_blkparse_ops;
 extern const TraceFormatOps trace_ftrace_blk_ops;
 extern const TraceFormatOps trace_ftrace_events_ops;
+extern const TraceFormatOps trace_fio_iolog_ops;
+extern const TraceFormatOps trace_msr_csv_ops;
+extern const TraceFormatOps trace_systor17_csv_ops;
+extern const TraceFormatOps trace_umass_spc_ops;
+extern const TraceFormatOps trace_disksim_ascii_ops;
+extern const TraceFormatOps trace_iosim_csv_ops;
 extern const TraceFormatOps trace_blktrace_ops;
 
 /* What record formats tell the core while reading (see trace.h for the
@@ -117,6 +142,47 @@ void trace_reader_count_skipped (TraceReader *reader, guint64 n);
 void trace_reader_count_lost    (TraceReader *reader, guint64 n);
 void trace_reader_set_genesis   (TraceReader *reader, gint64 genesis_ns);
 void trace_reader_set_meta      (TraceReader *reader, const char *key, const char *value);
+
+/* Set sector/nr_sectors (rounded out) and the byte-exact extent of a
+ * record from a byte offset and length; FALSE when the end overflows. */
+gboolean trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length);
+
+/* ---- Reordering records by time --------------------------------------- */
+
+/* A bounded min-heap of records keyed by (time, arrival order) for the
+ * traces that give an arrival and a response time per row: each row's
+ * issue (its arrival) and completion (arrival + response) are pushed, and
+ * a record is released once the input's latest arrival is @window_ns past
+ * its time, so rows may be out of time order by up to @window_ns (SYSTOR
+ * '17 rows are sorted by completion, their arrivals by up to 97 ms out of
+ * order) and completions come out in time order among later arrivals.
+ * Memory: the I/Os still awaiting completion plus the rows of the last
+ * window; past @limit entries, or for a row earlier than a record already
+ * released, push fails with an error. */
+typedef struct {
+  GArray  *heap;           /* TraceReorderEntry */
+  guint64  seq;            /* insertion counter: ties come out FIFO */
+  gint64   watermark_ns;   /* latest arrival pushed; -1 before the first */
+  gint64   released_ns;    /* time of the last record released; -1 before */
+  gint64   window_ns;
+  guint    limit;
+  guint    peak;           /* most entries held at once */
+} TraceReorder;
+
+#define TRACE_REORDER_WINDOW_NS  G_GINT64_CONSTANT (1000000000)   /* 1 s */
+#define TRACE_REORDER_LIMIT      (1u << 19)
+
+void     trace_reorder_init  (TraceReorder *ro, gint64 window_ns, guint limit);
+void     trace_reorder_clear (TraceReorder *ro);
+/* Queue @rec (time_ns >= 0); @arrival: its time advances the watermark
+ * (an issue; a completion does not). */
+gboolean trace_reorder_push  (TraceReorder      *ro,
+                              const TraceRecord *rec,
+                              gboolean           arrival,
+                              GError           **error);
+/* The earliest record if it is released (or @at_eof: whatever is left). */
+gboolean trace_reorder_pop   (TraceReorder *ro, gboolean at_eof, TraceRecord *out);
+guint    trace_reorder_held  (const TraceReorder *ro);
 
 /* ---- A small cursor for hand-written line parsers --------------------- */
 

@@ -1,8 +1,10 @@
-/* trace.c — the reader core: action and RWBS tables, the buffered byte
- * stream (plain, gzip, stdin), format sniffing in one place (binary magic
- * first, then the text probes), bounded-memory line reading, record
- * formats' hooks, "# iosim-capture" metadata, and error locations
- * (FILE:LINE for text; record formats name FILE and byte offset).
+/* trace.c — the reader core: action and RWBS tables, byte extents, the
+ * buffered byte stream (plain, gzip, stdin), the format registry and
+ * sniffing in one place (binary magic first, then the text probes),
+ * bounded-memory line reading with the line formats' queued records
+ * (->pending), record formats' hooks, the metadata table ("# iosim-capture"
+ * lines and what formats publish), and error locations (FILE:LINE for
+ * text; record formats name FILE and byte offset).
  *
  * Action letters and RWBS follow blkparse 1.2.0 and Linux 6.18
  * kernel/trace/blktrace.c (see shared/reference/trace-formats.md §1.3).
@@ -337,6 +339,40 @@ trace_cursor_bracket (TraceCursor *c, const char *limit, const char **text, gsiz
   return TRUE;
 }
 
+gboolean
+trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length)
+{
+  guint64 end;
+  guint64 end_sector;
+
+  if (length > G_MAXUINT32 || offset > G_MAXUINT64 - length)
+    return FALSE;
+  end = offset + length;
+  end_sector = end / 512 + (end % 512 != 0);
+  rec->sector = offset / 512;
+  rec->nr_sectors = (guint32) (end_sector - rec->sector);   /* <= 2^23 + 1 */
+  rec->head_bytes = (guint32) (offset % 512);
+  rec->length_bytes = (guint32) length;
+  return TRUE;
+}
+
+guint64
+trace_record_offset_bytes (const TraceRecord *rec)
+{
+  /* a flush completion's sector is (u64) -1: saturate, never wrap */
+  if (rec->sector > (G_MAXUINT64 - rec->head_bytes) / 512)
+    return G_MAXUINT64;
+  return rec->sector * 512 + rec->head_bytes;
+}
+
+guint64
+trace_record_length_bytes (const TraceRecord *rec)
+{
+  if (rec->length_bytes != 0 || rec->head_bytes != 0)
+    return rec->length_bytes;
+  return (guint64) rec->nr_sectors * 512;
+}
+
 void
 trace_record_set_comm (TraceRecord *rec, const char *text, gsize len)
 {
@@ -504,11 +540,20 @@ trace_input_consume (TraceInput *input, gsize n)
 
 /* ---- Reader ------------------------------------------------------------- */
 
+/* The registry: sniff() asks every record format's probe_bytes (magic
+ * numbers), then every line format's probe (header line, field count,
+ * extension), and takes the most confident. */
 static const TraceFormatOps *const formats[] = {
   &trace_blkparse_ops,
   &trace_ftrace_blk_ops,
   &trace_ftrace_events_ops,
   &trace_blktrace_ops,
+  &trace_fio_iolog_ops,
+  &trace_msr_csv_ops,
+  &trace_systor17_csv_ops,
+  &trace_umass_spc_ops,
+  &trace_disksim_ascii_ops,
+  &trace_iosim_csv_ops,
 };
 
 struct _TraceReader {
@@ -531,7 +576,8 @@ const char *const *
 trace_formats (void)
 {
   static const char *const names[] = {
-    "blkparse", "ftrace-blk", "ftrace-events", "blktrace", NULL
+    "blkparse", "ftrace-blk", "ftrace-events", "blktrace", "fio-iolog",
+    "msr-csv", "systor17-csv", "umass-spc", "disksim-ascii", "iosim-csv", NULL
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == G_N_ELEMENTS (formats) + 1);
   return names;
@@ -878,6 +924,8 @@ trace_reader_open (const char *path, const char *format, GError **error)
       return NULL;
     }
   reader->state = g_malloc0 (MAX (reader->ops->state_size, 1));
+  if (reader->ops->attach != NULL)
+    reader->ops->attach (reader->state, reader->meta);
   if (reader->ops->read_record != NULL)
     {
       if (!open_record_format (reader, first_path, set, expander == reader->ops, error))
@@ -935,10 +983,13 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       GError *local = NULL;
       const char *s;
       gsize len;
-      int got = read_line (reader, &local);
+      int got;
 
+      if (reader->ops->pending != NULL && reader->ops->pending (reader->state, FALSE, out))
+        return TRUE;
+      got = read_line (reader, &local);
       if (got == 0)
-        return FALSE;
+        return reader->ops->pending != NULL && reader->ops->pending (reader->state, TRUE, out);
       if (got < 0)
         return fail_sticky (reader, local, error);
       s = reader->line->str;
@@ -957,13 +1008,15 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
 
       memset (out, 0, sizeof *out);
       out->cpu = -1;
+      out->line = reader->lineno;
       switch (reader->ops->parse_line (reader->state, reader->line->str, len, out, &local))
         {
         case TRACE_LINE_RECORD:
-          out->line = reader->lineno;
           return TRUE;
         case TRACE_LINE_SKIP:
           reader->skipped++;
+          continue;
+        case TRACE_LINE_QUEUED:
           continue;
         case TRACE_LINE_ERROR:
         default:

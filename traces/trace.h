@@ -20,11 +20,19 @@
  *                file of that name exists, opens the whole set
  *                NAME.blktrace.0, .1, ... in its directory (any numbers,
  *                gaps allowed; each record's cpu field trusted), merged by
- *                time; any other name is one file (a dump).  Times are the file's (absolute monotonic ns):
- *                subtract trace_reader_genesis() for blkparse's relative
- *                times.  PROCESS notes fill comm, TIMESTAMP gives the
+ *                time; any other name is one file (a dump).  Times are the
+ *                file's (absolute monotonic ns): subtract
+ *                trace_reader_genesis() for blkparse's relative times.
+ *                PROCESS notes fill comm, TIMESTAMP gives the
  *                "start_realtime" metadata, MESSAGE notes become "m"
  *                records; sequence gaps are counted (trace_reader_lost).
+ *   "fio-iolog"  fio iolog versions 2 and 3 (§2), one Q record per I/O
+ *   "msr-csv", "systor17-csv"  SNIA MSR Cambridge and SYSTOR '17 CSV (§3):
+ *                an issue (D) at the arrival time and a completion (C) at
+ *                arrival + response time, released in time order
+ *   "umass-spc", "disksim-ascii"  UMass/SPC and DiskSim ASCII (§3): one Q
+ *                record per I/O (these traces hold no completion times)
+ *   "iosim-csv"  the CSV that trace_format_csv writes
  * Gzip input (recognised by its magic bytes, .gz or not) is decompressed
  * on the fly; "-" is standard input.  Extra declarations: trace_reader_meta_keys,
  * trace_reader_lines; the format contract is in trace-private.h.
@@ -109,7 +117,24 @@ typedef struct {
   char     comm[TRACE_COMM_MAX]; /* "" when the source gives none; m: the message text, truncated */
   guint64  line;                 /* 1-based source line (binary: record index in its file,
                                   * notify records included) */
+  /* Byte-exact extent for sources that count bytes (fio iologs, the CSV
+   * families): the I/O is [sector * 512 + head_bytes, + length_bytes),
+   * and sector/nr_sectors cover it rounded out to whole sectors.  Both 0
+   * for sources that count sectors; read them through
+   * trace_record_offset_bytes and trace_record_length_bytes. */
+  guint32  head_bytes;           /* 0..511 */
+  guint32  length_bytes;
+  /* Which I/O a D or C belongs to, where the source says it and sectors
+   * cannot (msr-csv, systor17-csv: two I/Os may be in flight at one
+   * sector; the tag is the row's line); 0 otherwise.  The lifecycle pairs
+   * records by (device, sector, io_tag). */
+  guint64  io_tag;
 } TraceRecord;
+
+/* The I/O's first byte and length in bytes: exact for byte sources,
+ * sector * 512 and nr_sectors * 512 otherwise. */
+guint64     trace_record_offset_bytes (const TraceRecord *rec);
+guint64     trace_record_length_bytes (const TraceRecord *rec);
 
 const char *trace_action_letters   (TraceAction action);   /* "Q", "UT", ... */
 gboolean    trace_action_from_letters (const char *s,
@@ -142,12 +167,16 @@ gboolean     trace_reader_next     (TraceReader *reader,
  * blkparse statistics tail, other ftrace events), for reporting. */
 guint64      trace_reader_skipped  (const TraceReader *reader);
 /* Metadata found in "# iosim-capture key=value ..." header lines, e.g.
- * "device", "devno", "scheduler", "rotational"; NULL if absent. */
+ * "device", "devno", "scheduler", "rotational", and what a format
+ * publishes as it reads: "file.N" (fio-iolog: the name of the file whose
+ * records carry dev 0,N), "iolog.version", "host.N" (msr-csv: the
+ * Hostname of dev N,*), "time_unit" (disksim-ascii), "start_realtime"
+ * (blktrace: the TIMESTAMP note's wall clock); NULL if absent. */
 const char  *trace_reader_meta     (const TraceReader *reader,
                                     const char  *key);
 
-/* Keys of the "# iosim-capture" metadata seen so far, sorted (free with
- * g_strfreev). */
+/* Keys of the metadata seen so far (header lines and what the format
+ * published), sorted (free with g_strfreev). */
 GStrv        trace_reader_meta_keys (const TraceReader *reader);
 /* Lines read so far (1-based number of the last line); binary formats:
  * records read so far, notify records included. */
@@ -195,7 +224,72 @@ gboolean             trace_convert_to_blktrace    (const char          *in_path,
                                                    guint64             *records,
                                                    GError             **error);
 
+/* CSV with one header row (RFC 4180; comm quoted when it holds a comma,
+ * quote or line break):
+ *   time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,nr_sectors,
+ *   offset_bytes,length_bytes,error,io_tag,comm
+ * action is the blkparse letter(s), rwbs as blkparse prints it, cpu -1
+ * when unknown, offset/length from trace_record_offset_bytes/_length_bytes,
+ * comm the process name (a message's text for "m").  The unplug count, a
+ * split's second sector, a remap's origin and the cgroup id are not
+ * carried.  "iosim-csv" reads it back. */
+void         trace_csv_header      (GString     *out);
+void         trace_format_csv      (const TraceRecord *rec,
+                                    GString     *out);
+
+/* fio iolog version 3 (§2.3), the interchange format for replaying a
+ * trace with fio: "fio version 3 iolog", then per file an "add" and an
+ * "open" line before its first I/O, read/write/trim/sync/datasync lines
+ * "<usec> <file> <op> <offset_bytes> <length_bytes>", and "close" lines at
+ * the end.  Times are microseconds from the first I/O, starting at 1
+ * (fio's replay takes a previous time of 0 for "none") and never going
+ * back (an earlier record is written at the previous time and counted).
+ * One I/O per record of the chosen action: TRACE_ACT_QUEUE for traces with
+ * Q events, TRACE_ACT_ISSUE for traces with only D and C.  Data lengths
+ * above 4 GiB - 512 (fio reads a 32-bit length) are split into several
+ * lines.  Records with no data direction and no flush are counted and
+ * left out. */
+typedef struct _TraceIologWriter TraceIologWriter;
+
+typedef struct {
+  guint64 ios;                    /* I/O lines written (after splitting) */
+  guint64 reads, writes, trims, syncs;
+  guint64 read_bytes, write_bytes, trim_bytes;
+  guint64 split;                  /* records written as more than one line */
+  guint64 clamped;                /* records earlier than the one before */
+  guint64 not_io;                 /* records of the action with nothing to replay */
+  guint   files;
+} TraceIologWriterStats;
+
+/* @single_file: every I/O goes to this file (fio's filename); NULL: one
+ * file per device, named "/dev/block/MAJ:MIN" unless set_file names it.
+ * NULL with @error set when a name holds white space (fio splits on it). */
+TraceIologWriter *trace_iolog_writer_new      (TraceAction  io_action,
+                                               const char  *single_file,
+                                               GError     **error);
+gboolean     trace_iolog_writer_set_file     (TraceIologWriter *w,
+                                              guint32      dev_major,
+                                              guint32      dev_minor,
+                                              const char  *name,
+                                              GError     **error);
+/* Name each device 0,N not named by set_file, at its first I/O, after
+ * @reader's "file.N" metadata (a fio-iolog reader publishes it as it reads
+ * the add lines, before the first I/O on the file).  @reader must outlive
+ * the writer's add calls. */
+void         trace_iolog_writer_names_from_reader (TraceIologWriter *w,
+                                              const TraceReader *reader);
+/* Append the lines for @rec (none unless it is of the writer's action). */
+void         trace_iolog_writer_add          (TraceIologWriter *w,
+                                              const TraceRecord *rec,
+                                              GString     *out);
+/* Append the header if nothing was written yet, and the close lines. */
+void         trace_iolog_writer_finish       (TraceIologWriter *w,
+                                              GString     *out);
+const TraceIologWriterStats *trace_iolog_writer_stats (const TraceIologWriter *w);
+void         trace_iolog_writer_free         (TraceIologWriter *w);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceReader, trace_reader_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceIologWriter, trace_iolog_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceWriter, trace_blktrace_writer_free)
 
 G_END_DECLS

@@ -1,5 +1,6 @@
-/* fuzz-trace.c — libFuzzer entry point for every trace reader and the
- * lifecycle pairing.  Built only with clang (-fsanitize=fuzzer); run as
+/* fuzz-trace.c — libFuzzer entry point for every trace reader (the fio
+ * iolog and published CSV readers included: trace_formats lists them),
+ * the lifecycle pairing and the writers (blkparse, CSV, fio iolog v3).  Built only with clang (-fsanitize=fuzzer); run as
  *   build/tests/traces/fuzz-trace tests/data/
  * The deterministic /trace/mutation-smoke test in test-trace-parse.c runs
  * the same loop in CI without libFuzzer. */
@@ -18,6 +19,9 @@ read_through (const char *path, const char *format)
   g_autoptr(GError) error = NULL;
   g_autoptr(TraceReader) r = trace_reader_open (path, format, &error);
   g_autoptr(TraceLifecycle) lc = NULL;
+  g_autoptr(TraceIologWriter) queued = NULL;
+  g_autoptr(TraceIologWriter) issued = NULL;
+  g_autoptr(GString) log = g_string_new (NULL);
   TraceRecord rec;
   TraceIo io;
   TraceRequest rq;
@@ -25,11 +29,19 @@ read_through (const char *path, const char *format)
   if (r == NULL)
     return;
   lc = trace_lifecycle_new ();
+  queued = trace_iolog_writer_new (TRACE_ACT_QUEUE, NULL, NULL);
+  issued = trace_iolog_writer_new (TRACE_ACT_ISSUE, "/dev/null", NULL);
+  trace_iolog_writer_names_from_reader (queued, r);
   while (trace_reader_next (r, &rec, &error))
     {
       GString *line = g_string_new (NULL);
       trace_format_blkparse (&rec, rec.line, line);
+      trace_format_csv (&rec, line);
       g_string_free (line, TRUE);
+      trace_iolog_writer_add (queued, &rec, log);
+      trace_iolog_writer_add (issued, &rec, log);
+      if (log->len > 1 << 20)
+        g_string_truncate (log, 0);
       trace_lifecycle_feed (lc, &rec);
       while (trace_lifecycle_pop_io (lc, &io))
         ;
@@ -41,6 +53,8 @@ read_through (const char *path, const char *format)
       && !g_error_matches (error, TRACE_ERROR, TRACE_ERROR_IO))
     g_error ("unexpected error: %s", error->message);
   trace_lifecycle_finish (lc);
+  trace_iolog_writer_finish (queued, log);
+  trace_iolog_writer_finish (issued, log);
 }
 
 int

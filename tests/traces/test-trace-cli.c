@@ -1,11 +1,13 @@
 /* test-trace-cli.c — `iosim trace info` as a user runs it ($IOSIM_BIN):
  * the JSON object agrees with the library summary, errors are
- * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches.
+ * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches;
+ * `trace cat|convert|merge` on text and binary blktrace input.
  */
 #include <string.h>
 #include <sys/wait.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "traces/trace-lifecycle.h"
@@ -133,11 +135,283 @@ test_info_text_and_errors (void)
   }
 }
 
+/* Every record of @path, through the library. */
+static GArray *
+read_all (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TraceReader) r = trace_reader_open (path, NULL, &error);
+  g_assert_no_error (error);
+  GArray *recs = g_array_new (FALSE, FALSE, sizeof (TraceRecord));
+  TraceRecord rec;
+  while (trace_reader_next (r, &rec, &error))
+    g_array_append_val (recs, rec);
+  g_assert_no_error (error);
+  return recs;
+}
+
+static guint
+count_lines (const char *text)
+{
+  guint n = 0;
+  for (const char *p = text; *p; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* cat with filters and --csv, convert's round trip, merge of a file with
+ * itself, and the errors. */
+static void
+test_cat_convert_merge (void)
+{
+  const char *bin = iosim_bin ();
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "valid-blkparse-default.blkparse", NULL);
+  g_autoptr (GArray) all = read_all (path);
+  guint d_and_c = 0;
+  for (guint i = 0; i < all->len; i++)
+    {
+      TraceAction a = g_array_index (all, TraceRecord, i).action;
+      d_and_c += a == TRACE_ACT_ISSUE || a == TRACE_ACT_COMPLETE;
+    }
+  g_assert_cmpuint (d_and_c, >, 0);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "D,C", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (count_lines (out), ==, d_and_c);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--csv", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, "time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,"
+                                        "nr_sectors,"));
+  g_assert_cmpuint (count_lines (out), ==, all->len + 1);
+  const TraceRecord *first = &g_array_index (all, TraceRecord, 0);
+  g_autofree char *row = g_strdup_printf ("%" G_GINT64_FORMAT ",%u,%u,", first->time_ns,
+                                          first->dev_major, first->dev_minor);
+  g_assert_true (g_str_has_prefix (strchr (out, '\n') + 1, row));
+
+  /* convert: blkparse text again, the same records. */
+  g_autofree char *dir = g_dir_make_tmp ("trace-cli-XXXXXX", NULL);
+  g_autofree char *converted = g_build_filename (dir, "converted.txt", NULL);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "convert", "-o", converted, path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (GArray) again = read_all (converted);
+  g_assert_cmpuint (again->len, ==, all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const TraceRecord *x = &g_array_index (all, TraceRecord, i);
+      const TraceRecord *y = &g_array_index (again, TraceRecord, i);
+      g_assert_cmpint (x->time_ns, ==, y->time_ns);
+      g_assert_cmpint (x->action, ==, y->action);
+      g_assert_cmpuint (x->sector, ==, y->sector);
+      g_assert_cmpuint (x->nr_sectors, ==, y->nr_sectors);
+      g_assert_cmpuint (x->pid, ==, y->pid);
+    }
+
+  /* merge: twice the records, in time order. */
+  g_autofree char *merged = g_build_filename (dir, "merged.txt", NULL);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "merge", "-o", merged, path, converted, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (GArray) both = read_all (merged);
+  g_assert_cmpuint (both->len, ==, 2 * all->len);
+  for (guint i = 1; i < both->len; i++)
+    g_assert_cmpint (g_array_index (both, TraceRecord, i - 1).time_ns, <=,
+                     g_array_index (both, TraceRecord, i).time_ns);
+  g_unlink (converted);
+  g_unlink (merged);
+  g_rmdir (dir);
+
+  /* Errors: a missing file (1), a bad filter (2). */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "/nonexistent.blkparse", NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err, "/nonexistent.blkparse"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--device", "sda", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "MAJOR,MINOR"));
+}
+
+/* convert -t iolog: fio replays the log, and does exactly the trace's I/Os. */
+static void
+test_convert_iolog_fio (void)
+{
+  const char *bin = iosim_bin ();
+  g_autofree char *fio = g_find_program_in_path ("fio");
+  if (bin == NULL || fio == NULL)
+    {
+      g_test_skip (bin ? "fio not installed" : "IOSIM_BIN not built");
+      return;
+    }
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "valid-blkparse-default.blkparse", NULL);
+  g_autoptr (GArray) all = read_all (path);
+  guint issued = 0;
+  guint64 bytes = 0;
+  for (guint i = 0; i < all->len; i++)
+    {
+      const TraceRecord *r = &g_array_index (all, TraceRecord, i);
+      if (r->action == TRACE_ACT_ISSUE && r->nr_sectors > 0 && (r->rwbs & TRACE_RWBS_READ))
+        {
+          issued++;
+          bytes += (guint64) r->nr_sectors * 512;
+        }
+    }
+  g_autofree char *dir = g_dir_make_tmp ("trace-iolog-XXXXXX", NULL);
+  g_autofree char *log = g_build_filename (dir, "replay.iolog", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "convert", "-t", "iolog", "-o", log, path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_autofree char *opt = g_strdup_printf ("--read_iolog=%s", log);
+  {
+    const char *args[] = { fio, "--name=replay", opt, "--ioengine=null", "--output-format=json", NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, strchr (out, '{'), -1, &error));
+  JsonObject *job = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "jobs"), 0);
+  JsonObject *read = json_object_get_object_member (job, "read");
+  g_assert_cmpint (json_object_get_int_member (read, "total_ios"), ==, issued);
+  g_assert_cmpint (json_object_get_int_member (read, "io_bytes"), ==, (gint64) bytes);
+  g_unlink (log);
+  g_rmdir (dir);
+}
+
+/* A binary blktrace file (the blkparse sample through the blktrace
+ * writer) through `trace info`, `trace cat` with old and binary-only
+ * action letters, and `trace convert -t csv`. */
+static void
+test_binary_blktrace (void)
+{
+  const char *bin = iosim_bin ();
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_autofree char *text = g_test_build_filename (G_TEST_DIST, "data", "valid-blkparse-default.blkparse", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("trace-cli-bin-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "sample.bin", NULL);
+  g_autofree char *csv = g_build_filename (dir, "sample.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  guint64 written = 0;
+  g_assert_true (trace_convert_to_blktrace (text, NULL, path, &written, &error));
+  g_assert_no_error (error);
+  g_autoptr (GArray) all = read_all (path);
+  g_assert_cmpuint (all->len, ==, written);
+  guint d_and_c = 0, issued = 0;
+  for (guint i = 0; i < all->len; i++)
+    {
+      TraceAction a = g_array_index (all, TraceRecord, i).action;
+      d_and_c += a == TRACE_ACT_ISSUE || a == TRACE_ACT_COMPLETE;
+      issued += a == TRACE_ACT_ISSUE;
+    }
+  g_assert_cmpuint (issued, >, 0);
+
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *events = json_object_get_object_member (root, "events");
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "blktrace");
+  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, (gint64) all->len);
+  g_assert_cmpint (json_object_get_int_member (events, "D"), ==, issued);
+  g_assert_true (json_object_has_member (events, "ZP"));
+  g_assert_cmpint (json_object_get_int_member (events, "ZP"), ==, 0);
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "D,C", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (count_lines (out), ==, d_and_c);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "AB,DD,ZP,ZU", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (out, ==, "");
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "convert", "-t", "csv", "-o", csv, path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (GArray) again = read_all (csv);
+  g_assert_cmpuint (again->len, ==, all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const TraceRecord *x = &g_array_index (all, TraceRecord, i);
+      const TraceRecord *y = &g_array_index (again, TraceRecord, i);
+      g_assert_cmpint (x->time_ns, ==, y->time_ns);
+      g_assert_cmpint (x->action, ==, y->action);
+      g_assert_cmpuint (x->sector, ==, y->sector);
+      g_assert_cmpuint (x->nr_sectors, ==, y->nr_sectors);
+    }
+  g_unlink (path);
+  g_unlink (csv);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/trace/cli/info-json", test_info_json);
   g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
+  g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
+  g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
+  g_test_add_func ("/trace/cli/binary-blktrace", test_binary_blktrace);
   return g_test_run ();
 }
