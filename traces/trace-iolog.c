@@ -301,7 +301,7 @@ const TraceFormatOps trace_fio_iolog_ops = {
   .state_size = sizeof (IologState),
   .parse_line = iolog_parse_line,
   .attach = iolog_attach,
-  .clear = iolog_clear,
+  .clear_state = iolog_clear,
 };
 
 /* ---- Writer ------------------------------------------------------------- */

@@ -5,9 +5,11 @@
  * request back so that D2C restarts at the next D; a completion shorter
  * than the request completes the bios it covers and moves the request's
  * start (blk_update_request); X shortens the queued bio (the remainder is
- * queued again by the kernel).  Records with an io_tag (the CSV traces
- * with response times) pair by it too, so two I/Os in flight at one
- * sector stay apart.  Only in-flight state is kept.
+ * queued again by the kernel); A links a queued upper-device bio (dm, md)
+ * to the lower device's bio so the upper one learns its issue time.
+ * Records with an io_tag (the CSV traces with response times) pair by it
+ * too, so two I/Os in flight at one sector stay apart.  Only in-flight
+ * state is kept.
  */
 #include "traces/trace-lifecycle.h"
 
@@ -48,11 +50,17 @@ typedef struct {
   guint32 count;
 } LcInFlight;
 
+typedef struct {
+  LcKey lower;       /* key of the remaps table */
+  LcKey upper;       /* where the upper bio is queued */
+} LcRemap;
+
 struct _TraceLifecycle {
   GHashTable *queued;        /* LcKey -> LcBio chain (FIFO) */
   GHashTable *pending;       /* start LcKey -> LcRequest, not issued */
   GHashTable *pending_end;   /* end LcKey -> LcRequest, not issued */
   GHashTable *issued;        /* start LcKey -> LcRequest, issued */
+  GHashTable *remaps;        /* lower LcKey -> LcRemap: upper bio to inform */
   GArray     *in_flight;     /* LcInFlight, one per device */
   GArray     *out_ios;       /* TraceIo */
   guint       out_ios_head;
@@ -149,6 +157,7 @@ trace_lifecycle_new (void)
   lc->pending = g_hash_table_new (key_hash, key_equal);
   lc->pending_end = g_hash_table_new (key_hash, key_equal);
   lc->issued = g_hash_table_new (key_hash, key_equal);
+  lc->remaps = g_hash_table_new_full (key_hash, key_equal, NULL, g_free);
   lc->in_flight = g_array_new (FALSE, TRUE, sizeof (LcInFlight));
   lc->out_ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
   lc->out_requests = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
@@ -192,6 +201,7 @@ drop_in_flight (TraceLifecycle *lc)
       request_free (rq);
     }
   g_hash_table_remove_all (lc->issued);
+  g_hash_table_remove_all (lc->remaps);
   g_array_set_size (lc->in_flight, 0);
   return n;
 }
@@ -206,6 +216,7 @@ trace_lifecycle_free (TraceLifecycle *lc)
   g_hash_table_unref (lc->pending);
   g_hash_table_unref (lc->pending_end);
   g_hash_table_unref (lc->issued);
+  g_hash_table_unref (lc->remaps);
   g_array_unref (lc->in_flight);
   g_array_unref (lc->out_ios);
   g_array_unref (lc->out_requests);
@@ -222,7 +233,7 @@ guint
 trace_lifecycle_held (const TraceLifecycle *lc)
 {
   return g_hash_table_size (lc->queued) + g_hash_table_size (lc->pending)
-         + g_hash_table_size (lc->issued);
+         + g_hash_table_size (lc->issued) + g_hash_table_size (lc->remaps);
 }
 
 static guint32 *
@@ -416,6 +427,55 @@ on_merge (TraceLifecycle *lc, const TraceRecord *rec, gboolean back)
   pending_insert (lc, rq);
 }
 
+/* A: the bio queued on the upper device at (from device, from sector),
+ * if any, is the one the lower device's next Q at (device, sector)
+ * carries on. */
+static void
+on_remap (TraceLifecycle *lc, const TraceRecord *rec)
+{
+  LcRemap *link;
+
+  if (rec->from_major == rec->dev_major && rec->from_minor == rec->dev_minor)
+    return;
+  link = g_new (LcRemap, 1);
+  /* The tag, where a source gives one, names the I/O on both devices. */
+  link->lower = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
+  link->upper = make_key (rec->from_major, rec->from_minor, rec->from_sector, rec->io_tag);
+  if (peek_bio (lc, &link->upper) == NULL)
+    {
+      /* A partition: the upper device has no Q of its own. */
+      g_free (link);
+      return;
+    }
+  g_hash_table_replace (lc->remaps, &link->lower, link);
+  lc->stats.remap_links++;
+}
+
+/* The lower bio at @lower was issued at @issue_ns: so was its upper one
+ * (a stack of remaps is followed up to the top). */
+static void
+inform_upper (TraceLifecycle *lc, const LcKey *lower, gint64 issue_ns)
+{
+  LcKey key = *lower;
+
+  for (guint depth = 0; depth < 16; depth++)
+    {
+      LcRemap *link = g_hash_table_lookup (lc->remaps, &key);
+      LcBio *upper;
+
+      if (link == NULL)
+        return;
+      key = link->upper;
+      g_hash_table_remove (lc->remaps, &link->lower);
+      upper = peek_bio (lc, &key);
+      if (upper != NULL && upper->io.issue_ns < 0)
+        {
+          upper->io.issue_ns = issue_ns;
+          upper->io.issued_below = TRUE;
+        }
+    }
+}
+
 static void
 on_issue (TraceLifecycle *lc, const TraceRecord *rec)
 {
@@ -454,6 +514,8 @@ on_issue (TraceLifecycle *lc, const TraceRecord *rec)
   in_flight = in_flight_slot (lc, rq->key.dev);
   (*in_flight)++;
   rq->in_flight_at_issue = *in_flight;
+  for (LcBio *b = rq->bios; b != NULL; b = b->next)
+    inform_upper (lc, &b->key, rec->time_ns);
 }
 
 static void
@@ -477,6 +539,9 @@ on_requeue (TraceLifecycle *lc, const TraceRecord *rec)
 static void
 complete_bio (TraceLifecycle *lc, LcBio *bio, gint64 issue_ns, gint64 complete_ns, gint32 error)
 {
+  /* A remap link of a bio that completed without a D of its own. */
+  if (g_hash_table_size (lc->remaps) > 0)
+    g_hash_table_remove (lc->remaps, &bio->key);
   bio->io.issue_ns = issue_ns;
   bio->io.complete_ns = complete_ns;
   bio->io.error = error;
@@ -518,6 +583,7 @@ finish_request (TraceLifecycle *lc, LcRequest *rq, gint64 complete_ns)
       io.issue_ns = rq->issue_ns;
       io.complete_ns = complete_ns;
       io.error = rq->error;
+      io.request_only = TRUE;
       emit_io (lc, &io);
     }
   while (rq->bios != NULL)
@@ -587,9 +653,10 @@ on_complete (TraceLifecycle *lc, const TraceRecord *rec)
   bio = peek_bio (lc, &key);
   if (bio != NULL)
     {
-      /* Bio-based device (dm, md): Q then C, no request. */
+      /* Bio-based device (dm, md): Q then C, no request; the issue time
+       * is the lower device's, where a remap told it. */
       bio = take_bio (lc, &key);
-      complete_bio (lc, bio, -1, rec->time_ns, rec->error);
+      complete_bio (lc, bio, bio->io.issue_ns, rec->time_ns, rec->error);
       return;
     }
   lc->stats.completed_without_issue++;
@@ -607,6 +674,35 @@ on_split (TraceLifecycle *lc, const TraceRecord *rec)
     bio->io.nr_sectors = (guint32) (rec->new_sector - bio->io.sector);
 }
 
+/* btt 1.2.0 counts every Q and merge in #Q, but skips D records of size
+ * 0 (flushes) in #D and the sizes (checked against btt on a stream with a
+ * preflush: #Q 30, #D 29). */
+static void
+count_btt (TraceLifecycleStats *st, const TraceRecord *rec)
+{
+  switch (rec->action)
+    {
+    case TRACE_ACT_QUEUE:
+      st->btt_q++;
+      break;
+    case TRACE_ACT_BACKMERGE:
+    case TRACE_ACT_FRONTMERGE:
+      st->btt_merges++;
+      break;
+    case TRACE_ACT_ISSUE:
+      if (rec->nr_sectors == 0)
+        break;
+      if (st->btt_d == 0 || rec->nr_sectors < st->btt_d_sectors_min)
+        st->btt_d_sectors_min = rec->nr_sectors;
+      st->btt_d_sectors_max = MAX (st->btt_d_sectors_max, rec->nr_sectors);
+      st->btt_d_sectors_total += rec->nr_sectors;
+      st->btt_d++;
+      break;
+    default:
+      break;
+    }
+}
+
 void
 trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
 {
@@ -615,6 +711,7 @@ trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
 
   lc->stats.records++;
   lc->stats.by_action[rec->action]++;
+  count_btt (&lc->stats, rec);
   if (lc->stats.first_ns < 0)
     lc->stats.first_ns = rec->time_ns;
   lc->stats.last_ns = rec->time_ns;
@@ -646,13 +743,19 @@ trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
     case TRACE_ACT_SPLIT:
       on_split (lc, rec);
       break;
+    case TRACE_ACT_REMAP:
+      on_remap (lc, rec);
+      break;
     case TRACE_ACT_SLEEPRQ:
     case TRACE_ACT_PLUG:
     case TRACE_ACT_UNPLUG_IO:
     case TRACE_ACT_UNPLUG_TIMER:
     case TRACE_ACT_BOUNCE:
-    case TRACE_ACT_REMAP:
     case TRACE_ACT_MESSAGE:
+    case TRACE_ACT_ABORT:
+    case TRACE_ACT_DRV_DATA:
+    case TRACE_ACT_ZONE_PLUG:
+    case TRACE_ACT_ZONE_UNPLUG:
     case TRACE_ACT_N_ACTIONS:
     default:
       break;

@@ -1,8 +1,12 @@
 /* trace-lifecycle.h — pairing Q/G/I/D/C events into I/Os, as btt does.
  *
- * Requests are keyed by (device, sector).  A bio (Q) that is merged (M/F)
+ * Requests are keyed by (device, sector, io_tag: 0 except in the CSV
+ * traces that tell I/Os apart by row).  A bio (Q) that is merged (M/F)
  * completes with the request it joined; requeues (R) restart D2C at the
- * next D; completions may be partial; traces that hold only D and C events
+ * next D; completions may be partial; a split (X) shortens the queued bio
+ * (the kernel queues the rest with its own Q); a remap (A) from a device
+ * whose bio is in the trace (dm, md over a disk) gives that upper bio the
+ * issue time of the lower request; traces that hold only D and C events
  * yield one I/O per request; requests already in flight when the trace
  * starts (C or D without Q) are counted, not invented.  Memory is bounded
  * by the number of I/Os in flight.
@@ -46,6 +50,9 @@ typedef struct {
   gint64   complete_ns;   /* C of that request */
   gint32   error;
   gboolean merged;        /* it joined another request (M/F) */
+  gboolean request_only;  /* no Q in the trace: one I/O per D..C request,
+                           * queue_ns = issue_ns */
+  gboolean issued_below;  /* issue_ns is a lower device's D, through a remap */
 } TraceIo;
 
 /* One request as the device saw it (D to C). */
@@ -73,6 +80,16 @@ typedef struct {
   gint64  last_ns;
   guint64 unpaired;                  /* M/F/R that matched no request, or a request
                                       * replaced by another at the same sector */
+  guint64 remap_links;               /* A records that tied a traced upper bio to a
+                                      * lower-device bio */
+  /* btt's "Device Merge Information": #Q (every Q), #D (D records of
+   * non-zero size), merges (M + F), D sizes in sectors. */
+  guint64 btt_q;
+  guint64 btt_d;
+  guint64 btt_merges;
+  guint64 btt_d_sectors_min;
+  guint64 btt_d_sectors_max;
+  guint64 btt_d_sectors_total;
 } TraceLifecycleStats;
 
 typedef struct _TraceLifecycle TraceLifecycle;
@@ -155,6 +172,15 @@ typedef struct {
   TraceSummaryOpCount  ios_by_op[TRACE_OP_COUNT];       /* completed I/Os */
   TraceLatencyStats    q2c;                /* per I/O with a Q (or D where no Q) */
   TraceLatencyStats    d2c;                /* per request */
+  /* As btt 1.2.0 computes them: per Q (bio) of non-zero size that a C
+   * covered; D2C and Q2D from the last D that covered it.  Merged bios
+   * count once each, request-only traces give none. */
+  TraceLatencyStats    btt_q2c;
+  TraceLatencyStats    btt_d2c;
+  TraceLatencyStats    btt_q2d;
+  guint64              lost_events;        /* the reader's count (blktrace sequence gaps) */
+  gboolean             has_genesis;
+  gint64               genesis_ns;         /* smallest event time, where the format tells */
 } TraceSummary;
 
 /* Read @path (format forced by @format, or sniffed when NULL) and

@@ -164,6 +164,9 @@ trace_filter_set_device (TraceFilter *f, const char *text, GError **error)
   return TRUE;
 }
 
+/* TraceFilter.actions holds a bit per action. */
+G_STATIC_ASSERT (TRACE_ACT_N_ACTIONS <= 32);
+
 gboolean
 trace_filter_set_actions (TraceFilter *f, const char *text, GError **error)
 {
@@ -176,7 +179,8 @@ trace_filter_set_actions (TraceFilter *f, const char *text, GError **error)
           p++;
           continue;
         }
-      /* Two-letter actions first (UT), then one letter. */
+      /* Two-letter actions first (UT, AB, DD, ZP, ZU), then one letter:
+       * "AB" is an abort, "A,B" a remap and a bounce. */
       char two[3] = { p[0], p[1] ? p[1] : '\0', '\0' };
       char one[2] = { p[0], '\0' };
       TraceAction a;
@@ -188,7 +192,7 @@ trace_filter_set_actions (TraceFilter *f, const char *text, GError **error)
         {
           g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
                        "actions '%s': '%c' is not a blktrace action letter "
-                       "(Q M F G S R D C P U UT I X B A m)", text, *p);
+                       "(Q M F G S R D C P U UT I X B A m AB DD ZP ZU)", text, *p);
           return FALSE;
         }
       f->actions |= 1u << a;

@@ -43,8 +43,9 @@ typedef struct {
   gint64   from_ns, to_ns;   /* [from, to) in the records' own time */
 } TraceFilter;
 
-/* Parse "MAJ,MIN", an action list ("Q,D,C" or "QDC"), or fill @f from
- * them; errors name the option's value. */
+/* Parse "MAJ,MIN", an action list ("Q,D,C" or "QDC"; two-letter actions
+ * UT, AB, DD, ZP, ZU are read before one-letter ones, so a remap and a
+ * bounce are "A,B"), or fill @f from them; errors name the option's value. */
 gboolean    trace_filter_set_device  (TraceFilter *f, const char *text, GError **error);
 gboolean    trace_filter_set_actions (TraceFilter *f, const char *text, GError **error);
 gboolean    trace_filter_match       (const TraceFilter *f, const TraceRecord *rec);

@@ -1,13 +1,19 @@
 /* trace-private.h — the contract between the reader core (trace.c) and the
- * text formats (trace-blkparse.c, trace-ftrace.c, trace-iolog.c,
- * trace-published.c, trace-csv.c).
+ * formats: line formats (trace-blkparse.c, trace-ftrace.c, trace-iolog.c,
+ * trace-published.c, trace-csv.c) and record (binary) formats
+ * (trace-blktrace.c).
  *
- * The core owns opening (plain, .gz, stdin), line splitting with bounded
- * memory, comment and "# iosim-capture" header lines, format sniffing and
- * error locations; a format only turns one line into a record.  A format
- * whose lines yield records out of step with the lines (the CSV traces
- * with response times: an issue now, a completion later) queues them in a
- * TraceReorder and hands them out through ->pending.
+ * The core owns opening (plain, .gz, stdin) through a buffered byte stream
+ * (TraceInput), format sniffing in one place (binary magic first, then the
+ * text probes), and for line formats the line splitting with bounded
+ * memory, comment and "# iosim-capture" header lines and error locations
+ * (FILE:LINE).  A line format only turns one line into a record; a line
+ * format whose lines yield records out of step with the lines (the CSV
+ * traces with response times: an issue now, a completion later) queues
+ * them in a TraceReorder and hands them out through ->pending.  A record
+ * format reads its own records from one or more TraceInputs and names FILE
+ * and byte offset in its errors itself.  Both kinds share one metadata
+ * table (->attach, trace_reader_set_meta) and one ->clear_state.
  */
 #pragma once
 
@@ -22,6 +28,47 @@ typedef enum {
   TRACE_LINE_QUEUED,   /* consumed: its records come out through ->pending */
 } TraceLineResult;
 
+typedef enum {
+  TRACE_RECORD_OK,     /* @out filled */
+  TRACE_RECORD_END,    /* no more records */
+  TRACE_RECORD_ERROR,  /* error set, naming FILE and byte offset */
+} TraceRecordResult;
+
+/* ---- Buffered byte stream (the core's; record formats read through it) - */
+
+typedef struct _TraceInput TraceInput;
+
+/* The largest @want trace_input_peek accepts: a blktrace record is at most
+ * a 64-byte header plus a 65,535-byte payload. */
+#define TRACE_INPUT_MAX_PEEK  (96 * 1024)
+
+/* Open @path ("-": standard input), decompressing gzip (recognised by its
+ * magic bytes) on the fly. */
+TraceInput  *trace_input_open    (const char   *path,
+                                  GError      **error);
+void         trace_input_free    (TraceInput   *input);
+/* The name errors give the input ("<stdin>" for "-"). */
+const char  *trace_input_name    (const TraceInput *input);
+/* Byte offset (in the decompressed data) of the next unconsumed byte. */
+guint64      trace_input_offset  (const TraceInput *input);
+/* Make at least @want bytes (<= TRACE_INPUT_MAX_PEEK) available at *@data
+ * without consuming them.  Returns the number available: >= @want, or
+ * fewer only at the end of the input; -1 on a read error (@error set,
+ * naming the file). */
+gssize       trace_input_peek    (TraceInput   *input,
+                                  gsize         want,
+                                  const guint8 **data,
+                                  GError      **error);
+/* Consume @n bytes, no more than the last peek made available. */
+void         trace_input_consume (TraceInput   *input,
+                                  gsize         n);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceInput, trace_input_free)
+
+/* ---- Formats ------------------------------------------------------------ */
+
+/* A format is either line based (probe + parse_line, optionally pending)
+ * or record based (probe_bytes + open_records + read_record). */
 typedef struct {
   const char *name;
   /* Confidence 0..100 that @head (the first complete lines of the
@@ -38,16 +85,43 @@ typedef struct {
                                  gsize        len,
                                  TraceRecord *out,
                                  GError     **error);
-  /* Optional: called once after the state is allocated, with the reader's
-   * metadata table (char * -> char *, g_free'd by the reader), which the
-   * format may fill as it reads ("file.N", "host.N"). */
-  void (*attach) (gpointer state, GHashTable *meta);
   /* Optional: a record the format holds ready (TRUE, @out filled whole,
    * line included).  Called before every line is read and, with @at_eof,
    * after the last one, until it returns FALSE. */
   gboolean (*pending) (gpointer state, gboolean at_eof, TraceRecord *out);
-  /* Optional: free what the state points to (not the state itself). */
-  void (*clear) (gpointer state);
+
+  /* ---- record (binary) formats ---- */
+
+  /* Confidence 0..100 from the raw first bytes (@len may be 0): magic
+   * numbers.  Binary probes run before the text probes. */
+  int  (*probe_bytes) (const guint8 *head, gsize len, const char *path);
+  /* Optional: the files @path stands for when it names a set (blktrace
+   * per-CPU files), in read order; NULL when it names a single input. */
+  GPtrArray *(*expand_path) (const char *path);
+  /* Take @first (already sniffed, nothing consumed) and open @more (other
+   * members of the set, may be empty); may read ahead (e.g. to find the
+   * genesis).  Errors name the file and byte offset. */
+  gboolean (*open_records) (TraceReader  *reader,
+                            gpointer      state,
+                            TraceInput   *first,
+                            GPtrArray    *more,
+                            GError      **error);
+  /* Next record into @out (zeroed by the core with cpu = -1). */
+  TraceRecordResult (*read_record) (TraceReader *reader,
+                                    gpointer     state,
+                                    TraceRecord *out,
+                                    GError     **error);
+
+  /* ---- both kinds ---- */
+
+  /* Optional: called once after the state is allocated (before the first
+   * line, or before open_records), with the reader's metadata table
+   * (char * -> char *, g_free'd by the reader; the one
+   * trace_reader_set_meta fills), which the format may fill as it reads
+   * ("file.N", "host.N"). */
+  void (*attach) (gpointer state, GHashTable *meta);
+  /* Optional: release what the state owns (not the state itself). */
+  void (*clear_state) (gpointer state);
 } TraceFormatOps;
 
 extern const TraceFormatOps trace_blkparse_ops;
@@ -59,6 +133,15 @@ extern const TraceFormatOps trace_systor17_csv_ops;
 extern const TraceFormatOps trace_umass_spc_ops;
 extern const TraceFormatOps trace_disksim_ascii_ops;
 extern const TraceFormatOps trace_iosim_csv_ops;
+extern const TraceFormatOps trace_blktrace_ops;
+
+/* What record formats tell the core while reading (see trace.h for the
+ * public getters). */
+void trace_reader_count_read    (TraceReader *reader, guint64 n);  /* trace_reader_lines */
+void trace_reader_count_skipped (TraceReader *reader, guint64 n);
+void trace_reader_count_lost    (TraceReader *reader, guint64 n);
+void trace_reader_set_genesis   (TraceReader *reader, gint64 genesis_ns);
+void trace_reader_set_meta      (TraceReader *reader, const char *key, const char *value);
 
 /* Set sector/nr_sectors (rounded out) and the byte-exact extent of a
  * record from a byte offset and length; FALSE when the end overflows. */

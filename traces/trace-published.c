@@ -397,7 +397,7 @@ const TraceFormatOps trace_msr_csv_ops = {
   .parse_line = msr_parse_line,
   .attach = timed_attach,
   .pending = timed_pending,
-  .clear = timed_clear,
+  .clear_state = timed_clear,
 };
 
 /* SYSTOR '17: Timestamp,Response,IOType,LUN,Offset,Size (with a header). */
@@ -460,7 +460,7 @@ const TraceFormatOps trace_systor17_csv_ops = {
   .parse_line = systor_parse_line,
   .attach = timed_attach,
   .pending = timed_pending,
-  .clear = timed_clear,
+  .clear_state = timed_clear,
 };
 
 /* ---- Arrivals only ------------------------------------------------------- */

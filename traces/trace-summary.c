@@ -76,6 +76,9 @@ typedef struct {
   GHashTable   *processes;   /* pid -> TraceSummaryProcess* */
   GArray       *q2c;
   GArray       *d2c;
+  GArray       *btt_q2c;
+  GArray       *btt_d2c;
+  GArray       *btt_q2d;
 } Collector;
 
 static TraceSummaryDevice *
@@ -94,6 +97,25 @@ device_entry (Collector *col, guint32 major, guint32 minor)
       g_hash_table_insert (col->devices, k, d);
     }
   return d;
+}
+
+/* btt's per-Q view: only I/Os with a Q of non-zero size, and D2C/Q2D
+ * only from a D on the I/O's own device. */
+static void
+collect_btt (Collector *col, const TraceIo *io)
+{
+  gint64 v;
+
+  if (io->request_only || io->nr_sectors == 0 || io->queue_ns < 0 || io->complete_ns < io->queue_ns)
+    return;
+  v = io->complete_ns - io->queue_ns;
+  g_array_append_val (col->btt_q2c, v);
+  if (io->issue_ns < 0 || io->issued_below)
+    return;
+  v = io->complete_ns - io->issue_ns;
+  g_array_append_val (col->btt_d2c, v);
+  v = io->issue_ns - io->queue_ns;
+  g_array_append_val (col->btt_q2d, v);
 }
 
 static void
@@ -124,6 +146,7 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
           gint64 v = io.complete_ns - io.queue_ns;
           g_array_append_val (col->q2c, v);
         }
+      collect_btt (col, &io);
     }
   while (trace_lifecycle_pop_request (lc, &rq))
     {
@@ -180,6 +203,9 @@ trace_summarize (const char *path, const char *format, GError **error)
   g_autoptr(GHashTable) processes = NULL;
   g_autoptr(GArray) q2c = NULL;
   g_autoptr(GArray) d2c = NULL;
+  g_autoptr(GArray) btt_q2c = NULL;
+  g_autoptr(GArray) btt_d2c = NULL;
+  g_autoptr(GArray) btt_q2d = NULL;
   g_auto(GStrv) keys = NULL;
   Collector col;
   TraceRecord rec;
@@ -197,7 +223,10 @@ trace_summarize (const char *path, const char *format, GError **error)
   processes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   q2c = g_array_new (FALSE, FALSE, sizeof (gint64));
   d2c = g_array_new (FALSE, FALSE, sizeof (gint64));
-  col = (Collector) { summary, devices, processes, q2c, d2c };
+  btt_q2c = g_array_new (FALSE, FALSE, sizeof (gint64));
+  btt_d2c = g_array_new (FALSE, FALSE, sizeof (gint64));
+  btt_q2d = g_array_new (FALSE, FALSE, sizeof (gint64));
+  col = (Collector) { summary, devices, processes, q2c, d2c, btt_q2c, btt_d2c, btt_q2d };
   lc = trace_lifecycle_new ();
 
   while (trace_reader_next (reader, &rec, &local))
@@ -222,6 +251,11 @@ trace_summarize (const char *path, const char *format, GError **error)
   summary->processes = sorted_values (processes, sizeof (TraceSummaryProcess), compare_processes);
   trace_latency_stats (q2c, &summary->q2c);
   trace_latency_stats (d2c, &summary->d2c);
+  trace_latency_stats (btt_q2c, &summary->btt_q2c);
+  trace_latency_stats (btt_d2c, &summary->btt_d2c);
+  trace_latency_stats (btt_q2d, &summary->btt_q2d);
+  summary->lost_events = trace_reader_lost (reader);
+  summary->has_genesis = trace_reader_genesis (reader, &summary->genesis_ns);
 
   keys = trace_reader_meta_keys (reader);
   meta = g_ptr_array_new ();

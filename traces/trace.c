@@ -1,6 +1,10 @@
-/* trace.c — the reader core: action and RWBS tables, opening (plain, gzip,
- * stdin), format sniffing in one place, bounded-memory line reading,
- * "# iosim-capture" metadata, and error locations (FILE:LINE).
+/* trace.c — the reader core: action and RWBS tables, byte extents, the
+ * buffered byte stream (plain, gzip, stdin), the format registry and
+ * sniffing in one place (binary magic first, then the text probes),
+ * bounded-memory line reading with the line formats' queued records
+ * (->pending), record formats' hooks, the metadata table ("# iosim-capture"
+ * lines and what formats publish), and error locations (FILE:LINE for
+ * text; record formats name FILE and byte offset).
  *
  * Action letters and RWBS follow blkparse 1.2.0 and Linux 6.18
  * kernel/trace/blktrace.c (see shared/reference/trace-formats.md §1.3).
@@ -39,6 +43,10 @@ static const struct {
   [TRACE_ACT_BOUNCE]       = { "B",  "bounce" },
   [TRACE_ACT_REMAP]        = { "A",  "remap" },
   [TRACE_ACT_MESSAGE]      = { "m",  "message" },
+  [TRACE_ACT_ABORT]        = { "AB", "abort" },
+  [TRACE_ACT_DRV_DATA]     = { "DD", "drv_data" },
+  [TRACE_ACT_ZONE_PLUG]    = { "ZP", "zone_plug" },
+  [TRACE_ACT_ZONE_UNPLUG]  = { "ZU", "zone_unplug" },
 };
 
 const char *
@@ -374,18 +382,172 @@ trace_record_set_comm (TraceRecord *rec, const char *text, gsize len)
   rec->comm[n] = '\0';
 }
 
+/* ---- Buffered input ----------------------------------------------------- */
+
+#define TRACE_INPUT_CAPACITY (128 * 1024)
+#define TRACE_HEAD_BYTES     (16 * 1024)
+#define TRACE_HEAD_MAX       (64 * 1024)
+#define TRACE_MAX_LINE       (64 * 1024)
+
+G_STATIC_ASSERT (TRACE_INPUT_MAX_PEEK <= TRACE_INPUT_CAPACITY);
+
+struct _TraceInput {
+  char         *name;
+  GInputStream *stream;
+  guint8       *buf;          /* TRACE_INPUT_CAPACITY bytes */
+  gsize         pos;          /* next unconsumed byte */
+  gsize         end;          /* end of valid data */
+  gboolean      eof;
+  guint64       offset;       /* input offset of buf[pos] */
+};
+
+static GInputStream *
+open_input (const char *path, const char *display, GError **error)
+{
+  int fd;
+
+  if (strcmp (path, "-") == 0)
+    return g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", display, g_strerror (saved));
+      return NULL;
+    }
+  return g_unix_input_stream_new (fd, TRUE);
+}
+
+/* Wrap @raw in a gzip decompressor when it starts with the gzip magic. */
+static GInputStream *
+maybe_gunzip (GInputStream *raw, const char *display, GError **error)
+{
+  g_autoptr(GInputStream) buffered = g_buffered_input_stream_new (raw);
+  GBufferedInputStream *b = G_BUFFERED_INPUT_STREAM (buffered);
+  const guint8 *peek;
+  gsize avail = 0;
+
+  while ((avail = g_buffered_input_stream_get_available (b)) < 2)
+    {
+      g_autoptr(GError) local = NULL;
+      gssize n = g_buffered_input_stream_fill (b, 2 - (gssize) avail, NULL, &local);
+      if (n < 0)
+        {
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: byte offset 0: read error: %s",
+                       display, local->message);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+    }
+  peek = g_buffered_input_stream_peek_buffer (b, &avail);
+  if (avail >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
+    {
+      g_autoptr(GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+      return g_converter_input_stream_new (buffered, G_CONVERTER (dec));
+    }
+  return g_steal_pointer (&buffered);
+}
+
+TraceInput *
+trace_input_open (const char *path, GError **error)
+{
+  g_autoptr(TraceInput) in = NULL;
+  g_autoptr(GInputStream) raw = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  in = g_new0 (TraceInput, 1);
+  in->name = g_strdup (strcmp (path, "-") == 0 ? "<stdin>" : path);
+  raw = open_input (path, in->name, error);
+  if (raw == NULL)
+    return NULL;
+  in->stream = maybe_gunzip (raw, in->name, error);
+  if (in->stream == NULL)
+    return NULL;
+  in->buf = g_malloc (TRACE_INPUT_CAPACITY);
+  return g_steal_pointer (&in);
+}
+
+void
+trace_input_free (TraceInput *input)
+{
+  if (input == NULL)
+    return;
+  g_free (input->name);
+  g_clear_object (&input->stream);
+  g_free (input->buf);
+  g_free (input);
+}
+
+const char *
+trace_input_name (const TraceInput *input)
+{
+  return input->name;
+}
+
+guint64
+trace_input_offset (const TraceInput *input)
+{
+  return input->offset;
+}
+
+gssize
+trace_input_peek (TraceInput *input, gsize want, const guint8 **data, GError **error)
+{
+  g_return_val_if_fail (want <= TRACE_INPUT_MAX_PEEK, -1);
+
+  while (input->end - input->pos < want && !input->eof)
+    {
+      GError *local = NULL;
+      gssize n;
+
+      /* Move the unconsumed tail to the front when @want would not fit
+       * behind it; at most once per buffer's worth of input. */
+      if (TRACE_INPUT_CAPACITY - input->pos < want || input->end == input->pos)
+        {
+          memmove (input->buf, input->buf + input->pos, input->end - input->pos);
+          input->end -= input->pos;
+          input->pos = 0;
+        }
+      n = g_input_stream_read (input->stream, input->buf + input->end,
+                               TRACE_INPUT_CAPACITY - input->end, NULL, &local);
+      if (n < 0)
+        {
+          /* GIO's own domain would hide where: a corrupt gzip member, an
+           * unreadable block. */
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: byte offset %" G_GUINT64_FORMAT
+                       ": read error: %s", input->name,
+                       input->offset + (input->end - input->pos), local->message);
+          g_error_free (local);
+          return -1;
+        }
+      if (n == 0)
+        input->eof = TRUE;
+      input->end += (gsize) n;
+    }
+  *data = input->buf + input->pos;
+  return (gssize) (input->end - input->pos);
+}
+
+void
+trace_input_consume (TraceInput *input, gsize n)
+{
+  g_assert (n <= input->end - input->pos);
+  input->pos += n;
+  input->offset += n;
+}
+
 /* ---- Reader ------------------------------------------------------------- */
 
-#define TRACE_READ_CHUNK   (64 * 1024)
-#define TRACE_HEAD_BYTES   (16 * 1024)
-#define TRACE_MAX_LINE     (64 * 1024)
-
-/* The registry: sniff() asks every format's probe (header line, field
- * count, extension) and takes the most confident. */
+/* The registry: sniff() asks every record format's probe_bytes (magic
+ * numbers), then every line format's probe (header line, field count,
+ * extension), and takes the most confident. */
 static const TraceFormatOps *const formats[] = {
   &trace_blkparse_ops,
   &trace_ftrace_blk_ops,
   &trace_ftrace_events_ops,
+  &trace_blktrace_ops,
   &trace_fio_iolog_ops,
   &trace_msr_csv_ops,
   &trace_systor17_csv_ops,
@@ -399,14 +561,13 @@ struct _TraceReader {
   char                 *display;      /* path as errors name it */
   const TraceFormatOps *ops;
   gpointer              state;
-  GInputStream         *stream;
-  char                 *buf;
-  gsize                 pos;
-  gsize                 end;
-  gboolean              eof;
+  TraceInput           *input;        /* line formats; record formats own theirs */
   GString              *line;
   guint64               lineno;
   guint64               skipped;
+  guint64               lost;
+  gboolean              has_genesis;
+  gint64                genesis_ns;
   GHashTable           *meta;
   GError               *failure;      /* sticky: repeated on later calls */
 };
@@ -415,8 +576,8 @@ const char *const *
 trace_formats (void)
 {
   static const char *const names[] = {
-    "blkparse", "ftrace-blk", "ftrace-events", "fio-iolog", "msr-csv",
-    "systor17-csv", "umass-spc", "disksim-ascii", "iosim-csv", NULL
+    "blkparse", "ftrace-blk", "ftrace-events", "blktrace", "fio-iolog",
+    "msr-csv", "systor17-csv", "umass-spc", "disksim-ascii", "iosim-csv", NULL
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == G_N_ELEMENTS (formats) + 1);
   return names;
@@ -436,13 +597,12 @@ trace_reader_free (TraceReader *reader)
 {
   if (reader == NULL)
     return;
+  if (reader->state != NULL && reader->ops != NULL && reader->ops->clear_state != NULL)
+    reader->ops->clear_state (reader->state);
   g_free (reader->path);
   g_free (reader->display);
-  if (reader->state != NULL && reader->ops->clear != NULL)
-    reader->ops->clear (reader->state);
   g_free (reader->state);
-  g_clear_object (&reader->stream);
-  g_free (reader->buf);
+  g_clear_pointer (&reader->input, trace_input_free);
   if (reader->line != NULL)
     g_string_free (reader->line, TRUE);
   g_clear_pointer (&reader->meta, g_hash_table_unref);
@@ -468,10 +628,56 @@ trace_reader_skipped (const TraceReader *reader)
   return reader->skipped;
 }
 
+guint64
+trace_reader_lost (const TraceReader *reader)
+{
+  return reader->lost;
+}
+
+gboolean
+trace_reader_genesis (const TraceReader *reader, gint64 *genesis_ns)
+{
+  g_return_val_if_fail (reader != NULL, FALSE);
+  if (reader->has_genesis && genesis_ns != NULL)
+    *genesis_ns = reader->genesis_ns;
+  return reader->has_genesis;
+}
+
 const char *
 trace_reader_meta (const TraceReader *reader, const char *key)
 {
   return g_hash_table_lookup (reader->meta, key);
+}
+
+void
+trace_reader_count_read (TraceReader *reader, guint64 n)
+{
+  reader->lineno += n;
+}
+
+void
+trace_reader_count_skipped (TraceReader *reader, guint64 n)
+{
+  reader->skipped += n;
+}
+
+void
+trace_reader_count_lost (TraceReader *reader, guint64 n)
+{
+  reader->lost += n;
+}
+
+void
+trace_reader_set_genesis (TraceReader *reader, gint64 genesis_ns)
+{
+  reader->has_genesis = TRUE;
+  reader->genesis_ns = genesis_ns;
+}
+
+void
+trace_reader_set_meta (TraceReader *reader, const char *key, const char *value)
+{
+  g_hash_table_replace (reader->meta, g_strdup (key), g_strdup (value));
 }
 
 /* "# iosim-capture key=value key=value ..." */
@@ -495,55 +701,34 @@ parse_meta_line (TraceReader *reader, const char *line, gsize len)
     }
 }
 
-static gboolean
-fill_buffer (TraceReader *reader, GError **error)
-{
-  gssize n;
-
-  g_assert (reader->pos == reader->end);
-  n = g_input_stream_read (reader->stream, reader->buf, TRACE_READ_CHUNK, NULL, error);
-  if (n < 0)
-    {
-      g_prefix_error (error, "%s: read error: ", reader->display);
-      return FALSE;
-    }
-  reader->pos = 0;
-  reader->end = (gsize) n;
-  if (n == 0)
-    reader->eof = TRUE;
-  return TRUE;
-}
-
 /* Next line into reader->line (without '\n' and '\r').  Returns 1 for a
  * line, 0 at end of input, -1 on error. */
 static int
 read_line (TraceReader *reader, GError **error)
 {
+  TraceInput *in = reader->input;
+
   g_string_truncate (reader->line, 0);
   for (;;)
     {
-      const char *start;
-      const char *nl;
+      const guint8 *data;
+      const guint8 *nl;
+      gssize avail = trace_input_peek (in, 1, &data, error);
 
-      if (reader->pos == reader->end)
-        {
-          if (reader->eof)
-            break;
-          if (!fill_buffer (reader, error))
-            return -1;
-          continue;
-        }
-      start = reader->buf + reader->pos;
-      nl = memchr (start, '\n', reader->end - reader->pos);
+      if (avail < 0)
+        return -1;
+      if (avail == 0)
+        break;
+      nl = memchr (data, '\n', (gsize) avail);
       if (nl != NULL)
         {
-          g_string_append_len (reader->line, start, nl - start);
-          reader->pos += (gsize) (nl - start) + 1;
+          g_string_append_len (reader->line, (const char *) data, nl - data);
+          trace_input_consume (in, (gsize) (nl - data) + 1);
           reader->lineno++;
           goto got_line;
         }
-      g_string_append_len (reader->line, start, (gssize) (reader->end - reader->pos));
-      reader->pos = reader->end;
+      g_string_append_len (reader->line, (const char *) data, avail);
+      trace_input_consume (in, (gsize) avail);
       if (reader->line->len > TRACE_MAX_LINE)
         {
           g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
@@ -585,73 +770,6 @@ is_blank (const char *s, gsize len)
   return TRUE;
 }
 
-static GInputStream *
-open_input (const char *path, const char *display, GError **error)
-{
-  int fd;
-
-  if (strcmp (path, "-") == 0)
-    return g_unix_input_stream_new (STDIN_FILENO, FALSE);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      int saved = errno;
-      g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", display, g_strerror (saved));
-      return NULL;
-    }
-  return g_unix_input_stream_new (fd, TRUE);
-}
-
-/* Wrap @raw in a gzip decompressor when it starts with the gzip magic. */
-static GInputStream *
-maybe_gunzip (GInputStream *raw, const char *display, GError **error)
-{
-  g_autoptr(GInputStream) buffered = g_buffered_input_stream_new (raw);
-  GBufferedInputStream *b = G_BUFFERED_INPUT_STREAM (buffered);
-  const guint8 *peek;
-  gsize avail = 0;
-
-  while ((avail = g_buffered_input_stream_get_available (b)) < 2)
-    {
-      gssize n = g_buffered_input_stream_fill (b, 2 - (gssize) avail, NULL, error);
-      if (n < 0)
-        {
-          g_prefix_error (error, "%s: read error: ", display);
-          return NULL;
-        }
-      if (n == 0)
-        break;
-    }
-  peek = g_buffered_input_stream_peek_buffer (b, &avail);
-  if (avail >= 2 && peek[0] == 0x1f && peek[1] == 0x8b)
-    {
-      g_autoptr(GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
-      return g_converter_input_stream_new (buffered, G_CONVERTER (dec));
-    }
-  return g_steal_pointer (&buffered);
-}
-
-/* Read until TRACE_HEAD_BYTES are buffered or the input ends, so the
- * formats can be probed without consuming anything. */
-static gboolean
-fill_head (TraceReader *reader, GError **error)
-{
-  while (!reader->eof && reader->end < TRACE_HEAD_BYTES)
-    {
-      gssize n = g_input_stream_read (reader->stream, reader->buf + reader->end,
-                                      TRACE_READ_CHUNK - reader->end, NULL, error);
-      if (n < 0)
-        {
-          g_prefix_error (error, "%s: read error: ", reader->display);
-          return FALSE;
-        }
-      if (n == 0)
-        reader->eof = TRUE;
-      reader->end += (gsize) n;
-    }
-  return TRUE;
-}
-
 static void
 scan_head_meta (TraceReader *reader, const char *head, gsize len)
 {
@@ -668,30 +786,89 @@ scan_head_meta (TraceReader *reader, const char *head, gsize len)
     }
 }
 
+/* The one place formats are recognised: binary magic numbers first (a
+ * text probe could mistake binary data for nothing at all), then the text
+ * probes on whole lines. */
 static const TraceFormatOps *
-sniff (const char *head, gsize len, const char *path)
+sniff (const guint8 *bytes, gsize n_bytes, const char *text, gsize text_len, const char *path)
 {
   const TraceFormatOps *best = NULL;
   int best_score = 0;
 
   for (gsize i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (formats[i]->probe_bytes != NULL)
+      {
+        int score = formats[i]->probe_bytes (bytes, n_bytes, path);
+        if (score > best_score)
+          {
+            best = formats[i];
+            best_score = score;
+          }
+      }
+  if (best != NULL)
+    return best;
+  for (gsize i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (formats[i]->probe != NULL)
+      {
+        int score = formats[i]->probe (text, text_len, path);
+        if (score > best_score)
+          {
+            best = formats[i];
+            best_score = score;
+          }
+      }
+  return best;
+}
+
+/* A path may stand for a set of files (blktrace per-CPU files): the set's
+ * files in read order, and which format recognised it. */
+static GPtrArray *
+expand_path (const char *path, const TraceFormatOps *forced, const TraceFormatOps **expander)
+{
+  *expander = NULL;
+  if (strcmp (path, "-") == 0)
+    return NULL;
+  for (gsize i = 0; i < G_N_ELEMENTS (formats); i++)
     {
-      int score = formats[i]->probe (head, len, path);
-      if (score > best_score)
+      GPtrArray *set;
+
+      if (formats[i]->expand_path == NULL || (forced != NULL && forced != formats[i]))
+        continue;
+      set = formats[i]->expand_path (path);
+      if (set != NULL)
         {
-          best = formats[i];
-          best_score = score;
+          g_assert (set->len > 0);
+          *expander = formats[i];
+          return set;
         }
     }
-  return best;
+  return NULL;
+}
+
+static gboolean
+open_record_format (TraceReader *reader, const char *first_path, GPtrArray *set,
+                    gboolean set_is_ours, GError **error)
+{
+  g_autoptr(GPtrArray) more = g_ptr_array_new ();
+
+  if (set != NULL && set_is_ours)
+    for (guint i = 0; i < set->len; i++)
+      if (strcmp (set->pdata[i], first_path) != 0)
+        g_ptr_array_add (more, set->pdata[i]);
+  return reader->ops->open_records (reader, reader->state, g_steal_pointer (&reader->input),
+                                    more, error);
 }
 
 TraceReader *
 trace_reader_open (const char *path, const char *format, GError **error)
 {
   g_autoptr(TraceReader) reader = NULL;
-  g_autoptr(GInputStream) raw = NULL;
+  g_autoptr(GPtrArray) set = NULL;
+  const TraceFormatOps *expander = NULL;
+  const char *first_path = path;
   g_autofree char *head = NULL;
+  const guint8 *bytes;
+  gssize avail;
   gsize head_len;
 
   g_return_val_if_fail (path != NULL, NULL);
@@ -702,7 +879,6 @@ trace_reader_open (const char *path, const char *format, GError **error)
   reader->display = g_strdup (strcmp (path, "-") == 0 ? "<stdin>" : path);
   reader->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   reader->line = g_string_sized_new (256);
-  reader->buf = g_malloc (TRACE_READ_CHUNK);
 
   if (format != NULL)
     {
@@ -716,26 +892,29 @@ trace_reader_open (const char *path, const char *format, GError **error)
         }
     }
 
-  raw = open_input (path, reader->display, error);
-  if (raw == NULL)
+  set = expand_path (path, reader->ops, &expander);
+  if (set != NULL)
+    g_ptr_array_set_free_func (set, g_free);
+  if (set != NULL && !g_file_test (path, G_FILE_TEST_EXISTS))
+    first_path = set->pdata[0];
+
+  reader->input = trace_input_open (first_path, error);
+  if (reader->input == NULL)
     return NULL;
-  reader->stream = maybe_gunzip (raw, reader->display, error);
-  if (reader->stream == NULL)
-    return NULL;
-  if (!fill_head (reader, error))
+  avail = trace_input_peek (reader->input, TRACE_HEAD_BYTES, &bytes, error);
+  if (avail < 0)
     return NULL;
 
-  /* Probe only whole lines, so no format sees a cut record. */
-  head_len = reader->end;
-  if (!reader->eof)
-    while (head_len > 0 && reader->buf[head_len - 1] != '\n')
+  /* Probe only whole lines, so no text format sees a cut record. */
+  head_len = MIN ((gsize) avail, (gsize) TRACE_HEAD_MAX);
+  if ((gsize) avail > head_len || !reader->input->eof)
+    while (head_len > 0 && bytes[head_len - 1] != '\n')
       head_len--;
-  head = g_strndup (reader->buf, head_len);
+  head = g_strndup ((const char *) bytes, head_len);
   head_len = strlen (head);
-  scan_head_meta (reader, head, head_len);
 
   if (reader->ops == NULL)
-    reader->ops = sniff (head, head_len, path);
+    reader->ops = sniff (bytes, (gsize) avail, head, head_len, path);
   if (reader->ops == NULL)
     {
       g_autofree char *known = g_strjoinv (", ", (char **) trace_formats ());
@@ -747,7 +926,42 @@ trace_reader_open (const char *path, const char *format, GError **error)
   reader->state = g_malloc0 (MAX (reader->ops->state_size, 1));
   if (reader->ops->attach != NULL)
     reader->ops->attach (reader->state, reader->meta);
+  if (reader->ops->read_record != NULL)
+    {
+      if (!open_record_format (reader, first_path, set, expander == reader->ops, error))
+        return NULL;
+      return g_steal_pointer (&reader);
+    }
+  scan_head_meta (reader, head, head_len);
   return g_steal_pointer (&reader);
+}
+
+static gboolean
+fail_sticky (TraceReader *reader, GError *local, GError **error)
+{
+  reader->failure = g_error_copy (local);
+  g_propagate_error (error, local);
+  return FALSE;
+}
+
+static gboolean
+next_from_records (TraceReader *reader, TraceRecord *out, GError **error)
+{
+  GError *local = NULL;
+
+  memset (out, 0, sizeof *out);
+  out->cpu = -1;
+  switch (reader->ops->read_record (reader, reader->state, out, &local))
+    {
+    case TRACE_RECORD_OK:
+      return TRUE;
+    case TRACE_RECORD_END:
+      return FALSE;
+    case TRACE_RECORD_ERROR:
+    default:
+      g_assert (local != NULL);
+      return fail_sticky (reader, local, error);
+    }
 }
 
 gboolean
@@ -761,6 +975,8 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       g_propagate_error (error, g_error_copy (reader->failure));
       return FALSE;
     }
+  if (reader->ops->read_record != NULL)
+    return next_from_records (reader, out, error);
 
   for (;;)
     {
@@ -775,11 +991,7 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       if (got == 0)
         return reader->ops->pending != NULL && reader->ops->pending (reader->state, TRUE, out);
       if (got < 0)
-        {
-          reader->failure = g_error_copy (local);
-          g_propagate_error (error, local);
-          return FALSE;
-        }
+        return fail_sticky (reader, local, error);
       s = reader->line->str;
       len = reader->line->len;
       if (is_blank (s, len))
@@ -800,7 +1012,6 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       switch (reader->ops->parse_line (reader->state, reader->line->str, len, out, &local))
         {
         case TRACE_LINE_RECORD:
-          out->line = reader->lineno;
           return TRUE;
         case TRACE_LINE_SKIP:
           reader->skipped++;
@@ -811,9 +1022,7 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
         default:
           g_assert (local != NULL);
           g_prefix_error (&local, "%s:%" G_GUINT64_FORMAT ": ", reader->display, reader->lineno);
-          reader->failure = g_error_copy (local);
-          g_propagate_error (error, local);
-          return FALSE;
+          return fail_sticky (reader, local, error);
         }
     }
 }

@@ -3,8 +3,9 @@
  * traces/ knows formats only, nothing about simulation.  Every reader turns
  * one source line (or binary record) into a TraceRecord with times in
  * nanoseconds, sectors of 512 bytes and the blktrace action letters, and
- * reports bad input through GError naming the file and line.  Readers
- * stream: memory does not grow with the length of the trace.
+ * reports bad input through GError naming the file and line (text) or byte
+ * offset (binary).  Readers stream: memory does not grow with the length
+ * of the trace.
  *
  * Formats (see ../shared/reference/trace-formats.md):
  *   "blkparse"   blkparse default text output (§1.6), statistics tail skipped
@@ -12,6 +13,19 @@
  *                through tracefs, including the header lines iosim capture
  *                writes ("# iosim-capture key=value ...")
  *   "ftrace-events" block tracepoint text, events/block/ (§1.8)
+ *   "blktrace"   blktrace binary records (§1.1-1.4): struct blk_io_trace
+ *                version 7 and the 64-byte version 8 (blk_io_trace2), either
+ *                byte order, per-CPU files or blkparse -d merged dumps.  A
+ *                path NAME.blktrace.N, or the prefix NAME.blktrace where no
+ *                file of that name exists, opens the whole set
+ *                NAME.blktrace.0, .1, ... in its directory (any numbers,
+ *                gaps allowed; each record's cpu field trusted), merged by
+ *                time; any other name is one file (a dump).  Times are the
+ *                file's (absolute monotonic ns): subtract
+ *                trace_reader_genesis() for blkparse's relative times.
+ *                PROCESS notes fill comm, TIMESTAMP gives the
+ *                "start_realtime" metadata, MESSAGE notes become "m"
+ *                records; sequence gaps are counted (trace_reader_lost).
  *   "fio-iolog"  fio iolog versions 2 and 3 (§2), one Q record per I/O
  *   "msr-csv", "systor17-csv"  SNIA MSR Cambridge and SYSTOR '17 CSV (§3):
  *                an issue (D) at the arrival time and a completion (C) at
@@ -58,6 +72,12 @@ typedef enum {
   TRACE_ACT_BOUNCE,        /* B  bounce */
   TRACE_ACT_REMAP,         /* A  remapped from another device */
   TRACE_ACT_MESSAGE,       /* m  text message (scheduler notes) */
+  /* Actions only binary blktrace carries (blkparse prints none of them;
+   * the letters are iosim's): */
+  TRACE_ACT_ABORT,         /* AB request aborted (defined, not emitted by current kernels) */
+  TRACE_ACT_DRV_DATA,      /* DD driver-private payload */
+  TRACE_ACT_ZONE_PLUG,     /* ZP zone write plug plugged (version 8) */
+  TRACE_ACT_ZONE_UNPLUG,   /* ZU zone write plug unplugged (version 8) */
   TRACE_ACT_N_ACTIONS
 } TraceAction;
 
@@ -93,8 +113,10 @@ typedef struct {
   guint32  from_major;           /* A: device and sector remapped from */
   guint32  from_minor;
   guint64  from_sector;
+  guint64  cgroup_id;            /* binary blktrace with the blk_cgroup option, else 0 */
   char     comm[TRACE_COMM_MAX]; /* "" when the source gives none; m: the message text, truncated */
-  guint64  line;                 /* 1-based source line (record index for binary) */
+  guint64  line;                 /* 1-based source line (binary: record index in its file,
+                                  * notify records included) */
   /* Byte-exact extent for sources that count bytes (fio iologs, the CSV
    * families): the I/O is [sector * 512 + head_bytes, + length_bytes),
    * and sector/nr_sectors cover it rounded out to whole sectors.  Both 0
@@ -148,15 +170,25 @@ guint64      trace_reader_skipped  (const TraceReader *reader);
  * "device", "devno", "scheduler", "rotational", and what a format
  * publishes as it reads: "file.N" (fio-iolog: the name of the file whose
  * records carry dev 0,N), "iolog.version", "host.N" (msr-csv: the
- * Hostname of dev N,*), "time_unit" (disksim-ascii); NULL if absent. */
+ * Hostname of dev N,*), "time_unit" (disksim-ascii), "start_realtime"
+ * (blktrace: the TIMESTAMP note's wall clock); NULL if absent. */
 const char  *trace_reader_meta     (const TraceReader *reader,
                                     const char  *key);
 
-/* Keys of the "# iosim-capture" metadata seen so far, sorted (free with
- * g_strfreev). */
+/* Keys of the metadata seen so far (header lines and what the format
+ * published), sorted (free with g_strfreev). */
 GStrv        trace_reader_meta_keys (const TraceReader *reader);
-/* Lines read so far (1-based number of the last line). */
+/* Lines read so far (1-based number of the last line); binary formats:
+ * records read so far, notify records included. */
 guint64      trace_reader_lines    (const TraceReader *reader);
+/* The trace's smallest event time (blkparse's "genesis"), known right
+ * after open for formats that give absolute times (blktrace): TRUE with
+ * *@genesis_ns set; FALSE where the format cannot tell. */
+gboolean     trace_reader_genesis  (const TraceReader *reader,
+                                    gint64      *genesis_ns);
+/* Events the source says were lost (blktrace: gaps in the per-device,
+ * per-CPU sequence numbers); 0 where the format cannot tell. */
+guint64      trace_reader_lost     (const TraceReader *reader);
 
 /* Names of every known reader format, NULL-terminated. */
 const char *const *trace_formats   (void);
@@ -168,6 +200,30 @@ void         trace_format_blkparse (const TraceRecord *rec,
                                     guint64      sequence,
                                     GString     *out);
 
+/* Binary blktrace writer (traces/trace-blktrace-write.c): version-7
+ * records in host byte order, as `blkparse -d` writes them, readable by
+ * blkparse (`blkparse -i - < FILE`) and btt (`btt -i FILE`).  A PROCESS
+ * note precedes the first record of every pid (and every change of its
+ * comm) so that blkparse shows the names; sequence numbers count per
+ * device and CPU.  Lossy where version 7 cannot say it: a read of 0 bytes
+ * reads back as "N"; nr_sectors is clamped to what 32-bit bytes hold. */
+typedef struct _TraceBlktraceWriter TraceBlktraceWriter;
+
+TraceBlktraceWriter *trace_blktrace_writer_new    (void);
+void                 trace_blktrace_writer_free   (TraceBlktraceWriter *writer);
+/* Append the bytes for @rec (its PROCESS note first when due) to @out. */
+void                 trace_blktrace_writer_append (TraceBlktraceWriter *writer,
+                                                   const TraceRecord   *rec,
+                                                   GByteArray          *out);
+/* Convert the trace at @in_path (format sniffed or forced by @format) to
+ * a blktrace file at @out_path; @records (may be NULL) receives the count
+ * of records written (notes not counted). */
+gboolean             trace_convert_to_blktrace    (const char          *in_path,
+                                                   const char          *format,
+                                                   const char          *out_path,
+                                                   guint64             *records,
+                                                   GError             **error);
+
 /* CSV with one header row (RFC 4180; comm quoted when it holds a comma,
  * quote or line break):
  *   time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,nr_sectors,
@@ -175,8 +231,8 @@ void         trace_format_blkparse (const TraceRecord *rec,
  * action is the blkparse letter(s), rwbs as blkparse prints it, cpu -1
  * when unknown, offset/length from trace_record_offset_bytes/_length_bytes,
  * comm the process name (a message's text for "m").  The unplug count, a
- * split's second sector and a remap's origin are not carried.  "iosim-csv"
- * reads it back. */
+ * split's second sector, a remap's origin and the cgroup id are not
+ * carried.  "iosim-csv" reads it back. */
 void         trace_csv_header      (GString     *out);
 void         trace_format_csv      (const TraceRecord *rec,
                                     GString     *out);
@@ -234,5 +290,6 @@ void         trace_iolog_writer_free         (TraceIologWriter *w);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceReader, trace_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceIologWriter, trace_iolog_writer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceWriter, trace_blktrace_writer_free)
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* test-trace-cli.c — `iosim trace info` as a user runs it ($IOSIM_BIN):
  * the JSON object agrees with the library summary, errors are
- * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches.
+ * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches;
+ * `trace cat|convert|merge` on text and binary blktrace input.
  */
 #include <string.h>
 #include <sys/wait.h>
@@ -347,6 +348,36 @@ test_nfs_capture (void)
     }
   g_assert_cmpuint (calls, ==, s->records);
   g_assert_cmpuint (write_bytes, ==, 303000);
+/* A binary blktrace file (the blkparse sample through the blktrace
+ * writer) through `trace info`, `trace cat` with old and binary-only
+ * action letters, and `trace convert -t csv`. */
+static void
+test_binary_blktrace (void)
+{
+  const char *bin = iosim_bin ();
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_autofree char *text = g_test_build_filename (G_TEST_DIST, "data", "valid-blkparse-default.blkparse", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("trace-cli-bin-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "sample.bin", NULL);
+  g_autofree char *csv = g_build_filename (dir, "sample.csv", NULL);
+  g_autoptr (GError) error = NULL;
+  guint64 written = 0;
+  g_assert_true (trace_convert_to_blktrace (text, NULL, path, &written, &error));
+  g_assert_no_error (error);
+  g_autoptr (GArray) all = read_all (path);
+  g_assert_cmpuint (all->len, ==, written);
+  guint d_and_c = 0, issued = 0;
+  for (guint i = 0; i < all->len; i++)
+    {
+      TraceAction a = g_array_index (all, TraceRecord, i).action;
+      d_and_c += a == TRACE_ACT_ISSUE || a == TRACE_ACT_COMPLETE;
+      issued += a == TRACE_ACT_ISSUE;
+    }
+  g_assert_cmpuint (issued, >, 0);
 
   g_autofree char *out = NULL, *err = NULL;
   int status;
@@ -379,6 +410,53 @@ test_nfs_capture (void)
   }
   g_assert_cmpint (status, ==, 2);
   g_assert_nonnull (strstr (err, "packet capture"));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *events = json_object_get_object_member (root, "events");
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "blktrace");
+  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, (gint64) all->len);
+  g_assert_cmpint (json_object_get_int_member (events, "D"), ==, issued);
+  g_assert_true (json_object_has_member (events, "ZP"));
+  g_assert_cmpint (json_object_get_int_member (events, "ZP"), ==, 0);
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "D,C", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpuint (count_lines (out), ==, d_and_c);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "AB,DD,ZP,ZU", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_cmpstr (out, ==, "");
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "convert", "-t", "csv", "-o", csv, path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (GArray) again = read_all (csv);
+  g_assert_cmpuint (again->len, ==, all->len);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const TraceRecord *x = &g_array_index (all, TraceRecord, i);
+      const TraceRecord *y = &g_array_index (again, TraceRecord, i);
+      g_assert_cmpint (x->time_ns, ==, y->time_ns);
+      g_assert_cmpint (x->action, ==, y->action);
+      g_assert_cmpuint (x->sector, ==, y->sector);
+      g_assert_cmpuint (x->nr_sectors, ==, y->nr_sectors);
+    }
+  g_unlink (path);
+  g_unlink (csv);
+  g_rmdir (dir);
 }
 
 int
@@ -390,5 +468,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
   g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);
+  g_test_add_func ("/trace/cli/binary-blktrace", test_binary_blktrace);
   return g_test_run ();
 }

@@ -211,6 +211,7 @@ test_dc_only (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->ios->len, ==, 2);
   g_assert_cmpuint (f->requests->len, ==, 2);
   g_assert_cmpuint (trace_lifecycle_stats (f->lc)->issued_without_queue, ==, 2);
+  g_assert_true (io_at (f, 0)->request_only);
   /* completion order; queued when issued */
   g_assert_cmpuint (io_at (f, 0)->sector, ==, 800);
   g_assert_cmpint (io_at (f, 0)->queue_ns, ==, 110);
@@ -277,6 +278,111 @@ test_split (Fixture *f, gconstpointer data)
   g_assert_cmpuint (io_at (f, 0)->nr_sectors, ==, 256);
   g_assert_cmpuint (io_at (f, 1)->nr_sectors, ==, 256);
   g_assert_cmpuint (trace_lifecycle_stats (f->lc)->incomplete_at_end, ==, 0);
+}
+
+/* dm (253,0) over sda (8,0): Q on dm, A onto sda, the sda request, the
+ * dm bio completion.  The dm I/O learns its issue time from sda's D. */
+static void
+test_remap_stacked (Fixture *f, gconstpointer data)
+{
+  TraceRecord rec;
+
+  memset (&rec, 0, sizeof rec);
+  rec.time_ns = 100;
+  rec.dev_major = 253;
+  rec.pid = 9;
+  rec.action = TRACE_ACT_QUEUE;
+  rec.rwbs = TRACE_RWBS_READ;
+  rec.sector = 1000;
+  rec.nr_sectors = 8;
+  trace_lifecycle_feed (f->lc, &rec);
+  rec.time_ns = 110;
+  rec.dev_major = 8;
+  rec.action = TRACE_ACT_REMAP;
+  rec.sector = 3048;
+  rec.from_major = 253;
+  rec.from_minor = 0;
+  rec.from_sector = 1000;
+  trace_lifecycle_feed (f->lc, &rec);
+  g_assert_cmpuint (trace_lifecycle_stats (f->lc)->remap_links, ==, 1);
+  feed (f, 120, "Q", "R", 3048, 8, 9);
+  feed (f, 130, "G", "R", 3048, 8, 9);
+  feed (f, 140, "D", "R", 3048, 8, 9);
+  feed (f, 900, "C", "R", 3048, 8, 0);
+  g_assert_cmpuint (f->ios->len, ==, 1);
+  g_assert_false (io_at (f, 0)->issued_below);
+  /* the dm completion */
+  memset (&rec, 0, sizeof rec);
+  rec.time_ns = 950;
+  rec.dev_major = 253;
+  rec.action = TRACE_ACT_COMPLETE;
+  rec.rwbs = TRACE_RWBS_READ;
+  rec.sector = 1000;
+  rec.nr_sectors = 8;
+  trace_lifecycle_feed (f->lc, &rec);
+  drain (f);
+  trace_lifecycle_finish (f->lc);
+  g_assert_cmpuint (f->ios->len, ==, 2);
+  g_assert_cmpuint (io_at (f, 1)->dev_major, ==, 253);
+  g_assert_cmpint (io_at (f, 1)->queue_ns, ==, 100);
+  g_assert_cmpint (io_at (f, 1)->issue_ns, ==, 140);
+  g_assert_true (io_at (f, 1)->issued_below);
+  g_assert_cmpint (io_at (f, 1)->complete_ns, ==, 950);
+  g_assert_cmpuint (trace_lifecycle_stats (f->lc)->incomplete_at_end, ==, 0);
+  g_assert_cmpuint (trace_lifecycle_held (f->lc), ==, 0);
+}
+
+/* A partition remap (the takeoverjp case): no Q on the partition, so no
+ * link, and nothing held. */
+static void
+test_remap_partition (Fixture *f, gconstpointer data)
+{
+  TraceRecord rec;
+
+  memset (&rec, 0, sizeof rec);
+  rec.time_ns = 100;
+  rec.dev_major = 8;
+  rec.action = TRACE_ACT_REMAP;
+  rec.rwbs = TRACE_RWBS_READ;
+  rec.sector = 4096;
+  rec.nr_sectors = 8;
+  rec.from_major = 8;
+  rec.from_minor = 1;
+  rec.from_sector = 2048;
+  trace_lifecycle_feed (f->lc, &rec);
+  feed (f, 101, "Q", "R", 4096, 8, 9);
+  feed (f, 102, "G", "R", 4096, 8, 9);
+  feed (f, 103, "D", "R", 4096, 8, 9);
+  feed (f, 200, "C", "R", 4096, 8, 0);
+  trace_lifecycle_finish (f->lc);
+  g_assert_cmpuint (trace_lifecycle_stats (f->lc)->remap_links, ==, 0);
+  g_assert_cmpuint (f->ios->len, ==, 1);
+  g_assert_cmpint (io_at (f, 0)->issue_ns, ==, 103);
+  g_assert_false (io_at (f, 0)->request_only);
+}
+
+/* btt's merge information: every Q and merge, D of non-zero size. */
+static void
+test_btt_counts (Fixture *f, gconstpointer data)
+{
+  const TraceLifecycleStats *st = trace_lifecycle_stats (f->lc);
+
+  feed (f, 100, "Q", "W", 0, 8, 1);
+  feed (f, 101, "G", "W", 0, 8, 1);
+  feed (f, 102, "Q", "W", 8, 8, 1);
+  feed (f, 103, "M", "W", 8, 8, 1);
+  feed (f, 104, "D", "W", 0, 16, 1);
+  feed (f, 105, "Q", "FWS", 0, 0, 1);
+  feed (f, 106, "D", "FN", 0, 0, 1);
+  feed (f, 200, "C", "W", 0, 16, 0);
+  feed (f, 201, "C", "FN", 0, 0, 0);
+  feed (f, 300, "D", "R", 64, 32, 2);
+  g_assert_cmpuint (st->btt_q, ==, 3);
+  g_assert_cmpuint (st->btt_merges, ==, 1);
+  g_assert_cmpuint (st->btt_d, ==, 2);
+  g_assert_cmpuint (st->btt_d_sectors_min, ==, 16);
+  g_assert_cmpuint (st->btt_d_sectors_max, ==, 32);
+  g_assert_cmpuint (st->btt_d_sectors_total, ==, 48);
 }
 
 static void
@@ -453,6 +559,9 @@ main (int argc, char **argv)
   ADD ("/lifecycle/bio-based", test_bio_based);
   ADD ("/lifecycle/split", test_split);
   ADD ("/lifecycle/flush", test_flush);
+  ADD ("/lifecycle/remap-stacked", test_remap_stacked);
+  ADD ("/lifecycle/remap-partition", test_remap_partition);
+  ADD ("/lifecycle/btt-counts", test_btt_counts);
   ADD ("/lifecycle/bounded", test_bounded);
 #undef ADD
   g_test_add_func ("/lifecycle/load-ios", test_load_ios);
