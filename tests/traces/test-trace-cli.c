@@ -1,7 +1,6 @@
 /* test-trace-cli.c — `iosim trace info` as a user runs it ($IOSIM_BIN):
  * the JSON object agrees with the library summary, errors are
- * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches;
- * `trace cat|convert|merge` on text and binary blktrace input.
+ * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches.
  */
 #include <string.h>
 #include <sys/wait.h>
@@ -348,6 +347,40 @@ test_nfs_capture (void)
     }
   g_assert_cmpuint (calls, ==, s->records);
   g_assert_cmpuint (write_bytes, ==, 303000);
+
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "capture");
+  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, 37);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "clients")), ==,
+                    s->clients->len);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--csv", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_str_has_prefix (out, "time_ns,client,server,xid,vers,op,fh,offset,count,status,latency_ns"));
+  g_assert_cmpuint (count_lines (out), ==, 37 + 1);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "trace", "cat", "--action", "D", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 2);
+  g_assert_nonnull (strstr (err, "packet capture"));
+}
+
 /* A binary blktrace file (the blkparse sample through the blktrace
  * writer) through `trace info`, `trace cat` with old and binary-only
  * action letters, and `trace convert -t csv`. */
@@ -388,28 +421,6 @@ test_binary_blktrace (void)
   g_assert_cmpint (status, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
-  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "capture");
-  g_assert_cmpint (json_object_get_int_member (root, "records"), ==, 37);
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "clients")), ==,
-                    s->clients->len);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
-  {
-    const char *args[] = { bin, "trace", "cat", "--csv", path, NULL };
-    run (args, &out, &err, &status);
-  }
-  g_assert_cmpint (status, ==, 0);
-  g_assert_true (g_str_has_prefix (out, "time_ns,client,server,xid,vers,op,fh,offset,count,status,latency_ns"));
-  g_assert_cmpuint (count_lines (out), ==, 37 + 1);
-  g_clear_pointer (&out, g_free);
-  g_clear_pointer (&err, g_free);
-  {
-    const char *args[] = { bin, "trace", "cat", "--action", "D", path, NULL };
-    run (args, &out, &err, &status);
-  }
-  g_assert_cmpint (status, ==, 2);
-  g_assert_nonnull (strstr (err, "packet capture"));
   g_assert_no_error (error);
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
   JsonObject *events = json_object_get_object_member (root, "events");
