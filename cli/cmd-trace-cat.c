@@ -3,6 +3,7 @@
  * are traces/trace-merge.c; this file parses options and writes. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd-trace.h"
@@ -73,6 +74,7 @@ typedef enum {
   OUT_BLKPARSE,
   OUT_CSV,
   OUT_IOLOG,
+  OUT_BLKTRACE,
 } OutKind;
 
 /* Stream the merged, filtered records of @paths to @out as blkparse text,
@@ -109,6 +111,8 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
     }
   g_autoptr (GString) line = g_string_new (NULL);
   g_autoptr (TraceIologWriter) iolog = NULL;
+  g_autoptr (TraceBlktraceWriter) blktrace = kind == OUT_BLKTRACE ? trace_blktrace_writer_new () : NULL;
+  g_autoptr (GByteArray) bytes = g_byte_array_new ();
   if (kind == OUT_CSV)
     {
       trace_csv_header (line);
@@ -142,6 +146,17 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
         continue;
       g_string_truncate (line, 0);
       written++;
+      if (kind == OUT_BLKTRACE)
+        {
+          g_byte_array_set_size (bytes, 0);
+          trace_blktrace_writer_append (blktrace, &rec, bytes);
+          if (fwrite (bytes->data, 1, bytes->len, out) != bytes->len)
+            {
+              fprintf (stderr, "iosim trace %s: write failed\n", cmd);
+              return 1;
+            }
+          continue;
+        }
       if (kind == OUT_CSV)
         trace_format_csv (&rec, line);
       else if (kind == OUT_IOLOG)
@@ -199,8 +214,9 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write here (default: standard output)",
       "FILE" },
     { "to-format", 't', 0, G_OPTION_ARG_STRING, &o->to_format,
-      "Output format: blkparse (default), csv, or iolog (fio iolog v3 of the issued I/Os; "
-      "iolog-q: of the queued ones)", "NAME" },
+      "Output format: blkparse (default), csv, blktrace (binary version 7, readable by "
+      "blkparse and btt), or iolog (fio iolog v3 of the issued I/Os; iolog-q: of the queued "
+      "ones)", "NAME" },
     { NULL }
   };
   GOptionEntry csv_entries[] = {
@@ -223,6 +239,7 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     "  iosim trace cat --csv --from 1.5 --to 2 capture.txt > window.csv\n"
     "  iosim trace convert -t csv -o ios.csv trace.txt.gz\n"
     "  iosim trace convert -t iolog -o replay.iolog sda.blkparse.txt   (fio --read_iolog)\n"
+    "  iosim trace convert -t blktrace -o sda.bin capture.txt   (btt -i sda.bin)\n"
     "  iosim trace merge -o all.txt sda.txt sdb.txt", formats);
   g_option_context_set_description (ctx, description);
   return ctx;
@@ -256,10 +273,18 @@ run_cat (int argc, char **argv, gboolean convert, gboolean merge)
       if (strcmp (o.to_format, "iolog-q") == 0)
         o.iolog_action = TRACE_ACT_QUEUE;
     }
+  else if (o.to_format && strcmp (o.to_format, "blktrace") == 0)
+    kind = OUT_BLKTRACE;
   else if (o.to_format && strcmp (o.to_format, "blkparse") != 0)
     {
-      fprintf (stderr, "iosim trace %s: --to-format: '%s' is not blkparse, csv, iolog or iolog-q\n",
-               cmd, o.to_format);
+      fprintf (stderr, "iosim trace %s: --to-format: '%s' is not blkparse, csv, blktrace, iolog or "
+               "iolog-q\n", cmd, o.to_format);
+      status = 2;
+    }
+  if (status == 0 && kind == OUT_BLKTRACE && (o.output == NULL || strcmp (o.output, "-") == 0)
+      && isatty (fileno (stdout)))
+    {
+      fprintf (stderr, "iosim trace %s: binary blktrace output: give -o FILE or redirect\n", cmd);
       status = 2;
     }
   else if (argc < (merge ? 3 : 2))

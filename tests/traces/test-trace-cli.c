@@ -470,6 +470,52 @@ test_binary_blktrace (void)
   g_rmdir (dir);
 }
 
+/* convert -t blktrace: btt reads our binary and counts the trace's I/Os. */
+static void
+test_convert_blktrace_btt (void)
+{
+  const char *bin = iosim_bin ();
+  g_autofree char *btt = g_find_program_in_path ("btt");
+  if (bin == NULL || btt == NULL)
+    {
+      g_test_skip (bin ? "btt not installed" : "IOSIM_BIN not built");
+      return;
+    }
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "valid-events-mqdeadline-6.18.ftrace", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TraceSummary) summary = trace_summarize (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary->btt_d2c.count, >, 0);
+  g_autofree char *dir = g_dir_make_tmp ("trace-btt-XXXXXX", NULL);
+  g_autofree char *out_path = g_build_filename (dir, "trace.bin", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "trace", "convert", "-t", "blktrace", "-o", out_path, path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { btt, "-i", out_path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  /* btt's D2C row: "D2C  min avg max N". */
+  const char *d2c = strstr (out, "\nD2C ");
+  g_assert_nonnull (d2c);
+  g_auto (GStrv) fields = g_strsplit_set (d2c + 1, " \n", -1);
+  guint n = 0;
+  guint64 count = 0;
+  for (guint i = 0; fields[i] && n < 5; i++)
+    if (fields[i][0] && ++n == 5)
+      count = g_ascii_strtoull (fields[i], NULL, 10);
+  g_assert_cmpuint (count, ==, summary->btt_d2c.count);
+  g_unlink (out_path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -480,5 +526,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
   g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);
   g_test_add_func ("/trace/cli/binary-blktrace", test_binary_blktrace);
+  g_test_add_func ("/trace/cli/convert-blktrace-btt", test_convert_blktrace_btt);
   return g_test_run ();
 }
