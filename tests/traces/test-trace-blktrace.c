@@ -1287,7 +1287,7 @@ test_mutation_smoke (void)
   g_assert_true (g_file_get_contents (bin, &data, &len, NULL));
   len = MIN (len, (gsize) 24 * 1024);   /* a few hundred records: enough, and fast */
   dir = temp_dir ();
-  for (guint64 seed = 1; seed <= 400; seed++)
+  for (guint64 seed = 1; seed <= (g_test_thorough () ? 4000u : 400u); seed++)
     {
       guint64 st = seed * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) + 1;
       g_autofree guint8 *m = g_memdup2 (data, len);

@@ -1312,7 +1312,7 @@ test_sample_mutations (void)
       SKIP_WITHOUT (path);
       g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
       len = MIN (len, 4096);
-      for (guint64 seed = 1; seed <= 60; seed++)
+      for (guint64 seed = 1; seed <= (g_test_thorough () ? 1000u : 60u); seed++)
         {
           guint64 s = seed * 7919 + k;
           g_autofree char *m = g_memdup2 (contents, len);

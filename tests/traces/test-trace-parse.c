@@ -596,7 +596,7 @@ test_mutation_smoke (void)
       gsize len;
 
       g_assert_true (g_file_get_contents (files->pdata[i], &contents, &len, NULL));
-      for (guint64 seed = 1; seed <= 150; seed++)
+      for (guint64 seed = 1; seed <= (g_test_thorough () ? 1000u : 150u); seed++)
         {
           gsize mlen;
           g_autofree char *m = mutate (contents, len, seed * 1000 + i, &mlen);
