@@ -4,6 +4,7 @@
  * callers that already hold TraceIo arrays do not need the trace readers.
  */
 #include "replay/replay.h"
+#include "traces/trace-nfs.h"
 
 ReplayResult *
 replay_run (const char *trace_path, const ReplayOptions *opts, GError **error)
@@ -13,6 +14,16 @@ replay_run (const char *trace_path, const ReplayOptions *opts, GError **error)
 
   g_return_val_if_fail (trace_path != NULL && opts != NULL, NULL);
 
+  /* NFS operations are file operations: they replay on a server's file
+   * system, not on a block device's sectors. */
+  if (trace_is_capture (trace_path))
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
+                   "%s: an NFS capture replays as file operations on a server's file system, "
+                   "which iosim replay does not do yet; 'iosim fit' models it, 'iosim trace cat' "
+                   "lists its operations", trace_path);
+      return NULL;
+    }
   ios = trace_load_ios (trace_path, opts->dev_major, opts->dev_minor, NULL, &stats, error);
   if (ios == NULL)
     return NULL;

@@ -12,6 +12,7 @@
  * state is kept.
  */
 #include "traces/trace-lifecycle.h"
+#include "traces/trace-nfs.h"
 
 #include <string.h>
 
@@ -876,6 +877,8 @@ trace_load_ios (const char          *path,
 
   g_return_val_if_fail (path != NULL, NULL);
 
+  if (trace_is_capture (path))
+    return trace_nfs_load_ios (path, dev_major, dev_minor, requests, stats, error);
   reader = trace_reader_open (path, NULL, error);
   if (reader == NULL)
     return NULL;

@@ -113,10 +113,19 @@ guint           trace_lifecycle_held    (const TraceLifecycle *lc);
 
 /* Convenience for fit, replay and trace-driven simulation: read a whole
  * trace and return its completed I/Os sorted by queue time (issue time
- * where there is no Q), then by pid.  Optional filters: @dev_major/@dev_minor
+ * where there is no Q), then by pid.  An NFS capture gives its answered
+ * READs and WRITEs (trace_nfs_load_ios, traces/trace-nfs-ios.c).  Optional filters: @dev_major/@dev_minor
  * (G_MAXUINT32 = any).  @requests (may be NULL) receives the TraceRequests
  * sorted by issue time.  @stats (may be NULL) receives the counts. */
 GArray         *trace_load_ios          (const char        *path,
+                                         guint32            dev_major,
+                                         guint32            dev_minor,
+                                         GArray           **requests,
+                                         TraceLifecycleStats *stats,
+                                         GError           **error);
+/* NFS captures as I/O streams: device 0,N per server, pid per client,
+ * files laid out 1 TiB apart (see traces/trace-nfs-ios.c). */
+GArray         *trace_nfs_load_ios      (const char        *path,
                                          guint32            dev_major,
                                          guint32            dev_minor,
                                          GArray           **requests,

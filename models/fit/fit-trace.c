@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include "models/fit/fit.h"
+#include "traces/trace-nfs.h"
 
 static gboolean
 fit_parse_devno (const char *text, guint32 *major, guint32 *minor)
@@ -86,15 +87,21 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
   if (options != NULL)
     opts = *options;
 
-  reader = trace_reader_open (trace_path, NULL, error);
-  if (reader == NULL)
-    return NULL;
-  meta_device = g_strdup (trace_reader_meta (reader, "device"));
-  meta_scheduler = g_strdup (trace_reader_meta (reader, "scheduler"));
-  meta_size = g_strdup (trace_reader_meta (reader, "size_bytes"));
-  meta_has_devno = fit_parse_devno (trace_reader_meta (reader, "devno"),
-                                    &meta_major, &meta_minor);
-  g_clear_pointer (&reader, trace_reader_free);
+  /* Block traces may carry capture metadata; NFS captures have none (the
+   * server is the device: trace_load_ios maps it). */
+  meta_has_devno = FALSE;
+  if (!trace_is_capture (trace_path))
+    {
+      reader = trace_reader_open (trace_path, NULL, error);
+      if (reader == NULL)
+        return NULL;
+      meta_device = g_strdup (trace_reader_meta (reader, "device"));
+      meta_scheduler = g_strdup (trace_reader_meta (reader, "scheduler"));
+      meta_size = g_strdup (trace_reader_meta (reader, "size_bytes"));
+      meta_has_devno = fit_parse_devno (trace_reader_meta (reader, "devno"),
+                                        &meta_major, &meta_minor);
+      g_clear_pointer (&reader, trace_reader_free);
+    }
 
   if (!opts.has_device && meta_has_devno)
     {

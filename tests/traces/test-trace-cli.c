@@ -516,6 +516,63 @@ test_convert_blktrace_btt (void)
   g_rmdir (dir);
 }
 
+/* An NFS capture as I/O streams (trace_load_ios): its answered READs and
+ * WRITEs, one client per pid, and `iosim fit` on it writes a scenario that
+ * `iosim run` runs. */
+static void
+test_nfs_fit (void)
+{
+  const char *bin = iosim_bin ();
+  const char *data = g_getenv ("IOSIM_SHARED_TESTDATA");
+  g_autofree char *path = data ? g_build_filename (data, "generated-nfs-loopback",
+                                                   "nfsv3-tcp-libnfs-ganesha.pcap", NULL) : NULL;
+  if (bin == NULL || path == NULL || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("IOSIM_BIN or the shared NFS capture is missing");
+      return;
+    }
+  g_autoptr (GError) error = NULL;
+  GArray *requests = NULL;
+  g_autoptr (GArray) ios = trace_load_ios (path, G_MAXUINT32, G_MAXUINT32, &requests, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GArray) rqs = requests;
+  /* nfs-cp wrote 300,000 and 3,000 bytes, nfs-cat read them back. */
+  g_assert_cmpuint (ios->len, ==, 4);
+  g_assert_cmpuint (rqs->len, ==, 4);
+  guint reads = 0;
+  guint64 sectors = 0;
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      reads += io->op == TRACE_OP_READ;
+      sectors += io->nr_sectors;
+      g_assert_cmpint (io->complete_ns, >, io->issue_ns);
+      g_assert_cmpuint (io->pid, ==, 1000 + i);
+    }
+  g_assert_cmpuint (reads, ==, 2);
+  g_assert_cmpuint (sectors, ==, 2 * ((300000 + 511) / 512 + (3000 + 511) / 512));
+
+  g_autofree char *dir = g_dir_make_tmp ("trace-nfs-fit-XXXXXX", NULL);
+  g_autofree char *ini = g_build_filename (dir, "nfs.ini", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  {
+    const char *args[] = { bin, "fit", path, "-o", ini, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *args[] = { bin, "run", "--json", "-", "-q", ini, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (out, "\"processes\""));
+  g_unlink (ini);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -525,6 +582,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
   g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);
+  g_test_add_func ("/trace/cli/nfs-fit", test_nfs_fit);
   g_test_add_func ("/trace/cli/binary-blktrace", test_binary_blktrace);
   g_test_add_func ("/trace/cli/convert-blktrace-btt", test_convert_blktrace_btt);
   return g_test_run ();
