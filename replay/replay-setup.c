@@ -136,7 +136,7 @@ writable_value (const char *text)
 static gboolean
 write_value (const char *path, const char *value, GError **error)
 {
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
   gsize len = strlen (value);
   ssize_t done;
 
