@@ -19,6 +19,7 @@ typedef struct {
   char    *path;
   char    *old_value;       /* what to write back */
   gboolean compare;         /* skip the write when the file already reads old_value */
+  gboolean may_vanish;      /* an elevator tunable: gone once the old elevator is back */
 } SetupEntry;
 
 struct _ReplaySetup {
@@ -167,7 +168,9 @@ write_value (const char *path, const char *value, GError **error)
 static void
 record (ReplaySetup *setup, const char *path, const char *old_value, gboolean compare, FILE *log)
 {
-  SetupEntry e = { g_strdup (path), g_strdup (old_value), compare };
+  g_autofree char *dir = g_path_get_dirname (path);
+  SetupEntry e = { g_strdup (path), g_strdup (old_value), compare,
+                   g_str_has_suffix (dir, "/iosched") };
 
   g_array_append_val (setup->entries, e);
   /* Before the change: what to type if this process dies by SIGKILL. */
@@ -461,6 +464,9 @@ replay_setup_restore (ReplaySetup *setup, FILE *log, GError **error)
        * again for --nr-requests) goes back to its first, original value;
        * the later value existed only under the replay's elevator. */
       if (e->compare && !g_hash_table_add (done, e->path))
+        continue;
+      /* A tunable of the replay's elevator left with it. */
+      if (e->may_vanish && !g_file_test (e->path, G_FILE_TEST_EXISTS))
         continue;
       if (e->compare)
         {
