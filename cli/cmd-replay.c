@@ -174,7 +174,12 @@ cli_cmd_replay (int argc, char **argv)
   g_option_context_set_description (ctx,
     "One thread per traced process, synchronous O_DIRECT I/O (queue depth 1 per\n"
     "process), paced on one absolute CLOCK_MONOTONIC schedule.  Reads only unless\n"
-    "--allow-write; never on a mounted or busy device.\n\n"
+    "--allow-write; never on a mounted or busy device, and writes never over a file\n"
+    "system or partition table signature unless --force.\n\n"
+    "Target settings (--sched, --sched-set, --set-queue, --read-ahead-kb, --nr-requests,\n"
+    "--rotational, --throttle-*) are restored after the replay, after an error and\n"
+    "after Ctrl-C/SIGTERM.  SIGKILL cannot be caught: each old value is logged on\n"
+    "stderr as 'echo OLD > PATH' before it changes; run those lines to restore by hand.\n\n"
     "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {

@@ -168,6 +168,8 @@ one_device_trace (Fixture *f, guint n, double gap_s, gboolean with_write)
                       with_write);
 }
 
+static char *last_stdout;   /* of the last run_iosim() */
+
 static int
 run_iosim (const char *const *args, char **err)
 {
@@ -179,8 +181,9 @@ run_iosim (const char *const *args, char **err)
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, err, &status, &error));
+  g_clear_pointer (&last_stdout, g_free);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT,
+                               NULL, NULL, &last_stdout, err, &status, &error));
   g_assert_no_error (error);
   g_test_message ("iosim %s ...: status %d\n%s", args[0], status, *err);
   return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
@@ -433,6 +436,74 @@ test_map (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (err, "same device"));
 }
 
+/* The dry run's per-target row: path traced ios reads writes bytes_read bytes_written ... */
+static void
+check_target_row (const char *out, const char *path, const char *traced, const char *ios,
+                  const char *reads, const char *writes)
+{
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      g_auto (GStrv) cols = g_strsplit_set (lines[i], " ", -1);
+      g_autoptr (GPtrArray) words = g_ptr_array_new ();
+
+      for (guint j = 0; cols[j]; j++)
+        if (cols[j][0])
+          g_ptr_array_add (words, cols[j]);
+      if (words->len < 7 || strcmp (g_ptr_array_index (words, 0), path) != 0
+          || strcmp (g_ptr_array_index (words, 1), traced) != 0)
+        continue;
+      g_assert_cmpstr (g_ptr_array_index (words, 2), ==, ios);
+      g_assert_cmpstr (g_ptr_array_index (words, 3), ==, reads);
+      g_assert_cmpstr (g_ptr_array_index (words, 4), ==, writes);
+      g_assert_cmpstr (g_ptr_array_index (words, 6), ==, "4096");
+      return;
+    }
+  g_assert_not_reached ();
+}
+
+/* --dry-run prints devices, ranges, counts, bytes to write and the setup,
+ * and touches nothing: no setting, no capture file, no I/O. */
+static void
+test_dry_run (Fixture *f, gconstpointer data)
+{
+  const guint minors[] = { 0, 1 }, counts[] = { 10, 30 };
+  g_autofree char *t = NULL, *err = NULL, *m0 = NULL, *m1 = NULL, *cap = NULL;
+  g_autofree char *before_a = NULL, *before_b = NULL, *after_a = NULL, *after_b = NULL;
+  guint64 a0, b0;
+
+  if (f->a == NULL)
+    return;
+  t = write_trace (f->dir, "dry.txt", minors, counts, 2, 0.002, 8, TRUE);
+  m0 = map_arg (0, f->a);
+  m1 = map_arg (1, f->b);
+  cap = g_build_filename (f->dir, "dry-cap.txt", NULL);
+  before_a = snapshot (f->a);
+  before_b = snapshot (f->b);
+  a0 = reads_completed (f->a);
+  b0 = reads_completed (f->b);
+  g_assert_cmpint (RUN (&err, "replay", t, "--map", m0, "--map", m1, "--dry-run", "--allow-write",
+                        "--sched", "mq-deadline", "--read-ahead-kb", "4096", "--capture", cap), ==, 0);
+  g_assert_nonnull (strstr (last_stdout, f->a->path));
+  g_assert_nonnull (strstr (last_stdout, f->b->path));
+  /* 9 reads + 1 write of 4 KiB on the first, 29 + 1 on the second. */
+  check_target_row (last_stdout, f->a->path, "7,0", "10", "9", "1");
+  check_target_row (last_stdout, f->b->path, "7,1", "30", "29", "1");
+  g_assert_nonnull (strstr (last_stdout, "8192 bytes would be written"));
+  g_assert_nonnull (strstr (last_stdout, "-> mq-deadline"));
+  g_assert_nonnull (strstr (last_stdout, "read_ahead_kb: "));
+  g_assert_nonnull (strstr (last_stdout, "capture "));
+  g_assert_null (strstr (err, "old setting"));
+  g_assert_false (g_file_test (cap, G_FILE_TEST_EXISTS));
+  after_a = snapshot (f->a);
+  after_b = snapshot (f->b);
+  g_assert_cmpstr (after_a, ==, before_a);
+  g_assert_cmpstr (after_b, ==, before_b);
+  g_assert_cmpuint (reads_completed (f->a), ==, a0);
+  g_assert_cmpuint (reads_completed (f->b), ==, b0);
+}
+
 /* A 64 MiB traced extent onto the 16 MiB target. */
 static void
 test_scale (Fixture *f, gconstpointer data)
@@ -524,6 +595,8 @@ test_capture (Fixture *f, gconstpointer data)
 int
 main (int argc, char **argv)
 {
+  int rc;
+
   g_test_init (&argc, &argv, NULL);
 #define ADD(path, fn, data) g_test_add (path, Fixture, data, fixture_setup, fn, fixture_teardown)
   ADD ("/replay/target/refusals", test_refusals, NULL);
@@ -532,8 +605,11 @@ main (int argc, char **argv)
   ADD ("/replay/target/restore-sigterm", test_restore_signal, GINT_TO_POINTER (SIGTERM));
   ADD ("/replay/target/restore-sigint", test_restore_signal, GINT_TO_POINTER (SIGINT));
   ADD ("/replay/target/map", test_map, NULL);
+  ADD ("/replay/target/dry-run", test_dry_run, NULL);
   ADD ("/replay/target/scale-offsets", test_scale, NULL);
   ADD ("/replay/target/capture", test_capture, NULL);
 #undef ADD
-  return g_test_run ();
+  rc = g_test_run ();
+  g_free (last_stdout);
+  return rc;
 }
