@@ -144,7 +144,7 @@ cli_cmd_replay (int argc, char **argv)
   ReplayArgs a = { .speed = 1.0 };
   ReplayTargetArgs ta = { 0 };
   GOptionEntry entries[] = {
-    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (required)", "/dev/X" },
+    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (or --map)", "/dev/X" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
       "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
