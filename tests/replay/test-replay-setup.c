@@ -203,6 +203,44 @@ test_guard_at_exit (Fake *f, gconstpointer data)
   g_assert_cmpstr (ra, ==, "128");
 }
 
+/* cgroup v2: io.max of the cgroup this process is in (here the fake root
+ * stands for it when /proc/self/cgroup says "0::/"). */
+static void
+test_throttle_v2 (Fake *f, gconstpointer data)
+{
+  g_autofree char *own = NULL, *cgroup = NULL, *v2 = NULL, *after = NULL;
+  g_autoptr (ReplaySetup) setup = replay_setup_new ();
+  g_autoptr (GError) error = NULL;
+  ReplaySetupSpec spec = { .throttle_read_bps = 1000, .throttle_write_bps = 2000 };
+  g_auto (GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/cgroup", &cgroup, NULL, NULL));
+  lines = g_strsplit (cgroup, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "0::"))
+      own = g_strdup (lines[i] + 3);
+  if (own == NULL)
+    {
+      g_test_skip ("no cgroup v2 line in /proc/self/cgroup");
+      return;
+    }
+  v2 = g_build_filename (f->root, "v2", NULL);
+  {
+    g_autofree char *dir = g_build_filename (v2, own, NULL);
+    put (dir, "io.max", "8:0 rbps=5 wbps=max riops=max wiops=max\n");
+    spec.cgroup_root = v2;
+    g_assert_true (replay_setup_apply (setup, &spec, &f->target, NULL, &error));
+    g_assert_no_error (error);
+    after = get (dir, "io.max");
+    g_assert_cmpstr (after, ==, "250:7 rbps=1000 wbps=2000");
+    g_assert_true (replay_setup_restore (setup, NULL, &error));
+    g_clear_pointer (&after, g_free);
+    after = get (dir, "io.max");
+    /* No rule before: every limit back to max. */
+    g_assert_cmpstr (after, ==, "250:7 rbps=max wbps=max riops=max wiops=max");
+  }
+}
+
 static void
 test_spec_check (void)
 {
@@ -342,6 +380,7 @@ main (int argc, char **argv)
   g_test_add ("/replay/setup/apply-restore", Fake, NULL, fake_setup, test_apply_restore, fake_teardown);
   g_test_add ("/replay/setup/error-restore", Fake, NULL, fake_setup, test_error_restore, fake_teardown);
   g_test_add ("/replay/setup/guard-at-exit", Fake, NULL, fake_setup, test_guard_at_exit, fake_teardown);
+  g_test_add ("/replay/setup/throttle-v2", Fake, NULL, fake_setup, test_throttle_v2, fake_teardown);
   g_test_add_func ("/replay/setup/spec-check", test_spec_check);
   g_test_add_func ("/replay/plan/mapping", test_plan_mapping);
   g_test_add_func ("/replay/plan/scale-offsets", test_plan_scale);
