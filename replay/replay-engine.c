@@ -9,6 +9,7 @@
  * slack 1 ns is ~4-16 us p50-p99, so 50 us of spinning covers it).
  */
 #include "replay/replay.h"
+#include "replay/replay-targets.h"
 
 #include <errno.h>
 #include <math.h>
@@ -46,7 +47,7 @@ typedef struct {
   const ReplayProcess *proc;
   StartGate   *gate;
   GArray      *results;     /* ReplayIoResult */
-  int          fd;
+  const int   *fds;         /* per target, ReplayIo.target_index */
   gint64       t0_ns;       /* absolute CLOCK_MONOTONIC */
   ReplayTiming timing;
   gint64       spin_ns;
@@ -177,7 +178,7 @@ worker_main (gpointer data)
       if (!wait_until_ns (w, intended))
         break;
       issue = monotonic_now_ns ();
-      r.error = do_io (w->fd, io, w->read_buf, w->write_buf);
+      r.error = do_io (w->fds[io->target_index], io, w->read_buf, w->write_buf);
       complete = monotonic_now_ns ();
       r.intended_ns = intended - w->t0_ns;
       r.issue_ns = issue - w->t0_ns;
@@ -366,7 +367,7 @@ watch_workers (gint *finished, guint started, gint *done_ios, guint64 total_ios,
 
 /* Start one thread per process at a common t0 and wait for all of them. */
 static gboolean
-run_threads (ReplayResult *res, int fd, const ReplayOptions *opts, GError **error)
+run_threads (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError **error)
 {
   guint n = res->plan->processes->len;
   Worker *workers = g_new0 (Worker, n);
@@ -382,7 +383,7 @@ run_threads (ReplayResult *res, int fd, const ReplayOptions *opts, GError **erro
     {
       workers[p] = (Worker) {
         .proc = g_ptr_array_index (res->plan->processes, p), .gate = &gate,
-        .results = g_ptr_array_index (res->io_results, p), .fd = fd,
+        .results = g_ptr_array_index (res->io_results, p), .fds = fds,
         .timing = res->plan->timing, .spin_ns = opts->spin_ns, .stop = opts->stop,
         .yield_in_spin = n > g_get_num_processors (), .rt_priority = opts->rt_priority,
         .done_ios = &done_ios, .finished = &finished, .abort = &abort_flag,
@@ -438,24 +439,17 @@ ReplayResult *
 replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
 {
   g_autoptr (ReplayResult) res = g_new0 (ReplayResult, 1);
-  int fd;
+  int *fds;
   gboolean ok;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL && opts->target != NULL, NULL);
+  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
+  g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
 
-  if (!replay_target_probe (opts->target, &res->target, error))
-    return NULL;
-  if (res->target.size_bytes == 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET,
-                   "%s has size 0 (no medium, or not set up)", opts->target);
-      return NULL;
-    }
-  if (!replay_target_check_unused (&res->target, opts->mountinfo_path, error))
-    return NULL;
-  res->plan = replay_plan_build (ios, opts, res->target.size_bytes,
-                                 res->target.logical_block_bytes, error);
-  if (res->plan == NULL)
+  /* Targets, mounted/in-use refusals and the plan: replay-targets.c. */
+  if ((res->targets = replay_targets_probe (opts, error)) == NULL
+      || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
+                               &res->target, error)
+      || (res->plan = replay_targets_plan (ios, opts, res->targets, error)) == NULL)
     return NULL;
   res->dry_run = opts->dry_run;
   res->io_results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -470,11 +464,11 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
       summarise (res);
       return g_steal_pointer (&res);
     }
-  fd = replay_target_open (&res->target, res->plan->n_writes > 0, error);
-  if (fd < 0)
+  if ((fds = replay_targets_open (res->targets, res->plan, opts, error)) == NULL)
     return NULL;
-  ok = run_threads (res, fd, opts, error);
-  close (fd);
+  ok = (opts->prepared == NULL || opts->prepared (res->targets, opts->prepared_data, error))
+       && run_threads (res, fds, opts, error);
+  replay_targets_close (fds, res->targets->len);
   if (!ok)
     return NULL;
   summarise (res);
@@ -487,6 +481,8 @@ replay_result_free (ReplayResult *result)
   if (result == NULL)
     return;
   replay_target_clear (&result->target);
+  if (result->targets)
+    g_array_unref (result->targets);
   replay_plan_free (result->plan);
   if (result->io_results)
     g_ptr_array_unref (result->io_results);
