@@ -1,0 +1,407 @@
+/* replay-engine-async.c — the io_uring and libaio replay engines.
+ *
+ * Per traced process, one submitting thread and one reaping thread over a
+ * private ring (io_uring) or context (libaio) of the process's queue
+ * depth.  The submitter waits on the absolute schedule (sleep, then spin,
+ * as psync), takes a process slot and a device slot (--iodepth,
+ * --device-depth), records the issue time and submits one I/O; it never
+ * waits for a completion in recorded timing, so a slow I/O does not delay
+ * the next one while the queue has room.  The reaper blocks in the kernel
+ * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
+ * after the kernel hands the completion over, then frees the slots.
+ * Closed and afap timing wait for the previous completion, as psync does.
+ *
+ * The submitter only touches the submission side and the reaper only the
+ * completion side, which liburing and the AIO syscalls allow from two
+ * threads.  Without the library at build time the engine is refused
+ * (replay_engine_available()).
+ */
+#include "replay/replay-engine-private.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef IOSIM_HAVE_LIBURING
+#include <liburing.h>
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+#include <libaio.h>
+#endif
+
+/* io_uring user_data of the no-op that tells the reaper submission ended. */
+#define SENTINEL_USER_DATA G_MAXUINT64
+/* How long a libaio reaper blocks before looking at the end flag. */
+#define AIO_REAP_TIMEOUT_NS (10 * 1000 * 1000)
+
+typedef struct {
+  ReplayRun *run;
+  guint      process;
+  const ReplayProcess *proc;
+  GArray    *results;       /* ReplayIoResult, pre-sized */
+  gint64     t0_ns;         /* set by the submitter at the gate */
+  gint       t0_set;        /* atomic */
+  gint       inflight;      /* atomic */
+  gint       submitted;     /* atomic */
+  gint       reaped;        /* atomic */
+  gint       submit_done;   /* atomic */
+  guint8    *read_buf, *write_buf; /* shared by the process's I/Os: only timing matters */
+#ifdef IOSIM_HAVE_LIBURING
+  struct io_uring ring;
+  gboolean   ring_ready;
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  io_context_t ctx;
+  gboolean   ctx_ready;
+  struct iocb *iocbs;       /* one per I/O of the process */
+#endif
+} AsyncProc;
+
+typedef struct {
+  AsyncProc *ap;
+  gboolean   reaper;
+} AsyncThread;
+
+/* A completion of I/O @index with the kernel's result @res at @now. */
+static void
+complete_io (AsyncProc *ap, guint index, gint64 res, gint64 now)
+{
+  ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, index);
+  guint32 bytes = g_array_index (ap->proc->ios, ReplayIo, index).bytes;
+
+  r->complete_ns = now - ap->t0_ns;
+  r->error = res < 0 ? (gint32) res : res == (gint64) bytes ? 0 : -EIO;
+  replay_slots_release (ap->run, &ap->inflight);
+  g_atomic_int_inc (&ap->reaped);
+  g_atomic_int_inc (&ap->run->done_ios);
+}
+
+static gboolean
+reaper_may_stop (AsyncProc *ap)
+{
+  return g_atomic_int_get (&ap->submit_done)
+         && g_atomic_int_get (&ap->reaped) == g_atomic_int_get (&ap->submitted);
+}
+
+/* ---- backend: io_uring ---- */
+
+#ifdef IOSIM_HAVE_LIBURING
+static gboolean
+uring_setup (AsyncProc *ap, guint depth, GError **error)
+{
+  /* One entry more than the depth, for the end-of-submission no-op. */
+  int rc = io_uring_queue_init (depth + 1, &ap->ring, 0);
+
+  if (rc < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "io_uring_queue_init (%u entries) for %s: %s", depth + 1, ap->proc->name,
+                   g_strerror (-rc));
+      return FALSE;
+    }
+  ap->ring_ready = TRUE;
+  return TRUE;
+}
+
+static int
+uring_submit (AsyncProc *ap, guint index)
+{
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
+  struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+  int rc;
+
+  if (sqe == NULL)
+    return -EBUSY;   /* cannot happen: in flight <= depth < entries */
+  if (io->op == TRACE_OP_WRITE)
+    io_uring_prep_write (sqe, ap->run->fd, ap->write_buf, io->bytes, io->offset_bytes);
+  else
+    io_uring_prep_read (sqe, ap->run->fd, ap->read_buf, io->bytes, io->offset_bytes);
+  io_uring_sqe_set_data64 (sqe, index);
+  rc = io_uring_submit (&ap->ring);
+  return rc == 1 ? 0 : rc < 0 ? rc : -EIO;
+}
+
+static void
+uring_end (AsyncProc *ap)
+{
+  struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+
+  if (sqe == NULL)
+    return;
+  io_uring_prep_nop (sqe);
+  io_uring_sqe_set_data64 (sqe, SENTINEL_USER_DATA);
+  io_uring_submit (&ap->ring);
+}
+
+static void
+uring_reap (AsyncProc *ap)
+{
+  gboolean ended = FALSE;
+
+  while (!(ended && reaper_may_stop (ap)))
+    {
+      struct io_uring_cqe *cqe;
+      unsigned head, seen = 0;
+      int rc = io_uring_wait_cqe (&ap->ring, &cqe);
+      gint64 now = replay_now_ns ();
+
+      if (rc == -EINTR || rc == -EAGAIN)
+        continue;
+      if (rc < 0)
+        {
+          g_warning ("io_uring_wait_cqe for %s: %s", ap->proc->name, g_strerror (-rc));
+          g_atomic_int_set (&ap->run->abort, 1);
+          return;
+        }
+      io_uring_for_each_cqe (&ap->ring, head, cqe)
+        {
+          if (cqe->user_data == SENTINEL_USER_DATA)
+            ended = TRUE;
+          else
+            complete_io (ap, (guint) cqe->user_data, cqe->res, now);
+          seen++;
+        }
+      io_uring_cq_advance (&ap->ring, seen);
+    }
+}
+#endif
+
+/* ---- backend: libaio ---- */
+
+#ifdef IOSIM_HAVE_LIBAIO
+static gboolean
+aio_setup (AsyncProc *ap, guint depth, GError **error)
+{
+  int rc = io_setup ((int) depth, &ap->ctx);
+
+  if (rc < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "io_setup (%u) for %s: %s (see /proc/sys/fs/aio-max-nr)", depth,
+                   ap->proc->name, g_strerror (-rc));
+      return FALSE;
+    }
+  ap->ctx_ready = TRUE;
+  ap->iocbs = g_new0 (struct iocb, MAX (ap->proc->ios->len, 1));
+  return TRUE;
+}
+
+static int
+aio_submit (AsyncProc *ap, guint index)
+{
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
+  struct iocb *cb = &ap->iocbs[index];
+  int rc;
+
+  if (io->op == TRACE_OP_WRITE)
+    io_prep_pwrite (cb, ap->run->fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
+  else
+    io_prep_pread (cb, ap->run->fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
+  rc = io_submit (ap->ctx, 1, &cb);
+  return rc == 1 ? 0 : rc < 0 ? rc : -EIO;
+}
+
+static void
+aio_reap (AsyncProc *ap)
+{
+  struct io_event events[64];
+
+  while (!reaper_may_stop (ap))
+    {
+      struct timespec timeout = { 0, AIO_REAP_TIMEOUT_NS };
+      int n = io_getevents (ap->ctx, 1, G_N_ELEMENTS (events), events, &timeout);
+      gint64 now = replay_now_ns ();
+
+      if (n == -EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
+          g_atomic_int_set (&ap->run->abort, 1);
+          return;
+        }
+      for (int k = 0; k < n; k++)
+        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
+                     now);
+    }
+}
+#endif
+
+/* ---- engine-independent ---- */
+
+static int
+backend_submit (AsyncProc *ap, guint index)
+{
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    return uring_submit (ap, index);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    return aio_submit (ap, index);
+#endif
+  return -ENOSYS;
+}
+
+/* Closed and afap timing: the next I/O waits for the previous one. */
+static gboolean
+wait_previous (AsyncProc *ap, guint index)
+{
+  while ((guint) g_atomic_int_get (&ap->reaped) < index)
+    {
+      if (replay_run_stopped (ap->run))
+        return FALSE;
+      if (ap->run->yield_in_spin)
+        sched_yield ();
+    }
+  return TRUE;
+}
+
+static void
+submitter (AsyncProc *ap)
+{
+  ReplayRun *run = ap->run;
+  gint64 t0 = replay_thread_start (run, ap->proc->name, TRUE);
+  gint64 prev_intended = t0, prev_complete = t0;
+  gboolean closed = run->plan->timing != REPLAY_TIMING_RECORDED;
+
+  ap->t0_ns = t0;
+  g_atomic_int_set (&ap->t0_set, 1);
+  for (guint i = 0; i < ap->proc->ios->len; i++)
+    {
+      ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, i);
+      gint64 intended, issue;
+      int rc;
+
+      if (closed && i > 0)
+        {
+          if (!wait_previous (ap, i))
+            break;
+          prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
+        }
+      intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
+                                         prev_complete);
+      if (!replay_wait_until_ns (run, intended)
+          || !replay_slots_acquire (run, &ap->inflight, run->iodepth))
+        break;
+      issue = replay_now_ns ();
+      r->intended_ns = intended - t0;
+      r->issue_ns = issue - t0;
+      g_atomic_int_inc (&ap->submitted);
+      run->issued[ap->process] = i + 1;
+      rc = backend_submit (ap, i);
+      if (rc < 0)   /* never reached the device: complete it here */
+        complete_io (ap, i, rc, replay_now_ns ());
+      prev_intended = intended;
+    }
+  g_atomic_int_set (&ap->submit_done, 1);
+#ifdef IOSIM_HAVE_LIBURING
+  if (run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_end (ap);
+#endif
+}
+
+static void
+reaper (AsyncProc *ap)
+{
+  replay_thread_start (ap->run, NULL, FALSE);
+  /* complete_io() needs t0, which the submitter reads at the gate too. */
+  while (!g_atomic_int_get (&ap->t0_set))
+    g_usleep (100);
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_reap (ap);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    aio_reap (ap);
+#endif
+}
+
+static gpointer
+async_thread_main (gpointer data)
+{
+  AsyncThread *t = data;
+
+  if (t->reaper)
+    reaper (t->ap);
+  else
+    submitter (t->ap);
+  g_atomic_int_inc (&t->ap->run->finished);
+  return NULL;
+}
+
+static gboolean
+proc_setup (AsyncProc *ap, GError **error)
+{
+  guint32 max_bytes = 512;
+
+  for (guint i = 0; i < ap->proc->ios->len; i++)
+    max_bytes = MAX (max_bytes, g_array_index (ap->proc->ios, ReplayIo, i).bytes);
+  if (posix_memalign ((void **) &ap->read_buf, ap->run->align_bytes, max_bytes) != 0
+      || posix_memalign ((void **) &ap->write_buf, ap->run->align_bytes, max_bytes) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "cannot allocate %u bytes of I/O buffer for %s", max_bytes, ap->proc->name);
+      return FALSE;
+    }
+  memset (ap->read_buf, 0, max_bytes);
+  memset (ap->write_buf, 0x5a, max_bytes);
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    return uring_setup (ap, ap->run->iodepth, error);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    return aio_setup (ap, ap->run->iodepth, error);
+#endif
+  return replay_engine_available (ap->run->opts->engine, error);
+}
+
+static void
+proc_clear (AsyncProc *ap)
+{
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->ring_ready)
+    io_uring_queue_exit (&ap->ring);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->ctx_ready)
+    io_destroy (ap->ctx);
+  g_free (ap->iocbs);
+#endif
+  free (ap->read_buf);
+  free (ap->write_buf);
+}
+
+gboolean
+replay_engine_run_async (ReplayRun *run, GError **error)
+{
+  guint n = run->plan->processes->len;
+  g_autofree AsyncProc *procs = g_new0 (AsyncProc, n);
+  g_autofree AsyncThread *threads = g_new0 (AsyncThread, 2 * n);
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < n && ok; p++)
+    {
+      procs[p].run = run;
+      procs[p].process = p;
+      procs[p].proc = g_ptr_array_index (run->plan->processes, p);
+      procs[p].results = g_ptr_array_index (run->io_results, p);
+      ok = proc_setup (&procs[p], error);
+    }
+  for (guint p = 0; p < n; p++)
+    {
+      threads[2 * p] = (AsyncThread) { &procs[p], FALSE };
+      threads[2 * p + 1] = (AsyncThread) { &procs[p], TRUE };
+    }
+  if (ok)
+    ok = replay_threads_run (run, 2 * n, async_thread_main, threads, sizeof (AsyncThread),
+                             error);
+  for (guint p = 0; p < n; p++)
+    proc_clear (&procs[p]);
+  return ok;
+}
