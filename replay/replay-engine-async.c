@@ -302,6 +302,13 @@ submitter (AsyncProc *ap)
   if (run->opts->engine == REPLAY_ENGINE_IO_URING)
     uring_end (ap);
 #endif
+  /* Stay alive until the reaper has everything: io_uring hands requests it
+   * cannot start inline (buffered reads that miss the cache) to workers
+   * tied to the submitting thread, which fail with EFAULT or ECANCELED
+   * once that thread has exited. */
+  while (g_atomic_int_get (&ap->reaped) < g_atomic_int_get (&ap->submitted)
+         && !g_atomic_int_get (&run->abort))
+    g_usleep (100);
 }
 
 static void
