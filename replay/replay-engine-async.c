@@ -144,9 +144,9 @@ uring_reap (AsyncProc *ap)
   while (!(ended && reaper_may_stop (ap)))
     {
       struct io_uring_cqe *cqe;
-      unsigned head, seen = 0;
+      unsigned head, ready, seen = 0;
       int rc = io_uring_wait_cqe (&ap->ring, &cqe);
-      gint64 now = replay_now_ns ();
+      gint64 now;
 
       if (rc == -EINTR || rc == -EAGAIN)
         continue;
@@ -156,8 +156,16 @@ uring_reap (AsyncProc *ap)
           g_atomic_int_set (&ap->run->abort, 1);
           return;
         }
+      /* Count, then read the clock: every completion handled in this
+       * round was posted before @now.  One posted later (an I/O submitted
+       * and completed inline meanwhile) waits for the next round rather
+       * than getting a completion time before its issue time. */
+      ready = io_uring_cq_ready (&ap->ring);
+      now = replay_now_ns ();
       io_uring_for_each_cqe (&ap->ring, head, cqe)
         {
+          if (seen == ready)
+            break;
           if (cqe->user_data == SENTINEL_USER_DATA)
             ended = TRUE;
           else
