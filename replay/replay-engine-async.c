@@ -4,7 +4,9 @@
  * private ring (io_uring) or context (libaio) of the process's queue
  * depth.  The submitter waits on the absolute schedule (sleep, then spin,
  * as psync), takes a process slot and a device slot (--iodepth,
- * --device-depth), records the issue time and submits one I/O; it never
+ * --device-depth), records the issue time and submits the I/O, with any
+ * later ones already due when it is behind (one system call for a batch,
+ * as fio does; each keeps its own intended time); it never
  * waits for a completion in recorded timing, so a slow I/O does not delay
  * the next one while the queue has room.  The reaper blocks in the kernel
  * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
@@ -34,6 +36,8 @@
 
 /* io_uring user_data of the no-op that tells the reaper submission ended. */
 #define SENTINEL_USER_DATA G_MAXUINT64
+/* Most I/Os submitted in one call when several are already due. */
+#define REPLAY_ASYNC_MAX_BATCH 32
 /* How long a libaio reaper blocks before looking at the end flag. */
 #define AIO_REAP_TIMEOUT_NS (10 * 1000 * 1000)
 
@@ -106,22 +110,46 @@ uring_setup (AsyncProc *ap, guint depth, GError **error)
   return TRUE;
 }
 
-static int
-uring_submit (AsyncProc *ap, guint index)
+/* Queue I/Os @first .. @first + @count - 1 and submit them in one call. */
+static void
+uring_submit (AsyncProc *ap, guint first, guint count)
 {
-  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
-  struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+  guint queued = 0;
   int rc;
 
-  if (sqe == NULL)
-    return -EBUSY;   /* cannot happen: in flight <= depth < entries */
-  if (io->op == TRACE_OP_WRITE)
-    io_uring_prep_write (sqe, ap->run->fd, ap->write_buf, io->bytes, io->offset_bytes);
-  else
-    io_uring_prep_read (sqe, ap->run->fd, ap->read_buf, io->bytes, io->offset_bytes);
-  io_uring_sqe_set_data64 (sqe, index);
-  rc = io_uring_submit (&ap->ring);
-  return rc == 1 ? 0 : rc < 0 ? rc : -EIO;
+  for (guint k = first; k < first + count; k++)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, k);
+      struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+
+      if (sqe == NULL)   /* cannot happen: in flight <= depth < entries */
+        {
+          complete_io (ap, k, -EBUSY, replay_now_ns ());
+          continue;
+        }
+      if (io->op == TRACE_OP_WRITE)
+        io_uring_prep_write (sqe, ap->run->fd, ap->write_buf, io->bytes, io->offset_bytes);
+      else
+        io_uring_prep_read (sqe, ap->run->fd, ap->read_buf, io->bytes, io->offset_bytes);
+      io_uring_sqe_set_data64 (sqe, k);
+      queued++;
+    }
+  /* Errors of an I/O come back as completions; a failed submit leaves
+   * the entries in the ring, for the next submit (at worst the final
+   * no-op's) to pass on. */
+  while (queued > 0)
+    {
+      rc = io_uring_submit (&ap->ring);
+      if (rc > 0)
+        queued -= MIN ((guint) rc, queued);
+      else if (rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+        {
+          g_warning ("io_uring_submit for %s: %s", ap->proc->name, g_strerror (-rc));
+          return;
+        }
+      else
+        sched_yield ();
+    }
 }
 
 static void
@@ -197,19 +225,39 @@ aio_setup (AsyncProc *ap, guint depth, GError **error)
   return TRUE;
 }
 
-static int
-aio_submit (AsyncProc *ap, guint index)
+/* Submit I/Os @first .. @first + @count - 1 in as few calls as the
+ * kernel allows; one it refuses completes at once with the error. */
+static void
+aio_submit (AsyncProc *ap, guint first, guint count)
 {
-  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
-  struct iocb *cb = &ap->iocbs[index];
-  int rc;
+  struct iocb *cbs[REPLAY_ASYNC_MAX_BATCH];
+  guint done = 0;
 
-  if (io->op == TRACE_OP_WRITE)
-    io_prep_pwrite (cb, ap->run->fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
-  else
-    io_prep_pread (cb, ap->run->fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
-  rc = io_submit (ap->ctx, 1, &cb);
-  return rc == 1 ? 0 : rc < 0 ? rc : -EIO;
+  for (guint k = 0; k < count; k++)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, first + k);
+      struct iocb *cb = &ap->iocbs[first + k];
+
+      if (io->op == TRACE_OP_WRITE)
+        io_prep_pwrite (cb, ap->run->fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
+      else
+        io_prep_pread (cb, ap->run->fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
+      cbs[k] = cb;
+    }
+  while (done < count)
+    {
+      int rc = io_submit (ap->ctx, (long) (count - done), cbs + done);
+
+      if (rc > 0)
+        done += (guint) rc;
+      else if (rc == -EAGAIN || rc == -EINTR)
+        sched_yield ();
+      else
+        {
+          complete_io (ap, first + done, rc < 0 ? rc : -EIO, replay_now_ns ());
+          done++;
+        }
+    }
 }
 
 static void
@@ -240,18 +288,33 @@ aio_reap (AsyncProc *ap)
 
 /* ---- engine-independent ---- */
 
-static int
-backend_submit (AsyncProc *ap, guint index)
+static void
+backend_submit (AsyncProc *ap, guint first, guint count)
 {
 #ifdef IOSIM_HAVE_LIBURING
   if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
-    return uring_submit (ap, index);
+    uring_submit (ap, first, count);
 #endif
 #ifdef IOSIM_HAVE_LIBAIO
   if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
-    return aio_submit (ap, index);
+    aio_submit (ap, first, count);
 #endif
-  return -ENOSYS;
+}
+
+/* I/Os after @first that are due by @now and have slots: submitted with
+ * it in one call, since waking for each would only make them later. */
+static guint
+due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
+{
+  guint count = 1;
+
+  if (ap->run->plan->timing != REPLAY_TIMING_RECORDED)
+    return 1;
+  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
+         && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
+         && replay_slots_try_acquire (ap->run, &ap->inflight, ap->run->iodepth))
+    count++;
+  return count;
 }
 
 /* Closed and afap timing: the next I/O waits for the previous one. */
@@ -278,11 +341,10 @@ submitter (AsyncProc *ap)
 
   ap->t0_ns = t0;
   g_atomic_int_set (&ap->t0_set, 1);
-  for (guint i = 0; i < ap->proc->ios->len; i++)
+  for (guint i = 0; i < ap->proc->ios->len;)
     {
-      ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, i);
       gint64 intended, issue;
-      int rc;
+      guint count;
 
       if (closed && i > 0)
         {
@@ -295,15 +357,20 @@ submitter (AsyncProc *ap)
       if (!replay_wait_until_ns (run, intended)
           || !replay_slots_acquire (run, &ap->inflight, run->iodepth))
         break;
+      count = due_batch (ap, i, t0, replay_now_ns ());
       issue = replay_now_ns ();
-      r->intended_ns = intended - t0;
-      r->issue_ns = issue - t0;
-      g_atomic_int_inc (&ap->submitted);
-      run->issued[ap->process] = i + 1;
-      rc = backend_submit (ap, i);
-      if (rc < 0)   /* never reached the device: complete it here */
-        complete_io (ap, i, rc, replay_now_ns ());
+      for (guint k = i; k < i + count; k++)
+        {
+          ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, k);
+          r->intended_ns = k == i ? intended - t0
+                                  : g_array_index (ap->proc->ios, ReplayIo, k).sched_ns;
+          r->issue_ns = issue - t0;
+        }
+      g_atomic_int_add (&ap->submitted, (gint) count);
+      run->issued[ap->process] = i + count;
+      backend_submit (ap, i, count);
       prev_intended = intended;
+      i += count;
     }
   g_atomic_int_set (&ap->submit_done, 1);
 #ifdef IOSIM_HAVE_LIBURING

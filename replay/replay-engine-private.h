@@ -48,6 +48,8 @@ gint64   replay_thread_start    (ReplayRun *run, const char *process_name, gbool
 /* Take a slot on the device (device_depth) and in @process_inflight
  * (@limit, 0 = none), spinning until one is free; FALSE on stop. */
 gboolean replay_slots_acquire   (ReplayRun *run, gint *process_inflight, guint limit);
+/* The same without waiting: FALSE when either is full. */
+gboolean replay_slots_try_acquire (ReplayRun *run, gint *process_inflight, guint limit);
 void     replay_slots_release   (ReplayRun *run, gint *process_inflight);
 /* Intended absolute time of I/O @i for closed and afap timing, or the
  * recorded schedule. */

@@ -219,6 +219,17 @@ replay_slots_acquire (ReplayRun *run, gint *process_inflight, guint limit)
   return TRUE;
 }
 
+gboolean
+replay_slots_try_acquire (ReplayRun *run, gint *process_inflight, guint limit)
+{
+  if (!try_take (process_inflight, limit, &run->max_process_inflight))
+    return FALSE;
+  if (try_take (&run->device_inflight, run->device_depth, &run->max_device_inflight))
+    return TRUE;
+  g_atomic_int_dec_and_test (process_inflight);
+  return FALSE;
+}
+
 void
 replay_slots_release (ReplayRun *run, gint *process_inflight)
 {

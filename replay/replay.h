@@ -4,8 +4,8 @@
  * (QD1, synchronous pread/pwrite) or a pool of N threads taking I/Os in
  * per-process order; io_uring and libaio, one submitting thread per
  * process plus a reaper thread, with per-process and per-device
- * queue-depth limits.  O_DIRECT unless buffered.  All threads share one time base: an absolute schedule on
- * CLOCK_MONOTONIC from a common start t0, so lateness never accumulates
+ * queue-depth limits.  O_DIRECT unless buffered.  All threads share one
+ * time base: an absolute schedule on CLOCK_MONOTONIC from a common start t0, so lateness never accumulates
  * (unlike fio's relative pacing, reference/anchors.md §C, §G).  Threads
  * set PR_SET_TIMERSLACK to 1 ns, sleep with clock_nanosleep(TIMER_ABSTIME)
  * until ~50 us before each I/O and spin on clock_gettime for the rest
@@ -86,7 +86,8 @@ typedef struct {
   gpointer     progress_data;
   /* Engine choice; every field's zero is the default. */
   ReplayEngine engine;          /* psync */
-  guint        iodepth;         /* per process; 0 = 1 for psync, 32 for io_uring/libaio */
+  guint        iodepth;         /* per process; 0 = default: 32 for io_uring/libaio, none for a
+                                 * psync pool; a psync thread per process is 1 */
   guint        device_depth;    /* in flight on the target across processes; 0 = no limit */
   guint        threads;         /* psync: 0 = a thread per process, N = a pool of N */
   gboolean     buffered;        /* page cache instead of O_DIRECT */
