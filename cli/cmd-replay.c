@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd-replay-setup.h"
 #include "replay/replay.h"
 #include "sim/sim-units.h"
 
@@ -177,8 +178,9 @@ int
 cli_cmd_replay (int argc, char **argv)
 {
   ReplayArgs a = { .speed = 1.0 };
+  ReplayTargetArgs ta = { 0 };
   GOptionEntry entries[] = {
-    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (required)", "/dev/X" },
+    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (or --map)", "/dev/X" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
       "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
@@ -197,7 +199,7 @@ cli_cmd_replay (int argc, char **argv)
     { "iodepth", 0, 0, G_OPTION_ARG_INT, &a.iodepth,
       "I/Os in flight per process (io_uring/libaio default 32; psync pool default: no limit)", "N" },
     { "device-depth", 0, 0, G_OPTION_ARG_INT, &a.device_depth,
-      "I/Os in flight on the target across processes (default: no limit)", "N" },
+      "I/Os in flight on each target device across processes (default: no limit)", "N" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
       "psync: a pool of N threads taking I/Os in per-process order (recorded timing)", "N" },
     { "buffered", 0, 0, G_OPTION_ARG_NONE, &a.buffered, "Go through the page cache (default O_DIRECT)", NULL },
@@ -212,31 +214,43 @@ cli_cmd_replay (int argc, char **argv)
   g_autoptr (ReplayResult) result = NULL;
   ReplayOptions opts;
   int status = 1;
+  gboolean restored;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_main_entries (ctx, cli_replay_target_entries (&ta), NULL);
   g_option_context_set_description (ctx,
     "Engines: psync (one thread per traced process, synchronous O_DIRECT I/O,\n"
     "queue depth 1 per process; or --threads N), io_uring and libaio (a submitting\n"
-    "and a reaping thread per process, --iodepth per process, --device-depth in all),\n"
-    "all paced on one absolute CLOCK_MONOTONIC schedule.  Reads only unless\n"
-    "--allow-write; never on a mounted or busy device.\n\n"
+    "and a reaping thread per process, --iodepth per process, --device-depth per\n"
+    "target device), all paced on one absolute CLOCK_MONOTONIC schedule; every engine\n"
+    "issues each I/O on its own device's target (--target, or --map per traced device).\n"
+    "Reads only unless --allow-write; never on a mounted or busy device, and writes\n"
+    "never over a file system or partition table signature unless --force.\n\n"
+    "Target settings (--sched, --sched-set, --set-queue, --read-ahead-kb, --nr-requests,\n"
+    "--rotational, --throttle-*) are applied once the targets are open, before the\n"
+    "first I/O of any engine, and restored after the replay, after an error and\n"
+    "after Ctrl-C/SIGTERM.  SIGKILL cannot be caught: each old value is logged on\n"
+    "stderr as 'echo OLD > PATH' before it changes; run those lines to restore by hand.\n\n"
     "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "iosim replay: %s\n", error->message);
       args_clear (&a);
+      cli_replay_target_clear (&ta);
       return 2;
     }
-  if (argc != 2 || a.target == NULL)
+  if (argc != 2 || (a.target == NULL && ta.maps == NULL))
     {
-      fprintf (stderr, "iosim replay: need one TRACE and --target /dev/X (see --help)\n");
+      fprintf (stderr, "iosim replay: need one TRACE and --target /dev/X or --map (see --help)\n");
       args_clear (&a);
+      cli_replay_target_clear (&ta);
       return 2;
     }
   replay_options_init (&opts);
-  if (!fill_options (&a, &opts))
+  if (!fill_options (&a, &opts) || !cli_replay_target_fill (&ta, &opts))
     {
       args_clear (&a);
+      cli_replay_target_clear (&ta);
       return 2;
     }
   if (!opts.dry_run && isatty (STDERR_FILENO))
@@ -247,11 +261,14 @@ cli_cmd_replay (int argc, char **argv)
   result = replay_run (argv[1], &opts, &error);
   if (opts.progress)
     fputc ('\n', stderr);
+  /* Restore from the main flow on every path (success, error, Ctrl-C). */
+  restored = cli_replay_target_finish (&ta);
   if (result == NULL)
     fprintf (stderr, "iosim replay: %s\n", error->message);
   else if (result->dry_run)
     {
       replay_plan_print (result->plan, &result->target, stdout);
+      cli_replay_target_print_plan (&ta, result, stdout);
       status = 0;
     }
   else
@@ -267,6 +284,9 @@ cli_cmd_replay (int argc, char **argv)
       else
         status = 0;
     }
+  if (!restored && status == 0)
+    status = 1;
   args_clear (&a);
+  cli_replay_target_clear (&ta);
   return status;
 }

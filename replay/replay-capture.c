@@ -368,7 +368,8 @@ record (const ReplayCaptureOptions *opts, int pipe_fd, FILE *out, ReplayCaptureS
           child = -1;
           break;
         }
-      if (child < 0 && opts->argv == NULL && now_ns () - start >= opts->duration_ns)
+      if (child < 0 && opts->argv == NULL && !opts->until_stopped
+          && now_ns () - start >= opts->duration_ns)
         break;
     }
   if (child > 0)
@@ -382,6 +383,37 @@ record (const ReplayCaptureOptions *opts, int pipe_fd, FILE *out, ReplayCaptureS
     {
       g_propagate_error (error, local);
       return FALSE;
+    }
+  return TRUE;
+}
+
+/* The whole disks of opts->more_devices (a partition traces its disk),
+ * without the main disk or repeats. */
+static gboolean
+probe_more (const ReplayCaptureOptions *opts, const ReplayTarget *main_target, GPtrArray *disks,
+            GError **error)
+{
+  for (guint i = 0; opts->more_devices && opts->more_devices[i]; i++)
+    {
+      ReplayTarget t;
+
+      if (!replay_target_probe (opts->more_devices[i], &t, error))
+        return FALSE;
+      g_ptr_array_add (disks, g_strdup (t.disk_name));
+      replay_target_clear (&t);
+    }
+  return TRUE;
+}
+
+static gboolean
+enable_more (GPtrArray *disks, GError **error)
+{
+  for (guint i = 0; i < disks->len; i++)
+    {
+      g_autofree char *enable = g_build_filename ("/sys/block", g_ptr_array_index (disks, i),
+                                                  "trace", "enable", NULL);
+      if (!write_file (enable, "1", error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -412,18 +444,26 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
   ReplayTarget target;
   g_autofree char *tracefs = NULL;
   g_autoptr (ReplayTracefsState) state = NULL;
+  g_autoptr (GPtrArray) more_states = g_ptr_array_new_with_free_func ((GDestroyNotify) replay_tracefs_state_free);
+  g_autoptr (GPtrArray) more_disks = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) restore_error = NULL;
-  gboolean mounted = FALSE, ok = FALSE;
+  gboolean mounted = FALSE, ok = FALSE, restored = TRUE;
   FILE *out = NULL;
   int pipe_fd = -1, lock_fd = -1;
 
   g_return_val_if_fail (opts && opts->device && opts->output_path && stats, FALSE);
-  g_return_val_if_fail (opts->argv != NULL || opts->duration_ns > 0, FALSE);
+  g_return_val_if_fail (opts->argv != NULL || opts->duration_ns > 0
+                        || (opts->until_stopped && opts->stop != NULL), FALSE);
   memset (stats, 0, sizeof *stats);
   stats->command_status = -1;
 
   if (!replay_target_probe (opts->device, &target, error))
     return FALSE;
+  if (!probe_more (opts, &target, more_disks, error))
+    {
+      replay_target_clear (&target);
+      return FALSE;
+    }
   if ((tracefs = replay_tracefs_find (opts->tracefs_dir, TRUE, &mounted, error)) == NULL
       || !check_blk_tracer (tracefs, error)
       || (lock_fd = claim_tracefs (tracefs, error)) < 0)
@@ -435,11 +475,24 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
       goto out;
     }
   write_header (out, &target);
+  for (guint i = 0; opts->more_devices && opts->more_devices[i]; i++)
+    fprintf (out, "# also traced: device=%s disk=%s\n", opts->more_devices[i],
+             (const char *) g_ptr_array_index (more_disks, i));
+  /* Every state saved before anything changes. */
   if ((state = replay_tracefs_save (tracefs, target.disk_name, error)) == NULL)
     goto out;
+  for (guint i = 0; i < more_disks->len; i++)
+    {
+      ReplayTracefsState *more = replay_tracefs_save (tracefs, g_ptr_array_index (more_disks, i),
+                                                      error);
+      if (more == NULL)
+        goto out;
+      g_ptr_array_add (more_states, more);
+    }
 
   if (configure (tracefs, target.disk_name,
-                 opts->buffer_size_kb ? opts->buffer_size_kb : CAPTURE_DEFAULT_BUFFER_KB, error))
+                 opts->buffer_size_kb ? opts->buffer_size_kb : CAPTURE_DEFAULT_BUFFER_KB, error)
+      && enable_more (more_disks, error))
     {
       g_autofree char *pipe_path = g_build_filename (tracefs, "trace_pipe", NULL);
       g_autofree char *on = g_build_filename (tracefs, "tracing_on", NULL);
@@ -448,7 +501,8 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
       if (pipe_fd < 0)
         g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "%s: %s", pipe_path,
                      g_strerror (errno));
-      else if (record (opts, pipe_fd, out, stats, error)
+      else if ((opts->recording == NULL || (g_atomic_int_set (opts->recording, 1), TRUE))
+               && record (opts, pipe_fd, out, stats, error)
                /* Stop recording, then take what the ring buffer still holds. */
                && write_file (on, "0", error)
                && pump (pipe_fd, out, stats, error))
@@ -458,7 +512,12 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
   if (pipe_fd >= 0)
     close (pipe_fd);
   pipe_fd = -1;
-  if (!replay_tracefs_restore (state, &restore_error))
+  /* The further disks first: the main state puts the tracer back last. */
+  for (guint i = 0; i < more_states->len; i++)
+    restored &= replay_tracefs_restore (g_ptr_array_index (more_states, i),
+                                        restore_error ? NULL : &restore_error);
+  restored &= replay_tracefs_restore (state, restore_error ? NULL : &restore_error);
+  if (!restored)
     {
       if (ok)
         g_propagate_error (error, g_steal_pointer (&restore_error));
@@ -482,5 +541,67 @@ out:
   if (mounted)
     umount2 (tracefs, MNT_DETACH);
   replay_target_clear (&target);
+  return ok;
+}
+
+struct _ReplayCaptureThread {
+  ReplayCaptureOptions opts;
+  volatile sig_atomic_t stop;
+  volatile gint        recording;
+  volatile gint        done;
+  ReplayCaptureStats   stats;
+  GError              *error;
+  gboolean             ok;
+  GThread             *thread;
+};
+
+static gpointer
+capture_thread_main (gpointer data)
+{
+  ReplayCaptureThread *c = data;
+
+  c->ok = replay_capture_run (&c->opts, &c->stats, &c->error);
+  g_atomic_int_set (&c->done, 1);
+  return NULL;
+}
+
+ReplayCaptureThread *
+replay_capture_start (const ReplayCaptureOptions *opts, GError **error)
+{
+  ReplayCaptureThread *c = g_new0 (ReplayCaptureThread, 1);
+
+  c->opts = *opts;
+  c->opts.stop = &c->stop;
+  c->opts.until_stopped = TRUE;
+  c->opts.duration_ns = 0;
+  c->opts.argv = NULL;
+  c->opts.recording = &c->recording;
+  c->thread = g_thread_new ("replay-capture", capture_thread_main, c);
+  /* The replay must not start before the tracer records. */
+  while (!g_atomic_int_get (&c->recording) && !g_atomic_int_get (&c->done))
+    g_usleep (1000);
+  if (g_atomic_int_get (&c->recording))
+    return c;
+  g_thread_join (c->thread);
+  g_propagate_error (error, c->error);
+  g_free (c);
+  return NULL;
+}
+
+gboolean
+replay_capture_finish (ReplayCaptureThread *c, ReplayCaptureStats *stats, GError **error)
+{
+  gboolean ok;
+
+  c->stop = 1;
+  g_thread_join (c->thread);
+  ok = c->ok;
+  if (stats)
+    *stats = c->stats;
+  if (!ok)
+    g_propagate_error (error, c->error);
+  else
+    g_clear_error (&c->error);
+  g_free (c);
   return ok;
 }

@@ -26,6 +26,9 @@ typedef struct {
   guint       buffer_size_kb;        /* per-CPU ring buffer; 0 = 16384 */
   const char *tracefs_dir;           /* NULL: /sys/kernel/tracing, then debugfs, mounting if needed */
   volatile sig_atomic_t *stop;       /* may be NULL; nonzero = stop now, restore, return */
+  gboolean    until_stopped;         /* no period, no command: record until *stop rises */
+  const char *const *more_devices;   /* NULL-terminated further devices traced too (may be NULL) */
+  volatile gint *recording;          /* may be NULL; set to 1 once events are recorded */
 } ReplayCaptureOptions;
 
 typedef struct {
@@ -39,6 +42,21 @@ typedef struct {
 gboolean replay_capture_run (const ReplayCaptureOptions *opts,
                              ReplayCaptureStats         *stats,
                              GError                    **error);
+
+/* A capture on its own thread, recording (independently of the caller's
+ * clock) until replay_capture_finish(): for `iosim replay --capture`.
+ * replay_capture_start() returns once the tracer records, or NULL with
+ * the capture's error (tracer settings already restored).  @opts is
+ * copied except its strings, which must outlive the capture; its stop,
+ * until_stopped and recording fields are the thread's own. */
+typedef struct _ReplayCaptureThread ReplayCaptureThread;
+
+ReplayCaptureThread *replay_capture_start  (const ReplayCaptureOptions *opts,
+                                            GError                    **error);
+/* Stop, take what the ring buffer holds, restore, join. */
+gboolean             replay_capture_finish (ReplayCaptureThread *capture,
+                                            ReplayCaptureStats  *stats,
+                                            GError             **error);
 
 /* The tracefs directory: @dir if given and usable, else the standard
  * places; mounts tracefs on /sys/kernel/tracing when none is found and

@@ -3,11 +3,11 @@
  * Per traced process, one submitting thread and one reaping thread over a
  * private ring (io_uring) or context (libaio) of the process's queue
  * depth.  The submitter waits on the absolute schedule (sleep, then spin,
- * as psync), takes a process slot and a device slot (--iodepth,
- * --device-depth), records the issue time and submits the I/O, with any
- * later ones already due when it is behind (one system call for a batch,
- * as fio does; each keeps its own intended time); it never
- * waits for a completion in recorded timing, so a slow I/O does not delay
+ * as psync), takes a process slot and a slot on the I/O's target device
+ * (--iodepth, --device-depth per device), records the issue time and
+ * submits the I/O on its target's fd (--map), with any later ones already
+ * due when it is behind (one system call for a batch, as fio does; each
+ * keeps its own intended time); it never waits for a completion in recorded timing, so a slow I/O does not delay
  * the next one while the queue has room.  The reaper blocks in the kernel
  * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
  * after the kernel hands the completion over, then frees the slots.
@@ -69,16 +69,24 @@ typedef struct {
   gboolean   reaper;
 } AsyncThread;
 
+/* Which target I/O @index goes to: its fd and its device's depth slots. */
+static guint
+io_target (const AsyncProc *ap, guint index)
+{
+  return g_array_index (ap->proc->ios, ReplayIo, index).target_index;
+}
+
 /* A completion of I/O @index with the kernel's result @res at @now. */
 static void
 complete_io (AsyncProc *ap, guint index, gint64 res, gint64 now)
 {
   ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, index);
-  guint32 bytes = g_array_index (ap->proc->ios, ReplayIo, index).bytes;
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
+  guint32 bytes = io->bytes;
 
   r->complete_ns = now - ap->t0_ns;
   r->error = res < 0 ? (gint32) res : res == (gint64) bytes ? 0 : -EIO;
-  replay_slots_release (ap->run, &ap->inflight);
+  replay_slots_release (ap->run, io->target_index, &ap->inflight);
   g_atomic_int_inc (&ap->reaped);
   g_atomic_int_inc (&ap->run->done_ios);
 }
@@ -121,6 +129,7 @@ uring_submit (AsyncProc *ap, guint first, guint count)
     {
       const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, k);
       struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+      int fd = ap->run->fds[io->target_index];   /* the I/O's own target (--map) */
 
       if (sqe == NULL)   /* cannot happen: in flight <= depth < entries */
         {
@@ -128,9 +137,9 @@ uring_submit (AsyncProc *ap, guint first, guint count)
           continue;
         }
       if (io->op == TRACE_OP_WRITE)
-        io_uring_prep_write (sqe, ap->run->fd, ap->write_buf, io->bytes, io->offset_bytes);
+        io_uring_prep_write (sqe, fd, ap->write_buf, io->bytes, io->offset_bytes);
       else
-        io_uring_prep_read (sqe, ap->run->fd, ap->read_buf, io->bytes, io->offset_bytes);
+        io_uring_prep_read (sqe, fd, ap->read_buf, io->bytes, io->offset_bytes);
       io_uring_sqe_set_data64 (sqe, k);
       queued++;
     }
@@ -237,11 +246,12 @@ aio_submit (AsyncProc *ap, guint first, guint count)
     {
       const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, first + k);
       struct iocb *cb = &ap->iocbs[first + k];
+      int fd = ap->run->fds[io->target_index];   /* the I/O's own target (--map) */
 
       if (io->op == TRACE_OP_WRITE)
-        io_prep_pwrite (cb, ap->run->fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
+        io_prep_pwrite (cb, fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
       else
-        io_prep_pread (cb, ap->run->fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
+        io_prep_pread (cb, fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
       cbs[k] = cb;
     }
   while (done < count)
@@ -312,7 +322,8 @@ due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
     return 1;
   while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
          && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
-         && replay_slots_try_acquire (ap->run, &ap->inflight, ap->run->iodepth))
+         && replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
+                                      ap->run->iodepth))
     count++;
   return count;
 }
@@ -355,7 +366,7 @@ submitter (AsyncProc *ap)
       intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
                                          prev_complete);
       if (!replay_wait_until_ns (run, intended)
-          || !replay_slots_acquire (run, &ap->inflight, run->iodepth))
+          || !replay_slots_acquire (run, io_target (ap, i), &ap->inflight, run->iodepth))
         break;
       count = due_batch (ap, i, t0, replay_now_ns ());
       issue = replay_now_ns ();

@@ -24,7 +24,8 @@ typedef struct {
   ReplayPlan  *plan;
   GPtrArray   *io_results;   /* per process: GArray of ReplayIoResult, pre-sized */
   guint       *issued;       /* per process: results valid so far (a prefix) */
-  int          fd;
+  const int   *fds;          /* per target: ReplayIo.target_index */
+  guint        n_targets;
   ReplayStartGate gate;
   guint        iodepth;      /* per process, effective */
   guint        device_depth; /* 0 = no limit */
@@ -33,8 +34,8 @@ typedef struct {
   gint         done_ios;     /* atomic */
   gint         finished;     /* atomic: threads that returned */
   gint         abort;        /* atomic */
-  gint         device_inflight;     /* atomic */
-  gint         max_device_inflight; /* atomic */
+  gint        *device_inflight;     /* per target, atomic: device_depth is per device */
+  gint         max_device_inflight; /* atomic: most on any one target */
   gint         max_process_inflight;/* atomic */
   gint         next_cpu;     /* atomic: round-robin pinning */
 } ReplayRun;
@@ -45,12 +46,15 @@ gboolean replay_run_stopped     (ReplayRun *run);
 gboolean replay_wait_until_ns   (ReplayRun *run, gint64 target_ns);
 /* Wait at the gate; returns t0.  Then timer slack, comm, priority, CPU. */
 gint64   replay_thread_start    (ReplayRun *run, const char *process_name, gboolean pin);
-/* Take a slot on the device (device_depth) and in @process_inflight
- * (@limit, 0 = none), spinning until one is free; FALSE on stop. */
-gboolean replay_slots_acquire   (ReplayRun *run, gint *process_inflight, guint limit);
+/* Take a slot on target device @target (device_depth) and in
+ * @process_inflight (@limit, 0 = none), spinning until one is free;
+ * FALSE on stop. */
+gboolean replay_slots_acquire   (ReplayRun *run, guint target, gint *process_inflight,
+                                 guint limit);
 /* The same without waiting: FALSE when either is full. */
-gboolean replay_slots_try_acquire (ReplayRun *run, gint *process_inflight, guint limit);
-void     replay_slots_release   (ReplayRun *run, gint *process_inflight);
+gboolean replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_inflight,
+                                   guint limit);
+void     replay_slots_release   (ReplayRun *run, guint target, gint *process_inflight);
 /* Intended absolute time of I/O @i for closed and afap timing, or the
  * recorded schedule. */
 gint64   replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,

@@ -13,6 +13,7 @@
  * ~4-16 us p50-p99, so 50 us of spinning covers it).
  */
 #include "replay/replay-engine-private.h"
+#include "replay/replay-targets.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -195,7 +196,7 @@ try_take (gint *counter, guint limit, gint *max)
 }
 
 gboolean
-replay_slots_acquire (ReplayRun *run, gint *process_inflight, guint limit)
+replay_slots_acquire (ReplayRun *run, guint target, gint *process_inflight, guint limit)
 {
   /* Process slot first: it is only contended by this process's own
    * I/Os, so holding it while waiting for the device starves nobody. */
@@ -206,7 +207,7 @@ replay_slots_acquire (ReplayRun *run, gint *process_inflight, guint limit)
       if (run->yield_in_spin)
         sched_yield ();
     }
-  while (!try_take (&run->device_inflight, run->device_depth, &run->max_device_inflight))
+  while (!try_take (&run->device_inflight[target], run->device_depth, &run->max_device_inflight))
     {
       if (replay_run_stopped (run))
         {
@@ -220,20 +221,20 @@ replay_slots_acquire (ReplayRun *run, gint *process_inflight, guint limit)
 }
 
 gboolean
-replay_slots_try_acquire (ReplayRun *run, gint *process_inflight, guint limit)
+replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_inflight, guint limit)
 {
   if (!try_take (process_inflight, limit, &run->max_process_inflight))
     return FALSE;
-  if (try_take (&run->device_inflight, run->device_depth, &run->max_device_inflight))
+  if (try_take (&run->device_inflight[target], run->device_depth, &run->max_device_inflight))
     return TRUE;
   g_atomic_int_dec_and_test (process_inflight);
   return FALSE;
 }
 
 void
-replay_slots_release (ReplayRun *run, gint *process_inflight)
+replay_slots_release (ReplayRun *run, guint target, gint *process_inflight)
 {
-  g_atomic_int_dec_and_test (&run->device_inflight);
+  g_atomic_int_dec_and_test (&run->device_inflight[target]);
   g_atomic_int_dec_and_test (process_inflight);
 }
 
@@ -359,12 +360,12 @@ psync_worker_main (gpointer data)
       gint64 issue, complete;
 
       if (!replay_wait_until_ns (run, intended)
-          || !replay_slots_acquire (run, &w->inflight, 1))
+          || !replay_slots_acquire (run, io->target_index, &w->inflight, 1))
         break;
       issue = replay_now_ns ();
-      r->error = do_io (run->fd, io, w->read_buf, w->write_buf);
+      r->error = do_io (run->fds[io->target_index], io, w->read_buf, w->write_buf);
       complete = replay_now_ns ();
-      replay_slots_release (run, &w->inflight);
+      replay_slots_release (run, io->target_index, &w->inflight);
       r->intended_ns = intended - t0;
       r->issue_ns = issue - t0;
       r->complete_ns = complete - t0;
@@ -467,16 +468,17 @@ pool_worker_main (gpointer data)
                           ReplayIoResult, item->index);
       if (!replay_wait_until_ns (run, t0 + item->sched_ns)
           || !pool_wait_turn (w, item)
-          || !replay_slots_acquire (run, &w->inflight[item->process], run->iodepth))
+          || !replay_slots_acquire (run, io->target_index, &w->inflight[item->process],
+                                    run->iodepth))
         break;
       issue = replay_now_ns ();
       /* The next I/O of this process may go now: order is issue order. */
       r->intended_ns = item->sched_ns;
       r->issue_ns = issue - t0;
       g_atomic_int_inc (&w->ticket[item->process]);
-      r->error = do_io (run->fd, io, w->read_buf, w->write_buf);
+      r->error = do_io (run->fds[io->target_index], io, w->read_buf, w->write_buf);
       complete = replay_now_ns ();
-      replay_slots_release (run, &w->inflight[item->process]);
+      replay_slots_release (run, io->target_index, &w->inflight[item->process]);
       r->complete_ns = complete - t0;
       g_atomic_int_inc (&run->done_ios);
     }
@@ -759,34 +761,36 @@ check_engine_options (const ReplayOptions *opts, GError **error)
   return TRUE;
 }
 
-/* Open the target; buffered replays drop O_DIRECT (fcntl can change it). */
-static int
-open_target (ReplayResult *res, const ReplayOptions *opts, GError **error)
+/* Buffered replays: the targets are opened O_DIRECT (replay-targets.c);
+ * fcntl can drop it. */
+static gboolean
+targets_set_buffered (const GArray *targets, const int *fds, const ReplayOptions *opts,
+                      GError **error)
 {
-  int fd = replay_target_open (&res->target, res->plan->n_writes > 0, error);
-  int flags;
-
-  if (fd < 0 || !opts->buffered)
-    return fd;
-  flags = fcntl (fd, F_GETFL);
-  if (flags < 0 || fcntl (fd, F_SETFL, flags & ~O_DIRECT) != 0)
+  for (guint i = 0; opts->buffered && i < targets->len; i++)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: cannot turn off O_DIRECT: %s",
-                   res->target.path, g_strerror (errno));
-      close (fd);
-      return -1;
+      int flags = fcntl (fds[i], F_GETFL);
+
+      if (flags < 0 || fcntl (fds[i], F_SETFL, flags & ~O_DIRECT) != 0)
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: cannot turn off O_DIRECT: %s",
+                       g_array_index (targets, ReplayTarget, i).path, g_strerror (errno));
+          return FALSE;
+        }
     }
-  return fd;
+  return TRUE;
 }
 
 static gboolean
-run_engine (ReplayResult *res, int fd, const ReplayOptions *opts, GError **error)
+run_engine (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError **error)
 {
   guint n_proc = res->plan->processes->len;
   g_autofree guint *issued = g_new0 (guint, n_proc);
+  g_autofree gint *device_inflight = g_new0 (gint, res->targets->len);
   ReplayRun run = {
     .opts = opts, .plan = res->plan, .io_results = res->io_results, .issued = issued,
-    .fd = fd, .device_depth = opts->device_depth,
+    .fds = fds, .n_targets = res->targets->len, .device_inflight = device_inflight,
+    .device_depth = opts->device_depth,
     .align_bytes = MAX (res->plan->block_bytes, 4096),
   };
   guint n_threads;
@@ -835,26 +839,19 @@ ReplayResult *
 replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
 {
   g_autoptr (ReplayResult) res = g_new0 (ReplayResult, 1);
-  int fd;
+  int *fds;
   gboolean ok;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL && opts->target != NULL, NULL);
+  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
+  g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
 
   if (!check_engine_options (opts, error))
     return NULL;
-  if (!replay_target_probe (opts->target, &res->target, error))
-    return NULL;
-  if (res->target.size_bytes == 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET,
-                   "%s has size 0 (no medium, or not set up)", opts->target);
-      return NULL;
-    }
-  if (!replay_target_check_unused (&res->target, opts->mountinfo_path, error))
-    return NULL;
-  res->plan = replay_plan_build (ios, opts, res->target.size_bytes,
-                                 res->target.logical_block_bytes, error);
-  if (res->plan == NULL)
+  /* Targets, mounted/in-use refusals and the plan: replay-targets.c. */
+  if ((res->targets = replay_targets_probe (opts, error)) == NULL
+      || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
+                               &res->target, error)
+      || (res->plan = replay_targets_plan (ios, opts, res->targets, error)) == NULL)
     return NULL;
   res->dry_run = opts->dry_run;
   res->engine = opts->engine;
@@ -870,11 +867,14 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
       summarise (res);
       return g_steal_pointer (&res);
     }
-  fd = open_target (res, opts, error);
-  if (fd < 0)
+  if ((fds = replay_targets_open (res->targets, res->plan, opts, error)) == NULL)
     return NULL;
-  ok = run_engine (res, fd, opts, error);
-  close (fd);
+  /* Setup and capture (the prepared hook) once every target is open, and
+   * only then the engine's threads and the first I/O. */
+  ok = targets_set_buffered (res->targets, fds, opts, error)
+       && (opts->prepared == NULL || opts->prepared (res->targets, opts->prepared_data, error))
+       && run_engine (res, fds, opts, error);
+  replay_targets_close (fds, res->targets->len);
   if (!ok)
     return NULL;
   summarise (res);
@@ -887,6 +887,8 @@ replay_result_free (ReplayResult *result)
   if (result == NULL)
     return;
   replay_target_clear (&result->target);
+  if (result->targets)
+    g_array_unref (result->targets);
   replay_plan_free (result->plan);
   if (result->io_results)
     g_ptr_array_unref (result->io_results);

@@ -85,6 +85,8 @@ replay_plan_free (ReplayPlan *plan)
   if (plan == NULL)
     return;
   g_ptr_array_unref (plan->processes);
+  if (plan->targets)
+    g_array_unref (plan->targets);
   g_free (plan);
 }
 
@@ -114,17 +116,35 @@ scale_ns (gint64 ns, double speed)
   return (gint64) llround ((double) ns / speed);
 }
 
-/* Align offset and length to @block_bytes and keep the I/O inside the
- * target, wrapping when allowed.  Fails naming the I/O. */
+/* Linear map of @offset within the traced device's @extent onto @size:
+ * the same relative position, so the spatial pattern (sequential runs,
+ * hot regions) keeps its shape on a smaller target. */
+static guint64
+scale_offset (guint64 offset, guint64 extent, guint64 size)
+{
+  if (extent <= size || extent == 0)
+    return offset;
+  return (guint64) ((unsigned __int128) offset * size / extent);
+}
+
+/* Align offset and length to the target's block size and keep the I/O
+ * inside it, scaling or wrapping when allowed.  Fails naming the I/O. */
 static gboolean
-place_io (Pending *p, const ReplayOptions *opts, guint64 size_bytes, guint32 block_bytes,
+place_io (Pending *p, const ReplayOptions *opts, const ReplayPlanTarget *t,
           ReplayPlan *plan, GError **error)
 {
+  guint64 size_bytes = t->size_bytes;
+  guint32 block_bytes = t->block_bytes;
   guint64 offset = p->io->sector * 512;
   guint64 bytes = (guint64) p->io->nr_sectors * 512;
-  guint64 aligned_offset = offset - offset % block_bytes;
-  guint64 aligned_bytes = bytes - bytes % block_bytes;
+  guint64 aligned_offset, aligned_bytes = bytes - bytes % block_bytes;
 
+  if (opts->scale_offsets && t->traced_extent_bytes > size_bytes)
+    {
+      offset = scale_offset (offset, t->traced_extent_bytes, size_bytes);
+      plan->scaled++;
+    }
+  aligned_offset = offset - offset % block_bytes;
   if (aligned_bytes == 0)
     aligned_bytes = block_bytes;
   if (aligned_offset != offset || aligned_bytes != bytes)
@@ -140,31 +160,50 @@ place_io (Pending *p, const ReplayOptions *opts, guint64 size_bytes, guint32 blo
     }
   if (aligned_offset + aligned_bytes > size_bytes)
     {
-      if (!opts->wrap)
+      /* Scaled offsets land inside; only the length can stick out. */
+      if (!opts->wrap && !opts->scale_offsets)
         {
           g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
                        "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) "
                        "ends at byte %" G_GUINT64_FORMAT
                        ", beyond the end of the target (%" G_GUINT64_FORMAT
-                       " bytes); use --wrap to wrap offsets modulo the target size",
+                       " bytes); use --wrap to wrap offsets modulo the target size or "
+                       "--scale-offsets to scale them",
                        p->io->pid, p->io->sector, p->io->nr_sectors, p->event_ns / 1e9,
                        aligned_offset + aligned_bytes, size_bytes);
           return FALSE;
         }
-      aligned_offset %= size_bytes;
-      aligned_offset -= aligned_offset % block_bytes;
+      if (!opts->scale_offsets)
+        {
+          aligned_offset %= size_bytes;
+          aligned_offset -= aligned_offset % block_bytes;
+          plan->wrapped++;
+        }
       if (aligned_offset + aligned_bytes > size_bytes)
         {
           aligned_offset = size_bytes - aligned_bytes;
           aligned_offset -= aligned_offset % block_bytes;
         }
-      plan->wrapped++;
     }
   p->rio.offset_bytes = aligned_offset;
   p->rio.bytes = (guint32) aligned_bytes;
   p->rio.op = p->io->op;
   p->rio.trace_sector = p->io->sector;
   return TRUE;
+}
+
+/* The target of @io's traced device, or -1 when none is mapped. */
+static gint
+target_for (const TraceIo *io, const GArray *targets)
+{
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const ReplayPlanTarget *t = &g_array_index (targets, ReplayPlanTarget, i);
+      if (t->dev_major == G_MAXUINT32
+          || (t->dev_major == io->dev_major && t->dev_minor == io->dev_minor))
+        return (gint) i;
+    }
+  return -1;
 }
 
 static gboolean
@@ -195,14 +234,15 @@ process_name (const TraceIo *io)
 
 /* Count writes and refuse them unless the user chose what to do. */
 static gboolean
-check_write_policy (const GArray *ios, const ReplayOptions *opts, GError **error)
+check_write_policy (const GArray *ios, const ReplayOptions *opts, const GArray *targets,
+                    GError **error)
 {
   guint64 writes = 0;
 
   for (guint i = 0; i < ios->len; i++)
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
-      if (io_selected (io, opts) && io->op == TRACE_OP_WRITE)
+      if (io_selected (io, opts) && target_for (io, targets) >= 0 && io->op == TRACE_OP_WRITE)
         writes++;
     }
   if (writes > 0 && opts->allow_write && opts->reads_only)
@@ -232,9 +272,15 @@ collect_pending (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
       Pending p = { .io = io, .index = i };
+      gint t;
 
       if (!io_selected (io, opts))
         continue;
+      if ((t = target_for (io, plan->targets)) < 0)
+        {
+          plan->skipped_unmapped++;
+          continue;
+        }
       if (io->op == TRACE_OP_WRITE && opts->reads_only)
         {
           plan->skipped_writes++;
@@ -256,7 +302,8 @@ collect_pending (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
           plan->skipped_untimed++;
           continue;
         }
-      if (!place_io (&p, opts, plan->target_size_bytes, plan->block_bytes, plan, error))
+      p.rio.target_index = (guint32) t;
+      if (!place_io (&p, opts, &g_array_index (plan->targets, ReplayPlanTarget, t), plan, error))
         return NULL;
       g_array_append_val (pending, p);
     }
@@ -276,6 +323,43 @@ count_devices (const GArray *pending)
       g_hash_table_add (seen, key);
     }
   return g_hash_table_size (seen);
+}
+
+static void
+count_on_target (ReplayPlanTarget *t, const ReplayIo *io)
+{
+  if (t->n_ios == 0 || io->offset_bytes < t->first_offset_bytes)
+    t->first_offset_bytes = io->offset_bytes;
+  t->end_offset_bytes = MAX (t->end_offset_bytes, io->offset_bytes + io->bytes);
+  t->n_ios++;
+  if (io->op == TRACE_OP_READ)
+    {
+      t->n_reads++;
+      t->bytes_read += io->bytes;
+    }
+  else
+    {
+      t->n_writes++;
+      t->bytes_written += io->bytes;
+    }
+}
+
+/* End of the furthest I/O of each target's traced device(s). */
+static void
+measure_extents (const GArray *ios, const ReplayOptions *opts, GArray *targets)
+{
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      gint t = io_selected (io, opts) ? target_for (io, targets) : -1;
+
+      if (t >= 0)
+        {
+          ReplayPlanTarget *pt = &g_array_index (targets, ReplayPlanTarget, t);
+          pt->traced_extent_bytes = MAX (pt->traced_extent_bytes,
+                                         (io->sector + io->nr_sectors) * 512);
+        }
+    }
 }
 
 /* Group sorted pending I/Os into processes and fill in their times. */
@@ -310,6 +394,8 @@ build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
         }
       plan->span_ns = MAX (plan->span_ns, p->rio.sched_ns);
       plan->n_ios++;
+      count_on_target (&g_array_index (plan->targets, ReplayPlanTarget, p->rio.target_index),
+                       &p->rio);
       if (p->rio.op == TRACE_OP_READ)
         {
           plan->n_reads++;
@@ -329,25 +415,48 @@ ReplayPlan *
 replay_plan_build (const GArray *ios, const ReplayOptions *opts,
                    guint64 target_size_bytes, guint32 block_bytes, GError **error)
 {
+  ReplayPlanTarget t = {
+    .dev_major = G_MAXUINT32, .dev_minor = G_MAXUINT32,
+    .size_bytes = target_size_bytes, .block_bytes = block_bytes,
+  };
+
+  return replay_plan_build_mapped (ios, opts, &t, 1, error);
+}
+
+ReplayPlan *
+replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
+                          const ReplayPlanTarget *targets, guint n_targets, GError **error)
+{
   g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
   g_autoptr (GArray) pending = NULL;
   gint64 first_ns = G_MAXINT64;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
-  g_return_val_if_fail (block_bytes > 0 && (block_bytes & (block_bytes - 1)) == 0, NULL);
+  g_return_val_if_fail (ios != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
   g_return_val_if_fail (opts->speed > 0, NULL);
 
   plan->processes = g_ptr_array_new_with_free_func (replay_process_free);
+  plan->targets = g_array_new (FALSE, TRUE, sizeof (ReplayPlanTarget));
+  for (guint i = 0; i < n_targets; i++)
+    {
+      ReplayPlanTarget t = targets[i];
+      g_return_val_if_fail (t.block_bytes > 0 && (t.block_bytes & (t.block_bytes - 1)) == 0, NULL);
+      t.traced_extent_bytes = 0;
+      t.n_ios = t.n_reads = t.n_writes = t.bytes_read = t.bytes_written = 0;
+      t.first_offset_bytes = t.end_offset_bytes = 0;
+      g_array_append_val (plan->targets, t);
+      /* Buffers are aligned for the largest block size of all targets. */
+      plan->block_bytes = MAX (plan->block_bytes, t.block_bytes);
+    }
   plan->timing = opts->timing;
   plan->speed = opts->speed;
-  plan->target_size_bytes = target_size_bytes;
-  plan->block_bytes = block_bytes;
+  plan->target_size_bytes = targets[0].size_bytes;
   plan->events = opts->events;
   if (plan->events == REPLAY_EVENTS_QUEUE && !trace_has_queue_times (ios))
     plan->events = REPLAY_EVENTS_ISSUE;
 
-  if (!check_write_policy (ios, opts, error))
+  if (!check_write_policy (ios, opts, plan->targets, error))
     return NULL;
+  measure_extents (ios, opts, plan->targets);
   pending = collect_pending (ios, opts, plan, error);
   if (pending == NULL)
     return NULL;
@@ -356,8 +465,9 @@ replay_plan_build (const GArray *ios, const ReplayOptions *opts,
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
                    "nothing to replay: %u I/Os in the trace, %" G_GUINT64_FORMAT
                    " writes skipped, %" G_GUINT64_FORMAT " discards/flushes skipped, %"
-                   G_GUINT64_FORMAT " without a time", ios->len, plan->skipped_writes,
-                   plan->skipped_other, plan->skipped_untimed);
+                   G_GUINT64_FORMAT " without a time, %" G_GUINT64_FORMAT
+                   " on devices without a --map", ios->len, plan->skipped_writes,
+                   plan->skipped_other, plan->skipped_untimed, plan->skipped_unmapped);
       return NULL;
     }
   for (guint i = 0; i < pending->len; i++)
@@ -380,7 +490,7 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
            replay_events_name (plan->events), replay_timing_name (plan->timing), plan->speed);
   fprintf (out, "ios         %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " reads, %"
            G_GUINT64_FORMAT " writes)\n", plan->n_ios, plan->n_reads, plan->n_writes);
-  if (plan->n_devices > 1)
+  if (plan->n_devices > 1 && plan->targets->len == 1)
     fprintf (out, "devices     %u traced devices merged onto one target (--device MAJ,MIN picks one)\n",
              plan->n_devices);
   fprintf (out, "bytes       %" G_GUINT64_FORMAT " read, %" G_GUINT64_FORMAT " written\n",
@@ -389,9 +499,13 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
   fprintf (out, "skipped     %" G_GUINT64_FORMAT " writes (--reads-only), %" G_GUINT64_FORMAT
            " discards/flushes/empty, %" G_GUINT64_FORMAT " without a time\n",
            plan->skipped_writes, plan->skipped_other, plan->skipped_untimed);
+  if (plan->skipped_unmapped > 0)
+    fprintf (out, "unmapped    %" G_GUINT64_FORMAT " I/Os of traced devices without a --map\n",
+             plan->skipped_unmapped);
   fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
-           " wrapped, %" G_GUINT64_FORMAT " at issue time (no Q)\n",
-           plan->aligned, plan->block_bytes, plan->wrapped, plan->fell_back_to_issue);
+           " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " at issue time (no Q)\n",
+           plan->aligned, plan->block_bytes, plan->wrapped, plan->scaled,
+           plan->fell_back_to_issue);
   fprintf (out, "\n%-24s %8s %8s %8s %14s %12s %12s\n",
            "process", "ios", "reads", "writes", "bytes", "first_s", "last_s");
   for (guint i = 0; i < plan->processes->len; i++)
@@ -410,5 +524,25 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
                proc->ios->len - reads, bytes,
                g_array_index (proc->ios, ReplayIo, 0).sched_ns / 1e9,
                g_array_index (proc->ios, ReplayIo, proc->ios->len - 1).sched_ns / 1e9);
+    }
+}
+
+void
+replay_plan_print_targets (const ReplayPlan *plan, const GArray *targets, FILE *out)
+{
+  fprintf (out, "\n%-14s %-9s %8s %8s %8s %14s %14s  %s\n", "target", "traced", "ios", "reads",
+           "writes", "bytes_read", "bytes_written", "range (bytes)");
+  for (guint i = 0; i < plan->targets->len; i++)
+    {
+      const ReplayPlanTarget *t = &g_array_index (plan->targets, ReplayPlanTarget, i);
+      const ReplayTarget *rt = i < targets->len ? &g_array_index (targets, ReplayTarget, i) : NULL;
+      g_autofree char *traced = t->dev_major == G_MAXUINT32
+        ? g_strdup ("all") : g_strdup_printf ("%u,%u", t->dev_major, t->dev_minor);
+
+      fprintf (out, "%-14s %-9s %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT
+               " %14" G_GUINT64_FORMAT " %14" G_GUINT64_FORMAT "  [%" G_GUINT64_FORMAT ", %"
+               G_GUINT64_FORMAT ") of %" G_GUINT64_FORMAT "\n",
+               rt ? rt->path : "?", traced, t->n_ios, t->n_reads, t->n_writes, t->bytes_read,
+               t->bytes_written, t->first_offset_bytes, t->end_offset_bytes, t->size_bytes);
     }
 }

@@ -54,7 +54,11 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
       const ReplayIoResult *r = &g_array_index ((GArray *) g_ptr_array_index (result->io_results, key->process),
                                                 ReplayIoResult, key->index);
       TraceResult row = {
-        .process = proc->name, .pid = proc->pid, .device = result->target.path,
+        .process = proc->name, .pid = proc->pid,
+        /* With --map, the target this I/O went to. */
+        .device = result->targets && io->target_index < result->targets->len
+                  ? g_array_index (result->targets, ReplayTarget, io->target_index).path
+                  : result->target.path,
         .op = io->op, .offset_bytes = io->offset_bytes, .bytes = io->bytes,
         .intended_ns = r->intended_ns, .issue_ns = r->issue_ns,
         .complete_ns = r->complete_ns, .error = r->error,

@@ -16,6 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <blkid.h>
+
 G_DEFINE_QUARK (replay-error-quark, replay_error)
 
 static char *
@@ -344,4 +346,44 @@ replay_target_open (const ReplayTarget *target, gboolean writable, GError **erro
     g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO,
                  "%s: cannot open for direct I/O: %s", target->path, g_strerror (errno));
   return -1;
+}
+
+gboolean
+replay_target_check_signature (const ReplayTarget *target, GError **error)
+{
+  blkid_probe pr = blkid_new_probe_from_filename (target->path);
+  const char *type = NULL, *kind = NULL;
+  int rc;
+
+  if (pr == NULL)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET,
+                   "%s: cannot probe for signatures: %s", target->path, g_strerror (errno));
+      return FALSE;
+    }
+  blkid_probe_enable_superblocks (pr, 1);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
+  blkid_probe_enable_partitions (pr, 1);
+  blkid_probe_set_partitions_flags (pr, BLKID_PARTS_ENTRY_DETAILS);
+  rc = blkid_do_safeprobe (pr);
+  if (rc == 0)
+    {
+      if (blkid_probe_lookup_value (pr, "TYPE", &type, NULL) == 0)
+        kind = "a file system or volume signature";
+      else if (blkid_probe_lookup_value (pr, "PTTYPE", &type, NULL) == 0)
+        kind = "a partition table";
+      else
+        kind = "a signature", type = "unknown";
+    }
+  else if (rc == -2)
+    kind = "several conflicting signatures", type = "ambivalent";
+  if (kind != NULL)
+    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
+                 "%s carries %s (%s); replaying writes would destroy it "
+                 "(--force replays anyway, wipefs shows it)", target->path, kind, type);
+  else if (rc < 0)
+    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET,
+                 "%s: probing for signatures failed", target->path);
+  blkid_free_probe (pr);
+  return kind == NULL && rc >= 0;
 }

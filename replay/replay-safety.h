@@ -81,6 +81,13 @@ gboolean replay_target_check_unused (const ReplayTarget *target,
                                      const char         *mountinfo_path,
                                      GError            **error);
 
+/* Refuse a target that carries a file system, RAID/LVM member or
+ * partition table signature (libblkid superblock and partition probes,
+ * read-only): writing would destroy what it holds.  Checked before the
+ * target is opened for writing; --force skips this check only. */
+gboolean replay_target_check_signature (const ReplayTarget *target,
+                                        GError            **error);
+
 /* Open for direct I/O with O_EXCL; returns the fd or -1 with
  * REPLAY_ERROR_UNSAFE when busy, REPLAY_ERROR_IO otherwise. */
 int      replay_target_open    (const ReplayTarget *target,

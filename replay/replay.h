@@ -62,6 +62,19 @@ gboolean    replay_engine_available (ReplayEngine engine, GError **error);
  * the user's).  NULL with an error for bad syntax. */
 GArray     *replay_cpus_parse (const char *text, GError **error);
 
+/* One traced device replayed onto its own target (--map MAJ,MIN=/dev/X). */
+typedef struct {
+  guint32     dev_major;        /* traced device */
+  guint32     dev_minor;
+  const char *target;           /* block device it replays on */
+} ReplayMap;
+
+/* Called once the targets are checked and open, just before the replay
+ * threads start (target setup, capture); FALSE with @error aborts the
+ * replay before its first I/O.  @targets: ReplayTarget, in map order. */
+typedef gboolean (*ReplayPreparedFunc) (const GArray *targets, gpointer user_data,
+                                        GError **error);
+
 /* Called from the controlling thread about every 200 ms while a replay runs. */
 typedef void (*ReplayProgressFunc) (guint64 done_ios, guint64 total_ios,
                                     gint64 elapsed_ns, gpointer user_data);
@@ -88,10 +101,19 @@ typedef struct {
   ReplayEngine engine;          /* psync */
   guint        iodepth;         /* per process; 0 = default: 32 for io_uring/libaio, none for a
                                  * psync pool; a psync thread per process is 1 */
-  guint        device_depth;    /* in flight on the target across processes; 0 = no limit */
+  guint        device_depth;    /* in flight on each target device across processes (with
+                                 * --map: per mapped device); 0 = no limit */
   guint        threads;         /* psync: 0 = a thread per process, N = a pool of N */
   gboolean     buffered;        /* page cache instead of O_DIRECT */
   const GArray *cpus;           /* int CPU numbers; workers pinned round-robin; NULL = none */
+
+  const ReplayMap *maps;        /* n_maps > 0: each mapped traced device on its own
+                                 * target, other devices skipped; target unused */
+  guint        n_maps;
+  gboolean     scale_offsets;   /* map each traced device's extent linearly onto its target */
+  gboolean     force;           /* write even over a file system / partition table signature */
+  ReplayPreparedFunc prepared;  /* may be NULL */
+  gpointer     prepared_data;
 } ReplayOptions;
 
 /* Defaults: queue events, recorded timing, speed 1, reads only unless told,
@@ -104,6 +126,7 @@ typedef struct {
   guint64  offset_bytes;   /* on the target, aligned */
   guint32  bytes;          /* aligned, >= one logical block */
   TraceOp  op;             /* TRACE_OP_READ or TRACE_OP_WRITE */
+  guint32  target_index;   /* which target (ReplayOptions.maps order; 0 with --target) */
   guint64  trace_sector;   /* as the trace gives it, for messages */
   gint64   sched_ns;       /* recorded timing: intended issue, relative to t0 */
   gint64   think_ns;       /* closed timing: gap after the previous completion, -1 = use gap_ns */
@@ -116,8 +139,22 @@ typedef struct {
   GArray  *ios;            /* ReplayIo, in the process's trace order */
 } ReplayProcess;
 
+/* A target as the plan sees it: which traced device goes there, its size. */
+typedef struct {
+  guint32  dev_major;      /* traced device; G_MAXUINT32 = every device */
+  guint32  dev_minor;
+  guint64  size_bytes;
+  guint32  block_bytes;    /* logical block size, a power of two */
+  /* Filled by the plan: */
+  guint64  traced_extent_bytes; /* end of the furthest traced I/O (--scale-offsets) */
+  guint64  n_ios, n_reads, n_writes;
+  guint64  bytes_read, bytes_written;
+  guint64  first_offset_bytes, end_offset_bytes; /* range touched on the target */
+} ReplayPlanTarget;
+
 typedef struct {
   GPtrArray *processes;    /* ReplayProcess *, sorted by pid */
+  GArray    *targets;      /* ReplayPlanTarget, ReplayIo.target_index order */
   ReplayEvents events;     /* what was used (issue when the trace has no Q) */
   ReplayTiming timing;
   double   speed;
@@ -133,6 +170,8 @@ typedef struct {
   guint64  fell_back_to_issue; /* I/Os without Q replayed at their D time */
   guint64  aligned;        /* offset or length adjusted to the block size */
   guint64  wrapped;        /* --wrap applied */
+  guint64  scaled;         /* --scale-offsets applied */
+  guint64  skipped_unmapped; /* I/Os of traced devices without a --map */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
@@ -145,11 +184,23 @@ ReplayPlan *replay_plan_build  (const GArray        *ios,
                                 guint64              target_size_bytes,
                                 guint32              block_bytes,
                                 GError             **error);
+/* The same with one target per traced device (@targets[i].dev_major/minor;
+ * I/Os of other devices are skipped), or one catch-all target. */
+ReplayPlan *replay_plan_build_mapped (const GArray           *ios,
+                                      const ReplayOptions    *opts,
+                                      const ReplayPlanTarget *targets,
+                                      guint                   n_targets,
+                                      GError                **error);
 void        replay_plan_free   (ReplayPlan *plan);
 /* Human-readable plan (what --dry-run prints). */
 void        replay_plan_print  (const ReplayPlan   *plan,
                                 const ReplayTarget *target,
                                 FILE               *out);
+/* Per target: device, traced device, ranges, request counts, bytes to
+ * read and write.  @targets: ReplayTarget, in the plan's target order. */
+void        replay_plan_print_targets (const ReplayPlan *plan,
+                                       const GArray     *targets,
+                                       FILE             *out);
 
 /* The measured outcome of one I/O, parallel to ReplayProcess.ios.  Times
  * relative to t0. */
@@ -171,7 +222,8 @@ typedef struct {
 } ReplayProcessSummary;
 
 typedef struct {
-  ReplayTarget target;
+  ReplayTarget target;       /* the first target */
+  GArray      *targets;      /* ReplayTarget, every target in plan order */
   ReplayPlan  *plan;
   gboolean     dry_run;      /* nothing below is measured */
   gboolean     interrupted;  /* the stop flag rose: results are partial */
@@ -190,7 +242,7 @@ typedef struct {
   guint        threads;      /* submitting/issuing threads */
   gboolean     buffered;
   guint        max_inflight_process;  /* most I/Os one process had in flight */
-  guint        max_inflight_device;   /* most I/Os in flight on the target */
+  guint        max_inflight_device;   /* most I/Os in flight on one target device */
 } ReplayResult;
 
 ReplayResult *replay_run_ios   (const GArray        *ios,

@@ -1,0 +1,238 @@
+/* cmd-replay-setup.c — target setup with guaranteed restore, device
+ * mapping and capture for `iosim replay` (see cmd-replay-setup.h).
+ *
+ * Restore paths: the main flow calls cli_replay_target_finish() after the
+ * replay on success, error and after Ctrl-C/SIGTERM/SIGHUP (the handlers
+ * in cli-signals.c only raise a flag the replay polls); an atexit()
+ * handler (replay_setup_guard) covers exit() from elsewhere.  SIGKILL
+ * cannot be caught: the settings then stay as set, and the log on stderr
+ * holds one "echo OLD > PATH" line per setting, printed before the change,
+ * to restore them by hand; a capture left behind is undone with
+ * "echo 0 > /sys/block/DISK/trace/enable; echo nop > current_tracer". */
+#include "cli/cmd-replay-setup.h"
+
+#include <string.h>
+
+#include "sim/sim-units.h"
+
+const GOptionEntry *
+cli_replay_target_entries (ReplayTargetArgs *t)
+{
+  const GOptionEntry entries[] = {
+    { "map", 0, 0, G_OPTION_ARG_STRING_ARRAY, &t->maps,
+      "Replay traced device MAJ,MIN on its own target (repeatable; instead of --target)", "MAJ,MIN=/dev/X" },
+    { "scale-offsets", 0, 0, G_OPTION_ARG_NONE, &t->scale_offsets,
+      "Map each traced device's extent linearly onto a smaller target", NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &t->force,
+      "Write even over a file system or partition table signature", NULL },
+    { "sched", 0, 0, G_OPTION_ARG_STRING, &t->sched, "Elevator for the replay (restored afterwards)", "NAME" },
+    { "sched-set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &t->sched_set,
+      "Elevator tunable under queue/iosched/ (repeatable)", "KEY=VALUE" },
+    { "set-queue", 0, 0, G_OPTION_ARG_STRING_ARRAY, &t->queue_set,
+      "Queue attribute under queue/ (repeatable)", "KEY=VALUE" },
+    { "read-ahead-kb", 0, 0, G_OPTION_ARG_INT, &t->read_ahead_kb, "Set queue/read_ahead_kb", "KB" },
+    { "nr-requests", 0, 0, G_OPTION_ARG_INT, &t->nr_requests, "Set queue/nr_requests", "N" },
+    { "rotational", 0, 0, G_OPTION_ARG_INT, &t->rotational, "Set queue/rotational", "0|1" },
+    { "throttle-read-bps", 0, 0, G_OPTION_ARG_STRING, &t->throttle_read,
+      "blkio read limit (cgroup v1 root blkio.throttle, or v2 io.max)", "BYTES" },
+    { "throttle-write-bps", 0, 0, G_OPTION_ARG_STRING, &t->throttle_write, "blkio write limit", "BYTES" },
+    { "capture", 0, 0, G_OPTION_ARG_FILENAME, &t->capture,
+      "Record what the block layer saw on the target(s) during the replay (tracefs)", "FILE" },
+    { NULL }
+  };
+
+  t->read_ahead_kb = t->nr_requests = t->rotational = -1;
+  g_free (t->entries);
+  t->entries = g_memdup2 (entries, sizeof entries);
+  return t->entries;
+}
+
+static gboolean
+parse_bps (const char *option, const char *text, guint64 *out)
+{
+  g_autoptr (GError) error = NULL;
+  double rate;
+
+  if (text == NULL)
+    return TRUE;
+  if (sim_parse_size_bytes (text, out, NULL) && *out > 0)
+    return TRUE;
+  if (sim_parse_rate_bytes_per_s (text, &rate, &error) && rate >= 1)
+    {
+      *out = (guint64) rate;
+      return TRUE;
+    }
+  fprintf (stderr, "iosim replay: --%s takes a positive byte rate (e.g. 10MiB), not '%s'\n",
+           option, text);
+  return FALSE;
+}
+
+static gboolean
+parse_map (const char *text, ReplayMap *out)
+{
+  const char *eq = strchr (text, '=');
+  g_autofree char *devno = eq ? g_strndup (text, eq - text) : NULL;
+  g_auto (GStrv) parts = devno ? g_strsplit_set (devno, ",:", 2) : NULL;
+  guint64 a, b;
+
+  if (parts == NULL || g_strv_length (parts) != 2 || eq[1] == '\0'
+      || !g_ascii_string_to_unsigned (parts[0], 10, 0, G_MAXUINT32 - 1, &a, NULL)
+      || !g_ascii_string_to_unsigned (parts[1], 10, 0, G_MAXUINT32 - 1, &b, NULL))
+    return FALSE;
+  out->dev_major = (guint32) a;
+  out->dev_minor = (guint32) b;
+  out->target = eq + 1;
+  return TRUE;
+}
+
+/* The replay's targets are open: apply the setup, start the capture. */
+static gboolean
+on_prepared (const GArray *targets, gpointer data, GError **error)
+{
+  ReplayTargetArgs *t = data;
+
+  for (guint i = 0; i < targets->len && !replay_setup_spec_empty (&t->spec); i++)
+    if (!replay_setup_apply (t->setup, &t->spec, &g_array_index (targets, ReplayTarget, i),
+                             stderr, error))
+      return FALSE;   /* the main flow restores what was applied */
+  if (t->capture)
+    {
+      g_autoptr (GPtrArray) more = g_ptr_array_new ();
+      ReplayCaptureOptions copts = { 0 };
+
+      for (guint i = 1; i < targets->len; i++)
+        g_ptr_array_add (more, g_array_index (targets, ReplayTarget, i).path);
+      g_ptr_array_add (more, NULL);
+      copts.device = g_array_index (targets, ReplayTarget, 0).path;
+      copts.more_devices = (const char *const *) more->pdata;
+      copts.output_path = t->capture;
+      if ((t->capture_thread = replay_capture_start (&copts, error)) == NULL)
+        {
+          g_prefix_error (error, "--capture: ");
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+cli_replay_target_fill (ReplayTargetArgs *t, ReplayOptions *opts)
+{
+  g_autoptr (GError) error = NULL;
+  const struct { const char *key; gint value; } dedicated[] = {
+    { "read_ahead_kb", t->read_ahead_kb }, { "nr_requests", t->nr_requests },
+    { "rotational", t->rotational },
+  };
+
+  t->map_array = g_array_new (FALSE, TRUE, sizeof (ReplayMap));
+  for (guint i = 0; t->maps && t->maps[i]; i++)
+    {
+      ReplayMap m;
+      if (!parse_map (t->maps[i], &m))
+        {
+          fprintf (stderr, "iosim replay: --map takes MAJ,MIN=/dev/X, not '%s'\n", t->maps[i]);
+          return FALSE;
+        }
+      g_array_append_val (t->map_array, m);
+    }
+  if (t->map_array->len > 0 && opts->target != NULL)
+    {
+      fprintf (stderr, "iosim replay: give either --target or --map, not both\n");
+      return FALSE;
+    }
+  opts->maps = (const ReplayMap *) t->map_array->data;
+  opts->n_maps = t->map_array->len;
+  opts->scale_offsets = t->scale_offsets;
+  opts->force = t->force;
+  if (opts->scale_offsets && opts->wrap)
+    {
+      fprintf (stderr, "iosim replay: --scale-offsets and --wrap are two ways to fit; pick one\n");
+      return FALSE;
+    }
+
+  t->queue_list = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; t->queue_set && t->queue_set[i]; i++)
+    g_ptr_array_add (t->queue_list, g_strdup (t->queue_set[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (dedicated); i++)
+    if (dedicated[i].value >= 0)
+      g_ptr_array_add (t->queue_list, g_strdup_printf ("%s=%d", dedicated[i].key, dedicated[i].value));
+  g_ptr_array_add (t->queue_list, NULL);
+  t->spec.scheduler = t->sched;
+  t->spec.sched_set = (const char *const *) t->sched_set;
+  t->spec.queue_set = (const char *const *) t->queue_list->pdata;
+  if (!parse_bps ("throttle-read-bps", t->throttle_read, &t->spec.throttle_read_bps)
+      || !parse_bps ("throttle-write-bps", t->throttle_write, &t->spec.throttle_write_bps))
+    return FALSE;
+  if (!replay_setup_spec_check (&t->spec, &error))
+    {
+      fprintf (stderr, "iosim replay: %s\n", error->message);
+      return FALSE;
+    }
+  t->setup = replay_setup_new ();
+  /* Restores at exit() too, should anything leave without finish(). */
+  replay_setup_guard (t->setup);
+  opts->prepared = on_prepared;
+  opts->prepared_data = t;
+  return TRUE;
+}
+
+gboolean
+cli_replay_target_finish (ReplayTargetArgs *t)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok = TRUE;
+
+  if (t->capture_thread)
+    {
+      ReplayCaptureStats stats;
+
+      if (!replay_capture_finish (g_steal_pointer (&t->capture_thread), &stats, &error))
+        {
+          fprintf (stderr, "iosim replay: --capture: %s\n", error->message);
+          g_clear_error (&error);
+          ok = FALSE;
+        }
+      else
+        fprintf (stderr, "iosim replay: captured %" G_GUINT64_FORMAT " lines in %.3f s to %s "
+                 "(tracer settings restored)\n", stats.lines, stats.elapsed_ns / 1e9, t->capture);
+    }
+  if (t->setup && replay_setup_pending (t->setup) > 0
+      && !replay_setup_restore (t->setup, stderr, &error))
+    {
+      fprintf (stderr, "iosim replay: %s\n", error->message);
+      ok = FALSE;
+    }
+  return ok;
+}
+
+void
+cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, FILE *out)
+{
+  replay_plan_print_targets (result->plan, result->targets, out);
+  fputc ('\n', out);
+  for (guint i = 0; i < result->targets->len; i++)
+    replay_setup_describe (&t->spec, &g_array_index (result->targets, ReplayTarget, i), out);
+  if (t->capture)
+    fprintf (out, "capture     block events of the target(s) to %s (tracefs, restored afterwards)\n",
+             t->capture);
+  if (result->plan->n_writes > 0)
+    fprintf (out, "writes      %" G_GUINT64_FORMAT " bytes would be written%s\n",
+             result->plan->bytes_written,
+             t->force ? " (--force: signatures ignored)" : "");
+}
+
+void
+cli_replay_target_clear (ReplayTargetArgs *t)
+{
+  g_free (t->sched);
+  g_free (t->throttle_read);
+  g_free (t->throttle_write);
+  g_free (t->capture);
+  g_strfreev (t->sched_set);
+  g_strfreev (t->queue_set);
+  g_strfreev (t->maps);
+  g_free (t->entries);
+  g_clear_pointer (&t->queue_list, g_ptr_array_unref);
+  g_clear_pointer (&t->map_array, g_array_unref);
+  g_clear_pointer (&t->setup, replay_setup_free);
+}

@@ -1,0 +1,77 @@
+/* replay-setup.h — tuning a replay target before the replay, and putting
+ * every setting back afterwards.
+ *
+ * What can be set: the elevator (queue/scheduler), its tunables
+ * (queue/iosched/KEY), other queue attributes (read_ahead_kb, nr_requests,
+ * rotational, ...) and blkio throttling of the device (cgroup v1
+ * blkio.throttle.{read,write}_bps_device on the root blkio cgroup, or
+ * cgroup v2 io.max of the cgroup iosim runs in when it has one).
+ *
+ * Every old value is read and logged as a shell command that restores it
+ * ("echo OLD > PATH") before the new value is written, so that a run
+ * killed with SIGKILL (which no handler sees) can be undone by hand from
+ * the log.  replay_setup_restore() writes the old values back, in the
+ * order they were recorded: the scheduler first (switching elevators
+ * resets nr_requests and drops the old elevator's tunables, so those are
+ * recorded too and written after it), then tunables, queue attributes and
+ * throttle rules.  It is idempotent; replay_setup_guard() also registers
+ * the setup with an atexit() handler that restores whatever is still
+ * pending when the process exits through exit() or main's return.  A
+ * signal handler must not restore (not async-signal-safe): it raises the
+ * stop flag and the main flow restores.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdio.h>
+
+#include "replay/replay-safety.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char        *scheduler;           /* NULL: leave the elevator */
+  const char *const *sched_set;           /* NULL-terminated "key=value", queue/iosched/ */
+  const char *const *queue_set;           /* NULL-terminated "key=value", queue/ */
+  guint64            throttle_read_bps;   /* 0: no read limit */
+  guint64            throttle_write_bps;  /* 0: no write limit */
+  const char        *cgroup_root;         /* NULL: /sys/fs/cgroup */
+} ReplaySetupSpec;
+
+typedef struct _ReplaySetup ReplaySetup;
+
+/* TRUE when @spec changes nothing. */
+gboolean     replay_setup_spec_empty (const ReplaySetupSpec *spec);
+/* Syntax of the key=value lists and tunable names (no device needed). */
+gboolean     replay_setup_spec_check (const ReplaySetupSpec *spec,
+                                      GError               **error);
+
+ReplaySetup *replay_setup_new      (void);
+/* Record, log to @log (may be NULL) and change each setting of @spec on
+ * @target.  On failure the settings already changed stay recorded: call
+ * replay_setup_restore() (every exit path does). */
+gboolean     replay_setup_apply    (ReplaySetup           *setup,
+                                    const ReplaySetupSpec *spec,
+                                    const ReplayTarget    *target,
+                                    FILE                  *log,
+                                    GError               **error);
+/* Write every recorded old value back that differs now; keeps going after
+ * a failure and reports the first one.  Nothing pending afterwards. */
+gboolean     replay_setup_restore  (ReplaySetup *setup,
+                                    FILE        *log,
+                                    GError     **error);
+/* Number of recorded settings not restored yet. */
+guint        replay_setup_pending  (const ReplaySetup *setup);
+/* Restore @setup at process exit if still pending (atexit); @setup must
+ * stay alive until then or be passed to replay_setup_unguard() first. */
+void         replay_setup_guard    (ReplaySetup *setup);
+void         replay_setup_unguard  (ReplaySetup *setup);
+/* What replay_setup_apply() would do (--dry-run): touches nothing. */
+void         replay_setup_describe (const ReplaySetupSpec *spec,
+                                    const ReplayTarget    *target,
+                                    FILE                  *out);
+void         replay_setup_free     (ReplaySetup *setup);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplaySetup, replay_setup_free)
+
+G_END_DECLS

@@ -1,0 +1,30 @@
+/* replay-targets.h — the block devices a replay writes to: one with
+ * --target, one per traced device with --map MAJ,MIN=/dev/X.  Probing and
+ * the mounted/in-use refusals come first, the plan is built against every
+ * target's size and block size, and only then are the targets checked for
+ * signatures (when written) and opened with O_EXCL. */
+#pragma once
+
+#include "replay/replay.h"
+
+G_BEGIN_DECLS
+
+/* ReplayTarget for each target, refusing size 0, mounted, swap, held and
+ * the same device given twice. */
+GArray     *replay_targets_probe (const ReplayOptions *opts,
+                                  GError             **error);
+ReplayPlan *replay_targets_plan  (const GArray        *ios,
+                                  const ReplayOptions *opts,
+                                  const GArray        *targets,
+                                  GError             **error);
+/* Signature refusal (unless opts->force) for every target the plan writes
+ * to, then open each (O_DIRECT | O_EXCL); fds in target order, or NULL
+ * with everything closed again. */
+int        *replay_targets_open  (const GArray        *targets,
+                                  const ReplayPlan    *plan,
+                                  const ReplayOptions *opts,
+                                  GError             **error);
+void        replay_targets_close (int  *fds,
+                                  guint n);
+
+G_END_DECLS
