@@ -14,9 +14,11 @@
 
 typedef struct {
   char    *target, *events, *timing, *csv, *json, *device, *lead, *spin;
+  char    *engine, *cpus;
   double   speed;
-  gint     realtime;
-  gboolean allow_write, reads_only, wrap, dry_run;
+  gint     realtime, iodepth, device_depth, threads;
+  gboolean allow_write, reads_only, wrap, dry_run, buffered;
+  GArray  *cpu_list;       /* parsed --cpus, owned */
 } ReplayArgs;
 
 
@@ -71,9 +73,39 @@ bad_option (const char *format, ...)
   return FALSE;
 }
 
+/* --engine, --iodepth, --device-depth, --threads, --buffered, --cpus. */
+static gboolean
+fill_engine_options (ReplayArgs *a, ReplayOptions *opts)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (a->engine && !replay_engine_parse (a->engine, &opts->engine))
+    return bad_option ("--engine must be psync, io_uring or libaio, not '%s'", a->engine);
+  if (!replay_engine_available (opts->engine, &error))
+    return bad_option ("%s", error->message);
+  if (a->iodepth < 0 || a->iodepth > 65536)
+    return bad_option ("--iodepth takes a depth from 1 to 65536");
+  if (a->device_depth < 0 || a->device_depth > 65536)
+    return bad_option ("--device-depth takes a depth from 1 to 65536");
+  if (a->threads < 0 || a->threads > 4096)
+    return bad_option ("--threads takes a count from 1 to 4096");
+  opts->iodepth = (guint) a->iodepth;
+  opts->device_depth = (guint) a->device_depth;
+  opts->threads = (guint) a->threads;
+  opts->buffered = a->buffered;
+  if (a->cpus)
+    {
+      a->cpu_list = replay_cpus_parse (a->cpus, &error);
+      if (a->cpu_list == NULL)
+        return bad_option ("--cpus: %s", error->message);
+      opts->cpus = a->cpu_list;
+    }
+  return TRUE;
+}
+
 /* Fill @opts from the parsed arguments; FALSE with a message on stderr. */
 static gboolean
-fill_options (const ReplayArgs *a, ReplayOptions *opts)
+fill_options (ReplayArgs *a, ReplayOptions *opts)
 {
   opts->target = a->target;
   opts->speed = a->speed;
@@ -99,7 +131,7 @@ fill_options (const ReplayArgs *a, ReplayOptions *opts)
     return FALSE;
   if (a->allow_write && a->reads_only)
     return bad_option ("--allow-write and --reads-only contradict each other");
-  return TRUE;
+  return fill_engine_options (a, opts);
 }
 
 static gboolean
@@ -136,6 +168,10 @@ args_clear (ReplayArgs *a)
   g_free (a->device);
   g_free (a->lead);
   g_free (a->spin);
+  g_free (a->engine);
+  g_free (a->cpus);
+  if (a->cpu_list)
+    g_array_unref (a->cpu_list);
 }
 
 int
@@ -158,6 +194,17 @@ cli_cmd_replay (int argc, char **argv)
     { "spin", 0, 0, G_OPTION_ARG_STRING, &a.spin, "Spin instead of sleeping this long before each I/O (default 50us)", "TIME" },
     { "realtime", 0, 0, G_OPTION_ARG_INT, &a.realtime,
       "Run the replay threads SCHED_FIFO at this priority (1-99; root), for wake-ups on time under load", "PRIO" },
+    { "engine", 0, 0, G_OPTION_ARG_STRING, &a.engine,
+      "psync (default: synchronous, a thread per process or --threads), io_uring or libaio", "ENGINE" },
+    { "iodepth", 0, 0, G_OPTION_ARG_INT, &a.iodepth,
+      "I/Os in flight per process (io_uring/libaio default 32; psync pool default: no limit)", "N" },
+    { "device-depth", 0, 0, G_OPTION_ARG_INT, &a.device_depth,
+      "I/Os in flight on each target device across processes (default: no limit)", "N" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
+      "psync: a pool of N threads taking I/Os in per-process order (recorded timing)", "N" },
+    { "buffered", 0, 0, G_OPTION_ARG_NONE, &a.buffered, "Go through the page cache (default O_DIRECT)", NULL },
+    { "cpus", 0, 0, G_OPTION_ARG_STRING, &a.cpus,
+      "Pin issuing threads to these CPUs, round-robin (e.g. 0,1 or 2-3)", "LIST" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "Per-I/O results (intended, issue, completion)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &a.json, "Summary as JSON", "FILE" },
     { NULL }
@@ -172,12 +219,16 @@ cli_cmd_replay (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_main_entries (ctx, cli_replay_target_entries (&ta), NULL);
   g_option_context_set_description (ctx,
-    "One thread per traced process, synchronous O_DIRECT I/O (queue depth 1 per\n"
-    "process), paced on one absolute CLOCK_MONOTONIC schedule.  Reads only unless\n"
-    "--allow-write; never on a mounted or busy device, and writes never over a file\n"
-    "system or partition table signature unless --force.\n\n"
+    "Engines: psync (one thread per traced process, synchronous O_DIRECT I/O,\n"
+    "queue depth 1 per process; or --threads N), io_uring and libaio (a submitting\n"
+    "and a reaping thread per process, --iodepth per process, --device-depth per\n"
+    "target device), all paced on one absolute CLOCK_MONOTONIC schedule; every engine\n"
+    "issues each I/O on its own device's target (--target, or --map per traced device).\n"
+    "Reads only unless --allow-write; never on a mounted or busy device, and writes\n"
+    "never over a file system or partition table signature unless --force.\n\n"
     "Target settings (--sched, --sched-set, --set-queue, --read-ahead-kb, --nr-requests,\n"
-    "--rotational, --throttle-*) are restored after the replay, after an error and\n"
+    "--rotational, --throttle-*) are applied once the targets are open, before the\n"
+    "first I/O of any engine, and restored after the replay, after an error and\n"
     "after Ctrl-C/SIGTERM.  SIGKILL cannot be caught: each old value is logged on\n"
     "stderr as 'echo OLD > PATH' before it changes; run those lines to restore by hand.\n\n"
     "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");

@@ -1,17 +1,22 @@
-/* replay-engine.c — running replay schedules on a real block device.
+/* replay-engine.c — running replay schedules on a real block device:
+ * the shared pacing and thread machinery, the psync engine, summaries.
  *
- * One thread per traced process, each doing synchronous O_DIRECT
- * pread/pwrite (queue depth 1 per process; an io_uring engine with deeper
- * queues is future work).  Pacing follows reference/anchors.md §C and
- * §E.3: one absolute schedule from a common t0 on CLOCK_MONOTONIC, timer
- * slack 1 ns, clock_nanosleep(TIMER_ABSTIME) to ~50 us before the intended
- * time, then a spin on clock_gettime (the measured sleep overshoot with
- * slack 1 ns is ~4-16 us p50-p99, so 50 us of spinning covers it).
+ * psync: one thread per traced process doing synchronous pread/pwrite
+ * (queue depth 1 per process), or with --threads N a pool of N threads
+ * that take I/Os from the merged schedule and issue each process's I/Os
+ * in order (a ticket per process), so a process can have up to N in
+ * flight.  io_uring and libaio live in replay-engine-async.c.  Pacing
+ * follows reference/anchors.md §C and §E.3: one absolute schedule from a
+ * common t0 on CLOCK_MONOTONIC, timer slack 1 ns,
+ * clock_nanosleep(TIMER_ABSTIME) to ~50 us before the intended time, then
+ * a spin on clock_gettime (the measured sleep overshoot with slack 1 ns is
+ * ~4-16 us p50-p99, so 50 us of spinning covers it).
  */
-#include "replay/replay.h"
+#include "replay/replay-engine-private.h"
 #include "replay/replay-targets.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,9 +29,11 @@
 /* How often the controlling thread looks at the workers, and reports. */
 #define REPLAY_POLL_INTERVAL_US (10 * 1000)
 #define REPLAY_PROGRESS_INTERVAL_US (200 * 1000)
+/* Default per-process depth of the asynchronous engines. */
+#define REPLAY_ASYNC_DEFAULT_DEPTH 32
 
-static gint64
-monotonic_now_ns (void)
+gint64
+replay_now_ns (void)
 {
   struct timespec ts;
 
@@ -34,57 +41,106 @@ monotonic_now_ns (void)
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
-/* Threads are created first and wait here; t0 is set once all exist, so
- * the lead need not cover thread creation for traces with many processes. */
-typedef struct {
-  GMutex   lock;
-  GCond    cond;
-  gboolean go;
-  gint64   t0_ns;
-} StartGate;
+static const char *const engine_names[] = { "psync", "io_uring", "libaio" };
 
-typedef struct {
-  const ReplayProcess *proc;
-  StartGate   *gate;
-  GArray      *results;     /* ReplayIoResult */
-  const int   *fds;         /* per target, ReplayIo.target_index */
-  gint64       t0_ns;       /* absolute CLOCK_MONOTONIC */
-  ReplayTiming timing;
-  gint64       spin_ns;
-  gboolean     yield_in_spin; /* more threads than CPUs: let the others run */
-  int          rt_priority;
-  volatile sig_atomic_t *stop;
-  guint8      *read_buf;    /* aligned, as large as the process's largest I/O */
-  guint8      *write_buf;
-  gint        *done_ios;    /* shared, atomic */
-  gint        *finished;    /* shared, atomic */
-  gint        *abort;       /* shared, atomic */
-} Worker;
-
-static gboolean
-worker_stopped (const Worker *w)
+const char *
+replay_engine_name (ReplayEngine engine)
 {
-  return g_atomic_int_get (w->abort) || (w->stop != NULL && *w->stop);
+  return engine < G_N_ELEMENTS (engine_names) ? engine_names[engine] : "?";
+}
+
+gboolean
+replay_engine_parse (const char *text, ReplayEngine *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (engine_names); i++)
+    if (g_strcmp0 (text, engine_names[i]) == 0)
+      {
+        *out = (ReplayEngine) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+gboolean
+replay_engine_available (ReplayEngine engine, GError **error)
+{
+  const char *missing = NULL;
+
+#ifndef IOSIM_HAVE_LIBURING
+  if (engine == REPLAY_ENGINE_IO_URING)
+    missing = "liburing (Debian: liburing-dev)";
+#endif
+#ifndef IOSIM_HAVE_LIBAIO
+  if (engine == REPLAY_ENGINE_LIBAIO)
+    missing = "libaio (Debian: libaio-dev)";
+#endif
+  if (missing == NULL)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+               "the %s engine is not in this build of iosim: it needs %s at build time "
+               "(install it and reconfigure with meson); --engine psync works everywhere",
+               replay_engine_name (engine), missing);
+  return FALSE;
+}
+
+GArray *
+replay_cpus_parse (const char *text, GError **error)
+{
+  g_autoptr (GArray) cpus = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+
+  for (guint i = 0; parts[i]; i++)
+    {
+      g_auto (GStrv) range = g_strsplit (g_strstrip (parts[i]), "-", 2);
+      guint64 lo, hi;
+
+      if (range[0] == NULL
+          || !g_ascii_string_to_unsigned (range[0], 10, 0, CPU_SETSIZE - 1, &lo, NULL)
+          || (range[1] != NULL
+              && !g_ascii_string_to_unsigned (range[1], 10, lo, CPU_SETSIZE - 1, &hi, NULL)))
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                       "bad CPU list '%s' (expected e.g. 0,1 or 0-3)", text);
+          return NULL;
+        }
+      if (range[1] == NULL)
+        hi = lo;
+      for (guint64 c = lo; c <= hi; c++)
+        {
+          int cpu = (int) c;
+          g_array_append_val (cpus, cpu);
+        }
+    }
+  if (cpus->len == 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "empty CPU list");
+      return NULL;
+    }
+  return g_steal_pointer (&cpus);
+}
+
+gboolean
+replay_run_stopped (ReplayRun *run)
+{
+  return g_atomic_int_get (&run->abort) || (run->opts->stop != NULL && *run->opts->stop);
 }
 
 /* Sleep in slices of at most this, so that a stop request is seen soon
  * even in a long gap of the trace. */
 #define REPLAY_MAX_SLEEP_NS (50 * 1000 * 1000)
 
-/* Wait for @target_ns: sleep until spin_ns before it, then spin.  FALSE
- * when asked to stop meanwhile. */
-static gboolean
-wait_until_ns (const Worker *w, gint64 target_ns)
+gboolean
+replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
 {
-  gint64 spin_ns = w->spin_ns;
+  gint64 spin_ns = run->opts->spin_ns;
 
   for (;;)
     {
-      gint64 now = monotonic_now_ns ();
+      gint64 now = replay_now_ns ();
       gint64 wake;
       struct timespec ts;
 
-      if (worker_stopped (w))
+      if (replay_run_stopped (run))
         return FALSE;
       if (target_ns - now <= spin_ns)
         break;
@@ -93,22 +149,21 @@ wait_until_ns (const Worker *w, gint64 target_ns)
       ts.tv_nsec = wake % 1000000000;
       clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
-  while (monotonic_now_ns () < target_ns)
-    if (w->yield_in_spin)
+  while (replay_now_ns () < target_ns)
+    if (run->yield_in_spin)
       sched_yield ();
   return TRUE;
 }
 
-/* Absolute intended time of I/O @i, from the schedule and what happened
- * to the previous I/O of this process. */
-static gint64
-intended_abs_ns (const Worker *w, guint i, gint64 prev_intended, gint64 prev_complete)
+gint64
+replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i, gint64 t0_ns,
+                        gint64 prev_intended, gint64 prev_complete)
 {
-  const ReplayIo *io = &g_array_index (w->proc->ios, ReplayIo, i);
+  const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
 
-  if (i == 0 || w->timing == REPLAY_TIMING_RECORDED)
-    return w->timing == REPLAY_TIMING_AFAP ? w->t0_ns : w->t0_ns + io->sched_ns;
-  if (w->timing == REPLAY_TIMING_AFAP)
+  if (i == 0 || timing == REPLAY_TIMING_RECORDED)
+    return timing == REPLAY_TIMING_AFAP ? t0_ns : t0_ns + io->sched_ns;
+  if (timing == REPLAY_TIMING_AFAP)
     return prev_complete;
   if (io->think_ns >= 0)
     return prev_complete + io->think_ns;
@@ -117,16 +172,70 @@ intended_abs_ns (const Worker *w, guint i, gint64 prev_intended, gint64 prev_com
   return MAX (prev_intended + io->gap_ns, prev_complete);
 }
 
-static gint32
-do_io (int fd, const ReplayIo *io, guint8 *read_buf, const guint8 *write_buf)
+static void
+atomic_max (gint *max, gint value)
 {
-  ssize_t done = io->op == TRACE_OP_WRITE
-    ? pwrite (fd, write_buf, io->bytes, (off_t) io->offset_bytes)
-    : pread (fd, read_buf, io->bytes, (off_t) io->offset_bytes);
+  gint old = g_atomic_int_get (max);
 
-  if (done < 0)
-    return -errno;
-  return done == (ssize_t) io->bytes ? 0 : -EIO;
+  while (value > old && !g_atomic_int_compare_and_exchange (max, old, value))
+    old = g_atomic_int_get (max);
+}
+
+/* Take one unit of @counter if it stays within @limit (0 = none). */
+static gboolean
+try_take (gint *counter, guint limit, gint *max)
+{
+  gint old = g_atomic_int_get (counter);
+
+  if (limit > 0 && old >= (gint) limit)
+    return FALSE;
+  if (!g_atomic_int_compare_and_exchange (counter, old, old + 1))
+    return FALSE;
+  atomic_max (max, old + 1);
+  return TRUE;
+}
+
+gboolean
+replay_slots_acquire (ReplayRun *run, guint target, gint *process_inflight, guint limit)
+{
+  /* Process slot first: it is only contended by this process's own
+   * I/Os, so holding it while waiting for the device starves nobody. */
+  while (!try_take (process_inflight, limit, &run->max_process_inflight))
+    {
+      if (replay_run_stopped (run))
+        return FALSE;
+      if (run->yield_in_spin)
+        sched_yield ();
+    }
+  while (!try_take (&run->device_inflight[target], run->device_depth, &run->max_device_inflight))
+    {
+      if (replay_run_stopped (run))
+        {
+          g_atomic_int_dec_and_test (process_inflight);
+          return FALSE;
+        }
+      if (run->yield_in_spin)
+        sched_yield ();
+    }
+  return TRUE;
+}
+
+gboolean
+replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_inflight, guint limit)
+{
+  if (!try_take (process_inflight, limit, &run->max_process_inflight))
+    return FALSE;
+  if (try_take (&run->device_inflight[target], run->device_depth, &run->max_device_inflight))
+    return TRUE;
+  g_atomic_int_dec_and_test (process_inflight);
+  return FALSE;
+}
+
+void
+replay_slots_release (ReplayRun *run, guint target, gint *process_inflight)
+{
+  g_atomic_int_dec_and_test (&run->device_inflight[target]);
+  g_atomic_int_dec_and_test (process_inflight);
 }
 
 /* Name the thread after the traced command ("<comm>-<pid>" without the
@@ -146,50 +255,278 @@ set_thread_comm (const char *process_name)
   prctl (PR_SET_NAME, comm, 0, 0, 0);
 }
 
-static gpointer
-worker_main (gpointer data)
+gint64
+replay_thread_start (ReplayRun *run, const char *process_name, gboolean pin)
 {
-  Worker *w = data;
-  gint64 prev_intended, prev_complete;
+  gint64 t0;
 
-  g_mutex_lock (&w->gate->lock);
-  while (!w->gate->go)
-    g_cond_wait (&w->gate->cond, &w->gate->lock);
-  w->t0_ns = w->gate->t0_ns;
-  g_mutex_unlock (&w->gate->lock);
-  prev_intended = prev_complete = w->t0_ns;
+  g_mutex_lock (&run->gate.lock);
+  while (!run->gate.go)
+    g_cond_wait (&run->gate.cond, &run->gate.lock);
+  t0 = run->gate.t0_ns;
+  g_mutex_unlock (&run->gate.lock);
 
   /* Timer slack is per thread; the default 50 us makes every wake-up late. */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  set_thread_comm (w->proc->name);
-  if (w->rt_priority > 0)
+  if (process_name)
+    set_thread_comm (process_name);
+  if (run->opts->rt_priority > 0)
     {
-      /* Checked by the caller first (replay_check_rt); this cannot fail then. */
-      struct sched_param sp = { .sched_priority = w->rt_priority };
+      /* Checked by the caller first (check_rt); this cannot fail then. */
+      struct sched_param sp = { .sched_priority = run->opts->rt_priority };
       pthread_setschedparam (pthread_self (), SCHED_FIFO, &sp);
     }
-  for (guint i = 0; i < w->proc->ios->len; i++)
+  if (pin && run->opts->cpus != NULL && run->opts->cpus->len > 0)
     {
-      const ReplayIo *io = &g_array_index (w->proc->ios, ReplayIo, i);
-      ReplayIoResult r;
-      gint64 intended = intended_abs_ns (w, i, prev_intended, prev_complete);
+      guint k = (guint) g_atomic_int_add (&run->next_cpu, 1);
+      cpu_set_t set;
+
+      CPU_ZERO (&set);
+      CPU_SET (g_array_index (run->opts->cpus, int, k % run->opts->cpus->len), &set);
+      /* Checked by the caller first (check_cpus). */
+      pthread_setaffinity_np (pthread_self (), sizeof set, &set);
+    }
+  return t0;
+}
+
+static gint32
+do_io (int fd, const ReplayIo *io, guint8 *read_buf, const guint8 *write_buf)
+{
+  ssize_t done = io->op == TRACE_OP_WRITE
+    ? pwrite (fd, write_buf, io->bytes, (off_t) io->offset_bytes)
+    : pread (fd, read_buf, io->bytes, (off_t) io->offset_bytes);
+
+  if (done < 0)
+    return -errno;
+  return done == (ssize_t) io->bytes ? 0 : -EIO;
+}
+
+/* Buffers before the clock starts: allocation failure is an error, not a
+ * late first I/O.  Written data is a fixed pattern; only timing matters. */
+static gboolean
+alloc_buffers (guint32 max_bytes, guint32 align_bytes, guint8 **read_buf, guint8 **write_buf,
+               GError **error)
+{
+  if (posix_memalign ((void **) read_buf, align_bytes, max_bytes) != 0
+      || posix_memalign ((void **) write_buf, align_bytes, max_bytes) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "cannot allocate %u bytes of I/O buffer", max_bytes);
+      return FALSE;
+    }
+  memset (*read_buf, 0, max_bytes);
+  memset (*write_buf, 0x5a, max_bytes);
+  return TRUE;
+}
+
+static guint32
+plan_max_bytes (const ReplayPlan *plan)
+{
+  guint32 max_bytes = 512;
+
+  for (guint p = 0; p < plan->processes->len; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (plan->processes, p);
+      for (guint i = 0; i < proc->ios->len; i++)
+        max_bytes = MAX (max_bytes, g_array_index (proc->ios, ReplayIo, i).bytes);
+    }
+  return max_bytes;
+}
+
+/* psync, a thread per process: QD1, the I/O's duration is the call's. */
+typedef struct {
+  ReplayRun *run;
+  guint      process;
+  gint       inflight;
+  guint8    *read_buf, *write_buf;
+} PsyncWorker;
+
+static gpointer
+psync_worker_main (gpointer data)
+{
+  PsyncWorker *w = data;
+  ReplayRun *run = w->run;
+  const ReplayProcess *proc = g_ptr_array_index (run->plan->processes, w->process);
+  GArray *results = g_ptr_array_index (run->io_results, w->process);
+  gint64 t0 = replay_thread_start (run, proc->name, TRUE);
+  gint64 prev_intended = t0, prev_complete = t0;
+
+  for (guint i = 0; i < proc->ios->len; i++)
+    {
+      const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
+      ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+      gint64 intended = replay_intended_abs_ns (run->plan->timing, proc, i, t0, prev_intended,
+                                                prev_complete);
       gint64 issue, complete;
 
-      if (!wait_until_ns (w, intended))
+      if (!replay_wait_until_ns (run, intended)
+          || !replay_slots_acquire (run, io->target_index, &w->inflight, 1))
         break;
-      issue = monotonic_now_ns ();
-      r.error = do_io (w->fds[io->target_index], io, w->read_buf, w->write_buf);
-      complete = monotonic_now_ns ();
-      r.intended_ns = intended - w->t0_ns;
-      r.issue_ns = issue - w->t0_ns;
-      r.complete_ns = complete - w->t0_ns;
-      g_array_append_val (w->results, r);
+      issue = replay_now_ns ();
+      r->error = do_io (run->fds[io->target_index], io, w->read_buf, w->write_buf);
+      complete = replay_now_ns ();
+      replay_slots_release (run, io->target_index, &w->inflight);
+      r->intended_ns = intended - t0;
+      r->issue_ns = issue - t0;
+      r->complete_ns = complete - t0;
+      run->issued[w->process] = i + 1;
       prev_intended = intended;
       prev_complete = complete;
-      g_atomic_int_inc (w->done_ios);
+      g_atomic_int_inc (&run->done_ios);
     }
-  g_atomic_int_inc (w->finished);
+  g_atomic_int_inc (&run->finished);
   return NULL;
+}
+
+static gboolean
+run_psync_per_process (ReplayRun *run, GError **error)
+{
+  guint n = run->plan->processes->len;
+  g_autofree PsyncWorker *workers = g_new0 (PsyncWorker, n);
+  guint32 max_bytes = plan_max_bytes (run->plan);
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < n && ok; p++)
+    {
+      workers[p] = (PsyncWorker) { .run = run, .process = p };
+      ok = alloc_buffers (max_bytes, run->align_bytes, &workers[p].read_buf,
+                          &workers[p].write_buf, error);
+    }
+  if (ok)
+    ok = replay_threads_run (run, n, psync_worker_main, workers, sizeof (PsyncWorker), error);
+  for (guint p = 0; p < n; p++)
+    {
+      free (workers[p].read_buf);
+      free (workers[p].write_buf);
+    }
+  return ok;
+}
+
+/* psync pool: the merged schedule (recorded timing), taken in order. */
+typedef struct {
+  gint64 sched_ns;
+  guint  process;
+  guint  index;
+} PoolItem;
+
+static int
+pool_item_compare (gconstpointer a, gconstpointer b)
+{
+  const PoolItem *x = a, *y = b;
+
+  if (x->sched_ns != y->sched_ns)
+    return x->sched_ns < y->sched_ns ? -1 : 1;
+  if (x->process != y->process)
+    return x->process < y->process ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+typedef struct {
+  ReplayRun *run;
+  GArray    *items;        /* PoolItem */
+  gint      *cursor;       /* atomic, next item to take */
+  gint      *ticket;       /* per process, atomic: index of the next I/O to issue */
+  gint      *inflight;     /* per process, atomic */
+  guint8    *read_buf, *write_buf;
+} PoolWorker;
+
+/* Wait for this I/O's turn in its process (earlier I/Os issued). */
+static gboolean
+pool_wait_turn (PoolWorker *w, const PoolItem *item)
+{
+  while ((guint) g_atomic_int_get (&w->ticket[item->process]) != item->index)
+    {
+      if (replay_run_stopped (w->run))
+        return FALSE;
+      sched_yield ();
+    }
+  return TRUE;
+}
+
+static gpointer
+pool_worker_main (gpointer data)
+{
+  PoolWorker *w = data;
+  ReplayRun *run = w->run;
+  gint64 t0 = replay_thread_start (run, NULL, TRUE);
+
+  for (;;)
+    {
+      gint k = g_atomic_int_add (w->cursor, 1);
+      const PoolItem *item;
+      const ReplayIo *io;
+      ReplayIoResult *r;
+      gint64 issue, complete;
+
+      if (k >= (gint) w->items->len)
+        break;
+      item = &g_array_index (w->items, PoolItem, k);
+      io = &g_array_index (((ReplayProcess *) g_ptr_array_index (run->plan->processes,
+                                                                 item->process))->ios,
+                           ReplayIo, item->index);
+      r = &g_array_index ((GArray *) g_ptr_array_index (run->io_results, item->process),
+                          ReplayIoResult, item->index);
+      if (!replay_wait_until_ns (run, t0 + item->sched_ns)
+          || !pool_wait_turn (w, item)
+          || !replay_slots_acquire (run, io->target_index, &w->inflight[item->process],
+                                    run->iodepth))
+        break;
+      issue = replay_now_ns ();
+      /* The next I/O of this process may go now: order is issue order. */
+      r->intended_ns = item->sched_ns;
+      r->issue_ns = issue - t0;
+      g_atomic_int_inc (&w->ticket[item->process]);
+      r->error = do_io (run->fds[io->target_index], io, w->read_buf, w->write_buf);
+      complete = replay_now_ns ();
+      replay_slots_release (run, io->target_index, &w->inflight[item->process]);
+      r->complete_ns = complete - t0;
+      g_atomic_int_inc (&run->done_ios);
+    }
+  g_atomic_int_inc (&run->finished);
+  return NULL;
+}
+
+static gboolean
+run_psync_pool (ReplayRun *run, guint n_threads, GError **error)
+{
+  guint n_proc = run->plan->processes->len;
+  g_autoptr (GArray) items = g_array_new (FALSE, FALSE, sizeof (PoolItem));
+  g_autofree gint *ticket = g_new0 (gint, n_proc);
+  g_autofree gint *inflight = g_new0 (gint, n_proc);
+  g_autofree PoolWorker *workers = g_new0 (PoolWorker, n_threads);
+  guint32 max_bytes = plan_max_bytes (run->plan);
+  gint cursor = 0;
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < n_proc; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (run->plan->processes, p);
+      for (guint i = 0; i < proc->ios->len; i++)
+        {
+          PoolItem item = { g_array_index (proc->ios, ReplayIo, i).sched_ns, p, i };
+          g_array_append_val (items, item);
+        }
+    }
+  g_array_sort (items, pool_item_compare);
+  for (guint t = 0; t < n_threads && ok; t++)
+    {
+      workers[t] = (PoolWorker) { .run = run, .items = items, .cursor = &cursor,
+                                  .ticket = ticket, .inflight = inflight };
+      ok = alloc_buffers (max_bytes, run->align_bytes, &workers[t].read_buf,
+                          &workers[t].write_buf, error);
+    }
+  if (ok)
+    ok = replay_threads_run (run, n_threads, pool_worker_main, workers, sizeof (PoolWorker),
+                             error);
+  /* Issued I/Os are a prefix of each process (tickets), all completed. */
+  for (guint p = 0; p < n_proc; p++)
+    run->issued[p] = (guint) ticket[p];
+  for (guint t = 0; t < n_threads; t++)
+    {
+      free (workers[t].read_buf);
+      free (workers[t].write_buf);
+    }
+  return ok;
 }
 
 gint64
@@ -311,128 +648,191 @@ check_rt (int priority, GError **error)
   return FALSE;
 }
 
-/* Buffers before the clock starts: allocation failure is an error, not a
- * late first I/O.  Written data is a fixed pattern; only timing matters. */
-static gboolean
-worker_alloc (Worker *w, guint32 align_bytes, GError **error)
-{
-  guint32 max_bytes = 0;
-
-  for (guint i = 0; i < w->proc->ios->len; i++)
-    max_bytes = MAX (max_bytes, g_array_index (w->proc->ios, ReplayIo, i).bytes);
-  if (posix_memalign ((void **) &w->read_buf, align_bytes, max_bytes) != 0
-      || posix_memalign ((void **) &w->write_buf, align_bytes, max_bytes) != 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
-                   "cannot allocate %u bytes of I/O buffer for %s", max_bytes, w->proc->name);
-      return FALSE;
-    }
-  memset (w->read_buf, 0, max_bytes);
-  memset (w->write_buf, 0x5a, max_bytes);
-  return TRUE;
-}
-
+/* Wait until @started threads have finished, reporting progress. */
 static void
-workers_free (Worker *workers, guint n)
+watch_threads (ReplayRun *run, guint started, gint64 t0)
 {
-  for (guint p = 0; p < n; p++)
-    {
-      free (workers[p].read_buf);
-      free (workers[p].write_buf);
-    }
-  g_free (workers);
-}
+  gint64 last_report = replay_now_ns ();
 
-/* Wait until @started workers have finished, reporting progress. */
-static void
-watch_workers (gint *finished, guint started, gint *done_ios, guint64 total_ios, gint64 t0,
-               const ReplayOptions *opts)
-{
-  gint64 last_report = monotonic_now_ns ();
-
-  while ((guint) g_atomic_int_get (finished) < started)
+  while ((guint) g_atomic_int_get (&run->finished) < started)
     {
       gint64 now;
 
       g_usleep (REPLAY_POLL_INTERVAL_US);
-      now = monotonic_now_ns ();
-      if (opts->progress && now - last_report >= REPLAY_PROGRESS_INTERVAL_US * 1000)
+      now = replay_now_ns ();
+      if (run->opts->progress && now - last_report >= REPLAY_PROGRESS_INTERVAL_US * 1000)
         {
-          opts->progress ((guint64) g_atomic_int_get (done_ios), total_ios, now - t0,
-                          opts->progress_data);
+          run->opts->progress ((guint64) g_atomic_int_get (&run->done_ios), run->plan->n_ios,
+                               now - t0, run->opts->progress_data);
           last_report = now;
         }
     }
 }
 
-/* Start one thread per process at a common t0 and wait for all of them. */
-static gboolean
-run_threads (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError **error)
+gboolean
+replay_threads_run (ReplayRun *run, guint n, GThreadFunc func, gpointer datas, gsize data_size,
+                    GError **error)
 {
-  guint n = res->plan->processes->len;
-  Worker *workers = g_new0 (Worker, n);
   g_autofree GThread **threads = g_new0 (GThread *, n);
-  gint done_ios = 0, finished = 0, abort_flag = 0;
-  guint32 align_bytes = MAX (res->plan->block_bytes, 4096);
-  gint64 t0;
-  guint started = 0;
-  StartGate gate = { .go = FALSE };
   g_autoptr (GError) thread_error = NULL;
+  guint started = 0;
+  gint64 t0;
 
-  for (guint p = 0; p < n; p++)
+  for (guint k = 0; k < n; k++)
     {
-      workers[p] = (Worker) {
-        .proc = g_ptr_array_index (res->plan->processes, p), .gate = &gate,
-        .results = g_ptr_array_index (res->io_results, p), .fds = fds,
-        .timing = res->plan->timing, .spin_ns = opts->spin_ns, .stop = opts->stop,
-        .yield_in_spin = n > g_get_num_processors (), .rt_priority = opts->rt_priority,
-        .done_ios = &done_ios, .finished = &finished, .abort = &abort_flag,
-      };
-      if (!worker_alloc (&workers[p], align_bytes, error))
-        {
-          workers_free (workers, n);
-          return FALSE;
-        }
-    }
-  if (opts->rt_priority > 0 && !check_rt (opts->rt_priority, error))
-    {
-      workers_free (workers, n);
-      return FALSE;
-    }
-  g_mutex_init (&gate.lock);
-  g_cond_init (&gate.cond);
-  for (guint p = 0; p < n; p++)
-    {
-      g_autofree char *name = g_strdup_printf ("replay-%u", workers[p].proc->pid);
+      g_autofree char *name = g_strdup_printf ("replay-%u", k);
 
-      threads[p] = g_thread_try_new (name, worker_main, &workers[p], &thread_error);
-      if (threads[p] == NULL)
+      threads[k] = g_thread_try_new (name, func, (guint8 *) datas + k * data_size, &thread_error);
+      if (threads[k] == NULL)
         {
-          g_atomic_int_set (&abort_flag, 1);
+          g_atomic_int_set (&run->abort, 1);
           break;
         }
       started++;
     }
-  g_mutex_lock (&gate.lock);
-  t0 = gate.t0_ns = monotonic_now_ns () + opts->lead_ns;
-  gate.go = TRUE;
-  g_cond_broadcast (&gate.cond);
-  g_mutex_unlock (&gate.lock);
-  watch_workers (&finished, started, &done_ios, res->plan->n_ios, t0, opts);
-  for (guint p = 0; p < started; p++)
-    g_thread_join (threads[p]);
-  workers_free (workers, n);
-  g_cond_clear (&gate.cond);
-  g_mutex_clear (&gate.lock);
-  res->interrupted = opts->stop != NULL && *opts->stop;
+  g_mutex_lock (&run->gate.lock);
+  t0 = run->gate.t0_ns = replay_now_ns () + run->opts->lead_ns;
+  run->gate.go = TRUE;
+  g_cond_broadcast (&run->gate.cond);
+  g_mutex_unlock (&run->gate.lock);
+  watch_threads (run, started, t0);
+  for (guint k = 0; k < started; k++)
+    g_thread_join (threads[k]);
   if (thread_error != NULL)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
-                   "cannot start a replay thread for process %u of %u: %s",
-                   started + 1, n, thread_error->message);
+                   "cannot start replay thread %u of %u: %s", started + 1, n,
+                   thread_error->message);
       return FALSE;
     }
   return TRUE;
+}
+
+/* Every CPU of --cpus must be one this process may run on. */
+static gboolean
+check_cpus (const GArray *cpus, GError **error)
+{
+  cpu_set_t allowed;
+
+  if (cpus == NULL)
+    return TRUE;
+  if (sched_getaffinity (0, sizeof allowed, &allowed) != 0)
+    CPU_ZERO (&allowed);
+  for (guint i = 0; i < cpus->len; i++)
+    {
+      int cpu = g_array_index (cpus, int, i);
+      if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET (cpu, &allowed))
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                       "CPU %d is not available to this process (see taskset -p)", cpu);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Engine options that contradict each other, before anything is opened. */
+static gboolean
+check_engine_options (const ReplayOptions *opts, GError **error)
+{
+  if (!replay_engine_available (opts->engine, error) || !check_cpus (opts->cpus, error))
+    return FALSE;
+  if (opts->engine == REPLAY_ENGINE_PSYNC && opts->threads == 0 && opts->iodepth > 1)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "psync with a thread per process has queue depth 1; use --threads N for "
+                   "a pool, or --engine io_uring|libaio for --iodepth %u", opts->iodepth);
+      return FALSE;
+    }
+  if (opts->engine != REPLAY_ENGINE_PSYNC && opts->threads > 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "--threads is for the psync engine; %s uses one submitting thread per process",
+                   replay_engine_name (opts->engine));
+      return FALSE;
+    }
+  if (opts->threads > 0 && opts->timing != REPLAY_TIMING_RECORDED)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "a psync pool (--threads) replays recorded timing only; closed and afap "
+                   "timing wait for each process's previous completion, a thread per process");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Buffered replays: the targets are opened O_DIRECT (replay-targets.c);
+ * fcntl can drop it. */
+static gboolean
+targets_set_buffered (const GArray *targets, const int *fds, const ReplayOptions *opts,
+                      GError **error)
+{
+  for (guint i = 0; opts->buffered && i < targets->len; i++)
+    {
+      int flags = fcntl (fds[i], F_GETFL);
+
+      if (flags < 0 || fcntl (fds[i], F_SETFL, flags & ~O_DIRECT) != 0)
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: cannot turn off O_DIRECT: %s",
+                       g_array_index (targets, ReplayTarget, i).path, g_strerror (errno));
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+run_engine (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError **error)
+{
+  guint n_proc = res->plan->processes->len;
+  g_autofree guint *issued = g_new0 (guint, n_proc);
+  g_autofree gint *device_inflight = g_new0 (gint, res->targets->len);
+  ReplayRun run = {
+    .opts = opts, .plan = res->plan, .io_results = res->io_results, .issued = issued,
+    .fds = fds, .n_targets = res->targets->len, .device_inflight = device_inflight,
+    .device_depth = opts->device_depth,
+    .align_bytes = MAX (res->plan->block_bytes, 4096),
+  };
+  guint n_threads;
+  gboolean ok;
+
+  if (opts->engine != REPLAY_ENGINE_PSYNC)
+    run.iodepth = opts->iodepth ? opts->iodepth : REPLAY_ASYNC_DEFAULT_DEPTH;
+  else
+    run.iodepth = opts->threads ? opts->iodepth /* 0: up to the pool size */ : 1;
+  n_threads = opts->threads ? opts->threads : n_proc;
+  /* Async engines: a submitter and a reaper per process. */
+  run.yield_in_spin = (opts->engine != REPLAY_ENGINE_PSYNC ? 2 * n_threads : n_threads)
+                      > g_get_num_processors ();
+  if (opts->rt_priority > 0 && !check_rt (opts->rt_priority, error))
+    return FALSE;
+  for (guint p = 0; p < n_proc; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
+      g_array_set_size (g_ptr_array_index (res->io_results, p), proc->ios->len);
+    }
+  g_mutex_init (&run.gate.lock);
+  g_cond_init (&run.gate.cond);
+  if (opts->engine != REPLAY_ENGINE_PSYNC)
+    ok = replay_engine_run_async (&run, error);
+  else if (opts->threads > 0)
+    ok = run_psync_pool (&run, opts->threads, error);
+  else
+    ok = run_psync_per_process (&run, error);
+  g_cond_clear (&run.gate.cond);
+  g_mutex_clear (&run.gate.lock);
+  /* Results hold what was issued: a prefix of each process's schedule. */
+  for (guint p = 0; p < n_proc; p++)
+    g_array_set_size (g_ptr_array_index (res->io_results, p), issued[p]);
+  res->interrupted = opts->stop != NULL && *opts->stop;
+  res->engine = opts->engine;
+  res->iodepth = run.iodepth ? run.iodepth : n_threads;
+  res->device_depth = run.device_depth;
+  res->threads = n_threads;
+  res->buffered = opts->buffered;
+  res->max_inflight_process = (guint) run.max_process_inflight;
+  res->max_inflight_device = (guint) run.max_device_inflight;
+  return ok;
 }
 
 ReplayResult *
@@ -445,6 +845,8 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
   g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
   g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
 
+  if (!check_engine_options (opts, error))
+    return NULL;
   /* Targets, mounted/in-use refusals and the plan: replay-targets.c. */
   if ((res->targets = replay_targets_probe (opts, error)) == NULL
       || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
@@ -452,6 +854,7 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
       || (res->plan = replay_targets_plan (ios, opts, res->targets, error)) == NULL)
     return NULL;
   res->dry_run = opts->dry_run;
+  res->engine = opts->engine;
   res->io_results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint p = 0; p < res->plan->processes->len; p++)
     {
@@ -466,8 +869,11 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
     }
   if ((fds = replay_targets_open (res->targets, res->plan, opts, error)) == NULL)
     return NULL;
-  ok = (opts->prepared == NULL || opts->prepared (res->targets, opts->prepared_data, error))
-       && run_threads (res, fds, opts, error);
+  /* Setup and capture (the prepared hook) once every target is open, and
+   * only then the engine's threads and the first I/O. */
+  ok = targets_set_buffered (res->targets, fds, opts, error)
+       && (opts->prepared == NULL || opts->prepared (res->targets, opts->prepared_data, error))
+       && run_engine (res, fds, opts, error);
   replay_targets_close (fds, res->targets->len);
   if (!ok)
     return NULL;

@@ -158,6 +158,14 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   add_string (b, "events", replay_events_name (result->plan->events));
   add_string (b, "timing", replay_timing_name (result->plan->timing));
   add_double (b, "speed", result->plan->speed);
+  add_string (b, "engine", replay_engine_name (result->engine));
+  add_int (b, "iodepth", result->iodepth);
+  add_int (b, "device_depth", result->device_depth);
+  add_int (b, "threads", result->threads);
+  json_builder_set_member_name (b, "buffered");
+  json_builder_add_boolean_value (b, result->buffered);
+  add_int (b, "max_inflight_process", result->max_inflight_process);
+  add_int (b, "max_inflight_device", result->max_inflight_device);
   json_builder_set_member_name (b, "dry_run");
   json_builder_add_boolean_value (b, result->dry_run);
   json_builder_set_member_name (b, "interrupted");
@@ -194,6 +202,12 @@ replay_result_print (const ReplayResult *result, FILE *out)
   fprintf (out, "replay of %" G_GUINT64_FORMAT " I/Os on %s (%s events, %s timing, speed %g)\n",
            result->ios, result->target.path, replay_events_name (result->plan->events),
            replay_timing_name (result->plan->timing), result->plan->speed);
+  fprintf (out, "  engine        %12s   (%u threads, depth %u per process, device depth %u (0 = none), %s;"
+           " most in flight %u per process, %u on the device)\n",
+           replay_engine_name (result->engine), result->threads, result->iodepth,
+           result->device_depth,
+           result->buffered ? "buffered" : "O_DIRECT", result->max_inflight_process,
+           result->max_inflight_device);
   if (result->interrupted)
     fprintf (out, "  INTERRUPTED   %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " planned I/Os done\n",
              result->ios, result->plan->n_ios);

@@ -1,9 +1,11 @@
 /* replay.h — replaying a block trace on a real block device.
  *
- * The engine runs one thread per traced process (QD1, synchronous
- * pread/pwrite with O_DIRECT; asynchronous engines with deeper queues are
- * future work).  All threads share one time base: an absolute schedule on
- * CLOCK_MONOTONIC from a common start t0, so lateness never accumulates
+ * Engines (replay-engine*.c): psync, one thread per traced process
+ * (QD1, synchronous pread/pwrite) or a pool of N threads taking I/Os in
+ * per-process order; io_uring and libaio, one submitting thread per
+ * process plus a reaper thread, with per-process and per-device
+ * queue-depth limits.  O_DIRECT unless buffered.  All threads share one
+ * time base: an absolute schedule on CLOCK_MONOTONIC from a common start t0, so lateness never accumulates
  * (unlike fio's relative pacing, reference/anchors.md §C, §G).  Threads
  * set PR_SET_TIMERSLACK to 1 ns, sleep with clock_nanosleep(TIMER_ABSTIME)
  * until ~50 us before each I/O and spin on clock_gettime for the rest
@@ -45,6 +47,21 @@ const char *replay_timing_name (ReplayTiming timing);
 gboolean    replay_events_parse (const char *text, ReplayEvents *out);
 gboolean    replay_timing_parse (const char *text, ReplayTiming *out);
 
+typedef enum {
+  REPLAY_ENGINE_PSYNC,    /* synchronous pread/pwrite (the default) */
+  REPLAY_ENGINE_IO_URING, /* liburing, when built with it */
+  REPLAY_ENGINE_LIBAIO,   /* Linux native AIO (libaio), when built with it */
+} ReplayEngine;
+
+const char *replay_engine_name (ReplayEngine engine);
+gboolean    replay_engine_parse (const char *text, ReplayEngine *out);
+/* FALSE with a message naming the missing library when this build lacks
+ * @engine. */
+gboolean    replay_engine_available (ReplayEngine engine, GError **error);
+/* "0,2-3" -> CPU numbers in order (duplicates kept: round-robin order is
+ * the user's).  NULL with an error for bad syntax. */
+GArray     *replay_cpus_parse (const char *text, GError **error);
+
 /* One traced device replayed onto its own target (--map MAJ,MIN=/dev/X). */
 typedef struct {
   guint32     dev_major;        /* traced device */
@@ -80,6 +97,16 @@ typedef struct {
   const char  *mountinfo_path;  /* NULL = /proc/self/mountinfo */
   ReplayProgressFunc progress;  /* may be NULL */
   gpointer     progress_data;
+  /* Engine choice; every field's zero is the default. */
+  ReplayEngine engine;          /* psync */
+  guint        iodepth;         /* per process; 0 = default: 32 for io_uring/libaio, none for a
+                                 * psync pool; a psync thread per process is 1 */
+  guint        device_depth;    /* in flight on each target device across processes (with
+                                 * --map: per mapped device); 0 = no limit */
+  guint        threads;         /* psync: 0 = a thread per process, N = a pool of N */
+  gboolean     buffered;        /* page cache instead of O_DIRECT */
+  const GArray *cpus;           /* int CPU numbers; workers pinned round-robin; NULL = none */
+
   const ReplayMap *maps;        /* n_maps > 0: each mapped traced device on its own
                                  * target, other devices skipped; target unused */
   guint        n_maps;
@@ -209,6 +236,13 @@ typedef struct {
   double       mb_per_s;     /* 10^6 bytes per second */
   gint64       issue_error_p50_ns, issue_error_p99_ns, issue_error_max_ns;
   double       issue_error_mean_ns;
+  ReplayEngine engine;       /* what ran, with its effective limits */
+  guint        iodepth;
+  guint        device_depth; /* 0 = none */
+  guint        threads;      /* submitting/issuing threads */
+  gboolean     buffered;
+  guint        max_inflight_process;  /* most I/Os one process had in flight */
+  guint        max_inflight_device;   /* most I/Os in flight on one target device */
 } ReplayResult;
 
 ReplayResult *replay_run_ios   (const GArray        *ios,

@@ -1,0 +1,500 @@
+/* replay-engine-async.c — the io_uring and libaio replay engines.
+ *
+ * Per traced process, one submitting thread and one reaping thread over a
+ * private ring (io_uring) or context (libaio) of the process's queue
+ * depth.  The submitter waits on the absolute schedule (sleep, then spin,
+ * as psync), takes a process slot and a slot on the I/O's target device
+ * (--iodepth, --device-depth per device), records the issue time and
+ * submits the I/O on its target's fd (--map), with any later ones already
+ * due when it is behind (one system call for a batch, as fio does; each
+ * keeps its own intended time); it never waits for a completion in recorded timing, so a slow I/O does not delay
+ * the next one while the queue has room.  The reaper blocks in the kernel
+ * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
+ * after the kernel hands the completion over, then frees the slots.
+ * Closed and afap timing wait for the previous completion, as psync does.
+ *
+ * The submitter only touches the submission side and the reaper only the
+ * completion side, which liburing and the AIO syscalls allow from two
+ * threads.  Without the library at build time the engine is refused
+ * (replay_engine_available()).
+ */
+#include "replay/replay-engine-private.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef IOSIM_HAVE_LIBURING
+#include <liburing.h>
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+#include <libaio.h>
+#endif
+
+/* io_uring user_data of the no-op that tells the reaper submission ended. */
+#define SENTINEL_USER_DATA G_MAXUINT64
+/* Most I/Os submitted in one call when several are already due. */
+#define REPLAY_ASYNC_MAX_BATCH 32
+/* How long a libaio reaper blocks before looking at the end flag. */
+#define AIO_REAP_TIMEOUT_NS (10 * 1000 * 1000)
+
+typedef struct {
+  ReplayRun *run;
+  guint      process;
+  const ReplayProcess *proc;
+  GArray    *results;       /* ReplayIoResult, pre-sized */
+  gint64     t0_ns;         /* set by the submitter at the gate */
+  gint       t0_set;        /* atomic */
+  gint       inflight;      /* atomic */
+  gint       submitted;     /* atomic */
+  gint       reaped;        /* atomic */
+  gint       submit_done;   /* atomic */
+  guint8    *read_buf, *write_buf; /* shared by the process's I/Os: only timing matters */
+#ifdef IOSIM_HAVE_LIBURING
+  struct io_uring ring;
+  gboolean   ring_ready;
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  io_context_t ctx;
+  gboolean   ctx_ready;
+  struct iocb *iocbs;       /* one per I/O of the process */
+#endif
+} AsyncProc;
+
+typedef struct {
+  AsyncProc *ap;
+  gboolean   reaper;
+} AsyncThread;
+
+/* Which target I/O @index goes to: its fd and its device's depth slots. */
+static guint
+io_target (const AsyncProc *ap, guint index)
+{
+  return g_array_index (ap->proc->ios, ReplayIo, index).target_index;
+}
+
+/* A completion of I/O @index with the kernel's result @res at @now. */
+static void
+complete_io (AsyncProc *ap, guint index, gint64 res, gint64 now)
+{
+  ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, index);
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, index);
+  guint32 bytes = io->bytes;
+
+  r->complete_ns = now - ap->t0_ns;
+  r->error = res < 0 ? (gint32) res : res == (gint64) bytes ? 0 : -EIO;
+  replay_slots_release (ap->run, io->target_index, &ap->inflight);
+  g_atomic_int_inc (&ap->reaped);
+  g_atomic_int_inc (&ap->run->done_ios);
+}
+
+static gboolean
+reaper_may_stop (AsyncProc *ap)
+{
+  return g_atomic_int_get (&ap->submit_done)
+         && g_atomic_int_get (&ap->reaped) == g_atomic_int_get (&ap->submitted);
+}
+
+/* ---- backend: io_uring ---- */
+
+#ifdef IOSIM_HAVE_LIBURING
+static gboolean
+uring_setup (AsyncProc *ap, guint depth, GError **error)
+{
+  /* One entry more than the depth, for the end-of-submission no-op. */
+  int rc = io_uring_queue_init (depth + 1, &ap->ring, 0);
+
+  if (rc < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "io_uring_queue_init (%u entries) for %s: %s", depth + 1, ap->proc->name,
+                   g_strerror (-rc));
+      return FALSE;
+    }
+  ap->ring_ready = TRUE;
+  return TRUE;
+}
+
+/* Queue I/Os @first .. @first + @count - 1 and submit them in one call. */
+static void
+uring_submit (AsyncProc *ap, guint first, guint count)
+{
+  guint queued = 0;
+  int rc;
+
+  for (guint k = first; k < first + count; k++)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, k);
+      struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+      int fd = ap->run->fds[io->target_index];   /* the I/O's own target (--map) */
+
+      if (sqe == NULL)   /* cannot happen: in flight <= depth < entries */
+        {
+          complete_io (ap, k, -EBUSY, replay_now_ns ());
+          continue;
+        }
+      if (io->op == TRACE_OP_WRITE)
+        io_uring_prep_write (sqe, fd, ap->write_buf, io->bytes, io->offset_bytes);
+      else
+        io_uring_prep_read (sqe, fd, ap->read_buf, io->bytes, io->offset_bytes);
+      io_uring_sqe_set_data64 (sqe, k);
+      queued++;
+    }
+  /* Errors of an I/O come back as completions; a failed submit leaves
+   * the entries in the ring, for the next submit (at worst the final
+   * no-op's) to pass on. */
+  while (queued > 0)
+    {
+      rc = io_uring_submit (&ap->ring);
+      if (rc > 0)
+        queued -= MIN ((guint) rc, queued);
+      else if (rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+        {
+          g_warning ("io_uring_submit for %s: %s", ap->proc->name, g_strerror (-rc));
+          return;
+        }
+      else
+        sched_yield ();
+    }
+}
+
+static void
+uring_end (AsyncProc *ap)
+{
+  struct io_uring_sqe *sqe = io_uring_get_sqe (&ap->ring);
+
+  if (sqe == NULL)
+    return;
+  io_uring_prep_nop (sqe);
+  io_uring_sqe_set_data64 (sqe, SENTINEL_USER_DATA);
+  io_uring_submit (&ap->ring);
+}
+
+static void
+uring_reap (AsyncProc *ap)
+{
+  gboolean ended = FALSE;
+
+  while (!(ended && reaper_may_stop (ap)))
+    {
+      struct io_uring_cqe *cqe;
+      unsigned head, ready, seen = 0;
+      int rc = io_uring_wait_cqe (&ap->ring, &cqe);
+      gint64 now;
+
+      if (rc == -EINTR || rc == -EAGAIN)
+        continue;
+      if (rc < 0)
+        {
+          g_warning ("io_uring_wait_cqe for %s: %s", ap->proc->name, g_strerror (-rc));
+          g_atomic_int_set (&ap->run->abort, 1);
+          return;
+        }
+      /* Count, then read the clock: every completion handled in this
+       * round was posted before @now.  One posted later (an I/O submitted
+       * and completed inline meanwhile) waits for the next round rather
+       * than getting a completion time before its issue time. */
+      ready = io_uring_cq_ready (&ap->ring);
+      now = replay_now_ns ();
+      io_uring_for_each_cqe (&ap->ring, head, cqe)
+        {
+          if (seen == ready)
+            break;
+          if (cqe->user_data == SENTINEL_USER_DATA)
+            ended = TRUE;
+          else
+            complete_io (ap, (guint) cqe->user_data, cqe->res, now);
+          seen++;
+        }
+      io_uring_cq_advance (&ap->ring, seen);
+    }
+}
+#endif
+
+/* ---- backend: libaio ---- */
+
+#ifdef IOSIM_HAVE_LIBAIO
+static gboolean
+aio_setup (AsyncProc *ap, guint depth, GError **error)
+{
+  int rc = io_setup ((int) depth, &ap->ctx);
+
+  if (rc < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "io_setup (%u) for %s: %s (see /proc/sys/fs/aio-max-nr)", depth,
+                   ap->proc->name, g_strerror (-rc));
+      return FALSE;
+    }
+  ap->ctx_ready = TRUE;
+  ap->iocbs = g_new0 (struct iocb, MAX (ap->proc->ios->len, 1));
+  return TRUE;
+}
+
+/* Submit I/Os @first .. @first + @count - 1 in as few calls as the
+ * kernel allows; one it refuses completes at once with the error. */
+static void
+aio_submit (AsyncProc *ap, guint first, guint count)
+{
+  struct iocb *cbs[REPLAY_ASYNC_MAX_BATCH];
+  guint done = 0;
+
+  for (guint k = 0; k < count; k++)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, first + k);
+      struct iocb *cb = &ap->iocbs[first + k];
+      int fd = ap->run->fds[io->target_index];   /* the I/O's own target (--map) */
+
+      if (io->op == TRACE_OP_WRITE)
+        io_prep_pwrite (cb, fd, ap->write_buf, io->bytes, (long long) io->offset_bytes);
+      else
+        io_prep_pread (cb, fd, ap->read_buf, io->bytes, (long long) io->offset_bytes);
+      cbs[k] = cb;
+    }
+  while (done < count)
+    {
+      int rc = io_submit (ap->ctx, (long) (count - done), cbs + done);
+
+      if (rc > 0)
+        done += (guint) rc;
+      else if (rc == -EAGAIN || rc == -EINTR)
+        sched_yield ();
+      else
+        {
+          complete_io (ap, first + done, rc < 0 ? rc : -EIO, replay_now_ns ());
+          done++;
+        }
+    }
+}
+
+static void
+aio_reap (AsyncProc *ap)
+{
+  struct io_event events[64];
+
+  while (!reaper_may_stop (ap))
+    {
+      struct timespec timeout = { 0, AIO_REAP_TIMEOUT_NS };
+      int n = io_getevents (ap->ctx, 1, G_N_ELEMENTS (events), events, &timeout);
+      gint64 now = replay_now_ns ();
+
+      if (n == -EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
+          g_atomic_int_set (&ap->run->abort, 1);
+          return;
+        }
+      for (int k = 0; k < n; k++)
+        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
+                     now);
+    }
+}
+#endif
+
+/* ---- engine-independent ---- */
+
+static void
+backend_submit (AsyncProc *ap, guint first, guint count)
+{
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_submit (ap, first, count);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    aio_submit (ap, first, count);
+#endif
+}
+
+/* I/Os after @first that are due by @now and have slots: submitted with
+ * it in one call, since waking for each would only make them later. */
+static guint
+due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
+{
+  guint count = 1;
+
+  if (ap->run->plan->timing != REPLAY_TIMING_RECORDED)
+    return 1;
+  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
+         && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
+         && replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
+                                      ap->run->iodepth))
+    count++;
+  return count;
+}
+
+/* Closed and afap timing: the next I/O waits for the previous one. */
+static gboolean
+wait_previous (AsyncProc *ap, guint index)
+{
+  while ((guint) g_atomic_int_get (&ap->reaped) < index)
+    {
+      if (replay_run_stopped (ap->run))
+        return FALSE;
+      if (ap->run->yield_in_spin)
+        sched_yield ();
+    }
+  return TRUE;
+}
+
+static void
+submitter (AsyncProc *ap)
+{
+  ReplayRun *run = ap->run;
+  gint64 t0 = replay_thread_start (run, ap->proc->name, TRUE);
+  gint64 prev_intended = t0, prev_complete = t0;
+  gboolean closed = run->plan->timing != REPLAY_TIMING_RECORDED;
+
+  ap->t0_ns = t0;
+  g_atomic_int_set (&ap->t0_set, 1);
+  for (guint i = 0; i < ap->proc->ios->len;)
+    {
+      gint64 intended, issue;
+      guint count;
+
+      if (closed && i > 0)
+        {
+          if (!wait_previous (ap, i))
+            break;
+          prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
+        }
+      intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
+                                         prev_complete);
+      if (!replay_wait_until_ns (run, intended)
+          || !replay_slots_acquire (run, io_target (ap, i), &ap->inflight, run->iodepth))
+        break;
+      count = due_batch (ap, i, t0, replay_now_ns ());
+      issue = replay_now_ns ();
+      for (guint k = i; k < i + count; k++)
+        {
+          ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, k);
+          r->intended_ns = k == i ? intended - t0
+                                  : g_array_index (ap->proc->ios, ReplayIo, k).sched_ns;
+          r->issue_ns = issue - t0;
+        }
+      g_atomic_int_add (&ap->submitted, (gint) count);
+      run->issued[ap->process] = i + count;
+      backend_submit (ap, i, count);
+      prev_intended = intended;
+      i += count;
+    }
+  g_atomic_int_set (&ap->submit_done, 1);
+#ifdef IOSIM_HAVE_LIBURING
+  if (run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_end (ap);
+#endif
+  /* Stay alive until the reaper has everything: io_uring hands requests it
+   * cannot start inline (buffered reads that miss the cache) to workers
+   * tied to the submitting thread, which fail with EFAULT or ECANCELED
+   * once that thread has exited. */
+  while (g_atomic_int_get (&ap->reaped) < g_atomic_int_get (&ap->submitted)
+         && !g_atomic_int_get (&run->abort))
+    g_usleep (100);
+}
+
+static void
+reaper (AsyncProc *ap)
+{
+  replay_thread_start (ap->run, NULL, FALSE);
+  /* complete_io() needs t0, which the submitter reads at the gate too. */
+  while (!g_atomic_int_get (&ap->t0_set))
+    g_usleep (100);
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_reap (ap);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    aio_reap (ap);
+#endif
+}
+
+static gpointer
+async_thread_main (gpointer data)
+{
+  AsyncThread *t = data;
+
+  if (t->reaper)
+    reaper (t->ap);
+  else
+    submitter (t->ap);
+  g_atomic_int_inc (&t->ap->run->finished);
+  return NULL;
+}
+
+static gboolean
+proc_setup (AsyncProc *ap, GError **error)
+{
+  guint32 max_bytes = 512;
+
+  for (guint i = 0; i < ap->proc->ios->len; i++)
+    max_bytes = MAX (max_bytes, g_array_index (ap->proc->ios, ReplayIo, i).bytes);
+  if (posix_memalign ((void **) &ap->read_buf, ap->run->align_bytes, max_bytes) != 0
+      || posix_memalign ((void **) &ap->write_buf, ap->run->align_bytes, max_bytes) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "cannot allocate %u bytes of I/O buffer for %s", max_bytes, ap->proc->name);
+      return FALSE;
+    }
+  memset (ap->read_buf, 0, max_bytes);
+  memset (ap->write_buf, 0x5a, max_bytes);
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    return uring_setup (ap, ap->run->iodepth, error);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    return aio_setup (ap, ap->run->iodepth, error);
+#endif
+  return replay_engine_available (ap->run->opts->engine, error);
+}
+
+static void
+proc_clear (AsyncProc *ap)
+{
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->ring_ready)
+    io_uring_queue_exit (&ap->ring);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->ctx_ready)
+    io_destroy (ap->ctx);
+  g_free (ap->iocbs);
+#endif
+  free (ap->read_buf);
+  free (ap->write_buf);
+}
+
+gboolean
+replay_engine_run_async (ReplayRun *run, GError **error)
+{
+  guint n = run->plan->processes->len;
+  g_autofree AsyncProc *procs = g_new0 (AsyncProc, n);
+  g_autofree AsyncThread *threads = g_new0 (AsyncThread, 2 * n);
+  gboolean ok = TRUE;
+
+  for (guint p = 0; p < n && ok; p++)
+    {
+      procs[p].run = run;
+      procs[p].process = p;
+      procs[p].proc = g_ptr_array_index (run->plan->processes, p);
+      procs[p].results = g_ptr_array_index (run->io_results, p);
+      ok = proc_setup (&procs[p], error);
+    }
+  for (guint p = 0; p < n; p++)
+    {
+      threads[2 * p] = (AsyncThread) { &procs[p], FALSE };
+      threads[2 * p + 1] = (AsyncThread) { &procs[p], TRUE };
+    }
+  if (ok)
+    ok = replay_threads_run (run, 2 * n, async_thread_main, threads, sizeof (AsyncThread),
+                             error);
+  for (guint p = 0; p < n; p++)
+    proc_clear (&procs[p]);
+  return ok;
+}

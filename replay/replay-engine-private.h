@@ -1,0 +1,70 @@
+/* replay-engine-private.h — what the replay engines share: one run's
+ * state (start gate, shared counters, queue-depth slots), the
+ * sleep-then-spin wait on the absolute schedule, and per-thread setup
+ * (timer slack, comm, SCHED_FIFO, CPU pinning).  Engines: psync in
+ * replay-engine.c, io_uring and libaio in replay-engine-async.c.
+ */
+#pragma once
+
+#include "replay/replay.h"
+
+G_BEGIN_DECLS
+
+/* Threads are created first and wait at the gate; t0 is set once all
+ * exist, so the lead need not cover thread creation. */
+typedef struct {
+  GMutex   lock;
+  GCond    cond;
+  gboolean go;
+  gint64   t0_ns;
+} ReplayStartGate;
+
+typedef struct {
+  const ReplayOptions *opts;
+  ReplayPlan  *plan;
+  GPtrArray   *io_results;   /* per process: GArray of ReplayIoResult, pre-sized */
+  guint       *issued;       /* per process: results valid so far (a prefix) */
+  const int   *fds;          /* per target: ReplayIo.target_index */
+  guint        n_targets;
+  ReplayStartGate gate;
+  guint        iodepth;      /* per process, effective */
+  guint        device_depth; /* 0 = no limit */
+  guint32      align_bytes;
+  gboolean     yield_in_spin;
+  gint         done_ios;     /* atomic */
+  gint         finished;     /* atomic: threads that returned */
+  gint         abort;        /* atomic */
+  gint        *device_inflight;     /* per target, atomic: device_depth is per device */
+  gint         max_device_inflight; /* atomic: most on any one target */
+  gint         max_process_inflight;/* atomic */
+  gint         next_cpu;     /* atomic: round-robin pinning */
+} ReplayRun;
+
+gint64   replay_now_ns          (void);
+gboolean replay_run_stopped     (ReplayRun *run);
+/* Sleep until spin_ns before @target_ns, then spin.  FALSE on stop. */
+gboolean replay_wait_until_ns   (ReplayRun *run, gint64 target_ns);
+/* Wait at the gate; returns t0.  Then timer slack, comm, priority, CPU. */
+gint64   replay_thread_start    (ReplayRun *run, const char *process_name, gboolean pin);
+/* Take a slot on target device @target (device_depth) and in
+ * @process_inflight (@limit, 0 = none), spinning until one is free;
+ * FALSE on stop. */
+gboolean replay_slots_acquire   (ReplayRun *run, guint target, gint *process_inflight,
+                                 guint limit);
+/* The same without waiting: FALSE when either is full. */
+gboolean replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_inflight,
+                                   guint limit);
+void     replay_slots_release   (ReplayRun *run, guint target, gint *process_inflight);
+/* Intended absolute time of I/O @i for closed and afap timing, or the
+ * recorded schedule. */
+gint64   replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,
+                                 gint64 t0_ns, gint64 prev_intended, gint64 prev_complete);
+/* Run @n threads of @func (data: @datas + k * @data_size) from a common t0,
+ * reporting progress, and join them. */
+gboolean replay_threads_run     (ReplayRun *run, guint n, GThreadFunc func, gpointer datas,
+                                 gsize data_size, GError **error);
+
+/* Engines: fill run->io_results / run->issued. */
+gboolean replay_engine_run_async (ReplayRun *run, GError **error);
+
+G_END_DECLS
