@@ -113,6 +113,24 @@ print_text (const TraceSummary *s)
           "", "count", "mean", "p50", "p95", "p99", "max");
   print_latency_row ("Q2C", &s->q2c);
   print_latency_row ("D2C", &s->d2c);
+  if (s->btt_q2c.count || s->btt_d2c.count)
+    {
+      /* btt's own figures (per I/O its way: splits, merges and remaps as
+       * btt counts them), to set beside `btt -i`'s summary. */
+      printf ("\nAs btt computes them (us):\n");
+      print_latency_row ("Q2C", &s->btt_q2c);
+      print_latency_row ("D2C", &s->btt_d2c);
+      print_latency_row ("Q2D", &s->btt_q2d);
+      printf ("  #Q %" G_GUINT64_FORMAT ", #D %" G_GUINT64_FORMAT ", merges %" G_GUINT64_FORMAT
+              ", D sectors min/max/total %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n",
+              lc->btt_q, lc->btt_d, lc->btt_merges, lc->btt_d_sectors_min, lc->btt_d_sectors_max,
+              lc->btt_d_sectors_total);
+    }
+  if (s->has_genesis)
+    printf ("\nGenesis:   %.9f s (the first event's clock; blkparse prints times from here)\n",
+            (double) s->genesis_ns / 1e9);
+  printf ("Lost:      %" G_GUINT64_FORMAT " events (sequence gaps in binary blktrace)\n",
+          s->lost_events);
 
   printf ("\nUnpaired:\n");
   printf ("  completed without issue (in flight at start): %" G_GUINT64_FORMAT "\n", lc->completed_without_issue);
