@@ -717,8 +717,10 @@ nfs_worker_main (gpointer data)
         break;
       op = &g_array_index (run->plan->ops, ReplayNfsOp, i);
       r = &g_array_index (run->results, ReplayNfsOpResult, i);
-      intended = run->plan->timing == REPLAY_TIMING_AFAP ? replay_now_ns () : t0 + op->sched_ns;
-      if (run->plan->timing == REPLAY_TIMING_RECORDED && !nfs_wait_until (run, intended))
+      /* afap: now, but never before the common t0 (the lead). */
+      intended = run->plan->timing == REPLAY_TIMING_AFAP ? MAX (replay_now_ns (), t0)
+                                                         : t0 + op->sched_ns;
+      if (!nfs_wait_until (run, intended))
         break;
       r->take_seq = i;
       r->worker = w->index;
