@@ -316,9 +316,9 @@ replay_nfs_plan_free (ReplayNfsPlan *plan)
 {
   if (plan == NULL)
     return;
-  g_array_unref (plan->files);
-  g_array_unref (plan->ops);
-  g_hash_table_unref (plan->skipped_ops);
+  g_clear_pointer (&plan->files, g_array_unref);
+  g_clear_pointer (&plan->ops, g_array_unref);
+  g_clear_pointer (&plan->skipped_ops, g_hash_table_unref);
   g_free (plan);
 }
 
