@@ -68,7 +68,11 @@ static const char *const io_ops[] = { "READ", "WRITE", NULL };
 typedef struct {
   GHashTable *dirs;         /* fh_hash set */
   GHashTable *file_index;   /* fh_hash -> index + 1 */
+  GHashTable *object_ops;   /* file index (or NO_FILE) -> GArray of op indices */
 } PlanMaps;
+
+/* How far back an operation looks for the one it depends on. */
+#define REPLAY_NFS_DEP_SCAN 64
 
 static guint32
 plan_file (ReplayNfsPlan *plan, PlanMaps *m, guint64 fh)
@@ -173,6 +177,33 @@ kind_modifies (ReplayNfsKind kind)
          || kind == REPLAY_NFS_TRUNCATE;
 }
 
+/* The latest earlier operation on the same object whose traced reply came
+ * before this call (@call_ns), and record this one for later ones. */
+static gint32
+plan_dependency (ReplayNfsPlan *plan, PlanMaps *m, guint32 object, gint64 call_ns)
+{
+  GArray *list = g_hash_table_lookup (m->object_ops, GUINT_TO_POINTER (object));
+  gint32 after = -1;
+
+  if (list == NULL)
+    {
+      list = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_hash_table_insert (m->object_ops, GUINT_TO_POINTER (object), list);
+    }
+  for (guint k = list->len, n = 0; k > 0 && n < REPLAY_NFS_DEP_SCAN; k--, n++)
+    {
+      guint j = g_array_index (list, guint, k - 1);
+      const ReplayNfsOp *prev = &g_array_index (plan->ops, ReplayNfsOp, j);
+      if (prev->traced_reply_ns >= 0 && prev->traced_reply_ns <= call_ns)
+        {
+          after = (gint32) j;
+          break;
+        }
+    }
+  g_array_append_val (list, plan->ops->len);
+  return after;
+}
+
 /* Second half of the plan: one ReplayNfsOp per replayable record. */
 static void
 plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, gint64 first_ns)
@@ -226,7 +257,9 @@ plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, gint64 fir
   op.sched_ns = plan->timing == REPLAY_TIMING_AFAP
                   ? 0 : (gint64) ((double) (rec->time_ns - first_ns) / plan->speed);
   op.traced_latency_ns = rec->latency_ns;
+  op.traced_reply_ns = rec->reply_time_ns >= 0 ? rec->reply_time_ns - first_ns : -1;
   op.xid = rec->xid;
+  op.after = plan_dependency (plan, m, op.file, rec->time_ns - first_ns);
   plan->n_by_kind[op.kind]++;
   plan->span_ns = MAX (plan->span_ns, op.sched_ns);
   g_array_append_val (plan->ops, op);
@@ -268,11 +301,13 @@ replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GErr
   plan->records = records->len;
   m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   m.file_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  m.object_ops = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
   plan_files (plan, &m, records);
   for (guint i = 0; i < records->len; i++)
     plan_op (plan, &m, &g_array_index (records, TraceNfsRecord, i), first_ns);
   g_hash_table_unref (m.dirs);
   g_hash_table_unref (m.file_index);
+  g_hash_table_unref (m.object_ops);
   for (guint i = 0; i < plan->files->len; i++)
     plan->file_bytes += g_array_index (plan->files, ReplayNfsFile, i).size_bytes;
   if (plan->ops->len == 0)
@@ -541,7 +576,34 @@ typedef struct {
   GPtrArray *created;
   guint32  max_count;
   gboolean yield_in_spin;
+  gint    *completed;       /* per op, atomic: 1 once complete */
+  GMutex   done_lock;       /* with done_cond: waiting for a dependency */
+  GCond    done_cond;
 } NfsRun;
+
+/* Wait until op @after completed; FALSE on stop. */
+static gboolean
+nfs_wait_dependency (NfsRun *run, gint32 after)
+{
+  if (after < 0 || g_atomic_int_get (&run->completed[after]))
+    return TRUE;
+  g_mutex_lock (&run->done_lock);
+  while (!g_atomic_int_get (&run->completed[after]) && !g_atomic_int_get (&run->abort)
+         && (run->opts->stop == NULL || !*run->opts->stop))
+    g_cond_wait_until (&run->done_cond, &run->done_lock,
+                       g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+  g_mutex_unlock (&run->done_lock);
+  return g_atomic_int_get (&run->completed[after]);
+}
+
+static void
+nfs_mark_complete (NfsRun *run, guint i)
+{
+  g_mutex_lock (&run->done_lock);
+  g_atomic_int_set (&run->completed[i], 1);
+  g_cond_broadcast (&run->done_cond);
+  g_mutex_unlock (&run->done_lock);
+}
 
 typedef struct {
   NfsRun *run;
@@ -722,12 +784,20 @@ nfs_worker_main (gpointer data)
                                                          : t0 + op->sched_ns;
       if (!nfs_wait_until (run, intended))
         break;
+      /* The client waited for this one's reply before calling. */
+      {
+        gint64 before = replay_now_ns ();
+        if (!nfs_wait_dependency (run, op->after))
+          break;
+        r->dep_wait_ns = replay_now_ns () - before;
+      }
       r->take_seq = i;
       r->worker = w->index;
       r->intended_ns = intended - t0;
       r->issue_ns = replay_now_ns () - t0;
       r->error = do_op (run, op, read_buf, write_buf);
       r->complete_ns = replay_now_ns () - t0;
+      nfs_mark_complete (run, i);
       g_atomic_int_inc (&run->issued);
       g_atomic_int_inc (&run->done);
     }
@@ -836,6 +906,7 @@ summarise (ReplayNfsResult *res)
       sum += (double) e;
       res->ops++;
       res->errors += r->error != 0;
+      res->dep_waits += r->dep_wait_ns > 1000;
       if (op->kind == REPLAY_NFS_READ || op->kind == REPLAY_NFS_WRITE)
         res->bytes += op->count;
       first = MIN (first, r->issue_ns);
@@ -901,12 +972,18 @@ run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, int *fd
     .created = g_ptr_array_new_with_free_func (g_free),
     .max_count = plan_max_count (res->plan),
     .yield_in_spin = res->threads > g_get_num_processors (),
+    .completed = g_new0 (gint, MAX (res->plan->ops->len, 1)),
   };
   gboolean ok;
 
   g_mutex_init (&run.created_lock);
+  g_mutex_init (&run.done_lock);
+  g_cond_init (&run.done_cond);
   ok = nfs_threads_run (&run, res->threads, error);
   g_mutex_clear (&run.created_lock);
+  g_mutex_clear (&run.done_lock);
+  g_cond_clear (&run.done_cond);
+  g_free (run.completed);
   g_ptr_array_unref (run.created);
   res->issued = (guint64) g_atomic_int_get (&run.issued);
   res->interrupted = opts->stop != NULL && *opts->stop;
@@ -993,6 +1070,8 @@ replay_nfs_result_print (const ReplayNfsResult *res, FILE *out)
   fprintf (out, "  issue error p50 %.1f us, p99 %.1f us, max %.1f us, mean %.1f us\n",
            res->issue_error_p50_ns / 1e3, res->issue_error_p99_ns / 1e3,
            res->issue_error_max_ns / 1e3, res->issue_error_mean_ns / 1e3);
+  fprintf (out, "  dependency waits %" G_GUINT64_FORMAT " (an earlier operation on the file not "
+           "yet complete)\n", res->dep_waits);
   fprintf (out, "  %-9s %8s %7s %10s %10s %10s %12s\n", "op", "count", "errors", "p50 us",
            "p99 us", "max us", "traced p50 us");
   for (guint k = 0; k < REPLAY_NFS_N_KINDS; k++)
@@ -1099,6 +1178,7 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   add_int (b, "issue_error_p50_ns", res->issue_error_p50_ns);
   add_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
   add_int (b, "issue_error_max_ns", res->issue_error_max_ns);
+  add_int (b, "dependency_waits", (gint64) res->dep_waits);
   add_kinds (b, res);
   json_builder_end_object (b);
 

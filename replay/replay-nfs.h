@@ -17,7 +17,12 @@
  *                            trace order from one queue and issue each at
  *                            its recorded time on an absolute
  *                            CLOCK_MONOTONIC schedule, or as fast as
- *                            possible.
+ *                            possible.  An operation whose call came
+ *                            after the reply to an earlier operation on the
+ *                            same file (or the directory) also waits for
+ *                            that one to complete: the client waited for it
+ *                            (SETATTR before WRITE, WRITE before COMMIT),
+ *                            and reordering them would change the outcome.
  *
  * Handles.  The capture carries file handles, not names (v3 CREATE,
  * LOOKUP and REMOVE names are not decoded), so the name space is flat: a
@@ -80,6 +85,10 @@ typedef struct {
   gint64   sched_ns;        /* intended issue relative to t0, divided by the speed */
   gint64   traced_latency_ns; /* -1 when the capture has no reply */
   guint32  xid;
+  gint64   traced_reply_ns; /* reply time relative to the first call (unscaled), -1 if none */
+  gint32   after;           /* index of an earlier op on the same file (or the directory)
+                             * whose reply came before this call: issued only once that
+                             * completed, as the client waited for it; -1 = none */
 } ReplayNfsOp;
 
 typedef struct {
@@ -122,6 +131,7 @@ typedef struct {
   gint32  error;            /* 0 or -errno; a short READ/WRITE is -EIO */
   guint32 worker;
   guint64 take_seq;         /* position in which a worker took it from the queue */
+  gint64  dep_wait_ns;      /* time spent waiting for the operation it depends on */
 } ReplayNfsOpResult;
 
 typedef struct {
@@ -145,6 +155,7 @@ typedef struct {
   double    achieved_iops;
   gint64    issue_error_p50_ns, issue_error_p99_ns, issue_error_max_ns;
   double    issue_error_mean_ns;
+  guint64   dep_waits;      /* operations that waited for an earlier one past their time */
   ReplayNfsKindSummary kinds[REPLAY_NFS_N_KINDS];
 } ReplayNfsResult;
 

@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -222,6 +223,13 @@ test_plan_synthetic (void)
   g_assert_cmpuint (g_array_index (plan->ops, ReplayNfsOp, 0).file, ==, 0);
   g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 1).sched_ns, ==, 500);
   g_assert_cmpint (plan->span_ns, ==, (6000 - 1000) / 2);
+  /* Each READ of handle 2 came after the reply to the previous operation
+   * on it, so it waits for it; the first operation waits for nothing. */
+  g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 0).after, ==, -1);
+  g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 1).after, ==, 0);
+  g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 2).after, ==, 1);
+  /* GETATTR of another file depends on nothing. */
+  g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 3).after, ==, -1);
 }
 
 static void
@@ -288,7 +296,15 @@ test_capture_allow_write (gconstpointer data)
     return;
   dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
   recs = load_records (capture);
-  res = replay (capture, dir, timing, 8, TRUE, FALSE);
+  /* Several rounds: with 8 workers and no waits, only the dependencies
+   * keep SETATTR (size 0) before the WRITE that fills the file. */
+  for (guint round = 0; round < (timing == REPLAY_TIMING_AFAP ? 20u : 1u); round++)
+    {
+      g_clear_pointer (&res, replay_nfs_result_free);
+      res = replay (capture, dir, timing, 8, TRUE, FALSE);
+      g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
+      g_assert_cmpint (file_size (dir, FH_SMALL), ==, 3000);
+    }
   g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
   g_assert_cmpint (file_size (dir, FH_SMALL), ==, 3000);
   g_assert_cmpint (file_size (dir, FH_DIR), ==, -1);
@@ -436,6 +452,95 @@ test_capture_pool_order (void)
   remove_tree (dir);
 }
 
+/* ---- the command ---------------------------------------------------------- */
+
+static int
+run_iosim (const char *const *args, char **out, char **err)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int status = -1;
+
+  g_ptr_array_add (argv, (gpointer) bin);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (gpointer) *args);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, 0, NULL, NULL, out, err,
+                               &status, &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static void
+test_cli (void)
+{
+  g_autofree char *capture = capture_path ();
+  g_autofree char *dir = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *sub = NULL;
+
+  if (capture == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  file = g_build_filename (dir, "plain", NULL);
+  sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
+  g_assert_true (g_file_set_contents (file, "x", 1, NULL));
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target", "/dev/null", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
+    g_assert_nonnull (strstr (err, "--target-dir"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", "/", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (err, "root directory"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", file, NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (err, "not an existing directory"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--timing", "closed", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--allow-write", "--dry-run", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "300000 bytes"));
+    g_assert_nonnull (strstr (out, "bytes to read: 303000, to write: 303000"));
+    g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    g_autofree char *json = g_build_filename (dir, "r.json", NULL);
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--timing", "afap",
+                           "--threads", "2", "--json", json, NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "issue error p50"));
+    g_assert_true (g_file_test (json, G_FILE_TEST_EXISTS));
+    g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
+  }
+  {
+    /* A block trace still refuses --target-dir. */
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", file, "--target-dir", dir, NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
+  }
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -450,5 +555,6 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-nfs/capture/reads-only", test_capture_reads_only);
   g_test_add_func ("/replay-nfs/capture/dry-run", test_capture_dry_run);
   g_test_add_func ("/replay-nfs/capture/pool-order", test_capture_pool_order);
+  g_test_add_func ("/replay-nfs/cli", test_cli);
   return g_test_run ();
 }
