@@ -8,13 +8,15 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd-replay-nfs.h"
 #include "cli/cmd-replay-setup.h"
 #include "replay/replay.h"
 #include "sim/sim-units.h"
+#include "traces/trace-nfs.h"
 
 typedef struct {
   char    *target, *events, *timing, *csv, *json, *device, *lead, *spin;
-  char    *engine, *cpus;
+  char    *engine, *cpus, *target_dir;
   double   speed;
   gint     realtime, iodepth, device_depth, threads;
   gboolean allow_write, reads_only, wrap, dry_run, buffered;
@@ -170,6 +172,7 @@ args_clear (ReplayArgs *a)
   g_free (a->spin);
   g_free (a->engine);
   g_free (a->cpus);
+  g_free (a->target_dir);
   if (a->cpu_list)
     g_array_unref (a->cpu_list);
 }
@@ -181,6 +184,8 @@ cli_cmd_replay (int argc, char **argv)
   ReplayTargetArgs ta = { 0 };
   GOptionEntry entries[] = {
     { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (or --map)", "/dev/X" },
+    { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir,
+      "NFS capture: replay its file operations in DIR/iosim-nfs-replay/ (threads default 8)", "DIR" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
       "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
@@ -231,10 +236,36 @@ cli_cmd_replay (int argc, char **argv)
     "first I/O of any engine, and restored after the replay, after an error and\n"
     "after Ctrl-C/SIGTERM.  SIGKILL cannot be caught: each old value is logged on\n"
     "stderr as 'echo OLD > PATH' before it changes; run those lines to restore by hand.\n\n"
+    "NFS captures (pcap/pcapng) replay as file operations on --target-dir DIR: one\n"
+    "file per file handle in DIR/iosim-nfs-replay/, sized from the capture, then a pool\n"
+    "of --threads N (default 8) workers taking operations in trace order, as nfsd\n"
+    "threads (--timing recorded|afap, --speed, --allow-write, --dry-run, --csv, --json).\n\n"
     "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "iosim replay: %s\n", error->message);
+      args_clear (&a);
+      cli_replay_target_clear (&ta);
+      return 2;
+    }
+  /* An NFS capture replays as file operations (cmd-replay-nfs.c). */
+  if (argc == 2 && trace_is_capture (argv[1]))
+    {
+      CliReplayNfsArgs na = {
+        .capture = argv[1], .target_dir = a.target_dir, .target = a.target,
+        .has_maps = ta.maps != NULL, .timing = a.timing, .lead = a.lead, .spin = a.spin,
+        .csv = a.csv, .json = a.json, .speed = a.speed, .threads = a.threads,
+        .allow_write = a.allow_write, .reads_only = a.reads_only, .dry_run = a.dry_run,
+      };
+      status = cli_replay_nfs (&na);
+      args_clear (&a);
+      cli_replay_target_clear (&ta);
+      return status;
+    }
+  if (a.target_dir != NULL)
+    {
+      fprintf (stderr, "iosim replay: --target-dir is for NFS captures; a block trace replays on "
+               "--target /dev/X\n");
       args_clear (&a);
       cli_replay_target_clear (&ta);
       return 2;

@@ -19,9 +19,9 @@ replay_run (const char *trace_path, const ReplayOptions *opts, GError **error)
   if (trace_is_capture (trace_path))
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
-                   "%s: an NFS capture replays as file operations on a server's file system, "
-                   "which iosim replay does not do yet; 'iosim fit' models it, 'iosim trace cat' "
-                   "lists its operations", trace_path);
+                   "%s: an NFS capture replays as file operations on a directory of a file "
+                   "system (replay_nfs_run(), `iosim replay CAPTURE --target-dir DIR`), not on "
+                   "a block device", trace_path);
       return NULL;
     }
   ios = trace_load_ios (trace_path, opts->dev_major, opts->dev_minor, NULL, &stats, error);
