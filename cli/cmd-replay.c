@@ -209,7 +209,7 @@ cli_cmd_replay (int argc, char **argv)
       "psync: a pool of N threads taking I/Os in per-process order (recorded timing)", "N" },
     { "buffered", 0, 0, G_OPTION_ARG_NONE, &a.buffered, "Go through the page cache (default O_DIRECT)", NULL },
     { "cpus", 0, 0, G_OPTION_ARG_STRING, &a.cpus,
-      "Pin issuing threads to these CPUs, round-robin (e.g. 0,1 or 2-3)", "LIST" },
+      "Pin the replay threads to these CPUs, round-robin (each async engine's reaper after its submitter; e.g. 0,1 or 2-3)", "LIST" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "Per-I/O results (intended, issue, completion)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &a.json, "Summary as JSON", "FILE" },
     { NULL }

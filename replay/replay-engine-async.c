@@ -400,7 +400,9 @@ submitter (AsyncProc *ap)
 static void
 reaper (AsyncProc *ap)
 {
-  replay_thread_start (ap->run, NULL, FALSE);
+  /* Pinned too (--cpus, round-robin after its submitter): a reaper that
+   * migrates delays completions as much as a submitter delays issues. */
+  replay_thread_start (ap->run, NULL, TRUE);
   /* complete_io() needs t0, which the submitter reads at the gate too. */
   while (!g_atomic_int_get (&ap->t0_set))
     g_usleep (100);
