@@ -127,8 +127,13 @@ gboolean
 scenario_topology_validate (GKeyFile *kf, const char *const *devices, GError **error)
 {
   g_autoptr (Sim) sim = sim_new (1);
-  g_autoptr (SimTopology) topo = scenario_topology_build (kf, sim, devices, NULL, error);
-  return topo != NULL || (error == NULL || *error == NULL);
+  GError *local = NULL;
+  g_autoptr (SimTopology) topo = scenario_topology_build (kf, sim, devices, NULL, &local);
+  /* NULL without an error: a scenario without buses or adapters. */
+  if (local == NULL)
+    return TRUE;
+  g_propagate_error (error, local);
+  return FALSE;
 }
 
 /* The adapter's own bus is named after it: "<adapter>.bus". */

@@ -1333,8 +1333,11 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       g_autofree SimDevice **dev_list = g_new0 (SimDevice *, s->devices->len);
       for (guint i = 0; i < s->devices->len; i++)
         dev_list[i] = devs[i].dev;
-      topo = scenario_topology_build (s->kf, sim, (const char *const *) groups, dev_list, error);
-      ok = topo != NULL || *error == NULL;
+      GError *local = NULL;
+      topo = scenario_topology_build (s->kf, sim, (const char *const *) groups, dev_list, &local);
+      ok = local == NULL;     /* NULL without an error: no buses or adapters */
+      if (!ok)
+        g_propagate_error (error, local);
     }
   g_autoptr (Host) host = NULL;
   if (ok && s->n_cpus)

@@ -27,9 +27,8 @@
 typedef struct {
   WbDirtyTunables t;
   guint           kver;
-  gboolean        background_running;
-  SimEventId      background_event;
-  SimEventId      kupdate_event;
+  WbPdflush       pdflush;
+  WbKupdate       kupdate;
 } GlobalData;
 
 
@@ -43,53 +42,11 @@ limits (WbPolicy *w, guint64 *bg, guint64 *thresh)
   wb_global_dirty_limits (g->kver, &g->t, &mem, FALSE, bg, thresh);
 }
 
-static void background_step (Sim *sim, gpointer subject, gpointer object);
-
 static void
 wake_background (WbPolicy *w)
 {
   GlobalData *g = w->priv;
-  guint64 bg, thresh;
-  limits (w, &bg, &thresh);
-  if (g->background_running || sim_page_cache_nr_dirty (w->pc) <= bg)
-    return;
-  g->background_running = TRUE;
-  g->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
-}
-
-/* pdflush's background_writeout. */
-static void
-background_step (Sim *sim, gpointer subject, gpointer object)
-{
-  WbPolicy *w = subject;
-  GlobalData *g = w->priv;
-  guint64 bg, thresh;
-  g->background_event = 0;
-  limits (w, &bg, &thresh);
-  wb_flush (w, SIM_TIME_NEVER, bg);
-  if (sim_page_cache_nr_dirty (w->pc) <= bg)
-    {
-      g->background_running = FALSE;
-      return;
-    }
-  g->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
-}
-
-/* wb_kupdate: write what has been dirty for longer than the expiry. */
-static void
-kupdate_step (Sim *sim, gpointer subject, gpointer object)
-{
-  WbPolicy *w = subject;
-  GlobalData *g = w->priv;
-  SimTime now = sim_now (sim);
-  SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
-  if (now >= expire)
-    wb_flush (w, now - expire, 0);
-  g->kupdate_event = 0;
-  /* Keep the timer only while something else goes on. */
-  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
-    g->kupdate_event = sim_schedule_in (sim, (SimTime) g->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  wb_pdflush_wake (w, &g->pdflush);
 }
 
 static void balance_step (WbPolicy *w, SimPageWrite *wr);
@@ -182,9 +139,8 @@ global_init (WbPolicy *w, GKeyFile *kf, GError **error)
              || !wb_get_uint (kf, "dirty_expire_centisecs", &g->t.dirty_expire_centisecs, 1000000, error)
              || !wb_get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)))
     return FALSE;
-  if (g->t.dirty_writeback_centisecs > 0)
-    g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  g->pdflush.limits = limits;
+  wb_kupdate_start (w, &g->kupdate, &g->t, NULL);
   return TRUE;
 }
 
@@ -192,10 +148,8 @@ static void
 global_exit (WbPolicy *w)
 {
   GlobalData *g = w->priv;
-  if (g->kupdate_event)
-    sim_cancel (w->sim, g->kupdate_event);
-  if (g->background_event)
-    sim_cancel (w->sim, g->background_event);
+  wb_kupdate_stop (w, &g->kupdate);
+  wb_pdflush_stop (w, &g->pdflush);
 }
 
 const WbOps wb_global_ops = {

@@ -47,7 +47,7 @@ typedef struct {
   GHashTable         *tasks;       /* SimIoContext* -> IolessTask* */
   gboolean            background_running;
   SimEventId          background_event;
-  SimEventId          kupdate_event;
+  WbKupdate           kupdate;
 } IolessData;
 
 #define IOLESS_KVER        WB_KERNEL_VERSION (3, 2, 0)
@@ -207,19 +207,9 @@ background_step (Sim *sim, gpointer subject, gpointer object)
 
 /* wb_check_old_data_flush: write what has been dirty longer than the expiry. */
 static void
-kupdate_step (Sim *sim, gpointer subject, gpointer object)
+flush_old (WbPolicy *w, SimTime dirtied_before_ns)
 {
-  WbPolicy *w = subject;
-  IolessData *d = w->priv;
-  SimTime now = sim_now (sim);
-  SimTime expire = (SimTime) d->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
-  if (now >= expire)
-    flush (w, now - expire, FALSE, 0);
-  d->kupdate_event = 0;
-  /* Keep the timer only while something else goes on. */
-  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
-    d->kupdate_event = sim_schedule_in (sim, (SimTime) d->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  flush (w, dirtied_before_ns, FALSE, 0);
 }
 
 static IolessTask *
@@ -427,9 +417,7 @@ ioless_init (WbPolicy *w, GKeyFile *kf, GError **error)
     return FALSE;
   d->bdis = g_array_new (FALSE, TRUE, sizeof (IolessBdi));
   d->tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  if (d->t.dirty_writeback_centisecs > 0)
-    d->kupdate_event = sim_schedule_in (w->sim, (SimTime) d->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  wb_kupdate_start (w, &d->kupdate, &d->t, flush_old);
   return TRUE;
 }
 
@@ -437,8 +425,7 @@ static void
 ioless_exit (WbPolicy *w)
 {
   IolessData *d = w->priv;
-  if (d->kupdate_event)
-    sim_cancel (w->sim, d->kupdate_event);
+  wb_kupdate_stop (w, &d->kupdate);
   if (d->background_event)
     sim_cancel (w->sim, d->background_event);
   g_clear_pointer (&d->bdis, g_array_unref);

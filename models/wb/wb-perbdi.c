@@ -65,9 +65,8 @@ typedef struct {
   GHashTable     *tasks;              /* SimIoContext* -> PerBdiTask* */
   PerBdi         *bdis;
   guint           n_bdis;
-  gboolean        background_running;
-  SimEventId      background_event;
-  SimEventId      kupdate_event;
+  WbPdflush       pdflush;            /* before 2.6.32 */
+  WbKupdate       kupdate;
 } PerBdiData;
 
 
@@ -131,7 +130,6 @@ wb_perbdi_bdi_thresh_pages (WbPolicy *w, SimBdi *bdi)
   return bdi_thresh (w, per_bdi (w, bdi), thresh);
 }
 
-static void background_step (Sim *sim, gpointer subject, gpointer object);
 
 static void
 perbdi_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
@@ -175,10 +173,7 @@ wake_background (WbPolicy *w, PerBdi *p)
                                           GUINT_TO_POINTER ((guint) (p - g->bdis)));
       return;
     }
-  if (g->background_running)
-    return;
-  g->background_running = TRUE;
-  g->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
+  wb_pdflush_wake (w, &g->pdflush);
 }
 
 /* One pass of a 2.6.32 flusher thread: write a batch of its device while
@@ -207,41 +202,6 @@ flusher_step (Sim *sim, gpointer subject, gpointer object)
                                       &w->flusher))
     sim_queue_unplug (p->bdi->q, &w->flusher);
   p->flusher_event = sim_schedule_in (sim, 0, flusher_step, w, object);
-}
-
-/* pdflush's background_writeout. */
-static void
-background_step (Sim *sim, gpointer subject, gpointer object)
-{
-  WbPolicy *w = subject;
-  PerBdiData *g = w->priv;
-  guint64 bg, thresh;
-  g->background_event = 0;
-  limits (w, &bg, &thresh);
-  wb_flush (w, SIM_TIME_NEVER, bg);
-  if (sim_page_cache_nr_dirty (w->pc) <= bg)
-    {
-      g->background_running = FALSE;
-      return;
-    }
-  g->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
-}
-
-/* wb_kupdate: write what has been dirty for longer than the expiry. */
-static void
-kupdate_step (Sim *sim, gpointer subject, gpointer object)
-{
-  WbPolicy *w = subject;
-  PerBdiData *g = w->priv;
-  SimTime now = sim_now (sim);
-  SimTime expire = (SimTime) g->t.dirty_expire_centisecs * 10 * SIM_NS_PER_MS;
-  if (now >= expire)
-    wb_flush (w, now - expire, 0);
-  g->kupdate_event = 0;
-  /* Keep the timer only while something else goes on. */
-  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
-    g->kupdate_event = sim_schedule_in (sim, (SimTime) g->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
 }
 
 static void balance_step (WbPolicy *w, SimPageWrite *wr);
@@ -433,9 +393,8 @@ perbdi_init (WbPolicy *w, GKeyFile *kf, GError **error)
   wb_prop_global_init (&g->completions, wb_prop_period_shift (thresh));
   wb_prop_global_init (&g->dirties, wb_prop_period_shift (thresh));
   g->tasks = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  if (g->t.dirty_writeback_centisecs > 0)
-    g->kupdate_event = sim_schedule_in (w->sim, (SimTime) g->t.dirty_writeback_centisecs
-                                        * 10 * SIM_NS_PER_MS, kupdate_step, w, NULL);
+  g->pdflush.limits = limits;
+  wb_kupdate_start (w, &g->kupdate, &g->t, NULL);
   return TRUE;
 }
 
@@ -443,10 +402,8 @@ static void
 perbdi_exit (WbPolicy *w)
 {
   PerBdiData *g = w->priv;
-  if (g->kupdate_event)
-    sim_cancel (w->sim, g->kupdate_event);
-  if (g->background_event)
-    sim_cancel (w->sim, g->background_event);
+  wb_kupdate_stop (w, &g->kupdate);
+  wb_pdflush_stop (w, &g->pdflush);
   for (guint i = 0; i < g->n_bdis; i++)
     if (g->bdis[i].flusher_event)
       sim_cancel (w->sim, g->bdis[i].flusher_event);

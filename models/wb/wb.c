@@ -182,3 +182,87 @@ wb_flush (WbPolicy *w, SimTime before, guint64 target)
     }
   return TRUE;
 }
+
+/* ---- kupdate and pdflush, shared by the 2.6 eras ----------------------- */
+
+static SimTime
+centisecs_ns (guint centisecs)
+{
+  return (SimTime) centisecs * 10 * SIM_NS_PER_MS;
+}
+
+static void
+kupdate_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  WbKupdate *k = object;
+  SimTime now = sim_now (sim);
+  SimTime expire = centisecs_ns (k->t->dirty_expire_centisecs);
+  if (now >= expire)
+    {
+      if (k->flush)
+        k->flush (w, now - expire);
+      else
+        wb_flush (w, now - expire, 0);
+    }
+  k->event = 0;
+  /* Keep the timer only while something else goes on. */
+  if (sim_events_pending (sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0)
+    k->event = sim_schedule_in (sim, centisecs_ns (k->t->dirty_writeback_centisecs), kupdate_step,
+                                w, k);
+}
+
+void
+wb_kupdate_start (WbPolicy *w, WbKupdate *k, const WbDirtyTunables *t, WbFlushOld flush)
+{
+  k->t = t;
+  k->flush = flush;
+  k->event = 0;
+  if (t->dirty_writeback_centisecs > 0)
+    k->event = sim_schedule_in (w->sim, centisecs_ns (t->dirty_writeback_centisecs), kupdate_step,
+                                w, k);
+}
+
+void
+wb_kupdate_stop (WbPolicy *w, WbKupdate *k)
+{
+  if (k->event)
+    sim_cancel (w->sim, k->event);
+  k->event = 0;
+}
+
+static void
+pdflush_step (Sim *sim, gpointer subject, gpointer object)
+{
+  WbPolicy *w = subject;
+  WbPdflush *p = object;
+  guint64 bg, thresh;
+  p->event = 0;
+  p->limits (w, &bg, &thresh);
+  wb_flush (w, SIM_TIME_NEVER, bg);
+  if (sim_page_cache_nr_dirty (w->pc) <= bg)
+    {
+      p->running = FALSE;
+      return;
+    }
+  p->event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, pdflush_step, w, p);
+}
+
+void
+wb_pdflush_wake (WbPolicy *w, WbPdflush *p)
+{
+  guint64 bg, thresh;
+  p->limits (w, &bg, &thresh);
+  if (p->running || sim_page_cache_nr_dirty (w->pc) <= bg)
+    return;
+  p->running = TRUE;
+  p->event = sim_schedule_in (w->sim, 0, pdflush_step, w, p);
+}
+
+void
+wb_pdflush_stop (WbPolicy *w, WbPdflush *p)
+{
+  if (p->event)
+    sim_cancel (w->sim, p->event);
+  p->event = 0;
+}

@@ -99,6 +99,36 @@ void wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn);
  *                     flusher_pages (pages the flusher started in it) */
 void wb_policy_add_timeseries (WbPolicy *w, SimTimeSeries *ts);
 
+/* kupdate-style writeback (wb_kupdate, wb_check_old_data_flush): every
+ * dirty_writeback_centisecs, write back what has been dirty longer than
+ * dirty_expire_centisecs; the timer stays only while something else goes
+ * on.  Embedded in a policy's private data. */
+typedef void (*WbFlushOld) (WbPolicy *w, SimTime dirtied_before_ns);
+typedef struct {
+  const WbDirtyTunables *t;
+  WbFlushOld             flush;   /* NULL: wb_flush (w, before, 0) */
+  SimEventId             event;
+} WbKupdate;
+
+void wb_kupdate_start (WbPolicy *w, WbKupdate *k, const WbDirtyTunables *t, WbFlushOld flush);
+void wb_kupdate_stop  (WbPolicy *w, WbKupdate *k);
+
+/* pdflush's background_writeout (2.6 before per-device flushers): while
+ * dirty pages are over the background threshold that @limits gives, write
+ * back nonblocking (wb_flush), sleeping in congestion_wait when every
+ * device is congested. */
+typedef void (*WbLimitsFunc) (WbPolicy *w, guint64 *bg_pages, guint64 *thresh_pages);
+typedef struct {
+  WbLimitsFunc limits;
+  gboolean     running;
+  SimEventId   event;
+} WbPdflush;
+
+/* Start background writeout unless it runs or dirty pages are below the
+ * background threshold. */
+void wb_pdflush_wake (WbPolicy *w, WbPdflush *p);
+void wb_pdflush_stop (WbPolicy *w, WbPdflush *p);
+
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);
 void      wb_policy_free (WbPolicy *w);
