@@ -38,6 +38,7 @@
 #include "sim/sim-units.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
   SimBdi      *bdi;
@@ -80,6 +81,8 @@ per_bdi (WbPolicy *w, SimBdi *bdi)
       return &g->bdis[i];
   g->bdis = g_renew (PerBdi, g->bdis, g->n_bdis + 1);
   PerBdi *p = &g->bdis[g->n_bdis++];
+  /* g_renew does not zero: the flusher fields must not start as garbage. */
+  memset (p, 0, sizeof *p);
   p->bdi = bdi;
   wb_prop_local_init (&p->completions);
   /* bdi_set_min_ratio refuses a value that brings the sum to 100 %. */
