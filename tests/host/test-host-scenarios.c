@@ -218,6 +218,22 @@ test_bad_host_keys (void)
     { "[host]\ncpus = 2\n[sim]\nduration = 1s\n[device d]\nkind = fixed\n[process p]\nop = sync\nthink = 1s\n",
       "op = sync" },
     { "[costs]\nsyscall = 1us\n[device d]\nkind = fixed\n[process p]\nsize = 1MiB\n", "cpus" },
+    /* Buses and adapters. */
+    { "[adapter a]\nbus = pcie\n[device d]\nkind = fixed\nadapter = a\n[process p]\nsize = 1MiB\n",
+      "pcie" },
+    { "[adapter a]\ncan_queue = 0\n[device d]\nkind = fixed\nadapter = a\n[process p]\nsize = 1MiB\n",
+      "can_queue" },
+    { "[adapter a]\nhost_bus = pci\n[device d]\nkind = fixed\nadapter = a\n[process p]\nsize = 1MiB\n",
+      "no [bus pci]" },
+    { "[device d]\nkind = fixed\nadapter = nowhere\n[process p]\nsize = 1MiB\n", "nowhere" },
+    { "[adapter a]\nbandwidth = fast\n[device d]\nkind = fixed\nadapter = a\n[process p]\nsize = 1MiB\n",
+      "bandwidth" },
+    { "[adapter a]\nwidth = 16\n[device d]\nkind = fixed\nadapter = a\n[process p]\nsize = 1MiB\n",
+      "width" },
+    { "[adapter ide]\nbus = ide\n[device d]\ncount = 3\nkind = fixed\n[device d0]\n", "count" },
+    { "[adapter ide]\nbus = ide\n[device a]\nkind = fixed\nadapter = ide\n[device b]\nkind = fixed\n"
+      "adapter = ide\n[device c]\nkind = fixed\nadapter = ide\n[process p]\ndevice = a\nsize = 1MiB\n",
+      "two devices" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
