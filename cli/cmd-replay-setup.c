@@ -36,6 +36,9 @@ cli_replay_target_entries (ReplayTargetArgs *t)
     { "throttle-read-bps", 0, 0, G_OPTION_ARG_STRING, &t->throttle_read,
       "blkio read limit (cgroup v1 root blkio.throttle, or v2 io.max)", "BYTES" },
     { "throttle-write-bps", 0, 0, G_OPTION_ARG_STRING, &t->throttle_write, "blkio write limit", "BYTES" },
+    { "isolate", 0, 0, G_OPTION_ARG_NONE, &t->isolate,
+      "Keep other work off the --cpus CPUs: root-cgroup processes into a cpuset of the other CPUs, "
+      "unbound workqueues and IRQs there too (root; restored afterwards)", NULL },
     { "capture", 0, 0, G_OPTION_ARG_FILENAME, &t->capture,
       "Record what the block layer saw on the target(s) during the replay (tracefs)", "FILE" },
     { NULL }
@@ -91,6 +94,8 @@ on_prepared (const GArray *targets, gpointer data, GError **error)
 {
   ReplayTargetArgs *t = data;
 
+  if (t->isolate && !replay_setup_isolate (t->setup, t->isolate_cpus, NULL, stderr, error))
+    return FALSE;   /* the main flow restores what was applied */
   for (guint i = 0; i < targets->len && !replay_setup_spec_empty (&t->spec); i++)
     if (!replay_setup_apply (t->setup, &t->spec, &g_array_index (targets, ReplayTarget, i),
                              stderr, error))
@@ -168,6 +173,13 @@ cli_replay_target_fill (ReplayTargetArgs *t, ReplayOptions *opts)
       fprintf (stderr, "iosim replay: %s\n", error->message);
       return FALSE;
     }
+  if (t->isolate && (opts->cpus == NULL || opts->cpus->len == 0))
+    {
+      fprintf (stderr, "iosim replay: --isolate keeps other work off the replay's CPUs: give "
+               "them with --cpus (e.g. --cpus 1 --isolate on a 2-CPU machine)\n");
+      return FALSE;
+    }
+  t->isolate_cpus = opts->cpus;
   t->setup = replay_setup_new ();
   /* Restores at exit() too, should anything leave without finish(). */
   replay_setup_guard (t->setup);
@@ -212,6 +224,8 @@ cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, F
   fputc ('\n', out);
   for (guint i = 0; i < result->targets->len; i++)
     replay_setup_describe (&t->spec, &g_array_index (result->targets, ReplayTarget, i), out);
+  if (t->isolate)
+    replay_setup_describe_isolate (t->isolate_cpus, NULL, out);
   if (t->capture)
     fprintf (out, "capture     block events of the target(s) to %s (tracefs, restored afterwards)\n",
              t->capture);

@@ -18,8 +18,9 @@ typedef struct {
   char    *sched, *throttle_read, *throttle_write, *capture;
   char   **sched_set, **queue_set, **maps;
   gint     read_ahead_kb, nr_requests, rotational;   /* -1: leave */
-  gboolean scale_offsets, force;
+  gboolean scale_offsets, force, isolate;
   /* Derived */
+  const GArray        *isolate_cpus;   /* --cpus, for --isolate */
   GOptionEntry        *entries;
   GPtrArray           *queue_list;     /* char *, NULL-terminated */
   GArray              *map_array;      /* ReplayMap */

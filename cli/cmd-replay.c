@@ -19,7 +19,7 @@ typedef struct {
   char    *engine, *cpus, *target_dir;
   double   speed;
   gint     realtime, iodepth, device_depth, threads;
-  gboolean allow_write, reads_only, wrap, dry_run, buffered;
+  gboolean allow_write, reads_only, wrap, dry_run, buffered, poll;
   GArray  *cpu_list;       /* parsed --cpus, owned */
 } ReplayArgs;
 
@@ -95,6 +95,7 @@ fill_engine_options (ReplayArgs *a, ReplayOptions *opts)
   opts->device_depth = (guint) a->device_depth;
   opts->threads = (guint) a->threads;
   opts->buffered = a->buffered;
+  opts->poll = a->poll;
   if (a->cpus)
     {
       a->cpu_list = replay_cpus_parse (a->cpus, &error);
@@ -208,6 +209,8 @@ cli_cmd_replay (int argc, char **argv)
     { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
       "psync: a pool of N threads taking I/Os in per-process order (recorded timing)", "N" },
     { "buffered", 0, 0, G_OPTION_ARG_NONE, &a.buffered, "Go through the page cache (default O_DIRECT)", NULL },
+    { "poll", 0, 0, G_OPTION_ARG_NONE, &a.poll,
+      "io_uring/libaio: no reaper thread; each submitter busy-waits, reaping, instead of sleeping (a CPU per process; best timing)", NULL },
     { "cpus", 0, 0, G_OPTION_ARG_STRING, &a.cpus,
       "Pin the replay threads to these CPUs, round-robin (each async engine's reaper after its submitter; e.g. 0,1 or 2-3)", "LIST" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "Per-I/O results (intended, issue, completion)", "FILE" },

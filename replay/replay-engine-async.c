@@ -13,6 +13,14 @@
  * after the kernel hands the completion over, then frees the slots.
  * Closed and afap timing wait for the previous completion, as psync does.
  *
+ * With --poll there is no reaper thread: the submitter busy-waits for the
+ * next I/O's time (no sleep, so no wake-up latency) and reaps completions
+ * from user space meanwhile, so that the CPU it runs on does nothing else.
+ * libaio's completion ring is mapped in the process (as fio's
+ * userspace_reap reads it); io_uring is set up with COOP_TASKRUN, so a
+ * completion does not interrupt the submitter with an IPI but raises a
+ * flag that the next peek acts on.
+ *
  * The submitter only touches the submission side and the reaper only the
  * completion side, which liburing and the AIO syscalls allow from two
  * threads.  Without the library at build time the engine is refused
@@ -34,6 +42,16 @@
 #include <libaio.h>
 #endif
 
+#ifdef IOSIM_HAVE_LIBAIO
+/* The completion ring an AIO context id points at (struct aio_ring in
+ * the kernel's fs/aio.c): user space may consume events by moving head. */
+struct aio_user_ring {
+  unsigned id, nr, head, tail, magic, compat_features, incompat_features, header_length;
+  struct io_event events[];
+};
+#define AIO_USER_RING_MAGIC 0xa10a10a1u
+#endif
+
 /* io_uring user_data of the no-op that tells the reaper submission ended. */
 #define SENTINEL_USER_DATA G_MAXUINT64
 /* Most I/Os submitted in one call when several are already due. */
@@ -44,6 +62,7 @@
 typedef struct {
   ReplayRun *run;
   guint      process;
+  gboolean   poll;          /* --poll: the submitter reaps */
   const ReplayProcess *proc;
   GArray    *results;       /* ReplayIoResult, pre-sized */
   gint64     t0_ns;         /* set by the submitter at the gate */
@@ -60,6 +79,7 @@ typedef struct {
 #ifdef IOSIM_HAVE_LIBAIO
   io_context_t ctx;
   gboolean   ctx_ready;
+  struct aio_user_ring *user_ring;   /* --poll: the context's ring, if its layout is known */
   struct iocb *iocbs;       /* one per I/O of the process */
 #endif
 } AsyncProc;
@@ -104,8 +124,13 @@ reaper_may_stop (AsyncProc *ap)
 static gboolean
 uring_setup (AsyncProc *ap, guint depth, GError **error)
 {
-  /* One entry more than the depth, for the end-of-submission no-op. */
-  int rc = io_uring_queue_init (depth + 1, &ap->ring, 0);
+  /* One entry more than the depth, for the end-of-submission no-op.
+   * Polling: completions flag the ring instead of interrupting us. */
+  unsigned flags = ap->poll ? IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG : 0;
+  int rc = io_uring_queue_init (depth + 1, &ap->ring, flags);
+
+  if (rc == -EINVAL && flags != 0)   /* kernels before 5.19 */
+    rc = io_uring_queue_init (depth + 1, &ap->ring, 0);
 
   if (rc < 0)
     {
@@ -173,6 +198,36 @@ uring_end (AsyncProc *ap)
   io_uring_submit (&ap->ring);
 }
 
+/* Hand the completions now in the ring to complete_io(); TRUE if the
+ * end-of-submission no-op was among them. */
+static gboolean
+uring_harvest (AsyncProc *ap, guint *handled)
+{
+  struct io_uring_cqe *cqe;
+  unsigned head, seen = 0;
+  gboolean ended = FALSE;
+  /* Count, then read the clock: every completion handled in this round
+   * was posted before @now.  One posted later (an I/O submitted and
+   * completed inline meanwhile) waits for the next round rather than
+   * getting a completion time before its issue time. */
+  unsigned ready = io_uring_cq_ready (&ap->ring);
+  gint64 now = replay_now_ns ();
+
+  io_uring_for_each_cqe (&ap->ring, head, cqe)
+    {
+      if (seen == ready)
+        break;
+      if (cqe->user_data == SENTINEL_USER_DATA)
+        ended = TRUE;
+      else
+        complete_io (ap, (guint) cqe->user_data, cqe->res, now);
+      seen++;
+    }
+  io_uring_cq_advance (&ap->ring, seen);
+  *handled = seen;
+  return ended;
+}
+
 static void
 uring_reap (AsyncProc *ap)
 {
@@ -181,9 +236,8 @@ uring_reap (AsyncProc *ap)
   while (!(ended && reaper_may_stop (ap)))
     {
       struct io_uring_cqe *cqe;
-      unsigned head, ready, seen = 0;
+      guint handled;
       int rc = io_uring_wait_cqe (&ap->ring, &cqe);
-      gint64 now;
 
       if (rc == -EINTR || rc == -EAGAIN)
         continue;
@@ -193,24 +247,26 @@ uring_reap (AsyncProc *ap)
           g_atomic_int_set (&ap->run->abort, 1);
           return;
         }
-      /* Count, then read the clock: every completion handled in this
-       * round was posted before @now.  One posted later (an I/O submitted
-       * and completed inline meanwhile) waits for the next round rather
-       * than getting a completion time before its issue time. */
-      ready = io_uring_cq_ready (&ap->ring);
-      now = replay_now_ns ();
-      io_uring_for_each_cqe (&ap->ring, head, cqe)
-        {
-          if (seen == ready)
-            break;
-          if (cqe->user_data == SENTINEL_USER_DATA)
-            ended = TRUE;
-          else
-            complete_io (ap, (guint) cqe->user_data, cqe->res, now);
-          seen++;
-        }
-      io_uring_cq_advance (&ap->ring, seen);
+      ended = uring_harvest (ap, &handled) || ended;
     }
+}
+
+/* --poll: whatever has completed, without blocking.  With COOP_TASKRUN
+ * the kernel leaves completions as task work and sets IORING_SQ_TASKRUN;
+ * only then is a system call needed to run it. */
+static guint
+uring_poll (AsyncProc *ap)
+{
+  guint handled;
+
+  if (io_uring_cq_ready (&ap->ring) == 0)
+    {
+      if (!(IO_URING_READ_ONCE (*ap->ring.sq.kflags) & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)))
+        return 0;
+      io_uring_get_events (&ap->ring);
+    }
+  uring_harvest (ap, &handled);
+  return handled;
 }
 #endif
 
@@ -231,6 +287,14 @@ aio_setup (AsyncProc *ap, guint depth, GError **error)
     }
   ap->ctx_ready = TRUE;
   ap->iocbs = g_new0 (struct iocb, MAX (ap->proc->ios->len, 1));
+  if (ap->poll)
+    {
+      struct aio_user_ring *ring = (struct aio_user_ring *) ap->ctx;
+
+      /* Any other layout: io_getevents with a zero timeout instead. */
+      if (ring->magic == AIO_USER_RING_MAGIC && ring->incompat_features == 0)
+        ap->user_ring = ring;
+    }
   return TRUE;
 }
 
@@ -294,9 +358,114 @@ aio_reap (AsyncProc *ap)
                      now);
     }
 }
+
+/* --poll: whatever has completed, without blocking, straight from the
+ * ring when its layout is known. */
+static guint
+aio_poll (AsyncProc *ap)
+{
+  struct aio_user_ring *ring = ap->user_ring;
+  unsigned head, tail;
+  guint handled = 0;
+  gint64 now;
+
+  if (ring == NULL)
+    {
+      struct io_event events[64];
+      struct timespec zero = { 0, 0 };
+      int n = io_getevents (ap->ctx, 0, G_N_ELEMENTS (events), events, &zero);
+
+      now = replay_now_ns ();
+      if (n < 0 && n != -EINTR)
+        {
+          g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
+          g_atomic_int_set (&ap->run->abort, 1);
+        }
+      for (int k = 0; k < n; k++)
+        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
+                     now);
+      return n > 0 ? (guint) n : 0;
+    }
+  /* Only this thread moves head; the kernel publishes events by moving
+   * tail after writing them.  The clock is read after tail, so every
+   * event taken was posted before @now. */
+  head = ring->head;
+  tail = __atomic_load_n (&ring->tail, __ATOMIC_ACQUIRE);
+  if (head == tail)
+    return 0;
+  now = replay_now_ns ();
+  while (head != tail)
+    {
+      const struct io_event *ev = &ring->events[head];
+
+      complete_io (ap, (guint) (ev->obj - ap->iocbs), (gint64) (long) ev->res, now);
+      head = (head + 1) % ring->nr;
+      handled++;
+    }
+  __atomic_store_n (&ring->head, head, __ATOMIC_RELEASE);
+  return handled;
+}
 #endif
 
 /* ---- engine-independent ---- */
+
+/* --poll: reap what has completed meanwhile. */
+static void
+poll_completions (AsyncProc *ap)
+{
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    uring_poll (ap);
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    aio_poll (ap);
+#endif
+}
+
+/* One turn of a busy wait: reap (--poll), and let other threads on this
+ * CPU run when there are more threads than CPUs. */
+static void
+spin_once (AsyncProc *ap)
+{
+  if (ap->poll)
+    poll_completions (ap);
+  if (ap->run->yield_in_spin)
+    sched_yield ();
+}
+
+/* Until @target_ns: sleep, then spin; with --poll spin all the way,
+ * reaping. */
+static gboolean
+wait_until (AsyncProc *ap, gint64 target_ns)
+{
+  if (!ap->poll)
+    return replay_wait_until_ns (ap->run, target_ns);
+  while (replay_now_ns () < target_ns)
+    {
+      if (replay_run_stopped (ap->run))
+        return FALSE;
+      spin_once (ap);
+    }
+  return TRUE;
+}
+
+/* A process slot and a slot on I/O @index's device; FALSE on stop. */
+static gboolean
+acquire_slots (AsyncProc *ap, guint index)
+{
+  ReplayRun *run = ap->run;
+
+  if (!ap->poll)
+    return replay_slots_acquire (run, io_target (ap, index), &ap->inflight, run->iodepth);
+  while (!replay_slots_try_acquire (run, io_target (ap, index), &ap->inflight, run->iodepth))
+    {
+      if (replay_run_stopped (run))
+        return FALSE;
+      spin_once (ap);
+    }
+  return TRUE;
+}
 
 static void
 backend_submit (AsyncProc *ap, guint first, guint count)
@@ -336,8 +505,7 @@ wait_previous (AsyncProc *ap, guint index)
     {
       if (replay_run_stopped (ap->run))
         return FALSE;
-      if (ap->run->yield_in_spin)
-        sched_yield ();
+      spin_once (ap);
     }
   return TRUE;
 }
@@ -346,7 +514,10 @@ static void
 submitter (AsyncProc *ap)
 {
   ReplayRun *run = ap->run;
-  gint64 t0 = replay_thread_start (run, ap->proc->name, TRUE);
+  /* --cpus: the submitter of process p takes entry p with --poll, 2p
+   * otherwise, and its reaper 2p + 1. */
+  gint64 t0 = replay_thread_start (run, ap->proc->name,
+                                   (gint) (ap->poll ? ap->process : 2 * ap->process));
   gint64 prev_intended = t0, prev_complete = t0;
   gboolean closed = run->plan->timing != REPLAY_TIMING_RECORDED;
 
@@ -365,8 +536,7 @@ submitter (AsyncProc *ap)
         }
       intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
                                          prev_complete);
-      if (!replay_wait_until_ns (run, intended)
-          || !replay_slots_acquire (run, io_target (ap, i), &ap->inflight, run->iodepth))
+      if (!wait_until (ap, intended) || !acquire_slots (ap, i))
         break;
       count = due_batch (ap, i, t0, replay_now_ns ());
       issue = replay_now_ns ();
@@ -384,6 +554,14 @@ submitter (AsyncProc *ap)
       i += count;
     }
   g_atomic_int_set (&ap->submit_done, 1);
+  if (ap->poll)
+    {
+      /* In flight at the end (or at a stop) still get their completions. */
+      while (g_atomic_int_get (&ap->reaped) < g_atomic_int_get (&ap->submitted)
+             && !g_atomic_int_get (&run->abort))
+        spin_once (ap);
+      return;
+    }
 #ifdef IOSIM_HAVE_LIBURING
   if (run->opts->engine == REPLAY_ENGINE_IO_URING)
     uring_end (ap);
@@ -402,7 +580,7 @@ reaper (AsyncProc *ap)
 {
   /* Pinned too (--cpus, round-robin after its submitter): a reaper that
    * migrates delays completions as much as a submitter delays issues. */
-  replay_thread_start (ap->run, NULL, TRUE);
+  replay_thread_start (ap->run, NULL, (gint) (2 * ap->process + 1));
   /* complete_io() needs t0, which the submitter reads at the gate too. */
   while (!g_atomic_int_get (&ap->t0_set))
     g_usleep (100);
@@ -478,24 +656,27 @@ replay_engine_run_async (ReplayRun *run, GError **error)
   guint n = run->plan->processes->len;
   g_autofree AsyncProc *procs = g_new0 (AsyncProc, n);
   g_autofree AsyncThread *threads = g_new0 (AsyncThread, 2 * n);
+  guint per_process = run->opts->poll ? 1 : 2;
   gboolean ok = TRUE;
 
   for (guint p = 0; p < n && ok; p++)
     {
       procs[p].run = run;
       procs[p].process = p;
+      procs[p].poll = run->opts->poll;
       procs[p].proc = g_ptr_array_index (run->plan->processes, p);
       procs[p].results = g_ptr_array_index (run->io_results, p);
       ok = proc_setup (&procs[p], error);
     }
   for (guint p = 0; p < n; p++)
     {
-      threads[2 * p] = (AsyncThread) { &procs[p], FALSE };
-      threads[2 * p + 1] = (AsyncThread) { &procs[p], TRUE };
+      threads[per_process * p] = (AsyncThread) { &procs[p], FALSE };
+      if (per_process == 2)
+        threads[2 * p + 1] = (AsyncThread) { &procs[p], TRUE };
     }
   if (ok)
-    ok = replay_threads_run (run, 2 * n, async_thread_main, threads, sizeof (AsyncThread),
-                             error);
+    ok = replay_threads_run (run, per_process * n, async_thread_main, threads,
+                             sizeof (AsyncThread), error);
   for (guint p = 0; p < n; p++)
     proc_clear (&procs[p]);
   return ok;

@@ -37,15 +37,16 @@ typedef struct {
   gint        *device_inflight;     /* per target, atomic: device_depth is per device */
   gint         max_device_inflight; /* atomic: most on any one target */
   gint         max_process_inflight;/* atomic */
-  gint         next_cpu;     /* atomic: round-robin pinning */
 } ReplayRun;
 
 gint64   replay_now_ns          (void);
 gboolean replay_run_stopped     (ReplayRun *run);
 /* Sleep until spin_ns before @target_ns, then spin.  FALSE on stop. */
 gboolean replay_wait_until_ns   (ReplayRun *run, gint64 target_ns);
-/* Wait at the gate; returns t0.  Then timer slack, comm, priority, CPU. */
-gint64   replay_thread_start    (ReplayRun *run, const char *process_name, gboolean pin);
+/* Wait at the gate; returns t0.  Then timer slack, comm, priority, and
+ * the CPU: --cpus entry @cpu_slot modulo the list's length (-1: none), so
+ * that which thread runs where does not depend on start order. */
+gint64   replay_thread_start    (ReplayRun *run, const char *process_name, gint cpu_slot);
 /* Take a slot on target device @target (device_depth) and in
  * @process_inflight (@limit, 0 = none), spinning until one is free;
  * FALSE on stop. */

@@ -256,7 +256,7 @@ set_thread_comm (const char *process_name)
 }
 
 gint64
-replay_thread_start (ReplayRun *run, const char *process_name, gboolean pin)
+replay_thread_start (ReplayRun *run, const char *process_name, gint cpu_slot)
 {
   gint64 t0;
 
@@ -276,13 +276,13 @@ replay_thread_start (ReplayRun *run, const char *process_name, gboolean pin)
       struct sched_param sp = { .sched_priority = run->opts->rt_priority };
       pthread_setschedparam (pthread_self (), SCHED_FIFO, &sp);
     }
-  if (pin && run->opts->cpus != NULL && run->opts->cpus->len > 0)
+  if (cpu_slot >= 0 && run->opts->cpus != NULL && run->opts->cpus->len > 0)
     {
-      guint k = (guint) g_atomic_int_add (&run->next_cpu, 1);
       cpu_set_t set;
 
       CPU_ZERO (&set);
-      CPU_SET (g_array_index (run->opts->cpus, int, k % run->opts->cpus->len), &set);
+      CPU_SET (g_array_index (run->opts->cpus, int, (guint) cpu_slot % run->opts->cpus->len),
+               &set);
       /* Checked by the caller first (check_cpus). */
       pthread_setaffinity_np (pthread_self (), sizeof set, &set);
     }
@@ -348,7 +348,7 @@ psync_worker_main (gpointer data)
   ReplayRun *run = w->run;
   const ReplayProcess *proc = g_ptr_array_index (run->plan->processes, w->process);
   GArray *results = g_ptr_array_index (run->io_results, w->process);
-  gint64 t0 = replay_thread_start (run, proc->name, TRUE);
+  gint64 t0 = replay_thread_start (run, proc->name, (gint) w->process);
   gint64 prev_intended = t0, prev_complete = t0;
 
   for (guint i = 0; i < proc->ios->len; i++)
@@ -427,6 +427,7 @@ typedef struct {
   gint      *cursor;       /* atomic, next item to take */
   gint      *ticket;       /* per process, atomic: index of the next I/O to issue */
   gint      *inflight;     /* per process, atomic */
+  guint      slot;         /* worker number, for --cpus */
   guint8    *read_buf, *write_buf;
 } PoolWorker;
 
@@ -448,7 +449,7 @@ pool_worker_main (gpointer data)
 {
   PoolWorker *w = data;
   ReplayRun *run = w->run;
-  gint64 t0 = replay_thread_start (run, NULL, TRUE);
+  gint64 t0 = replay_thread_start (run, NULL, (gint) w->slot);
 
   for (;;)
     {
@@ -511,7 +512,7 @@ run_psync_pool (ReplayRun *run, guint n_threads, GError **error)
   for (guint t = 0; t < n_threads && ok; t++)
     {
       workers[t] = (PoolWorker) { .run = run, .items = items, .cursor = &cursor,
-                                  .ticket = ticket, .inflight = inflight };
+                                  .ticket = ticket, .inflight = inflight, .slot = t };
       ok = alloc_buffers (max_bytes, run->align_bytes, &workers[t].read_buf,
                           &workers[t].write_buf, error);
     }
@@ -708,6 +709,26 @@ replay_threads_run (ReplayRun *run, guint n, GThreadFunc func, gpointer datas, g
   return TRUE;
 }
 
+/* How many CPUs the replay threads run on: the distinct entries of
+ * --cpus, or every CPU. */
+static guint
+cpus_usable (const GArray *cpus)
+{
+  guint distinct = 0;
+
+  if (cpus == NULL || cpus->len == 0)
+    return g_get_num_processors ();
+  for (guint i = 0; i < cpus->len; i++)
+    {
+      gboolean seen = FALSE;
+
+      for (guint j = 0; j < i && !seen; j++)
+        seen = g_array_index (cpus, int, j) == g_array_index (cpus, int, i);
+      distinct += !seen;
+    }
+  return distinct;
+}
+
 /* Every CPU of --cpus must be one this process may run on. */
 static gboolean
 check_cpus (const GArray *cpus, GError **error)
@@ -742,6 +763,13 @@ check_engine_options (const ReplayOptions *opts, GError **error)
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
                    "psync with a thread per process has queue depth 1; use --threads N for "
                    "a pool, or --engine io_uring|libaio for --iodepth %u", opts->iodepth);
+      return FALSE;
+    }
+  if (opts->engine == REPLAY_ENGINE_PSYNC && opts->poll)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "--poll reaps completions while waiting, which psync does not have; use "
+                   "--engine io_uring or libaio");
       return FALSE;
     }
   if (opts->engine != REPLAY_ENGINE_PSYNC && opts->threads > 0)
@@ -801,9 +829,11 @@ run_engine (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError
   else
     run.iodepth = opts->threads ? opts->iodepth /* 0: up to the pool size */ : 1;
   n_threads = opts->threads ? opts->threads : n_proc;
-  /* Async engines: a submitter and a reaper per process. */
-  run.yield_in_spin = (opts->engine != REPLAY_ENGINE_PSYNC ? 2 * n_threads : n_threads)
-                      > g_get_num_processors ();
+  /* Async engines: a submitter and a reaper per process (--poll: only
+   * the submitter).  Spinning threads that share a CPU must yield, or a
+   * spinner waiting for a slot starves the thread that would free it. */
+  run.yield_in_spin = (opts->engine == REPLAY_ENGINE_PSYNC || opts->poll ? n_threads : 2 * n_threads)
+                      > cpus_usable (opts->cpus);
   if (opts->rt_priority > 0 && !check_rt (opts->rt_priority, error))
     return FALSE;
   for (guint p = 0; p < n_proc; p++)

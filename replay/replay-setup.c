@@ -6,6 +6,7 @@
  * resets nr_requests, so a scheduler change records it too.
  */
 #include "replay/replay-setup.h"
+#include "replay/replay-setup-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,10 +17,12 @@
 #include <unistd.h>
 
 typedef struct {
-  char    *path;
-  char    *old_value;       /* what to write back */
+  char    *path;            /* a file; for a cpuset: the shield cgroup's directory */
+  char    *old_value;       /* what to write back; for a cpuset: the cgroup.procs to
+                             * move its tasks back to */
   gboolean compare;         /* skip the write when the file already reads old_value */
   gboolean may_vanish;      /* an elevator tunable: gone once the old elevator is back */
+  gboolean cpuset;          /* a shield cpuset (--isolate): empty it, then remove it */
 } SetupEntry;
 
 struct _ReplaySetup {
@@ -111,8 +114,8 @@ replay_setup_spec_check (const ReplaySetupSpec *spec, GError **error)
   return TRUE;
 }
 
-static char *
-read_file_stripped (const char *path, GError **error)
+char *
+replay_setup_read_stripped (const char *path, GError **error)
 {
   char *text = NULL;
 
@@ -134,8 +137,8 @@ writable_value (const char *text)
   return g_strdup (text);
 }
 
-static gboolean
-write_value (const char *path, const char *value, GError **error)
+gboolean
+replay_setup_write_value (const char *path, const char *value, GError **error)
 {
   int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
   gsize len = strlen (value);
@@ -165,8 +168,9 @@ write_value (const char *path, const char *value, GError **error)
   return TRUE;
 }
 
-static void
-record (ReplaySetup *setup, const char *path, const char *old_value, gboolean compare, FILE *log)
+void
+replay_setup_record (ReplaySetup *setup, const char *path, const char *old_value,
+                     gboolean compare, FILE *log)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   SetupEntry e = { g_strdup (path), g_strdup (old_value), compare,
@@ -183,17 +187,17 @@ record (ReplaySetup *setup, const char *path, const char *old_value, gboolean co
 }
 
 /* Record @path's current value, then write @value. */
-static gboolean
-change_file (ReplaySetup *setup, const char *path, const char *value, FILE *log, GError **error)
+gboolean
+replay_setup_change_file (ReplaySetup *setup, const char *path, const char *value, FILE *log, GError **error)
 {
-  g_autofree char *now = read_file_stripped (path, error);
+  g_autofree char *now = replay_setup_read_stripped (path, error);
   g_autofree char *old = NULL;
 
   if (now == NULL)
     return FALSE;
   old = writable_value (now);
-  record (setup, path, old, TRUE, log);
-  return write_value (path, value, error);
+  replay_setup_record (setup, path, old, TRUE, log);
+  return replay_setup_write_value (path, value, error);
 }
 
 static int
@@ -225,9 +229,9 @@ record_iosched (ReplaySetup *setup, const char *queue_dir, FILE *log, GError **e
 
       if (stat (path, &st) != 0 || !S_ISREG (st.st_mode) || !(st.st_mode & S_IWUSR))
         continue;
-      if ((value = read_file_stripped (path, error)) == NULL)
+      if ((value = replay_setup_read_stripped (path, error)) == NULL)
         return FALSE;
-      record (setup, path, value, TRUE, log);
+      replay_setup_record (setup, path, value, TRUE, log);
     }
   return TRUE;
 }
@@ -238,7 +242,7 @@ apply_scheduler (ReplaySetup *setup, const char *queue_dir, const char *wanted, 
 {
   g_autofree char *sched_path = g_build_filename (queue_dir, "scheduler", NULL);
   g_autofree char *nr_path = g_build_filename (queue_dir, "nr_requests", NULL);
-  g_autofree char *text = read_file_stripped (sched_path, error);
+  g_autofree char *text = replay_setup_read_stripped (sched_path, error);
   g_autofree char *current = NULL;
   g_autofree char *nr = NULL;
 
@@ -247,14 +251,14 @@ apply_scheduler (ReplaySetup *setup, const char *queue_dir, const char *wanted, 
   current = writable_value (text);
   if (strcmp (current, wanted) == 0)
     return TRUE;
-  if ((nr = read_file_stripped (nr_path, error)) == NULL)
+  if ((nr = replay_setup_read_stripped (nr_path, error)) == NULL)
     return FALSE;
-  record (setup, sched_path, current, TRUE, log);
+  replay_setup_record (setup, sched_path, current, TRUE, log);
   /* Written back after the scheduler, in this order. */
-  record (setup, nr_path, nr, TRUE, log);
+  replay_setup_record (setup, nr_path, nr, TRUE, log);
   if (!record_iosched (setup, queue_dir, log, error))
     return FALSE;
-  if (!write_value (sched_path, wanted, error))
+  if (!replay_setup_write_value (sched_path, wanted, error))
     {
       g_prefix_error (error, "--sched %s: ", wanted);
       return FALSE;
@@ -279,7 +283,7 @@ apply_list (ReplaySetup *setup, const char *dir, const char *const *list, const 
                        "%s %s: no attribute '%s' (%s does not exist)", option, list[i], key, path);
           return FALSE;
         }
-      if (!change_file (setup, path, value, log, error))
+      if (!replay_setup_change_file (setup, path, value, log, error))
         return FALSE;
     }
   return TRUE;
@@ -356,15 +360,15 @@ static gboolean
 apply_throttle_file (ReplaySetup *setup, const char *path, const char *devno,
                      const char *absent_value, const char *new_value, FILE *log, GError **error)
 {
-  g_autofree char *text = read_file_stripped (path, error);
+  g_autofree char *text = replay_setup_read_stripped (path, error);
   g_autofree char *line = NULL;
 
   if (text == NULL)
     return FALSE;
   line = rule_line (text, devno);
   /* The file lists every device: always rewrite this device's rule. */
-  record (setup, path, line ? line : absent_value, FALSE, log);
-  return write_value (path, new_value, error);
+  replay_setup_record (setup, path, line ? line : absent_value, FALSE, log);
+  return replay_setup_write_value (path, new_value, error);
 }
 
 static gboolean
@@ -384,7 +388,7 @@ apply_throttle (ReplaySetup *setup, const ReplaySetupSpec *spec, const ReplayTar
   if (t->is_partition)
     {
       g_autofree char *dev = g_build_filename (t->sysfs_root, "block", t->disk_name, "dev", NULL);
-      g_autofree char *text = read_file_stripped (dev, error);
+      g_autofree char *text = replay_setup_read_stripped (dev, error);
       if (text == NULL)
         return FALSE;
       g_free (devno);
@@ -460,6 +464,17 @@ replay_setup_restore (ReplaySetup *setup, FILE *log, GError **error)
       const SetupEntry *e = &g_array_index (setup->entries, SetupEntry, i);
       GError *local = NULL;
 
+      if (e->cpuset)
+        {
+          if (!replay_setup_empty_cpuset (e->path, e->old_value, log, &local))
+            {
+              if (first == NULL)
+                first = local;
+              else
+                g_error_free (local);
+            }
+          continue;
+        }
       /* A file recorded twice (nr_requests before the elevator switch and
        * again for --nr-requests) goes back to its first, original value;
        * the later value existed only under the replay's elevator. */
@@ -470,12 +485,12 @@ replay_setup_restore (ReplaySetup *setup, FILE *log, GError **error)
         continue;
       if (e->compare)
         {
-          g_autofree char *now = read_file_stripped (e->path, NULL);
+          g_autofree char *now = replay_setup_read_stripped (e->path, NULL);
           g_autofree char *now_value = now ? writable_value (now) : NULL;
           if (g_strcmp0 (now_value, e->old_value) == 0)
             continue;
         }
-      if (!write_value (e->path, e->old_value, &local))
+      if (!replay_setup_write_value (e->path, e->old_value, &local))
         {
           if (first == NULL)
             first = local;
@@ -559,4 +574,26 @@ replay_setup_describe (const ReplaySetupSpec *spec, const ReplayTarget *target, 
     fprintf (out, "  blkio throttle read  %" G_GUINT64_FORMAT " B/s\n", spec->throttle_read_bps);
   if (spec->throttle_write_bps)
     fprintf (out, "  blkio throttle write %" G_GUINT64_FORMAT " B/s\n", spec->throttle_write_bps);
+}
+
+void
+replay_setup_record_cpuset (ReplaySetup *setup, const char *shield_dir, const char *back_procs,
+                            FILE *log)
+{
+  SetupEntry e = { g_strdup (shield_dir), g_strdup (back_procs), FALSE, FALSE, TRUE };
+
+  g_array_append_val (setup->entries, e);
+  if (log)
+    {
+      fprintf (log, "iosim replay: CPU shield (undo by hand if killed): for p in $(cat %s/cgroup.procs); "
+               "do echo $p > %s; done; rmdir %s\n", shield_dir, back_procs, shield_dir);
+      fflush (log);
+    }
+}
+
+void
+replay_setup_forget_last (ReplaySetup *setup)
+{
+  g_assert (setup->entries->len > setup->restored);
+  g_array_set_size (setup->entries, setup->entries->len - 1);
 }

@@ -72,6 +72,31 @@ void         replay_setup_describe (const ReplaySetupSpec *spec,
                                     FILE                  *out);
 void         replay_setup_free     (ReplaySetup *setup);
 
+/* Where --isolate looks; NULL fields (or a NULL struct) are the real
+ * system's paths. */
+typedef struct {
+  const char *cpu_online;      /* /sys/devices/system/cpu/online */
+  const char *workqueue_mask;  /* /sys/devices/virtual/workqueue/cpumask */
+  const char *irq_dir;         /* /proc/irq */
+  const char *cgroup_root;     /* /sys/fs/cgroup */
+} ReplayIsolatePaths;
+
+/* --isolate (replay-isolate.c): keep other work off @cpus (int CPU
+ * numbers, the replay's --cpus) until restore: the root cpuset's
+ * processes into a shield cpuset of the other online CPUs, unbound
+ * workqueues and every movable IRQ there too.  Each change is recorded
+ * (and logged) in @setup first.  Fails when @cpus leaves no CPU, names
+ * one that is offline, or there is no cpuset cgroup. */
+gboolean     replay_setup_isolate  (ReplaySetup              *setup,
+                                    const GArray             *cpus,
+                                    const ReplayIsolatePaths *paths,
+                                    FILE                     *log,
+                                    GError                  **error);
+/* What replay_setup_isolate() would do (--dry-run). */
+void         replay_setup_describe_isolate (const GArray             *cpus,
+                                            const ReplayIsolatePaths *paths,
+                                            FILE                     *out);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplaySetup, replay_setup_free)
 
 G_END_DECLS

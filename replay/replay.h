@@ -105,6 +105,9 @@ typedef struct {
                                  * --map: per mapped device); 0 = no limit */
   guint        threads;         /* psync: 0 = a thread per process, N = a pool of N */
   gboolean     buffered;        /* page cache instead of O_DIRECT */
+  gboolean     poll;            /* io_uring/libaio: each submitter reaps its own completions
+                                 * while it busy-waits for the next I/O (no reaper thread,
+                                 * no sleep: a CPU per traced process) */
   const GArray *cpus;           /* int CPU numbers; workers pinned round-robin; NULL = none */
 
   const ReplayMap *maps;        /* n_maps > 0: each mapped traced device on its own

@@ -3,7 +3,11 @@
  * complete at the planned offsets and sizes (per-I/O results and the
  * device's /sys/block/loopN/stat), queue-depth limits hold (in flight
  * reconstructed from the per-I/O times), closed timing keeps each
- * process's order.  Needs root and /dev/loop-control; skips otherwise, and
+ * process's order.  The asynchronous engines run twice more: with --poll
+ * (the submitter reaps), and with one process whose submitter and reaper
+ * are pinned to one CPU at SCHED_FIFO: a submitter spinning for a slot
+ * there without yielding would never let the reaper free one (threads
+ * that share a pinned CPU must yield even when the machine has more).  Needs root and /dev/loop-control; skips otherwise, and
  * skips an engine this build lacks.
  */
 #include <string.h>
@@ -18,6 +22,8 @@ typedef struct {
   ReplayEngine engine;
   guint        threads;
   gboolean     buffered;
+  gboolean     poll;
+  gboolean     one_cpu_fifo;   /* every thread on CPU 0, SCHED_FIFO 1 */
 } EngineCase;
 
 static const EngineCase cases[] = {
@@ -26,10 +32,33 @@ static const EngineCase cases[] = {
   { "io_uring", REPLAY_ENGINE_IO_URING, 0, FALSE },
   { "io_uring-buffered", REPLAY_ENGINE_IO_URING, 0, TRUE },
   { "libaio", REPLAY_ENGINE_LIBAIO, 0, FALSE },
+  { "io_uring-poll", REPLAY_ENGINE_IO_URING, 0, FALSE, TRUE },
+  { "libaio-poll", REPLAY_ENGINE_LIBAIO, 0, FALSE, TRUE },
+  { "libaio-one-cpu-fifo", REPLAY_ENGINE_LIBAIO, 0, FALSE, FALSE, TRUE },
 };
+
+/* Processes of a test's workload: @usual, or one where two threads
+ * must share a CPU (more would make them yield anyway: more threads
+ * than CPUs). */
+static guint
+case_procs (const EngineCase *c, guint usual)
+{
+  return c->one_cpu_fifo ? 1 : usual;
+}
+
+static GArray *
+cpu_zero (void)
+{
+  GArray *cpus = g_array_new (FALSE, FALSE, sizeof (int));
+  int cpu = 0;
+
+  g_array_append_val (cpus, cpu);
+  return cpus;
+}
 
 typedef struct {
   LoopDev *dev;
+  GArray  *cpus;
 } Fixture;
 
 static void
@@ -47,22 +76,31 @@ fixture_setup (Fixture *f, gconstpointer data)
   f->dev = loopdev_new (DEV_BYTES, &reason);
   if (f->dev == NULL)
     g_test_skip (reason);
+  if (c->one_cpu_fifo)
+    f->cpus = cpu_zero ();
 }
 
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
   g_clear_pointer (&f->dev, loopdev_free);
+  g_clear_pointer (&f->cpus, g_array_unref);
 }
 
 static void
-engine_options (ReplayOptions *opts, const EngineCase *c, const LoopDev *dev)
+engine_options (ReplayOptions *opts, const EngineCase *c, const Fixture *f)
 {
   replay_options_init (opts);
-  opts->target = dev->path;
+  opts->target = f->dev->path;
   opts->engine = c->engine;
   opts->threads = c->threads;
   opts->buffered = c->buffered;
+  opts->poll = c->poll;
+  if (c->one_cpu_fifo)
+    {
+      opts->cpus = f->cpus;
+      opts->rt_priority = 1;
+    }
 }
 
 /* @procs processes, @n reads each, every @gap_ns, in bursts of @burst I/Os
@@ -156,17 +194,17 @@ test_all_complete (Fixture *f, gconstpointer data)
 
   if (f->dev == NULL)
     return;
-  ios = workload (3, 200, 200 * 1000, 1);
+  ios = workload (case_procs (c, 3), 200, 200 * 1000, 1);
   for (guint i = 0; i < ios->len; i++)
     want_sectors += g_array_index (ios, TraceIo, i).nr_sectors;
-  engine_options (&opts, c, f->dev);
+  engine_options (&opts, c, f);
   read_stat (f->dev, &reads0, &sectors0);
   res = replay_run_ios (ios, &opts, &error);
   g_assert_no_error (error);
   read_stat (f->dev, &reads1, &sectors1);
   g_assert_cmpint (res->engine, ==, c->engine);
   g_assert_cmpuint (res->ios, ==, ios->len);
-  g_assert_cmpuint (res->plan->processes->len, ==, 3);
+  g_assert_cmpuint (res->plan->processes->len, ==, case_procs (c, 3));
   for (guint p = 0; p < res->plan->processes->len; p++)
     {
       const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
@@ -228,8 +266,8 @@ test_depth_limits (Fixture *f, gconstpointer data)
     return;
   if (c->engine == REPLAY_ENGINE_PSYNC && c->threads == 0)
     process_limit = 1;   /* a thread per process: depth 1 by construction */
-  ios = workload (3, 80, 2 * 1000 * 1000, 8);
-  engine_options (&opts, c, f->dev);
+  ios = workload (case_procs (c, 3), 80, 2 * 1000 * 1000, 8);
+  engine_options (&opts, c, f);
   opts.iodepth = c->engine == REPLAY_ENGINE_PSYNC && c->threads == 0 ? 0 : process_limit;
   opts.device_depth = device_limit;
   res = replay_run_ios (ios, &opts, &error);
@@ -249,7 +287,8 @@ test_depth_limits (Fixture *f, gconstpointer data)
   /* The bursts did reach the device limit (async: 3 processes x depth 2
    * want 6), so the limit, not a light load, kept the figure down. */
   if (c->engine != REPLAY_ENGINE_PSYNC)
-    g_assert_cmpuint (res->max_inflight_device, ==, device_limit);
+    g_assert_cmpuint (res->max_inflight_device, ==,
+                      MIN (device_limit, case_procs (c, 3) * process_limit));
   else
     g_assert_cmpuint (res->max_inflight_device, >=, 2);
 }
@@ -272,8 +311,8 @@ test_closed_order (Fixture *f, gconstpointer data)
       g_test_skip ("a psync pool replays recorded timing only");
       return;
     }
-  ios = workload (2, 100, 100 * 1000, 4);
-  engine_options (&opts, c, f->dev);
+  ios = workload (case_procs (c, 2), 100, 100 * 1000, 4);
+  engine_options (&opts, c, f);
   opts.timing = REPLAY_TIMING_CLOSED;
   res = replay_run_ios (ios, &opts, &error);
   g_assert_no_error (error);

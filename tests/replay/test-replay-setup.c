@@ -1,6 +1,7 @@
 /* test-replay-setup.c — target setup and restore on a fake sysfs and
- * cgroup tree (replay/replay-setup.h), and the plan's device mapping and
- * offset scaling (replay_plan_build_mapped).  No device, no root. */
+ * cgroup tree (replay/replay-setup.h), --isolate's masks, refusals and
+ * restore on a fake tree, and the plan's device mapping and offset
+ * scaling (replay_plan_build_mapped).  No device, no root. */
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -373,6 +374,119 @@ test_plan_scale (void)
   g_assert_cmpuint (prev, >=, (1 << 20) - 3 * 4096);
 }
 
+static GArray *
+int_list (const int *values, guint n)
+{
+  GArray *a = g_array_new (FALSE, FALSE, sizeof (int));
+
+  g_array_append_vals (a, values, n);
+  return a;
+}
+
+/* A fake machine of CPUs 0-3 for --isolate. */
+static ReplayIsolatePaths
+fake_isolate_tree (Fake *f)
+{
+  put (f->root, "cpu/online", "0-3\n");
+  put (f->root, "wq/cpumask", "f\n");
+  put (f->root, "irq/24/smp_affinity", "f\n");
+  put (f->root, "irq/25/smp_affinity", "4\n");                  /* CPU 2 only: stays */
+  put (f->root, "irq/26/smp_affinity", "ffffffff,0000000c\n");  /* two words */
+  put (f->root, "cgroup/cpuset/cpuset.cpus", "0-3\n");
+  put (f->root, "cgroup/cpuset/cpuset.mems", "0\n");
+  put (f->root, "cgroup/cpuset/cgroup.procs", "");
+  return (ReplayIsolatePaths) {
+    .cpu_online = g_build_filename (f->root, "cpu/online", NULL),
+    .workqueue_mask = g_build_filename (f->root, "wq/cpumask", NULL),
+    .irq_dir = g_build_filename (f->root, "irq", NULL),
+    .cgroup_root = g_build_filename (f->root, "cgroup", NULL),
+  };
+}
+
+static void
+free_isolate_paths (ReplayIsolatePaths *p)
+{
+  g_free ((char *) p->cpu_online);
+  g_free ((char *) p->workqueue_mask);
+  g_free ((char *) p->irq_dir);
+  g_free ((char *) p->cgroup_root);
+}
+
+/* Refusals come before any change. */
+static void
+test_isolate_refusals (Fake *f, gconstpointer data)
+{
+  ReplayIsolatePaths paths = fake_isolate_tree (f);
+  const int all[] = { 0, 1, 2, 3 }, offline[] = { 5 }, two[] = { 2, 3 };
+  g_autoptr (GArray) all_cpus = int_list (all, 4);
+  g_autoptr (GArray) offline_cpus = int_list (offline, 1);
+  g_autoptr (GArray) two_cpus = int_list (two, 2);
+  g_autoptr (ReplaySetup) setup = replay_setup_new ();
+  g_autofree char *no_cpuset = g_build_filename (f->root, "nothing", NULL);
+  ReplayIsolatePaths bare = paths;
+  g_autofree char *wq = NULL;
+  GError *error = NULL;
+
+  g_assert_false (replay_setup_isolate (setup, NULL, &paths, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "--cpus"));
+  g_clear_error (&error);
+  g_assert_false (replay_setup_isolate (setup, all_cpus, &paths, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "leave at least one"));
+  g_clear_error (&error);
+  g_assert_false (replay_setup_isolate (setup, offline_cpus, &paths, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "CPU 5 of --cpus is not online"));
+  g_clear_error (&error);
+  bare.cgroup_root = no_cpuset;
+  g_assert_false (replay_setup_isolate (setup, two_cpus, &bare, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "no cpuset cgroup"));
+  g_clear_error (&error);
+  g_assert_cmpuint (replay_setup_pending (setup), ==, 0);
+  wq = get (f->root, "wq/cpumask");
+  g_assert_cmpstr (wq, ==, "f");
+  free_isolate_paths (&paths);
+}
+
+/* Masks lose the replay's CPUs; a failure midway (the fake cpuset has no
+ * cpuset.cpus in a new directory) is undone with everything before it. */
+static void
+test_isolate_masks_restore (Fake *f, gconstpointer data)
+{
+  ReplayIsolatePaths paths = fake_isolate_tree (f);
+  const int two[] = { 2, 3 };
+  g_autoptr (GArray) cpus = int_list (two, 2);
+  g_autoptr (ReplaySetup) setup = replay_setup_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *shield = g_strdup_printf ("%s/cgroup/cpuset/iosim-shield-%d", f->root,
+                                             (int) getpid ());
+  g_autofree char *wq = NULL, *irq24 = NULL, *irq25 = NULL, *irq26 = NULL;
+
+  g_assert_false (replay_setup_isolate (setup, cpus, &paths, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "cpuset.cpus"));
+  wq = get (f->root, "wq/cpumask");
+  irq24 = get (f->root, "irq/24/smp_affinity");
+  irq25 = get (f->root, "irq/25/smp_affinity");
+  irq26 = get (f->root, "irq/26/smp_affinity");
+  g_assert_cmpstr (wq, ==, "3");
+  g_assert_cmpstr (irq24, ==, "3");
+  g_assert_cmpstr (irq25, ==, "4");
+  g_assert_cmpstr (irq26, ==, "ffffffff,00000000");
+  g_assert_true (g_file_test (shield, G_FILE_TEST_IS_DIR));
+  g_clear_error (&error);
+  g_assert_true (replay_setup_restore (setup, NULL, &error));
+  g_assert_no_error (error);
+  g_free (wq);
+  g_free (irq24);
+  g_free (irq26);
+  wq = get (f->root, "wq/cpumask");
+  irq24 = get (f->root, "irq/24/smp_affinity");
+  irq26 = get (f->root, "irq/26/smp_affinity");
+  g_assert_cmpstr (wq, ==, "f");
+  g_assert_cmpstr (irq24, ==, "f");
+  g_assert_cmpstr (irq26, ==, "ffffffff,0000000c");
+  g_assert_false (g_file_test (shield, G_FILE_TEST_EXISTS));
+  free_isolate_paths (&paths);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -381,6 +495,10 @@ main (int argc, char **argv)
   g_test_add ("/replay/setup/error-restore", Fake, NULL, fake_setup, test_error_restore, fake_teardown);
   g_test_add ("/replay/setup/guard-at-exit", Fake, NULL, fake_setup, test_guard_at_exit, fake_teardown);
   g_test_add ("/replay/setup/throttle-v2", Fake, NULL, fake_setup, test_throttle_v2, fake_teardown);
+  g_test_add ("/replay/setup/isolate-refusals", Fake, NULL, fake_setup, test_isolate_refusals,
+              fake_teardown);
+  g_test_add ("/replay/setup/isolate-masks-restore", Fake, NULL, fake_setup,
+              test_isolate_masks_restore, fake_teardown);
   g_test_add_func ("/replay/setup/spec-check", test_spec_check);
   g_test_add_func ("/replay/plan/mapping", test_plan_mapping);
   g_test_add_func ("/replay/plan/scale-offsets", test_plan_scale);
