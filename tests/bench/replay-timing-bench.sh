@@ -5,7 +5,9 @@
 # 10000 50000 100000 200000 IOPS) a trace of evenly spaced 4 KiB random
 # reads from IOSIM_BENCH_PROCS processes (default 1) lasting
 # IOSIM_BENCH_SECONDS (default 2) is replayed on a loop device over a file
-# in /dev/shm by each engine (psync, psync --threads 4, io_uring, libaio)
+# in /dev/shm by each engine (psync, psync --threads 4, io_uring, libaio,
+# and io_uring and libaio again with --poll --cpus LAST --isolate: the
+# submitter busy-waits and reaps on a CPU that other work is moved off)
 # and by fio (--read_iolog, iolog v3 with µs times, libaio, direct),
 # the asynchronous ones and fio at one queue depth, IOSIM_BENCH_IODEPTH
 # (default 128: a loop device here serves ~50k IOPS at depth 32, so a
@@ -27,7 +29,11 @@ bin=${IOSIM_BIN:-$here/../../build/cli/iosim}
 rates=${IOSIM_BENCH_RATES:-10000 50000 100000 200000}
 seconds=${IOSIM_BENCH_SECONDS:-2}
 procs=${IOSIM_BENCH_PROCS:-1}
-engines=${IOSIM_BENCH_ENGINES:-psync psync:4 io_uring libaio}
+engines=${IOSIM_BENCH_ENGINES:-psync psync:4 io_uring libaio io_uring+poll libaio+poll}
+# ENGINE+poll: --poll, pinned to the last CPU, isolated when there is another.
+last_cpu=$(( $(nproc) - 1 ))
+poll_args=(--poll --cpus "$last_cpu")
+[ "$last_cpu" -ge 1 ] && poll_args+=(--isolate)
 depth=${IOSIM_BENCH_IODEPTH:-128}
 [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (loop device, tracefs)"; exit 77; }
@@ -146,9 +152,12 @@ with open(work + "/trace.txt", "w") as blk, open(work + "/trace.iolog", "w") as 
     fio.write("%d %s close\n" % (n * 1000000 // rate, dev))
 EOF
   for spec in $engines; do
-    engine=${spec%%:*}
+    engine=${spec%%[:+]*}
     args=(--engine "$engine")
-    [ "$spec" != "$engine" ] && args+=(--threads "${spec#*:}")
+    case "$spec" in
+      *:*) args+=(--threads "${spec#*:}") ;;
+      *+poll) args+=("${poll_args[@]}") ;;
+    esac
     [ "$engine" != psync ] && args+=(--iodepth "$depth")
     label="iosim $spec"
     trace_start
