@@ -4,6 +4,8 @@
  * Needs root and /dev/loop-control; skips otherwise. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -222,6 +224,73 @@ test_closed_afap (Fixture *f, gconstpointer data)
   g_assert_cmpuint (afap->ios, ==, 80);
   g_assert_cmpfloat (afap->intended_iops, ==, 0);
   check_qd1 (afap, FALSE);
+}
+
+/* The intended times of process @p's I/Os: @key's times (Q or D) of its
+ * trace I/Os in order, less the trace's first such time, over @speed. */
+static void
+check_intended (const ReplayResult *res, const GArray *ios, guint p, gboolean issue_events,
+                double speed)
+{
+  const GArray *r = g_ptr_array_index (res->io_results, p);
+  const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
+  gint64 first = G_MAXINT64;
+  guint k = 0;
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *t = &g_array_index (ios, TraceIo, i);
+      first = MIN (first, issue_events ? t->issue_ns : t->queue_ns);
+    }
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *t = &g_array_index (ios, TraceIo, i);
+      gint64 want;
+
+      if (t->pid != proc->pid)
+        continue;
+      want = (gint64) (((issue_events ? t->issue_ns : t->queue_ns) - first) / speed);
+      g_assert_cmpint (llabs (g_array_index (r, ReplayIoResult, k).intended_ns - want), <=, 1);
+      g_assert_cmpint (g_array_index (r, ReplayIoResult, k).issue_ns, >=, want);
+      k++;
+    }
+  g_assert_cmpuint (k, ==, r->len);
+}
+
+/* Scaled timing (--speed) and D instead of Q times (--events issue) on a
+ * real device: each I/O's intended time is its trace time, rescaled, and
+ * it is never issued before it.  D - Q grows along the trace, so Q and D
+ * schedules differ. */
+static void
+test_speed_events (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GArray) ios = workload (30, 400000, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) fast = NULL, issue = NULL;
+  ReplayOptions opts;
+
+  if (f->dev == NULL)
+    return;
+  for (guint i = 0; i < ios->len; i++)
+    g_array_index (ios, TraceIo, i).issue_ns += (gint64) i * 7000;
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.speed = 2.5;
+  fast = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fast->ios, ==, 60);
+  opts.speed = 1.0;
+  opts.events = REPLAY_EVENTS_ISSUE;
+  issue = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (issue->ios, ==, 60);
+  for (guint p = 0; p < 2; p++)
+    {
+      check_intended (fast, ios, p, FALSE, 2.5);
+      check_intended (issue, ios, p, TRUE, 1.0);
+    }
+  /* The intended rate follows the speed. */
+  g_assert_cmpfloat (fabs (fast->intended_iops / issue->intended_iops - 2.5), <, 0.25);
 }
 
 static void
@@ -539,6 +608,7 @@ main (int argc, char **argv)
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/replay/realdev/reads", test_reads);
   ADD ("/replay/realdev/closed-afap", test_closed_afap);
+  ADD ("/replay/realdev/speed-events", test_speed_events);
   ADD ("/replay/realdev/write-policy", test_write_policy);
   ADD ("/replay/realdev/in-use", test_in_use);
   ADD ("/replay/realdev/mounted", test_mounted);
