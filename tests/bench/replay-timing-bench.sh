@@ -124,6 +124,14 @@ printf 'rate: intended IOPS; ours: iosim per-I/O log; kernel: block_bio_queue ca
   "$([ $have_trace = 1 ] && echo on || echo 'unavailable')"
 printf 'queue depth of io_uring, libaio and fio: %s; CPUs: %s\n' "$depth" "$(nproc)"
 printf 'targets: achieved within 1%% up to 100k IOPS; issue error p50 <= 5 us, p99 <= 50 us\n'
+# The machine's own floor: how often the last CPU is taken away from a
+# thread that only reads the clock (tests/bench/spin-gaps.c).
+spin_gaps=${IOSIM_SPIN_GAPS:-$here/../../build/tests/spin-gaps}
+if [ -x "$spin_gaps" ]; then
+  "$spin_gaps" "$last_cpu" 2
+else
+  echo "spin probe: not built ($spin_gaps)"
+fi
 for rate in $rates; do
   n=$((rate * seconds))
   echo "== $rate IOPS, $n I/Os, $procs process(es), $seconds s"
