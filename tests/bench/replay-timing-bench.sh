@@ -8,7 +8,8 @@
 # in /dev/shm by each engine (psync, psync --threads 4, io_uring, libaio,
 # and io_uring and libaio again with --poll --cpus LAST --isolate: the
 # submitter busy-waits and reaps on a CPU that other work is moved off)
-# and by fio (--read_iolog, iolog v3 with µs times, libaio, direct),
+# and by fio (--read_iolog, iolog v3 with µs times, libaio, direct; at
+# our depth and at 16, IOSIM_BENCH_FIO_DEPTHS),
 # the asynchronous ones and fio at one queue depth, IOSIM_BENCH_IODEPTH
 # (default 128: a loop device here serves ~50k IOPS at depth 32, so a
 # shallower queue measures the device, not the pacing).  Printed per run:
@@ -35,6 +36,8 @@ last_cpu=$(( $(nproc) - 1 ))
 poll_args=(--poll --cpus "$last_cpu")
 [ "$last_cpu" -ge 1 ] && poll_args+=(--isolate)
 depth=${IOSIM_BENCH_IODEPTH:-128}
+# fio at our depth, and at 16 (reference/anchors.md §G measured it there).
+fio_depths=${IOSIM_BENCH_FIO_DEPTHS:-$depth 16}
 [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (loop device, tracefs)"; exit 77; }
 [ -e /dev/loop-control ] || { echo "SKIP: no /dev/loop-control"; exit 77; }
@@ -180,28 +183,32 @@ EOF
 import json, sys
 j = json.load(open(sys.argv[1]))
 ii, ai = j["intended_iops"], j["achieved_iops"]
-print("%-16s ours:   %d I/Os, %.0f IOPS of %.0f (%+.2f %%), issue error p50 %.1f us p99 %.1f us max %.1f us, errors %d"
+print("%-20s ours:   %d I/Os, %.0f IOPS of %.0f (%+.2f %%), issue error p50 %.1f us p99 %.1f us max %.1f us, errors %d"
       % (sys.argv[2], j["ios"], ai, ii, (ai / ii - 1) * 100 if ii else 0,
          j["issue_error_p50_ns"] / 1e3, j["issue_error_p99_ns"] / 1e3,
          j["issue_error_max_ns"] / 1e3, j["errors"]))
 EOF
-    printf '%-16s ' "$label"; kernel_view "$work/cap.txt" "$work/intended.txt"
+    printf '%-20s ' "$label"; kernel_view "$work/cap.txt" "$work/intended.txt"
   done
   if command -v fio >/dev/null; then
-    trace_start
-    fio --name=r --read_iolog="$work/trace.iolog" --ioengine=libaio --direct=1 --iodepth="$depth" \
-        --filename="$loop" --output-format=json --output="$work/fio.json" > /dev/null 2>&1 || true
-    trace_stop "$work/cap.txt"
-    python3 - "$work/fio.json" "$rate" <<'EOF'
+    for fio_depth in $fio_depths; do
+      label="fio libaio qd$fio_depth"
+      trace_start
+      fio --name=r --read_iolog="$work/trace.iolog" --ioengine=libaio --direct=1 \
+          --iodepth="$fio_depth" --filename="$loop" --output-format=json \
+          --output="$work/fio.json" > /dev/null 2>&1 || true
+      trace_stop "$work/cap.txt"
+      python3 - "$work/fio.json" "$label" <<'EOF'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
-    print("%-16s fio:    %d I/Os, %.0f IOPS (its own figure: I/Os over its runtime %d ms)"
-          % ("fio libaio", r["total_ios"], r["iops"], r["runtime"]))
+    print("%-20s fio:    %d I/Os, %.0f IOPS (its own figure: I/Os over its runtime %d ms)"
+          % (sys.argv[2], r["total_ios"], r["iops"], r["runtime"]))
 except Exception as e:
-    print("fio libaio        fio: no result (%s)" % e)
+    print("%-20s fio:    no result (%s)" % (sys.argv[2], e))
 EOF
-    printf '%-16s ' "fio libaio"; kernel_view "$work/cap.txt" "$work/intended.txt"
+      printf '%-20s ' "$label"; kernel_view "$work/cap.txt" "$work/intended.txt"
+    done
   else
     echo "fio: not installed"
   fi
