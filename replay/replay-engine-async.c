@@ -525,7 +525,7 @@ submitter (AsyncProc *ap)
   g_atomic_int_set (&ap->t0_set, 1);
   for (guint i = 0; i < ap->proc->ios->len;)
     {
-      gint64 intended, issue;
+      gint64 intended, issue, submitted;
       guint count;
 
       if (closed && i > 0)
@@ -550,6 +550,9 @@ submitter (AsyncProc *ap)
       g_atomic_int_add (&ap->submitted, (gint) count);
       run->issued[ap->process] = i + count;
       backend_submit (ap, i, count);
+      submitted = replay_now_ns () - t0;
+      for (guint k = i; k < i + count; k++)
+        g_array_index (ap->results, ReplayIoResult, k).submitted_ns = submitted;
       prev_intended = intended;
       i += count;
     }

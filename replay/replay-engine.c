@@ -584,6 +584,7 @@ summarise (ReplayResult *res)
   g_autoptr (GArray) errors = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 first_issue = G_MAXINT64, last_issue = G_MININT64, last_complete = G_MININT64;
   double err_sum = 0;
+  g_autoptr (GArray) submit_calls = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   res->processes = g_array_new (FALSE, TRUE, sizeof (ReplayProcessSummary));
   for (guint p = 0; p < res->plan->processes->len; p++)
@@ -602,6 +603,11 @@ summarise (ReplayResult *res)
           gint64 e = r->issue_ns - r->intended_ns;
           g_array_append_val (errors, e);
           err_sum += (double) e;
+          if (res->engine != REPLAY_ENGINE_PSYNC)
+            {
+              gint64 call = r->submitted_ns - r->issue_ns;
+              g_array_append_val (submit_calls, call);
+            }
           first_issue = MIN (first_issue, r->issue_ns);
           last_issue = MAX (last_issue, r->issue_ns);
           last_complete = MAX (last_complete, r->complete_ns);
@@ -614,6 +620,11 @@ summarise (ReplayResult *res)
   res->issue_error_p99_ns = replay_percentile_ns ((gint64 *) errors->data, errors->len, 99);
   res->issue_error_max_ns = g_array_index (errors, gint64, errors->len - 1);
   res->issue_error_mean_ns = err_sum / errors->len;
+  g_array_sort (submit_calls, compare_i64);
+  res->submit_call_p50_ns = replay_percentile_ns ((gint64 *) submit_calls->data,
+                                                  submit_calls->len, 50);
+  res->submit_call_p99_ns = replay_percentile_ns ((gint64 *) submit_calls->data,
+                                                  submit_calls->len, 99);
   res->elapsed_ns = last_complete - first_issue;
   /* Rates are issue rates: (n - 1) intervals over the span of issues, so
    * that the intended and achieved figures compare like with like. */

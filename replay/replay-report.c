@@ -181,6 +181,8 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   add_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
   add_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
   add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
+  add_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
+  add_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
   add_plan (b, result->plan);
   add_processes (b, result);
   json_builder_end_object (b);
@@ -219,6 +221,10 @@ replay_result_print (const ReplayResult *result, FILE *out)
   fprintf (out, "  issue error   %12.1f us p50, %.1f us p99, %.1f us max, %.1f us mean\n",
            result->issue_error_p50_ns / 1e3, result->issue_error_p99_ns / 1e3,
            result->issue_error_max_ns / 1e3, result->issue_error_mean_ns / 1e3);
+  if (result->engine != REPLAY_ENGINE_PSYNC && result->ios > 0)
+    fprintf (out, "  submit call   %12.1f us p50, %.1f us p99 (inside io_submit/io_uring_submit; "
+             "near the gap between I/Os the submitter is CPU-bound)\n",
+             result->submit_call_p50_ns / 1e3, result->submit_call_p99_ns / 1e3);
   if (result->plan->skipped_writes + result->plan->skipped_other + result->plan->aligned
       + result->plan->wrapped + result->plan->fell_back_to_issue > 0)
     fprintf (out, "  adjusted      %" G_GUINT64_FORMAT " writes skipped, %" G_GUINT64_FORMAT

@@ -211,6 +211,8 @@ typedef struct {
   gint64 intended_ns;
   gint64 issue_ns;
   gint64 complete_ns;
+  gint64 submitted_ns;     /* io_uring/libaio: when the submit call that carried it
+                            * returned; psync: 0 (the call is the whole I/O) */
   gint32 error;            /* 0 or -errno; a short transfer is -EIO */
 } ReplayIoResult;
 
@@ -239,6 +241,10 @@ typedef struct {
   double       mb_per_s;     /* 10^6 bytes per second */
   gint64       issue_error_p50_ns, issue_error_p99_ns, issue_error_max_ns;
   double       issue_error_mean_ns;
+  /* io_uring/libaio: time inside the submit call, per I/O (the call that
+   * carried it): near the gap between I/Os, the submitter is CPU-bound
+   * and lateness comes from the kernel's submission path.  psync: 0. */
+  gint64       submit_call_p50_ns, submit_call_p99_ns;
   ReplayEngine engine;       /* what ran, with its effective limits */
   guint        iodepth;
   guint        device_depth; /* 0 = none */

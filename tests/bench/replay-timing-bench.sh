@@ -183,10 +183,13 @@ EOF
 import json, sys
 j = json.load(open(sys.argv[1]))
 ii, ai = j["intended_iops"], j["achieved_iops"]
-print("%-20s ours:   %d I/Os, %.0f IOPS of %.0f (%+.2f %%), issue error p50 %.1f us p99 %.1f us max %.1f us, errors %d"
+calls = ("" if j.get("submit_call_p50_ns", 0) == 0 else
+         ", submit call p50 %.1f us p99 %.1f us" % (j["submit_call_p50_ns"] / 1e3,
+                                                     j["submit_call_p99_ns"] / 1e3))
+print("%-20s ours:   %d I/Os, %.0f IOPS of %.0f (%+.2f %%), issue error p50 %.1f us p99 %.1f us max %.1f us, errors %d%s"
       % (sys.argv[2], j["ios"], ai, ii, (ai / ii - 1) * 100 if ii else 0,
          j["issue_error_p50_ns"] / 1e3, j["issue_error_p99_ns"] / 1e3,
-         j["issue_error_max_ns"] / 1e3, j["errors"]))
+         j["issue_error_max_ns"] / 1e3, j["errors"], calls))
 EOF
     printf '%-20s ' "$label"; kernel_view "$work/cap.txt" "$work/intended.txt"
   done

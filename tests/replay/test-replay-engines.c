@@ -229,6 +229,11 @@ test_all_complete (Fixture *f, gconstpointer data)
           g_assert_cmpint (r->error, ==, 0);
           g_assert_cmpint (r->issue_ns, >=, r->intended_ns);
           g_assert_cmpint (r->complete_ns, >, r->issue_ns);
+          /* The submit call's return: after the issue (async), none for psync. */
+          if (c->engine == REPLAY_ENGINE_PSYNC)
+            g_assert_cmpint (r->submitted_ns, ==, 0);
+          else
+            g_assert_cmpint (r->submitted_ns, >, r->issue_ns);
           /* Recorded timing: issue order is the process's trace order. */
           if (k > 0)
             g_assert_cmpint (r->issue_ns, >=, g_array_index (results, ReplayIoResult, k - 1).issue_ns);
@@ -249,6 +254,13 @@ test_all_complete (Fixture *f, gconstpointer data)
     g_assert_cmpuint (reads1 - reads0, >, 0);
   g_assert_cmpfloat (res->intended_iops, >, 0);
   g_assert_cmpfloat (res->achieved_iops, >, 0);
+  if (c->engine != REPLAY_ENGINE_PSYNC)
+    {
+      g_assert_cmpint (res->submit_call_p50_ns, >, 0);
+      g_assert_cmpint (res->submit_call_p99_ns, >=, res->submit_call_p50_ns);
+    }
+  else
+    g_assert_cmpint (res->submit_call_p99_ns, ==, 0);
 }
 
 /* Bursts of 8 I/Os at one instant per process: the limits bind. */
