@@ -79,14 +79,14 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
+/* Size of @rel under DIR/iosim-nfs-replay/, -1 if missing. */
 static gint64
-file_size (const char *dir, guint64 fh)
+file_size (const char *dir, const char *rel)
 {
-  g_autofree char *name = g_strdup_printf ("%016" G_GINT64_MODIFIER "x", fh);
-  g_autofree char *path = g_build_filename (dir, REPLAY_NFS_SUBDIR, name, NULL);
+  g_autofree char *path = g_build_filename (dir, REPLAY_NFS_SUBDIR, rel, NULL);
   struct stat st;
 
-  if (stat (path, &st) != 0)
+  if (lstat (path, &st) != 0)
     return -1;
   return st.st_size;
 }
@@ -200,27 +200,34 @@ test_plan_synthetic (void)
   opts.speed = 2;
   plan = replay_nfs_plan_build (recs, &opts, &error);
   g_assert_no_error (error);
-  /* Handle 1 is a directory: no file; 2, 3, 4 are files. */
-  g_assert_cmpuint (plan->files->len, ==, 3);
-  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 0).fh_hash, ==, 2);
-  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 0).size_bytes, ==, 65536 + 100);
-  g_assert_true (g_array_index (plan->files, ReplayNfsFile, 0).read);
-  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 1).size_bytes, ==, 512);
-  g_assert_false (g_array_index (plan->files, ReplayNfsFile, 1).read);
-  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 2).size_bytes, ==, 1000000);
+  /* Handle 1 is a directory (the root); 2, 3, 4 are files whose names the
+   * records do not give: they go to unnamed/. */
+  g_assert_cmpuint (plan->files->len, ==, 4);
+  g_assert_cmpuint (plan->root, ==, 0);
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 0).type, ==, REPLAY_NFS_NODE_DIR);
+  g_assert_cmpstr (g_array_index (plan->files, ReplayNfsFile, 0).path, ==, "");
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 1).fh_hash, ==, 2);
+  g_assert_cmpstr (g_array_index (plan->files, ReplayNfsFile, 1).path, ==, "unnamed/fh-0000000000000002");
+  g_assert_false (g_array_index (plan->files, ReplayNfsFile, 1).named);
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 1).size_bytes, ==, 65536 + 100);
+  g_assert_true (g_array_index (plan->files, ReplayNfsFile, 1).read);
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 2).size_bytes, ==, 512);
+  g_assert_false (g_array_index (plan->files, ReplayNfsFile, 2).read);
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, 3).size_bytes, ==, 1000000);
+  g_assert_cmpuint (plan->n_unnamed, ==, 3);
   /* Reads only: the WRITE is skipped and counted; SETATTR without a size
-   * is skipped by name, RENAME has no equivalent, the READ without a
-   * handle cannot run. */
+   * is skipped by name, RENAME without names cannot be replayed, the READ
+   * without a handle cannot run. */
   g_assert_cmpuint (plan->skipped_writes, ==, 1);
   g_assert_cmpuint (plan->skipped_no_file, ==, 1);
-  g_assert_nonnull (g_hash_table_lookup (plan->skipped_ops, "RENAME"));
+  g_assert_nonnull (g_hash_table_lookup (plan->skipped_ops, "RENAME (names or directories unknown)"));
   g_assert_nonnull (g_hash_table_lookup (plan->skipped_ops, "SETATTR (no size)"));
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_READ], ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_STAT], ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_READDIR], ==, 1);
   g_assert_cmpuint (plan->bytes_read, ==, 8192 + 32768);
   /* LOOKUP stats the file it found; times are relative and divided by the speed. */
-  g_assert_cmpuint (g_array_index (plan->ops, ReplayNfsOp, 0).file, ==, 0);
+  g_assert_cmpuint (g_array_index (plan->ops, ReplayNfsOp, 0).file, ==, 1);
   g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 1).sched_ns, ==, 500);
   g_assert_cmpint (plan->span_ns, ==, (6000 - 1000) / 2);
   /* Each READ of handle 2 came after the reply to the previous operation
@@ -302,13 +309,17 @@ test_capture_allow_write (gconstpointer data)
     {
       g_clear_pointer (&res, replay_nfs_result_free);
       res = replay (capture, dir, timing, 8, TRUE, FALSE);
-      g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
-      g_assert_cmpint (file_size (dir, FH_SMALL), ==, 3000);
+      g_assert_cmpint (file_size (dir, "f300k.bin"), ==, 300000);
+      g_assert_cmpint (file_size (dir, "small.bin"), ==, 3000);
     }
-  g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
-  g_assert_cmpint (file_size (dir, FH_SMALL), ==, 3000);
-  g_assert_cmpint (file_size (dir, FH_DIR), ==, -1);
-  g_assert_cmpuint (res->plan->files->len, ==, 2);
+  g_assert_cmpint (file_size (dir, "f300k.bin"), ==, 300000);
+  g_assert_cmpint (file_size (dir, "small.bin"), ==, 3000);
+  /* The export's directory is the replay directory; both files were made
+   * by the replayed CREATEs. */
+  g_assert_cmpuint (res->plan->files->len, ==, 3);
+  g_assert_cmpuint (g_array_index (res->plan->files, ReplayNfsFile, res->plan->root).fh_hash, ==, FH_DIR);
+  g_assert_cmpuint (res->plan->n_created, ==, 2);
+  g_assert_cmpint (file_size (dir, REPLAY_NFS_UNNAMED), ==, -1);
   g_assert_cmpuint (res->plan->skipped_writes, ==, 0);
   g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_WRITE], ==, count_ops (recs, "WRITE"));
   g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_READ], ==, count_ops (recs, "READ"));
@@ -345,7 +356,6 @@ test_capture_reads_only (void)
   g_autoptr (ReplayNfsResult) res = NULL;
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
-  g_autofree char *big = g_strdup_printf ("%016" G_GINT64_MODIFIER "x", FH_BIG);
   g_autofree char *big_path = NULL;
   g_autofree char *content = NULL;
   gsize len;
@@ -358,8 +368,8 @@ test_capture_reads_only (void)
   recs = load_records (capture);
   res = replay (capture, dir, REPLAY_TIMING_AFAP, 4, FALSE, FALSE);
   /* The traced sizes, even though the writes that made them are skipped. */
-  g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
-  g_assert_cmpint (file_size (dir, FH_SMALL), ==, 3000);
+  g_assert_cmpint (file_size (dir, "f300k.bin"), ==, 300000);
+  g_assert_cmpint (file_size (dir, "small.bin"), ==, 3000);
   g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_WRITE], ==, 0);
   g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_CREATE], ==, 0);
   g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_TRUNCATE], ==, 0);
@@ -369,17 +379,17 @@ test_capture_reads_only (void)
   g_assert_cmpuint (res->errors, ==, 0);
   assert_io_matches (res, recs, FALSE);
   /* Read files hold real blocks with the pattern, not holes. */
-  big_path = g_build_filename (dir, REPLAY_NFS_SUBDIR, big, NULL);
+  big_path = g_build_filename (dir, REPLAY_NFS_SUBDIR, "f300k.bin", NULL);
   g_assert_cmpint (stat (big_path, &st), ==, 0);
   g_assert_cmpint ((gint64) st.st_blocks * 512, >=, 300000);
   g_assert_true (g_file_get_contents (big_path, &content, &len, NULL));
   g_assert_cmpuint (len, ==, 300000);
   g_assert_cmpint ((guint8) content[0], !=, 0);
-  /* No fresh file was created. */
-  {
-    g_autofree char *created = g_build_filename (dir, REPLAY_NFS_SUBDIR, "created-0", NULL);
-    g_assert_false (g_file_test (created, G_FILE_TEST_EXISTS));
-  }
+  /* Without --allow-write the replay creates nothing: the files the
+   * capture created were made at setup, at their names. */
+  g_assert_cmpuint (res->plan->n_created, ==, 0);
+  g_assert_cmpuint (res->plan->n_named, ==, 3);
+  g_assert_cmpint (file_size (dir, REPLAY_NFS_UNNAMED), ==, -1);
 
   json = g_build_filename (dir, "out.json", NULL);
   g_assert_true (replay_nfs_result_write_json (res, json, &error));
@@ -410,8 +420,10 @@ test_capture_dry_run (void)
   dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
   res = replay (capture, dir, REPLAY_TIMING_RECORDED, 8, TRUE, TRUE);
   g_assert_true (res->dry_run);
-  g_assert_cmpuint (res->plan->files->len, ==, 2);
-  g_assert_cmpuint (res->plan->file_bytes, ==, 303000);
+  /* The two files are made by the replayed CREATEs: nothing at setup. */
+  g_assert_cmpuint (res->plan->files->len, ==, 3);
+  g_assert_cmpuint (res->plan->n_created, ==, 2);
+  g_assert_cmpuint (res->plan->file_bytes, ==, 0);
   g_assert_cmpuint (res->ops, ==, 0);
   sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
   g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
@@ -530,7 +542,7 @@ test_cli (void)
     g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
     g_assert_nonnull (strstr (out, "issue error p50"));
     g_assert_true (g_file_test (json, G_FILE_TEST_EXISTS));
-    g_assert_cmpint (file_size (dir, FH_BIG), ==, 300000);
+    g_assert_cmpint (file_size (dir, "f300k.bin"), ==, 300000);
   }
   {
     /* A block trace still refuses --target-dir. */
