@@ -239,6 +239,296 @@ test_plan_synthetic (void)
   g_assert_cmpint (g_array_index (plan->ops, ReplayNfsOp, 3).after, ==, -1);
 }
 
+/* A name operation's record: @name in directory @dir (and @name2 in @dir2). */
+static TraceNfsRecord
+name_rec (gint64 t_ns, const char *op, guint64 dir, const char *name, guint64 obj)
+{
+  TraceNfsRecord r = rec (t_ns, op, dir, 0, 0);
+
+  r.vers = 3;
+  r.dir_fh_hash = dir;
+  g_strlcpy (r.name, name, sizeof r.name);
+  r.name_len = (guint32) strlen (name);
+  r.obj_fh_hash = obj;
+  return r;
+}
+
+static void
+set_name2 (TraceNfsRecord *r, guint64 dir2, const char *name2)
+{
+  r->dir2_fh_hash = dir2;
+  g_strlcpy (r->name2, name2, sizeof r->name2);
+  r->name2_len = (guint32) strlen (name2);
+}
+
+#define T_ROOT 100
+#define T_SRC  101
+#define T_DATA 102
+#define T_OLD  103
+#define T_OUT  104
+#define T_F    105
+#define T_SL   106
+#define T_TMP  107
+#define T_O4   108
+#define T_NONAME 200
+
+/* A capture with every name operation, as records: what exists before
+ * (src/, src/data, a file "old" the capture renames before looking it up,
+ * a handle never named), what it makes (out/, out/f written then renamed
+ * out/g, a hard link f-link, a symbolic link, an NFSv4 OPEN-created
+ * out/o4, tmp/ made and removed) and a LOOKUP that failed. */
+static GArray *
+names_records (void)
+{
+  GArray *recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  gint64 t = 0;
+  TraceNfsRecord r;
+
+#define ADD(x) G_STMT_START { r = (x); g_array_append_val (recs, r); } G_STMT_END
+#define T (t += 1000)
+  ADD (name_rec (T, "LOOKUP", T_ROOT, "src", T_SRC));
+  ADD (name_rec (T, "LOOKUP", T_SRC, "data", T_DATA));
+  r = rec (T, "READ", T_DATA, 0, 8192); r.file_size = 10000; g_array_append_val (recs, r);
+  ADD (rec (T, "READ", T_NONAME, 4096, 4096));
+  r = name_rec (T, "RENAME", T_ROOT, "old", 0); set_name2 (&r, T_SRC, "new"); g_array_append_val (recs, r);
+  ADD (name_rec (T, "LOOKUP", T_SRC, "new", T_OLD));
+  r = rec (T, "GETATTR", T_OLD, 0, 0); r.file_size = 4096; g_array_append_val (recs, r);
+  r = name_rec (T, "LOOKUP", T_ROOT, "missing", 0); r.status = 2; g_array_append_val (recs, r);
+  r = name_rec (T, "MKDIR", T_ROOT, "out", T_OUT); r.create_type = 2; g_array_append_val (recs, r);
+  r = name_rec (T, "CREATE", T_OUT, "f", T_F); r.create_type = 1; g_array_append_val (recs, r);
+  ADD (rec (T, "WRITE", T_F, 0, 5000));
+  r = name_rec (T, "LINK", T_ROOT, "f-link", 0); r.fh_hash = r.src_fh_hash = T_F; g_array_append_val (recs, r);
+  r = name_rec (T, "SYMLINK", T_OUT, "sl", T_SL); r.create_type = 5; r.name2_len = 1; g_strlcpy (r.name2, "f", sizeof r.name2);
+  g_array_append_val (recs, r);
+  r = name_rec (T, "RENAME", T_OUT, "f", 0); set_name2 (&r, T_OUT, "g"); g_array_append_val (recs, r);
+  ADD (name_rec (T, "REMOVE", T_SRC, "data", 0));
+  r = name_rec (T, "MKDIR", T_ROOT, "tmp", T_TMP); r.create_type = 2; g_array_append_val (recs, r);
+  ADD (name_rec (T, "READDIR", T_TMP, "", 0));
+  ADD (name_rec (T, "RMDIR", T_ROOT, "tmp", 0));
+  r = name_rec (T, "OPEN", T_OUT, "o4", T_O4); r.vers = 4; r.open_create = TRUE; r.create_type = 1;
+  g_array_append_val (recs, r);
+  r = rec (T, "WRITE", T_O4, 0, 100); r.vers = 4; g_array_append_val (recs, r);
+  r = rec (T, "CLOSE", T_O4, 0, 0); r.vers = 4; g_array_append_val (recs, r);
+#undef T
+#undef ADD
+  return recs;
+}
+
+static const ReplayNfsFile *
+node_by_fh (const ReplayNfsPlan *plan, guint64 fh)
+{
+  for (guint i = 0; i < plan->files->len; i++)
+    if (g_array_index (plan->files, ReplayNfsFile, i).fh_hash == fh)
+      return &g_array_index (plan->files, ReplayNfsFile, i);
+  g_assert_not_reached ();
+}
+
+/* The plan's name space: start paths, what setup makes, placeholders merged. */
+static void
+test_plan_names (void)
+{
+  g_autoptr (GArray) recs = names_records ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsPlan) plan = NULL;
+  ReplayNfsOptions opts;
+
+  replay_nfs_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, plan->root).fh_hash, ==, T_ROOT);
+  g_assert_cmpstr (node_by_fh (plan, T_SRC)->path, ==, "src");
+  g_assert_cmpuint (node_by_fh (plan, T_SRC)->type, ==, REPLAY_NFS_NODE_DIR);
+  g_assert_cmpstr (node_by_fh (plan, T_DATA)->path, ==, "src/data");
+  g_assert_cmpuint (node_by_fh (plan, T_DATA)->size_bytes, ==, 10000);
+  /* "old" was renamed before its handle showed: it started as "old" */
+  g_assert_cmpstr (node_by_fh (plan, T_OLD)->path, ==, "old");
+  g_assert_false (node_by_fh (plan, T_OLD)->created);
+  g_assert_cmpuint (node_by_fh (plan, T_OLD)->size_bytes, ==, 4096);
+  g_assert_cmpstr (node_by_fh (plan, T_NONAME)->path, ==, REPLAY_NFS_UNNAMED "/fh-00000000000000c8");
+  g_assert_false (node_by_fh (plan, T_NONAME)->named);
+  g_assert_true (node_by_fh (plan, T_OUT)->created);
+  g_assert_cmpstr (node_by_fh (plan, T_F)->path, ==, "out/f");
+  g_assert_true (node_by_fh (plan, T_F)->created);
+  g_assert_cmpuint (node_by_fh (plan, T_SL)->type, ==, REPLAY_NFS_NODE_SYMLINK);
+  g_assert_true (node_by_fh (plan, T_O4)->created);
+  /* no placeholder is left: every node has a handle */
+  for (guint i = 0; i < plan->files->len; i++)
+    g_assert_cmpuint (g_array_index (plan->files, ReplayNfsFile, i).fh_hash, !=, 0);
+  g_assert_cmpuint (plan->files->len, ==, 10);
+  g_assert_cmpuint (plan->n_created, ==, 5);
+  g_assert_cmpuint (plan->n_type[REPLAY_NFS_NODE_DIR], ==, 4);
+  g_assert_cmpuint (plan->max_depth, ==, 2);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_MKDIR], ==, 2);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_RENAME], ==, 2);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_OPEN], ==, 1);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_CLOSE], ==, 1);
+  g_assert_cmpuint (g_hash_table_size (plan->skipped_ops), ==, 0);
+}
+
+static void
+assert_node (const char *dir, const char *rel, char type, gint64 size)
+{
+  g_autofree char *path = g_build_filename (dir, REPLAY_NFS_SUBDIR, rel, NULL);
+  struct stat st;
+
+  if (type == 0)
+    {
+      g_assert_cmpint (lstat (path, &st), !=, 0);
+      return;
+    }
+  g_assert_cmpint (lstat (path, &st), ==, 0);
+  if (type == 'd')
+    g_assert_true (S_ISDIR (st.st_mode));
+  else if (type == 'l')
+    g_assert_true (S_ISLNK (st.st_mode));
+  else
+    g_assert_true (S_ISREG (st.st_mode));
+  if (size >= 0)
+    g_assert_cmpint (st.st_size, ==, size);
+}
+
+/* Replayed (one worker, then eight), the directory tree is the one the
+ * capture implies. */
+static void
+test_replay_names (void)
+{
+  g_autoptr (GArray) recs = names_records ();
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  static const guint threads[] = { 1, 8 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (threads); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ReplayNfsResult) res = NULL;
+      g_autofree char *g = g_build_filename (dir, REPLAY_NFS_SUBDIR, "out", "g", NULL);
+      g_autofree char *link = g_build_filename (dir, REPLAY_NFS_SUBDIR, "f-link", NULL);
+      g_autofree char *sl = g_build_filename (dir, REPLAY_NFS_SUBDIR, "out", "sl", NULL);
+      g_autofree char *target = NULL;
+      ReplayNfsOptions opts;
+      ReplayNfsPlan *plan;
+      struct stat a, b;
+
+      replay_nfs_options_init (&opts);
+      opts.allow_write = TRUE;
+      opts.target_dir = dir;
+      opts.timing = REPLAY_TIMING_AFAP;
+      opts.threads = threads[k];
+      plan = replay_nfs_plan_build (recs, &opts, &error);
+      g_assert_no_error (error);
+      res = replay_nfs_run_plan (plan, &opts, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (res->ops, ==, res->plan->ops->len);
+      /* the failed LOOKUP failed again, as traced: not an error */
+      g_assert_cmpuint (res->errors, ==, 0);
+      assert_node (dir, "src", 'd', -1);
+      assert_node (dir, "src/data", 0, -1);
+      assert_node (dir, "src/new", 'f', 4096);
+      assert_node (dir, "old", 0, -1);
+      assert_node (dir, REPLAY_NFS_UNNAMED "/fh-00000000000000c8", 'f', 8192);
+      assert_node (dir, "out", 'd', -1);
+      assert_node (dir, "out/f", 0, -1);
+      assert_node (dir, "out/g", 'f', 5000);
+      assert_node (dir, "f-link", 'f', 5000);
+      assert_node (dir, "out/sl", 'l', -1);
+      assert_node (dir, "out/o4", 'f', 100);
+      assert_node (dir, "tmp", 0, -1);
+      /* the link is the same file; the symbolic link says what was traced */
+      g_assert_cmpint (stat (g, &a), ==, 0);
+      g_assert_cmpint (stat (link, &b), ==, 0);
+      g_assert_cmpuint (a.st_ino, ==, b.st_ino);
+      g_assert_cmpuint (a.st_nlink, ==, 2);
+      target = g_file_read_link (sl, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (target, ==, "f");
+    }
+  remove_tree (dir);
+}
+
+/* The stored NFSv3 capture with every name procedure (suricata-verify
+ * nfs3-01, from Wireshark's samples): the client creates "a", renames it
+ * "am", links "b" as "bln", makes the symbolic link "blns" -> "b", makes
+ * "d", writes 17 bytes in "d/h", and removes all of them again, leaving
+ * the 11-byte "b" it read.  Every operation succeeds or fails as traced. */
+static void
+test_capture_names_v3 (void)
+{
+  const char *shared = g_getenv ("IOSIM_SHARED_TESTDATA");
+  g_autofree char *capture = NULL;
+  g_autofree char *dir = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+  g_autofree char *sub = NULL;
+  g_autoptr (GDir) d = NULL;
+  guint entries = 0;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("IOSIM_SHARED_TESTDATA not available");
+      return;
+    }
+  capture = g_build_filename (shared, "nfs-pcap-suricata-verify", "nfsv3-udp.pcap", NULL);
+  if (!g_file_test (capture, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("nfs-pcap-suricata-verify/nfsv3-udp.pcap not available");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  res = replay (capture, dir, REPLAY_TIMING_AFAP, 4, TRUE, FALSE);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->ops, ==, res->plan->ops->len);
+  for (guint k = REPLAY_NFS_MKDIR; k <= REPLAY_NFS_SYMLINK; k++)
+    g_assert_cmpuint (res->plan->n_by_kind[k], ==, 1);
+  g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_CREATE], ==, 2);
+  g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_REMOVE], ==, 4);
+  g_assert_cmpuint (res->plan->n_unnamed, ==, 0);
+  assert_node (dir, "b", 'f', 11);
+  sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
+  d = g_dir_open (sub, 0, NULL);
+  while (g_dir_read_name (d) != NULL)
+    entries++;
+  g_assert_cmpuint (entries, ==, 1);
+  remove_tree (dir);
+}
+
+/* The NFSv4.0 loopback capture: OPEN of an existing file (made at setup
+ * with its traced size) and OPEN with OPEN4_CREATE of w4.bin, written and
+ * closed by the replay. */
+static void
+test_capture_names_v4 (void)
+{
+  const char *shared = g_getenv ("IOSIM_SHARED_TESTDATA");
+  g_autofree char *capture = NULL;
+  g_autofree char *dir = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("IOSIM_SHARED_TESTDATA not available");
+      return;
+    }
+  capture = g_build_filename (shared, "generated-nfs-loopback", "nfsv40-tcp-libnfs-ganesha-sll2.pcap", NULL);
+  if (!g_file_test (capture, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("generated-nfs-loopback/nfsv40-tcp-libnfs-ganesha-sll2.pcap not available");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  res = replay (capture, dir, REPLAY_TIMING_AFAP, 4, TRUE, FALSE);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_OPEN], ==, 2);
+  g_assert_cmpuint (res->plan->n_by_kind[REPLAY_NFS_CLOSE], ==, 2);
+  g_assert_cmpuint (res->plan->n_created, ==, 1);
+  for (guint i = 0; i < res->plan->files->len; i++)
+    {
+      const ReplayNfsFile *f = &g_array_index (res->plan->files, ReplayNfsFile, i);
+      if (f->type == REPLAY_NFS_NODE_FILE)
+        g_assert_cmpint (f->created, ==, strcmp (f->path, "w4.bin") == 0);
+    }
+  assert_node (dir, "f300k.bin", 'f', 300000);
+  assert_node (dir, "w4.bin", 'f', 3000);
+  remove_tree (dir);
+}
+
 static void
 test_plan_empty_and_timing (void)
 {
@@ -559,6 +849,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/replay-nfs/plan/synthetic", test_plan_synthetic);
   g_test_add_func ("/replay-nfs/plan/empty-and-timing", test_plan_empty_and_timing);
+  g_test_add_func ("/replay-nfs/plan/names", test_plan_names);
+  g_test_add_func ("/replay-nfs/names/tree", test_replay_names);
+  g_test_add_func ("/replay-nfs/names/nfsv3-capture", test_capture_names_v3);
+  g_test_add_func ("/replay-nfs/names/nfsv4-capture", test_capture_names_v4);
   g_test_add_func ("/replay-nfs/check-dir", test_check_dir);
   g_test_add_data_func ("/replay-nfs/capture/allow-write-afap",
                         GINT_TO_POINTER (REPLAY_TIMING_AFAP), test_capture_allow_write);
