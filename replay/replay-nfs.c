@@ -1351,6 +1351,28 @@ publish_fd (NfsRun *run, guint32 node, int fd)
   return node != REPLAY_NFS_NO_FILE && g_atomic_int_compare_and_exchange (&run->fds[node], -1, fd);
 }
 
+/* A creation made the object node @node names now (a handle made again
+ * after a REMOVE, as in a capture repeated): @fd becomes the node's
+ * descriptor.  An older one is replaced in place (dup3 onto its number),
+ * so that a worker still holding the number never meets a reused one.
+ * Takes @fd. */
+static void
+replace_fd (NfsRun *run, guint32 node, int fd)
+{
+  int old;
+
+  if (node == REPLAY_NFS_NO_FILE)
+    {
+      close (fd);
+      return;
+    }
+  if (publish_fd (run, node, fd))
+    return;
+  old = g_atomic_int_get (&run->fds[node]);
+  dup3 (fd, old, O_CLOEXEC);
+  close (fd);
+}
+
 static gint32
 do_readdir (NfsRun *run, const ReplayNfsOp *op)
 {
@@ -1418,15 +1440,16 @@ do_open (NfsRun *run, const ReplayNfsOp *op)
     {
       int io = dup (fd);
       int old;
-      if (io >= 0 && !publish_fd (run, op->file, io))
+      if (io >= 0 && op->create)
+        replace_fd (run, op->file, io);
+      else if (io >= 0 && !publish_fd (run, op->file, io))
         close (io);
       old = op->file == REPLAY_NFS_NO_FILE ? fd : g_atomic_int_exchange (&run->open_fds[op->file], fd);
       if (old >= 0)
         close (old);
       return 0;
     }
-  if (!publish_fd (run, op->file, fd))
-    close (fd);
+  replace_fd (run, op->file, fd);
   return 0;
 }
 
@@ -1451,8 +1474,8 @@ do_mkdir (NfsRun *run, const ReplayNfsOp *op)
   if (mkdirat (dfd, op->name, 0755) != 0)
     return -errno;
   fd = openat (dfd, op->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= 0 && !publish_fd (run, op->file, fd))
-    close (fd);
+  if (fd >= 0)
+    replace_fd (run, op->file, fd);
   return 0;
 }
 
