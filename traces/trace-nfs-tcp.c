@@ -563,6 +563,12 @@ flags:
       nfs_tcp_flush_dir (r, f, side);
       d->closed = TRUE;
     }
+  /* A closed direction keeps no record buffer (the flow itself stays until
+   * it is idle, for late segments): many short connections would
+   * otherwise hold one each until the idle sweep. */
+  for (int k = 0; k < 2; k++)
+    if (f->dir[k].closed && !f->dir[k].in_record)
+      g_clear_pointer (&f->dir[k].rec, g_free);
 }
 
 /* Nothing more will come in this direction: holes are gaps, a record in
