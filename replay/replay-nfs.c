@@ -149,56 +149,54 @@ is_mkdir (const TraceNfsRecord *rec)
   return strcmp (rec->op, "MKDIR") == 0 || (strcmp (rec->op, "CREATE") == 0 && rec->create_type == 2);
 }
 
-/* First pass: which handles are directories, where each handle first
- * appears, then every file's largest extent.  A READ counts what the reply
- * returned when there is one (a read past the end asks for more than the
- * file holds). */
+/* First pass, one record: which handles are directories, and where each
+ * handle first appears. */
 static void
-plan_files (ReplayNfsPlan *plan, PlanMaps *m, const GArray *records)
+plan_scan (PlanMaps *m, const TraceNfsRecord *rec, guint i)
 {
-  for (guint i = 0; i < records->len; i++)
-    {
-      const TraceNfsRecord *rec = &g_array_index (records, TraceNfsRecord, i);
-      if (rec->fh_hash != 0 && op_is (rec, dir_ops))
-        note_dir (m, rec->fh_hash);
-      note_dir (m, rec->dir_fh_hash);
-      note_dir (m, rec->dir2_fh_hash);
-      if (is_mkdir (rec) && rec->status == 0)
-        note_dir (m, rec->obj_fh_hash);
-      note_seen (m, rec->fh_hash, i);
-      note_seen (m, rec->dir_fh_hash, i);
-      note_seen (m, rec->dir2_fh_hash, i);
-      note_seen (m, rec->src_fh_hash, i);
-      note_seen (m, rec->obj_fh_hash, i);
-    }
-  for (guint i = 0; i < records->len; i++)
-    {
-      const TraceNfsRecord *rec = &g_array_index (records, TraceNfsRecord, i);
-      guint32 f = plan_file (plan, m, rec->fh_hash);
-      ReplayNfsFile *file;
-      guint64 end = 0;
+  if (rec->fh_hash != 0 && op_is (rec, dir_ops))
+    note_dir (m, rec->fh_hash);
+  note_dir (m, rec->dir_fh_hash);
+  note_dir (m, rec->dir2_fh_hash);
+  if (is_mkdir (rec) && rec->status == 0)
+    note_dir (m, rec->obj_fh_hash);
+  note_seen (m, rec->fh_hash, i);
+  note_seen (m, rec->dir_fh_hash, i);
+  note_seen (m, rec->dir2_fh_hash, i);
+  note_seen (m, rec->src_fh_hash, i);
+  note_seen (m, rec->obj_fh_hash, i);
+}
 
-      plan_file (plan, m, rec->obj_fh_hash);
-      plan_file (plan, m, rec->dir_fh_hash);
-      plan_file (plan, m, rec->dir2_fh_hash);
-      if (f == REPLAY_NFS_NO_FILE || node_at (plan, f)->type != REPLAY_NFS_NODE_FILE)
-        continue;
-      file = node_at (plan, f);
-      if (strcmp (rec->op, "READ") == 0)
-        {
-          guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? rec->reply_count : rec->count;
-          end = rec->offset + n;
-          file->read = TRUE;
-        }
-      else if (strcmp (rec->op, "WRITE") == 0)
-        {
-          end = rec->offset + rec->count;
-          file->written = TRUE;
-        }
-      if (rec->file_size > 0)
-        end = MAX (end, (guint64) rec->file_size);
-      file->size_bytes = MAX (file->size_bytes, end);
+/* Second pass, one record: the nodes of its handles, and each file's
+ * largest extent.  A READ counts what the reply returned when there is one
+ * (a read past the end asks for more than the file holds). */
+static void
+plan_sizes (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec)
+{
+  guint32 f = plan_file (plan, m, rec->fh_hash);
+  ReplayNfsFile *file;
+  guint64 end = 0;
+
+  plan_file (plan, m, rec->obj_fh_hash);
+  plan_file (plan, m, rec->dir_fh_hash);
+  plan_file (plan, m, rec->dir2_fh_hash);
+  if (f == REPLAY_NFS_NO_FILE || node_at (plan, f)->type != REPLAY_NFS_NODE_FILE)
+    return;
+  file = node_at (plan, f);
+  if (strcmp (rec->op, "READ") == 0)
+    {
+      guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? rec->reply_count : rec->count;
+      end = rec->offset + n;
+      file->read = TRUE;
     }
+  else if (strcmp (rec->op, "WRITE") == 0)
+    {
+      end = rec->offset + rec->count;
+      file->written = TRUE;
+    }
+  if (rec->file_size > 0)
+    end = MAX (end, (guint64) rec->file_size);
+  file->size_bytes = MAX (file->size_bytes, end);
 }
 
 /* ---- plan: the name space ----------------------------------------------------- */
@@ -870,15 +868,27 @@ check_plan_options (const ReplayNfsOptions *opts, GError **error)
   return TRUE;
 }
 
-ReplayNfsPlan *
-replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GError **error)
-{
-  g_autoptr (ReplayNfsPlan) plan = g_new0 (ReplayNfsPlan, 1);
+/* The plan under construction: two passes over the records (a stored
+ * array, or a capture decoded twice so that memory holds the plan, not
+ * the records). */
+typedef struct {
+  ReplayNfsPlan *plan;
   PlanMaps m;
-  gint64 first_ns = records->len > 0 ? g_array_index (records, TraceNfsRecord, 0).time_ns : 0;
+  gint64   first_ns;
+  guint    n_scanned;
+  guint    n_planned;
+} PlanBuilder;
+
+static PlanBuilder *
+builder_new (const ReplayNfsOptions *opts, GError **error)
+{
+  PlanBuilder *b;
+  ReplayNfsPlan *plan;
 
   if (!check_plan_options (opts, error))
     return NULL;
+  b = g_new0 (PlanBuilder, 1);
+  plan = b->plan = g_new0 (ReplayNfsPlan, 1);
   plan->timing = opts->timing;
   plan->speed = opts->speed;
   plan->allow_write = opts->allow_write;
@@ -886,26 +896,55 @@ replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GErr
   plan->ops = g_array_new (FALSE, FALSE, sizeof (ReplayNfsOp));
   plan->strings = g_string_chunk_new (4096);
   plan->skipped_ops = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  plan->records = records->len;
   plan->root = REPLAY_NFS_NO_FILE;
-  m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m.node_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m.first_seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m.loc = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  m.object_ops = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
-  m.open_count = g_hash_table_new (NULL, NULL);
-  m.state = g_array_new (FALSE, FALSE, sizeof (NodeState));
-  plan_files (plan, &m, records);
-  for (guint i = 0; i < records->len; i++)
-    plan_op (plan, &m, &g_array_index (records, TraceNfsRecord, i), i, first_ns);
-  plan_finish (plan, &m);
-  g_hash_table_unref (m.dirs);
-  g_hash_table_unref (m.node_index);
-  g_hash_table_unref (m.first_seen);
-  g_hash_table_unref (m.loc);
-  g_hash_table_unref (m.object_ops);
-  g_hash_table_unref (m.open_count);
-  g_array_unref (m.state);
+  b->m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.node_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.first_seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.loc = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->m.object_ops = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  b->m.open_count = g_hash_table_new (NULL, NULL);
+  b->m.state = g_array_new (FALSE, FALSE, sizeof (NodeState));
+  return b;
+}
+
+static void
+builder_free (PlanBuilder *b)
+{
+  replay_nfs_plan_free (b->plan);
+  g_hash_table_unref (b->m.dirs);
+  g_hash_table_unref (b->m.node_index);
+  g_hash_table_unref (b->m.first_seen);
+  g_hash_table_unref (b->m.loc);
+  g_hash_table_unref (b->m.object_ops);
+  g_hash_table_unref (b->m.open_count);
+  g_array_unref (b->m.state);
+  g_free (b);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanBuilder, builder_free)
+
+static void
+builder_scan (PlanBuilder *b, const TraceNfsRecord *rec)
+{
+  if (b->n_scanned == 0)
+    b->first_ns = rec->time_ns;
+  plan_scan (&b->m, rec, b->n_scanned++);
+}
+
+static void
+builder_plan (PlanBuilder *b, const TraceNfsRecord *rec)
+{
+  plan_sizes (b->plan, &b->m, rec);
+  plan_op (b->plan, &b->m, rec, b->n_planned++, b->first_ns);
+}
+
+/* The plan, or REPLAY_ERROR_EMPTY. */
+static ReplayNfsPlan *
+builder_finish (PlanBuilder *b, GError **error)
+{
+  ReplayNfsPlan *plan = b->plan;
+
+  plan->records = b->n_planned;
+  plan_finish (plan, &b->m);
   if (plan->ops->len == 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
@@ -914,29 +953,82 @@ replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GErr
                    plan->skipped_writes > 0 ? " (writes need --allow-write)" : "");
       return NULL;
     }
-  return g_steal_pointer (&plan);
+  b->plan = NULL;
+  return plan;
+}
+
+ReplayNfsPlan *
+replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GError **error)
+{
+  g_autoptr (PlanBuilder) b = builder_new (opts, error);
+
+  if (b == NULL)
+    return NULL;
+  for (guint i = 0; i < records->len; i++)
+    builder_scan (b, &g_array_index (records, TraceNfsRecord, i));
+  for (guint i = 0; i < records->len; i++)
+    builder_plan (b, &g_array_index (records, TraceNfsRecord, i));
+  return builder_finish (b, error);
+}
+
+/* One pass over the capture at @path, feeding @b. */
+static gboolean
+load_pass (PlanBuilder *b, const char *path, gboolean scan, GError **error)
+{
+  g_autoptr (TraceNfsReader) reader = trace_nfs_reader_open (path, error);
+  TraceNfsRecord rec;
+  GError *local = NULL;
+
+  if (reader == NULL)
+    return FALSE;
+  while (trace_nfs_reader_next (reader, &rec, &local))
+    {
+      if (scan)
+        builder_scan (b, &rec);
+      else
+        builder_plan (b, &rec);
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 ReplayNfsPlan *
 replay_nfs_plan_load (const char *capture_path, const ReplayNfsOptions *opts, GError **error)
 {
-  g_autoptr (TraceNfsReader) reader = NULL;
-  g_autoptr (GArray) records = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
-  TraceNfsRecord rec;
-  GError *local = NULL;
+  g_autoptr (PlanBuilder) b = NULL;
   ReplayNfsPlan *plan;
 
-  reader = trace_nfs_reader_open (capture_path, error);
-  if (reader == NULL)
-    return NULL;
-  while (trace_nfs_reader_next (reader, &rec, &local))
-    g_array_append_val (records, rec);
-  if (local != NULL)
+  /* standard input cannot be read twice: keep its records */
+  if (strcmp (capture_path, "-") == 0)
     {
-      g_propagate_error (error, local);
-      return NULL;
+      g_autoptr (TraceNfsReader) reader = trace_nfs_reader_open (capture_path, error);
+      g_autoptr (GArray) records = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+      TraceNfsRecord rec;
+      GError *local = NULL;
+
+      if (reader == NULL)
+        return NULL;
+      while (trace_nfs_reader_next (reader, &rec, &local))
+        g_array_append_val (records, rec);
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      plan = replay_nfs_plan_build (records, opts, error);
     }
-  plan = replay_nfs_plan_build (records, opts, error);
+  else
+    {
+      b = builder_new (opts, error);
+      if (b == NULL)
+        return NULL;
+      plan = load_pass (b, capture_path, TRUE, error) && load_pass (b, capture_path, FALSE, error)
+               ? builder_finish (b, error) : NULL;
+    }
   if (plan == NULL)
     g_prefix_error (error, "%s: ", capture_path);
   return plan;
