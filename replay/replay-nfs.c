@@ -1,6 +1,7 @@
 /* replay-nfs.c — server-side replay of NFS captures (replay/replay-nfs.h):
- * the plan (file set and operation list), the file set on the target
- * directory, the worker pool and its pacing, the summary and its outputs.
+ * the plan (the capture's name space followed in trace order, and the
+ * operation list), the name space made on the target directory, the
+ * worker pool and its pacing, the summary and its outputs.
  */
 #include "replay/replay-nfs.h"
 #include "replay/replay-engine-private.h"
@@ -319,6 +320,7 @@ ns_bind (ReplayNfsPlan *plan, PlanMaps *m, guint32 node, guint32 parent, const c
         {
           f->created = TRUE;
           f->type = p->type;
+          f->link_text = p->link_text;
         }
       ph->merged_into = node;
       ph->placed = FALSE;
@@ -553,6 +555,8 @@ plan_names (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint r
       node_at (plan, obj)->type = op->kind == REPLAY_NFS_MKDIR ? REPLAY_NFS_NODE_DIR
                                   : op->kind == REPLAY_NFS_SYMLINK ? REPLAY_NFS_NODE_SYMLINK
                                   : node_at (plan, obj)->type;
+      if (op->kind == REPLAY_NFS_SYMLINK)
+        node_at (plan, obj)->link_text = op->name2;
       if ((fresh || rec->obj_fh_hash == 0) && plan->allow_write)
         {
           node_at (plan, obj)->created = TRUE;
@@ -1911,6 +1915,15 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
                        f->path);
           ok = FALSE;
           break;
+        }
+      if (f->type == REPLAY_NFS_NODE_SYMLINK && f->link_text != NULL)
+        {
+          /* a link there from the start (reads only): no descriptor */
+          ok = symlinkat (f->link_text, parent, f->leaf) == 0;
+          if (!ok)
+            g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: symlink: %s", f->path,
+                         g_strerror (errno));
+          continue;
         }
       fds[i] = f->type == REPLAY_NFS_NODE_DIR ? make_dir (parent, f, error)
                                               : make_file (parent, f, plan->allow_write, error);

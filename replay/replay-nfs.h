@@ -108,6 +108,7 @@ typedef struct {
   guint    depth;           /* components in path */
   gboolean named;           /* at its traced path (else under unnamed/) */
   gboolean created;         /* made by a replayed operation, not at setup */
+  const char *link_text;    /* a symbolic link's text when the capture shows it, else NULL */
   guint64  size_bytes;      /* largest extent or reply size seen */
   gboolean read;            /* some READ: filled with a pattern, not sparse */
   gboolean written;
@@ -216,6 +217,9 @@ typedef struct {
 ReplayNfsPlan *replay_nfs_plan_build (const GArray           *records,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
+/* The capture is decoded twice (handles first, then the plan), so that
+ * memory holds the plan and not the records; "-" (standard input) is read
+ * once into memory. */
 ReplayNfsPlan *replay_nfs_plan_load  (const char             *capture_path,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
