@@ -516,7 +516,7 @@ nfs_tcp_segment (TraceNfsReader *r, NfsFlow *f, int side, const guint8 *tcp, gui
       rel = (gint32) (seq - d->next_seq);
       if (rel < 0)
         {
-          guint32 back = (guint32) -rel;
+          guint32 back = 0u - (guint32) rel;
           if (back >= plen)
             {
               r->stats.tcp_retransmissions++;

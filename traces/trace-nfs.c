@@ -1158,7 +1158,10 @@ read_frame (TraceNfsReader *r)
       return FALSE;
     }
   r->frame++;
-  r->frame_t = (gint64) h->ts.tv_sec * 1000000000 + (gint64) h->ts.tv_usec;
+  /* a garbled timestamp saturates at ±2^32 s (136 years), leaving room
+   * for the windows added to frame times */
+  r->frame_t = CLAMP ((gint64) h->ts.tv_sec, -(G_GINT64_CONSTANT (1) << 32), G_GINT64_CONSTANT (1) << 32)
+               * 1000000000 + (gint64) h->ts.tv_usec;
   if (r->frame_t > r->now_ns)
     r->now_ns = r->frame_t;
   r->stats.frames++;
