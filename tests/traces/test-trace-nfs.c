@@ -1862,6 +1862,91 @@ test_handmade_v4 (void)
   unref (ss);
 }
 
+/* NFSv4.0 name operations in one COMPOUND: RENAME and LINK between the
+ * saved handle and the current one, CREATE of a directory (its handle
+ * from GETFH) and of a symbolic link, REMOVE, OPEN with OPEN4_CREATE. */
+static void
+test_handmade_v4_names (void)
+{
+  static const guint8 new_fh[5] = { 7, 7, 7, 7, 7 };
+  GByteArray *cs = g_byte_array_new (), *ss = g_byte_array_new (), *m;
+  g_autoptr(GByteArray) cap = NULL;
+  g_autoptr(Decoded) d = NULL;
+  const TraceNfsRecord *r;
+  guint64 a = trace_nfs_fnv1a64 (test_fh4, sizeof test_fh4), b = trace_nfs_fnv1a64 (test_fh, sizeof test_fh);
+
+  m = rpc_call (0x50, 100003, 4, 1);
+  put_opaque (m, (const guint8 *) "n", 1); put32 (m, 0); put32 (m, 12);
+  put32 (m, 22); put_opaque (m, test_fh4, sizeof test_fh4);                 /* PUTFH A */
+  put32 (m, 32);                                                             /* SAVEFH */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);                   /* PUTFH B */
+  put32 (m, 29); put_opaque (m, (const guint8 *) "x", 1); put_opaque (m, (const guint8 *) "y", 1);
+  put32 (m, 11); put_opaque (m, (const guint8 *) "l", 1);                   /* LINK */
+  put32 (m, 6); put32 (m, 2); put_opaque (m, (const guint8 *) "d", 1); put32 (m, 0); put32 (m, 0);
+  put32 (m, 10);                                                             /* GETFH */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);
+  put32 (m, 6); put32 (m, 5); put_opaque (m, (const guint8 *) "tgt", 3); put_opaque (m, (const guint8 *) "s", 1);
+  put32 (m, 0); put32 (m, 0);
+  /* CREATE made the link the current handle: back to B */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);
+  put32 (m, 28); put_opaque (m, (const guint8 *) "gone", 4);               /* REMOVE */
+  put32 (m, 18); put32 (m, 1); put32 (m, 2); put32 (m, 0); put64 (m, 5); put_opaque (m, (const guint8 *) "ow", 2);
+  put32 (m, 1); put32 (m, 0); put32 (m, 0); put32 (m, 0);                  /* OPEN4_CREATE, UNCHECKED4 */
+  put32 (m, 0); put_opaque (m, (const guint8 *) "o", 1);                   /* CLAIM_NULL */
+  put_record (cs, m, 0); unref (m);
+  m = rpc_reply (0x50);
+  put32 (m, 0); put_opaque (m, (const guint8 *) "n", 1); put32 (m, 7);
+  put32 (m, 22); put32 (m, 0);
+  put32 (m, 32); put32 (m, 0);
+  put32 (m, 22); put32 (m, 0);
+  put32 (m, 29); put32 (m, 0); put_opaque (m, NULL, 0); for (int i = 0; i < 9; i++) put32 (m, 0);
+  put32 (m, 11); put32 (m, 0); for (int i = 0; i < 5; i++) put32 (m, 0);
+  put32 (m, 6); put32 (m, 0); for (int i = 0; i < 5; i++) put32 (m, 0); put32 (m, 0);
+  put32 (m, 10); put32 (m, 0); put_opaque (m, new_fh, sizeof new_fh);
+  put_record (ss, m, 0); unref (m);
+  cap = tcp_conversation (cs, ss, 1448, NULL, 0, -1, 0);
+  d = decode_bytes (cap, "v4-names");
+  g_assert_no_error (d->error);
+  g_assert_cmpuint (d->recs->len, ==, 12);
+  for (guint i = 0; i < d->recs->len; i++)
+    g_assert_false (g_array_index (d->recs, TraceNfsRecord, i).partial);
+  r = &g_array_index (d->recs, TraceNfsRecord, 3);
+  g_assert_cmpstr (r->op, ==, "RENAME");
+  g_assert_cmpstr (r->name, ==, "x");
+  g_assert_cmpstr (r->name2, ==, "y");
+  g_assert_cmpuint (r->dir_fh_hash, ==, a);
+  g_assert_cmpuint (r->dir2_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 4);
+  g_assert_cmpstr (r->op, ==, "LINK");
+  g_assert_cmpstr (r->name, ==, "l");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  g_assert_cmpuint (r->src_fh_hash, ==, a);
+  r = &g_array_index (d->recs, TraceNfsRecord, 5);
+  g_assert_cmpstr (r->op, ==, "CREATE");
+  g_assert_cmpuint (r->create_type, ==, 2);
+  g_assert_cmpstr (r->name, ==, "d");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  g_assert_cmpuint (r->obj_fh_hash, ==, trace_nfs_fnv1a64 (new_fh, sizeof new_fh));
+  r = &g_array_index (d->recs, TraceNfsRecord, 8);
+  g_assert_cmpuint (r->create_type, ==, 5);
+  g_assert_cmpstr (r->name, ==, "s");
+  g_assert_cmpstr (r->name2, ==, "tgt");
+  g_assert_cmpuint (r->name2_len, ==, 3);
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 10);
+  g_assert_cmpstr (r->op, ==, "REMOVE");
+  g_assert_cmpstr (r->name, ==, "gone");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 11);
+  g_assert_cmpstr (r->op, ==, "OPEN");
+  g_assert_cmpstr (r->name, ==, "o");
+  g_assert_true (r->open_create);
+  g_assert_cmpuint (r->create_type, ==, 1);
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  unref (cs);
+  unref (ss);
+}
+
 /* ---- bad input ------------------------------------------------------------------- */
 
 static char *
@@ -2482,6 +2567,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-nfs/handmade/ip-fragments", test_handmade_ip_fragments);
   g_test_add_func ("/trace-nfs/handmade/matching", test_handmade_matching);
   g_test_add_func ("/trace-nfs/handmade/nfsv4", test_handmade_v4);
+  g_test_add_func ("/trace-nfs/handmade/nfsv4-names", test_handmade_v4_names);
   g_test_add_func ("/trace-nfs/bad/truncated", test_bad_truncated);
   g_test_add_func ("/trace-nfs/bad/magic", test_bad_magic);
   g_test_add_func ("/trace-nfs/bad/garbage-frames", test_bad_garbage_frames);
