@@ -567,8 +567,12 @@ flags:
    * it is idle, for late segments): many short connections would
    * otherwise hold one each until the idle sweep. */
   for (int k = 0; k < 2; k++)
-    if (f->dir[k].closed && !f->dir[k].in_record)
-      g_clear_pointer (&f->dir[k].rec, g_free);
+    {
+      if (f->dir[k].closed && !f->dir[k].in_record)
+        g_clear_pointer (&f->dir[k].rec, g_free);
+      if (f->dir[k].closed && f->dir[k].scan_len == 0)
+        g_clear_pointer (&f->dir[k].scan, g_free);
+    }
 }
 
 /* Nothing more will come in this direction: holes are gaps, a record in
