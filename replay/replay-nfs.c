@@ -517,7 +517,8 @@ plan_names (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint r
     case REPLAY_NFS_OPEN:
       if (!named)
         {
-          count_skipped_why (plan, rec->op, "no name: claim by handle");
+          count_skipped_why (plan, rec->op, rec->name_len == 0 ? "no name: claim by handle"
+                                                                : "name or directory unknown");
           return FALSE;
         }
       op->create = rec->open_create && plan->allow_write;
