@@ -521,7 +521,9 @@ plan_names (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint r
                                                                 : "name or directory unknown");
           return FALSE;
         }
-      op->create = rec->open_create && plan->allow_write;
+      /* O_CREAT when the capture created the file (its handle first seen
+       * here), or cannot tell (no handle) */
+      op->create = rec->open_create && plan->allow_write && (obj == REPLAY_NFS_NO_FILE || fresh);
       if (obj == REPLAY_NFS_NO_FILE)
         obj = ns_lookup_or_placeholder (plan, m, dir, name, REPLAY_NFS_NODE_FILE);
       else if (ok && fresh && op->create)

@@ -524,6 +524,13 @@ test_capture_names_v4 (void)
       if (f->type == REPLAY_NFS_NODE_FILE)
         g_assert_cmpint (f->created, ==, strcmp (f->path, "w4.bin") == 0);
     }
+  /* O_CREAT only for the OPEN that created its file */
+  for (guint i = 0; i < res->plan->ops->len; i++)
+    {
+      const ReplayNfsOp *op = &g_array_index (res->plan->ops, ReplayNfsOp, i);
+      if (op->kind == REPLAY_NFS_OPEN)
+        g_assert_cmpint (op->create, ==, strcmp (op->name, "w4.bin") == 0);
+    }
   assert_node (dir, "f300k.bin", 'f', 300000);
   assert_node (dir, "w4.bin", 'f', 3000);
   remove_tree (dir);
