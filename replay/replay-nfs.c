@@ -1,6 +1,7 @@
 /* replay-nfs.c — server-side replay of NFS captures (replay/replay-nfs.h):
- * the plan (file set and operation list), the file set on the target
- * directory, the worker pool and its pacing, the summary and its outputs.
+ * the plan (the capture's name space followed in trace order, and the
+ * operation list), the name space made on the target directory, the
+ * worker pool and its pacing, the summary and its outputs.
  */
 #include "replay/replay-nfs.h"
 #include "replay/replay-engine-private.h"
@@ -20,13 +21,13 @@
 #include <json-glib/json-glib.h>
 
 #define REPLAY_NFS_DEFAULT_THREADS 8
-#define REPLAY_NFS_CREATED_PREFIX "created-"
 /* Sleep in slices of at most this so that a stop request is seen soon. */
 #define REPLAY_NFS_MAX_SLEEP_NS (50 * 1000 * 1000)
 #define REPLAY_NFS_FILL_CHUNK (1024 * 1024)
 
 static const char *const kind_names[REPLAY_NFS_N_KINDS] = {
   "read", "write", "commit", "create", "remove", "stat", "truncate", "readdir",
+  "mkdir", "rmdir", "rename", "link", "symlink", "open", "close",
 };
 
 const char *
@@ -46,7 +47,7 @@ replay_nfs_options_init (ReplayNfsOptions *opts)
   opts->spin_ns = 50 * 1000;
 }
 
-/* ---- plan -------------------------------------------------------------- */
+/* ---- plan: nodes ----------------------------------------------------------- */
 
 static gboolean
 op_is (const TraceNfsRecord *rec, const char *const *names)
@@ -60,77 +61,275 @@ op_is (const TraceNfsRecord *rec, const char *const *names)
 /* Operations whose file handle is a directory (name space operations). */
 static const char *const dir_ops[] = {
   "CREATE", "LOOKUP", "READDIR", "READDIRPLUS", "MKDIR", "REMOVE", "RMDIR", "RENAME",
-  "LINK", "SYMLINK", "MKNOD", "FSINFO", "FSSTAT", "PATHCONF", "LOOKUPP", NULL,
+  "SYMLINK", "MKNOD", "FSINFO", "FSSTAT", "PATHCONF", "LOOKUPP", NULL,
 };
-static const char *const stat_ops[] = { "LOOKUP", "GETATTR", "ACCESS", NULL };
 static const char *const io_ops[] = { "READ", "WRITE", NULL };
 
+/* Where a node is in the capture's name space as the plan walks it. */
 typedef struct {
-  GHashTable *dirs;         /* fh_hash set */
-  GHashTable *file_index;   /* fh_hash -> index + 1 */
-  GHashTable *object_ops;   /* file index (or NO_FILE) -> GArray of op indices */
+  guint32     cur_parent;   /* REPLAY_NFS_NO_FILE: not in the name space (unknown or removed) */
+  const char *cur_name;
+  guint32     merged_into;  /* a placeholder found to be this node, or REPLAY_NFS_NO_FILE */
+  gboolean    placed;       /* its start location is known (parent, leaf) */
+  guint       children;     /* names placed in it at the start */
+} NodeState;
+
+typedef struct {
+  GHashTable *dirs;         /* fh_hash set: handles used as directories */
+  GHashTable *node_index;   /* fh_hash -> index + 1 */
+  GHashTable *first_seen;   /* fh_hash -> record index + 1 of its first appearance */
+  GHashTable *loc;          /* "parent/name" -> node index + 1: the name space now */
+  GHashTable *object_ops;   /* node index (or NO_FILE) -> GArray of op indices */
+  GHashTable *open_count;   /* node index -> OPENs planned and not yet closed */
+  GArray     *state;        /* NodeState per node */
 } PlanMaps;
 
 /* How far back an operation looks for the one it depends on. */
 #define REPLAY_NFS_DEP_SCAN 64
+/* Deeper paths go to unnamed/ (a parent chain this long is a loop). */
+#define REPLAY_NFS_MAX_DEPTH 256
 
+static ReplayNfsFile *
+node_at (ReplayNfsPlan *plan, guint32 i)
+{
+  return &g_array_index (plan->files, ReplayNfsFile, i);
+}
+
+static NodeState *
+state_at (PlanMaps *m, guint32 i)
+{
+  return &g_array_index (m->state, NodeState, i);
+}
+
+static guint32
+new_node (ReplayNfsPlan *plan, PlanMaps *m, guint64 fh, ReplayNfsNodeType type)
+{
+  ReplayNfsFile f = { .fh_hash = fh, .type = type, .parent = REPLAY_NFS_NO_FILE };
+  NodeState st = { REPLAY_NFS_NO_FILE, NULL, REPLAY_NFS_NO_FILE, FALSE, 0 };
+
+  g_snprintf (f.name, sizeof f.name, "%016" G_GINT64_MODIFIER "x", fh);
+  g_array_append_val (plan->files, f);
+  g_array_append_val (m->state, st);
+  return plan->files->len - 1;
+}
+
+/* The node of handle @fh (made on first use); NO_FILE for handle 0. */
 static guint32
 plan_file (ReplayNfsPlan *plan, PlanMaps *m, guint64 fh)
 {
   gpointer v;
-  ReplayNfsFile f = { .fh_hash = fh };
+  guint32 i;
 
-  if (fh == 0 || g_hash_table_contains (m->dirs, &fh))
+  if (fh == 0)
     return REPLAY_NFS_NO_FILE;
-  if (g_hash_table_lookup_extended (m->file_index, &fh, NULL, &v))
+  if (g_hash_table_lookup_extended (m->node_index, &fh, NULL, &v))
     return GPOINTER_TO_UINT (v) - 1;
-  g_snprintf (f.name, sizeof f.name, "%016" G_GINT64_MODIFIER "x", fh);
-  g_array_append_val (plan->files, f);
-  g_hash_table_insert (m->file_index, g_memdup2 (&fh, sizeof fh),
-                       GUINT_TO_POINTER (plan->files->len));
-  return plan->files->len - 1;
+  i = new_node (plan, m, fh, g_hash_table_contains (m->dirs, &fh) ? REPLAY_NFS_NODE_DIR
+                                                                  : REPLAY_NFS_NODE_FILE);
+  g_hash_table_insert (m->node_index, g_memdup2 (&fh, sizeof fh), GUINT_TO_POINTER (i + 1));
+  return i;
 }
 
-/* First pass: which handles are directories, then every other handle's
+static void
+note_dir (PlanMaps *m, guint64 fh)
+{
+  if (fh != 0 && !g_hash_table_contains (m->dirs, &fh))
+    g_hash_table_add (m->dirs, g_memdup2 (&fh, sizeof fh));
+}
+
+static void
+note_seen (PlanMaps *m, guint64 fh, guint i)
+{
+  if (fh != 0 && !g_hash_table_contains (m->first_seen, &fh))
+    g_hash_table_insert (m->first_seen, g_memdup2 (&fh, sizeof fh), GUINT_TO_POINTER (i + 1));
+}
+
+static gboolean
+is_mkdir (const TraceNfsRecord *rec)
+{
+  return strcmp (rec->op, "MKDIR") == 0 || (strcmp (rec->op, "CREATE") == 0 && rec->create_type == 2);
+}
+
+/* First pass, one record: which handles are directories, and where each
+ * handle first appears. */
+static void
+plan_scan (PlanMaps *m, const TraceNfsRecord *rec, guint i)
+{
+  if (rec->fh_hash != 0 && op_is (rec, dir_ops))
+    note_dir (m, rec->fh_hash);
+  note_dir (m, rec->dir_fh_hash);
+  note_dir (m, rec->dir2_fh_hash);
+  if (is_mkdir (rec) && rec->status == 0)
+    note_dir (m, rec->obj_fh_hash);
+  note_seen (m, rec->fh_hash, i);
+  note_seen (m, rec->dir_fh_hash, i);
+  note_seen (m, rec->dir2_fh_hash, i);
+  note_seen (m, rec->src_fh_hash, i);
+  note_seen (m, rec->obj_fh_hash, i);
+}
+
+/* Second pass, one record: the nodes of its handles, and each file's
  * largest extent.  A READ counts what the reply returned when there is one
  * (a read past the end asks for more than the file holds). */
 static void
-plan_files (ReplayNfsPlan *plan, PlanMaps *m, const GArray *records)
+plan_sizes (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec)
 {
-  for (guint i = 0; i < records->len; i++)
-    {
-      const TraceNfsRecord *rec = &g_array_index (records, TraceNfsRecord, i);
-      if (rec->fh_hash != 0 && op_is (rec, dir_ops))
-        g_hash_table_add (m->dirs, g_memdup2 (&rec->fh_hash, sizeof rec->fh_hash));
-    }
-  for (guint i = 0; i < records->len; i++)
-    {
-      const TraceNfsRecord *rec = &g_array_index (records, TraceNfsRecord, i);
-      guint32 f = plan_file (plan, m, rec->fh_hash);
-      ReplayNfsFile *file;
-      guint64 end = 0;
+  guint32 f = plan_file (plan, m, rec->fh_hash);
+  ReplayNfsFile *file;
+  guint64 end = 0;
 
-      if (rec->obj_fh_hash != 0)
-        plan_file (plan, m, rec->obj_fh_hash);
-      if (f == REPLAY_NFS_NO_FILE)
-        continue;
-      file = &g_array_index (plan->files, ReplayNfsFile, f);
-      if (strcmp (rec->op, "READ") == 0)
-        {
-          guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? rec->reply_count : rec->count;
-          end = rec->offset + n;
-          file->read = TRUE;
-        }
-      else if (strcmp (rec->op, "WRITE") == 0)
-        {
-          end = rec->offset + rec->count;
-          file->written = TRUE;
-        }
-      if (rec->file_size > 0)
-        end = MAX (end, (guint64) rec->file_size);
-      file->size_bytes = MAX (file->size_bytes, end);
+  plan_file (plan, m, rec->obj_fh_hash);
+  plan_file (plan, m, rec->dir_fh_hash);
+  plan_file (plan, m, rec->dir2_fh_hash);
+  if (f == REPLAY_NFS_NO_FILE || node_at (plan, f)->type != REPLAY_NFS_NODE_FILE)
+    return;
+  file = node_at (plan, f);
+  if (strcmp (rec->op, "READ") == 0)
+    {
+      guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? rec->reply_count : rec->count;
+      end = rec->offset + n;
+      file->read = TRUE;
+    }
+  else if (strcmp (rec->op, "WRITE") == 0)
+    {
+      end = rec->offset + rec->count;
+      file->written = TRUE;
+    }
+  if (rec->file_size > 0)
+    end = MAX (end, (guint64) rec->file_size);
+  file->size_bytes = MAX (file->size_bytes, end);
+}
+
+/* ---- plan: the name space ----------------------------------------------------- */
+
+/* A name a local directory can hold: what was captured whole, not "." or
+ * "..", no '/'. */
+static gboolean
+usable_name (const char *name, guint32 len)
+{
+  return len > 0 && strlen (name) == len && strchr (name, '/') == NULL && strcmp (name, ".") != 0
+         && strcmp (name, "..") != 0;
+}
+
+static char *
+loc_key (guint32 parent, const char *name)
+{
+  return g_strdup_printf ("%u/%s", parent, name);
+}
+
+static guint32
+ns_at (PlanMaps *m, guint32 parent, const char *name)
+{
+  g_autofree char *key = loc_key (parent, name);
+  return GPOINTER_TO_UINT (g_hash_table_lookup (m->loc, key)) - 1;
+}
+
+static void
+ns_unbind (PlanMaps *m, guint32 node)
+{
+  NodeState *st = state_at (m, node);
+
+  if (st->cur_parent != REPLAY_NFS_NO_FILE)
+    {
+      g_autofree char *key = loc_key (st->cur_parent, st->cur_name);
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (m->loc, key)) == node + 1)
+        g_hash_table_remove (m->loc, key);
+    }
+  st->cur_parent = REPLAY_NFS_NO_FILE;
+  st->cur_name = NULL;
+}
+
+/* (@parent, @name) no longer names @node (REMOVE, RMDIR). */
+static void
+ns_drop (PlanMaps *m, guint32 node, guint32 parent, const char *name)
+{
+  g_autofree char *key = loc_key (parent, name);
+  NodeState *st = state_at (m, node);
+
+  g_hash_table_remove (m->loc, key);
+  if (st->cur_parent == parent && g_strcmp0 (st->cur_name, name) == 0)
+    {
+      st->cur_parent = REPLAY_NFS_NO_FILE;
+      st->cur_name = NULL;
     }
 }
+
+/* Put @node at (@parent, @name) now, replacing what was there; at its start
+ * location too when it has none and exists from the start. */
+static void
+ns_place (ReplayNfsPlan *plan, PlanMaps *m, guint32 node, guint32 parent, const char *name)
+{
+  guint32 old = ns_at (m, parent, name);
+  NodeState *st;
+
+  if (old != REPLAY_NFS_NO_FILE && old != node)
+    ns_unbind (m, old);
+  ns_unbind (m, node);
+  st = state_at (m, node);
+  st->cur_parent = parent;
+  st->cur_name = name;
+  g_hash_table_insert (m->loc, loc_key (parent, name), GUINT_TO_POINTER (node + 1));
+  if (!st->placed)
+    {
+      ReplayNfsFile *f = node_at (plan, node);
+      st->placed = TRUE;
+      f->parent = parent;
+      f->leaf = name;
+    }
+}
+
+/* What sits at (@parent, @name): a node, or a placeholder that existed from
+ * the start there (the capture names it before showing its handle). */
+static guint32
+ns_lookup_or_placeholder (ReplayNfsPlan *plan, PlanMaps *m, guint32 parent, const char *name,
+                          ReplayNfsNodeType type)
+{
+  guint32 node = ns_at (m, parent, name);
+
+  if (node == REPLAY_NFS_NO_FILE)
+    {
+      node = new_node (plan, m, 0, type);
+      ns_place (plan, m, node, parent, name);
+    }
+  return node;
+}
+
+/* A LOOKUP-like binding: (@parent, @name) is @node.  A placeholder there is
+ * @node (merged); a node already elsewhere keeps its place (a second name:
+ * a hard link). */
+static void
+ns_bind (ReplayNfsPlan *plan, PlanMaps *m, guint32 node, guint32 parent, const char *name)
+{
+  NodeState *st = state_at (m, node);
+  guint32 there = ns_at (m, parent, name);
+
+  if (there == node || st->cur_parent != REPLAY_NFS_NO_FILE)
+    return;
+  if (there != REPLAY_NFS_NO_FILE && node_at (plan, there)->fh_hash == 0 && !st->placed
+      && !node_at (plan, node)->created)
+    {
+      NodeState *ph = state_at (m, there);
+      ReplayNfsFile *f = node_at (plan, node);
+      ReplayNfsFile *p = node_at (plan, there);
+
+      st->placed = ph->placed;
+      f->parent = p->parent;
+      f->leaf = p->leaf;
+      /* a node the capture made without showing its handle (a v2 SYMLINK) */
+      if (p->created)
+        {
+          f->created = TRUE;
+          f->type = p->type;
+          f->link_text = p->link_text;
+        }
+      ph->merged_into = node;
+      ph->placed = FALSE;
+      p->created = FALSE;
+    }
+  ns_place (plan, m, node, parent, name);
+}
+
+/* ---- plan: operations ---------------------------------------------------------- */
 
 static void
 count_skipped (ReplayNfsPlan *plan, const char *op)
@@ -145,6 +344,13 @@ count_skipped (ReplayNfsPlan *plan, const char *op)
   (*n)++;
 }
 
+static void
+count_skipped_why (ReplayNfsPlan *plan, const char *op, const char *why)
+{
+  g_autofree char *text = g_strdup_printf ("%s (%s)", op, why);
+  count_skipped (plan, text);
+}
+
 /* The local equivalent of a traced operation; FALSE when there is none. */
 static gboolean
 classify (const TraceNfsRecord *rec, ReplayNfsKind *kind)
@@ -154,59 +360,259 @@ classify (const TraceNfsRecord *rec, ReplayNfsKind *kind)
     { "COMMIT", REPLAY_NFS_COMMIT }, { "CREATE", REPLAY_NFS_CREATE },
     { "REMOVE", REPLAY_NFS_REMOVE }, { "SETATTR", REPLAY_NFS_TRUNCATE },
     { "READDIR", REPLAY_NFS_READDIR }, { "READDIRPLUS", REPLAY_NFS_READDIR },
+    { "LOOKUP", REPLAY_NFS_STAT }, { "GETATTR", REPLAY_NFS_STAT }, { "ACCESS", REPLAY_NFS_STAT },
+    { "MKDIR", REPLAY_NFS_MKDIR }, { "RMDIR", REPLAY_NFS_RMDIR }, { "RENAME", REPLAY_NFS_RENAME },
+    { "LINK", REPLAY_NFS_LINK }, { "SYMLINK", REPLAY_NFS_SYMLINK }, { "OPEN", REPLAY_NFS_OPEN },
+    { "CLOSE", REPLAY_NFS_CLOSE },
   };
 
-  if (op_is (rec, stat_ops))
-    {
-      *kind = REPLAY_NFS_STAT;
-      return TRUE;
-    }
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)
     if (strcmp (rec->op, map[i].op) == 0)
       {
         *kind = map[i].kind;
+        /* NFSv4 CREATE makes directories and symbolic links (files come by OPEN) */
+        if (*kind == REPLAY_NFS_CREATE && rec->vers == 4)
+          {
+            if (rec->create_type == 2)
+              *kind = REPLAY_NFS_MKDIR;
+            else if (rec->create_type == 5)
+              *kind = REPLAY_NFS_SYMLINK;
+            else
+              return FALSE;
+          }
         return TRUE;
       }
   return FALSE;
 }
 
 static gboolean
-kind_modifies (ReplayNfsKind kind)
+kind_modifies (const ReplayNfsOp *op)
 {
-  return kind == REPLAY_NFS_WRITE || kind == REPLAY_NFS_CREATE || kind == REPLAY_NFS_REMOVE
-         || kind == REPLAY_NFS_TRUNCATE;
+  switch (op->kind)
+    {
+    case REPLAY_NFS_WRITE: case REPLAY_NFS_CREATE: case REPLAY_NFS_REMOVE: case REPLAY_NFS_TRUNCATE:
+    case REPLAY_NFS_MKDIR: case REPLAY_NFS_RMDIR: case REPLAY_NFS_RENAME: case REPLAY_NFS_LINK:
+    case REPLAY_NFS_SYMLINK:
+      return TRUE;
+    case REPLAY_NFS_OPEN:
+      return op->create;
+    default:
+      return FALSE;
+    }
 }
 
-/* The latest earlier operation on the same object whose traced reply came
- * before this call (@call_ns), and record this one for later ones. */
+static gboolean
+kind_by_name (ReplayNfsKind kind)
+{
+  return kind == REPLAY_NFS_CREATE || kind == REPLAY_NFS_REMOVE || kind == REPLAY_NFS_MKDIR
+         || kind == REPLAY_NFS_RMDIR || kind == REPLAY_NFS_RENAME || kind == REPLAY_NFS_LINK
+         || kind == REPLAY_NFS_SYMLINK || kind == REPLAY_NFS_OPEN;
+}
+
+/* The latest earlier operation on @object whose traced reply came before
+ * this call (@call_ns). */
 static gint32
 plan_dependency (ReplayNfsPlan *plan, PlanMaps *m, guint32 object, gint64 call_ns)
 {
   GArray *list = g_hash_table_lookup (m->object_ops, GUINT_TO_POINTER (object));
-  gint32 after = -1;
+
+  if (list == NULL)
+    return -1;
+  for (guint k = list->len, n = 0; k > 0 && n < REPLAY_NFS_DEP_SCAN; k--, n++)
+    {
+      guint j = g_array_index (list, guint, k - 1);
+      const ReplayNfsOp *prev = &g_array_index (plan->ops, ReplayNfsOp, j);
+      if (prev->traced_reply_ns >= 0 && prev->traced_reply_ns <= call_ns)
+        return (gint32) j;
+    }
+  return -1;
+}
+
+static void
+plan_register (PlanMaps *m, guint32 object, guint index)
+{
+  GArray *list = g_hash_table_lookup (m->object_ops, GUINT_TO_POINTER (object));
 
   if (list == NULL)
     {
       list = g_array_new (FALSE, FALSE, sizeof (guint));
       g_hash_table_insert (m->object_ops, GUINT_TO_POINTER (object), list);
     }
-  for (guint k = list->len, n = 0; k > 0 && n < REPLAY_NFS_DEP_SCAN; k--, n++)
+  g_array_append_val (list, index);
+}
+
+/* The two latest dependencies among the op's nodes, then register it on them. */
+static void
+plan_dependencies (ReplayNfsPlan *plan, PlanMaps *m, ReplayNfsOp *op, gint64 call_ns)
+{
+  const guint32 all[3] = { op->file, op->dir, op->dir2 };
+  guint32 objects[3] = { REPLAY_NFS_NO_FILE };
+  guint n = 0;
+
+  op->after = op->after2 = -1;
+  for (guint k = 0; k < 3; k++)
     {
-      guint j = g_array_index (list, guint, k - 1);
-      const ReplayNfsOp *prev = &g_array_index (plan->ops, ReplayNfsOp, j);
-      if (prev->traced_reply_ns >= 0 && prev->traced_reply_ns <= call_ns)
-        {
-          after = (gint32) j;
-          break;
-        }
+      gboolean dup = FALSE;
+      for (guint j = 0; j < n; j++)
+        dup = dup || objects[j] == all[k];
+      if (all[k] != REPLAY_NFS_NO_FILE && !dup)
+        objects[n++] = all[k];
     }
-  g_array_append_val (list, plan->ops->len);
-  return after;
+  if (n == 0)
+    n = 1;                          /* the replay directory itself (NO_FILE) */
+  for (guint k = 0; k < n; k++)
+    {
+      gint32 d = plan_dependency (plan, m, objects[k], call_ns);
+      if (d > op->after)
+        {
+          op->after2 = op->after;
+          op->after = d;
+        }
+      else if (d > op->after2 && d != op->after)
+        op->after2 = d;
+    }
+  for (guint k = 0; k < n; k++)
+    plan_register (m, objects[k], plan->ops->len);
+}
+
+static const char *
+intern (ReplayNfsPlan *plan, const char *s)
+{
+  return g_string_chunk_insert_const (plan->strings, s);
+}
+
+/* The name-space side of a name operation: the nodes it works on, and the
+ * capture's name space after it (successful replies only).  FALSE (counted
+ * as skipped) when it cannot be replayed by name. */
+static gboolean
+plan_names (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint rec_index,
+            ReplayNfsOp *op)
+{
+  gboolean ok = rec->status == 0;
+  guint32 dir = plan_file (plan, m, rec->dir_fh_hash);
+  guint32 obj = plan_file (plan, m, rec->obj_fh_hash);
+  gboolean named = dir != REPLAY_NFS_NO_FILE && usable_name (rec->name, rec->name_len);
+  const char *name = named ? intern (plan, rec->name) : NULL;
+  gboolean fresh = obj != REPLAY_NFS_NO_FILE
+                   && GPOINTER_TO_UINT (g_hash_table_lookup (m->first_seen, &rec->obj_fh_hash)) == rec_index + 1;
+
+  op->dir = dir;
+  op->name = name;
+  switch (op->kind)
+    {
+    case REPLAY_NFS_STAT:       /* LOOKUP: the name, else what it found */
+      if (named && ok && obj != REPLAY_NFS_NO_FILE)
+        ns_bind (plan, m, obj, dir, name);
+      op->file = obj;
+      if (!named)
+        {
+          op->dir = REPLAY_NFS_NO_FILE;
+          if (obj == REPLAY_NFS_NO_FILE)
+            {
+              count_skipped_why (plan, rec->op, "no name or handle");
+              return FALSE;
+            }
+        }
+      return TRUE;
+    case REPLAY_NFS_OPEN:
+      if (!named)
+        {
+          count_skipped_why (plan, rec->op, rec->name_len == 0 ? "no name: claim by handle"
+                                                                : "name or directory unknown");
+          return FALSE;
+        }
+      /* O_CREAT when the capture created the file (its handle first seen
+       * here), or cannot tell (no handle) */
+      op->create = rec->open_create && plan->allow_write && (obj == REPLAY_NFS_NO_FILE || fresh);
+      if (obj == REPLAY_NFS_NO_FILE)
+        obj = ns_lookup_or_placeholder (plan, m, dir, name, REPLAY_NFS_NODE_FILE);
+      else if (ok && fresh && op->create)
+        {
+          node_at (plan, obj)->created = TRUE;
+          ns_place (plan, m, obj, dir, name);
+        }
+      else if (ok)
+        ns_bind (plan, m, obj, dir, name);
+      op->file = obj;
+      return TRUE;
+    case REPLAY_NFS_CREATE: case REPLAY_NFS_MKDIR: case REPLAY_NFS_SYMLINK:
+      op->file = REPLAY_NFS_NO_FILE;
+      if (!named)
+        {
+          count_skipped_why (plan, rec->op, "name or directory unknown");
+          return FALSE;
+        }
+      if (op->kind == REPLAY_NFS_SYMLINK)
+        {
+          if (rec->name2_len == 0 || strlen (rec->name2) != rec->name2_len)
+            {
+              count_skipped_why (plan, rec->op, "link text not captured");
+              return FALSE;
+            }
+          op->name2 = intern (plan, rec->name2);
+        }
+      if (!ok)
+        return TRUE;
+      if (obj == REPLAY_NFS_NO_FILE)
+        obj = new_node (plan, m, 0, REPLAY_NFS_NODE_FILE);
+      node_at (plan, obj)->type = op->kind == REPLAY_NFS_MKDIR ? REPLAY_NFS_NODE_DIR
+                                  : op->kind == REPLAY_NFS_SYMLINK ? REPLAY_NFS_NODE_SYMLINK
+                                  : node_at (plan, obj)->type;
+      if (op->kind == REPLAY_NFS_SYMLINK)
+        node_at (plan, obj)->link_text = op->name2;
+      if ((fresh || rec->obj_fh_hash == 0) && plan->allow_write)
+        {
+          node_at (plan, obj)->created = TRUE;
+          ns_place (plan, m, obj, dir, name);
+        }
+      else
+        ns_bind (plan, m, obj, dir, name);
+      op->file = obj;
+      return TRUE;
+    case REPLAY_NFS_REMOVE: case REPLAY_NFS_RMDIR:
+      if (!named)
+        {
+          count_skipped_why (plan, rec->op, "name or directory unknown");
+          return FALSE;
+        }
+      op->file = ns_lookup_or_placeholder (plan, m, dir, name, op->kind == REPLAY_NFS_RMDIR
+                                                               ? REPLAY_NFS_NODE_DIR : REPLAY_NFS_NODE_FILE);
+      if (ok)
+        ns_drop (m, op->file, dir, name);
+      return TRUE;
+    case REPLAY_NFS_RENAME:
+      op->dir2 = plan_file (plan, m, rec->dir2_fh_hash);
+      if (!named || op->dir2 == REPLAY_NFS_NO_FILE || !usable_name (rec->name2, rec->name2_len))
+        {
+          count_skipped_why (plan, rec->op, "names or directories unknown");
+          return FALSE;
+        }
+      op->name2 = intern (plan, rec->name2);
+      op->file = ns_lookup_or_placeholder (plan, m, dir, name, REPLAY_NFS_NODE_FILE);
+      if (ok)
+        ns_place (plan, m, op->file, op->dir2, op->name2);
+      return TRUE;
+    case REPLAY_NFS_LINK:
+      op->file = plan_file (plan, m, rec->src_fh_hash);
+      if (!named || op->file == REPLAY_NFS_NO_FILE)
+        {
+          count_skipped_why (plan, rec->op, "name, directory or file unknown");
+          return FALSE;
+        }
+      if (ok)
+        {
+          g_hash_table_insert (m->loc, loc_key (dir, name), GUINT_TO_POINTER (op->file + 1));
+          ns_bind (plan, m, op->file, dir, name);
+        }
+      return TRUE;
+    default:
+      return TRUE;
+    }
 }
 
 /* Second half of the plan: one ReplayNfsOp per replayable record. */
 static void
-plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, gint64 first_ns)
+plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint rec_index, gint64 first_ns)
 {
   ReplayNfsOp op = { 0 };
 
@@ -222,18 +628,44 @@ plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, gint64 fir
       count_skipped (plan, "SETATTR (no size)");
       return;
     }
-  if (kind_modifies (op.kind) && !plan->allow_write)
+  g_strlcpy (op.op, rec->op, sizeof op.op);
+  op.file = plan_file (plan, m, rec->fh_hash);
+  op.dir = op.dir2 = REPLAY_NFS_NO_FILE;
+  op.traced_failed = rec->status > 0;
+  if (op.kind == REPLAY_NFS_READDIR)
+    {
+      op.dir = op.file;
+      op.file = REPLAY_NFS_NO_FILE;
+    }
+  if (op.kind == REPLAY_NFS_CLOSE)
+    {
+      guint open = GPOINTER_TO_UINT (g_hash_table_lookup (m->open_count, GUINT_TO_POINTER (op.file)));
+      if (op.file == REPLAY_NFS_NO_FILE || open == 0)
+        {
+          count_skipped_why (plan, rec->op, "no replayed OPEN");
+          return;
+        }
+      g_hash_table_insert (m->open_count, GUINT_TO_POINTER (op.file), GUINT_TO_POINTER (open - 1));
+    }
+  if ((kind_by_name (op.kind) || strcmp (rec->op, "LOOKUP") == 0)
+      && !plan_names (plan, m, rec, rec_index, &op))
+    return;
+  if (kind_modifies (&op) && !plan->allow_write)
     {
       plan->skipped_writes++;
       return;
     }
-  g_strlcpy (op.op, rec->op, sizeof op.op);
-  op.file = plan_file (plan, m, rec->fh_hash);
-  /* LOOKUP's handle is the directory: stat what it found. */
-  if (strcmp (rec->op, "LOOKUP") == 0 && rec->obj_fh_hash != 0)
-    op.file = plan_file (plan, m, rec->obj_fh_hash);
-  if (op.file == REPLAY_NFS_NO_FILE
-      && (op_is (rec, io_ops) || op.kind == REPLAY_NFS_COMMIT || op.kind == REPLAY_NFS_TRUNCATE))
+  if (kind_modifies (&op) && op.traced_failed)
+    {
+      plan->skipped_traced_failed++;
+      return;
+    }
+  if (op.kind == REPLAY_NFS_OPEN)
+    g_hash_table_insert (m->open_count, GUINT_TO_POINTER (op.file),
+                         GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (m->open_count,
+                                                                                  GUINT_TO_POINTER (op.file))) + 1));
+  if ((op_is (rec, io_ops) || op.kind == REPLAY_NFS_COMMIT || op.kind == REPLAY_NFS_TRUNCATE)
+      && (op.file == REPLAY_NFS_NO_FILE || node_at (plan, op.file)->type != REPLAY_NFS_NODE_FILE))
     {
       plan->skipped_no_file++;
       return;
@@ -259,10 +691,170 @@ plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, gint64 fir
   op.traced_latency_ns = rec->latency_ns;
   op.traced_reply_ns = rec->reply_time_ns >= 0 ? rec->reply_time_ns - first_ns : -1;
   op.xid = rec->xid;
-  op.after = plan_dependency (plan, m, op.file, rec->time_ns - first_ns);
+  plan_dependencies (plan, m, &op, rec->time_ns - first_ns);
   plan->n_by_kind[op.kind]++;
   plan->span_ns = MAX (plan->span_ns, op.sched_ns);
   g_array_append_val (plan->ops, op);
+}
+
+/* ---- plan: paths ------------------------------------------------------------------ */
+
+static guint32
+resolve (PlanMaps *m, guint32 node)
+{
+  for (guint n = 0; node != REPLAY_NFS_NO_FILE && n < 64; n++)
+    {
+      guint32 next = state_at (m, node)->merged_into;
+      if (next == REPLAY_NFS_NO_FILE)
+        break;
+      node = next;
+    }
+  return node;
+}
+
+/* The root: the directory without a known parent that holds most names at
+ * the start. */
+static guint32
+choose_root (ReplayNfsPlan *plan, PlanMaps *m)
+{
+  guint32 root = REPLAY_NFS_NO_FILE;
+
+  for (guint i = 0; i < plan->files->len; i++)
+    {
+      const ReplayNfsFile *f = node_at (plan, i);
+      if (state_at (m, i)->placed && f->parent != REPLAY_NFS_NO_FILE)
+        state_at (m, f->parent)->children++;
+    }
+  for (guint i = 0; i < plan->files->len; i++)
+    {
+      const ReplayNfsFile *f = node_at (plan, i);
+      if (f->type != REPLAY_NFS_NODE_DIR || state_at (m, i)->placed || f->created
+          || state_at (m, i)->merged_into != REPLAY_NFS_NO_FILE)
+        continue;
+      if (root == REPLAY_NFS_NO_FILE || state_at (m, i)->children > state_at (m, root)->children)
+        root = i;
+    }
+  return root;
+}
+
+typedef enum {
+  PATH_NAMED,            /* under the root */
+  PATH_UNDER_UNNAMED,    /* under a directory of unnamed/ */
+  PATH_UNNAMED,          /* itself in unnamed/ */
+} PathKind;
+
+/* Path of node @i at the start ("" for the root) and its depth. */
+static PathKind
+node_path (ReplayNfsPlan *plan, PlanMaps *m, guint32 i, GString *out, guint *depth)
+{
+  guint32 chain[REPLAY_NFS_MAX_DEPTH];
+  guint n = 0;
+  guint32 k = i;
+  gboolean created = FALSE;
+  PathKind kind = PATH_NAMED;
+
+  g_string_truncate (out, 0);
+  *depth = 0;
+  while (k != plan->root)
+    {
+      if (n == REPLAY_NFS_MAX_DEPTH)
+        return PATH_UNNAMED;
+      if (!state_at (m, k)->placed || node_at (plan, k)->parent == REPLAY_NFS_NO_FILE)
+        break;
+      if (k != i && (node_at (plan, k)->type != REPLAY_NFS_NODE_DIR || node_at (plan, k)->created))
+        created = TRUE;
+      chain[n++] = k;
+      k = node_at (plan, k)->parent;
+    }
+  if (k != plan->root)
+    {
+      /* the top of the chain has no known parent: it is in unnamed/ */
+      if (k == i || node_at (plan, k)->type != REPLAY_NFS_NODE_DIR || node_at (plan, k)->created)
+        return PATH_UNNAMED;
+      g_string_printf (out, REPLAY_NFS_UNNAMED "/fh-%s", node_at (plan, k)->name);
+      *depth = 2;
+      kind = PATH_UNDER_UNNAMED;
+    }
+  /* a node there from the start sits in directories there from the start */
+  if (created && !node_at (plan, i)->created)
+    return PATH_UNNAMED;
+  for (guint c = n; c > 0; c--)
+    {
+      if (out->len > 0)
+        g_string_append_c (out, '/');
+      g_string_append (out, node_at (plan, chain[c - 1])->leaf);
+    }
+  *depth += n;
+  return kind;
+}
+
+/* Merge placeholders away (ops and nodes renumbered), choose the root,
+ * give every node its path, count. */
+static void
+plan_finish (ReplayNfsPlan *plan, PlanMaps *m)
+{
+  g_autofree guint32 *remap = g_new (guint32, MAX (plan->files->len, 1));
+  g_autoptr (GArray) kept = g_array_new (FALSE, FALSE, sizeof (ReplayNfsFile));
+  g_autoptr (GArray) kept_state = g_array_new (FALSE, FALSE, sizeof (NodeState));
+  g_autoptr (GString) path = g_string_new (NULL);
+
+  for (guint i = 0; i < plan->files->len; i++)
+    if (state_at (m, i)->merged_into == REPLAY_NFS_NO_FILE)
+      {
+        remap[i] = kept->len;
+        g_array_append_val (kept, *node_at (plan, i));
+        g_array_append_val (kept_state, *state_at (m, i));
+      }
+  for (guint i = 0; i < plan->files->len; i++)
+    if (state_at (m, i)->merged_into != REPLAY_NFS_NO_FILE)
+      remap[i] = remap[resolve (m, i)];
+#define REMAP(x) ((x) == REPLAY_NFS_NO_FILE ? REPLAY_NFS_NO_FILE : remap[(x)])
+  for (guint i = 0; i < plan->ops->len; i++)
+    {
+      ReplayNfsOp *op = &g_array_index (plan->ops, ReplayNfsOp, i);
+      op->file = REMAP (op->file);
+      op->dir = REMAP (op->dir);
+      op->dir2 = REMAP (op->dir2);
+    }
+  for (guint i = 0; i < kept->len; i++)
+    {
+      ReplayNfsFile *f = &g_array_index (kept, ReplayNfsFile, i);
+      f->parent = REMAP (f->parent);
+    }
+#undef REMAP
+  g_array_set_size (plan->files, 0);
+  g_array_append_vals (plan->files, kept->data, kept->len);
+  g_array_set_size (m->state, 0);
+  g_array_append_vals (m->state, kept_state->data, kept_state->len);
+
+  plan->root = choose_root (plan, m);
+  for (guint i = 0; i < plan->files->len; i++)
+    {
+      ReplayNfsFile *f = node_at (plan, i);
+      guint depth;
+      PathKind kind = node_path (plan, m, i, path, &depth);
+
+      f->named = kind == PATH_NAMED;
+      if (kind == PATH_UNNAMED)
+        {
+          g_string_printf (path, REPLAY_NFS_UNNAMED "/fh-%s", f->name);
+          f->parent = REPLAY_NFS_NO_FILE;
+          depth = 2;
+          /* placeholders are always placed: a distinct unnamed name */
+          if (f->fh_hash == 0)
+            g_string_append_printf (path, "-%u", i);
+          f->leaf = intern (plan, strrchr (path->str, '/') + 1);
+        }
+      f->path = intern (plan, path->str);
+      f->depth = depth;
+      plan->n_type[f->type]++;
+      plan->n_named += f->named;
+      plan->n_unnamed += !f->named;
+      plan->n_created += f->created;
+      plan->max_depth = MAX (plan->max_depth, depth);
+      if (f->type == REPLAY_NFS_NODE_FILE && !f->created)
+        plan->file_bytes += f->size_bytes;
+    }
 }
 
 static gboolean
@@ -283,33 +875,83 @@ check_plan_options (const ReplayNfsOptions *opts, GError **error)
   return TRUE;
 }
 
-ReplayNfsPlan *
-replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GError **error)
-{
-  g_autoptr (ReplayNfsPlan) plan = g_new0 (ReplayNfsPlan, 1);
+/* The plan under construction: two passes over the records (a stored
+ * array, or a capture decoded twice so that memory holds the plan, not
+ * the records). */
+typedef struct {
+  ReplayNfsPlan *plan;
   PlanMaps m;
-  gint64 first_ns = records->len > 0 ? g_array_index (records, TraceNfsRecord, 0).time_ns : 0;
+  gint64   first_ns;
+  guint    n_scanned;
+  guint    n_planned;
+} PlanBuilder;
+
+static PlanBuilder *
+builder_new (const ReplayNfsOptions *opts, GError **error)
+{
+  PlanBuilder *b;
+  ReplayNfsPlan *plan;
 
   if (!check_plan_options (opts, error))
     return NULL;
+  b = g_new0 (PlanBuilder, 1);
+  plan = b->plan = g_new0 (ReplayNfsPlan, 1);
   plan->timing = opts->timing;
   plan->speed = opts->speed;
   plan->allow_write = opts->allow_write;
   plan->files = g_array_new (FALSE, FALSE, sizeof (ReplayNfsFile));
   plan->ops = g_array_new (FALSE, FALSE, sizeof (ReplayNfsOp));
+  plan->strings = g_string_chunk_new (4096);
   plan->skipped_ops = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  plan->records = records->len;
-  m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m.file_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  m.object_ops = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
-  plan_files (plan, &m, records);
-  for (guint i = 0; i < records->len; i++)
-    plan_op (plan, &m, &g_array_index (records, TraceNfsRecord, i), first_ns);
-  g_hash_table_unref (m.dirs);
-  g_hash_table_unref (m.file_index);
-  g_hash_table_unref (m.object_ops);
-  for (guint i = 0; i < plan->files->len; i++)
-    plan->file_bytes += g_array_index (plan->files, ReplayNfsFile, i).size_bytes;
+  plan->root = REPLAY_NFS_NO_FILE;
+  b->m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.node_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.first_seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  b->m.loc = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  b->m.object_ops = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  b->m.open_count = g_hash_table_new (NULL, NULL);
+  b->m.state = g_array_new (FALSE, FALSE, sizeof (NodeState));
+  return b;
+}
+
+static void
+builder_free (PlanBuilder *b)
+{
+  replay_nfs_plan_free (b->plan);
+  g_hash_table_unref (b->m.dirs);
+  g_hash_table_unref (b->m.node_index);
+  g_hash_table_unref (b->m.first_seen);
+  g_hash_table_unref (b->m.loc);
+  g_hash_table_unref (b->m.object_ops);
+  g_hash_table_unref (b->m.open_count);
+  g_array_unref (b->m.state);
+  g_free (b);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlanBuilder, builder_free)
+
+static void
+builder_scan (PlanBuilder *b, const TraceNfsRecord *rec)
+{
+  if (b->n_scanned == 0)
+    b->first_ns = rec->time_ns;
+  plan_scan (&b->m, rec, b->n_scanned++);
+}
+
+static void
+builder_plan (PlanBuilder *b, const TraceNfsRecord *rec)
+{
+  plan_sizes (b->plan, &b->m, rec);
+  plan_op (b->plan, &b->m, rec, b->n_planned++, b->first_ns);
+}
+
+/* The plan, or REPLAY_ERROR_EMPTY. */
+static ReplayNfsPlan *
+builder_finish (PlanBuilder *b, GError **error)
+{
+  ReplayNfsPlan *plan = b->plan;
+
+  plan->records = b->n_planned;
+  plan_finish (plan, &b->m);
   if (plan->ops->len == 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
@@ -318,29 +960,82 @@ replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GErr
                    plan->skipped_writes > 0 ? " (writes need --allow-write)" : "");
       return NULL;
     }
-  return g_steal_pointer (&plan);
+  b->plan = NULL;
+  return plan;
+}
+
+ReplayNfsPlan *
+replay_nfs_plan_build (const GArray *records, const ReplayNfsOptions *opts, GError **error)
+{
+  g_autoptr (PlanBuilder) b = builder_new (opts, error);
+
+  if (b == NULL)
+    return NULL;
+  for (guint i = 0; i < records->len; i++)
+    builder_scan (b, &g_array_index (records, TraceNfsRecord, i));
+  for (guint i = 0; i < records->len; i++)
+    builder_plan (b, &g_array_index (records, TraceNfsRecord, i));
+  return builder_finish (b, error);
+}
+
+/* One pass over the capture at @path, feeding @b. */
+static gboolean
+load_pass (PlanBuilder *b, const char *path, gboolean scan, GError **error)
+{
+  g_autoptr (TraceNfsReader) reader = trace_nfs_reader_open (path, error);
+  TraceNfsRecord rec;
+  GError *local = NULL;
+
+  if (reader == NULL)
+    return FALSE;
+  while (trace_nfs_reader_next (reader, &rec, &local))
+    {
+      if (scan)
+        builder_scan (b, &rec);
+      else
+        builder_plan (b, &rec);
+    }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 ReplayNfsPlan *
 replay_nfs_plan_load (const char *capture_path, const ReplayNfsOptions *opts, GError **error)
 {
-  g_autoptr (TraceNfsReader) reader = NULL;
-  g_autoptr (GArray) records = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
-  TraceNfsRecord rec;
-  GError *local = NULL;
+  g_autoptr (PlanBuilder) b = NULL;
   ReplayNfsPlan *plan;
 
-  reader = trace_nfs_reader_open (capture_path, error);
-  if (reader == NULL)
-    return NULL;
-  while (trace_nfs_reader_next (reader, &rec, &local))
-    g_array_append_val (records, rec);
-  if (local != NULL)
+  /* standard input cannot be read twice: keep its records */
+  if (strcmp (capture_path, "-") == 0)
     {
-      g_propagate_error (error, local);
-      return NULL;
+      g_autoptr (TraceNfsReader) reader = trace_nfs_reader_open (capture_path, error);
+      g_autoptr (GArray) records = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+      TraceNfsRecord rec;
+      GError *local = NULL;
+
+      if (reader == NULL)
+        return NULL;
+      while (trace_nfs_reader_next (reader, &rec, &local))
+        g_array_append_val (records, rec);
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      plan = replay_nfs_plan_build (records, opts, error);
     }
-  plan = replay_nfs_plan_build (records, opts, error);
+  else
+    {
+      b = builder_new (opts, error);
+      if (b == NULL)
+        return NULL;
+      plan = load_pass (b, capture_path, TRUE, error) && load_pass (b, capture_path, FALSE, error)
+               ? builder_finish (b, error) : NULL;
+    }
   if (plan == NULL)
     g_prefix_error (error, "%s: ", capture_path);
   return plan;
@@ -354,6 +1049,8 @@ replay_nfs_plan_free (ReplayNfsPlan *plan)
   g_clear_pointer (&plan->files, g_array_unref);
   g_clear_pointer (&plan->ops, g_array_unref);
   g_clear_pointer (&plan->skipped_ops, g_hash_table_unref);
+  if (plan->strings != NULL)
+    g_string_chunk_free (plan->strings);
   g_free (plan);
 }
 
@@ -369,24 +1066,48 @@ print_skipped (const ReplayNfsPlan *plan, FILE *out)
   if (plan->skipped_no_file > 0)
     fprintf (out, "  skipped: %" G_GUINT64_FORMAT " operations without a file handle\n",
              plan->skipped_no_file);
+  if (plan->skipped_traced_failed > 0)
+    fprintf (out, "  skipped: %" G_GUINT64_FORMAT " modifying operations that failed in the capture\n",
+             plan->skipped_traced_failed);
   for (GList *l = keys; l; l = l->next)
     fprintf (out, "  skipped: %" G_GUINT64_FORMAT " %s\n",
              *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data), (char *) l->data);
 }
+
+static const char *const node_type_names[] = { "file", "dir", "symlink" };
+
+/* The name space's size, one line. */
+static void
+print_tree_size (const ReplayNfsPlan *plan, FILE *out)
+{
+  fprintf (out, "  name space: %u nodes (%u directories, %u files, %u symbolic links), %u at traced "
+           "paths, %u in " REPLAY_NFS_UNNAMED "/, %u made by replayed operations, depth %u\n",
+           plan->files->len, plan->n_type[REPLAY_NFS_NODE_DIR], plan->n_type[REPLAY_NFS_NODE_FILE],
+           plan->n_type[REPLAY_NFS_NODE_SYMLINK], plan->n_named, plan->n_unnamed, plan->n_created,
+           plan->max_depth);
+}
+
+/* Nodes listed by --dry-run; the rest is counted. */
+#define REPLAY_NFS_PRINT_NODES 200
 
 void
 replay_nfs_plan_print (const ReplayNfsPlan *plan, FILE *out)
 {
   fprintf (out, "NFS replay plan: %" G_GUINT64_FORMAT " records, %u operations, timing %s, speed %g\n",
            plan->records, plan->ops->len, replay_timing_name (plan->timing), plan->speed);
-  fprintf (out, "  files: %u, %" G_GUINT64_FORMAT " bytes in " REPLAY_NFS_SUBDIR "/\n",
-           plan->files->len, plan->file_bytes);
-  for (guint i = 0; i < plan->files->len; i++)
+  print_tree_size (plan, out);
+  fprintf (out, "  files made at setup: %" G_GUINT64_FORMAT " bytes in " REPLAY_NFS_SUBDIR "/\n",
+           plan->file_bytes);
+  for (guint i = 0; i < plan->files->len && i < REPLAY_NFS_PRINT_NODES; i++)
     {
       const ReplayNfsFile *f = &g_array_index (plan->files, ReplayNfsFile, i);
-      fprintf (out, "    %s  %12" G_GUINT64_FORMAT " bytes%s%s\n", f->name, f->size_bytes,
-               f->read ? "  read (filled)" : "", f->written ? "  written" : "");
+      fprintf (out, "    %-7s %12" G_GUINT64_FORMAT " bytes  %s%s%s%s%s\n", node_type_names[f->type],
+               f->size_bytes, i == plan->root ? "(root)" : "", f->path,
+               f->created ? "  (made by the replay)" : "", f->read ? "  read (filled)" : "",
+               f->written ? "  written" : "");
     }
+  if (plan->files->len > REPLAY_NFS_PRINT_NODES)
+    fprintf (out, "    ... %u more\n", plan->files->len - REPLAY_NFS_PRINT_NODES);
   for (guint k = 0; k < REPLAY_NFS_N_KINDS; k++)
     if (plan->n_by_kind[k] > 0)
       fprintf (out, "  %-9s %10" G_GUINT64_FORMAT "\n", kind_names[k], plan->n_by_kind[k]);
@@ -488,13 +1209,71 @@ fill_file (int fd, const ReplayNfsFile *f, GError **error)
       w = pwrite (fd, buf, n, (off_t) pos);
       if (w <= 0)
         {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->name,
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path,
                        w < 0 ? g_strerror (errno) : "short write");
           return FALSE;
         }
       pos += (guint64) w;
     }
   return TRUE;
+}
+
+/* Empty the replay directory of what an earlier run left (never
+ * following a symbolic link: only entries of this directory go). */
+static gboolean
+clear_dir (int dirfd, const char *where, guint depth, GError **error)
+{
+  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d;
+  struct dirent *e;
+  gboolean ok = TRUE;
+
+  if (fd < 0 || depth > REPLAY_NFS_MAX_DEPTH + 8)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", where,
+                   fd < 0 ? g_strerror (errno) : "too deep to clear");
+      if (fd >= 0)
+        close (fd);
+      return FALSE;
+    }
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      close (fd);
+      return FALSE;
+    }
+  while (ok && (e = readdir (d)) != NULL)
+    {
+      struct stat st;
+
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      if (fstatat (dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (S_ISDIR (st.st_mode))
+        {
+          int sub = openat (dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub >= 0)
+            {
+              ok = clear_dir (sub, where, depth + 1, error);
+              close (sub);
+            }
+          if (ok && unlinkat (dirfd, e->d_name, AT_REMOVEDIR) != 0)
+            {
+              g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s: %s", where, e->d_name,
+                           g_strerror (errno));
+              ok = FALSE;
+            }
+        }
+      else if (unlinkat (dirfd, e->d_name, 0) != 0)
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s: %s", where, e->d_name,
+                       g_strerror (errno));
+          ok = FALSE;
+        }
+    }
+  closedir (d);
+  return ok;
 }
 
 /* Recreate one file: truncated to its size; a file that is read gets real
@@ -504,16 +1283,16 @@ fill_file (int fd, const ReplayNfsFile *f, GError **error)
 static int
 make_file (int dirfd, const ReplayNfsFile *f, gboolean allow_write, GError **error)
 {
-  int fd = openat (dirfd, f->name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  int fd = openat (dirfd, f->leaf, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 
   if (fd < 0)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->name, g_strerror (errno));
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
       return -1;
     }
   if (ftruncate (fd, (off_t) f->size_bytes) != 0)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: ftruncate: %s", f->name,
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: ftruncate: %s", f->path,
                    g_strerror (errno));
       close (fd);
       return -1;
@@ -528,12 +1307,29 @@ make_file (int dirfd, const ReplayNfsFile *f, gboolean allow_write, GError **err
   if (!allow_write)
     {
       /* Reopen read-only: the replay itself cannot modify the file. */
-      int ro = openat (dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      int ro = openat (dirfd, f->leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
       close (fd);
       if (ro < 0)
-        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->name, g_strerror (errno));
+        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
       return ro;
     }
+  return fd;
+}
+
+/* A directory node, made and opened. */
+static int
+make_dir (int dirfd, const ReplayNfsFile *f, GError **error)
+{
+  int fd;
+
+  if (mkdirat (dirfd, f->leaf, 0755) != 0 && errno != EEXIST)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: mkdir: %s", f->path, g_strerror (errno));
+      return -1;
+    }
+  fd = openat (dirfd, f->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
   return fd;
 }
 
@@ -564,16 +1360,14 @@ typedef struct {
   const ReplayNfsOptions *opts;
   const ReplayNfsPlan *plan;
   GArray  *results;
-  int      dirfd;
-  int     *fds;             /* per file */
+  int      dirfd;           /* the replay directory */
+  gint    *fds;             /* per node, atomic: the file or directory descriptor, -1 none */
+  gint    *open_fds;        /* per node, atomic: the descriptor of a replayed OPEN, -1 none */
   ReplayStartGate gate;
   gint     next;            /* atomic: the queue head */
   gint     abort;           /* atomic */
   gint     done;            /* atomic */
   gint     issued;          /* atomic */
-  gint     created_seq;     /* atomic: names of fresh files */
-  GMutex   created_lock;    /* created: names of CREATEd files not yet removed */
-  GPtrArray *created;
   guint32  max_count;
   gboolean yield_in_spin;
   gint    *completed;       /* per op, atomic: 1 once complete */
@@ -642,12 +1436,51 @@ nfs_wait_until (NfsRun *run, gint64 target_ns)
   return TRUE;
 }
 
-static gint32
-do_readdir (NfsRun *run)
+/* The descriptor of directory node @dir (the replay directory for NO_FILE). */
+static int
+dir_fd (NfsRun *run, guint32 dir)
 {
-  int fd = openat (run->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  return dir == REPLAY_NFS_NO_FILE ? run->dirfd : g_atomic_int_get (&run->fds[dir]);
+}
+
+/* Publish @fd as node @node's descriptor if it has none; FALSE if it had. */
+static gboolean
+publish_fd (NfsRun *run, guint32 node, int fd)
+{
+  return node != REPLAY_NFS_NO_FILE && g_atomic_int_compare_and_exchange (&run->fds[node], -1, fd);
+}
+
+/* A creation made the object node @node names now (a handle made again
+ * after a REMOVE, as in a capture repeated): @fd becomes the node's
+ * descriptor.  An older one is replaced in place (dup3 onto its number),
+ * so that a worker still holding the number never meets a reused one.
+ * Takes @fd. */
+static void
+replace_fd (NfsRun *run, guint32 node, int fd)
+{
+  int old;
+
+  if (node == REPLAY_NFS_NO_FILE)
+    {
+      close (fd);
+      return;
+    }
+  if (publish_fd (run, node, fd))
+    return;
+  old = g_atomic_int_get (&run->fds[node]);
+  dup3 (fd, old, O_CLOEXEC);
+  close (fd);
+}
+
+static gint32
+do_readdir (NfsRun *run, const ReplayNfsOp *op)
+{
+  int dfd = dir_fd (run, op->dir);
+  int fd = dfd < 0 ? -1 : openat (dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d;
 
+  if (dfd < 0)
+    return -EBADF;
   if (fd < 0)
     return -errno;
   d = fdopendir (fd);
@@ -668,55 +1501,137 @@ do_readdir (NfsRun *run)
 }
 
 static gint32
-do_create (NfsRun *run)
+do_stat (NfsRun *run, const ReplayNfsOp *op)
 {
-  char name[48];
+  struct stat st;
   int fd;
 
-  g_snprintf (name, sizeof name, REPLAY_NFS_CREATED_PREFIX "%d",
-              g_atomic_int_add (&run->created_seq, 1));
-  fd = openat (run->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (op->name != NULL)
+    {
+      fd = dir_fd (run, op->dir);
+      if (fd < 0)
+        return -EBADF;
+      return fstatat (fd, op->name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+    }
+  fd = dir_fd (run, op->file);
+  if (fd < 0)
+    return -EBADF;
+  return fstat (fd, &st) == 0 ? 0 : -errno;
+}
+
+/* CREATE and OPEN: open(2) of the name; the new descriptor becomes the
+ * node's when it has none (a file the replay creates). */
+static gint32
+do_open (NfsRun *run, const ReplayNfsOp *op)
+{
+  int dfd = dir_fd (run, op->dir);
+  int flags = (run->plan->allow_write ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC;
+  int fd;
+
+  if (dfd < 0)
+    return -EBADF;
+  if (op->kind == REPLAY_NFS_CREATE || op->create)
+    flags |= O_CREAT;
+  fd = openat (dfd, op->name, flags, 0644);
   if (fd < 0)
     return -errno;
-  close (fd);
-  g_mutex_lock (&run->created_lock);
-  g_ptr_array_add (run->created, g_strdup (name));
-  g_mutex_unlock (&run->created_lock);
+  if (op->kind == REPLAY_NFS_OPEN)
+    {
+      int io = dup (fd);
+      int old;
+      if (io >= 0 && op->create)
+        replace_fd (run, op->file, io);
+      else if (io >= 0 && !publish_fd (run, op->file, io))
+        close (io);
+      old = op->file == REPLAY_NFS_NO_FILE ? fd : g_atomic_int_exchange (&run->open_fds[op->file], fd);
+      if (old >= 0)
+        close (old);
+      return 0;
+    }
+  replace_fd (run, op->file, fd);
   return 0;
 }
 
 static gint32
-do_remove (NfsRun *run)
+do_close (NfsRun *run, const ReplayNfsOp *op)
 {
-  char *name = NULL;
-  gint32 e = 0;
+  int fd = g_atomic_int_exchange (&run->open_fds[op->file], -1);
 
-  g_mutex_lock (&run->created_lock);
-  if (run->created->len > 0)
-    name = g_ptr_array_steal_index (run->created, run->created->len - 1);
-  g_mutex_unlock (&run->created_lock);
-  if (name == NULL)
-    return -ENOENT;
-  if (unlinkat (run->dirfd, name, 0) != 0)
-    e = -errno;
-  g_free (name);
-  return e;
+  if (fd < 0)
+    return -EBADF;
+  return close (fd) == 0 ? 0 : -errno;
 }
 
 static gint32
-do_stat (NfsRun *run, const ReplayNfsOp *op)
+do_mkdir (NfsRun *run, const ReplayNfsOp *op)
 {
-  struct stat st;
-  const char *name = op->file == REPLAY_NFS_NO_FILE
-                       ? "." : g_array_index (run->plan->files, ReplayNfsFile, op->file).name;
+  int dfd = dir_fd (run, op->dir);
+  int fd;
 
-  return fstatat (run->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+  if (dfd < 0)
+    return -EBADF;
+  if (mkdirat (dfd, op->name, 0755) != 0)
+    return -errno;
+  fd = openat (dfd, op->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0)
+    replace_fd (run, op->file, fd);
+  return 0;
+}
+
+static gint32
+do_remove (NfsRun *run, const ReplayNfsOp *op)
+{
+  int dfd = dir_fd (run, op->dir);
+
+  if (dfd < 0)
+    return -EBADF;
+  if (unlinkat (dfd, op->name, op->kind == REPLAY_NFS_RMDIR ? AT_REMOVEDIR : 0) == 0)
+    return 0;
+  /* NFSv4 REMOVE removes directories too */
+  if (op->kind == REPLAY_NFS_REMOVE && (errno == EISDIR || errno == EPERM)
+      && unlinkat (dfd, op->name, AT_REMOVEDIR) == 0)
+    return 0;
+  return -errno;
+}
+
+static gint32
+do_rename (NfsRun *run, const ReplayNfsOp *op)
+{
+  int from = dir_fd (run, op->dir), to = dir_fd (run, op->dir2);
+
+  if (from < 0 || to < 0)
+    return -EBADF;
+  return renameat (from, op->name, to, op->name2) == 0 ? 0 : -errno;
+}
+
+/* LINK: a new name for the file open as the node's descriptor (through
+ * /proc/self/fd, which needs no privilege, unlike AT_EMPTY_PATH). */
+static gint32
+do_link (NfsRun *run, const ReplayNfsOp *op)
+{
+  int dfd = dir_fd (run, op->dir), fd = dir_fd (run, op->file);
+  char path[64];
+
+  if (dfd < 0 || fd < 0)
+    return -EBADF;
+  g_snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  return linkat (AT_FDCWD, path, dfd, op->name, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+}
+
+static gint32
+do_symlink (NfsRun *run, const ReplayNfsOp *op)
+{
+  int dfd = dir_fd (run, op->dir);
+
+  if (dfd < 0)
+    return -EBADF;
+  return symlinkat (op->name2, dfd, op->name) == 0 ? 0 : -errno;
 }
 
 static gint32
 do_op (NfsRun *run, const ReplayNfsOp *op, guint8 *read_buf, const guint8 *write_buf)
 {
-  int fd = op->file == REPLAY_NFS_NO_FILE ? -1 : run->fds[op->file];
+  int fd = op->file == REPLAY_NFS_NO_FILE ? -1 : g_atomic_int_get (&run->fds[op->file]);
   ssize_t n;
 
   switch (op->kind)
@@ -733,14 +1648,24 @@ do_op (NfsRun *run, const ReplayNfsOp *op, guint8 *read_buf, const guint8 *write
       return fdatasync (fd) == 0 ? 0 : -errno;
     case REPLAY_NFS_TRUNCATE:
       return ftruncate (fd, (off_t) op->size_bytes) == 0 ? 0 : -errno;
-    case REPLAY_NFS_CREATE:
-      return do_create (run);
-    case REPLAY_NFS_REMOVE:
-      return do_remove (run);
+    case REPLAY_NFS_CREATE: case REPLAY_NFS_OPEN:
+      return do_open (run, op);
+    case REPLAY_NFS_CLOSE:
+      return do_close (run, op);
+    case REPLAY_NFS_REMOVE: case REPLAY_NFS_RMDIR:
+      return do_remove (run, op);
+    case REPLAY_NFS_MKDIR:
+      return do_mkdir (run, op);
+    case REPLAY_NFS_RENAME:
+      return do_rename (run, op);
+    case REPLAY_NFS_LINK:
+      return do_link (run, op);
+    case REPLAY_NFS_SYMLINK:
+      return do_symlink (run, op);
     case REPLAY_NFS_STAT:
       return do_stat (run, op);
     case REPLAY_NFS_READDIR:
-      return do_readdir (run);
+      return do_readdir (run, op);
     default:
       return -EINVAL;
     }
@@ -787,7 +1712,7 @@ nfs_worker_main (gpointer data)
       /* The client waited for this one's reply before calling. */
       {
         gint64 before = replay_now_ns ();
-        if (!nfs_wait_dependency (run, op->after))
+        if (!nfs_wait_dependency (run, op->after) || !nfs_wait_dependency (run, op->after2))
           break;
         r->dep_wait_ns = replay_now_ns () - before;
       }
@@ -870,7 +1795,7 @@ summarise_kind (ReplayNfsResult *res, ReplayNfsKind kind)
       g_array_append_val (lat, l);
       sum += (double) l;
       s->ops++;
-      s->errors += r->error != 0;
+      s->errors += r->error != 0 && !op->traced_failed;
       if (op->traced_latency_ns >= 0)
         g_array_append_val (traced, op->traced_latency_ns);
     }
@@ -905,7 +1830,7 @@ summarise (ReplayNfsResult *res)
       g_array_append_val (err, e);
       sum += (double) e;
       res->ops++;
-      res->errors += r->error != 0;
+      res->errors += r->error != 0 && !op->traced_failed;
       res->dep_waits += r->dep_wait_ns > 1000;
       if (op->kind == REPLAY_NFS_READ || op->kind == REPLAY_NFS_WRITE)
         res->bytes += op->count;
@@ -928,29 +1853,88 @@ summarise (ReplayNfsResult *res)
 /* ---- running --------------------------------------------------------------- */
 
 static void
-close_files (int *fds, guint n)
+close_fds (gint *fds, guint n)
 {
   for (guint i = 0; i < n; i++)
     if (fds[i] >= 0)
       close (fds[i]);
 }
 
-/* Recreate every file of the plan; fds[] -1 where not opened. */
-static gboolean
-make_files (int dirfd, const ReplayNfsPlan *plan, int *fds, GError **error)
+static int
+by_depth (gconstpointer a, gconstpointer b, gpointer data)
 {
-  for (guint i = 0; i < plan->files->len; i++)
-    fds[i] = -1;
-  if (!ensure_fd_limit (plan->files->len, error))
-    return FALSE;
-  for (guint i = 0; i < plan->files->len; i++)
+  const ReplayNfsPlan *plan = data;
+  guint x = g_array_index (plan->files, ReplayNfsFile, *(const guint32 *) a).depth;
+  guint y = g_array_index (plan->files, ReplayNfsFile, *(const guint32 *) b).depth;
+  return (x > y) - (x < y);
+}
+
+/* Make every node there from the start, parents first, at its path; fds[]
+ * -1 where not made (nodes the replay creates). */
+static gboolean
+make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
+{
+  g_autoptr (GArray) order = g_array_sized_new (FALSE, FALSE, sizeof (guint32), plan->files->len);
+  int unnamed = -1;
+  gboolean ok = TRUE;
+
+  for (guint32 i = 0; i < plan->files->len; i++)
     {
-      fds[i] = make_file (dirfd, &g_array_index (plan->files, ReplayNfsFile, i),
-                          plan->allow_write, error);
-      if (fds[i] < 0)
-        return FALSE;
+      fds[i] = -1;
+      g_array_append_val (order, i);
     }
-  return TRUE;
+  if (!ensure_fd_limit (2 * plan->files->len, error) || !clear_dir (dirfd, REPLAY_NFS_SUBDIR, 0, error))
+    return FALSE;
+  g_array_sort_with_data (order, by_depth, (gpointer) plan);
+  for (guint k = 0; k < order->len && ok; k++)
+    {
+      guint32 i = g_array_index (order, guint32, k);
+      const ReplayNfsFile *f = &g_array_index (plan->files, ReplayNfsFile, i);
+      int parent;
+
+      if (f->created)
+        continue;
+      if (i == plan->root)
+        {
+          fds[i] = dup (dirfd);
+          continue;
+        }
+      if (f->parent != REPLAY_NFS_NO_FILE)
+        parent = f->parent == plan->root ? dirfd : fds[f->parent];
+      else
+        {
+          if (unnamed < 0)
+            {
+              ReplayNfsFile u = { .leaf = REPLAY_NFS_UNNAMED, .path = REPLAY_NFS_UNNAMED };
+              unnamed = make_dir (dirfd, &u, error);
+              if (unnamed < 0)
+                return FALSE;
+            }
+          parent = unnamed;
+        }
+      if (parent < 0)
+        {
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "%s: its directory was not made",
+                       f->path);
+          ok = FALSE;
+          break;
+        }
+      if (f->type == REPLAY_NFS_NODE_SYMLINK && f->link_text != NULL)
+        {
+          /* a link there from the start (reads only): no descriptor */
+          ok = symlinkat (f->link_text, parent, f->leaf) == 0;
+          if (!ok)
+            g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: symlink: %s", f->path,
+                         g_strerror (errno));
+          continue;
+        }
+      fds[i] = f->type == REPLAY_NFS_NODE_DIR ? make_dir (parent, f, error)
+                                              : make_file (parent, f, plan->allow_write, error);
+      ok = fds[i] >= 0;
+    }
+  if (unnamed >= 0)
+    close (unnamed);
+  return ok;
 }
 
 static guint32
@@ -964,27 +1948,29 @@ plan_max_count (const ReplayNfsPlan *plan)
 }
 
 static gboolean
-run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, int *fds,
+run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, gint *fds,
           GError **error)
 {
+  guint n_nodes = res->plan->files->len;
   NfsRun run = {
     .opts = opts, .plan = res->plan, .results = res->results, .dirfd = dirfd, .fds = fds,
-    .created = g_ptr_array_new_with_free_func (g_free),
+    .open_fds = g_new (gint, MAX (n_nodes, 1)),
     .max_count = plan_max_count (res->plan),
     .yield_in_spin = res->threads > g_get_num_processors (),
     .completed = g_new0 (gint, MAX (res->plan->ops->len, 1)),
   };
   gboolean ok;
 
-  g_mutex_init (&run.created_lock);
+  for (guint i = 0; i < n_nodes; i++)
+    run.open_fds[i] = -1;
   g_mutex_init (&run.done_lock);
   g_cond_init (&run.done_cond);
   ok = nfs_threads_run (&run, res->threads, error);
-  g_mutex_clear (&run.created_lock);
   g_mutex_clear (&run.done_lock);
   g_cond_clear (&run.done_cond);
   g_free (run.completed);
-  g_ptr_array_unref (run.created);
+  close_fds (run.open_fds, n_nodes);
+  g_free (run.open_fds);
   res->issued = (guint64) g_atomic_int_get (&run.issued);
   res->interrupted = opts->stop != NULL && *opts->stop;
   return ok;
@@ -996,7 +1982,7 @@ replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GErro
   g_autoptr (ReplayNfsPlan) plan = plan_in;
   g_autoptr (ReplayNfsResult) res = NULL;
   g_autofree char *dir = replay_nfs_check_dir (opts->target_dir, error);
-  g_autofree int *fds = NULL;
+  g_autofree gint *fds = NULL;
   int dirfd;
   gboolean ok;
 
@@ -1017,10 +2003,10 @@ replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GErro
   dirfd = open_replay_dir (dir, error);
   if (dirfd < 0)
     return NULL;
-  fds = g_new (int, MAX (res->plan->files->len, 1));
-  ok = make_files (dirfd, res->plan, fds, error)
+  fds = g_new (gint, MAX (res->plan->files->len, 1));
+  ok = make_nodes (dirfd, res->plan, fds, error)
        && run_pool (res, opts, dirfd, fds, error);
-  close_files (fds, res->plan->files->len);
+  close_fds (fds, res->plan->files->len);
   close (dirfd);
   if (!ok)
     return NULL;
@@ -1064,6 +2050,7 @@ replay_nfs_result_print (const ReplayNfsResult *res, FILE *out)
   fprintf (out, "  operations  %" G_GUINT64_FORMAT " of %u, errors %" G_GUINT64_FORMAT
            ", %" G_GUINT64_FORMAT " bytes read/written\n",
            res->ops, res->plan->ops->len, res->errors, res->bytes);
+  print_tree_size (res->plan, out);
   fprintf (out, "  elapsed     %.6f s\n", res->elapsed_ns / 1e9);
   fprintf (out, "  ops/s       achieved %.1f, intended %.1f\n", res->achieved_iops,
            res->intended_iops);
@@ -1095,8 +2082,9 @@ replay_nfs_result_write_csv (const ReplayNfsResult *res, FILE *out)
     {
       const ReplayNfsOp *op = &g_array_index (res->plan->ops, ReplayNfsOp, i);
       const ReplayNfsOpResult *r = &g_array_index (res->results, ReplayNfsOpResult, i);
-      const char *file = op->file == REPLAY_NFS_NO_FILE
-                           ? "." : g_array_index (res->plan->files, ReplayNfsFile, op->file).name;
+      guint32 node = op->file != REPLAY_NFS_NO_FILE ? op->file : op->dir;
+      const char *file = node == REPLAY_NFS_NO_FILE || node == res->plan->root
+                           ? "." : g_array_index (res->plan->files, ReplayNfsFile, node).path;
 
       if (r->issue_ns < 0)
         continue;
@@ -1165,6 +2153,10 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, res->interrupted);
   add_int (b, "files", res->plan->files->len);
+  add_int (b, "dirs", res->plan->n_type[REPLAY_NFS_NODE_DIR]);
+  add_int (b, "named", res->plan->n_named);
+  add_int (b, "unnamed", res->plan->n_unnamed);
+  add_int (b, "created", res->plan->n_created);
   add_int (b, "file_bytes", (gint64) res->plan->file_bytes);
   add_int (b, "planned_ops", res->plan->ops->len);
   add_int (b, "skipped_writes", (gint64) res->plan->skipped_writes);

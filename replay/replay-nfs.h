@@ -2,15 +2,20 @@
  * a directory of a target file system.
  *
  * What an NFS server does with a client's calls, redone with local system
- * calls: READ -> pread, WRITE -> pwrite, COMMIT -> fdatasync, CREATE ->
- * open(O_CREAT) of a fresh file, REMOVE -> unlink, LOOKUP/GETATTR/ACCESS ->
- * stat, SETATTR with a size -> ftruncate, READDIR(PLUS) -> readdir.
+ * calls: READ -> pread, WRITE -> pwrite, COMMIT -> fdatasync, SETATTR with
+ * a size -> ftruncate, GETATTR/ACCESS -> fstat, LOOKUP -> fstatat of the
+ * name, READDIR(PLUS) -> readdir, and by name on directory descriptors:
+ * CREATE -> openat(O_CREAT), MKDIR -> mkdirat, SYMLINK -> symlinkat,
+ * REMOVE/RMDIR -> unlinkat, RENAME -> renameat, LINK -> linkat; NFSv4 OPEN
+ * (claim null) -> openat (O_CREAT when it creates) and CLOSE -> close.
  *
  * Two passes, split so that tests reach each half:
- *   replay_nfs_plan_build()  pure: records -> the file set (one file per
- *                            file handle, sized to the largest extent the
- *                            capture shows) and the operation list, with
- *                            the write policy applied;
+ *   replay_nfs_plan_build()  pure: records -> the name space (one node per
+ *                            file handle: files sized to the largest
+ *                            extent the capture shows, directories,
+ *                            symbolic links, each at its traced path) and
+ *                            the operation list, with the write policy
+ *                            applied;
  *   replay_nfs_run_plan()    recreate the files under
  *                            DIR/iosim-nfs-replay/, then a pool of worker
  *                            threads (as nfsd threads) take operations in
@@ -24,12 +29,20 @@
  *                            (SETATTR before WRITE, WRITE before COMMIT),
  *                            and reordering them would change the outcome.
  *
- * Handles.  The capture carries file handles, not names (v3 CREATE,
- * LOOKUP and REMOVE names are not decoded), so the name space is flat: a
- * handle used as the directory of a name operation (CREATE, LOOKUP,
- * READDIR, REMOVE, FSINFO...) is the replay directory itself; every other
- * handle is one file named by its 64-bit hash.  REMOVE unlinks the most
- * recent file made by a replayed CREATE (the name it removed is unknown).
+ * The name space.  The plan follows the capture's names in trace order:
+ * (directory handle, name) -> handle from successful LOOKUP, CREATE,
+ * MKDIR, SYMLINK and OPEN replies; RENAME moves an entry, REMOVE/RMDIR
+ * drop it, LINK adds one.  A name the capture works on before revealing
+ * its handle (a RENAME or REMOVE of a name never looked up) gets a
+ * placeholder node, merged with the handle a later LOOKUP finds there.
+ * Each node that exists before its first operation is made at setup, at
+ * the path it had when the capture began, with its traced size; a node
+ * that a traced operation created (its handle first seen in that reply) is
+ * made by the replayed operation.  The root is the directory with no known
+ * parent that holds the most names; it is DIR/iosim-nfs-replay/ itself.
+ * Nodes whose path is unknown (no name seen, or a parent never named) are
+ * "unnamed/fh-<hash>" (REPLAY_NFS_UNNAMED).  Without allow_write nothing is
+ * created by the replay: every node is made at setup.
  *
  * Safety: nothing is written outside DIR/iosim-nfs-replay/ (opened with
  * O_NOFOLLOW, files opened relative to it); the traced operations that
@@ -58,18 +71,44 @@ typedef enum {
   REPLAY_NFS_STAT,
   REPLAY_NFS_TRUNCATE,
   REPLAY_NFS_READDIR,
+  REPLAY_NFS_MKDIR,
+  REPLAY_NFS_RMDIR,
+  REPLAY_NFS_RENAME,
+  REPLAY_NFS_LINK,
+  REPLAY_NFS_SYMLINK,
+  REPLAY_NFS_OPEN,
+  REPLAY_NFS_CLOSE,
   REPLAY_NFS_N_KINDS
 } ReplayNfsKind;
 
-/* "read", "write", "commit", "create", "remove", "stat", "truncate", "readdir". */
+/* "read", "write", "commit", "create", "remove", "stat", "truncate",
+ * "readdir", "mkdir", "rmdir", "rename", "link", "symlink", "open", "close". */
 const char *replay_nfs_kind_name (ReplayNfsKind kind);
 
-/* No file: the operation works on the replay directory. */
+/* No node. */
 #define REPLAY_NFS_NO_FILE G_MAXUINT32
+/* The folder of the replay directory holding nodes whose path is unknown. */
+#define REPLAY_NFS_UNNAMED "unnamed"
 
+typedef enum {
+  REPLAY_NFS_NODE_FILE,
+  REPLAY_NFS_NODE_DIR,
+  REPLAY_NFS_NODE_SYMLINK,
+} ReplayNfsNodeType;
+
+/* A node of the name space: a file, directory or symbolic link. */
 typedef struct {
-  guint64  fh_hash;
+  guint64  fh_hash;         /* 0: a placeholder (a name whose handle the capture never showed) */
   char     name[24];        /* hex of fh_hash */
+  ReplayNfsNodeType type;
+  guint32  parent;          /* directory node at the start, REPLAY_NFS_NO_FILE: the root itself,
+                             * or unnamed/ when !named */
+  const char *leaf;         /* its name in parent (plan->strings) */
+  const char *path;         /* relative to the replay directory: "", "a/b", "unnamed/fh-..." */
+  guint    depth;           /* components in path */
+  gboolean named;           /* at its traced path (else under unnamed/) */
+  gboolean created;         /* made by a replayed operation, not at setup */
+  const char *link_text;    /* a symbolic link's text when the capture shows it, else NULL */
   guint64  size_bytes;      /* largest extent or reply size seen */
   gboolean read;            /* some READ: filled with a pattern, not sparse */
   gboolean written;
@@ -78,7 +117,13 @@ typedef struct {
 typedef struct {
   ReplayNfsKind kind;
   char     op[32];          /* the traced operation ("READDIRPLUS", "LOOKUP"...) */
-  guint32  file;            /* ReplayNfsPlan.files index, or REPLAY_NFS_NO_FILE */
+  guint32  file;            /* the node operated on (ReplayNfsPlan.files index), or REPLAY_NFS_NO_FILE */
+  guint32  dir;             /* name operations: the directory node of name */
+  guint32  dir2;            /* RENAME: the directory node of name2 */
+  const char *name;         /* name operations (plan->strings); NULL otherwise */
+  const char *name2;        /* RENAME's new name, SYMLINK's link text */
+  gboolean create;          /* OPEN: with O_CREAT */
+  gboolean traced_failed;   /* the traced reply was an error: a replayed error is as traced */
   guint64  offset;          /* READ/WRITE */
   guint32  count;           /* READ/WRITE bytes */
   guint64  size_bytes;      /* TRUNCATE: the size the reply reports */
@@ -86,16 +131,23 @@ typedef struct {
   gint64   traced_latency_ns; /* -1 when the capture has no reply */
   guint32  xid;
   gint64   traced_reply_ns; /* reply time relative to the first call (unscaled), -1 if none */
-  gint32   after;           /* index of an earlier op on the same file (or the directory)
-                             * whose reply came before this call: issued only once that
-                             * completed, as the client waited for it; -1 = none */
+  gint32   after;           /* index of an earlier op on the same node (the file, or the
+                             * directories of a name operation) whose reply came before
+                             * this call: issued only once that completed, as the client
+                             * waited for it; -1 = none */
+  gint32   after2;          /* the same for a second node (name operations), -1 = none */
 } ReplayNfsOp;
 
 typedef struct {
   ReplayTiming timing;      /* recorded or afap */
   double   speed;
   gboolean allow_write;
-  GArray  *files;           /* ReplayNfsFile, in order of first appearance */
+  GArray  *files;           /* ReplayNfsFile (every node), in order of first appearance */
+  GStringChunk *strings;    /* names */
+  guint32  root;            /* the node that is the replay directory, or REPLAY_NFS_NO_FILE */
+  guint    n_type[3];       /* nodes by ReplayNfsNodeType */
+  guint    n_named, n_unnamed, n_created;
+  guint    max_depth;
   GArray  *ops;             /* ReplayNfsOp, in trace (call time) order */
   guint64  records;         /* capture records seen */
   guint64  n_by_kind[REPLAY_NFS_N_KINDS];
@@ -103,6 +155,7 @@ typedef struct {
   guint64  file_bytes;      /* sum of the recreated files' sizes */
   guint64  skipped_writes;  /* modifying operations without allow_write */
   guint64  skipped_no_file; /* READ/WRITE/COMMIT without a usable file handle */
+  guint64  skipped_traced_failed; /* modifying operations whose traced reply was an error */
   GHashTable *skipped_ops;  /* op name -> guint64 * count: operations with no local equivalent */
   gint64   span_ns;         /* last intended issue */
 } ReplayNfsPlan;
@@ -164,11 +217,15 @@ typedef struct {
 ReplayNfsPlan *replay_nfs_plan_build (const GArray           *records,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
+/* The capture is decoded twice (handles first, then the plan), so that
+ * memory holds the plan and not the records; "-" (standard input) is read
+ * once into memory. */
 ReplayNfsPlan *replay_nfs_plan_load  (const char             *capture_path,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
 void           replay_nfs_plan_free  (ReplayNfsPlan *plan);
-/* Files, sizes, operations by type, bytes to read and write (--dry-run). */
+/* The name space (its size, then every node), operations by type, bytes to
+ * read and write (--dry-run). */
 void           replay_nfs_plan_print (const ReplayNfsPlan *plan, FILE *out);
 
 /* Check the target directory: exists, is a directory, is not "/".
@@ -186,7 +243,7 @@ ReplayNfsResult *replay_nfs_run      (const char             *capture_path,
 void             replay_nfs_result_free (ReplayNfsResult *result);
 
 void     replay_nfs_result_print      (const ReplayNfsResult *result, FILE *out);
-/* One line per operation: index,op,kind,file,offset,count,intended_ns,
+/* One line per operation: index,op,kind,file (its path),offset,count,intended_ns,
  * issue_ns,complete_ns,latency_ns,traced_latency_ns,error,worker. */
 void     replay_nfs_result_write_csv  (const ReplayNfsResult *result, FILE *out);
 gboolean replay_nfs_result_write_json (const ReplayNfsResult *result, const char *path,

@@ -81,6 +81,11 @@ gboolean nfs_xdr_u64    (NfsXdr *x, guint64 *v);
 gboolean nfs_xdr_opaque (NfsXdr *x, guint32 max, guint32 *len, guint32 *data_pos);
 /* Variable opaque of at most @max (≤ 128) bytes copied to @buf. */
 gboolean nfs_xdr_opaque_copy (NfsXdr *x, guint32 max, guint8 *buf, guint32 *len);
+/* Variable opaque of at most @max bytes holding a name: its first
+ * @size - 1 bytes go to @buf (NUL-terminated; empty if they were not
+ * captured), *len gets the length on the wire (0 if not captured).  Fails
+ * only where nfs_xdr_opaque() fails. */
+gboolean nfs_xdr_name   (NfsXdr *x, guint32 max, char *buf, gsize size, guint32 *len);
 gboolean nfs_xdr_fail   (NfsXdr *x, NfsXdrErr err);
 const char *nfs_xdr_err_name (NfsXdrErr err);
 
@@ -262,6 +267,7 @@ void     nfs_rpc_clear     (TraceNfsReader *r);
 
 typedef struct {
   guint16 epoch;               /* current-filehandle epoch at this op */
+  guint16 saved;               /* saved-filehandle epoch at this op (RENAME, LINK) */
 } NfsV4OpState;
 
 struct _NfsCall {

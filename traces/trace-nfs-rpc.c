@@ -248,6 +248,26 @@ nfs_xdr_opaque_copy (NfsXdr *x, guint32 max, guint8 *buf, guint32 *len)
   return nfs_xdr_skip (x, n);
 }
 
+gboolean
+nfs_xdr_name (NfsXdr *x, guint32 max, char *buf, gsize size, guint32 *len)
+{
+  guint32 n, data_pos, k;
+
+  buf[0] = '\0';
+  *len = 0;
+  if (!nfs_xdr_opaque (x, max, &n, &data_pos))
+    return FALSE;
+  k = (guint32) MIN ((gsize) n, size - 1);
+  if (rec_read (x->rec, data_pos, k, (guint8 *) buf) != NFS_XDR_OK)
+    {
+      buf[0] = '\0';
+      return TRUE;
+    }
+  buf[k] = '\0';
+  *len = n;
+  return TRUE;
+}
+
 /* ---- call keys ---------------------------------------------------------- */
 
 static guint

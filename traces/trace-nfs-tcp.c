@@ -516,7 +516,7 @@ nfs_tcp_segment (TraceNfsReader *r, NfsFlow *f, int side, const guint8 *tcp, gui
       rel = (gint32) (seq - d->next_seq);
       if (rel < 0)
         {
-          guint32 back = (guint32) -rel;
+          guint32 back = 0u - (guint32) rel;
           if (back >= plen)
             {
               r->stats.tcp_retransmissions++;
@@ -562,6 +562,16 @@ flags:
     {
       nfs_tcp_flush_dir (r, f, side);
       d->closed = TRUE;
+    }
+  /* A closed direction keeps no record buffer (the flow itself stays until
+   * it is idle, for late segments): many short connections would
+   * otherwise hold one each until the idle sweep. */
+  for (int k = 0; k < 2; k++)
+    {
+      if (f->dir[k].closed && !f->dir[k].in_record)
+        g_clear_pointer (&f->dir[k].rec, g_free);
+      if (f->dir[k].closed && f->dir[k].scan_len == 0)
+        g_clear_pointer (&f->dir[k].scan, g_free);
     }
 }
 

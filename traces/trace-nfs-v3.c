@@ -94,6 +94,92 @@ wcc_data (NfsXdr *x, TraceNfsRecord *rec)
   return post_op_attr (x, rec);
 }
 
+/* ---- names (both versions) ------------------------------------------------ */
+
+/* Longest name or link text read (NFS_MAXPATHLEN as Linux has it). */
+#define NFS_NAME_MAX_WIRE 4096
+
+static gboolean
+name1 (NfsXdr *x, TraceNfsRecord *rec)
+{
+  return nfs_xdr_name (x, NFS_NAME_MAX_WIRE, rec->name, sizeof rec->name, &rec->name_len);
+}
+
+static gboolean
+name2 (NfsXdr *x, TraceNfsRecord *rec)
+{
+  return nfs_xdr_name (x, NFS_NAME_MAX_WIRE, rec->name2, sizeof rec->name2, &rec->name2_len);
+}
+
+/* A directory handle of a name's diropargs, v3 (variable) or v2 (32 bytes). */
+static gboolean
+dir_fh (NfsXdr *x, guint32 vers, guint64 *hash, guint32 *crc)
+{
+  guint8 fh[64];
+  guint32 len = 32;
+
+  if (vers == 3 ? !nfs_xdr_opaque_copy (x, 64, fh, &len) : !nfs_xdr_bytes (x, fh, 32))
+    return FALSE;
+  *hash = trace_nfs_fnv1a64 (fh, len);
+  *crc = trace_nfs_crc32 (fh, len);
+  return TRUE;
+}
+
+/* sattr3 (RFC 1813 §2.5): four optional values, two set_time unions. */
+static gboolean
+sattr3 (NfsXdr *x)
+{
+  static const guint32 sizes[4] = { 4, 4, 4, 8 };
+  guint32 v;
+
+  for (guint i = 0; i < 4; i++)
+    if (!nfs_xdr_u32 (x, &v) || (v > 1 && !nfs_xdr_fail (x, NFS_XDR_BAD))
+        || (v == 1 && !nfs_xdr_skip (x, sizes[i])))
+      return FALSE;
+  for (guint i = 0; i < 2; i++)
+    if (!nfs_xdr_u32 (x, &v) || (v > 2 && !nfs_xdr_fail (x, NFS_XDR_BAD))
+        || (v == 2 && !nfs_xdr_skip (x, 8)))
+      return FALSE;
+  return TRUE;
+}
+
+/* The names of a name-space call, after its first file handle; read on a
+ * copy of the cursor, so that a name cut by the snaplen leaves the rest
+ * of the decode (and the record's other fields) as they were. */
+static void
+call_names (const NfsXdr *at, guint32 vers, guint32 proc, TraceNfsRecord *rec)
+{
+  NfsXdr y = *at;
+  gboolean v3 = vers == 3;
+  guint32 lookup = v3 ? V3_LOOKUP : V2_LOOKUP, create = v3 ? V3_CREATE : V2_CREATE;
+  guint32 mkdir = v3 ? V3_MKDIR : V2_MKDIR, symlink = v3 ? V3_SYMLINK : V2_SYMLINK;
+  guint32 remove = v3 ? V3_REMOVE : V2_REMOVE, rmdir = v3 ? V3_RMDIR : V2_RMDIR;
+  guint32 rename = v3 ? V3_RENAME : V2_RENAME, link = v3 ? V3_LINK : V2_LINK;
+
+  if (proc == lookup || proc == create || proc == mkdir || proc == symlink || proc == remove
+      || proc == rmdir || (v3 && proc == V3_MKNOD) || proc == rename)
+    {
+      rec->dir_fh_hash = rec->fh_hash;
+      rec->dir_fh_crc32 = rec->fh_crc32;
+      if (!name1 (&y, rec))
+        return;
+      rec->create_type = proc == create ? 1 : proc == mkdir ? 2 : proc == symlink ? 5 : 0;
+      if (proc == rename)
+        (void) (dir_fh (&y, vers, &rec->dir2_fh_hash, &rec->dir2_fh_crc32) && name2 (&y, rec));
+      else if (proc == symlink && v3)
+        (void) (sattr3 (&y) && name2 (&y, rec));
+      else if (proc == symlink)
+        (void) name2 (&y, rec);            /* v2: the path comes before the attributes */
+    }
+  else if (proc == link)
+    {
+      rec->src_fh_hash = rec->fh_hash;
+      (void) (dir_fh (&y, vers, &rec->dir_fh_hash, &rec->dir_fh_crc32) && name1 (&y, rec));
+    }
+}
+
+/* ---- NFSv3 call ------------------------------------------------------------- */
+
 static gboolean
 v3_call (NfsXdr *x, guint32 proc, TraceNfsRecord *rec)
 {
@@ -106,6 +192,7 @@ v3_call (NfsXdr *x, guint32 proc, TraceNfsRecord *rec)
     return nfs_xdr_fail (x, NFS_XDR_BAD);
   if (!fh3 (x, rec, FALSE))
     return FALSE;
+  call_names (x, 3, proc, rec);
   switch (proc)
     {
     case V3_READ:
@@ -239,6 +326,7 @@ v2_call (NfsXdr *x, guint32 proc, TraceNfsRecord *rec)
     return nfs_xdr_fail (x, NFS_XDR_BAD);
   if (!fh2 (x, rec, FALSE))
     return FALSE;
+  call_names (x, 2, proc, rec);
   switch (proc)
     {
     case V2_READ:

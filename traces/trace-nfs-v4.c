@@ -375,6 +375,36 @@ register_cb_prog (TraceNfsReader *r, guint32 prog)
     r->cb_progs[r->n_cb_progs++] = prog;
 }
 
+/* component4 of a name operation into @rec->name. */
+static gboolean
+v4_name (NfsXdr *x, TraceNfsRecord *rec)
+{
+  return nfs_xdr_name (x, V4_MAX_OPAQUE, rec->name, sizeof rec->name, &rec->name_len);
+}
+
+/* The handles a name operation works in, from the epochs' handles. */
+static void
+v4_name_handles (TraceNfsRecord *rec, guint64 cur_fh, guint64 saved_fh)
+{
+  switch (rec->opnum)
+    {
+    case OP_LOOKUP: case OP_CREATE: case OP_REMOVE: case OP_OPEN:
+      if (rec->opnum != OP_OPEN || rec->name_len > 0)
+        rec->dir_fh_hash = cur_fh;
+      break;
+    case OP_RENAME:
+      rec->dir_fh_hash = saved_fh;
+      rec->dir2_fh_hash = cur_fh;
+      break;
+    case OP_LINK:
+      rec->dir_fh_hash = cur_fh;
+      rec->src_fh_hash = saved_fh;
+      break;
+    default:
+      break;
+    }
+}
+
 /* Arguments of @op at @x; sets fields of @rec and the epoch. */
 static gboolean
 v4_args (V4Walk *w, NfsXdr *x, guint32 op, guint idx, TraceNfsRecord *rec)
@@ -394,11 +424,21 @@ v4_args (V4Walk *w, NfsXdr *x, guint32 op, guint idx, TraceNfsRecord *rec)
     case OP_PUTROOTFH: case OP_PUTPUBFH: case OP_LOOKUPP:
       w->cur = new_epoch (w, idx, NULL, 0);
       return TRUE;
-    case OP_LOOKUP: case OP_OPENATTR:
+    case OP_LOOKUP:
+      if (!v4_name (x, rec))
+        return FALSE;
+      w->cur = new_epoch (w, idx, NULL, 0);
+      return TRUE;
+    case OP_OPENATTR:
       if (!xdr_spec (x, o->args))
         return FALSE;
       w->cur = new_epoch (w, idx, NULL, 0);
       return TRUE;
+    case OP_REMOVE: case OP_LINK:
+      return v4_name (x, rec);
+    case OP_RENAME:
+      return v4_name (x, rec) && nfs_xdr_name (x, V4_MAX_OPAQUE, rec->name2, sizeof rec->name2,
+                                               &rec->name2_len);
     case OP_SAVEFH:
       w->saved = w->cur;
       return TRUE;
@@ -411,9 +451,11 @@ v4_args (V4Walk *w, NfsXdr *x, guint32 op, guint idx, TraceNfsRecord *rec)
     case OP_CREATE:
       if (!nfs_xdr_u32 (x, &v))
         return FALSE;
-      if ((v == 5 && !xdr_spec (x, "o")) || ((v == 3 || v == 4) && !xdr_spec (x, "ww")))
+      rec->create_type = v;
+      if ((v == 5 && !nfs_xdr_name (x, V4_MAX_OPAQUE, rec->name2, sizeof rec->name2, &rec->name2_len))
+          || ((v == 3 || v == 4) && !xdr_spec (x, "ww")))
         return FALSE;
-      if (!xdr_spec (x, "oA"))
+      if (!v4_name (x, rec) || !xdr_spec (x, "A"))
         return FALSE;
       w->cur = new_epoch (w, idx, NULL, 0);
       return TRUE;
@@ -436,11 +478,14 @@ v4_args (V4Walk *w, NfsXdr *x, guint32 op, guint idx, TraceNfsRecord *rec)
           }
         else if (how != 0)
           return nfs_xdr_fail (x, NFS_XDR_BAD);
+        rec->open_create = how == 1;
+        rec->create_type = how == 1 ? 1 : 0;
         if (!nfs_xdr_u32 (x, &claim))
           return FALSE;
         switch (claim)
           {
-          case 0: case 3: if (!xdr_spec (x, "o")) return FALSE; break;
+          case 0: if (!v4_name (x, rec)) return FALSE; break;
+          case 3: if (!xdr_spec (x, "o")) return FALSE; break;
           case 1: if (!xdr_spec (x, "w")) return FALSE; break;
           case 2: if (!xdr_spec (x, "So")) return FALSE; break;
           case 4: case 6: break;
@@ -581,6 +626,7 @@ nfs_v4_decode_call (TraceNfsReader *r, NfsXdr *x, NfsCall *c, const TraceNfsReco
       rec->op_index = i;
       set_op_name (rec, op);
       c->v4[i].epoch = (guint16) w.cur;
+      c->v4[i].saved = (guint16) w.saved;
       rec->fh_hash = c->epoch_fh[w.cur];
       rec->fh_crc32 = w.epoch_crc[w.cur];
       unknown = v4_op (op) == NULL;
@@ -589,6 +635,7 @@ nfs_v4_decode_call (TraceNfsReader *r, NfsXdr *x, NfsCall *c, const TraceNfsReco
           rec->partial = TRUE;
           break;
         }
+      v4_name_handles (rec, c->epoch_fh[c->v4[i].epoch], c->epoch_fh[c->v4[i].saved]);
     }
   if (w.epoch_crc != crc_inline)
     g_free (w.epoch_crc);
@@ -778,6 +825,7 @@ nfs_v4_decode_reply (TraceNfsReader *r, NfsXdr *x, NfsCall *c)
         guint32 creator = c->epoch_creator[e];
         if (c->recs[j].fh_hash == 0 && c->epoch_fh[e] != 0)
           c->recs[j].fh_hash = c->epoch_fh[e];
+        v4_name_handles (&c->recs[j], c->epoch_fh[e], c->epoch_fh[c->v4[j].saved]);
         if (creator < c->n_recs && c->epoch_fh[e] != 0 && c->recs[creator].opnum != OP_PUTFH)
           c->recs[creator].obj_fh_hash = c->epoch_fh[e];
       }

@@ -23,6 +23,9 @@
 #define NFS_FRAG_MAX_BYTES    (16u << 20)
 #define NFS_FRAG_TIMEOUT_NS   (G_GINT64_CONSTANT (30) * 1000000000)
 #define NFS_FLOW_IDLE_NS      (G_GINT64_CONSTANT (300) * 1000000000)
+/* A TCP flow closed both ways (FIN or RST) goes after this much silence:
+ * a capture of many short connections keeps only the recent ones. */
+#define NFS_CLOSED_IDLE_NS    (G_GINT64_CONSTANT (5) * 1000000000)
 #define NFS_SWEEP_EVERY_NS    (G_GINT64_CONSTANT (10) * 1000000000)
 #define NFS_MAX_FLOWS         100000
 
@@ -382,7 +385,8 @@ flow_sweep (TraceNfsReader *r, gboolean all)
   while (g_hash_table_iter_next (&it, NULL, &v))
     {
       NfsFlow *f = v;
-      if (all || f->last_ns + idle < r->now_ns)
+      gboolean closed = f->key.proto == 6 && f->dir[0].closed && f->dir[1].closed;
+      if (all || f->last_ns + idle < r->now_ns || (closed && f->last_ns + NFS_CLOSED_IDLE_NS < r->now_ns))
         {
           flow_release (r, f);
           g_hash_table_iter_remove (&it);
@@ -1158,7 +1162,10 @@ read_frame (TraceNfsReader *r)
       return FALSE;
     }
   r->frame++;
-  r->frame_t = (gint64) h->ts.tv_sec * 1000000000 + (gint64) h->ts.tv_usec;
+  /* a garbled timestamp saturates at ±2^32 s (136 years), leaving room
+   * for the windows added to frame times */
+  r->frame_t = CLAMP ((gint64) h->ts.tv_sec, -(G_GINT64_CONSTANT (1) << 32), G_GINT64_CONSTANT (1) << 32)
+               * 1000000000 + (gint64) h->ts.tv_usec;
   if (r->frame_t > r->now_ns)
     r->now_ns = r->frame_t;
   r->stats.frames++;

@@ -82,6 +82,29 @@ typedef struct {
   guint64  fs_free_bytes;
   gboolean tcp;              /* transport */
   gboolean partial;          /* decode stopped early (bytes not captured, malformed, unknown op) */
+  /* ---- names: what a name-space operation names, and where ----
+   * name: the entry in directory dir_fh_hash that LOOKUP, CREATE, MKDIR,
+   * SYMLINK, MKNOD, REMOVE, RMDIR and OPEN (claim null) name; RENAME's
+   * source name; LINK's new name.  name2: RENAME's target name (in
+   * dir2_fh_hash); the link text of SYMLINK and of an NFSv4 CREATE of a
+   * symbolic link.  A name longer than the field is cut there (name_len
+   * keeps the length on the wire, so a cut name can be told); a name whose
+   * bytes were not captured is empty with name_len 0.  Handles: NFSv3 the
+   * call's directory handles; NFSv4 the current handle at the operation
+   * (the saved one for RENAME's source and LINK's file), 0 when the
+   * capture does not reveal it. */
+  char     name[256];
+  char     name2[256];
+  guint32  name_len;
+  guint32  name2_len;
+  guint64  dir_fh_hash;      /* directory of name */
+  guint64  dir2_fh_hash;     /* RENAME: directory of name2 */
+  guint64  src_fh_hash;      /* LINK: the file linked */
+  guint32  dir_fh_crc32;     /* the same handles as tshark's nfs.fh.hash (0 if none) */
+  guint32  dir2_fh_crc32;
+  guint32  create_type;      /* what the operation makes, in nfs_ftype4 numbers: 1 regular file
+                              * (CREATE, OPEN with OPEN4_CREATE), 2 directory, 5 symbolic link; 0 none */
+  gboolean open_create;      /* NFSv4 OPEN with OPEN4_CREATE */
 } TraceNfsRecord;
 
 typedef struct {

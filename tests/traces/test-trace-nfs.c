@@ -1862,6 +1862,91 @@ test_handmade_v4 (void)
   unref (ss);
 }
 
+/* NFSv4.0 name operations in one COMPOUND: RENAME and LINK between the
+ * saved handle and the current one, CREATE of a directory (its handle
+ * from GETFH) and of a symbolic link, REMOVE, OPEN with OPEN4_CREATE. */
+static void
+test_handmade_v4_names (void)
+{
+  static const guint8 new_fh[5] = { 7, 7, 7, 7, 7 };
+  GByteArray *cs = g_byte_array_new (), *ss = g_byte_array_new (), *m;
+  g_autoptr(GByteArray) cap = NULL;
+  g_autoptr(Decoded) d = NULL;
+  const TraceNfsRecord *r;
+  guint64 a = trace_nfs_fnv1a64 (test_fh4, sizeof test_fh4), b = trace_nfs_fnv1a64 (test_fh, sizeof test_fh);
+
+  m = rpc_call (0x50, 100003, 4, 1);
+  put_opaque (m, (const guint8 *) "n", 1); put32 (m, 0); put32 (m, 12);
+  put32 (m, 22); put_opaque (m, test_fh4, sizeof test_fh4);                 /* PUTFH A */
+  put32 (m, 32);                                                             /* SAVEFH */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);                   /* PUTFH B */
+  put32 (m, 29); put_opaque (m, (const guint8 *) "x", 1); put_opaque (m, (const guint8 *) "y", 1);
+  put32 (m, 11); put_opaque (m, (const guint8 *) "l", 1);                   /* LINK */
+  put32 (m, 6); put32 (m, 2); put_opaque (m, (const guint8 *) "d", 1); put32 (m, 0); put32 (m, 0);
+  put32 (m, 10);                                                             /* GETFH */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);
+  put32 (m, 6); put32 (m, 5); put_opaque (m, (const guint8 *) "tgt", 3); put_opaque (m, (const guint8 *) "s", 1);
+  put32 (m, 0); put32 (m, 0);
+  /* CREATE made the link the current handle: back to B */
+  put32 (m, 22); put_opaque (m, test_fh, sizeof test_fh);
+  put32 (m, 28); put_opaque (m, (const guint8 *) "gone", 4);               /* REMOVE */
+  put32 (m, 18); put32 (m, 1); put32 (m, 2); put32 (m, 0); put64 (m, 5); put_opaque (m, (const guint8 *) "ow", 2);
+  put32 (m, 1); put32 (m, 0); put32 (m, 0); put32 (m, 0);                  /* OPEN4_CREATE, UNCHECKED4 */
+  put32 (m, 0); put_opaque (m, (const guint8 *) "o", 1);                   /* CLAIM_NULL */
+  put_record (cs, m, 0); unref (m);
+  m = rpc_reply (0x50);
+  put32 (m, 0); put_opaque (m, (const guint8 *) "n", 1); put32 (m, 7);
+  put32 (m, 22); put32 (m, 0);
+  put32 (m, 32); put32 (m, 0);
+  put32 (m, 22); put32 (m, 0);
+  put32 (m, 29); put32 (m, 0); put_opaque (m, NULL, 0); for (int i = 0; i < 9; i++) put32 (m, 0);
+  put32 (m, 11); put32 (m, 0); for (int i = 0; i < 5; i++) put32 (m, 0);
+  put32 (m, 6); put32 (m, 0); for (int i = 0; i < 5; i++) put32 (m, 0); put32 (m, 0);
+  put32 (m, 10); put32 (m, 0); put_opaque (m, new_fh, sizeof new_fh);
+  put_record (ss, m, 0); unref (m);
+  cap = tcp_conversation (cs, ss, 1448, NULL, 0, -1, 0);
+  d = decode_bytes (cap, "v4-names");
+  g_assert_no_error (d->error);
+  g_assert_cmpuint (d->recs->len, ==, 12);
+  for (guint i = 0; i < d->recs->len; i++)
+    g_assert_false (g_array_index (d->recs, TraceNfsRecord, i).partial);
+  r = &g_array_index (d->recs, TraceNfsRecord, 3);
+  g_assert_cmpstr (r->op, ==, "RENAME");
+  g_assert_cmpstr (r->name, ==, "x");
+  g_assert_cmpstr (r->name2, ==, "y");
+  g_assert_cmpuint (r->dir_fh_hash, ==, a);
+  g_assert_cmpuint (r->dir2_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 4);
+  g_assert_cmpstr (r->op, ==, "LINK");
+  g_assert_cmpstr (r->name, ==, "l");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  g_assert_cmpuint (r->src_fh_hash, ==, a);
+  r = &g_array_index (d->recs, TraceNfsRecord, 5);
+  g_assert_cmpstr (r->op, ==, "CREATE");
+  g_assert_cmpuint (r->create_type, ==, 2);
+  g_assert_cmpstr (r->name, ==, "d");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  g_assert_cmpuint (r->obj_fh_hash, ==, trace_nfs_fnv1a64 (new_fh, sizeof new_fh));
+  r = &g_array_index (d->recs, TraceNfsRecord, 8);
+  g_assert_cmpuint (r->create_type, ==, 5);
+  g_assert_cmpstr (r->name, ==, "s");
+  g_assert_cmpstr (r->name2, ==, "tgt");
+  g_assert_cmpuint (r->name2_len, ==, 3);
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 10);
+  g_assert_cmpstr (r->op, ==, "REMOVE");
+  g_assert_cmpstr (r->name, ==, "gone");
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  r = &g_array_index (d->recs, TraceNfsRecord, 11);
+  g_assert_cmpstr (r->op, ==, "OPEN");
+  g_assert_cmpstr (r->name, ==, "o");
+  g_assert_true (r->open_create);
+  g_assert_cmpuint (r->create_type, ==, 1);
+  g_assert_cmpuint (r->dir_fh_hash, ==, b);
+  unref (cs);
+  unref (ss);
+}
+
 /* ---- bad input ------------------------------------------------------------------- */
 
 static char *
@@ -2275,6 +2360,183 @@ test_tshark_live (void)
     }
 }
 
+/* ---- names against tshark ------------------------------------------------------------ */
+
+/* Run tshark on @cap for NFS calls with the name fields; NULL (skipped) when
+ * tshark is missing. */
+static char *
+tshark_names_dump (const char *tshark, const char *cap)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) p = NULL;
+  char *out = NULL;
+  const char *argv[] = {
+    tshark, "-2", "-r", cap, "-Y", "rpc.msgtyp == 0 && nfs", "-T", "fields", "-E", "separator=/t",
+    "-E", "occurrence=a", "-E", "aggregator=|",
+    "-e", "frame.number", "-e", "rpc.xid", "-e", "rpc.programversion", "-e", "nfs.name",
+    "-e", "nfs.pathname.component", "-e", "nfs.symlink.to", "-e", "nfs.fh.hash",
+    "-e", "nfs.open.opentype", NULL
+  };
+
+  p = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (p));
+  return out;
+}
+
+static int
+cmp_strv_item (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* "a|b|c" (tshark's values of one field) appended to @list. */
+static void
+add_split (GPtrArray *list, const char *joined)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (*joined == '\0')
+    return;
+  parts = g_strsplit (joined, "|", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    g_ptr_array_add (list, g_strdup (parts[i]));
+}
+
+static char *
+join_sorted (GPtrArray *list)
+{
+  g_ptr_array_sort (list, cmp_strv_item);
+  g_ptr_array_add (list, NULL);
+  return g_strjoinv ("|", (char **) list->pdata);
+}
+
+typedef struct {
+  guint names, symlinks, handles, opens_created;
+} NameFigures;
+
+/* One tshark call line against our records of that call. */
+static void
+compare_names_call (char **cols, const OurCall *o, NameFigures *fig, GString *report, guint *bad_out)
+{
+  guint bad = *bad_out;
+  g_autoptr(GPtrArray) tsh_names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) our_names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *tn = NULL, *on = NULL;
+  g_autoptr(GString) our_to = g_string_new (NULL);
+  g_autoptr(GString) our_fh = g_string_new (NULL);
+  g_autoptr(GString) our_open = g_string_new (NULL);
+  const TraceNfsRecord *r0 = &g_array_index (o->recs, TraceNfsRecord, 0);
+  guint64 frame = g_ascii_strtoull (cols[0], NULL, 10);
+
+  add_split (tsh_names, cols[3]);
+  add_split (tsh_names, cols[4]);
+  for (guint i = 0; i < o->recs->len; i++)
+    {
+      const TraceNfsRecord *r = &g_array_index (o->recs, TraceNfsRecord, i);
+      gboolean rename = strcmp (r->op, "RENAME") == 0, symlink = strcmp (r->op, "SYMLINK") == 0;
+
+      if (r->name_len > 0)
+        g_ptr_array_add (our_names, g_strdup (r->name));
+      if (rename && r->name2_len > 0)
+        g_ptr_array_add (our_names, g_strdup (r->name2));
+      if (symlink && r->vers <= 3)
+        g_string_append_printf (our_to, "%s%s", our_to->len ? "|" : "", r->name2);
+      if (strcmp (r->op, "OPEN") == 0)
+        g_string_append_printf (our_open, "%s%d", our_open->len ? "|" : "", r->open_create ? 1 : 0);
+    }
+  /* the handles tshark hashes in a v2/v3 name call, in wire order */
+  if (r0->vers <= 3 && r0->name_len > 0)
+    {
+      if (strcmp (r0->op, "LINK") == 0)
+        g_string_printf (our_fh, "0x%08x|0x%08x", r0->fh_crc32, r0->dir_fh_crc32);
+      else if (strcmp (r0->op, "RENAME") == 0)
+        g_string_printf (our_fh, "0x%08x|0x%08x", r0->dir_fh_crc32, r0->dir2_fh_crc32);
+      else
+        g_string_printf (our_fh, "0x%08x", r0->dir_fh_crc32);
+      if (strcmp (our_fh->str, cols[6]) != 0)
+        MISMATCH ("frame %" G_GUINT64_FORMAT " %s: directory handles %s, tshark %s", frame, r0->op,
+                  our_fh->str, cols[6]);
+      fig->handles++;
+    }
+  fig->names += our_names->len;
+  tn = join_sorted (tsh_names);
+  on = join_sorted (our_names);
+  if (strcmp (tn, on) != 0)
+    MISMATCH ("frame %" G_GUINT64_FORMAT " xid %08x %s: names [%s], tshark [%s]", frame, r0->xid, r0->op, on, tn);
+  if (strcmp (our_to->str, cols[5]) != 0)
+    MISMATCH ("frame %" G_GUINT64_FORMAT " %s: link text [%s], tshark [%s]", frame, r0->op, our_to->str, cols[5]);
+  fig->symlinks += our_to->len > 0;
+  /* tshark prints the open type of OPEN4_CREATE / OPEN4_NOCREATE */
+  if (strcmp (our_open->str, cols[7]) != 0)
+    MISMATCH ("frame %" G_GUINT64_FORMAT " OPEN create [%s], tshark opentype [%s]", frame, our_open->str, cols[7]);
+  fig->opens_created += strstr (our_open->str, "1") != NULL;
+  *bad_out = bad;
+}
+
+/* The names of name-space calls (nfs.name, nfs.pathname.component for
+ * NFSv4 LOOKUP, nfs.symlink.to), the directory handles of v2/v3 name calls
+ * (nfs.fh.hash, both for RENAME and LINK) and OPEN's create flag
+ * (nfs.open.opentype) are tshark's, call by call. */
+static void
+test_tshark_names (void)
+{
+  static const struct { const char *file; guint min_names; } files[] = {
+    { "nfs-pcap-suricata-verify/nfsv3-udp.pcap", 30 },
+    { "nfs-pcap-suricata-verify/nfsv2-udp.pcap", 30 },
+    { "nfs-pcap-suricata-verify/nfsv41-tcp.pcap", 3 },
+    { "generated-nfs-loopback/nfsv3-tcp-libnfs-ganesha.pcap", 6 },
+    { "generated-nfs-loopback/nfsv40-tcp-libnfs-ganesha-sll2.pcap", 5 },
+  };
+  g_autofree char *tshark = g_find_program_in_path ("tshark");
+
+  if (tshark == NULL)
+    {
+      g_test_skip ("tshark not installed (apt-get install tshark)");
+      return;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *cap = sample (files[i].file);
+      g_autofree char *out = NULL;
+      g_auto(GStrv) lines = NULL;
+      g_autoptr(OurDecode) ours = NULL;
+      g_autoptr(GString) report = g_string_new (NULL);
+      NameFigures fig = { 0 };
+      guint bad = 0, calls = 0;
+
+      if (cap == NULL)
+        return;
+      out = tshark_names_dump (tshark, cap);
+      ours = decode_all (cap);
+      lines = g_strsplit (out, "\n", -1);
+      for (guint li = 0; lines[li] != NULL; li++)
+        {
+          g_auto(GStrv) cols = g_strsplit (lines[li], "\t", -1);
+          guint64 key;
+          OurCall *o;
+
+          /* one RPC per frame only; NFS_ACL and MOUNT calls are not ours */
+          if (g_strv_length (cols) < 8 || strchr (cols[1], '|') != NULL)
+            continue;
+          key = call_key (g_ascii_strtoull (cols[0], NULL, 10), (guint32) g_ascii_strtoull (cols[1], NULL, 16));
+          o = g_hash_table_lookup (ours->calls, &key);
+          if (o == NULL)
+            continue;
+          calls++;
+          compare_names_call (cols, o, &fig, report, &bad);
+        }
+      g_test_message ("%s: %u calls; %u names, %u link texts, %u v2/v3 directory handle sets, "
+                      "%u OPEN creates equal tshark's", files[i].file, calls, fig.names, fig.symlinks,
+                      fig.handles, fig.opens_created);
+      if (bad > 0)
+        g_error ("%s: %u name differences from tshark:\n%s", files[i].file, bad, report->str);
+      g_assert_cmpuint (fig.names, >=, files[i].min_names);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2287,6 +2549,7 @@ main (int argc, char **argv)
       g_test_add_data_func (name, &tsv_cases[i], test_tshark_dump);
     }
   g_test_add_func ("/trace-nfs/tshark-live", test_tshark_live);
+  g_test_add_func ("/trace-nfs/tshark-names", test_tshark_names);
   g_test_add_func ("/trace-nfs/nfstrace/tcp-seq-overlap", test_overlap_vs_nfstrace);
   g_test_add_func ("/trace-nfs/checklist/snaplen", test_snaplen);
   g_test_add_func ("/trace-nfs/checklist/backchannel", test_checklist_backchannel);
@@ -2304,6 +2567,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-nfs/handmade/ip-fragments", test_handmade_ip_fragments);
   g_test_add_func ("/trace-nfs/handmade/matching", test_handmade_matching);
   g_test_add_func ("/trace-nfs/handmade/nfsv4", test_handmade_v4);
+  g_test_add_func ("/trace-nfs/handmade/nfsv4-names", test_handmade_v4_names);
   g_test_add_func ("/trace-nfs/bad/truncated", test_bad_truncated);
   g_test_add_func ("/trace-nfs/bad/magic", test_bad_magic);
   g_test_add_func ("/trace-nfs/bad/garbage-frames", test_bad_garbage_frames);
