@@ -1370,32 +1370,49 @@ typedef struct {
   gint     issued;          /* atomic */
   guint32  max_count;
   gboolean yield_in_spin;
+  guint    n_workers;
   gint    *completed;       /* per op, atomic: 1 once complete */
-  GMutex   done_lock;       /* with done_cond: waiting for a dependency */
-  GCond    done_cond;
+  GMutex   done_lock;       /* guards the waits below */
+  gint     waiters;         /* atomic: workers blocked on a dependency */
+  gint    *waiting_for;     /* per worker: the op it waits for, -1 none */
+  GCond   *wake;            /* per worker: signalled when that op completes */
 } NfsRun;
 
-/* Wait until op @after completed; FALSE on stop. */
+/* Wait until op @after completed; FALSE on stop.  Each blocked worker
+ * has its own condition, so that a completion wakes only the worker
+ * waiting for it: with chains of dependent operations a broadcast woke
+ * every blocked worker for each one, and on few CPUs the handoffs fell
+ * behind the schedule. */
 static gboolean
-nfs_wait_dependency (NfsRun *run, gint32 after)
+nfs_wait_dependency (NfsRun *run, guint worker, gint32 after)
 {
   if (after < 0 || g_atomic_int_get (&run->completed[after]))
     return TRUE;
   g_mutex_lock (&run->done_lock);
+  /* Announced before the check, as the completer sets the flag before it
+   * looks for waiters: one of the two sees the other. */
+  g_atomic_int_inc (&run->waiters);
+  run->waiting_for[worker] = after;
   while (!g_atomic_int_get (&run->completed[after]) && !g_atomic_int_get (&run->abort)
          && (run->opts->stop == NULL || !*run->opts->stop))
-    g_cond_wait_until (&run->done_cond, &run->done_lock,
+    g_cond_wait_until (&run->wake[worker], &run->done_lock,
                        g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+  run->waiting_for[worker] = -1;
+  g_atomic_int_dec_and_test (&run->waiters);
   g_mutex_unlock (&run->done_lock);
   return g_atomic_int_get (&run->completed[after]);
 }
 
 static void
-nfs_mark_complete (NfsRun *run, guint i)
+nfs_mark_complete (NfsRun *run, guint i, guint n_workers)
 {
-  g_mutex_lock (&run->done_lock);
   g_atomic_int_set (&run->completed[i], 1);
-  g_cond_broadcast (&run->done_cond);
+  if (g_atomic_int_get (&run->waiters) == 0)
+    return;
+  g_mutex_lock (&run->done_lock);
+  for (guint w = 0; w < n_workers; w++)
+    if (run->waiting_for[w] == (gint) i)
+      g_cond_signal (&run->wake[w]);
   g_mutex_unlock (&run->done_lock);
 }
 
@@ -1712,7 +1729,8 @@ nfs_worker_main (gpointer data)
       /* The client waited for this one's reply before calling. */
       {
         gint64 before = replay_now_ns ();
-        if (!nfs_wait_dependency (run, op->after) || !nfs_wait_dependency (run, op->after2))
+        if (!nfs_wait_dependency (run, w->index, op->after)
+            || !nfs_wait_dependency (run, w->index, op->after2))
           break;
         r->dep_wait_ns = replay_now_ns () - before;
       }
@@ -1722,7 +1740,7 @@ nfs_worker_main (gpointer data)
       r->issue_ns = replay_now_ns () - t0;
       r->error = do_op (run, op, read_buf, write_buf);
       r->complete_ns = replay_now_ns () - t0;
-      nfs_mark_complete (run, i);
+      nfs_mark_complete (run, i, run->n_workers);
       g_atomic_int_inc (&run->issued);
       g_atomic_int_inc (&run->done);
     }
@@ -1963,11 +1981,21 @@ run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, gint *f
 
   for (guint i = 0; i < n_nodes; i++)
     run.open_fds[i] = -1;
+  run.n_workers = res->threads;
+  run.waiting_for = g_new (gint, MAX (res->threads, 1));
+  run.wake = g_new (GCond, MAX (res->threads, 1));
+  for (guint w = 0; w < res->threads; w++)
+    {
+      run.waiting_for[w] = -1;
+      g_cond_init (&run.wake[w]);
+    }
   g_mutex_init (&run.done_lock);
-  g_cond_init (&run.done_cond);
   ok = nfs_threads_run (&run, res->threads, error);
   g_mutex_clear (&run.done_lock);
-  g_cond_clear (&run.done_cond);
+  for (guint w = 0; w < res->threads; w++)
+    g_cond_clear (&run.wake[w]);
+  g_free (run.wake);
+  g_free (run.waiting_for);
   g_free (run.completed);
   close_fds (run.open_fds, n_nodes);
   g_free (run.open_fds);
