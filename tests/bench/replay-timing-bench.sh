@@ -184,8 +184,11 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 ii, ai = j["intended_iops"], j["achieved_iops"]
 calls = ("" if j.get("submit_call_p50_ns", 0) == 0 else
-         ", submit call p50 %.1f us p99 %.1f us" % (j["submit_call_p50_ns"] / 1e3,
-                                                     j["submit_call_p99_ns"] / 1e3))
+         ", submit call p50 %.1f us p99 %.1f us, most in flight %d of %d%s"
+         % (j["submit_call_p50_ns"] / 1e3, j["submit_call_p99_ns"] / 1e3,
+            j["max_inflight_process"], j["iodepth"],
+            " (the device fell behind: I/Os waited for a slot)"
+            if j["max_inflight_process"] >= j["iodepth"] else ""))
 print("%-20s ours:   %d I/Os, %.0f IOPS of %.0f (%+.2f %%), issue error p50 %.1f us p99 %.1f us max %.1f us, errors %d%s"
       % (sys.argv[2], j["ios"], ai, ii, (ai / ii - 1) * 100 if ii else 0,
          j["issue_error_p50_ns"] / 1e3, j["issue_error_p99_ns"] / 1e3,
