@@ -515,10 +515,19 @@ plan_names (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint r
         }
       return TRUE;
     case REPLAY_NFS_OPEN:
+      if (!named && rec->name_len == 0 && rec->fh_hash != 0)
+        {
+          /* CLAIM_FH (4.1) or DELEG_CUR_FH: the current handle is the
+           * file itself, opened again by it as nfsd does by handle. */
+          op->dir = REPLAY_NFS_NO_FILE;
+          op->name = NULL;
+          op->create = FALSE;
+          op->file = plan_file (plan, m, rec->fh_hash);
+          return TRUE;
+        }
       if (!named)
         {
-          count_skipped_why (plan, rec->op, rec->name_len == 0 ? "no name: claim by handle"
-                                                                : "name or directory unknown");
+          count_skipped_why (plan, rec->op, "name or directory unknown");
           return FALSE;
         }
       /* O_CREAT when the capture created the file (its handle first seen
@@ -1549,7 +1558,19 @@ do_open (NfsRun *run, const ReplayNfsOp *op)
     return -EBADF;
   if (op->kind == REPLAY_NFS_CREATE || op->create)
     flags |= O_CREAT;
-  fd = openat (dfd, op->name, flags, 0644);
+  if (op->name == NULL)
+    {
+      /* By handle: a new open file description of the node's file. */
+      char self[64];
+      int node_fd = dir_fd (run, op->file);
+
+      if (node_fd < 0)
+        return -EBADF;
+      g_snprintf (self, sizeof self, "/proc/self/fd/%d", node_fd);
+      fd = open (self, flags & ~O_NOFOLLOW);
+    }
+  else
+    fd = openat (dfd, op->name, flags, 0644);
   if (fd < 0)
     return -errno;
   if (op->kind == REPLAY_NFS_OPEN)

@@ -276,7 +276,8 @@ set_name2 (TraceNfsRecord *r, guint64 dir2, const char *name2)
  * (src/, src/data, a file "old" the capture renames before looking it up,
  * a handle never named), what it makes (out/, out/f written then renamed
  * out/g, a hard link f-link, a symbolic link, an NFSv4 OPEN-created
- * out/o4, tmp/ made and removed) and a LOOKUP that failed. */
+ * out/o4 opened again by handle, tmp/ made and removed) and a LOOKUP that
+ * failed. */
 static GArray *
 names_records (void)
 {
@@ -308,6 +309,10 @@ names_records (void)
   r = name_rec (T, "OPEN", T_OUT, "o4", T_O4); r.vers = 4; r.open_create = TRUE; r.create_type = 1;
   g_array_append_val (recs, r);
   r = rec (T, "WRITE", T_O4, 0, 100); r.vers = 4; g_array_append_val (recs, r);
+  r = rec (T, "CLOSE", T_O4, 0, 0); r.vers = 4; g_array_append_val (recs, r);
+  /* NFSv4.1 OPEN by handle (CLAIM_FH): no name, the current handle is the file */
+  r = rec (T, "OPEN", T_O4, 0, 0); r.vers = 4; g_array_append_val (recs, r);
+  r = rec (T, "READ", T_O4, 0, 100); r.vers = 4; g_array_append_val (recs, r);
   r = rec (T, "CLOSE", T_O4, 0, 0); r.vers = 4; g_array_append_val (recs, r);
 #undef T
 #undef ADD
@@ -361,8 +366,8 @@ test_plan_names (void)
   g_assert_cmpuint (plan->max_depth, ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_MKDIR], ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_RENAME], ==, 2);
-  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_OPEN], ==, 1);
-  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_CLOSE], ==, 1);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_OPEN], ==, 2);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_CLOSE], ==, 2);
   g_assert_cmpuint (g_hash_table_size (plan->skipped_ops), ==, 0);
 }
 
