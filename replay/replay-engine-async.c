@@ -14,8 +14,10 @@
  * Closed and afap timing wait for the previous completion, as psync does.
  *
  * With --poll there is no reaper thread: the submitter busy-waits for the
- * next I/O's time (no sleep, so no wake-up latency) and reaps completions
- * from user space meanwhile, so that the CPU it runs on does nothing else.
+ * last spin_ns before each I/O (no wake-up latency; the CLI makes that
+ * 1 ms, so at rates above 1k IOPS it never sleeps) and reaps completions
+ * from user space meanwhile; farther away it blocks in the completion wait,
+ * stamping completions as they arrive, or sleeps when none is in flight.
  * libaio's completion ring is mapped in the process (as fio's
  * userspace_reap reads it); io_uring is set up with COOP_TASKRUN, so a
  * completion does not interrupt the submitter with an IPI but raises a
@@ -58,6 +60,8 @@ struct aio_user_ring {
 #define REPLAY_ASYNC_MAX_BATCH 32
 /* How long a libaio reaper blocks before looking at the end flag. */
 #define AIO_REAP_TIMEOUT_NS (10 * 1000 * 1000)
+/* --poll: longest block in one go, so that a stop request is seen soon. */
+#define POLL_MAX_BLOCK_NS (50 * 1000 * 1000)
 
 typedef struct {
   ReplayRun *run;
@@ -434,18 +438,65 @@ spin_once (AsyncProc *ap)
     sched_yield ();
 }
 
-/* Until @target_ns: sleep, then spin; with --poll spin all the way,
- * reaping. */
+/* --poll, far from the next I/O: wait until @wake_ns for completions in
+ * the kernel (stamped as they arrive), or sleep when none is in flight,
+ * so that an idle stretch of the trace costs no CPU. */
+static void
+block_until (AsyncProc *ap, gint64 wake_ns)
+{
+  gint64 left = wake_ns - replay_now_ns ();
+
+  if (left <= 0)
+    return;
+  if (g_atomic_int_get (&ap->reaped) == g_atomic_int_get (&ap->submitted))
+    {
+      struct timespec ts = { wake_ns / 1000000000, wake_ns % 1000000000 };
+      clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+      return;
+    }
+#ifdef IOSIM_HAVE_LIBURING
+  if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
+    {
+      struct __kernel_timespec ts = { left / 1000000000, left % 1000000000 };
+      struct io_uring_cqe *cqe;
+      guint handled;
+
+      if (io_uring_wait_cqe_timeout (&ap->ring, &cqe, &ts) == 0)
+        uring_harvest (ap, &handled);
+    }
+#endif
+#ifdef IOSIM_HAVE_LIBAIO
+  if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
+    {
+      struct io_event events[64];
+      struct timespec ts = { left / 1000000000, left % 1000000000 };
+      int n = io_getevents (ap->ctx, 1, G_N_ELEMENTS (events), events, &ts);
+      gint64 now = replay_now_ns ();
+
+      for (int k = 0; k < n; k++)
+        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
+                     now);
+    }
+#endif
+}
+
+/* Until @target_ns: sleep, then spin.  With --poll: up to spin_ns before
+ * it, block in the completion wait (or sleep); from there spin, reaping. */
 static gboolean
 wait_until (AsyncProc *ap, gint64 target_ns)
 {
+  gint64 spin_ns = ap->run->opts->spin_ns;
+
   if (!ap->poll)
     return replay_wait_until_ns (ap->run, target_ns);
-  while (replay_now_ns () < target_ns)
+  for (gint64 now = replay_now_ns (); now < target_ns; now = replay_now_ns ())
     {
       if (replay_run_stopped (ap->run))
         return FALSE;
-      spin_once (ap);
+      if (target_ns - now > spin_ns)
+        block_until (ap, MIN (target_ns - spin_ns, now + POLL_MAX_BLOCK_NS));
+      else
+        spin_once (ap);
     }
   return TRUE;
 }

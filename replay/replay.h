@@ -106,8 +106,8 @@ typedef struct {
   guint        threads;         /* psync: 0 = a thread per process, N = a pool of N */
   gboolean     buffered;        /* page cache instead of O_DIRECT */
   gboolean     poll;            /* io_uring/libaio: each submitter reaps its own completions
-                                 * while it busy-waits for the next I/O (no reaper thread,
-                                 * no sleep: a CPU per traced process) */
+                                 * (no reaper thread): it spins, reaping, for spin_ns before
+                                 * each I/O, and blocks in the completion wait before that */
   const GArray *cpus;           /* int CPU numbers; workers pinned round-robin; NULL = none */
 
   const ReplayMap *maps;        /* n_maps > 0: each mapped traced device on its own
@@ -121,6 +121,7 @@ typedef struct {
 
 /* Defaults: queue events, recorded timing, speed 1, reads only unless told,
  * every device, 20 ms lead, 50 us spin. */
+#define REPLAY_POLL_SPIN_NS (1000 * 1000)   /* the CLI's spin with --poll */
 void replay_options_init (ReplayOptions *opts);
 
 /* One I/O of a process's schedule.  Times are nanoseconds, already divided

@@ -11,6 +11,7 @@
  * skips an engine this build lacks.
  */
 #include <string.h>
+#include <sys/resource.h>
 
 #include "loopdev.h"
 #include "replay/replay.h"
@@ -338,6 +339,46 @@ test_closed_order (Fixture *f, gconstpointer data)
     }
 }
 
+static gint64
+cpu_time_ns (void)
+{
+  struct rusage ru;
+
+  g_assert_cmpint (getrusage (RUSAGE_SELF, &ru), ==, 0);
+  return ((gint64) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000
+         + ((gint64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+/* --poll spins only from spin_ns before each I/O: a trace with 50 ms
+ * gaps costs a few ms of CPU, not the whole span (a busy-wait all the
+ * way would cost about the span). */
+static void
+test_poll_idle (Fixture *f, gconstpointer data)
+{
+  const EngineCase *c = data;
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  ReplayOptions opts;
+  gint64 cpu0, cpu, span_ns;
+
+  if (f->dev == NULL)
+    return;
+  ios = workload (1, 10, 50 * 1000 * 1000, 1);
+  engine_options (&opts, c, f);
+  opts.spin_ns = REPLAY_POLL_SPIN_NS;
+  cpu0 = cpu_time_ns ();
+  res = replay_run_ios (ios, &opts, &error);
+  cpu = cpu_time_ns () - cpu0;
+  g_assert_no_error (error);
+  g_assert_cmpuint (res->ios, ==, 10);
+  g_assert_cmpuint (res->errors, ==, 0);
+  span_ns = res->elapsed_ns;
+  g_test_message ("CPU %.1f ms over a %.1f ms replay", cpu / 1e6, span_ns / 1e6);
+  g_assert_cmpint (span_ns, >=, 9 * 50 * 1000 * 1000);
+  g_assert_cmpint (cpu, <, span_ns / 4);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -351,6 +392,11 @@ main (int argc, char **argv)
       g_test_add (a, Fixture, &cases[i], fixture_setup, test_all_complete, fixture_teardown);
       g_test_add (b, Fixture, &cases[i], fixture_setup, test_depth_limits, fixture_teardown);
       g_test_add (d, Fixture, &cases[i], fixture_setup, test_closed_order, fixture_teardown);
+      if (cases[i].poll)
+        {
+          g_autofree char *e = g_strdup_printf ("/replay/engine/%s/idle-sleeps", cases[i].name);
+          g_test_add (e, Fixture, &cases[i], fixture_setup, test_poll_idle, fixture_teardown);
+        }
     }
   return g_test_run ();
 }
