@@ -21,6 +21,8 @@
 #    minus intended time, less the smallest such difference: the capture
 #    has no common clock with the schedule), in µs resolution.  fio has no per-I/O issue log while replaying, so
 #    this is its only issue-time figure; its own iops is printed too.
+# IOSIM_BENCH_REPEAT (default 1) runs every iosim engine that many times
+# per rate, one round after another.
 # Targets (reported, not enforced): achieved within 1 % of intended up to
 # 100k IOPS, issue error p50 <= 5 us, p99 <= 50 us.  Needs root; skips
 # otherwise, and skips fio or an engine that is not there.
@@ -36,6 +38,7 @@ last_cpu=$(( $(nproc) - 1 ))
 poll_args=(--poll --cpus "$last_cpu")
 [ "$last_cpu" -ge 1 ] && poll_args+=(--isolate)
 depth=${IOSIM_BENCH_IODEPTH:-128}
+repeat=${IOSIM_BENCH_REPEAT:-1}
 # fio at our depth, and at 16 (reference/anchors.md §G measured it there).
 fio_depths=${IOSIM_BENCH_FIO_DEPTHS:-$depth 16}
 [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
@@ -162,7 +165,8 @@ with open(work + "/trace.txt", "w") as blk, open(work + "/trace.iolog", "w") as 
         want.write("%d\n" % ns)
     fio.write("%d %s close\n" % (n * 1000000 // rate, dev))
 EOF
-  for spec in $engines; do
+  # IOSIM_BENCH_REPEAT rounds of every engine: figures vary from run to run.
+  for spec in $(for _ in $(seq "$repeat"); do echo $engines; done); do
     engine=${spec%%[:+]*}
     args=(--engine "$engine")
     case "$spec" in
