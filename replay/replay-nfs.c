@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <json-glib/json-glib.h>
@@ -27,7 +28,7 @@
 
 static const char *const kind_names[REPLAY_NFS_N_KINDS] = {
   "read", "write", "commit", "create", "remove", "stat", "truncate", "readdir",
-  "mkdir", "rmdir", "rename", "link", "symlink", "open", "close",
+  "mkdir", "rmdir", "rename", "link", "symlink", "open", "close", "readlink", "statfs",
 };
 
 const char *
@@ -363,7 +364,9 @@ classify (const TraceNfsRecord *rec, ReplayNfsKind *kind)
     { "LOOKUP", REPLAY_NFS_STAT }, { "GETATTR", REPLAY_NFS_STAT }, { "ACCESS", REPLAY_NFS_STAT },
     { "MKDIR", REPLAY_NFS_MKDIR }, { "RMDIR", REPLAY_NFS_RMDIR }, { "RENAME", REPLAY_NFS_RENAME },
     { "LINK", REPLAY_NFS_LINK }, { "SYMLINK", REPLAY_NFS_SYMLINK }, { "OPEN", REPLAY_NFS_OPEN },
-    { "CLOSE", REPLAY_NFS_CLOSE },
+    { "CLOSE", REPLAY_NFS_CLOSE }, { "READLINK", REPLAY_NFS_READLINK },
+    /* nfsd answers these with vfs_statfs() */
+    { "FSSTAT", REPLAY_NFS_STATFS }, { "STATFS", REPLAY_NFS_STATFS },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)
@@ -659,6 +662,12 @@ plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint rec_
   if ((kind_by_name (op.kind) || strcmp (rec->op, "LOOKUP") == 0)
       && !plan_names (plan, m, rec, rec_index, &op))
     return;
+  if (op.kind == REPLAY_NFS_READLINK
+      && (op.file == REPLAY_NFS_NO_FILE || node_at (plan, op.file)->type != REPLAY_NFS_NODE_SYMLINK))
+    {
+      count_skipped_why (plan, rec->op, "handle not known as a symbolic link");
+      return;
+    }
   if (kind_modifies (&op) && !plan->allow_write)
     {
       plan->skipped_writes++;
@@ -1661,9 +1670,38 @@ do_symlink (NfsRun *run, const ReplayNfsOp *op)
 {
   int dfd = dir_fd (run, op->dir);
 
+  int fd;
+
   if (dfd < 0)
     return -EBADF;
-  return symlinkat (op->name2, dfd, op->name) == 0 ? 0 : -errno;
+  if (symlinkat (op->name2, dfd, op->name) != 0)
+    return -errno;
+  /* the link itself, for READLINK and GETATTR */
+  fd = openat (dfd, op->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0)
+    replace_fd (run, op->file, fd);
+  return 0;
+}
+
+static gint32
+do_readlink (NfsRun *run, const ReplayNfsOp *op)
+{
+  int fd = op->file == REPLAY_NFS_NO_FILE ? -1 : g_atomic_int_get (&run->fds[op->file]);
+  char target[PATH_MAX];
+
+  if (fd < 0)
+    return -EBADF;
+  return readlinkat (fd, "", target, sizeof target) >= 0 ? 0 : -errno;
+}
+
+/* FSSTAT and STATFS: the file system's counters, as nfsd asks them. */
+static gint32
+do_statfs (NfsRun *run, const ReplayNfsOp *op)
+{
+  int fd = op->file == REPLAY_NFS_NO_FILE ? -1 : g_atomic_int_get (&run->fds[op->file]);
+  struct statvfs st;
+
+  return fstatvfs (fd >= 0 ? fd : run->dirfd, &st) == 0 ? 0 : -errno;
 }
 
 static gint32
@@ -1704,6 +1742,10 @@ do_op (NfsRun *run, const ReplayNfsOp *op, guint8 *read_buf, const guint8 *write
       return do_stat (run, op);
     case REPLAY_NFS_READDIR:
       return do_readdir (run, op);
+    case REPLAY_NFS_READLINK:
+      return do_readlink (run, op);
+    case REPLAY_NFS_STATFS:
+      return do_statfs (run, op);
     default:
       return -EINVAL;
     }
@@ -1965,6 +2007,8 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
           if (!ok)
             g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: symlink: %s", f->path,
                          g_strerror (errno));
+          else   /* the link itself, for READLINK and GETATTR */
+            fds[i] = openat (parent, f->leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
           continue;
         }
       fds[i] = f->type == REPLAY_NFS_NODE_DIR ? make_dir (parent, f, error)

@@ -78,11 +78,14 @@ typedef enum {
   REPLAY_NFS_SYMLINK,
   REPLAY_NFS_OPEN,
   REPLAY_NFS_CLOSE,
+  REPLAY_NFS_READLINK,
+  REPLAY_NFS_STATFS,
   REPLAY_NFS_N_KINDS
 } ReplayNfsKind;
 
 /* "read", "write", "commit", "create", "remove", "stat", "truncate",
- * "readdir", "mkdir", "rmdir", "rename", "link", "symlink", "open", "close". */
+ * "readdir", "mkdir", "rmdir", "rename", "link", "symlink", "open", "close",
+ * "readlink", "statfs". */
 const char *replay_nfs_kind_name (ReplayNfsKind kind);
 
 /* No node. */

@@ -276,8 +276,8 @@ set_name2 (TraceNfsRecord *r, guint64 dir2, const char *name2)
  * (src/, src/data, a file "old" the capture renames before looking it up,
  * a handle never named), what it makes (out/, out/f written then renamed
  * out/g, a hard link f-link, a symbolic link, an NFSv4 OPEN-created
- * out/o4 opened again by handle, tmp/ made and removed) and a LOOKUP that
- * failed. */
+ * out/o4 opened again by handle, tmp/ made and removed), a READLINK of
+ * the link, an FSSTAT, and a LOOKUP that failed. */
 static GArray *
 names_records (void)
 {
@@ -301,6 +301,8 @@ names_records (void)
   r = name_rec (T, "LINK", T_ROOT, "f-link", 0); r.fh_hash = r.src_fh_hash = T_F; g_array_append_val (recs, r);
   r = name_rec (T, "SYMLINK", T_OUT, "sl", T_SL); r.create_type = 5; r.name2_len = 1; g_strlcpy (r.name2, "f", sizeof r.name2);
   g_array_append_val (recs, r);
+  ADD (rec (T, "READLINK", T_SL, 0, 0));
+  ADD (rec (T, "FSSTAT", T_ROOT, 0, 0));
   r = name_rec (T, "RENAME", T_OUT, "f", 0); set_name2 (&r, T_OUT, "g"); g_array_append_val (recs, r);
   ADD (name_rec (T, "REMOVE", T_SRC, "data", 0));
   r = name_rec (T, "MKDIR", T_ROOT, "tmp", T_TMP); r.create_type = 2; g_array_append_val (recs, r);
@@ -367,6 +369,8 @@ test_plan_names (void)
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_MKDIR], ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_RENAME], ==, 2);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_OPEN], ==, 2);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_READLINK], ==, 1);
+  g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_STATFS], ==, 1);
   g_assert_cmpuint (plan->n_by_kind[REPLAY_NFS_CLOSE], ==, 2);
   g_assert_cmpuint (g_hash_table_size (plan->skipped_ops), ==, 0);
 }
