@@ -367,6 +367,8 @@ classify (const TraceNfsRecord *rec, ReplayNfsKind *kind)
     { "CLOSE", REPLAY_NFS_CLOSE }, { "READLINK", REPLAY_NFS_READLINK },
     /* nfsd answers these with vfs_statfs() */
     { "FSSTAT", REPLAY_NFS_STATFS }, { "STATFS", REPLAY_NFS_STATFS },
+    /* and these from the verified handle's inode and super block: a stat */
+    { "FSINFO", REPLAY_NFS_STAT }, { "PATHCONF", REPLAY_NFS_STAT },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)

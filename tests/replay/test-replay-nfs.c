@@ -277,7 +277,7 @@ set_name2 (TraceNfsRecord *r, guint64 dir2, const char *name2)
  * a handle never named), what it makes (out/, out/f written then renamed
  * out/g, a hard link f-link, a symbolic link, an NFSv4 OPEN-created
  * out/o4 opened again by handle, tmp/ made and removed), a READLINK of
- * the link, an FSSTAT, and a LOOKUP that failed. */
+ * the link, an FSSTAT and an FSINFO, and a LOOKUP that failed. */
 static GArray *
 names_records (void)
 {
@@ -303,6 +303,7 @@ names_records (void)
   g_array_append_val (recs, r);
   ADD (rec (T, "READLINK", T_SL, 0, 0));
   ADD (rec (T, "FSSTAT", T_ROOT, 0, 0));
+  ADD (rec (T, "FSINFO", T_ROOT, 0, 0));
   r = name_rec (T, "RENAME", T_OUT, "f", 0); set_name2 (&r, T_OUT, "g"); g_array_append_val (recs, r);
   ADD (name_rec (T, "REMOVE", T_SRC, "data", 0));
   r = name_rec (T, "MKDIR", T_ROOT, "tmp", T_TMP); r.create_type = 2; g_array_append_val (recs, r);
