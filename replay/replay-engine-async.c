@@ -272,6 +272,18 @@ uring_poll (AsyncProc *ap)
   uring_harvest (ap, &handled);
   return handled;
 }
+
+/* --poll, far from the next I/O: block up to @left_ns for a completion. */
+static void
+uring_wait (AsyncProc *ap, gint64 left_ns)
+{
+  struct __kernel_timespec ts = { left_ns / 1000000000, left_ns % 1000000000 };
+  struct io_uring_cqe *cqe;
+  guint handled;
+
+  if (io_uring_wait_cqe_timeout (&ap->ring, &cqe, &ts) == 0)
+    uring_harvest (ap, &handled);
+}
 #endif
 
 /* ---- backend: libaio ---- */
@@ -338,29 +350,52 @@ aio_submit (AsyncProc *ap, guint first, guint count)
     }
 }
 
+/* The @n events of @events, reaped at @now (each names its iocb). */
+static void
+aio_complete_events (AsyncProc *ap, const struct io_event *events, int n, gint64 now)
+{
+  for (int k = 0; k < n; k++)
+    complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res, now);
+}
+
+/* io_getevents: at least @min_nr events within @timeout, each completed
+ * as it comes; the count, or -errno (-EINTR included).  A failure other
+ * than an interruption is warned about and aborts the run. */
+static int
+aio_get_events (AsyncProc *ap, long min_nr, struct timespec *timeout)
+{
+  struct io_event events[64];
+  int n = io_getevents (ap->ctx, min_nr, G_N_ELEMENTS (events), events, timeout);
+
+  if (n < 0 && n != -EINTR)
+    {
+      g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
+      g_atomic_int_set (&ap->run->abort, 1);
+    }
+  aio_complete_events (ap, events, n, replay_now_ns ());
+  return n;
+}
+
 static void
 aio_reap (AsyncProc *ap)
 {
-  struct io_event events[64];
-
   while (!reaper_may_stop (ap))
     {
       struct timespec timeout = { 0, AIO_REAP_TIMEOUT_NS };
-      int n = io_getevents (ap->ctx, 1, G_N_ELEMENTS (events), events, &timeout);
-      gint64 now = replay_now_ns ();
+      int n = aio_get_events (ap, 1, &timeout);
 
-      if (n == -EINTR)
-        continue;
-      if (n < 0)
-        {
-          g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
-          g_atomic_int_set (&ap->run->abort, 1);
-          return;
-        }
-      for (int k = 0; k < n; k++)
-        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
-                     now);
+      if (n < 0 && n != -EINTR)
+        return;
     }
+}
+
+/* --poll, far from the next I/O: block up to @left_ns for a completion. */
+static void
+aio_wait (AsyncProc *ap, gint64 left_ns)
+{
+  struct timespec ts = { left_ns / 1000000000, left_ns % 1000000000 };
+
+  aio_get_events (ap, 1, &ts);
 }
 
 /* --poll: whatever has completed, without blocking, straight from the
@@ -375,19 +410,9 @@ aio_poll (AsyncProc *ap)
 
   if (ring == NULL)
     {
-      struct io_event events[64];
       struct timespec zero = { 0, 0 };
-      int n = io_getevents (ap->ctx, 0, G_N_ELEMENTS (events), events, &zero);
+      int n = aio_get_events (ap, 0, &zero);
 
-      now = replay_now_ns ();
-      if (n < 0 && n != -EINTR)
-        {
-          g_warning ("io_getevents for %s: %s", ap->proc->name, g_strerror (-n));
-          g_atomic_int_set (&ap->run->abort, 1);
-        }
-      for (int k = 0; k < n; k++)
-        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
-                     now);
       return n > 0 ? (guint) n : 0;
     }
   /* Only this thread moves head; the kernel publishes events by moving
@@ -402,7 +427,7 @@ aio_poll (AsyncProc *ap)
     {
       const struct io_event *ev = &ring->events[head];
 
-      complete_io (ap, (guint) (ev->obj - ap->iocbs), (gint64) (long) ev->res, now);
+      aio_complete_events (ap, ev, 1, now);
       head = (head + 1) % ring->nr;
       handled++;
     }
@@ -456,27 +481,11 @@ block_until (AsyncProc *ap, gint64 wake_ns)
     }
 #ifdef IOSIM_HAVE_LIBURING
   if (ap->run->opts->engine == REPLAY_ENGINE_IO_URING)
-    {
-      struct __kernel_timespec ts = { left / 1000000000, left % 1000000000 };
-      struct io_uring_cqe *cqe;
-      guint handled;
-
-      if (io_uring_wait_cqe_timeout (&ap->ring, &cqe, &ts) == 0)
-        uring_harvest (ap, &handled);
-    }
+    uring_wait (ap, left);
 #endif
 #ifdef IOSIM_HAVE_LIBAIO
   if (ap->run->opts->engine == REPLAY_ENGINE_LIBAIO)
-    {
-      struct io_event events[64];
-      struct timespec ts = { left / 1000000000, left % 1000000000 };
-      int n = io_getevents (ap->ctx, 1, G_N_ELEMENTS (events), events, &ts);
-      gint64 now = replay_now_ns ();
-
-      for (int k = 0; k < n; k++)
-        complete_io (ap, (guint) (events[k].obj - ap->iocbs), (gint64) (long) events[k].res,
-                     now);
-    }
+    aio_wait (ap, left);
 #endif
 }
 

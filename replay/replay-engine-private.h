@@ -41,7 +41,12 @@ typedef struct {
 
 gint64   replay_now_ns          (void);
 gboolean replay_run_stopped     (ReplayRun *run);
-/* Sleep until spin_ns before @target_ns, then spin.  FALSE on stop. */
+/* Sleep (in slices, asking @stopped) until @spin_ns before @target_ns on
+ * CLOCK_MONOTONIC, then spin, yielding if @yield; FALSE once @stopped.
+ * Block and NFS replays both wait this way. */
+gboolean replay_sleep_spin_until (gint64 target_ns, gint64 spin_ns, gboolean yield,
+                                  gboolean (*stopped) (gpointer data), gpointer data);
+/* The same with @run's spin, yield and stop. */
 gboolean replay_wait_until_ns   (ReplayRun *run, gint64 target_ns);
 /* Wait at the gate; returns t0.  Then timer slack, comm, priority, and
  * the CPU: --cpus entry @cpu_slot modulo the list's length (-1: none), so

@@ -130,17 +130,16 @@ replay_run_stopped (ReplayRun *run)
 #define REPLAY_MAX_SLEEP_NS (50 * 1000 * 1000)
 
 gboolean
-replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
+replay_sleep_spin_until (gint64 target_ns, gint64 spin_ns, gboolean yield,
+                         gboolean (*stopped) (gpointer data), gpointer data)
 {
-  gint64 spin_ns = run->opts->spin_ns;
-
   for (;;)
     {
       gint64 now = replay_now_ns ();
       gint64 wake;
       struct timespec ts;
 
-      if (replay_run_stopped (run))
+      if (stopped (data))
         return FALSE;
       if (target_ns - now <= spin_ns)
         break;
@@ -150,9 +149,22 @@ replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
       clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
     }
   while (replay_now_ns () < target_ns)
-    if (run->yield_in_spin)
+    if (yield)
       sched_yield ();
   return TRUE;
+}
+
+static gboolean
+run_stopped (gpointer run)
+{
+  return replay_run_stopped (run);
+}
+
+gboolean
+replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
+{
+  return replay_sleep_spin_until (target_ns, run->opts->spin_ns, run->yield_in_spin,
+                                  run_stopped, run);
 }
 
 gint64

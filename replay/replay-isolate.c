@@ -15,6 +15,7 @@
  */
 #include "replay/replay-setup.h"
 #include "replay/replay-setup-private.h"
+#include "replay/replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,36 +34,6 @@ static const char *
 path_or (const char *path, const char *fallback)
 {
   return path ? path : fallback;
-}
-
-/* "0-3,8" (the kernel's cpu list format) as CPU numbers. */
-static GArray *
-parse_cpu_list (const char *text, GError **error)
-{
-  g_autoptr (GArray) cpus = g_array_new (FALSE, FALSE, sizeof (int));
-  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
-
-  for (guint i = 0; parts[i]; i++)
-    {
-      g_auto (GStrv) range = g_strsplit (g_strstrip (parts[i]), "-", 2);
-      guint64 lo, hi;
-
-      if (range[0] == NULL || range[0][0] == '\0')
-        continue;
-      if (!g_ascii_string_to_unsigned (range[0], 10, 0, 4095, &lo, NULL)
-          || !g_ascii_string_to_unsigned (range[1] ? range[1] : range[0], 10, lo, 4095, &hi,
-                                          NULL))
-        {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "not a CPU list: '%s'", text);
-          return NULL;
-        }
-      for (guint64 c = lo; c <= hi; c++)
-        {
-          int cpu = (int) c;
-          g_array_append_val (cpus, cpu);
-        }
-    }
-  return g_steal_pointer (&cpus);
 }
 
 static gboolean
@@ -158,7 +129,8 @@ remaining_cpus (const GArray *shield, const ReplayIsolatePaths *paths, GError **
 {
   const char *online_path = path_or (paths ? paths->cpu_online : NULL, ISOLATE_CPU_ONLINE);
   g_autofree char *text = replay_setup_read_stripped (online_path, error);
-  g_autoptr (GArray) online = text ? parse_cpu_list (text, error) : NULL;
+  /* sysfs prints CPU lists as --cpus takes them ("0-3,8") */
+  g_autoptr (GArray) online = text ? replay_cpus_parse (text, error) : NULL;
   g_autoptr (GArray) rest = g_array_new (FALSE, FALSE, sizeof (int));
 
   if (online == NULL)

@@ -5,6 +5,7 @@
  */
 #include "replay/replay-nfs.h"
 #include "replay/replay-engine-private.h"
+#include "replay/replay-report-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,8 +23,6 @@
 #include <json-glib/json-glib.h>
 
 #define REPLAY_NFS_DEFAULT_THREADS 8
-/* Sleep in slices of at most this so that a stop request is seen soon. */
-#define REPLAY_NFS_MAX_SLEEP_NS (50 * 1000 * 1000)
 #define REPLAY_NFS_FILL_CHUNK (1024 * 1024)
 
 static const char *const kind_names[REPLAY_NFS_N_KINDS] = {
@@ -1447,30 +1446,17 @@ nfs_stopped (NfsRun *run)
   return g_atomic_int_get (&run->abort) || (run->opts->stop != NULL && *run->opts->stop);
 }
 
-/* Sleep to spin_ns before @target_ns, then spin (as replay_wait_until_ns,
- * which needs a block replay's ReplayRun). */
+static gboolean
+nfs_stopped_cb (gpointer run)
+{
+  return nfs_stopped (run);
+}
+
 static gboolean
 nfs_wait_until (NfsRun *run, gint64 target_ns)
 {
-  for (;;)
-    {
-      gint64 now = replay_now_ns ();
-      gint64 wake;
-      struct timespec ts;
-
-      if (nfs_stopped (run))
-        return FALSE;
-      if (target_ns - now <= run->opts->spin_ns)
-        break;
-      wake = MIN (target_ns - run->opts->spin_ns, now + REPLAY_NFS_MAX_SLEEP_NS);
-      ts.tv_sec = wake / 1000000000;
-      ts.tv_nsec = wake % 1000000000;
-      clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-    }
-  while (replay_now_ns () < target_ns)
-    if (run->yield_in_spin)
-      sched_yield ();
-  return TRUE;
+  return replay_sleep_spin_until (target_ns, run->opts->spin_ns, run->yield_in_spin,
+                                  nfs_stopped_cb, run);
 }
 
 /* The descriptor of directory node @dir (the replay directory for NO_FILE). */
@@ -2192,20 +2178,6 @@ replay_nfs_result_write_csv (const ReplayNfsResult *res, FILE *out)
 }
 
 static void
-add_int (JsonBuilder *b, const char *key, gint64 value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, value);
-}
-
-static void
-add_double (JsonBuilder *b, const char *key, double value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_double_value (b, value);
-}
-
-static void
 add_kinds (JsonBuilder *b, const ReplayNfsResult *res)
 {
   json_builder_set_member_name (b, "operations");
@@ -2217,13 +2189,13 @@ add_kinds (JsonBuilder *b, const ReplayNfsResult *res)
         continue;
       json_builder_set_member_name (b, kind_names[k]);
       json_builder_begin_object (b);
-      add_int (b, "ops", (gint64) s->ops);
-      add_int (b, "errors", (gint64) s->errors);
-      add_double (b, "latency_mean_ns", s->latency_mean_ns);
-      add_int (b, "latency_p50_ns", s->latency_p50_ns);
-      add_int (b, "latency_p99_ns", s->latency_p99_ns);
-      add_int (b, "latency_max_ns", s->latency_max_ns);
-      add_int (b, "traced_latency_p50_ns", s->traced_latency_p50_ns);
+      replay_json_add_int (b, "ops", (gint64) s->ops);
+      replay_json_add_int (b, "errors", (gint64) s->errors);
+      replay_json_add_double (b, "latency_mean_ns", s->latency_mean_ns);
+      replay_json_add_int (b, "latency_p50_ns", s->latency_p50_ns);
+      replay_json_add_int (b, "latency_p99_ns", s->latency_p99_ns);
+      replay_json_add_int (b, "latency_max_ns", s->latency_max_ns);
+      replay_json_add_int (b, "traced_latency_p50_ns", s->traced_latency_p50_ns);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -2237,35 +2209,33 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "target_dir");
-  json_builder_add_string_value (b, res->replay_dir);
-  json_builder_set_member_name (b, "timing");
-  json_builder_add_string_value (b, replay_timing_name (res->plan->timing));
-  add_double (b, "speed", res->plan->speed);
-  add_int (b, "threads", res->threads);
+  replay_json_add_string (b, "target_dir", res->replay_dir);
+  replay_json_add_string (b, "timing", replay_timing_name (res->plan->timing));
+  replay_json_add_double (b, "speed", res->plan->speed);
+  replay_json_add_int (b, "threads", res->threads);
   json_builder_set_member_name (b, "allow_write");
   json_builder_add_boolean_value (b, res->plan->allow_write);
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, res->interrupted);
-  add_int (b, "files", res->plan->files->len);
-  add_int (b, "dirs", res->plan->n_type[REPLAY_NFS_NODE_DIR]);
-  add_int (b, "named", res->plan->n_named);
-  add_int (b, "unnamed", res->plan->n_unnamed);
-  add_int (b, "created", res->plan->n_created);
-  add_int (b, "file_bytes", (gint64) res->plan->file_bytes);
-  add_int (b, "planned_ops", res->plan->ops->len);
-  add_int (b, "skipped_writes", (gint64) res->plan->skipped_writes);
-  add_int (b, "ops", (gint64) res->ops);
-  add_int (b, "bytes", (gint64) res->bytes);
-  add_int (b, "errors", (gint64) res->errors);
-  add_int (b, "elapsed_ns", res->elapsed_ns);
-  add_double (b, "intended_iops", res->intended_iops);
-  add_double (b, "achieved_iops", res->achieved_iops);
-  add_double (b, "issue_error_mean_ns", res->issue_error_mean_ns);
-  add_int (b, "issue_error_p50_ns", res->issue_error_p50_ns);
-  add_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
-  add_int (b, "issue_error_max_ns", res->issue_error_max_ns);
-  add_int (b, "dependency_waits", (gint64) res->dep_waits);
+  replay_json_add_int (b, "files", res->plan->files->len);
+  replay_json_add_int (b, "dirs", res->plan->n_type[REPLAY_NFS_NODE_DIR]);
+  replay_json_add_int (b, "named", res->plan->n_named);
+  replay_json_add_int (b, "unnamed", res->plan->n_unnamed);
+  replay_json_add_int (b, "created", res->plan->n_created);
+  replay_json_add_int (b, "file_bytes", (gint64) res->plan->file_bytes);
+  replay_json_add_int (b, "planned_ops", res->plan->ops->len);
+  replay_json_add_int (b, "skipped_writes", (gint64) res->plan->skipped_writes);
+  replay_json_add_int (b, "ops", (gint64) res->ops);
+  replay_json_add_int (b, "bytes", (gint64) res->bytes);
+  replay_json_add_int (b, "errors", (gint64) res->errors);
+  replay_json_add_int (b, "elapsed_ns", res->elapsed_ns);
+  replay_json_add_double (b, "intended_iops", res->intended_iops);
+  replay_json_add_double (b, "achieved_iops", res->achieved_iops);
+  replay_json_add_double (b, "issue_error_mean_ns", res->issue_error_mean_ns);
+  replay_json_add_int (b, "issue_error_p50_ns", res->issue_error_p50_ns);
+  replay_json_add_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
+  replay_json_add_int (b, "issue_error_max_ns", res->issue_error_max_ns);
+  replay_json_add_int (b, "dependency_waits", (gint64) res->dep_waits);
   add_kinds (b, res);
   json_builder_end_object (b);
 

@@ -4,6 +4,7 @@
  * text table.
  */
 #include "replay/replay.h"
+#include "replay/replay-report-private.h"
 #include "traces/trace-results.h"
 
 #include <json-glib/json-glib.h>
@@ -67,22 +68,22 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
     }
 }
 
-static void
-add_int (JsonBuilder *b, const char *key, gint64 value)
+void
+replay_json_add_int (JsonBuilder *b, const char *key, gint64 value)
 {
   json_builder_set_member_name (b, key);
   json_builder_add_int_value (b, value);
 }
 
-static void
-add_double (JsonBuilder *b, const char *key, double value)
+void
+replay_json_add_double (JsonBuilder *b, const char *key, double value)
 {
   json_builder_set_member_name (b, key);
   json_builder_add_double_value (b, value);
 }
 
-static void
-add_string (JsonBuilder *b, const char *key, const char *value)
+void
+replay_json_add_string (JsonBuilder *b, const char *key, const char *value)
 {
   json_builder_set_member_name (b, key);
   json_builder_add_string_value (b, value);
@@ -103,20 +104,20 @@ add_processes (JsonBuilder *b, const ReplayResult *result)
         span = g_array_index (res, ReplayIoResult, res->len - 1).complete_ns
                - g_array_index (res, ReplayIoResult, 0).issue_ns;
       json_builder_begin_object (b);
-      add_string (b, "name", s->name);
-      add_int (b, "pid", s->pid);
-      add_int (b, "ios", (gint64) s->ios);
-      add_int (b, "bytes", (gint64) s->bytes);
-      add_int (b, "errors", (gint64) s->errors);
-      add_double (b, "mb_per_s", span > 0 ? (double) s->bytes * 1e3 / (double) span : 0);
-      add_double (b, "iops", span > 0 ? (double) s->ios * 1e9 / (double) span : 0);
+      replay_json_add_string (b, "name", s->name);
+      replay_json_add_int (b, "pid", s->pid);
+      replay_json_add_int (b, "ios", (gint64) s->ios);
+      replay_json_add_int (b, "bytes", (gint64) s->bytes);
+      replay_json_add_int (b, "errors", (gint64) s->errors);
+      replay_json_add_double (b, "mb_per_s", span > 0 ? (double) s->bytes * 1e3 / (double) span : 0);
+      replay_json_add_double (b, "iops", span > 0 ? (double) s->ios * 1e9 / (double) span : 0);
       json_builder_set_member_name (b, "latency_ns");
       json_builder_begin_object (b);
-      add_double (b, "mean", s->latency_mean_ns);
-      add_int (b, "p50", s->latency_p50_ns);
-      add_int (b, "p95", s->latency_p95_ns);
-      add_int (b, "p99", s->latency_p99_ns);
-      add_int (b, "max", s->latency_max_ns);
+      replay_json_add_double (b, "mean", s->latency_mean_ns);
+      replay_json_add_int (b, "p50", s->latency_p50_ns);
+      replay_json_add_int (b, "p95", s->latency_p95_ns);
+      replay_json_add_int (b, "p99", s->latency_p99_ns);
+      replay_json_add_int (b, "max", s->latency_max_ns);
       json_builder_end_object (b);
       json_builder_end_object (b);
     }
@@ -128,19 +129,19 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
 {
   json_builder_set_member_name (b, "plan");
   json_builder_begin_object (b);
-  add_int (b, "ios", (gint64) plan->n_ios);
-  add_int (b, "reads", (gint64) plan->n_reads);
-  add_int (b, "writes", (gint64) plan->n_writes);
-  add_int (b, "bytes_read", (gint64) plan->bytes_read);
-  add_int (b, "bytes_written", (gint64) plan->bytes_written);
-  add_int (b, "span_ns", plan->span_ns);
-  add_int (b, "traced_devices", plan->n_devices);
-  add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
-  add_int (b, "skipped_other", (gint64) plan->skipped_other);
-  add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
-  add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
-  add_int (b, "aligned", (gint64) plan->aligned);
-  add_int (b, "wrapped", (gint64) plan->wrapped);
+  replay_json_add_int (b, "ios", (gint64) plan->n_ios);
+  replay_json_add_int (b, "reads", (gint64) plan->n_reads);
+  replay_json_add_int (b, "writes", (gint64) plan->n_writes);
+  replay_json_add_int (b, "bytes_read", (gint64) plan->bytes_read);
+  replay_json_add_int (b, "bytes_written", (gint64) plan->bytes_written);
+  replay_json_add_int (b, "span_ns", plan->span_ns);
+  replay_json_add_int (b, "traced_devices", plan->n_devices);
+  replay_json_add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
+  replay_json_add_int (b, "skipped_other", (gint64) plan->skipped_other);
+  replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
+  replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
+  replay_json_add_int (b, "aligned", (gint64) plan->aligned);
+  replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);
   json_builder_end_object (b);
 }
 
@@ -152,37 +153,37 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  add_string (b, "target", result->target.path);
-  add_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
-  add_int (b, "logical_block_bytes", result->target.logical_block_bytes);
-  add_string (b, "events", replay_events_name (result->plan->events));
-  add_string (b, "timing", replay_timing_name (result->plan->timing));
-  add_double (b, "speed", result->plan->speed);
-  add_string (b, "engine", replay_engine_name (result->engine));
-  add_int (b, "iodepth", result->iodepth);
-  add_int (b, "device_depth", result->device_depth);
-  add_int (b, "threads", result->threads);
+  replay_json_add_string (b, "target", result->target.path);
+  replay_json_add_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
+  replay_json_add_int (b, "logical_block_bytes", result->target.logical_block_bytes);
+  replay_json_add_string (b, "events", replay_events_name (result->plan->events));
+  replay_json_add_string (b, "timing", replay_timing_name (result->plan->timing));
+  replay_json_add_double (b, "speed", result->plan->speed);
+  replay_json_add_string (b, "engine", replay_engine_name (result->engine));
+  replay_json_add_int (b, "iodepth", result->iodepth);
+  replay_json_add_int (b, "device_depth", result->device_depth);
+  replay_json_add_int (b, "threads", result->threads);
   json_builder_set_member_name (b, "buffered");
   json_builder_add_boolean_value (b, result->buffered);
-  add_int (b, "max_inflight_process", result->max_inflight_process);
-  add_int (b, "max_inflight_device", result->max_inflight_device);
+  replay_json_add_int (b, "max_inflight_process", result->max_inflight_process);
+  replay_json_add_int (b, "max_inflight_device", result->max_inflight_device);
   json_builder_set_member_name (b, "dry_run");
   json_builder_add_boolean_value (b, result->dry_run);
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, result->interrupted);
-  add_int (b, "ios", (gint64) result->ios);
-  add_int (b, "bytes", (gint64) result->bytes);
-  add_int (b, "errors", (gint64) result->errors);
-  add_int (b, "elapsed_ns", result->elapsed_ns);
-  add_double (b, "intended_iops", result->intended_iops);
-  add_double (b, "achieved_iops", result->achieved_iops);
-  add_double (b, "mb_per_s", result->mb_per_s);
-  add_double (b, "issue_error_mean_ns", result->issue_error_mean_ns);
-  add_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
-  add_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
-  add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
-  add_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
-  add_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
+  replay_json_add_int (b, "ios", (gint64) result->ios);
+  replay_json_add_int (b, "bytes", (gint64) result->bytes);
+  replay_json_add_int (b, "errors", (gint64) result->errors);
+  replay_json_add_int (b, "elapsed_ns", result->elapsed_ns);
+  replay_json_add_double (b, "intended_iops", result->intended_iops);
+  replay_json_add_double (b, "achieved_iops", result->achieved_iops);
+  replay_json_add_double (b, "mb_per_s", result->mb_per_s);
+  replay_json_add_double (b, "issue_error_mean_ns", result->issue_error_mean_ns);
+  replay_json_add_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
+  replay_json_add_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
+  replay_json_add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
+  replay_json_add_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
+  replay_json_add_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
   add_plan (b, result->plan);
   add_processes (b, result);
   json_builder_end_object (b);

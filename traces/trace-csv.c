@@ -68,13 +68,6 @@ typedef struct {
   gsize       len;
 } CsvField;
 
-static TraceLineResult
-fail (GError **error, const char *what)
-{
-  g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE, "%s", what);
-  return TRACE_LINE_ERROR;
-}
-
 /* The first fields are plain; the last (comm) may be quoted. */
 static gboolean
 split_row (char *line, gsize len, CsvField *f, GError **error)
@@ -87,7 +80,7 @@ split_row (char *line, gsize len, CsvField *f, GError **error)
       char *comma = memchr (p, ',', (gsize) (end - p));
       if (comma == NULL)
         {
-          fail (error, "expected " G_STRINGIFY (IOSIM_CSV_FIELDS) " comma-separated fields (" IOSIM_CSV_HEADER ")");
+          trace_line_fail (error, "expected " G_STRINGIFY (IOSIM_CSV_FIELDS) " comma-separated fields (" IOSIM_CSV_HEADER ")");
           return FALSE;
         }
       f[i].p = p;
@@ -103,7 +96,7 @@ split_row (char *line, gsize len, CsvField *f, GError **error)
         {
           if (r >= end)
             {
-              fail (error, "unterminated quoted comm field");
+              trace_line_fail (error, "unterminated quoted comm field");
               return FALSE;
             }
           if (*r == '"')
@@ -121,7 +114,7 @@ split_row (char *line, gsize len, CsvField *f, GError **error)
         }
       if (r != end)
         {
-          fail (error, "text after the quoted comm field");
+          trace_line_fail (error, "text after the quoted comm field");
           return FALSE;
         }
       f[IOSIM_CSV_FIELDS - 1].p = p;
@@ -130,7 +123,7 @@ split_row (char *line, gsize len, CsvField *f, GError **error)
     }
   if (memchr (p, ',', (gsize) (end - p)) != NULL || memchr (p, '"', (gsize) (end - p)) != NULL)
     {
-      fail (error, "more than " G_STRINGIFY (IOSIM_CSV_FIELDS) " fields, or a stray quote in comm");
+      trace_line_fail (error, "more than " G_STRINGIFY (IOSIM_CSV_FIELDS) " fields, or a stray quote in comm");
       return FALSE;
     }
   f[IOSIM_CSV_FIELDS - 1].p = p;
@@ -195,26 +188,26 @@ iosim_csv_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, G
   neg = f[0].len > 0 && f[0].p[0] == '-';
   trace_cursor_init (&c, f[0].p + neg, f[0].len - neg);
   if (!trace_cursor_u64 (&c, &time) || c.p != c.end || time > (guint64) G_MAXINT64)
-    return fail (error, "time_ns is not a number");
+    return trace_line_fail (error, "time_ns is not a number");
   out->time_ns = neg ? -(gint64) time : (gint64) time;
   if (!whole_u32 (&f[1], &out->dev_major) || !whole_u32 (&f[2], &out->dev_minor))
-    return fail (error, "dev_major/dev_minor are not numbers");
+    return trace_line_fail (error, "dev_major/dev_minor are not numbers");
   if (!whole_i32 (&f[3], &out->cpu) || out->cpu < -1)
-    return fail (error, "cpu is not a number (-1 for unknown)");
+    return trace_line_fail (error, "cpu is not a number (-1 for unknown)");
   if (!whole_u32 (&f[4], &out->pid))
-    return fail (error, "pid is not a number");
+    return trace_line_fail (error, "pid is not a number");
   if (!whole_word (&f[5], word, sizeof word) || !trace_action_from_letters (word, &out->action))
-    return fail (error, "unknown action");
+    return trace_line_fail (error, "unknown action");
   if (!whole_word (&f[6], word, sizeof word) || !trace_rwbs_parse (word, &out->rwbs))
-    return fail (error, "malformed rwbs");
+    return trace_line_fail (error, "malformed rwbs");
   if (!whole_u64 (&f[7], &out->sector) || !whole_u32 (&f[8], &out->nr_sectors))
-    return fail (error, "sector/nr_sectors are not numbers");
+    return trace_line_fail (error, "sector/nr_sectors are not numbers");
   if (!whole_u64 (&f[9], &offset) || !whole_u64 (&f[10], &length))
-    return fail (error, "offset_bytes/length_bytes are not numbers");
+    return trace_line_fail (error, "offset_bytes/length_bytes are not numbers");
   if (!whole_i32 (&f[11], &out->error))
-    return fail (error, "error is not a number");
+    return trace_line_fail (error, "error is not a number");
   if (!whole_u64 (&f[12], &out->io_tag))
-    return fail (error, "io_tag is not a number");
+    return trace_line_fail (error, "io_tag is not a number");
   trace_record_set_comm (out, f[13].p, f[13].len);
 
   /* A byte-exact extent differs from the sectors' own. */
@@ -223,7 +216,7 @@ iosim_csv_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, G
       TraceRecord probe = *out;
       if (!trace_record_set_bytes (&probe, offset, length) || probe.sector != out->sector
           || probe.nr_sectors != out->nr_sectors)
-        return fail (error, "offset_bytes/length_bytes do not lie in sector/nr_sectors");
+        return trace_line_fail (error, "offset_bytes/length_bytes do not lie in sector/nr_sectors");
       out->head_bytes = probe.head_bytes;
       out->length_bytes = probe.length_bytes;
     }

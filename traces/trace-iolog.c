@@ -41,22 +41,6 @@ typedef struct {
   gsize       len;
 } IologToken;
 
-static TraceLineResult
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static TraceLineResult
-fail (GError **error, const char *format, ...)
-{
-  va_list args;
-  g_autofree char *msg = NULL;
-
-  va_start (args, format);
-  msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, TRACE_ERROR, TRACE_ERROR_PARSE, msg);
-  return TRACE_LINE_ERROR;
-}
-
 static gboolean
 token_is (const IologToken *t, const char *word)
 {
@@ -124,15 +108,15 @@ parse_version (IologState *st, const char *line, GError **error)
   guint64 v;
 
   if (!g_str_has_prefix (line, pre))
-    return fail (error, "not a fio iolog: the first line must be "
+    return trace_line_fail (error, "not a fio iolog: the first line must be "
                  "'fio version 2 iolog' or 'fio version 3 iolog'");
   p = line + sizeof pre - 1;
   v = g_ascii_strtoull (p, &end, 10);
   if (end == p || !g_str_has_prefix (end, " iolog"))
-    return fail (error, "not a fio iolog: the first line must be "
+    return trace_line_fail (error, "not a fio iolog: the first line must be "
                  "'fio version 2 iolog' or 'fio version 3 iolog'");
   if (v != 2 && v != 3)
-    return fail (error, "fio iolog version %" G_GUINT64_FORMAT " is not supported "
+    return trace_line_fail (error, "fio iolog version %" G_GUINT64_FORMAT " is not supported "
                  "(versions 2 and 3 are; fio itself dropped version 1)", v);
   st->version = (int) v;
   g_hash_table_replace (st->meta, g_strdup ("iolog.version"), g_strdup_printf ("%d", st->version));
@@ -168,7 +152,7 @@ file_action (IologState *st, const IologToken *name, const IologToken *act, GErr
   if (token_is (act, "add"))
     {
       if (st->n_files >= IOLOG_MAX_FILES)
-        return fail (error, "more than %u files added", IOLOG_MAX_FILES);
+        return trace_line_fail (error, "more than %u files added", IOLOG_MAX_FILES);
       /* fio keeps the first file of a name: a re-add names the same file. */
       file_index (st, name, TRUE);
       return TRACE_LINE_SKIP;
@@ -176,11 +160,11 @@ file_action (IologState *st, const IologToken *name, const IologToken *act, GErr
   if (token_is (act, "open") || token_is (act, "close"))
     {
       if (file_index (st, name, FALSE) == 0)
-        return fail (error, "'%.*s' of file '%.*s', which was never added",
+        return trace_line_fail (error, "'%.*s' of file '%.*s', which was never added",
                      (int) act->len, act->p, (int) name->len, name->p);
       return TRACE_LINE_SKIP;
     }
-  return fail (error, "unknown file action '%.*s' (expected add, open or close)",
+  return trace_line_fail (error, "unknown file action '%.*s' (expected add, open or close)",
                (int) MIN (act->len, 64), act->p);
 }
 
@@ -210,32 +194,32 @@ io_action (IologState *st, const IologToken *tok, gint64 time_ns, TraceRecord *o
   guint index;
 
   if (tok[2].p[0] == '-')
-    return fail (error, "the offset '%.*s' is negative", (int) MIN (tok[2].len, 64), tok[2].p);
+    return trace_line_fail (error, "the offset '%.*s' is negative", (int) MIN (tok[2].len, 64), tok[2].p);
   if (!token_u64 (&tok[2], &offset))
-    return fail (error, "the offset '%.*s' is not a byte count", (int) MIN (tok[2].len, 64), tok[2].p);
+    return trace_line_fail (error, "the offset '%.*s' is not a byte count", (int) MIN (tok[2].len, 64), tok[2].p);
   if (tok[3].p[0] == '-')
-    return fail (error, "the length '%.*s' is negative", (int) MIN (tok[3].len, 64), tok[3].p);
+    return trace_line_fail (error, "the length '%.*s' is negative", (int) MIN (tok[3].len, 64), tok[3].p);
   if (!token_u64 (&tok[3], &length) || length > G_MAXUINT32)
-    return fail (error, "the length '%.*s' is not a byte count below 4 GiB (fio reads 32 bits)",
+    return trace_line_fail (error, "the length '%.*s' is not a byte count below 4 GiB (fio reads 32 bits)",
                  (int) MIN (tok[3].len, 64), tok[3].p);
   if (token_is (&tok[1], "wait"))
     {
       if (st->version == 3)
         return TRACE_LINE_SKIP;   /* fio: "ignoring wait command with version 3" */
       if (offset > (guint64) G_MAXINT64 / 1000000)
-        return fail (error, "wait deadline out of range");
+        return trace_line_fail (error, "wait deadline out of range");
       st->wait_ns = MAX (st->wait_ns, (gint64) offset * 1000000);
       return TRACE_LINE_SKIP;
     }
   if (!io_rwbs (&tok[1], &out->rwbs))
-    return fail (error, "unknown I/O action '%.*s' (expected read, write, trim, sync, datasync%s)",
+    return trace_line_fail (error, "unknown I/O action '%.*s' (expected read, write, trim, sync, datasync%s)",
                  (int) MIN (tok[1].len, 64), tok[1].p, st->version == 2 ? " or wait" : "");
   index = file_index (st, &tok[0], FALSE);
   if (index == 0)
-    return fail (error, "I/O on file '%.*s', which was never added",
+    return trace_line_fail (error, "I/O on file '%.*s', which was never added",
                  (int) MIN (tok[0].len, 256), tok[0].p);
   if (!trace_record_set_bytes (out, offset, length))
-    return fail (error, "offset + length overflows");
+    return trace_line_fail (error, "offset + length overflows");
   out->action = TRACE_ACT_QUEUE;
   out->time_ns = time_ns;
   out->dev_major = 0;
@@ -260,7 +244,7 @@ iolog_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GErro
         return file_action (st, &tok[0], &tok[1], error);
       if (n == 4)
         return io_action (st, tok, st->wait_ns, out, error);
-      return fail (error, "expected 2 fields (file action) or 4 (file action offset length), found %s%u",
+      return trace_line_fail (error, "expected 2 fields (file action) or 4 (file action offset length), found %s%u",
                    n > IOLOG_MAX_TOKENS - 1 ? "more than " : "", MIN (n, IOLOG_MAX_TOKENS - 1));
     }
 
@@ -268,13 +252,13 @@ iolog_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GErro
     {
       guint64 usec;
       if (!token_u64 (&tok[0], &usec) || usec > (guint64) G_MAXINT64 / 1000)
-        return fail (error, "the time '%.*s' is not a count of microseconds",
+        return trace_line_fail (error, "the time '%.*s' is not a count of microseconds",
                      (int) MIN (tok[0].len, 64), tok[0].p);
       if (n == 3)
         return file_action (st, &tok[1], &tok[2], error);
       return io_action (st, tok + 1, (gint64) usec * 1000, out, error);
     }
-  return fail (error, "expected 3 fields (time file action) or 5 (time file action offset length), found %s%u",
+  return trace_line_fail (error, "expected 3 fields (time file action) or 5 (time file action offset length), found %s%u",
                n > IOLOG_MAX_TOKENS - 1 ? "more than " : "", MIN (n, IOLOG_MAX_TOKENS - 1));
 }
 

@@ -28,6 +28,10 @@ typedef enum {
   TRACE_LINE_QUEUED,   /* consumed: its records come out through ->pending */
 } TraceLineResult;
 
+/* A line format's parse error: sets @error (TRACE_ERROR_PARSE; the core
+ * adds FILE:LINE) and returns TRACE_LINE_ERROR. */
+TraceLineResult trace_line_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
 typedef enum {
   TRACE_RECORD_OK,     /* @out filled */
   TRACE_RECORD_END,    /* no more records */

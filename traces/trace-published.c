@@ -38,22 +38,6 @@ typedef struct {
   gsize       len;
 } Field;
 
-static TraceLineResult
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static TraceLineResult
-fail (GError **error, const char *format, ...)
-{
-  va_list args;
-  g_autofree char *msg = NULL;
-
-  va_start (args, format);
-  msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, TRACE_ERROR, TRACE_ERROR_PARSE, msg);
-  return TRACE_LINE_ERROR;
-}
-
 /* Fields of a comma-separated line, blanks around each trimmed; returns
  * the count (CSV_MAX_FIELDS + 1 for "more"). */
 static guint
@@ -260,7 +244,7 @@ queue_io (TimedState *st, TraceRecord *rec, gint64 response_ns, GError **error)
    * the MSR hm_0 sample): the row pairs D with C. */
   rec->io_tag = rec->line;
   if (response_ns >= 0 && response_ns > G_MAXINT64 - rec->time_ns)
-    return fail (error, "arrival + response time overflows");
+    return trace_line_fail (error, "arrival + response time overflows");
   if (!trace_reorder_push (&st->ro, rec, TRUE, error))
     return TRACE_LINE_ERROR;
   if (response_ns < 0)
@@ -280,22 +264,22 @@ set_extent (TraceRecord *rec, const Field *offset, const Field *size, GError **e
 
   if (!field_u64 (offset, &off))
     {
-      fail (error, "Offset '%.*s' is not a byte count", QUOTE (offset));
+      trace_line_fail (error, "Offset '%.*s' is not a byte count", QUOTE (offset));
       return FALSE;
     }
   if (size->len > 0 && size->p[0] == '-')
     {
-      fail (error, "Size '%.*s' is negative", QUOTE (size));
+      trace_line_fail (error, "Size '%.*s' is negative", QUOTE (size));
       return FALSE;
     }
   if (!field_u64 (size, &len) || len > G_MAXUINT32)
     {
-      fail (error, "Size '%.*s' is not a byte count below 4 GiB", QUOTE (size));
+      trace_line_fail (error, "Size '%.*s' is not a byte count below 4 GiB", QUOTE (size));
       return FALSE;
     }
   if (!trace_record_set_bytes (rec, off, len))
     {
-      fail (error, "Offset + Size overflows");
+      trace_line_fail (error, "Offset + Size overflows");
       return FALSE;
     }
   return TRUE;
@@ -317,7 +301,7 @@ msr_host (TimedState *st, const Field *name, GError **error)
   if (v == NULL)
     {
       if (st->n_hosts >= MSR_MAX_HOSTS)
-        fail (error, "more than %u host names", MSR_MAX_HOSTS);
+        trace_line_fail (error, "more than %u host names", MSR_MAX_HOSTS);
       else
         {
           g_hash_table_insert (st->hosts, g_strdup (name->p), GUINT_TO_POINTER (st->n_hosts + 1));
@@ -339,36 +323,36 @@ msr_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError 
   guint32 host;
 
   if (n != 7)
-    return fail (error, "expected 7 comma-separated fields "
+    return trace_line_fail (error, "expected 7 comma-separated fields "
                  "(Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found %s%u",
                  n > CSV_MAX_FIELDS ? "more than " : "", MIN (n, CSV_MAX_FIELDS));
   if (field_is (&f[0], "Timestamp"))
     return TRACE_LINE_SKIP;   /* a header some copies carry */
   if (!field_u64 (&f[0], &filetime))
-    return fail (error, "Timestamp '%.*s' is not a FILETIME (100 ns ticks)", QUOTE (&f[0]));
+    return trace_line_fail (error, "Timestamp '%.*s' is not a FILETIME (100 ns ticks)", QUOTE (&f[0]));
   if (filetime < FILETIME_UNIX_EPOCH
       || (filetime - FILETIME_UNIX_EPOCH) > (guint64) G_MAXINT64 / 100)
-    return fail (error, "Timestamp '%.*s' is outside 1970..2262 as a FILETIME", QUOTE (&f[0]));
+    return trace_line_fail (error, "Timestamp '%.*s' is outside 1970..2262 as a FILETIME", QUOTE (&f[0]));
   out->time_ns = (gint64) (filetime - FILETIME_UNIX_EPOCH) * 100;
   if (f[1].len == 0)
-    return fail (error, "empty Hostname");
+    return trace_line_fail (error, "empty Hostname");
   host = msr_host (st, &f[1], error);
   if (host == 0)
     return TRACE_LINE_ERROR;
   out->dev_major = host - 1;
   trace_record_set_comm (out, f[1].p, f[1].len);
   if (!field_u32 (&f[2], &out->dev_minor))
-    return fail (error, "DiskNumber '%.*s' is not a number", QUOTE (&f[2]));
+    return trace_line_fail (error, "DiskNumber '%.*s' is not a number", QUOTE (&f[2]));
   if (field_is (&f[3], "Read"))
     out->rwbs = TRACE_RWBS_READ;
   else if (field_is (&f[3], "Write"))
     out->rwbs = TRACE_RWBS_WRITE;
   else
-    return fail (error, "Type '%.*s' is neither Read nor Write", QUOTE (&f[3]));
+    return trace_line_fail (error, "Type '%.*s' is neither Read nor Write", QUOTE (&f[3]));
   if (!set_extent (out, &f[4], &f[5], error))
     return TRACE_LINE_ERROR;
   if (!field_u64 (&f[6], &ticks) || ticks > (guint64) G_MAXINT64 / 100)
-    return fail (error, "ResponseTime '%.*s' is not a count of 100 ns ticks", QUOTE (&f[6]));
+    return trace_line_fail (error, "ResponseTime '%.*s' is not a count of 100 ns ticks", QUOTE (&f[6]));
   return queue_io (st, out, (gint64) ticks * 100, error);
 }
 
@@ -411,24 +395,24 @@ systor_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GErr
   gint64 response_ns = -1;
 
   if (n != 6)
-    return fail (error, "expected 6 comma-separated fields "
+    return trace_line_fail (error, "expected 6 comma-separated fields "
                  "(Timestamp,Response,IOType,LUN,Offset,Size), found %s%u",
                  n > CSV_MAX_FIELDS ? "more than " : "", MIN (n, CSV_MAX_FIELDS));
   if (field_is (&f[0], "Timestamp"))
     return TRACE_LINE_SKIP;   /* the header, also where files were concatenated */
   if (!field_decimal_ns (&f[0], 9, &out->time_ns))
-    return fail (error, "Timestamp '%.*s' is not Unix seconds", QUOTE (&f[0]));
+    return trace_line_fail (error, "Timestamp '%.*s' is not Unix seconds", QUOTE (&f[0]));
   if (f[1].len > 0 && !field_decimal_ns (&f[1], 9, &response_ns))
-    return fail (error, "Response '%.*s' is not seconds", QUOTE (&f[1]));
+    return trace_line_fail (error, "Response '%.*s' is not seconds", QUOTE (&f[1]));
   if (field_is (&f[2], "R") || field_is (&f[2], "Read"))
     out->rwbs = TRACE_RWBS_READ;
   else if (field_is (&f[2], "W") || field_is (&f[2], "Write"))
     out->rwbs = TRACE_RWBS_WRITE;
   else
-    return fail (error, "IOType '%.*s' is neither R nor W", QUOTE (&f[2]));
+    return trace_line_fail (error, "IOType '%.*s' is neither R nor W", QUOTE (&f[2]));
   out->dev_major = 0;
   if (!field_u32 (&f[3], &out->dev_minor))
-    return fail (error, "LUN '%.*s' is not a number", QUOTE (&f[3]));
+    return trace_line_fail (error, "LUN '%.*s' is not a number", QUOTE (&f[3]));
   if (!set_extent (out, &f[4], &f[5], error))
     return TRACE_LINE_ERROR;
   return queue_io (st, out, response_ns, error);
@@ -477,23 +461,23 @@ spc_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError 
   (void) state;
   /* SPC 1.0.1 allows further fields after the fifth: ignored. */
   if (n < 5)
-    return fail (error, "expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found %u", n);
+    return trace_line_fail (error, "expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found %u", n);
   if (!field_u32 (&f[0], &out->dev_minor))
-    return fail (error, "ASU '%.*s' is not a number", QUOTE (&f[0]));
+    return trace_line_fail (error, "ASU '%.*s' is not a number", QUOTE (&f[0]));
   if (!field_u64 (&f[1], &lba) || lba > G_MAXUINT64 / 512)
-    return fail (error, "LBA '%.*s' is not a sector number", QUOTE (&f[1]));
+    return trace_line_fail (error, "LBA '%.*s' is not a sector number", QUOTE (&f[1]));
   if (!field_u64 (&f[2], &size) || size > G_MAXUINT32)
-    return fail (error, "Size '%.*s' is not a byte count below 4 GiB", QUOTE (&f[2]));
+    return trace_line_fail (error, "Size '%.*s' is not a byte count below 4 GiB", QUOTE (&f[2]));
   if (field_is (&f[3], "r"))
     out->rwbs = TRACE_RWBS_READ;
   else if (field_is (&f[3], "w"))
     out->rwbs = TRACE_RWBS_WRITE;
   else
-    return fail (error, "Opcode '%.*s' is neither r nor w", QUOTE (&f[3]));
+    return trace_line_fail (error, "Opcode '%.*s' is neither r nor w", QUOTE (&f[3]));
   if (!field_decimal_ns (&f[4], 9, &out->time_ns))
-    return fail (error, "Timestamp '%.*s' is not seconds", QUOTE (&f[4]));
+    return trace_line_fail (error, "Timestamp '%.*s' is not seconds", QUOTE (&f[4]));
   if (!trace_record_set_bytes (out, lba * 512, size))
-    return fail (error, "LBA + Size overflows");
+    return trace_line_fail (error, "LBA + Size overflows");
   out->action = TRACE_ACT_QUEUE;
   return TRACE_LINE_RECORD;
 }
@@ -547,7 +531,7 @@ disksim_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GEr
   guint64 flags;
 
   if (n != 5)
-    return fail (error, "expected 5 fields (arrival_time devno start_sector size_sectors flags), found %s%u",
+    return trace_line_fail (error, "expected 5 fields (arrival_time devno start_sector size_sectors flags), found %s%u",
                  n > 5 ? "more than " : "", MIN (n, 5));
   if (st->time_digits == 0)
     {
@@ -560,24 +544,24 @@ disksim_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GEr
   if (st->time_digits == 6)
     {
       if (!field_decimal_ns (&f[0], 6, &out->time_ns))
-        return fail (error, "arrival time '%.*s' is not milliseconds", QUOTE (&f[0]));
+        return trace_line_fail (error, "arrival time '%.*s' is not milliseconds", QUOTE (&f[0]));
     }
   else
     {
       guint64 ns;
       if (!field_u64 (&f[0], &ns) || ns > (guint64) G_MAXINT64)
-        return fail (error, "arrival time '%.*s' is not integer nanoseconds "
+        return trace_line_fail (error, "arrival time '%.*s' is not integer nanoseconds "
                      "(the first row's time had no fraction)", QUOTE (&f[0]));
       out->time_ns = (gint64) ns;
     }
   if (!field_u32 (&f[1], &out->dev_minor))
-    return fail (error, "devno '%.*s' is not a number", QUOTE (&f[1]));
+    return trace_line_fail (error, "devno '%.*s' is not a number", QUOTE (&f[1]));
   if (!field_u64 (&f[2], &out->sector))
-    return fail (error, "start sector '%.*s' is not a number", QUOTE (&f[2]));
+    return trace_line_fail (error, "start sector '%.*s' is not a number", QUOTE (&f[2]));
   if (!field_u32 (&f[3], &out->nr_sectors))
-    return fail (error, "size '%.*s' is not a sector count", QUOTE (&f[3]));
+    return trace_line_fail (error, "size '%.*s' is not a sector count", QUOTE (&f[3]));
   if (!field_u64 (&f[4], &flags))
-    return fail (error, "flags '%.*s' are not a number", QUOTE (&f[4]));
+    return trace_line_fail (error, "flags '%.*s' are not a number", QUOTE (&f[4]));
   /* DiskSim: bit 0 set = read (MQSim: 1 read, 0 write). */
   out->rwbs = (flags & 1) ? TRACE_RWBS_READ : TRACE_RWBS_WRITE;
   out->action = TRACE_ACT_QUEUE;

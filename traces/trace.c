@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -1107,4 +1108,17 @@ guint64
 trace_reader_lines (const TraceReader *reader)
 {
   return reader->lineno;
+}
+
+TraceLineResult
+trace_line_fail (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, TRACE_ERROR, TRACE_ERROR_PARSE, msg);
+  return TRACE_LINE_ERROR;
 }
