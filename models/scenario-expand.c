@@ -11,6 +11,7 @@
  * the command line's --set overrides (so --set 'device d.count=8' works). */
 #include "models/scenario-expand.h"
 #include "models/scenario.h"
+#include "models/scenario-private.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -23,21 +24,6 @@ typedef struct {
 } Counted;
 
 static const char *const kinds[] = { "device ", "adapter ", "bus " };
-
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
-  G_GNUC_PRINTF (4, 5);
-
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "[%s] %s: %s", group, key, msg);
-  return FALSE;
-}
 
 /* Copy every key of @from but @skip into the new group @to. */
 static void
@@ -61,7 +47,7 @@ parse_count (GKeyFile *kf, const char *group, guint *out, GError **error)
   char *end = NULL;
   guint64 n = g_ascii_strtoull (text, &end, 10);
   if (end == text || *end != '\0' || n < 1 || n > MAX_COUNT)
-    return invalid (error, group, "count", "'%s' is not a whole number in [1, %u]", text, MAX_COUNT);
+    return scenario_invalid (error, group, "count", "'%s' is not a whole number in [1, %u]", text, MAX_COUNT);
   *out = (guint) n;
   return TRUE;
 }
@@ -85,7 +71,7 @@ expand_counted (GKeyFile *kf, Counted *c, GError **error)
           {
             g_autofree char *member = g_strdup_printf ("%s%s%u", kinds[k], name, m);
             if (g_key_file_has_group (kf, member))
-              return invalid (error, groups[i], "count", "[%s] exists already", member);
+              return scenario_invalid (error, groups[i], "count", "[%s] exists already", member);
             copy_group (kf, groups[i], member, "count");
             /* Remember which member of which group it is, for its links. */
             g_autofree char *index = g_strdup_printf ("%u/%u", m, n);
@@ -112,7 +98,7 @@ link_member (GKeyFile *kf, Counted *c, const char *group, const char *key, guint
   g_autofree char *index = g_key_file_get_value (kf, group, "_expanded_index", NULL);
   guint i, n;
   if (index == NULL || sscanf (index, "%u/%u", &i, &n) != 2)
-    return invalid (error, group, key, "'%s' names %u %ss (%s0 ... %s%u): give one, or "
+    return scenario_invalid (error, group, key, "'%s' names %u %ss (%s0 ... %s%u): give one, or "
                     "count the devices too", target, m, key, target, target, m - 1);
   g_autofree char *member = g_strdup_printf ("%s%u", target, (guint) ((guint64) i * m / n));
   g_key_file_set_value (kf, group, key, member);
@@ -134,7 +120,7 @@ expand_process (GKeyFile *kf, Counted *c, const char *group, GError **error)
     {
       g_autofree char *member = g_strdup_printf ("%s%u", group, i);
       if (g_key_file_has_group (kf, member))
-        return invalid (error, group, "device", "[%s] exists already", member);
+        return scenario_invalid (error, group, "device", "[%s] exists already", member);
       copy_group (kf, group, member, NULL);
       g_autofree char *dev = g_strdup_printf ("%s%u", device, i);
       g_key_file_set_value (kf, member, "device", dev);

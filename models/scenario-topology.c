@@ -2,6 +2,7 @@
  * scenario-topology.h). */
 #include "models/scenario-topology.h"
 #include "models/scenario.h"
+#include "models/scenario-private.h"
 #include "sim/sim-units.h"
 
 #include <string.h>
@@ -10,65 +11,27 @@ static const char *const bus_keys[] = { "bandwidth", "overhead", NULL };
 static const char *const adapter_keys[] = { "bandwidth", "overhead", "can_queue", "host_bus",
                                             "bus", "bus_bandwidth", "bus_overhead", NULL };
 
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
-  G_GNUC_PRINTF (4, 5);
-
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  if (key)
-    g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "[%s] %s: %s", group, key, msg);
-  else
-    g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "[%s]: %s", group, msg);
-  return FALSE;
-}
-
-static char *
-get (GKeyFile *kf, const char *group, const char *key)
-{
-  char *v = g_key_file_get_string (kf, group, key, NULL);
-  return v ? g_strstrip (v) : NULL;
-}
-
-static gboolean
-check_keys (GKeyFile *kf, const char *group, const char *const *known, GError **error)
-{
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  for (guint i = 0; keys && keys[i]; i++)
-    if (!g_strv_contains (known, keys[i]))
-      {
-        g_autofree char *list = g_strjoinv (", ", (char **) known);
-        return invalid (error, group, keys[i], "unknown key (%s)", list);
-      }
-  return TRUE;
-}
-
 /* A rate key; @dflt when absent (0 = unlimited). */
 static gboolean
 get_rate (GKeyFile *kf, const char *group, const char *key, double dflt, double *out,
           GError **error)
 {
-  g_autofree char *text = get (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
   g_autoptr (GError) local = NULL;
   if (text && !sim_parse_rate_bytes_per_s (text, out, &local))
-    return invalid (error, group, key, "%s", local->message);
+    return scenario_invalid (error, group, key, "%s", local->message);
   return TRUE;
 }
 
 static gboolean
 get_time (GKeyFile *kf, const char *group, const char *key, SimTime *out, GError **error)
 {
-  g_autofree char *text = get (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = 0;
   g_autoptr (GError) local = NULL;
   if (text && !sim_parse_time_ns (text, 0, out, &local))
-    return invalid (error, group, key, "%s", local->message);
+    return scenario_invalid (error, group, key, "%s", local->message);
   return TRUE;
 }
 
@@ -87,25 +50,25 @@ static gboolean
 adapter_spec (GKeyFile *kf, const char *group, AdapterSpec *a, GError **error)
 {
   memset (a, 0, sizeof *a);
-  if (!check_keys (kf, group, adapter_keys, error)
+  if (!scenario_check_keys (kf, group, adapter_keys, error)
       || !get_rate (kf, group, "bandwidth", 0, &a->bandwidth, error)
       || !get_time (kf, group, "overhead", &a->overhead_ns, error)
       || !get_rate (kf, group, "bus_bandwidth", a->bandwidth, &a->bus_bandwidth, error)
       || !get_time (kf, group, "bus_overhead", &a->bus_overhead_ns, error))
     return FALSE;
-  g_autofree char *can_queue = get (kf, group, "can_queue");
+  g_autofree char *can_queue = scenario_get_string (kf, group, "can_queue");
   a->can_queue = 64;
   if (can_queue)
     {
       char *end = NULL;
       guint64 v = g_ascii_strtoull (can_queue, &end, 10);
       if (end == can_queue || *end != '\0' || v < 1 || v > 65536)
-        return invalid (error, group, "can_queue", "'%s' is not a whole number in [1, 65536]",
+        return scenario_invalid (error, group, "can_queue", "'%s' is not a whole number in [1, 65536]",
                         can_queue);
       a->can_queue = (guint) v;
     }
-  a->host_bus = get (kf, group, "host_bus");
-  g_autofree char *bus = get (kf, group, "bus");
+  a->host_bus = scenario_get_string (kf, group, "host_bus");
+  g_autofree char *bus = scenario_get_string (kf, group, "bus");
   a->has_bus = TRUE;
   a->bus_kind = SIM_BUS_SHARED;
   if (bus && strcmp (bus, "ide") == 0)
@@ -113,7 +76,7 @@ adapter_spec (GKeyFile *kf, const char *group, AdapterSpec *a, GError **error)
   else if (bus && strcmp (bus, "none") == 0)
     a->has_bus = FALSE;
   else if (bus && strcmp (bus, "shared") != 0)
-    return invalid (error, group, "bus", "'%s' is not shared, ide or none", bus);
+    return scenario_invalid (error, group, "bus", "'%s' is not shared, ide or none", bus);
   return TRUE;
 }
 
@@ -147,20 +110,20 @@ add_adapter (SimTopology *topo, GKeyFile *kf, const char *group, GError **error)
     {
       host_bus = sim_topology_lookup_bus (topo, a.host_bus);
       if (host_bus == NULL)
-        ok = invalid (error, group, "host_bus", "no [bus %s] group", a.host_bus);
+        ok = scenario_invalid (error, group, "host_bus", "no [bus %s] group", a.host_bus);
     }
   SimAdapter *ad = NULL;
   g_autoptr (GError) local = NULL;
   const char *name = group + strlen ("adapter ");
   if (ok && !(ad = sim_topology_add_adapter (topo, name, a.bandwidth, a.overhead_ns, a.can_queue,
                                              host_bus, &local)))
-    ok = invalid (error, group, NULL, "%s", local->message);
+    ok = scenario_invalid (error, group, NULL, "%s", local->message);
   if (ok && a.has_bus)
     {
       g_autofree char *bus = g_strdup_printf ("%s.bus", name);
       if (!sim_topology_add_bus (topo, bus, a.bus_kind, a.bus_bandwidth, a.bus_overhead_ns, ad,
                                  &local))
-        ok = invalid (error, group, "bus", "%s", local->message);
+        ok = scenario_invalid (error, group, "bus", "%s", local->message);
     }
   adapter_spec_clear (&a);
   return ok;
@@ -172,12 +135,12 @@ static gboolean
 attach (SimTopology *topo, GKeyFile *kf, const char *group, SimDevice *dev,
         GHashTable *ide_counts, GError **error)
 {
-  g_autofree char *adapter = get (kf, group, "adapter");
+  g_autofree char *adapter = scenario_get_string (kf, group, "adapter");
   if (adapter == NULL)
     return TRUE;
   SimAdapter *ad = sim_topology_lookup_adapter (topo, adapter);
   if (ad == NULL)
-    return invalid (error, group, "adapter", "no [adapter %s] group", adapter);
+    return scenario_invalid (error, group, "adapter", "no [adapter %s] group", adapter);
   g_autofree char *bus_name = g_strdup_printf ("%s.bus", adapter);
   SimBus *bus = sim_topology_lookup_bus (topo, bus_name);
   if (dev == NULL)
@@ -186,14 +149,14 @@ attach (SimTopology *topo, GKeyFile *kf, const char *group, SimDevice *dev,
         return TRUE;
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (ide_counts, bus)) + 1;
       if (n > SIM_IDE_CHANNEL_MAX_DEVICES)
-        return invalid (error, group, "adapter", "the IDE channel of [adapter %s] has its two "
+        return scenario_invalid (error, group, "adapter", "the IDE channel of [adapter %s] has its two "
                         "devices (master and slave) already", adapter);
       g_hash_table_insert (ide_counts, bus, GUINT_TO_POINTER (n));
       return TRUE;
     }
   g_autoptr (GError) local = NULL;
   if (!sim_device_attach (dev, ad, bus, &local))
-    return invalid (error, group, "adapter", "%s", local->message);
+    return scenario_invalid (error, group, "adapter", "%s", local->message);
   return TRUE;
 }
 
@@ -210,8 +173,8 @@ scenario_topology_build (GKeyFile *kf, Sim *sim, const char *const *devices, Sim
       for (guint d = 0; devices[d]; d++)
         if (g_key_file_has_key (kf, devices[d], "adapter", NULL))
           {
-            g_autofree char *a = get (kf, devices[d], "adapter");
-            invalid (error, devices[d], "adapter", "no [adapter %s] group", a);
+            g_autofree char *a = scenario_get_string (kf, devices[d], "adapter");
+            scenario_invalid (error, devices[d], "adapter", "no [adapter %s] group", a);
             return NULL;
           }
       return NULL;
@@ -224,13 +187,13 @@ scenario_topology_build (GKeyFile *kf, Sim *sim, const char *const *devices, Sim
         double bw;
         SimTime overhead;
         g_autoptr (GError) local = NULL;
-        if (!check_keys (kf, groups[i], bus_keys, error)
+        if (!scenario_check_keys (kf, groups[i], bus_keys, error)
             || !get_rate (kf, groups[i], "bandwidth", 0, &bw, error)
             || !get_time (kf, groups[i], "overhead", &overhead, error))
           return NULL;
         if (!sim_topology_add_bus (topo, groups[i] + 4, SIM_BUS_SHARED, bw, overhead, NULL, &local))
           {
-            invalid (error, groups[i], NULL, "%s", local->message);
+            scenario_invalid (error, groups[i], NULL, "%s", local->message);
             return NULL;
           }
       }

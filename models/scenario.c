@@ -2,6 +2,7 @@
  * Everything is validated at load time, so a run fails only on I/O errors;
  * each run then builds a fresh Sim from the parsed description. */
 #include "models/scenario.h"
+#include "models/scenario-private.h"
 #include "models/scenario-expand.h"
 #include "models/scenario-topology.h"
 #include "models/host/host.h"
@@ -70,11 +71,8 @@ static const char *const device_scenario_keys[] = { "sched", "nr_requests", "dev
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...) G_GNUC_PRINTF (4, 5);
-
-static gboolean
-invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
+gboolean
+scenario_invalid (GError **error, const char *group, const char *key, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
@@ -87,8 +85,8 @@ invalid (GError **error, const char *group, const char *key, const char *fmt, ..
   return FALSE;
 }
 
-static char *
-get_string (GKeyFile *kf, const char *group, const char *key)
+char *
+scenario_get_string (GKeyFile *kf, const char *group, const char *key)
 {
   char *v = g_key_file_get_string (kf, group, key, NULL);
   return v ? g_strstrip (v) : NULL;
@@ -98,13 +96,13 @@ static gboolean
 get_time (GKeyFile *kf, const char *group, const char *key, SimTime dflt,
           SimTime *out, GError **error)
 {
-  g_autofree char *text = get_string (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
   if (text == NULL)
     return TRUE;
   g_autoptr (GError) local = NULL;
   if (!sim_parse_time_ns (text, 0, out, &local))
-    return invalid (error, group, key, "%s", local->message);
+    return scenario_invalid (error, group, key, "%s", local->message);
   return TRUE;
 }
 
@@ -112,13 +110,13 @@ static gboolean
 get_size (GKeyFile *kf, const char *group, const char *key, guint64 dflt,
           guint64 *out, GError **error)
 {
-  g_autofree char *text = get_string (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
   if (text == NULL)
     return TRUE;
   g_autoptr (GError) local = NULL;
   if (!sim_parse_size_bytes (text, out, &local))
-    return invalid (error, group, key, "%s", local->message);
+    return scenario_invalid (error, group, key, "%s", local->message);
   return TRUE;
 }
 
@@ -126,30 +124,31 @@ static gboolean
 get_uint (GKeyFile *kf, const char *group, const char *key, guint64 dflt,
           guint64 min, guint64 max, guint64 *out, GError **error)
 {
-  g_autofree char *text = get_string (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
   if (text == NULL)
     return TRUE;
   char *end = NULL;
   guint64 v = g_ascii_strtoull (text, &end, 10);
   if (end == text || *end != '\0' || text[0] == '-')
-    return invalid (error, group, key, "'%s' is not a whole number", text);
+    return scenario_invalid (error, group, key, "'%s' is not a whole number", text);
   if (v < min || v > max)
-    return invalid (error, group, key, "%" G_GUINT64_FORMAT " is outside [%" G_GUINT64_FORMAT
+    return scenario_invalid (error, group, key, "%" G_GUINT64_FORMAT " is outside [%" G_GUINT64_FORMAT
                     ", %" G_GUINT64_FORMAT "]", v, min, max);
   *out = v;
   return TRUE;
 }
 
-static gboolean
-check_keys (GKeyFile *kf, const char *group, const char *const *allowed, GError **error)
+gboolean
+scenario_check_keys (GKeyFile *kf, const char *group, const char *const *allowed,
+                     GError **error)
 {
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
   for (guint i = 0; keys && keys[i]; i++)
     if (!g_strv_contains (allowed, keys[i]))
       {
         g_autofree char *list = g_strjoinv (", ", (char **) allowed);
-        return invalid (error, group, keys[i], "unknown key (valid keys: %s)", list);
+        return scenario_invalid (error, group, keys[i], "unknown key (valid keys: %s)", list);
       }
   return TRUE;
 }
@@ -208,7 +207,7 @@ static const SchedOps *
 resolve_sched (GKeyFile *kf, const char *name)
 {
   g_autofree char *group = g_strdup_printf ("sched %s", name);
-  g_autofree char *policy = get_string (kf, group, "policy");
+  g_autofree char *policy = scenario_get_string (kf, group, "policy");
   return sched_ops_lookup (policy ? policy : name);
 }
 
@@ -220,7 +219,7 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
   d->group = g_strdup (group);
   d->name = g_strdup (group + strlen ("device "));
   if (d->name[0] == '\0')
-    return invalid (error, group, NULL, "a device needs a name: [device NAME]");
+    return scenario_invalid (error, group, NULL, "a device needs a name: [device NAME]");
 
   g_autoptr (DevModel) model = dev_model_load (d->name, s->kf, group,
                                                (const char *const *) s->search_dirs,
@@ -229,7 +228,7 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
     return FALSE;
   d->capacity_bytes = model->capacity_bytes;
 
-  g_autofree char *scheds = get_string (s->kf, group, "sched");
+  g_autofree char *scheds = scenario_get_string (s->kf, group, "sched");
   d->follows_sim = scheds == NULL && s->sim_scheds != NULL;
   if (d->follows_sim)
     d->scheds = g_strdupv (s->sim_scheds);
@@ -244,7 +243,7 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
           g_autoptr (GString) known = g_string_new (NULL);
           for (const SchedOps *const *o = sched_ops_all (); *o; o++)
             g_string_append_printf (known, "%s%s", known->len ? ", " : "", (*o)->name);
-          return invalid (error, group, "sched", "unknown elevator '%s' (known: %s)",
+          return scenario_invalid (error, group, "sched", "unknown elevator '%s' (known: %s)",
                           d->scheds[i], known->str);
         }
       g_autofree char *sgroup = g_strdup_printf ("sched %s", d->scheds[i]);
@@ -253,7 +252,7 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
         return FALSE;
     }
   if (d->scheds[0] == NULL)
-    return invalid (error, group, "sched", "empty list");
+    return scenario_invalid (error, group, "sched", "empty list");
 
   guint64 nr;
   if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error)
@@ -261,11 +260,11 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
     return FALSE;
   d->nr_requests = (guint) nr;
 
-  g_autofree char *devno = get_string (s->kf, group, "devno");
+  g_autofree char *devno = scenario_get_string (s->kf, group, "devno");
   d->major = 8;
   d->minor = 16 * index;
   if (devno && !parse_devno (devno, &d->major, &d->minor))
-    return invalid (error, group, "devno", "'%s' is not MAJOR,MINOR", devno);
+    return scenario_invalid (error, group, "devno", "'%s' is not MAJOR,MINOR", devno);
   return TRUE;
 }
 
@@ -312,7 +311,7 @@ static gboolean
 get_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
           gboolean *out, GError **error)
 {
-  g_autofree char *text = get_string (kf, group, key);
+  g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
   if (text == NULL)
     return TRUE;
@@ -321,7 +320,7 @@ get_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
   else if (g_ascii_strcasecmp (text, "false") == 0 || strcmp (text, "0") == 0)
     *out = FALSE;
   else
-    return invalid (error, group, key, "'%s' is not true or false", text);
+    return scenario_invalid (error, group, key, "'%s' is not true or false", text);
   return TRUE;
 }
 
@@ -330,7 +329,7 @@ static gboolean
 load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 {
   static const char *const classes[] = { "none", "rt", "be", "idle", NULL };
-  g_autofree char *cls = get_string (s->kf, group, "ioprio_class");
+  g_autofree char *cls = scenario_get_string (s->kf, group, "ioprio_class");
   p->cfg.ioprio_class = 0;
   if (cls)
     {
@@ -338,7 +337,7 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
       while (classes[i] && g_ascii_strcasecmp (classes[i], cls) != 0)
         i++;
       if (classes[i] == NULL)
-        return invalid (error, group, "ioprio_class", "'%s' is not none, rt, be or idle", cls);
+        return scenario_invalid (error, group, "ioprio_class", "'%s' is not none, rt, be or idle", cls);
       p->cfg.ioprio_class = i;
     }
   guint64 level;
@@ -347,13 +346,13 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
   p->cfg.ioprio_level = (int) level;
   if (cls == NULL && g_key_file_has_key (s->kf, group, "ioprio", NULL))
     p->cfg.ioprio_class = 2;
-  g_autofree char *nice = get_string (s->kf, group, "nice");
+  g_autofree char *nice = scenario_get_string (s->kf, group, "nice");
   if (nice)
     {
       char *end = NULL;
       gint64 v = g_ascii_strtoll (nice, &end, 10);
       if (end == nice || *end != '\0' || v < -20 || v > 19)
-        return invalid (error, group, "nice", "'%s' is not a whole number in [-20, 19]", nice);
+        return scenario_invalid (error, group, "nice", "'%s' is not a whole number in [-20, 19]", nice);
       p->cfg.nice = (int) v;
     }
   gboolean sync;
@@ -368,29 +367,29 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
 static gboolean
 load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 {
-  g_autofree char *path_text = get_string (s->kf, group, "trace");
+  g_autofree char *path_text = scenario_get_string (s->kf, group, "trace");
   if (path_text == NULL)
-    return invalid (error, group, "trace", "pattern = trace needs trace = FILE");
+    return scenario_invalid (error, group, "trace", "pattern = trace needs trace = FILE");
   g_autofree char *path = g_path_is_absolute (path_text)
                           ? g_strdup (path_text) : g_build_filename (s->base_dir, path_text, NULL);
   guint64 pid;
   if (!get_uint (s->kf, group, "trace_pid", G_MAXUINT64, 0, G_MAXUINT32, &pid, error))
     return FALSE;
   if (pid == G_MAXUINT64)
-    return invalid (error, group, "trace_pid", "pattern = trace needs trace_pid = PID");
+    return scenario_invalid (error, group, "trace_pid", "pattern = trace needs trace_pid = PID");
   guint32 major = G_MAXUINT32, minor = G_MAXUINT32;
-  g_autofree char *devno = get_string (s->kf, group, "trace_devno");
+  g_autofree char *devno = scenario_get_string (s->kf, group, "trace_devno");
   if (devno && !parse_devno (devno, &major, &minor))
-    return invalid (error, group, "trace_devno", "'%s' is not MAJOR,MINOR", devno);
-  g_autofree char *timing = get_string (s->kf, group, "timing");
+    return scenario_invalid (error, group, "trace_devno", "'%s' is not MAJOR,MINOR", devno);
+  g_autofree char *timing = scenario_get_string (s->kf, group, "timing");
   gboolean closed = timing == NULL || strcmp (timing, "closed") == 0;
   if (!closed && strcmp (timing, "open") != 0)
-    return invalid (error, group, "timing", "'%s' is not closed or open", timing);
+    return scenario_invalid (error, group, "timing", "'%s' is not closed or open", timing);
 
   g_autoptr (GError) local = NULL;
   g_autoptr (GArray) ios = trace_load_ios (path, major, minor, NULL, NULL, &local);
   if (ios == NULL)
-    return invalid (error, group, "trace", "%s", local->message);
+    return scenario_invalid (error, group, "trace", "%s", local->message);
 
   /* Times are relative to the first I/O of the whole trace. */
   gint64 genesis = G_MAXINT64;
@@ -426,7 +425,7 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
       g_array_append_val (p->trace, t);
     }
   if (p->trace->len == 0)
-    return invalid (error, group, "trace_pid", "no completed read or write of pid %" G_GUINT64_FORMAT
+    return scenario_invalid (error, group, "trace_pid", "no completed read or write of pid %" G_GUINT64_FORMAT
                     " in %s", pid, path);
   p->cfg.pattern = SIM_PATTERN_TRACE;
   p->cfg.iodepth = 1;
@@ -446,7 +445,7 @@ load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
   p->cfg.fsync_every = (guint) every;
   const char *key = every ? "fsync" : p->cfg.end_fsync ? "end_fsync" : NULL;
   if (key && (!p->buffered || p->cfg.op != SIM_OP_WRITE || p->cfg.syncer))
-    return invalid (error, group, key, "needs op = write and io = buffered");
+    return scenario_invalid (error, group, key, "needs op = write and io = buffered");
   return TRUE;
 }
 
@@ -455,7 +454,7 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
                 const ScenarioDevice *dev, GError **error)
 {
   SimProcessConfig *cfg = &p->cfg;
-  g_autofree char *op = get_string (s->kf, group, "op");
+  g_autofree char *op = scenario_get_string (s->kf, group, "op");
   if (op == NULL || strcmp (op, "read") == 0)
     cfg->op = SIM_OP_READ;
   else if (strcmp (op, "write") == 0)
@@ -467,16 +466,16 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
       cfg->iodepth = 1;
     }
   else
-    return invalid (error, group, "op", "'%s' is not read, write or sync", op);
+    return scenario_invalid (error, group, "op", "'%s' is not read, write or sync", op);
 
-  g_autofree char *io = get_string (s->kf, group, "io");
+  g_autofree char *io = scenario_get_string (s->kf, group, "io");
   if ((io && strcmp (io, "buffered") == 0) || cfg->syncer)
     {
       p->buffered = TRUE;
       s->needs_page_cache = TRUE;
     }
   else if (io && strcmp (io, "direct") != 0)
-    return invalid (error, group, "io", "'%s' is not direct or buffered", io);
+    return scenario_invalid (error, group, "io", "'%s' is not direct or buffered", io);
   if (!load_fsync (s, p, group, error))
     return FALSE;
 
@@ -484,41 +483,41 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
   if (!get_size (s->kf, group, "bs", 4096, &cfg->bs_bytes, error))
     return FALSE;
   if (cfg->bs_bytes == 0 || cfg->bs_bytes % SIM_SECTOR_BYTES)
-    return invalid (error, group, "bs", "must be a positive multiple of 512 bytes");
+    return scenario_invalid (error, group, "bs", "must be a positive multiple of 512 bytes");
   if (!get_uint (s->kf, group, "iodepth", 1, 1, 4096, &v, error))
     return FALSE;
   cfg->iodepth = (guint) v;
-  g_autofree char *engine = get_string (s->kf, group, "engine");
+  g_autofree char *engine = scenario_get_string (s->kf, group, "engine");
   cfg->aio = cfg->iodepth > 1 && !p->buffered;
   if (engine && strcmp (engine, "libaio") == 0)
     cfg->aio = TRUE;
   else if (engine && strcmp (engine, "sync") == 0 && cfg->iodepth > 1)
-    return invalid (error, group, "engine", "sync keeps one I/O in flight: iodepth must be 1");
+    return scenario_invalid (error, group, "engine", "sync keeps one I/O in flight: iodepth must be 1");
   else if (engine && strcmp (engine, "sync") != 0)
-    return invalid (error, group, "engine", "'%s' is not sync or libaio", engine);
+    return scenario_invalid (error, group, "engine", "'%s' is not sync or libaio", engine);
   if (cfg->aio && p->buffered)
-    return invalid (error, group, "engine", "libaio needs io = direct (buffered aio is synchronous)");
+    return scenario_invalid (error, group, "engine", "libaio needs io = direct (buffered aio is synchronous)");
   if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error)
       || !get_time (s->kf, group, "cpu", 0, &cfg->user_ns, error))
     return FALSE;
   if (cfg->user_ns > 0 && !s->n_cpus)
-    return invalid (error, group, "cpu", "user CPU work needs the host model ([host] cpus = N)");
-  g_autofree char *dist = get_string (s->kf, group, "think_distribution");
+    return scenario_invalid (error, group, "cpu", "user CPU work needs the host model ([host] cpus = N)");
+  g_autofree char *dist = scenario_get_string (s->kf, group, "think_distribution");
   if (dist && strcmp (dist, "exponential") == 0)
     cfg->think_exponential = TRUE;
   else if (dist && strcmp (dist, "fixed") != 0)
-    return invalid (error, group, "think_distribution", "'%s' is not fixed or exponential", dist);
+    return scenario_invalid (error, group, "think_distribution", "'%s' is not fixed or exponential", dist);
   if (!get_size (s->kf, group, "size", 0, &cfg->size_bytes, error)
       || !get_size (s->kf, group, "offset", 0, &cfg->offset_bytes, error)
       || !get_size (s->kf, group, "region", 0, &cfg->region_bytes, error))
     return FALSE;
   if (cfg->offset_bytes % SIM_SECTOR_BYTES)
-    return invalid (error, group, "offset", "must be a multiple of 512 bytes");
+    return scenario_invalid (error, group, "offset", "must be a multiple of 512 bytes");
   if (p->buffered && (cfg->offset_bytes % SIM_PAGE_BYTES || cfg->bs_bytes % SIM_PAGE_BYTES))
-    return invalid (error, group, "bs", "buffered reads need bs and offset in whole 4 KiB pages");
+    return scenario_invalid (error, group, "bs", "buffered reads need bs and offset in whole 4 KiB pages");
   if (cfg->size_bytes % SIM_SECTOR_BYTES)
-    return invalid (error, group, "size", "must be a multiple of 512 bytes");
-  g_autofree char *stream = get_string (s->kf, group, "stream");
+    return scenario_invalid (error, group, "size", "must be a multiple of 512 bytes");
+  g_autofree char *stream = scenario_get_string (s->kf, group, "stream");
   if (stream == NULL || strcmp (stream, "private") == 0)
     cfg->stream = SIM_STREAM_PRIVATE;
   else if (strcmp (stream, "shared") == 0)
@@ -526,36 +525,36 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
   else if (strcmp (stream, "interleaved") == 0)
     cfg->stream = SIM_STREAM_INTERLEAVED;
   else
-    return invalid (error, group, "stream", "'%s' is not private, shared or interleaved", stream);
+    return scenario_invalid (error, group, "stream", "'%s' is not private, shared or interleaved", stream);
   if (cfg->stream != SIM_STREAM_PRIVATE)
     {
       if (cfg->pattern != SIM_PATTERN_SEQUENTIAL)
-        return invalid (error, group, "stream", "shared and interleaved streams are sequential");
+        return scenario_invalid (error, group, "stream", "shared and interleaved streams are sequential");
       if (cfg->size_bytes == 0)
-        return invalid (error, group, "size", "a shared or interleaved stream needs size = the "
+        return scenario_invalid (error, group, "size", "a shared or interleaved stream needs size = the "
                         "file's size (read once by all threads together)");
       if (cfg->offset_bytes + cfg->size_bytes > dev->capacity_bytes)
-        return invalid (error, group, "size", "the file runs past the end of device %s", dev->name);
+        return scenario_invalid (error, group, "size", "the file runs past the end of device %s", dev->name);
     }
   if (cfg->stream == SIM_STREAM_SHARED && (cfg->iodepth != 1 || cfg->think_ns != 0))
-    return invalid (error, group, "stream", "pool threads (stream = shared) serve one "
+    return scenario_invalid (error, group, "stream", "pool threads (stream = shared) serve one "
                     "request at a time with no think time: leave iodepth and think out");
   guint64 window;
   if (!get_uint (s->kf, group, "client_window", 0, 0, 1u << 20, &window, error))
     return FALSE;
   if (window && cfg->stream != SIM_STREAM_SHARED)
-    return invalid (error, group, "client_window", "only for stream = shared");
+    return scenario_invalid (error, group, "client_window", "only for stream = shared");
   p->client_window = (guint) window;
   if (cfg->offset_bytes >= dev->capacity_bytes)
-    return invalid (error, group, "offset", "beyond the end of device %s", dev->name);
+    return scenario_invalid (error, group, "offset", "beyond the end of device %s", dev->name);
   if (cfg->region_bytes == 0)
     cfg->region_bytes = dev->capacity_bytes - cfg->offset_bytes;
   if (cfg->offset_bytes + cfg->region_bytes > dev->capacity_bytes)
-    return invalid (error, group, "region", "runs past the end of device %s", dev->name);
+    return scenario_invalid (error, group, "region", "runs past the end of device %s", dev->name);
   if (cfg->region_bytes < cfg->bs_bytes)
-    return invalid (error, group, "region", "smaller than one block (bs)");
+    return scenario_invalid (error, group, "region", "smaller than one block (bs)");
   if (cfg->size_bytes == 0 && s->duration_ns == 0 && cfg->stop_ns == 0)
-    return invalid (error, group, NULL,
+    return scenario_invalid (error, group, NULL,
                     "never ends: give size = BYTES, stop = TIME, or [sim] duration");
   return TRUE;
 }
@@ -567,16 +566,16 @@ load_process (Scenario *s, const char *group, GError **error)
   g_ptr_array_add (s->processes, p);
   p->name = g_strdup (group + strlen ("process "));
   if (p->name[0] == '\0' || strchr (p->name, ',') || strchr (p->name, ' '))
-    return invalid (error, group, NULL, "a process needs a name without spaces or commas");
-  if (!check_keys (s->kf, group, process_keys, error))
+    return scenario_invalid (error, group, NULL, "a process needs a name without spaces or commas");
+  if (!scenario_check_keys (s->kf, group, process_keys, error))
     return FALSE;
 
-  g_autofree char *device = get_string (s->kf, group, "device");
+  g_autofree char *device = scenario_get_string (s->kf, group, "device");
   if (device == NULL && s->devices->len == 1)
     device = g_strdup (((ScenarioDevice *) g_ptr_array_index (s->devices, 0))->name);
   int di = device ? device_index (s, device) : -1;
   if (di < 0)
-    return invalid (error, group, "device", "'%s' is not a [device NAME] of this scenario",
+    return scenario_invalid (error, group, "device", "'%s' is not a [device NAME] of this scenario",
                     device ? device : "(missing)");
   p->device = (guint) di;
   const ScenarioDevice *dev = g_ptr_array_index (s->devices, di);
@@ -590,18 +589,18 @@ load_process (Scenario *s, const char *group, GError **error)
       || !load_identity (s, p, group, error))
     return FALSE;
 
-  g_autofree char *pattern = get_string (s->kf, group, "pattern");
+  g_autofree char *pattern = scenario_get_string (s->kf, group, "pattern");
   if (pattern && strcmp (pattern, "trace") == 0)
     {
       if (p->threads != 1)
-        return invalid (error, group, "threads", "a trace-driven process has one thread");
+        return scenario_invalid (error, group, "threads", "a trace-driven process has one thread");
       if (!load_trace_stream (s, p, group, error))
         return FALSE;
       for (guint i = 0; i < p->trace->len; i++)
         {
           const SimTraceIo *t = &g_array_index (p->trace, SimTraceIo, i);
           if ((t->sector + t->nr_sectors) * SIM_SECTOR_BYTES > dev->capacity_bytes)
-            return invalid (error, group, "trace", "I/O %u (sector %" G_GUINT64_FORMAT
+            return scenario_invalid (error, group, "trace", "I/O %u (sector %" G_GUINT64_FORMAT
                             ") is beyond the capacity of device %s", i, t->sector, dev->name);
         }
       return TRUE;
@@ -611,7 +610,7 @@ load_process (Scenario *s, const char *group, GError **error)
   else if (strcmp (pattern, "random") == 0)
     p->cfg.pattern = SIM_PATTERN_RANDOM;
   else
-    return invalid (error, group, "pattern", "'%s' is not sequential, random or trace", pattern);
+    return scenario_invalid (error, group, "pattern", "'%s' is not sequential, random or trace", pattern);
   return load_generator (s, p, group, dev, error);
 }
 
@@ -666,7 +665,7 @@ load_profile (const Scenario *s, GError **error)
   g_autoptr (GError) local = NULL;
   HostProfile *p = host_profile_load (s->profile, (const char *const *) dirs, s->kf, &local);
   if (p == NULL)
-    invalid (error, "host", "profile", "%s", local->message);
+    scenario_invalid (error, "host", "profile", "%s", local->message);
   return p;
 }
 
@@ -679,7 +678,7 @@ load_host (Scenario *s, GError **error)
   if (!get_uint (s->kf, "host", "cpus", 0, 0, 1024, &cpus, error))
     return FALSE;
   s->n_cpus = (guint) cpus;
-  s->profile = get_string (s->kf, "host", "profile");
+  s->profile = scenario_get_string (s->kf, "host", "profile");
   /* The O(1) scheduler's default slice for nice 0 (2.6; 2.4's is ~60 ms). */
   if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
     return FALSE;
@@ -690,7 +689,7 @@ load_host (Scenario *s, GError **error)
   if (s->n_cpus == 0)
     {
       if (s->profile || overrides)
-        return invalid (error, "host", "cpus", "a profile, [costs], [lock] or [path] needs "
+        return scenario_invalid (error, "host", "cpus", "a profile, [costs], [lock] or [path] needs "
                         "cpus = N (the CPU model)");
       return TRUE;
     }
@@ -714,7 +713,7 @@ check_host_processes (Scenario *s, GError **error)
                          : sp->cfg.syncer ? "op = sync"
                          : sp->cfg.fsync_every ? "fsync" : sp->cfg.end_fsync ? "end_fsync" : NULL;
       if (what)
-        return invalid (error, group, NULL, "%s is not modelled on the host's CPUs yet "
+        return scenario_invalid (error, group, NULL, "%s is not modelled on the host's CPUs yet "
                         "(leave out [host] cpus to run it)", what);
     }
   return TRUE;
@@ -825,11 +824,11 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
                                            "timeslice", NULL };
-  if (g_key_file_has_group (kf, "host") && !check_keys (kf, "host", host_keys, error))
+  if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
     return NULL;
-  g_autofree char *writeback = get_string (kf, "host", "writeback");
+  g_autofree char *writeback = scenario_get_string (kf, "host", "writeback");
   g_auto (GStrv) eras = g_strsplit (writeback ? writeback : "none", ",", -1);
   s->writebacks = g_ptr_array_new ();
   for (guint i = 0; eras[i]; i++)
@@ -840,7 +839,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
           g_autoptr (GString) known = g_string_new (NULL);
           for (const WbOps *const *o = wb_ops_all (); *o; o++)
             g_string_append_printf (known, "%s%s", known->len ? ", " : "", (*o)->name);
-          invalid (error, "host", "writeback", "unknown writeback era '%s' (known: %s)",
+          scenario_invalid (error, "host", "writeback", "unknown writeback era '%s' (known: %s)",
                    eras[i], known->str);
           return NULL;
         }
@@ -857,19 +856,19 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     }
   if (!load_host (s, error))
     return NULL;
-  g_autofree char *ra_era = get_string (kf, "host", "readahead");
+  g_autofree char *ra_era = scenario_get_string (kf, "host", "readahead");
   s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
   if (ra_era)
     {
       if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL)
           || (s->ra_era != SIM_RA_ERA_ONDEMAND_6_18 && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_23))
         {
-          invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23 "
+          scenario_invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23 "
                    "and ondemand-6.18 so far", ra_era);
           return NULL;
         }
     }
-  if (g_key_file_has_group (kf, "sim") && !check_keys (kf, "sim", sim_keys, error))
+  if (g_key_file_has_group (kf, "sim") && !scenario_check_keys (kf, "sim", sim_keys, error))
     return NULL;
   guint64 v;
   if (!get_uint (kf, "sim", "seed", 1, 0, G_MAXUINT64, &s->seed, error)
@@ -877,7 +876,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       || !get_time (kf, "sim", "duration", 0, &s->duration_ns, error))
     return NULL;
   s->hz = (guint) v;
-  g_autofree char *sim_scheds = get_string (kf, "sim", "sched");
+  g_autofree char *sim_scheds = scenario_get_string (kf, "sim", "sched");
   if (sim_scheds)
     {
       s->sim_scheds = g_strsplit (sim_scheds, ",", -1);
@@ -899,7 +898,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
              && !g_str_has_prefix (groups[i], "bus ") && !g_str_has_prefix (groups[i], "adapter ")
              && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
       {
-        invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
+        scenario_invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
                  "[device NAME], [sched NAME], [process NAME], [bus NAME], [adapter NAME], or "
                  "with [host] cpus: [costs], [lock NAME], [path NAME])");
         return NULL;
@@ -907,7 +906,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   for (guint i = 0; groups[i]; i++)
     if (g_str_has_prefix (groups[i], "sched ") && !resolve_sched (kf, groups[i] + 6))
       {
-        invalid (error, groups[i], NULL, "no elevator named '%s' (a variant needs "
+        scenario_invalid (error, groups[i], NULL, "no elevator named '%s' (a variant needs "
                  "policy = ELEVATOR)", groups[i] + 6);
         return NULL;
       }

@@ -1,0 +1,21 @@
+/* scenario-private.h — what scenario.c lends the other scenario modules
+ * (scenario-topology.c, scenario-expand.c): errors that name the group
+ * and key, trimmed string values, and the unknown-key check.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Set a SCENARIO_ERROR_INVALID "[GROUP] KEY: message" (no key: "[GROUP]:
+ * message"); returns FALSE. */
+gboolean scenario_invalid    (GError **error, const char *group, const char *key,
+                              const char *fmt, ...) G_GNUC_PRINTF (4, 5);
+/* The key's value without surrounding blanks, or NULL when absent. */
+char    *scenario_get_string (GKeyFile *kf, const char *group, const char *key);
+/* Every key of @group must be one of @allowed. */
+gboolean scenario_check_keys (GKeyFile *kf, const char *group, const char *const *allowed,
+                              GError **error);
+
+G_END_DECLS
