@@ -43,8 +43,8 @@ replay_nfs_options_init (ReplayNfsOptions *opts)
   opts->threads = REPLAY_NFS_DEFAULT_THREADS;
   opts->timing = REPLAY_TIMING_RECORDED;
   opts->speed = 1.0;
-  opts->lead_ns = 20 * 1000 * 1000;
-  opts->spin_ns = 50 * 1000;
+  opts->lead_ns = REPLAY_DEFAULT_LEAD_NS;
+  opts->spin_ns = REPLAY_DEFAULT_SPIN_NS;
 }
 
 /* ---- plan: nodes ----------------------------------------------------------- */
@@ -1423,13 +1423,13 @@ nfs_wait_dependency (NfsRun *run, guint worker, gint32 after)
 }
 
 static void
-nfs_mark_complete (NfsRun *run, guint i, guint n_workers)
+nfs_mark_complete (NfsRun *run, guint i)
 {
   g_atomic_int_set (&run->completed[i], 1);
   if (g_atomic_int_get (&run->waiters) == 0)
     return;
   g_mutex_lock (&run->done_lock);
-  for (guint w = 0; w < n_workers; w++)
+  for (guint w = 0; w < run->n_workers; w++)
     if (run->waiting_for[w] == (gint) i)
       g_cond_signal (&run->wake[w]);
   g_mutex_unlock (&run->done_lock);
@@ -1791,7 +1791,7 @@ nfs_worker_main (gpointer data)
       r->issue_ns = replay_now_ns () - t0;
       r->error = do_op (run, op, read_buf, write_buf);
       r->complete_ns = replay_now_ns () - t0;
-      nfs_mark_complete (run, i, run->n_workers);
+      nfs_mark_complete (run, i);
       g_atomic_int_inc (&run->issued);
       g_atomic_int_inc (&run->done);
     }

@@ -62,11 +62,8 @@ replay_options_init (ReplayOptions *opts)
   opts->speed = 1.0;
   opts->dev_major = G_MAXUINT32;
   opts->dev_minor = G_MAXUINT32;
-  /* Long enough to start a few hundred threads before the first I/O is due. */
-  opts->lead_ns = 20 * 1000 * 1000;
-  /* Sleep overshoot with 1 ns timer slack is ~4-16 us p50-p99 on an idle
-   * VM (reference/anchors.md §E.3); 50 us of spinning covers it. */
-  opts->spin_ns = 50 * 1000;
+  opts->lead_ns = REPLAY_DEFAULT_LEAD_NS;
+  opts->spin_ns = REPLAY_DEFAULT_SPIN_NS;
 }
 
 static void

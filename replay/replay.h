@@ -121,6 +121,11 @@ typedef struct {
 
 /* Defaults: queue events, recorded timing, speed 1, reads only unless told,
  * every device, 20 ms lead, 50 us spin. */
+/* Long enough to start a few hundred threads before the first I/O is due. */
+#define REPLAY_DEFAULT_LEAD_NS (20 * 1000 * 1000)
+/* Sleep overshoot with 1 ns timer slack is ~4-16 us p50-p99 on an idle VM
+ * (reference/anchors.md §E.3); 50 us of spinning covers it. */
+#define REPLAY_DEFAULT_SPIN_NS (50 * 1000)
 #define REPLAY_POLL_SPIN_NS (1000 * 1000)   /* the CLI's spin with --poll */
 void replay_options_init (ReplayOptions *opts);
 
