@@ -63,13 +63,6 @@ print_text (const TraceNfsSummary *s)
     }
 }
 
-static void
-add_int (JsonBuilder *b, const char *name, gint64 v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, v);
-}
-
 static char *
 json_text (const TraceNfsSummary *s)
 {
@@ -81,12 +74,12 @@ json_text (const TraceNfsSummary *s)
   json_builder_add_string_value (b, "capture");
   json_builder_set_member_name (b, "linktype");
   json_builder_add_string_value (b, s->linktype);
-  add_int (b, "frames", (gint64) s->stats.frames);
-  add_int (b, "records", (gint64) s->records);
-  add_int (b, "nfs_calls", (gint64) s->stats.nfs_calls);
-  add_int (b, "tcp_gaps", (gint64) s->stats.tcp_gaps);
-  add_int (b, "calls_without_reply", (gint64) s->stats.calls_without_reply);
-  add_int (b, "replies_without_call", (gint64) s->stats.replies_without_call);
+  cli_trace_json_int (b, "frames", s->stats.frames);
+  cli_trace_json_int (b, "records", s->records);
+  cli_trace_json_int (b, "nfs_calls", s->stats.nfs_calls);
+  cli_trace_json_int (b, "tcp_gaps", s->stats.tcp_gaps);
+  cli_trace_json_int (b, "calls_without_reply", s->stats.calls_without_reply);
+  cli_trace_json_int (b, "replies_without_call", s->stats.replies_without_call);
   json_builder_set_member_name (b, "clients");
   json_builder_begin_array (b);
   for (guint i = 0; i < s->clients->len; i++)
@@ -103,17 +96,17 @@ json_text (const TraceNfsSummary *s)
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "op");
           json_builder_add_string_value (b, row->op);
-          add_int (b, "calls", (gint64) row->s.count);
-          add_int (b, "answered", (gint64) row->s.answered);
-          add_int (b, "errors", (gint64) row->s.errors);
-          add_int (b, "bytes", (gint64) row->s.bytes);
+          cli_trace_json_int (b, "calls", row->s.count);
+          cli_trace_json_int (b, "answered", row->s.answered);
+          cli_trace_json_int (b, "errors", row->s.errors);
+          cli_trace_json_int (b, "bytes", row->s.bytes);
           json_builder_set_member_name (b, "latency_ns");
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "mean");
           json_builder_add_double_value (b, trace_nfs_op_latency_mean_ns (&row->s));
-          add_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
-          add_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
-          add_int (b, "max", row->s.latency_max_ns);
+          cli_trace_json_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
+          cli_trace_json_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
+          cli_trace_json_int (b, "max", row->s.latency_max_ns);
           json_builder_end_object (b);
           json_builder_end_object (b);
         }

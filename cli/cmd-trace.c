@@ -186,11 +186,11 @@ json_latency (JsonBuilder *b, const char *member, const TraceLatencyStats *s)
   json_builder_end_object (b);
 }
 
-static void
-json_count (JsonBuilder *b, const char *member, guint64 value)
+void
+cli_trace_json_int (JsonBuilder *b, const char *member, gint64 value)
 {
   json_builder_set_member_name (b, member);
-  json_builder_add_int_value (b, (gint64) value);
+  json_builder_add_int_value (b, value);
 }
 
 static char *
@@ -218,8 +218,8 @@ json_text (const TraceSummary *s)
       json_builder_add_string_value (b, value);
     }
   json_builder_end_object (b);
-  json_count (b, "records", lc->records);
-  json_count (b, "skipped_lines", s->skipped_lines);
+  cli_trace_json_int (b, "records", lc->records);
+  cli_trace_json_int (b, "skipped_lines", s->skipped_lines);
   json_builder_set_member_name (b, "first_ns");
   json_builder_add_int_value (b, lc->first_ns);
   json_builder_set_member_name (b, "last_ns");
@@ -230,7 +230,7 @@ json_text (const TraceSummary *s)
   json_builder_set_member_name (b, "events");
   json_builder_begin_object (b);
   for (int a = 0; a < TRACE_ACT_N_ACTIONS; a++)
-    json_count (b, trace_action_letters ((TraceAction) a), lc->by_action[a]);
+    cli_trace_json_int (b, trace_action_letters ((TraceAction) a), lc->by_action[a]);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "devices");
@@ -242,10 +242,10 @@ json_text (const TraceSummary *s)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "device");
       json_builder_add_string_value (b, name);
-      json_count (b, "major", d->dev_major);
-      json_count (b, "minor", d->dev_minor);
-      json_count (b, "records", d->records);
-      json_count (b, "requests", d->requests);
+      cli_trace_json_int (b, "major", d->dev_major);
+      cli_trace_json_int (b, "minor", d->dev_minor);
+      cli_trace_json_int (b, "records", d->records);
+      cli_trace_json_int (b, "requests", d->requests);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -260,11 +260,11 @@ json_text (const TraceSummary *s)
       const TraceSummaryProcess *p = &g_array_index (s->processes, TraceSummaryProcess, i);
       g_autofree char *comm = g_utf8_make_valid (p->comm, -1);
       json_builder_begin_object (b);
-      json_count (b, "pid", p->pid);
+      cli_trace_json_int (b, "pid", p->pid);
       json_builder_set_member_name (b, "comm");
       json_builder_add_string_value (b, comm);
-      json_count (b, "ios", p->ios);
-      json_count (b, "bytes", p->bytes);
+      cli_trace_json_int (b, "ios", p->ios);
+      cli_trace_json_int (b, "bytes", p->bytes);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -277,10 +277,10 @@ json_text (const TraceSummary *s)
 
   json_builder_set_member_name (b, "unpaired");
   json_builder_begin_object (b);
-  json_count (b, "completed_without_issue", lc->completed_without_issue);
-  json_count (b, "issued_without_queue", lc->issued_without_queue);
-  json_count (b, "incomplete_at_end", lc->incomplete_at_end);
-  json_count (b, "unmatched_merge_or_requeue", lc->unpaired);
+  cli_trace_json_int (b, "completed_without_issue", lc->completed_without_issue);
+  cli_trace_json_int (b, "issued_without_queue", lc->issued_without_queue);
+  cli_trace_json_int (b, "incomplete_at_end", lc->incomplete_at_end);
+  cli_trace_json_int (b, "unmatched_merge_or_requeue", lc->unpaired);
   json_builder_end_object (b);
   json_builder_end_object (b);
 

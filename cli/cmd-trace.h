@@ -5,9 +5,14 @@ int cli_trace_cat     (int argc, char **argv);
 int cli_trace_convert (int argc, char **argv);
 int cli_trace_merge   (int argc, char **argv);
 
-/* NFS captures (cmd-trace-nfs.c). */
 #include <stdio.h>
 #include <glib.h>
+#include <json-glib/json-glib.h>
+
+/* An integer member of the JSON summaries of both trace kinds. */
+void cli_trace_json_int (JsonBuilder *b, const char *member, gint64 value);
+
+/* NFS captures (cmd-trace-nfs.c). */
 int cli_trace_nfs_info (const char *path, gboolean json);
 /* @from_ns/@to_ns: a window from the first call, when given. */
 int cli_trace_nfs_cat  (const char *path, FILE *out, gboolean csv, gboolean have_from,
