@@ -513,8 +513,11 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return FALSE;
   if (cfg->offset_bytes % SIM_SECTOR_BYTES)
     return scenario_invalid (error, group, "offset", "must be a multiple of 512 bytes");
-  if (p->buffered && (cfg->offset_bytes % SIM_PAGE_BYTES || cfg->bs_bytes % SIM_PAGE_BYTES))
-    return scenario_invalid (error, group, "bs", "buffered reads need bs and offset in whole 4 KiB pages");
+  /* The file begins on a file system block; bs may be any number of whole
+   * sectors (the page cache reads a page a write covers only in part). */
+  if (p->buffered && cfg->offset_bytes % SIM_PAGE_BYTES)
+    return scenario_invalid (error, group, "offset", "buffered I/O needs the file to start on a whole "
+                             "4 KiB page (offset is where the file begins)");
   if (cfg->size_bytes % SIM_SECTOR_BYTES)
     return scenario_invalid (error, group, "size", "must be a multiple of 512 bytes");
   g_autofree char *stream = scenario_get_string (s->kf, group, "stream");
@@ -932,13 +935,91 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   return g_steal_pointer (&s);
 }
 
+/* The key of a "key = value" line, with GKeyFile's trimming, or NULL for a
+ * line that holds none. */
+static char *
+line_key (const char *line)
+{
+  const char *eq = strchr (line, '=');
+  if (eq == NULL)
+    return NULL;
+  return g_strstrip (g_strndup (line, (gsize) (eq - line)));
+}
+
+/* GKeyFile merges a group that appears twice and keeps the last of two
+ * equal keys, so a repeated [process reader] or a second "size =" would
+ * silently change the study.  Refuse both, naming the two lines. */
+static gboolean
+check_repeats (const char *text, GError **error)
+{
+  g_autoptr (GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *group = NULL;
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *line = lines[i];
+      guint line_no = i + 1;
+      while (g_ascii_isspace (*line))
+        line++;
+      if (*line == '#' || *line == '\0')
+        continue;
+      if (*line == '[')
+        {
+          const char *close = strrchr (line, ']');
+          g_free (group);
+          group = g_strndup (line + 1, close ? (gsize) (close - line - 1) : strlen (line + 1));
+          guint first = GPOINTER_TO_UINT (g_hash_table_lookup (groups, group));
+          if (first)
+            {
+              g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                           "line %u: group [%s] repeats the one at line %u (merge them into one)",
+                           line_no, group, first);
+              return FALSE;
+            }
+          g_hash_table_insert (groups, g_strdup (group), GUINT_TO_POINTER (line_no));
+          continue;
+        }
+      g_autofree char *key = line_key (line);
+      if (key == NULL || group == NULL)
+        continue;
+      char *id = g_strconcat (group, "\n", key, NULL);
+      guint first = GPOINTER_TO_UINT (g_hash_table_lookup (keys, id));
+      if (first)
+        {
+          g_free (id);
+          g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                       "line %u: key '%s' of [%s] is already set at line %u", line_no, key, group, first);
+          return FALSE;
+        }
+      g_hash_table_insert (keys, id, GUINT_TO_POINTER (line_no));
+    }
+  return TRUE;
+}
+
+static GKeyFile *
+keyfile_from_text (const char *text, GError **error)
+{
+  GKeyFile *kf = g_key_file_new ();
+  if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error)
+      || !check_repeats (text, error))
+    {
+      g_key_file_free (kf);
+      return NULL;
+    }
+  return kf;
+}
+
 Scenario *
 scenario_load_file (const char *path, const char *const *sets, GError **error)
 {
-  GKeyFile *kf = g_key_file_new ();
-  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, error))
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return NULL;
+  GKeyFile *kf = keyfile_from_text (text, error);
+  if (kf == NULL)
     {
-      g_key_file_free (kf);
       g_prefix_error (error, "%s: ", path);
       return NULL;
     }
@@ -957,12 +1038,9 @@ Scenario *
 scenario_load_data (const char *text, const char *name, const char *base_dir,
                     const char *const *sets, GError **error)
 {
-  GKeyFile *kf = g_key_file_new ();
-  if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error))
-    {
-      g_key_file_free (kf);
-      return NULL;
-    }
+  GKeyFile *kf = keyfile_from_text (text, error);
+  if (kf == NULL)
+    return NULL;
   return scenario_from_keyfile (kf, name, base_dir ? base_dir : ".", sets, error);
 }
 

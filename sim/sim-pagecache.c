@@ -58,6 +58,16 @@ static void read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
 
 /* ---- setup ---------------------------------------------------------------- */
 
+/* Number of pages that bytes [offset, offset + bytes) touch, partial first
+ * and last pages included. */
+static guint64
+pages_spanning (guint64 offset_bytes, guint64 bytes)
+{
+  guint64 end_bytes = offset_bytes + bytes;
+  g_assert (end_bytes >= offset_bytes);
+  return (end_bytes + SIM_PAGE_BYTES - 1) / SIM_PAGE_BYTES - offset_bytes / SIM_PAGE_BYTES;
+}
+
 SimPageCache *
 sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
 {
@@ -119,7 +129,8 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
   f->id = pc->files->len + 1;
   f->name = g_strdup (name);
   f->start_sector = offset_bytes / 512;
-  f->size_pages = size_bytes / SIM_PAGE_BYTES;
+  f->size_bytes = size_bytes;
+  f->size_pages = pages_spanning (0, size_bytes);
   f->ra_pages = sim_ra_pages_from_kb (read_ahead_kb);
   for (guint i = 0; i < pc->bdis->len && f->bdi == NULL; i++)
     if (((SimBdi *) g_ptr_array_index (pc->bdis, i))->q == q)
@@ -547,10 +558,11 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
 void
 sim_page_cache_read (SimPageCache *pc, SimPageRead *rd)
 {
-  g_assert (rd->offset_bytes % SIM_PAGE_BYTES == 0 && rd->bytes % SIM_PAGE_BYTES == 0);
+  g_assert (rd->offset_bytes % SIM_SECTOR_BYTES == 0 && rd->bytes % SIM_SECTOR_BYTES == 0);
   g_assert (rd->bytes > 0 && rd->done != NULL);
   rd->index = rd->offset_bytes / SIM_PAGE_BYTES;
-  rd->end_index = MIN (rd->index + rd->bytes / SIM_PAGE_BYTES, rd->file->size_pages);
+  rd->end_index = MIN (rd->index + pages_spanning (rd->offset_bytes, rd->bytes),
+                       rd->file->size_pages);
   g_assert (rd->end_index > rd->index);
   sim_list_init (&rd->wait_link);
   rd->started = TRUE;
@@ -644,9 +656,24 @@ sim_page_cache_write_finish (SimPageCache *pc, SimPageWrite *wr)
   sim_schedule_in (pc->sim, 0, write_done_fired, pc, wr);
 }
 
-/* generic_perform_write from wr->index on: grab each page (a new page is
- * up to date at once: whole pages are written), dirty it; then the policy
- * decides what the writer must do (balance_dirty_pages). */
+/* Whether the write covers page @index whole.  A file's partial last page
+ * never is: its block straddles the end of the data, and the kernel reads
+ * a block that a write covers only in part. */
+static gboolean
+write_covers_page (const SimPageWrite *wr, guint64 index)
+{
+  guint64 page_start = index * SIM_PAGE_BYTES;
+  return wr->offset_bytes <= page_start
+         && wr->offset_bytes + wr->bytes >= page_start + SIM_PAGE_BYTES;
+}
+
+/* generic_perform_write from wr->index on: grab each page, dirty it; then
+ * the policy decides what the writer must do (balance_dirty_pages).  A new
+ * page that the write covers whole is up to date at once.  One it covers in
+ * part is read first and the writer sleeps on it, as block_write_begin
+ * (2.6 and later; 2.4's block_prepare_write alike) reads the blocks of an
+ * uncached page that the write does not cover: the file's blocks exist, so
+ * none of them is new. */
 static void
 write_continue (SimPageCache *pc, SimPageWrite *wr)
 {
@@ -661,6 +688,14 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
             {
               pc->stats.memory_waits++;
               sim_list_add_tail (&wr->wait_link, &pc->memory_waiters_w);
+              sim_queue_unplug (f->q, wr->ioc);
+              return;
+            }
+          if (!write_covers_page (wr, wr->index))
+            {
+              pc->stats.partial_page_reads++;
+              submit_pages (pc, f, SIM_OP_READ, wr->index, 1, wr->ioc, 0);
+              sim_list_add_tail (&wr->wait_link, &page->write_waiters);
               sim_queue_unplug (f->q, wr->ioc);
               return;
             }
@@ -691,10 +726,11 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
 void
 sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
 {
-  g_assert (wr->offset_bytes % SIM_PAGE_BYTES == 0 && wr->bytes % SIM_PAGE_BYTES == 0);
+  g_assert (wr->offset_bytes % SIM_SECTOR_BYTES == 0 && wr->bytes % SIM_SECTOR_BYTES == 0);
   g_assert (wr->bytes > 0 && wr->done != NULL);
   wr->index = wr->offset_bytes / SIM_PAGE_BYTES;
-  wr->end_index = MIN (wr->index + wr->bytes / SIM_PAGE_BYTES, wr->file->size_pages);
+  wr->end_index = MIN (wr->index + pages_spanning (wr->offset_bytes, wr->bytes),
+                       wr->file->size_pages);
   g_assert (wr->end_index > wr->index);
   wr->dirtied = 0;
   wr->written = 0;

@@ -56,7 +56,8 @@ typedef struct {
   guint            id;
   char            *name;
   guint64          start_sector;
-  guint64          size_pages;
+  guint64          size_bytes;    /* whole sectors; the last page may be partial */
+  guint64          size_pages;    /* pages holding size_bytes, the partial last one included */
   guint64          ra_pages;      /* the device's read_ahead_kb in pages */
   SimBdi          *bdi;
   guint64          nr_writeback;  /* its pages under writeback */
@@ -71,8 +72,8 @@ struct _SimPageRead {
   SimFile         *file;
   SimRaState      *ra;            /* the opener's readahead state */
   SimIoContext    *ioc;
-  guint64          offset_bytes;  /* page aligned */
-  guint64          bytes;         /* whole pages */
+  guint64          offset_bytes;  /* whole sectors */
+  guint64          bytes;         /* whole sectors; partial pages are whole pages */
   SimPageReadDone  done;
   gpointer         done_data;
 
@@ -89,8 +90,8 @@ typedef void (*SimPageWriteDone) (Sim *sim, SimPageWrite *wr, SimTime now_ns);
 struct _SimPageWrite {
   SimFile          *file;
   SimIoContext     *ioc;
-  guint64           offset_bytes;  /* page aligned */
-  guint64           bytes;         /* whole pages */
+  guint64           offset_bytes;  /* whole sectors */
+  guint64           bytes;         /* whole sectors; partial pages are read first */
   SimPageWriteDone  done;
   gpointer          done_data;
 
@@ -131,6 +132,7 @@ typedef struct {
   guint64 read_ios;               /* bios submitted */
   guint64 reclaimed;              /* pages evicted */
   guint64 memory_waits;           /* readers that waited for a free page */
+  guint64 partial_page_reads;     /* uncached pages a write covered in part, read first */
   guint64 dirtied;                /* pages that became dirty */
   guint64 written;                /* pages whose writeback completed */
   guint64 write_ios;              /* writeback bios submitted */

@@ -363,6 +363,7 @@ add_page_cache_json (JsonBuilder *b, const SimPageCacheStats *pc)
   add_uint_member (b, "reclaimed", pc->reclaimed);
   add_uint_member (b, "rotated", pc->rotated);
   add_uint_member (b, "memory_waits", pc->memory_waits);
+  add_uint_member (b, "partial_page_reads", pc->partial_page_reads);
   add_uint_member (b, "syncs", pc->syncs);
   add_uint_member (b, "sync_pages", pc->sync_pages);
   json_builder_end_object (b);

@@ -78,11 +78,11 @@ read_done (Sim *sim, SimPageRead *rd, SimTime now)
   f->done_ns = now;
 }
 
-/* Read @bytes at @offset and run until it completes. */
+/* Read @bytes at @offset of @file and run until it completes. */
 static SimTime
-read_now (Fixture *f, SimRaState *ra, guint64 offset, guint64 bytes)
+read_now_file (Fixture *f, SimFile *file, SimRaState *ra, guint64 offset, guint64 bytes)
 {
-  SimPageRead rd = { .file = f->file, .ra = ra, .ioc = &ioc, .offset_bytes = offset,
+  SimPageRead rd = { .file = file, .ra = ra, .ioc = &ioc, .offset_bytes = offset,
                      .bytes = bytes, .done = read_done, .done_data = f };
   guint before = f->done;
   SimTime start = sim_now (f->sim);
@@ -91,6 +91,12 @@ read_now (Fixture *f, SimRaState *ra, guint64 offset, guint64 bytes)
     ;
   g_assert_cmpuint (f->done, ==, before + 1);
   return f->done_ns - start;
+}
+
+static SimTime
+read_now (Fixture *f, SimRaState *ra, guint64 offset, guint64 bytes)
+{
+  return read_now_file (f, f->file, ra, offset, bytes);
 }
 
 static void
@@ -210,9 +216,9 @@ write_done (Sim *sim, SimPageWrite *wr, SimTime now)
 }
 
 static SimTime
-write_now (Fixture *f, guint64 offset, guint64 bytes)
+write_file_now (Fixture *f, SimFile *file, guint64 offset, guint64 bytes)
 {
-  SimPageWrite wr = { .file = f->file, .ioc = &ioc, .offset_bytes = offset, .bytes = bytes,
+  SimPageWrite wr = { .file = file, .ioc = &ioc, .offset_bytes = offset, .bytes = bytes,
                       .done = write_done, .done_data = f };
   guint before = f->done;
   SimTime start = sim_now (f->sim);
@@ -221,6 +227,70 @@ write_now (Fixture *f, guint64 offset, guint64 bytes)
     ;
   g_assert_cmpuint (f->done, ==, before + 1);
   return f->done_ns - start;
+}
+
+static SimTime
+write_now (Fixture *f, guint64 offset, guint64 bytes)
+{
+  return write_file_now (f, f->file, offset, bytes);
+}
+
+/* Writes in whole sectors that cover pages in part.  The file holds data
+ * (its blocks exist), so a page the write covers in part is read before
+ * it is dirtied; a page it covers whole is not; the last page of a file
+ * whose size is not a whole number of pages is a page like any other. */
+typedef struct {
+  const char *name;
+  guint64     file_bytes;
+  guint64     cached_bytes;    /* written whole pages first: [0, cached_bytes) */
+  guint64     offset_bytes;
+  guint64     bytes;
+  const char *issued;          /* reads of the write, relative to the file */
+  guint64     dirtied;         /* pages dirty after it */
+} PartialCase;
+
+static const PartialCase partial_cases[] = {
+  { "whole-pages", 1 << 20, 0, 0, 8192, "", 2 },
+  { "tail-partial", 1 << 20, 0, 0, 6144, "8+8 ", 2 },
+  { "both-ends-partial", 1 << 20, 0, 2048, 4096, "0+8 8+8 ", 2 },
+  { "one-sector", 1 << 20, 0, 4096 + 512, 512, "8+8 ", 1 },
+  { "partial-page-cached", 1 << 20, 8192, 1024, 1024, "", 2 },
+  { "last-page-of-odd-file", 40000000, 0, 38 << 20, 40000000 - (38 << 20), "78120+8 ",
+    (40000000 - (38 << 20) + 4095) / 4096 },
+};
+
+static void
+test_partial_pages (gconstpointer data)
+{
+  const PartialCase *c = data;
+  Fixture f;
+  setup (&f, 256 << 20, 0);
+  /* Past the fixture's file, so sectors are those of this file plus 131072. */
+  guint64 base_sectors = (64 << 20) / 512;
+  SimFile *file = sim_page_cache_open (f.pc, f.q, c->name, 64 << 20, c->file_bytes, 0);
+  if (c->cached_bytes)
+    write_file_now (&f, file, 0, c->cached_bytes);
+  g_string_truncate (f.issued, 0);
+  write_file_now (&f, file, c->offset_bytes, c->bytes);
+  g_autoptr (GString) want = g_string_new (NULL);
+  g_auto (GStrv) reads = g_strsplit (c->issued, " ", -1);
+  guint n_reads = 0;
+  for (guint i = 0; reads[i] && *reads[i]; i++, n_reads++)
+    {
+      guint64 sector = g_ascii_strtoull (reads[i], NULL, 10);
+      g_string_append_printf (want, "%" G_GUINT64_FORMAT "%s ", base_sectors + sector,
+                              strchr (reads[i], '+'));
+    }
+  g_assert_cmpstr (f.issued->str, ==, want->str);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, c->dirtied);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->partial_page_reads, ==, n_reads);
+  /* Reading the whole file back finds every written page cached. */
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, file, &ra);
+  read_now_file (&f, file, &ra, 0, c->file_bytes);
+  g_assert_cmpuint (file->size_pages, ==, (c->file_bytes + 4095) / 4096);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
 }
 
 static void
@@ -411,6 +481,11 @@ main (int argc, char **argv)
   g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
   g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
   g_test_add_func ("/pagecache/write-through", test_write_through);
+  for (guint i = 0; i < G_N_ELEMENTS (partial_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pagecache/partial-pages/%s", partial_cases[i].name);
+      g_test_add_data_func (path, &partial_cases[i], test_partial_pages);
+    }
   g_test_add_func ("/pagecache/dirty-without-writeback", test_dirty_without_writeback);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
   g_test_add_func ("/pagecache/reclaim-rotates", test_reclaim_rotates);

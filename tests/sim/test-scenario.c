@@ -192,7 +192,11 @@ test_bad_scenarios (void)
     { "[host]\nwriteback = lazy\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "lazy" },
     { "[host]\nwriteback = global-2.6\n[writeback]\ndirty_ratio = 300\n[device a]\nkind = fixed\n"
       "[process p]\nsize = 1MiB\n", "dirty_ratio" },
-    { "[device a]\nkind = fixed\n[process p]\nop = read\nio = buffered\nbs = 1KiB\nsize = 1MiB\n", "4 KiB" },
+    { "[device a]\nkind = fixed\n[process p]\nop = read\nio = buffered\noffset = 2KiB\nsize = 1MiB\n", "4 KiB" },
+    { "[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n[process p]\nsize = 2MiB\n",
+      "line 5: group [process p] repeats the one at line 3" },
+    { "[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n  size=2MiB\n",
+      "line 5: key 'size' of [process p] is already set at line 4" },
     { "[host]\nreadahead = 2.4\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "readahead" },
     { "[device a]\nkind = fixed\n[process p]\nbs = 1000\nsize = 1MiB\n", "bs" },
     { "[device a]\nkind = fixed\n[process p]\ndevice = b\nsize = 1MiB\n", "device" },

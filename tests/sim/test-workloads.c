@@ -176,6 +176,44 @@ test_async_writes (void)
   outputs_clear (&o);
 }
 
+/* Buffered I/O of any size in whole sectors: a file that does not end on a
+ * page and a bs that is not a whole number of pages run to the end, every
+ * byte counted, every page touched dirtied once (writes) or read (reads). */
+typedef struct {
+  const char *name;
+  const char *op;
+  guint64     size_bytes;
+  guint64     bs_bytes;
+  guint64     pages_dirtied;
+} OddSizeCase;
+
+static const OddSizeCase odd_size_cases[] = {
+  { "write-odd-size", "write", 40000000, 1 << 20, (40000000 + 4095) / 4096 },
+  { "write-odd-bs", "write", 3 << 20, 6 << 10, (3 << 20) / 4096 },
+  { "read-odd-size", "read", 40000000, 1 << 20, 0 },
+  { "read-odd-bs", "read", 3 << 20, 1536, 0 },
+};
+
+static void
+test_odd_sizes (gconstpointer data)
+{
+  const OddSizeCase *c = data;
+  g_autofree char *ini = g_strdup_printf (
+    "[host]\nmemory = 256MiB\nwriteback = global-2.6\n%s"
+    "[process p]\ndevice = d\nop = %s\nio = buffered\nsize = %" G_GUINT64_FORMAT
+    "\nbs = %" G_GUINT64_FORMAT "\n", device, c->op, c->size_bytes, c->bs_bytes);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "odd", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  const SimProcessResult *p = g_ptr_array_index (r->processes, 0);
+  g_assert_cmpuint (p->bytes, ==, c->size_bytes);
+  g_assert_cmpuint (p->ios, ==, (c->size_bytes + c->bs_bytes - 1) / c->bs_bytes);
+  g_assert_true (r->has_page_cache);
+  g_assert_cmpuint (r->page_cache.dirtied, ==, c->pages_dirtied);
+}
+
 static void
 test_bad_identity (void)
 {
@@ -207,5 +245,10 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/shared-io-context", test_shared_io_context);
   g_test_add_func ("/workload/async-writes", test_async_writes);
   g_test_add_func ("/workload/bad-identity", test_bad_identity);
+  for (guint i = 0; i < G_N_ELEMENTS (odd_size_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/workload/buffered/%s", odd_size_cases[i].name);
+      g_test_add_data_func (path, &odd_size_cases[i], test_odd_sizes);
+    }
   return g_test_run ();
 }
