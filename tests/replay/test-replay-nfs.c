@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -1001,6 +1003,45 @@ test_sparse_setup (void)
   remove_tree (dir);
 }
 
+/* A size the file system refuses (here RLIMIT_FSIZE makes ftruncate fail
+ * with EFBIG, as a file system's largest file size does): a clear error
+ * naming the file and the size, before any data is written. */
+static void
+test_setup_efbig (void)
+{
+  g_autoptr (GArray) recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+  ReplayNfsOptions opts;
+  ReplayNfsPlan *plan;
+  struct rlimit old, small;
+  void (*old_handler) (int);
+  TraceNfsRecord r;
+  ReplayNfsResult *res;
+
+  r = rec (1000, "GETATTR", 2, 0, 0);  r.file_size = G_GINT64_CONSTANT (2) << 30;  g_array_append_val (recs, r);
+  r = rec (2000, "READ", 2, 0, 4096);                                              g_array_append_val (recs, r);
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.timing = REPLAY_TIMING_AFAP;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &old), ==, 0);
+  small = old;
+  small.rlim_cur = 1u << 30;
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  res = replay_nfs_run_plan (plan, &opts, &error);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old), ==, 0);
+  signal (SIGXFSZ, old_handler);
+  g_assert_null (res);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "2147483648 bytes"));
+  g_assert_nonnull (strstr (error->message, "larger than this file system allows"));
+  g_assert_nonnull (strstr (error->message, "fh-0000000000000002"));
+  remove_tree (dir);
+}
+
 /* Three READs of 1 MiB each: setup needs 3 MiB. */
 static GArray *
 three_mib_records (void)
@@ -1389,6 +1430,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-nfs/limits/sparse-setup", test_sparse_setup);
   g_test_add_func ("/replay-nfs/limits/setup-limit", test_setup_limit);
   g_test_add_func ("/replay-nfs/limits/setup-free-space", test_setup_free_space);
+  g_test_add_func ("/replay-nfs/limits/setup-efbig", test_setup_efbig);
   g_test_add_func ("/replay-nfs/limits/cli", test_cli_limits);
   g_test_add_func ("/replay-nfs/names/csv-quoting", test_csv_quoting);
   g_test_add_func ("/replay-nfs/names/dry-run-escaped", test_dry_run_escaped);
