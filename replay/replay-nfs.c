@@ -1604,6 +1604,17 @@ fill_files (const ReplayNfsPlan *plan, gint *setup_fds, GError **error)
   return ok;
 }
 
+/* "PATH: WHAT: strerror(@errnum)" with the node's path escaped (names
+ * come from the capture). */
+static void
+node_error (GError **error, gint code, const ReplayNfsFile *f, const char *what, int errnum)
+{
+  g_autofree char *path = replay_nfs_escape_name (f->path);
+
+  g_set_error (error, REPLAY_ERROR, code, "%s: %s%s%s", path, what, errnum ? ": " : "",
+               errnum ? g_strerror (errnum) : "");
+}
+
 /* A directory node, made and opened. */
 static int
 make_dir (int dirfd, const ReplayNfsFile *f, GError **error)
@@ -1612,12 +1623,12 @@ make_dir (int dirfd, const ReplayNfsFile *f, GError **error)
 
   if (mkdirat (dirfd, f->leaf, 0755) != 0 && errno != EEXIST)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: mkdir: %s", f->path, g_strerror (errno));
+      node_error (error, REPLAY_ERROR_IO, f, "mkdir", errno);
       return -1;
     }
   fd = openat (dirfd, f->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
+    node_error (error, REPLAY_ERROR_IO, f, "open", errno);
   return fd;
 }
 
@@ -2253,8 +2264,7 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, gint *setup_fds, GE
         }
       if (parent < 0)
         {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "%s: its directory was not made",
-                       f->path);
+          node_error (error, REPLAY_ERROR_FAILED, f, "its directory was not made", 0);
           ok = FALSE;
           break;
         }
@@ -2263,8 +2273,7 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, gint *setup_fds, GE
           /* a link there from the start (reads only): no descriptor */
           ok = symlinkat (f->link_text, parent, f->leaf) == 0;
           if (!ok)
-            g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: symlink: %s", f->path,
-                         g_strerror (errno));
+            node_error (error, REPLAY_ERROR_IO, f, "symlink", errno);
           else   /* the link itself, for READLINK and GETATTR */
             fds[i] = openat (parent, f->leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
           continue;
