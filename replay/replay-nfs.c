@@ -967,11 +967,13 @@ plan_fill (ReplayNfsPlan *plan)
       f = node_at (plan, op->file);
       if (f->created || f->type != REPLAY_NFS_NODE_FILE || op->offset >= f->size_bytes)
         continue;
-      end = MIN (op->offset + op->count, f->size_bytes);
+      /* whole blocks, but never past the end of the file (which
+       * io_refusal keeps below G_MAXINT64: no overflow) */
+      end = op->offset + op->count;
+      end = MIN ((end + REPLAY_NFS_FILL_ALIGN - 1) / REPLAY_NFS_FILL_ALIGN * REPLAY_NFS_FILL_ALIGN,
+                 f->size_bytes);
       e.file = op->file;
       e.offset = op->offset / REPLAY_NFS_FILL_ALIGN * REPLAY_NFS_FILL_ALIGN;
-      end = end > f->size_bytes - f->size_bytes % REPLAY_NFS_FILL_ALIGN
-              ? f->size_bytes : (end + REPLAY_NFS_FILL_ALIGN - 1) / REPLAY_NFS_FILL_ALIGN * REPLAY_NFS_FILL_ALIGN;
       e.length = end - e.offset;
       g_array_append_val (all, e);
     }
@@ -1101,8 +1103,9 @@ plan_set_limits (ReplayNfsPlan *plan, const PlanMaps *m, guint32 max_io_bytes)
         *l = (ReplayNfsIoLimit) { max_io_bytes, max_io_bytes, "--max-io-bytes" };
       else if (m->announced_read[v] > 0 || m->announced_write[v] > 0)
         {
-          l->read_bytes = m->announced_read[v] > 0 ? MIN (m->announced_read[v], REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
-          l->write_bytes = m->announced_write[v] > 0 ? MIN (m->announced_write[v], REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
+          guint32 r = m->announced_read[v], w = m->announced_write[v];
+          l->read_bytes = r > 0 ? MIN (r, REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
+          l->write_bytes = w > 0 ? MIN (w, REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
           l->source = announcer[v];
         }
       else
