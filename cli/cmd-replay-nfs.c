@@ -35,6 +35,29 @@ parse_time (const char *name, const char *text, gint64 *out)
   return TRUE;
 }
 
+static gboolean
+parse_size (const char *name, const char *text, guint64 max, guint64 *out)
+{
+  g_autoptr (GError) error = NULL;
+  guint64 bytes;
+
+  if (text == NULL)
+    return TRUE;
+  if (!sim_parse_size_bytes (text, &bytes, &error))
+    {
+      fprintf (stderr, "iosim replay: --%s: %s\n", name, error->message);
+      return FALSE;
+    }
+  if (bytes > max)
+    {
+      fprintf (stderr, "iosim replay: --%s: %s is more than %" G_GUINT64_FORMAT " bytes\n", name,
+               text, max);
+      return FALSE;
+    }
+  *out = bytes;
+  return TRUE;
+}
+
 /* FALSE with a message when the options do not fit a capture. */
 static int
 fill_options (const CliReplayNfsArgs *a, ReplayNfsOptions *opts)
@@ -60,6 +83,16 @@ fill_options (const CliReplayNfsArgs *a, ReplayNfsOptions *opts)
     return refuse ("--timing for an NFS capture is recorded or afap");
   if (!parse_time ("lead", a->lead, &opts->lead_ns) || !parse_time ("spin", a->spin, &opts->spin_ns))
     return 2;
+  {
+    guint64 io = 0;
+    /* a READ/WRITE count is 32 bits on the wire */
+    if (!parse_size ("max-setup-bytes", a->max_setup_bytes, G_MAXINT64, &opts->max_setup_bytes)
+        || !parse_size ("max-io-bytes", a->max_io_bytes, G_MAXUINT32, &io))
+      return 2;
+    if (a->max_io_bytes != NULL && io == 0)
+      return refuse ("--max-io-bytes must be at least 1 byte");
+    opts->max_io_bytes = (guint32) io;
+  }
   return 0;
 }
 
@@ -108,6 +141,11 @@ cli_replay_nfs (const CliReplayNfsArgs *a)
     {
       printf ("target directory: %s (nothing created: --dry-run)\n", result->replay_dir);
       replay_nfs_plan_print (result->plan, stdout);
+      if (result->setup_refusal != NULL)
+        {
+          printf ("  setup: refused: %s\n", result->setup_refusal);
+          return 1;
+        }
       return 0;
     }
   replay_nfs_result_print (result, stdout);

@@ -13,6 +13,7 @@ typedef struct {
   const char *target;        /* --target: refused with a capture */
   gboolean    has_maps;      /* --map: refused too */
   const char *timing, *lead, *spin, *csv, *json;
+  const char *max_setup_bytes, *max_io_bytes;   /* sizes with units, or NULL */
   double      speed;
   gint        threads;       /* 0 = 8 */
   gboolean    allow_write, reads_only, dry_run;

@@ -16,7 +16,7 @@
 
 typedef struct {
   char    *target, *events, *timing, *csv, *json, *device, *lead, *spin;
-  char    *engine, *cpus, *target_dir;
+  char    *engine, *cpus, *target_dir, *max_setup_bytes, *max_io_bytes;
   double   speed;
   gint     realtime, iodepth, device_depth, threads;
   gboolean allow_write, reads_only, wrap, dry_run, buffered, poll;
@@ -178,6 +178,8 @@ args_clear (ReplayArgs *a)
   g_free (a->engine);
   g_free (a->cpus);
   g_free (a->target_dir);
+  g_free (a->max_setup_bytes);
+  g_free (a->max_io_bytes);
   if (a->cpu_list)
     g_array_unref (a->cpu_list);
 }
@@ -191,6 +193,12 @@ cli_cmd_replay (int argc, char **argv)
     { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (or --map)", "/dev/X" },
     { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir,
       "NFS capture: replay its file operations in DIR/iosim-nfs-replay/ (threads default 8)", "DIR" },
+    { "max-setup-bytes", 0, 0, G_OPTION_ARG_STRING, &a.max_setup_bytes,
+      "NFS capture: most data setup may write, only in DIR/iosim-nfs-replay/ (default 1GiB; never "
+      "more than the free space)", "SIZE" },
+    { "max-io-bytes", 0, 0, G_OPTION_ARG_STRING, &a.max_io_bytes,
+      "NFS capture: largest READ/WRITE count replayed (default: the capture's FSINFO or "
+      "CREATE_SESSION limit, else 1MiB; larger ones are skipped and counted)", "SIZE" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
       "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
@@ -254,7 +262,10 @@ cli_cmd_replay (int argc, char **argv)
     "NFS captures (pcap/pcapng) replay as file operations on --target-dir DIR: one\n"
     "file per file handle in DIR/iosim-nfs-replay/, sized from the capture, then a pool\n"
     "of --threads N (default 8) workers taking operations in trace order, as nfsd\n"
-    "threads (--timing recorded|afap, --speed, --allow-write, --dry-run, --csv, --json).\n\n"
+    "threads (--timing recorded|afap, --speed, --allow-write, --dry-run, --csv, --json).\n"
+    "Setup writes only inside DIR/iosim-nfs-replay/: files sparse at their traced sizes,\n"
+    "data only where the replay will read, refused before a byte is written when that\n"
+    "is more than --max-setup-bytes or the free space.\n\n"
     "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -271,6 +282,7 @@ cli_cmd_replay (int argc, char **argv)
         .has_maps = ta.maps != NULL, .timing = a.timing, .lead = a.lead, .spin = a.spin,
         .csv = a.csv, .json = a.json, .speed = a.speed, .threads = a.threads,
         .allow_write = a.allow_write, .reads_only = a.reads_only, .dry_run = a.dry_run,
+        .max_setup_bytes = a.max_setup_bytes, .max_io_bytes = a.max_io_bytes,
       };
       status = cli_replay_nfs (&na);
       args_clear (&a);

@@ -45,6 +45,7 @@ replay_nfs_options_init (ReplayNfsOptions *opts)
   opts->speed = 1.0;
   opts->lead_ns = REPLAY_DEFAULT_LEAD_NS;
   opts->spin_ns = REPLAY_DEFAULT_SPIN_NS;
+  opts->max_setup_bytes = REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES;
 }
 
 /* ---- plan: nodes ----------------------------------------------------------- */
@@ -82,6 +83,8 @@ typedef struct {
   GHashTable *object_ops;   /* node index (or NO_FILE) -> GArray of op indices */
   GHashTable *open_count;   /* node index -> OPENs planned and not yet closed */
   GArray     *state;        /* NodeState per node */
+  guint32     announced_read[3];  /* per version (v2, v3, v4): the largest limit the */
+  guint32     announced_write[3]; /* server announced (FSINFO, CREATE_SESSION), 0 none */
 } PlanMaps;
 
 /* How far back an operation looks for the one it depends on. */
@@ -150,11 +153,23 @@ is_mkdir (const TraceNfsRecord *rec)
   return strcmp (rec->op, "MKDIR") == 0 || (strcmp (rec->op, "CREATE") == 0 && rec->create_type == 2);
 }
 
-/* First pass, one record: which handles are directories, and where each
- * handle first appears. */
+/* ReplayNfsPlan.io_limit index of a protocol version (v3 when unknown). */
+static guint
+version_index (guint32 vers)
+{
+  return vers == 2 ? 0 : vers == 4 ? 2 : 1;
+}
+
+/* First pass, one record: which handles are directories, where each
+ * handle first appears, the transfer limits the server announced (the
+ * largest of each: an operation above it is above its own server's). */
 static void
 plan_scan (PlanMaps *m, const TraceNfsRecord *rec, guint i)
 {
+  guint v = version_index (rec->vers);
+
+  m->announced_read[v] = MAX (m->announced_read[v], rec->max_read_bytes);
+  m->announced_write[v] = MAX (m->announced_write[v], rec->max_write_bytes);
   if (rec->fh_hash != 0 && op_is (rec, dir_ops))
     note_dir (m, rec->fh_hash);
   note_dir (m, rec->dir_fh_hash);
@@ -168,9 +183,28 @@ plan_scan (PlanMaps *m, const TraceNfsRecord *rec, guint i)
   note_seen (m, rec->obj_fh_hash, i);
 }
 
+/* Why a READ or WRITE cannot be replayed as its record says (NULL: it
+ * can): a count above the version's limit, or an extent ending past the
+ * largest file offset (off_t). */
+static const char *
+io_refusal (const ReplayNfsPlan *plan, const TraceNfsRecord *rec)
+{
+  const ReplayNfsIoLimit *limit = &plan->io_limit[version_index (rec->vers)];
+  gboolean read = strcmp (rec->op, "READ") == 0;
+
+  if (!read && strcmp (rec->op, "WRITE") != 0)
+    return NULL;
+  if (rec->count > (read ? limit->read_bytes : limit->write_bytes))
+    return "count above the limit";
+  if (rec->offset > (guint64) G_MAXINT64 - rec->count)
+    return "extent past the largest file offset";
+  return NULL;
+}
+
 /* Second pass, one record: the nodes of its handles, and each file's
  * largest extent.  A READ counts what the reply returned when there is one
- * (a read past the end asks for more than the file holds). */
+ * (a read past the end asks for more than the file holds).  A READ or
+ * WRITE that is not replayed (io_refusal) does not size the file. */
 static void
 plan_sizes (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec)
 {
@@ -181,12 +215,14 @@ plan_sizes (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec)
   plan_file (plan, m, rec->obj_fh_hash);
   plan_file (plan, m, rec->dir_fh_hash);
   plan_file (plan, m, rec->dir2_fh_hash);
-  if (f == REPLAY_NFS_NO_FILE || node_at (plan, f)->type != REPLAY_NFS_NODE_FILE)
+  if (f == REPLAY_NFS_NO_FILE || node_at (plan, f)->type != REPLAY_NFS_NODE_FILE
+      || io_refusal (plan, rec) != NULL)
     return;
   file = node_at (plan, f);
   if (strcmp (rec->op, "READ") == 0)
     {
-      guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? rec->reply_count : rec->count;
+      guint32 n = rec->status == 0 && rec->reply_time_ns >= 0 ? MIN (rec->reply_count, rec->count)
+                                                              : rec->count;
       end = rec->offset + n;
       file->read = TRUE;
     }
@@ -349,6 +385,26 @@ count_skipped_why (ReplayNfsPlan *plan, const char *op, const char *why)
 {
   g_autofree char *text = g_strdup_printf ("%s (%s)", op, why);
   count_skipped (plan, text);
+}
+
+/* FALSE (counted with its reason) for a READ or WRITE io_refusal()
+ * refuses; the count limit is named, as several versions may differ. */
+static gboolean
+plan_io_allowed (ReplayNfsPlan *plan, const TraceNfsRecord *rec)
+{
+  const char *why = io_refusal (plan, rec);
+  const ReplayNfsIoLimit *limit = &plan->io_limit[version_index (rec->vers)];
+  g_autofree char *text = NULL;
+
+  if (why == NULL)
+    return TRUE;
+  plan->skipped_io_limit++;
+  if (strcmp (why, "count above the limit") == 0)
+    text = g_strdup_printf ("count above the %u-byte NFSv%u limit",
+                            strcmp (rec->op, "READ") == 0 ? limit->read_bytes : limit->write_bytes,
+                            version_index (rec->vers) + 2);
+  count_skipped_why (plan, rec->op, text != NULL ? text : why);
+  return FALSE;
 }
 
 /* The local equivalent of a traced operation; FALSE when there is none. */
@@ -698,6 +754,8 @@ plan_op (ReplayNfsPlan *plan, PlanMaps *m, const TraceNfsRecord *rec, guint rec_
           count_skipped (plan, op.kind == REPLAY_NFS_READ ? "READ (0 bytes)" : "WRITE (0 bytes)");
           return;
         }
+      if (!plan_io_allowed (plan, rec))
+        return;
       if (op.kind == REPLAY_NFS_READ)
         plan->bytes_read += op.count;
       else
@@ -876,6 +934,75 @@ plan_finish (ReplayNfsPlan *plan, PlanMaps *m)
     }
 }
 
+/* Setup fills whole blocks of this size: the file system allocates no
+ * less, and a READ then meets data in every block it touches. */
+#define REPLAY_NFS_FILL_ALIGN 4096u
+
+static int
+by_file_offset (gconstpointer a, gconstpointer b)
+{
+  const ReplayNfsExtent *x = a, *y = b;
+
+  if (x->file != y->file)
+    return x->file < y->file ? -1 : 1;
+  return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The extents setup fills: what each replayed READ of a file there from
+ * the start reads, within the file's size, in whole blocks, merged. */
+static void
+plan_fill (ReplayNfsPlan *plan)
+{
+  g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (ReplayNfsExtent));
+
+  for (guint i = 0; i < plan->ops->len; i++)
+    {
+      const ReplayNfsOp *op = &g_array_index (plan->ops, ReplayNfsOp, i);
+      const ReplayNfsFile *f;
+      ReplayNfsExtent e;
+      guint64 end;
+
+      if (op->kind != REPLAY_NFS_READ || op->file == REPLAY_NFS_NO_FILE)
+        continue;
+      f = node_at (plan, op->file);
+      if (f->created || f->type != REPLAY_NFS_NODE_FILE || op->offset >= f->size_bytes)
+        continue;
+      /* whole blocks, but never past the end of the file (which
+       * io_refusal keeps below G_MAXINT64: no overflow) */
+      end = op->offset + op->count;
+      end = MIN ((end + REPLAY_NFS_FILL_ALIGN - 1) / REPLAY_NFS_FILL_ALIGN * REPLAY_NFS_FILL_ALIGN,
+                 f->size_bytes);
+      e.file = op->file;
+      e.offset = op->offset / REPLAY_NFS_FILL_ALIGN * REPLAY_NFS_FILL_ALIGN;
+      e.length = end - e.offset;
+      g_array_append_val (all, e);
+    }
+  g_array_sort (all, by_file_offset);
+  for (guint i = 0; i < all->len; i++)
+    {
+      const ReplayNfsExtent *e = &g_array_index (all, ReplayNfsExtent, i);
+      ReplayNfsExtent *last = plan->fill->len > 0
+                                ? &g_array_index (plan->fill, ReplayNfsExtent, plan->fill->len - 1) : NULL;
+      ReplayNfsFile *f = node_at (plan, e->file);
+
+      if (last != NULL && last->file == e->file && e->offset <= last->offset + last->length)
+        {
+          guint64 end = MAX (last->offset + last->length, e->offset + e->length);
+          guint64 grown = end - (last->offset + last->length);
+          last->length += grown;
+          f->fill_bytes += grown;
+          plan->setup_bytes += grown;
+          continue;
+        }
+      if (f->n_fill == 0)
+        f->fill_first = plan->fill->len;
+      f->n_fill++;
+      f->fill_bytes += e->length;
+      plan->setup_bytes += e->length;
+      g_array_append_val (plan->fill, *e);
+    }
+}
+
 static gboolean
 check_plan_options (const ReplayNfsOptions *opts, GError **error)
 {
@@ -903,6 +1030,7 @@ typedef struct {
   gint64   first_ns;
   guint    n_scanned;
   guint    n_planned;
+  guint32  max_io_bytes;    /* ReplayNfsOptions.max_io_bytes */
 } PlanBuilder;
 
 static PlanBuilder *
@@ -923,6 +1051,8 @@ builder_new (const ReplayNfsOptions *opts, GError **error)
   plan->strings = g_string_chunk_new (4096);
   plan->skipped_ops = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   plan->root = REPLAY_NFS_NO_FILE;
+  plan->fill = g_array_new (FALSE, FALSE, sizeof (ReplayNfsExtent));
+  b->max_io_bytes = opts->max_io_bytes;
   b->m.dirs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   b->m.node_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   b->m.first_seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
@@ -956,9 +1086,38 @@ builder_scan (PlanBuilder *b, const TraceNfsRecord *rec)
   plan_scan (&b->m, rec, b->n_scanned++);
 }
 
+/* The count limits, once the first pass has seen every announcement:
+ * --max-io-bytes, else what the server announced (up to the ceiling),
+ * else the version's default. */
+static void
+plan_set_limits (ReplayNfsPlan *plan, const PlanMaps *m, guint32 max_io_bytes)
+{
+  static const char *const announcer[3] = { "FSINFO", "FSINFO", "CREATE_SESSION" };
+
+  for (guint v = 0; v < 3; v++)
+    {
+      ReplayNfsIoLimit *l = &plan->io_limit[v];
+      guint32 dflt = v == 0 ? REPLAY_NFS_V2_IO_LIMIT : REPLAY_NFS_IO_LIMIT;
+
+      if (max_io_bytes > 0)
+        *l = (ReplayNfsIoLimit) { max_io_bytes, max_io_bytes, "--max-io-bytes" };
+      else if (m->announced_read[v] > 0 || m->announced_write[v] > 0)
+        {
+          guint32 r = m->announced_read[v], w = m->announced_write[v];
+          l->read_bytes = r > 0 ? MIN (r, REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
+          l->write_bytes = w > 0 ? MIN (w, REPLAY_NFS_IO_LIMIT_CEILING) : dflt;
+          l->source = announcer[v];
+        }
+      else
+        *l = (ReplayNfsIoLimit) { dflt, dflt, "default" };
+    }
+}
+
 static void
 builder_plan (PlanBuilder *b, const TraceNfsRecord *rec)
 {
+  if (b->n_planned == 0)
+    plan_set_limits (b->plan, &b->m, b->max_io_bytes);
   plan_sizes (b->plan, &b->m, rec);
   plan_op (b->plan, &b->m, rec, b->n_planned++, b->first_ns);
 }
@@ -971,6 +1130,7 @@ builder_finish (PlanBuilder *b, GError **error)
 
   plan->records = b->n_planned;
   plan_finish (plan, &b->m);
+  plan_fill (plan);
   if (plan->ops->len == 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
@@ -1068,6 +1228,7 @@ replay_nfs_plan_free (ReplayNfsPlan *plan)
   g_clear_pointer (&plan->files, g_array_unref);
   g_clear_pointer (&plan->ops, g_array_unref);
   g_clear_pointer (&plan->skipped_ops, g_hash_table_unref);
+  g_clear_pointer (&plan->fill, g_array_unref);
   if (plan->strings != NULL)
     g_string_chunk_free (plan->strings);
   g_free (plan);
@@ -1088,6 +1249,9 @@ print_skipped (const ReplayNfsPlan *plan, FILE *out)
   if (plan->skipped_traced_failed > 0)
     fprintf (out, "  skipped: %" G_GUINT64_FORMAT " modifying operations that failed in the capture\n",
              plan->skipped_traced_failed);
+  if (plan->skipped_io_limit > 0)
+    fprintf (out, "  skipped: %" G_GUINT64_FORMAT " READ/WRITE beyond a limit (below; --max-io-bytes "
+             "sets the count limit)\n", plan->skipped_io_limit);
   for (GList *l = keys; l; l = l->next)
     fprintf (out, "  skipped: %" G_GUINT64_FORMAT " %s\n",
              *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data), (char *) l->data);
@@ -1109,20 +1273,46 @@ print_tree_size (const ReplayNfsPlan *plan, FILE *out)
 /* Nodes listed by --dry-run; the rest is counted. */
 #define REPLAY_NFS_PRINT_NODES 200
 
+char *
+replay_nfs_escape_name (const char *name)
+{
+  return g_strescape (name, NULL);
+}
+
+/* The count limits of the versions the plan has READ/WRITE of (v3 when
+ * there are none), one line. */
+static void
+print_io_limits (const ReplayNfsPlan *plan, FILE *out)
+{
+  static const char *const names[3] = { "NFSv2", "NFSv3", "NFSv4" };
+
+  fputs ("  I/O count limits:", out);
+  for (guint v = 0; v < 3; v++)
+    fprintf (out, "%s %s read %u write %u bytes (%s)", v > 0 ? "," : "", names[v],
+             plan->io_limit[v].read_bytes, plan->io_limit[v].write_bytes,
+             plan->io_limit[v].source ? plan->io_limit[v].source : "default");
+  fputc ('\n', out);
+}
+
 void
 replay_nfs_plan_print (const ReplayNfsPlan *plan, FILE *out)
 {
   fprintf (out, "NFS replay plan: %" G_GUINT64_FORMAT " records, %u operations, timing %s, speed %g\n",
            plan->records, plan->ops->len, replay_timing_name (plan->timing), plan->speed);
   print_tree_size (plan, out);
-  fprintf (out, "  files made at setup: %" G_GUINT64_FORMAT " bytes in " REPLAY_NFS_SUBDIR "/\n",
-           plan->file_bytes);
+  fprintf (out, "  files made at setup: %" G_GUINT64_FORMAT " bytes in " REPLAY_NFS_SUBDIR "/ "
+           "(sparse), of which setup writes %" G_GUINT64_FORMAT " bytes (what the READs read)\n",
+           plan->file_bytes, plan->setup_bytes);
+  print_io_limits (plan, out);
   for (guint i = 0; i < plan->files->len && i < REPLAY_NFS_PRINT_NODES; i++)
     {
       const ReplayNfsFile *f = &g_array_index (plan->files, ReplayNfsFile, i);
+      g_autofree char *path = replay_nfs_escape_name (f->path);
+      g_autofree char *filled = f->read ? g_strdup_printf ("  read (%" G_GUINT64_FORMAT " bytes filled)",
+                                                          f->fill_bytes) : NULL;
       fprintf (out, "    %-7s %12" G_GUINT64_FORMAT " bytes  %s%s%s%s%s\n", node_type_names[f->type],
-               f->size_bytes, i == plan->root ? "(root)" : "", f->path,
-               f->created ? "  (made by the replay)" : "", f->read ? "  read (filled)" : "",
+               f->size_bytes, i == plan->root ? "(root)" : "", path,
+               f->created ? "  (made by the replay)" : "", filled ? filled : "",
                f->written ? "  written" : "");
     }
   if (plan->files->len > REPLAY_NFS_PRINT_NODES)
@@ -1213,14 +1403,15 @@ pattern_byte (guint64 pos)
   return (guint8) (0xa5 ^ (pos * 131) ^ (pos >> 12));
 }
 
+/* Write the pattern over @e of the file open as @fd (through @buf, of
+ * REPLAY_NFS_FILL_CHUNK bytes). */
 static gboolean
-fill_file (int fd, const ReplayNfsFile *f, GError **error)
+fill_extent (int fd, const ReplayNfsFile *f, const ReplayNfsExtent *e, guint8 *buf,
+             GError **error)
 {
-  g_autofree guint8 *buf = g_malloc (REPLAY_NFS_FILL_CHUNK);
-
-  for (guint64 pos = 0; pos < f->size_bytes; )
+  for (guint64 pos = e->offset; pos < e->offset + e->length; )
     {
-      gsize n = (gsize) MIN ((guint64) REPLAY_NFS_FILL_CHUNK, f->size_bytes - pos);
+      gsize n = (gsize) MIN ((guint64) REPLAY_NFS_FILL_CHUNK, e->offset + e->length - pos);
       ssize_t w;
 
       for (gsize i = 0; i < n; i++)
@@ -1228,13 +1419,64 @@ fill_file (int fd, const ReplayNfsFile *f, GError **error)
       w = pwrite (fd, buf, n, (off_t) pos);
       if (w <= 0)
         {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path,
-                       w < 0 ? g_strerror (errno) : "short write");
+          g_autofree char *path = replay_nfs_escape_name (f->path);
+          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: writing setup data at offset %"
+                       G_GUINT64_FORMAT ": %s", path, pos, w < 0 ? g_strerror (errno) : "short write");
           return FALSE;
         }
       pos += (guint64) w;
     }
   return TRUE;
+}
+
+static double
+mib (guint64 bytes)
+{
+  return (double) bytes / (1024.0 * 1024.0);
+}
+
+/* Setup writes no more than --max-setup-bytes: checked before anything
+ * is made. */
+static gboolean
+setup_check_limit (const ReplayNfsPlan *plan, guint64 max_setup_bytes, GError **error)
+{
+  if (plan->setup_bytes <= max_setup_bytes)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+               "setup would write %" G_GUINT64_FORMAT " bytes (%.1f MiB) into " REPLAY_NFS_SUBDIR
+               "/ (the data the capture's READs read), more than the setup limit of %" G_GUINT64_FORMAT
+               " bytes (%.1f MiB); nothing was written.  --max-setup-bytes SIZE raises the limit",
+               plan->setup_bytes, mib (plan->setup_bytes), max_setup_bytes, mib (max_setup_bytes));
+  return FALSE;
+}
+
+/* The free space of the file system holding @fd, for an unprivileged
+ * writer (f_bavail); G_MAXUINT64 when statvfs fails (nothing to compare). */
+static guint64
+free_bytes (int fd)
+{
+  struct statvfs st;
+
+  if (fstatvfs (fd, &st) != 0)
+    return G_MAXUINT64;
+  if (st.f_frsize > 0 && st.f_bavail > G_MAXUINT64 / st.f_frsize)
+    return G_MAXUINT64;
+  return (guint64) st.f_bavail * st.f_frsize;
+}
+
+/* Setup's bytes fit in the free space of the target's file system. */
+static gboolean
+setup_check_space (const ReplayNfsPlan *plan, const char *dir, guint64 free_space, GError **error)
+{
+  if (plan->setup_bytes <= free_space)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+               "setup would write %" G_GUINT64_FORMAT " bytes (%.1f MiB) into %s/" REPLAY_NFS_SUBDIR
+               "/ (the data the capture's READs read), but its file system has %" G_GUINT64_FORMAT
+               " bytes (%.1f MiB) free (statvfs f_bavail * f_frsize); nothing was written.  "
+               "Free space there or give another --target-dir",
+               plan->setup_bytes, mib (plan->setup_bytes), dir, free_space, mib (free_space));
+  return FALSE;
 }
 
 /* Empty the replay directory of what an earlier run left (never
@@ -1295,44 +1537,85 @@ clear_dir (int dirfd, const char *where, guint depth, GError **error)
   return ok;
 }
 
-/* Recreate one file: truncated to its size; a file that is read gets real
- * blocks (a pattern), so that reads reach the device instead of the holes
- * a sparse file would answer from nothing.  Its pages are then dropped so
- * that the replay starts with a cold cache, as a server after a restart. */
+/* Recreate one file, sparse at its size (ftruncate writes no data);
+ * returns the descriptor setup fills it through (read-write), and in
+ * *@replay_fd the one the replay uses (read-only without @allow_write, so
+ * that the replay itself cannot modify the file). */
 static int
-make_file (int dirfd, const ReplayNfsFile *f, gboolean allow_write, GError **error)
+make_file (int dirfd, const ReplayNfsFile *f, gboolean allow_write, int *replay_fd, GError **error)
 {
   int fd = openat (dirfd, f->leaf, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  g_autofree char *path = replay_nfs_escape_name (f->path);
 
+  *replay_fd = -1;
   if (fd < 0)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", path, g_strerror (errno));
       return -1;
     }
   if (ftruncate (fd, (off_t) f->size_bytes) != 0)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: ftruncate: %s", f->path,
-                   g_strerror (errno));
+      int e = errno;
+      if (e == EFBIG || e == EINVAL)
+        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+                     "%s: the capture implies a file of %" G_GUINT64_FORMAT " bytes, larger than "
+                     "this file system allows (ftruncate: %s); no data was written", path,
+                     f->size_bytes, g_strerror (e));
+      else
+        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: ftruncate: %s", path, g_strerror (e));
       close (fd);
       return -1;
     }
-  if (f->read && !fill_file (fd, f, error))
+  *replay_fd = allow_write ? dup (fd) : openat (dirfd, f->leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (*replay_fd < 0)
     {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", path, g_strerror (errno));
       close (fd);
       return -1;
-    }
-  fdatasync (fd);
-  posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
-  if (!allow_write)
-    {
-      /* Reopen read-only: the replay itself cannot modify the file. */
-      int ro = openat (dirfd, f->leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-      close (fd);
-      if (ro < 0)
-        g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
-      return ro;
     }
   return fd;
+}
+
+/* Fill what the replay reads with the pattern (real blocks, so that reads
+ * reach the device instead of the holes a sparse file would answer from
+ * nothing), then drop every file's pages so that the replay starts with a
+ * cold cache, as a server after a restart.  Closes @setup_fds. */
+static gboolean
+fill_files (const ReplayNfsPlan *plan, gint *setup_fds, GError **error)
+{
+  g_autofree guint8 *buf = plan->setup_bytes > 0 ? g_malloc (REPLAY_NFS_FILL_CHUNK) : NULL;
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < plan->files->len; i++)
+    {
+      const ReplayNfsFile *f = &g_array_index (plan->files, ReplayNfsFile, i);
+      int fd = setup_fds[i];
+
+      if (fd < 0)
+        continue;
+      for (guint k = 0; ok && k < f->n_fill; k++)
+        ok = fill_extent (fd, f, &g_array_index (plan->fill, ReplayNfsExtent, f->fill_first + k),
+                          buf, error);
+      if (ok)
+        {
+          fdatasync (fd);
+          posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED);
+        }
+      close (fd);
+      setup_fds[i] = -1;
+    }
+  return ok;
+}
+
+/* "PATH: WHAT: strerror(@errnum)" with the node's path escaped (names
+ * come from the capture). */
+static void
+node_error (GError **error, gint code, const ReplayNfsFile *f, const char *what, int errnum)
+{
+  g_autofree char *path = replay_nfs_escape_name (f->path);
+
+  g_set_error (error, REPLAY_ERROR, code, "%s: %s%s%s", path, what, errnum ? ": " : "",
+               errnum ? g_strerror (errnum) : "");
 }
 
 /* A directory node, made and opened. */
@@ -1343,12 +1626,12 @@ make_dir (int dirfd, const ReplayNfsFile *f, GError **error)
 
   if (mkdirat (dirfd, f->leaf, 0755) != 0 && errno != EEXIST)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: mkdir: %s", f->path, g_strerror (errno));
+      node_error (error, REPLAY_ERROR_IO, f, "mkdir", errno);
       return -1;
     }
   fd = openat (dirfd, f->leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", f->path, g_strerror (errno));
+    node_error (error, REPLAY_ERROR_IO, f, "open", errno);
   return fd;
 }
 
@@ -1387,7 +1670,9 @@ typedef struct {
   gint     abort;           /* atomic */
   gint     done;            /* atomic */
   gint     issued;          /* atomic */
-  guint32  max_count;
+  guint32  read_bytes;      /* the largest READ count replayed */
+  guint8  *shared_read_buf; /* every worker's READ buffer, or NULL: one each */
+  const guint8 *write_buf;  /* the pattern every WRITE writes (shared: only read) */
   gboolean yield_in_spin;
   guint    n_workers;
   gint    *completed;       /* per op, atomic: 1 once complete */
@@ -1744,13 +2029,11 @@ nfs_worker_main (gpointer data)
 {
   NfsWorker *w = data;
   NfsRun *run = w->run;
-  g_autofree guint8 *read_buf = g_malloc (MAX (run->max_count, 1));
-  g_autofree guint8 *write_buf = g_malloc (MAX (run->max_count, 1));
+  g_autofree guint8 *own_buf = run->shared_read_buf == NULL ? g_malloc (MAX (run->read_bytes, 1)) : NULL;
+  guint8 *read_buf = own_buf != NULL ? own_buf : run->shared_read_buf;
   gint64 t0;
   char comm[16];
 
-  for (guint32 i = 0; i < run->max_count; i++)
-    write_buf[i] = pattern_byte (i);
   g_mutex_lock (&run->gate.lock);
   while (!run->gate.go)
     g_cond_wait (&run->gate.cond, &run->gate.lock);
@@ -1789,7 +2072,7 @@ nfs_worker_main (gpointer data)
       r->worker = w->index;
       r->intended_ns = intended - t0;
       r->issue_ns = replay_now_ns () - t0;
-      r->error = do_op (run, op, read_buf, write_buf);
+      r->error = do_op (run, op, read_buf, run->write_buf);
       r->complete_ns = replay_now_ns () - t0;
       nfs_mark_complete (run, i);
       g_atomic_int_inc (&run->issued);
@@ -1939,9 +2222,10 @@ by_depth (gconstpointer a, gconstpointer b, gpointer data)
 }
 
 /* Make every node there from the start, parents first, at its path; fds[]
- * -1 where not made (nodes the replay creates). */
+ * -1 where not made (nodes the replay creates).  Files are sparse: their
+ * setup descriptors go to setup_fds[] for fill_files(). */
 static gboolean
-make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
+make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, gint *setup_fds, GError **error)
 {
   g_autoptr (GArray) order = g_array_sized_new (FALSE, FALSE, sizeof (guint32), plan->files->len);
   int unnamed = -1;
@@ -1949,10 +2233,10 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
 
   for (guint32 i = 0; i < plan->files->len; i++)
     {
-      fds[i] = -1;
+      fds[i] = setup_fds[i] = -1;
       g_array_append_val (order, i);
     }
-  if (!ensure_fd_limit (2 * plan->files->len, error) || !clear_dir (dirfd, REPLAY_NFS_SUBDIR, 0, error))
+  if (!ensure_fd_limit (3 * plan->files->len, error))
     return FALSE;
   g_array_sort_with_data (order, by_depth, (gpointer) plan);
   for (guint k = 0; k < order->len && ok; k++)
@@ -1983,8 +2267,7 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
         }
       if (parent < 0)
         {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "%s: its directory was not made",
-                       f->path);
+          node_error (error, REPLAY_ERROR_FAILED, f, "its directory was not made", 0);
           ok = FALSE;
           break;
         }
@@ -1993,29 +2276,57 @@ make_nodes (int dirfd, const ReplayNfsPlan *plan, gint *fds, GError **error)
           /* a link there from the start (reads only): no descriptor */
           ok = symlinkat (f->link_text, parent, f->leaf) == 0;
           if (!ok)
-            g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: symlink: %s", f->path,
-                         g_strerror (errno));
+            node_error (error, REPLAY_ERROR_IO, f, "symlink", errno);
           else   /* the link itself, for READLINK and GETATTR */
             fds[i] = openat (parent, f->leaf, O_PATH | O_NOFOLLOW | O_CLOEXEC);
           continue;
         }
-      fds[i] = f->type == REPLAY_NFS_NODE_DIR ? make_dir (parent, f, error)
-                                              : make_file (parent, f, plan->allow_write, error);
-      ok = fds[i] >= 0;
+      if (f->type == REPLAY_NFS_NODE_DIR)
+        ok = (fds[i] = make_dir (parent, f, error)) >= 0;
+      else
+        ok = (setup_fds[i] = make_file (parent, f, plan->allow_write, &fds[i], error)) >= 0;
     }
   if (unnamed >= 0)
     close (unnamed);
   return ok;
 }
 
+/* The largest count of the replayed operations of @kind. */
 static guint32
-plan_max_count (const ReplayNfsPlan *plan)
+plan_max_count (const ReplayNfsPlan *plan, ReplayNfsKind kind)
 {
   guint32 m = 0;
 
   for (guint i = 0; i < plan->ops->len; i++)
-    m = MAX (m, g_array_index (plan->ops, ReplayNfsOp, i).count);
+    if (g_array_index (plan->ops, ReplayNfsOp, i).kind == kind)
+      m = MAX (m, g_array_index (plan->ops, ReplayNfsOp, i).count);
   return m;
+}
+
+/* READ buffers, all workers together, below which each worker has its
+ * own (no cache lines bouncing between CPUs as the kernel copies into
+ * it); above, they share one: what a READ returns is never looked at, so
+ * concurrent reads into one buffer change nothing but memory. */
+#define REPLAY_NFS_READ_BUFFER_BUDGET (64u * 1024u * 1024u)
+
+/* The buffers of a run: one shared WRITE pattern of the largest WRITE
+ * replayed, READ buffers of the largest READ replayed.  Returns the bytes
+ * allocated; *@write_buf and *@shared_read_buf are the caller's. */
+static guint64
+alloc_buffers (NfsRun *run, guint threads, guint8 **write_buf, guint8 **shared_read_buf)
+{
+  guint32 write_bytes = plan_max_count (run->plan, REPLAY_NFS_WRITE);
+  guint64 per_worker;
+
+  run->read_bytes = plan_max_count (run->plan, REPLAY_NFS_READ);
+  *write_buf = g_malloc (MAX (write_bytes, 1));
+  for (guint32 i = 0; i < write_bytes; i++)
+    (*write_buf)[i] = pattern_byte (i);
+  run->write_buf = *write_buf;
+  per_worker = (guint64) threads * MAX (run->read_bytes, 1);
+  *shared_read_buf = per_worker > REPLAY_NFS_READ_BUFFER_BUDGET ? g_malloc (MAX (run->read_bytes, 1)) : NULL;
+  run->shared_read_buf = *shared_read_buf;
+  return MAX (write_bytes, 1) + (*shared_read_buf != NULL ? MAX (run->read_bytes, 1) : per_worker);
 }
 
 static gboolean
@@ -2023,15 +2334,17 @@ run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, gint *f
           GError **error)
 {
   guint n_nodes = res->plan->files->len;
+  g_autofree guint8 *write_buf = NULL;
+  g_autofree guint8 *shared_read_buf = NULL;
   NfsRun run = {
     .opts = opts, .plan = res->plan, .results = res->results, .dirfd = dirfd, .fds = fds,
     .open_fds = g_new (gint, MAX (n_nodes, 1)),
-    .max_count = plan_max_count (res->plan),
     .yield_in_spin = res->threads > g_get_num_processors (),
     .completed = g_new0 (gint, MAX (res->plan->ops->len, 1)),
   };
   gboolean ok;
 
+  res->buffer_bytes = alloc_buffers (&run, res->threads, &write_buf, &shared_read_buf);
   for (guint i = 0; i < n_nodes; i++)
     run.open_fds[i] = -1;
   run.n_workers = res->threads;
@@ -2057,6 +2370,30 @@ run_pool (ReplayNfsResult *res, const ReplayNfsOptions *opts, int dirfd, gint *f
   return ok;
 }
 
+/* Peak resident memory of the process so far (Linux: ru_maxrss in KiB). */
+static guint64
+peak_rss_bytes (void)
+{
+  struct rusage ru;
+
+  return getrusage (RUSAGE_SELF, &ru) == 0 ? (guint64) ru.ru_maxrss * 1024 : 0;
+}
+
+/* --dry-run: would setup be refused? (touches nothing) */
+static void
+dry_run_setup_check (ReplayNfsResult *res, const char *dir)
+{
+  g_autoptr (GError) why = NULL;
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+  res->fs_free_bytes = fd >= 0 ? free_bytes (fd) : G_MAXUINT64;
+  if (fd >= 0)
+    close (fd);
+  if (!setup_check_limit (res->plan, res->max_setup_bytes, &why)
+      || !setup_check_space (res->plan, dir, res->fs_free_bytes, &why))
+    res->setup_refusal = g_strdup (why->message);
+}
+
 ReplayNfsResult *
 replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GError **error)
 {
@@ -2064,6 +2401,8 @@ replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GErro
   g_autoptr (ReplayNfsResult) res = NULL;
   g_autofree char *dir = replay_nfs_check_dir (opts->target_dir, error);
   g_autofree gint *fds = NULL;
+  g_autofree gint *setup_fds = NULL;
+  guint n_nodes;
   int dirfd;
   gboolean ok;
 
@@ -2074,23 +2413,42 @@ replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GErro
   res->replay_dir = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
   res->threads = opts->threads > 0 ? opts->threads : REPLAY_NFS_DEFAULT_THREADS;
   res->dry_run = opts->dry_run;
+  res->max_setup_bytes = opts->max_setup_bytes;
   res->results = g_array_new (FALSE, TRUE, sizeof (ReplayNfsOpResult));
   if (opts->dry_run)
-    return g_steal_pointer (&res);
+    {
+      dry_run_setup_check (res, dir);
+      return g_steal_pointer (&res);
+    }
   g_array_set_size (res->results, res->plan->ops->len);
   for (guint i = 0; i < res->results->len; i++)
     g_array_index (res->results, ReplayNfsOpResult, i).issue_ns = -1;
 
+  /* Refused before anything is made or written. */
+  if (!setup_check_limit (res->plan, opts->max_setup_bytes, error))
+    return NULL;
   dirfd = open_replay_dir (dir, error);
   if (dirfd < 0)
     return NULL;
-  fds = g_new (gint, MAX (res->plan->files->len, 1));
-  ok = make_nodes (dirfd, res->plan, fds, error)
+  n_nodes = res->plan->files->len;
+  fds = g_new (gint, MAX (n_nodes, 1));
+  setup_fds = g_new (gint, MAX (n_nodes, 1));
+  for (guint i = 0; i < n_nodes; i++)
+    fds[i] = setup_fds[i] = -1;
+  /* The space an earlier run's files held is free again once cleared;
+   * then every file is made sparse before a byte of data is written. */
+  ok = clear_dir (dirfd, REPLAY_NFS_SUBDIR, 0, error);
+  res->fs_free_bytes = free_bytes (dirfd);
+  ok = ok && setup_check_space (res->plan, dir, res->fs_free_bytes, error)
+       && make_nodes (dirfd, res->plan, fds, setup_fds, error)
+       && fill_files (res->plan, setup_fds, error)
        && run_pool (res, opts, dirfd, fds, error);
-  close_fds (fds, res->plan->files->len);
+  close_fds (setup_fds, n_nodes);
+  close_fds (fds, n_nodes);
   close (dirfd);
   if (!ok)
     return NULL;
+  res->peak_rss_bytes = peak_rss_bytes ();
   summarise (res);
   return g_steal_pointer (&res);
 }
@@ -2115,6 +2473,7 @@ replay_nfs_result_free (ReplayNfsResult *result)
     return;
   replay_nfs_plan_free (result->plan);
   g_free (result->replay_dir);
+  g_free (result->setup_refusal);
   if (result->results)
     g_array_unref (result->results);
   g_free (result);
@@ -2140,6 +2499,11 @@ replay_nfs_result_print (const ReplayNfsResult *res, FILE *out)
            res->issue_error_max_ns / 1e3, res->issue_error_mean_ns / 1e3);
   fprintf (out, "  dependency waits %" G_GUINT64_FORMAT " (an earlier operation on the file not "
            "yet complete)\n", res->dep_waits);
+  fprintf (out, "  setup wrote %" G_GUINT64_FORMAT " bytes (limit %" G_GUINT64_FORMAT "); buffers %"
+           G_GUINT64_FORMAT " bytes; peak RSS %" G_GUINT64_FORMAT " bytes (%.1f MiB)\n",
+           res->plan->setup_bytes, res->max_setup_bytes, res->buffer_bytes, res->peak_rss_bytes,
+           mib (res->peak_rss_bytes));
+  print_io_limits (res->plan, out);
   fprintf (out, "  %-9s %8s %7s %10s %10s %10s %12s\n", "op", "count", "errors", "p50 us",
            "p99 us", "max us", "traced p50 us");
   for (guint k = 0; k < REPLAY_NFS_N_KINDS; k++)
@@ -2152,6 +2516,26 @@ replay_nfs_result_print (const ReplayNfsResult *res, FILE *out)
                s->latency_max_ns / 1e3, s->traced_latency_p50_ns / 1e3);
     }
   print_skipped (res->plan, out);
+}
+
+/* One CSV field as RFC 4180 §2 says: enclosed in double quotes when it
+ * holds a comma, a double quote, CR or LF, inner quotes doubled. */
+static void
+csv_field (FILE *out, const char *field)
+{
+  if (strpbrk (field, ",\"\r\n") == NULL)
+    {
+      fputs (field, out);
+      return;
+    }
+  fputc ('"', out);
+  for (const char *c = field; *c != '\0'; c++)
+    {
+      if (*c == '"')
+        fputc ('"', out);
+      fputc (*c, out);
+    }
+  fputc ('"', out);
 }
 
 void
@@ -2169,12 +2553,57 @@ replay_nfs_result_write_csv (const ReplayNfsResult *res, FILE *out)
 
       if (r->issue_ns < 0)
         continue;
-      fprintf (out, "%u,%s,%s,%s,%" G_GUINT64_FORMAT ",%u,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+      fprintf (out, "%u,", i);
+      csv_field (out, op->op);
+      fprintf (out, ",%s,", kind_names[op->kind]);
+      csv_field (out, file);
+      fprintf (out, ",%" G_GUINT64_FORMAT ",%u,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
                ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d,%u\n",
-               i, op->op, kind_names[op->kind], file, op->offset, op->count, r->intended_ns,
+               op->offset, op->count, r->intended_ns,
                r->issue_ns, r->complete_ns, r->complete_ns - r->issue_ns, op->traced_latency_ns,
                r->error, r->worker);
     }
+}
+
+/* "skipped": {reason: count}, every operation the plan left out. */
+static void
+add_skipped (JsonBuilder *b, const ReplayNfsPlan *plan)
+{
+  g_autoptr (GList) keys = g_list_sort (g_hash_table_get_keys (plan->skipped_ops),
+                                        (GCompareFunc) strcmp);
+
+  json_builder_set_member_name (b, "skipped");
+  json_builder_begin_object (b);
+  if (plan->skipped_writes > 0)
+    replay_json_add_int (b, "modifying operations (no --allow-write)", (gint64) plan->skipped_writes);
+  if (plan->skipped_no_file > 0)
+    replay_json_add_int (b, "operations without a file handle", (gint64) plan->skipped_no_file);
+  if (plan->skipped_traced_failed > 0)
+    replay_json_add_int (b, "modifying operations that failed in the capture",
+                         (gint64) plan->skipped_traced_failed);
+  for (GList *l = keys; l; l = l->next)
+    replay_json_add_int (b, l->data, (gint64) *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data));
+  json_builder_end_object (b);
+}
+
+/* "io_limits": {"v2": {"read_bytes", "write_bytes", "source"}, "v3": ..., "v4": ...} */
+static void
+add_io_limits (JsonBuilder *b, const ReplayNfsPlan *plan)
+{
+  static const char *const names[3] = { "v2", "v3", "v4" };
+
+  json_builder_set_member_name (b, "io_limits");
+  json_builder_begin_object (b);
+  for (guint v = 0; v < 3; v++)
+    {
+      json_builder_set_member_name (b, names[v]);
+      json_builder_begin_object (b);
+      replay_json_add_int (b, "read_bytes", plan->io_limit[v].read_bytes);
+      replay_json_add_int (b, "write_bytes", plan->io_limit[v].write_bytes);
+      replay_json_add_string (b, "source", plan->io_limit[v].source ? plan->io_limit[v].source : "default");
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
 }
 
 static void
@@ -2236,6 +2665,14 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   replay_json_add_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
   replay_json_add_int (b, "issue_error_max_ns", res->issue_error_max_ns);
   replay_json_add_int (b, "dependency_waits", (gint64) res->dep_waits);
+  replay_json_add_int (b, "setup_bytes", (gint64) res->plan->setup_bytes);
+  replay_json_add_int (b, "max_setup_bytes", (gint64) MIN (res->max_setup_bytes, (guint64) G_MAXINT64));
+  replay_json_add_int (b, "fs_free_bytes_before", (gint64) MIN (res->fs_free_bytes, (guint64) G_MAXINT64));
+  replay_json_add_int (b, "buffer_bytes", (gint64) res->buffer_bytes);
+  replay_json_add_int (b, "peak_rss_bytes", (gint64) res->peak_rss_bytes);
+  replay_json_add_int (b, "skipped_io_limit", (gint64) res->plan->skipped_io_limit);
+  add_io_limits (b, res->plan);
+  add_skipped (b, res->plan);
   add_kinds (b, res);
   json_builder_end_object (b);
 

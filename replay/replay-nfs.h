@@ -47,6 +47,16 @@
  * Safety: nothing is written outside DIR/iosim-nfs-replay/ (opened with
  * O_NOFOLLOW, files opened relative to it); the traced operations that
  * modify (WRITE, CREATE, REMOVE, SETATTR) run only with allow_write.
+ *
+ * Sizes from the capture are not trusted.  Files are made sparse
+ * (ftruncate) at the sizes the capture implies; setup writes data only
+ * where a replayed READ will read (its extents, in whole 4 KiB blocks), and
+ * before it writes anything it sums those bytes and refuses when they
+ * exceed max_setup_bytes or the file system's free space (statvfs
+ * f_bavail * f_frsize).  A READ or WRITE whose count is above the
+ * protocol's limit (ReplayNfsIoLimit) or whose extent ends past the largest
+ * file offset is skipped and counted with its reason; buffers are sized by
+ * the largest count replayed.
  */
 #pragma once
 
@@ -113,9 +123,48 @@ typedef struct {
   gboolean created;         /* made by a replayed operation, not at setup */
   const char *link_text;    /* a symbolic link's text when the capture shows it, else NULL */
   guint64  size_bytes;      /* largest extent or reply size seen */
-  gboolean read;            /* some READ: filled with a pattern, not sparse */
+  gboolean read;            /* some READ: the extents it reads are filled */
   gboolean written;
+  guint32  fill_first;      /* its extents in ReplayNfsPlan.fill */
+  guint32  n_fill;
+  guint64  fill_bytes;      /* bytes setup writes in it */
 } ReplayNfsFile;
+
+/* A byte range of a file that setup fills with the pattern. */
+typedef struct {
+  guint32  file;
+  guint64  offset;
+  guint64  length;
+} ReplayNfsExtent;
+
+/* The largest READ and WRITE count replayed for one protocol version, and
+ * where the limit comes from ("FSINFO", "CREATE_SESSION", "default",
+ * "--max-io-bytes"). */
+typedef struct {
+  guint32     read_bytes;
+  guint32     write_bytes;
+  const char *source;
+} ReplayNfsIoLimit;
+
+/* The limit of a version whose capture shows none: 8 KiB for NFSv2
+ * (MAXDATA, RFC 1094 §2.3; Linux NFSSVC_MAXBLKSIZE_V2); 1 MiB for v3 and
+ * v4, what Linux nfsd serves (fs/nfsd/nfsd.h NFSSVC_MAXBLKSIZE =
+ * RPCSVC_MAXPAYLOAD, 1 MiB in include/linux/sunrpc/svc.h; the default
+ * NFSSVC_DEFBLKSIZE where later kernels allow more). */
+#define REPLAY_NFS_V2_IO_LIMIT  8192u
+#define REPLAY_NFS_IO_LIMIT     (1024u * 1024u)
+/* A limit the capture announces (FSINFO rtmax/wtmax, CREATE_SESSION
+ * maxsizes) is believed up to 16 MiB, sixteen times what Linux serves, so
+ * that a real server's limit passes while a forged one cannot make the
+ * replay allocate gigabytes; --max-io-bytes sets any limit. */
+#define REPLAY_NFS_IO_LIMIT_CEILING (16u * 1024u * 1024u)
+/* Default max_setup_bytes: setup writes only what the replayed READs
+ * read, which for the captures of real workloads we replay is a few
+ * hundred MiB at most, while a mistaken or hostile capture (READs far
+ * apart) could otherwise fill the file system; 1 GiB is large enough not
+ * to get in the way and small enough that going past it is a decision
+ * (--max-setup-bytes). */
+#define REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES (G_GUINT64_CONSTANT (1) << 30)
 
 typedef struct {
   ReplayNfsKind kind;
@@ -155,7 +204,11 @@ typedef struct {
   guint64  records;         /* capture records seen */
   guint64  n_by_kind[REPLAY_NFS_N_KINDS];
   guint64  bytes_read, bytes_written;
-  guint64  file_bytes;      /* sum of the recreated files' sizes */
+  guint64  file_bytes;      /* sum of the recreated files' sizes (sparse: not written) */
+  GArray  *fill;            /* ReplayNfsExtent by file then offset, disjoint */
+  guint64  setup_bytes;     /* bytes setup writes: the sum of fill */
+  ReplayNfsIoLimit io_limit[3]; /* NFSv2, v3, v4 */
+  guint64  skipped_io_limit; /* READ/WRITE above the count limit or the largest offset */
   guint64  skipped_writes;  /* modifying operations without allow_write */
   guint64  skipped_no_file; /* READ/WRITE/COMMIT without a usable file handle */
   guint64  skipped_traced_failed; /* modifying operations whose traced reply was an error */
@@ -172,10 +225,13 @@ typedef struct {
   gboolean     dry_run;     /* plan only: touch nothing */
   gint64       lead_ns;     /* t0 = now + lead */
   gint64       spin_ns;     /* spin this long before each operation */
+  guint64      max_setup_bytes; /* most bytes setup may write; REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES */
+  guint32      max_io_bytes;    /* 0: the protocol's limit (ReplayNfsIoLimit); else this for all */
   volatile sig_atomic_t *stop;  /* may be NULL */
 } ReplayNfsOptions;
 
-/* threads 8, recorded timing, speed 1, reads only, 20 ms lead, 50 us spin. */
+/* threads 8, recorded timing, speed 1, reads only, 20 ms lead, 50 us spin,
+ * setup limit REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES, protocol I/O limits. */
 void replay_nfs_options_init (ReplayNfsOptions *opts);
 
 /* The measured outcome of one operation, parallel to ReplayNfsPlan.ops.
@@ -212,6 +268,11 @@ typedef struct {
   gint64    issue_error_p50_ns, issue_error_p99_ns, issue_error_max_ns;
   double    issue_error_mean_ns;
   guint64   dep_waits;      /* operations that waited for an earlier one past their time */
+  guint64   max_setup_bytes;
+  guint64   fs_free_bytes;  /* statvfs f_bavail * f_frsize of the target before setup */
+  char     *setup_refusal;  /* dry run: why setup would be refused, else NULL */
+  guint64   buffer_bytes;   /* READ/WRITE buffers allocated for the workers */
+  guint64   peak_rss_bytes; /* getrusage ru_maxrss after the replay (bytes) */
   ReplayNfsKindSummary kinds[REPLAY_NFS_N_KINDS];
 } ReplayNfsResult;
 
@@ -227,16 +288,23 @@ ReplayNfsPlan *replay_nfs_plan_load  (const char             *capture_path,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
 void           replay_nfs_plan_free  (ReplayNfsPlan *plan);
-/* The name space (its size, then every node), operations by type, bytes to
- * read and write (--dry-run). */
+/* The name space (its size, then every node, names escaped as
+ * replay_nfs_escape_name() does), operations by type, bytes to read and
+ * write, what setup writes (--dry-run). */
 void           replay_nfs_plan_print (const ReplayNfsPlan *plan, FILE *out);
+
+/* A name or path as printable ASCII: C escapes (\n, \t, \", \\) and
+ * \NNN octal for every other byte outside 0x20-0x7e (g_strescape). */
+char          *replay_nfs_escape_name (const char *name);
 
 /* Check the target directory: exists, is a directory, is not "/".
  * Returns its canonical path. */
 char          *replay_nfs_check_dir  (const char *target_dir, GError **error);
 
-/* Takes @plan.  With dry_run, checks the directory and returns the plan
- * without touching anything. */
+/* Takes @plan.  REPLAY_ERROR_RANGE before anything is written when setup
+ * would write more than max_setup_bytes or the free space.  With
+ * dry_run, checks the directory and returns the plan without touching
+ * anything (setup_refusal says whether setup would be refused). */
 ReplayNfsResult *replay_nfs_run_plan (ReplayNfsPlan          *plan,
                                       const ReplayNfsOptions *opts,
                                       GError                **error);
@@ -247,7 +315,8 @@ void             replay_nfs_result_free (ReplayNfsResult *result);
 
 void     replay_nfs_result_print      (const ReplayNfsResult *result, FILE *out);
 /* One line per operation: index,op,kind,file (its path),offset,count,intended_ns,
- * issue_ns,complete_ns,latency_ns,traced_latency_ns,error,worker. */
+ * issue_ns,complete_ns,latency_ns,traced_latency_ns,error,worker; a field
+ * with a comma, double quote, CR or LF is quoted as RFC 4180 says. */
 void     replay_nfs_result_write_csv  (const ReplayNfsResult *result, FILE *out);
 gboolean replay_nfs_result_write_json (const ReplayNfsResult *result, const char *path,
                                        GError **error);

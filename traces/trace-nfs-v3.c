@@ -3,7 +3,8 @@
  * named; the file handle of every call is hashed; READ, WRITE, COMMIT,
  * READDIR(PLUS) give offset/count/stable; replies give the status, sizes
  * from post-op attributes, READ/WRITE counts, new handles (LOOKUP, CREATE,
- * MKDIR, SYMLINK, MKNOD) and FSSTAT totals (trace-formats.md §4.5–4.6).
+ * MKDIR, SYMLINK, MKNOD), FSSTAT totals and FSINFO's rtmax/wtmax
+ * (trace-formats.md §4.5–4.6).
  */
 #include "traces/trace-nfs-private.h"
 
@@ -275,7 +276,17 @@ v3_reply (NfsXdr *x, guint32 proc, TraceNfsRecord *rec)
       }
     case V3_COMMIT:
       return wcc_data (x, rec);
-    case V3_READDIR: case V3_READDIRPLUS: case V3_FSINFO: case V3_PATHCONF:
+    case V3_FSINFO:
+      {
+        /* FSINFO3resok: rtmax, rtpref, rtmult, wtmax, ... (RFC 1813 §3.3.19) */
+        gboolean ok = post_op_attr (x, rec);
+        rec->file_size = -1;
+        if (!ok || status != 0)
+          return ok;
+        return nfs_xdr_u32 (x, &rec->max_read_bytes) && nfs_xdr_skip (x, 8)
+               && nfs_xdr_u32 (x, &rec->max_write_bytes);
+      }
+    case V3_READDIR: case V3_READDIRPLUS: case V3_PATHCONF:
       {
         /* directory / export attributes: not a file size */
         gboolean ok = post_op_attr (x, rec);

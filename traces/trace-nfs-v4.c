@@ -744,6 +744,12 @@ v4_res (V4Walk *w, NfsXdr *x, guint32 op, guint32 st, guint idx, TraceNfsRecord 
       if (v > 1)
         return nfs_xdr_fail (x, NFS_XDR_BAD);
       return v == 0 || xdr_spec (x, "ooT");
+    case OP_CREATE_SESSION:
+      /* csr_sessionid, csr_sequence, csr_flags, then the fore channel:
+       * ca_headerpadsize, ca_maxrequestsize, ca_maxresponsesize, ...
+       * (RFC 8881 §18.36.2); the back channel as the table has it */
+      return xdr_spec (x, "qwww") && nfs_xdr_u32 (x, &rec->max_write_bytes)
+             && nfs_xdr_u32 (x, &rec->max_read_bytes) && xdr_spec (x, "www[wwwwwww[w");
     case OP_GET_DIR_DELEGATION:
       if (!nfs_xdr_u32 (x, &v))
         return FALSE;

@@ -105,6 +105,13 @@ typedef struct {
   guint32  create_type;      /* what the operation makes, in nfs_ftype4 numbers: 1 regular file
                               * (CREATE, OPEN with OPEN4_CREATE), 2 directory, 5 symbolic link; 0 none */
   gboolean open_create;      /* NFSv4 OPEN with OPEN4_CREATE */
+  /* ---- transfer limits the server announced (0 when not in this reply) ----
+   * NFSv3 FSINFO: rtmax and wtmax, the largest READ and WRITE count it
+   * takes (RFC 1813 §3.3.19).  NFSv4.1 CREATE_SESSION: the fore channel's
+   * ca_maxresponsesize and ca_maxrequestsize (RFC 8881 §18.36), which bound
+   * a whole COMPOUND and so every READ and WRITE in it. */
+  guint32  max_read_bytes;
+  guint32  max_write_bytes;
 } TraceNfsRecord;
 
 typedef struct {

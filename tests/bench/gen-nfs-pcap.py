@@ -11,9 +11,25 @@ Checksums are left as they are (decoders, tshark included, do not check
 them by default).
 
 usage: gen-nfs-pcap.py INPUT.pcap OUTPUT.pcap SIZE_MB
+
+With "craft", writes a small NFSv3-over-UDP capture from a list of
+operations instead, for tests of what a replay does with hostile sizes:
+
+usage: gen-nfs-pcap.py craft OUTPUT.pcap OP...
+  fsinfo:RTMAX:WTMAX            FSINFO of the root, the server's limits
+  lookup:NAME:FH                LOOKUP of NAME in the root, found as FH
+  getattr:FH:SIZE               GETATTR of FH, the reply's size
+  read:FH:OFFSET:COUNT[:REPLY]  READ (the reply returns REPLY bytes, default COUNT)
+  write:FH:OFFSET:COUNT         WRITE of COUNT bytes (data not captured,
+                                as under a small snaplen)
+FH is a label (its bytes are the handle; "root" is the exported
+directory), NAME is percent-encoded (a%2Cb: "a,b"), numbers take 0x.
+Each call is 1 ms after the previous one and answered 100 us later (status
+OK), client 10.0.0.1:800, server 10.0.0.2:2049, nanosecond pcap.
 """
 import struct
 import sys
+import urllib.parse
 
 
 def read_pcap(path):
@@ -56,7 +72,99 @@ def shift_port(body, k):
     return body
 
 
+# ---- craft ------------------------------------------------------------------
+
+def xdr_u32(v):
+    return struct.pack(">I", v)
+
+
+def xdr_u64(v):
+    return struct.pack(">Q", v)
+
+
+def xdr_opaque(b):
+    return xdr_u32(len(b)) + b + b"\0" * (-len(b) % 4)
+
+
+def rpc_call(xid, proc):
+    # AUTH_SYS: stamp, machine "nfs", uid 0, gid 0, one gid; AUTH_NULL verifier
+    cred = xdr_u32(7) + xdr_opaque(b"nfs") + xdr_u32(0) + xdr_u32(0) + xdr_u32(1) + xdr_u32(0)
+    return (xdr_u32(xid) + xdr_u32(0) + xdr_u32(2) + xdr_u32(100003) + xdr_u32(3)
+            + xdr_u32(proc) + xdr_u32(1) + xdr_opaque(cred) + xdr_u32(0) + xdr_u32(0))
+
+
+def rpc_reply(xid):
+    return xdr_u32(xid) + xdr_u32(1) + xdr_u32(0) + xdr_u32(0) + xdr_u32(0) + xdr_u32(0)
+
+
+def fattr3(size):
+    return (xdr_u32(1) + xdr_u32(0o644) + xdr_u32(1) + xdr_u32(0) + xdr_u32(0) + xdr_u64(size)
+            + xdr_u64(size) + xdr_u64(0) + xdr_u64(1) + xdr_u64(2) + b"\0" * 24)
+
+
+def number(text):
+    return int(text, 0)
+
+
+def craft_op(xid, spec):
+    """(call, reply) bodies of one NFSv3 operation."""
+    f = spec.split(":")
+    kind, call, reply = f[0], None, rpc_reply(xid) + xdr_u32(0)
+    fh = lambda label: xdr_opaque(label.encode())
+    if kind == "fsinfo" and len(f) == 3:
+        call = rpc_call(xid, 19) + fh("root")
+        reply += (xdr_u32(0) + xdr_u32(number(f[1])) + xdr_u32(number(f[1])) + xdr_u32(4096)
+                  + xdr_u32(number(f[2])) + xdr_u32(number(f[2])) + xdr_u32(4096) + xdr_u32(4096)
+                  + xdr_u64(2**63 - 1) + xdr_u32(0) + xdr_u32(1) + xdr_u32(0x1b))
+    elif kind == "lookup" and len(f) == 3:
+        call = rpc_call(xid, 3) + fh("root") + xdr_opaque(urllib.parse.unquote_to_bytes(f[1]))
+        reply += fh(f[2]) + xdr_u32(0) + xdr_u32(0)
+    elif kind == "getattr" and len(f) == 3:
+        call = rpc_call(xid, 1) + fh(f[1])
+        reply += fattr3(number(f[2]))
+    elif kind == "read" and len(f) in (4, 5):
+        count = number(f[3])
+        got = number(f[4]) if len(f) == 5 else count
+        call = rpc_call(xid, 6) + fh(f[1]) + xdr_u64(number(f[2])) + xdr_u32(count)
+        # the data only when small: a reply's count is what a decoder reads
+        reply += xdr_u32(0) + xdr_u32(got) + xdr_u32(0) + xdr_u32(got)
+        reply += b"\0" * (got + (-got % 4)) if got <= 8192 else b""
+    elif kind == "write" and len(f) == 4:
+        count = number(f[3])
+        call = (rpc_call(xid, 7) + fh(f[1]) + xdr_u64(number(f[2])) + xdr_u32(count) + xdr_u32(2)
+                + xdr_u32(count))
+        reply += xdr_u32(0) + xdr_u32(0) + xdr_u32(count) + xdr_u32(2) + xdr_u64(0x1234)
+    else:
+        sys.exit(f"craft: cannot read operation {spec!r} (see --help)")
+    return call, reply
+
+
+def udp_frame(src, dst, sport, dport, payload, ident):
+    udp = struct.pack(">HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), ident & 0xFFFF, 0, 64, 17, 0,
+                     bytes(src), bytes(dst)) + udp
+    return bytes([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 6]) + b"\x08\x00" + ip
+
+
+def craft(path, specs):
+    cli, srv = (10, 0, 0, 1), (10, 0, 0, 2)
+    out = [struct.pack("<IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 262144, 1)]
+    t = 1_000_000_000
+    for i, spec in enumerate(specs):
+        call, reply = craft_op(0x1000 + i, spec)
+        for ts, frame in ((t, udp_frame(cli, srv, 800, 2049, call, 2 * i)),
+                          (t + 100_000, udp_frame(srv, cli, 2049, 800, reply, 2 * i + 1))):
+            out.append(struct.pack("<IIII", ts // 10**9, ts % 10**9, len(frame), len(frame)) + frame)
+        t += 1_000_000
+    with open(path, "wb") as f:
+        f.write(b"".join(out))
+    print(f"{path}: {len(specs)} operations")
+
+
 def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "craft":
+        craft(sys.argv[2], sys.argv[3:])
+        return
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     header, endian, nanos, packets = read_pcap(sys.argv[1])

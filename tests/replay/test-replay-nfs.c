@@ -6,9 +6,15 @@
  * offset and count, afap and recorded timing, reads only, dry runs, the
  * pool's trace order, and the directory checks. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -860,6 +866,543 @@ test_cli (void)
   remove_tree (dir);
 }
 
+/* ---- hostile sizes: count limits, sparse setup, setup limits ------------- */
+
+/* One READ or WRITE after what the server announced (an FSINFO or a
+ * CREATE_SESSION record), and whether the plan replays it. */
+typedef struct {
+  const char *name;
+  guint32     vers;
+  const char *announce;     /* "FSINFO", "CREATE_SESSION" or NULL */
+  guint32     announced_read, announced_write;
+  guint32     max_io_bytes; /* ReplayNfsOptions.max_io_bytes */
+  const char *op;
+  guint64     offset;
+  guint32     count;
+  const char *skipped;      /* the skip reason, NULL: replayed */
+} IoLimitCase;
+
+static const IoLimitCase io_limit_cases[] = {
+  { "v3-default-at-limit", 3, NULL, 0, 0, 0, "READ", 0, 1048576, NULL },
+  { "v3-default-above", 3, NULL, 0, 0, 0, "READ", 0, 1048577,
+    "READ (count above the 1048576-byte NFSv3 limit)" },
+  { "v3-write-4gib", 3, NULL, 0, 0, 0, "WRITE", 0, 0xfffffff0u,
+    "WRITE (count above the 1048576-byte NFSv3 limit)" },
+  { "v3-fsinfo-raises", 3, "FSINFO", 4u << 20, 4u << 20, 0, "READ", 0, 2u << 20, NULL },
+  { "v3-fsinfo-lowers", 3, "FSINFO", 65536, 65536, 0, "WRITE", 0, 131072,
+    "WRITE (count above the 65536-byte NFSv3 limit)" },
+  { "v3-fsinfo-forged", 3, "FSINFO", G_MAXUINT32, G_MAXUINT32, 0, "WRITE", 0, 0xfffffff0u,
+    "WRITE (count above the 16777216-byte NFSv3 limit)" },
+  { "v3-option-raises", 3, NULL, 0, 0, 8u << 20, "READ", 0, 4u << 20, NULL },
+  { "v2-default", 2, NULL, 0, 0, 0, "READ", 0, 16384, "READ (count above the 8192-byte NFSv2 limit)" },
+  { "v4-session", 4, "CREATE_SESSION", 1u << 20, 262144, 0, "WRITE", 0, 524288,
+    "WRITE (count above the 262144-byte NFSv4 limit)" },
+  { "v4-session-read-ok", 4, "CREATE_SESSION", 2u << 20, 262144, 0, "READ", 0, 2u << 20, NULL },
+  { "offset-past-off_t", 3, NULL, 0, 0, 0, "READ", G_MAXUINT64 - 100, 4096,
+    "READ (extent past the largest file offset)" },
+};
+
+static void
+test_io_limits (gconstpointer data)
+{
+  const IoLimitCase *c = data;
+  g_autoptr (GArray) recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsPlan) plan = NULL;
+  ReplayNfsKind kind = strcmp (c->op, "READ") == 0 ? REPLAY_NFS_READ : REPLAY_NFS_WRITE;
+  ReplayNfsOptions opts;
+  TraceNfsRecord r;
+
+  if (c->announce != NULL)
+    {
+      r = rec (500, c->announce, 1, 0, 0);
+      r.vers = c->vers;
+      r.max_read_bytes = c->announced_read;
+      r.max_write_bytes = c->announced_write;
+      g_array_append_val (recs, r);
+    }
+  r = rec (1000, c->op, 2, c->offset, c->count);   r.vers = c->vers; g_array_append_val (recs, r);
+  r = rec (2000, "GETATTR", 2, 0, 0);              r.vers = c->vers; g_array_append_val (recs, r);
+  replay_nfs_options_init (&opts);
+  opts.allow_write = TRUE;
+  opts.max_io_bytes = c->max_io_bytes;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->n_by_kind[kind], ==, c->skipped == NULL ? 1 : 0);
+  g_assert_cmpuint (plan->skipped_io_limit, ==, c->skipped == NULL ? 0 : 1);
+  if (c->skipped != NULL)
+    {
+      guint64 *n = g_hash_table_lookup (plan->skipped_ops, c->skipped);
+      g_assert_nonnull (n);
+      g_assert_cmpuint (*n, ==, 1);
+      /* a skipped operation does not size the file either */
+      g_assert_cmpuint (node_by_fh (plan, 2)->size_bytes, ==, 0);
+    }
+  else
+    g_assert_cmpuint (node_by_fh (plan, 2)->size_bytes, ==, c->offset + c->count);
+}
+
+#define TIB (G_GUINT64_CONSTANT (1) << 40)
+
+/* Setup writes only what the READs read, in whole 4 KiB blocks within the
+ * file, merged: a READ 1 TiB out makes a sparse file, not a full disk. */
+static void
+test_sparse_setup (void)
+{
+  g_autoptr (GArray) recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autofree char *path = NULL;
+  ReplayNfsOptions opts;
+  ReplayNfsPlan *plan;
+  const ReplayNfsExtent *e;
+  guint8 buf[64], zeros[64] = { 0 };
+  struct stat st;
+  TraceNfsRecord r;
+  int fd;
+
+  r = rec (1000, "READ", 2, TIB, 4096);                     g_array_append_val (recs, r);
+  r = rec (2000, "READ", 2, 100, 10);                       g_array_append_val (recs, r);
+  r = rec (3000, "READ", 2, 2000, 5000);                    g_array_append_val (recs, r);
+  /* at the end of the file: the reply returned 100 bytes of the 200 asked */
+  r = rec (4000, "READ", 2, TIB + 3996, 200); r.reply_count = 100; g_array_append_val (recs, r);
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.timing = REPLAY_TIMING_AFAP;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->file_bytes, ==, TIB + 4096);
+  g_assert_cmpuint (plan->fill->len, ==, 2);
+  e = &g_array_index (plan->fill, ReplayNfsExtent, 0);
+  g_assert_cmpuint (e->offset, ==, 0);
+  g_assert_cmpuint (e->length, ==, 8192);
+  e = &g_array_index (plan->fill, ReplayNfsExtent, 1);
+  g_assert_cmpuint (e->offset, ==, TIB);
+  g_assert_cmpuint (e->length, ==, 4096);
+  g_assert_cmpuint (plan->setup_bytes, ==, 12288);
+  res = replay_nfs_run_plan (plan, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->ops, ==, 4);
+  path = g_build_filename (dir, REPLAY_NFS_SUBDIR, node_by_fh (res->plan, 2)->path, NULL);
+  g_assert_cmpint (stat (path, &st), ==, 0);
+  g_assert_cmpuint ((guint64) st.st_size, ==, TIB + 4096);
+  /* 12 KiB of data and the file system's own blocks, nothing like 1 TiB */
+  g_assert_cmpuint ((guint64) st.st_blocks * 512, <=, 1024 * 1024);
+  fd = open (path, O_RDONLY);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pread (fd, buf, sizeof buf, (off_t) TIB + 10), ==, sizeof buf);
+  g_assert_true (memcmp (buf, zeros, sizeof buf) != 0);
+  g_assert_cmpint (pread (fd, buf, sizeof buf, 1 << 20), ==, sizeof buf);
+  g_assert_true (memcmp (buf, zeros, sizeof buf) == 0);
+  close (fd);
+  /* buffers: the largest READ replayed, per worker */
+  g_assert_cmpuint (res->buffer_bytes, <=, (guint64) res->threads * 5000 + 1);
+  g_assert_cmpuint (res->peak_rss_bytes, >, 0);
+  remove_tree (dir);
+}
+
+/* A size the file system refuses (here RLIMIT_FSIZE makes ftruncate fail
+ * with EFBIG, as a file system's largest file size does): a clear error
+ * naming the file and the size, before any data is written. */
+static void
+test_setup_efbig (void)
+{
+  g_autoptr (GArray) recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+  ReplayNfsOptions opts;
+  ReplayNfsPlan *plan;
+  struct rlimit old, small;
+  void (*old_handler) (int);
+  TraceNfsRecord r;
+  ReplayNfsResult *res;
+
+  r = rec (1000, "GETATTR", 2, 0, 0);  r.file_size = G_GINT64_CONSTANT (2) << 30;  g_array_append_val (recs, r);
+  r = rec (2000, "READ", 2, 0, 4096);                                              g_array_append_val (recs, r);
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.timing = REPLAY_TIMING_AFAP;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &old), ==, 0);
+  small = old;
+  small.rlim_cur = 1u << 30;
+  old_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &small), ==, 0);
+  res = replay_nfs_run_plan (plan, &opts, &error);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &old), ==, 0);
+  signal (SIGXFSZ, old_handler);
+  g_assert_null (res);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "2147483648 bytes"));
+  g_assert_nonnull (strstr (error->message, "larger than this file system allows"));
+  g_assert_nonnull (strstr (error->message, "fh-0000000000000002"));
+  remove_tree (dir);
+}
+
+/* Three READs of 1 MiB each: setup needs 3 MiB. */
+static GArray *
+three_mib_records (void)
+{
+  GArray *recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  TraceNfsRecord r;
+
+  for (guint k = 0; k < 3; k++)
+    {
+      r = rec (1000 * (k + 1), "READ", 2, (guint64) k << 22, 1u << 20);
+      g_array_append_val (recs, r);
+    }
+  return recs;
+}
+
+/* Over --max-setup-bytes: refused before anything is made, saying how much,
+ * the limit and the option; at the limit it runs. */
+static void
+test_setup_limit (void)
+{
+  g_autoptr (GArray) recs = three_mib_records ();
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autofree char *sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+  ReplayNfsOptions opts;
+  ReplayNfsPlan *plan;
+
+  replay_nfs_options_init (&opts);
+  g_assert_cmpuint (opts.max_setup_bytes, ==, REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES);
+  opts.target_dir = dir;
+  opts.timing = REPLAY_TIMING_AFAP;
+  opts.max_setup_bytes = 2u << 20;
+  /* a dry run says it would be refused */
+  opts.dry_run = TRUE;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  res = replay_nfs_run_plan (plan, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (res->setup_refusal);
+  g_assert_nonnull (strstr (res->setup_refusal, "--max-setup-bytes"));
+  g_clear_pointer (&res, replay_nfs_result_free);
+  opts.dry_run = FALSE;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->setup_bytes, ==, 3u << 20);
+  g_assert_null (replay_nfs_run_plan (plan, &opts, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "3145728 bytes"));
+  g_assert_nonnull (strstr (error->message, "2097152 bytes"));
+  g_assert_nonnull (strstr (error->message, "--max-setup-bytes"));
+  g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+  opts.max_setup_bytes = 3u << 20;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  res = replay_nfs_run_plan (plan, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_null (res->setup_refusal);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->plan->setup_bytes, ==, 3u << 20);
+  remove_tree (dir);
+}
+
+/* More than the file system holds (READs of 4 GiB, allowed by
+ * max_io_bytes, 16 TiB in all): refused by the free space, nothing made. */
+static void
+test_setup_free_space (void)
+{
+  g_autoptr (GArray) recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autofree char *sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) d = NULL;
+  ReplayNfsOptions opts;
+  ReplayNfsPlan *plan;
+  struct statvfs sv;
+  TraceNfsRecord r;
+
+  for (guint k = 0; k < 4096; k++)
+    {
+      r = rec (1000 * (k + 1), "READ", 2, (guint64) k << 32, 0xfffff000u);
+      g_array_append_val (recs, r);
+    }
+  g_assert_cmpint (statvfs (dir, &sv), ==, 0);
+  if ((guint64) sv.f_bavail * sv.f_frsize >= 4096 * (guint64) 0xfffff000u)
+    {
+      g_test_skip ("the temporary directory has more than 16 TiB free");
+      remove_tree (dir);
+      return;
+    }
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.max_io_bytes = G_MAXUINT32;
+  opts.max_setup_bytes = G_MAXINT64;
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->setup_bytes, ==, 4096 * (guint64) 0xfffff000u);
+  g_assert_null (replay_nfs_run_plan (plan, &opts, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "free"));
+  g_assert_nonnull (strstr (error->message, "nothing was written"));
+  d = g_dir_open (sub, 0, NULL);
+  g_assert_nonnull (d);
+  g_assert_null (g_dir_read_name (d));
+  remove_tree (dir);
+}
+
+/* ---- names in the outputs --------------------------------------------------- */
+
+static const char *const odd_names[] = {
+  "a,b", "q\"uote\"", "new\nline", "cr\rx", "esc\033[31m", "plain",
+};
+
+/* LOOKUPs of files whose names need quoting or escaping, then a GETATTR
+ * of each. */
+static GArray *
+odd_name_records (void)
+{
+  GArray *recs = g_array_new (FALSE, FALSE, sizeof (TraceNfsRecord));
+  TraceNfsRecord r;
+
+  for (guint i = 0; i < G_N_ELEMENTS (odd_names); i++)
+    {
+      r = name_rec (1000 + 2000 * i, "LOOKUP", T_ROOT, odd_names[i], 300 + i);
+      g_array_append_val (recs, r);
+      r = rec (2000 + 2000 * i, "GETATTR", 300 + i, 0, 0);
+      r.file_size = 10;
+      g_array_append_val (recs, r);
+    }
+  return recs;
+}
+
+/* RFC 4180 rows of @text: fields split at commas outside quotes, quoted
+ * fields unquoted ("" is one quote). */
+static GPtrArray *
+csv_parse (const char *text)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
+  GString *field = g_string_new (NULL);
+  gboolean quoted = FALSE;
+
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      if (quoted)
+        {
+          if (*c == '"' && c[1] == '"')
+            g_string_append_c (field, *c++);
+          else if (*c == '"')
+            quoted = FALSE;
+          else
+            g_string_append_c (field, *c);
+        }
+      else if (*c == '"')
+        quoted = TRUE;
+      else if (*c == ',' || *c == '\n')
+        {
+          g_ptr_array_add (row, g_string_free (field, FALSE));
+          field = g_string_new (NULL);
+          if (*c == '\n')
+            {
+              g_ptr_array_add (rows, row);
+              row = g_ptr_array_new_with_free_func (g_free);
+            }
+        }
+      else
+        g_string_append_c (field, *c);
+    }
+  g_assert_false (quoted);
+  g_assert_cmpuint (field->len, ==, 0);
+  g_string_free (field, TRUE);
+  g_ptr_array_unref (row);
+  return rows;
+}
+
+/* Names with a comma, quotes, CR or LF come out of --csv as one field
+ * each (RFC 4180), unchanged once unquoted. */
+static void
+test_csv_quoting (void)
+{
+  g_autoptr (GArray) recs = odd_name_records ();
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+  g_autoptr (GPtrArray) rows = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  ReplayNfsOptions opts;
+  FILE *out;
+
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.timing = REPLAY_TIMING_AFAP;
+  opts.threads = 1;
+  res = replay_nfs_run_plan (replay_nfs_plan_build (recs, &opts, &error), &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (res->errors, ==, 0);
+  out = open_memstream (&text, &len);
+  replay_nfs_result_write_csv (res, out);
+  fclose (out);
+  g_assert_nonnull (strstr (text, "\"a,b\""));
+  g_assert_nonnull (strstr (text, "\"q\"\"uote\"\"\""));
+  g_assert_nonnull (strstr (text, ",plain,"));
+  rows = csv_parse (text);
+  g_assert_cmpuint (rows->len, ==, 1 + 2 * G_N_ELEMENTS (odd_names));
+  for (guint i = 0; i < rows->len; i++)
+    {
+      GPtrArray *row = g_ptr_array_index (rows, i);
+      g_assert_cmpuint (row->len, ==, 13);
+      if (i > 0)
+        g_assert_cmpstr (g_ptr_array_index (row, 3), ==, odd_names[(i - 1) / 2]);
+    }
+  free (text);
+  remove_tree (dir);
+}
+
+/* --dry-run prints names escaped: no control byte, every line of the plan
+ * its own (a name's newline does not start one). */
+static void
+test_dry_run_escaped (void)
+{
+  g_autoptr (GArray) recs = odd_name_records ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsPlan) plan = NULL;
+  g_auto (GStrv) lines = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  ReplayNfsOptions opts;
+  FILE *out;
+
+  replay_nfs_options_init (&opts);
+  plan = replay_nfs_plan_build (recs, &opts, &error);
+  g_assert_no_error (error);
+  out = open_memstream (&text, &len);
+  replay_nfs_plan_print (plan, out);
+  fclose (out);
+  for (size_t i = 0; i < len; i++)
+    g_assert_true (text[i] == '\n' || g_ascii_isprint (text[i]));
+  g_assert_nonnull (strstr (text, "new\\nline"));
+  g_assert_nonnull (strstr (text, "cr\\rx"));
+  g_assert_nonnull (strstr (text, "esc\\033[31m"));
+  g_assert_nonnull (strstr (text, "q\\\"uote\\\""));
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    g_assert_true (g_str_has_prefix (lines[i], "  ") || g_str_has_prefix (lines[i], "NFS replay plan:"));
+  free (text);
+}
+
+/* ---- the command, on crafted captures ---------------------------------------- */
+
+/* A capture made by tests/bench/gen-nfs-pcap.py craft from @ops (NULL
+ * ended), in @dir; NULL (test skipped) without python3. */
+static char *
+craft_capture (const char *dir, const char *name, const char *const *ops)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *gen = g_test_build_filename (G_TEST_DIST, "bench", "gen-nfs-pcap.py", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  int status = -1;
+
+  if (python == NULL || !g_file_test (gen, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("python3 or tests/bench/gen-nfs-pcap.py not available");
+      g_free (path);
+      return NULL;
+    }
+  g_ptr_array_add (argv, python);
+  g_ptr_array_add (argv, gen);
+  g_ptr_array_add (argv, (gpointer) "craft");
+  g_ptr_array_add (argv, path);
+  for (; *ops; ops++)
+    g_ptr_array_add (argv, (gpointer) *ops);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+/* `iosim replay` with --max-setup-bytes: refused with the figures and
+ * the option, in a dry run too; raised, it runs; --max-io-bytes lets a
+ * larger READ through. */
+static void
+test_cli_limits (void)
+{
+  static const char *const ops[] = {
+    "lookup:data:fh-data", "read:fh-data:0:1048576", "read:fh-data:0x200000:1048576",
+    "read:fh-data:0x400000:2097152", NULL,
+  };
+  g_autofree char *dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  g_autofree char *sub = g_build_filename (dir, REPLAY_NFS_SUBDIR, NULL);
+  g_autofree char *capture = NULL;
+  g_autofree char *json = g_build_filename (dir, "r.json", NULL);
+
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set");
+      remove_tree (dir);
+      return;
+    }
+  capture = craft_capture (dir, "limits.pcap", ops);
+  if (capture == NULL)
+    {
+      remove_tree (dir);
+      return;
+    }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--max-setup-bytes", "1MiB", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (err, "2097152 bytes"));
+    g_assert_nonnull (strstr (err, "1048576 bytes"));
+    g_assert_nonnull (strstr (err, "--max-setup-bytes"));
+    g_assert_false (g_file_test (sub, G_FILE_TEST_EXISTS));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--max-setup-bytes", "1MiB",
+                           "--dry-run", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 1);
+    g_assert_nonnull (strstr (out, "setup: refused"));
+    g_assert_nonnull (strstr (out, "READ (count above the 1048576-byte NFSv3 limit)"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_autoptr (GError) error = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--max-setup-bytes", "2MiB",
+                           "--timing", "afap", "--json", json, NULL };
+    JsonObject *o, *skipped;
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+    g_assert_true (json_parser_load_from_file (parser, json, &error));
+    g_assert_no_error (error);
+    o = json_node_get_object (json_parser_get_root (parser));
+    g_assert_cmpint (json_object_get_int_member (o, "setup_bytes"), ==, 2097152);
+    g_assert_cmpint (json_object_get_int_member (o, "skipped_io_limit"), ==, 1);
+    g_assert_cmpint (json_object_get_int_member (o, "peak_rss_bytes"), >, 0);
+    skipped = json_object_get_object_member (o, "skipped");
+    g_assert_cmpint (json_object_get_int_member (skipped, "READ (count above the 1048576-byte NFSv3 limit)"),
+                     ==, 1);
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--max-io-bytes", "2MiB",
+                           "--max-setup-bytes", "4MiB", "--timing", "afap", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+    g_assert_nonnull (strstr (out, "setup wrote 4194304 bytes"));
+    g_assert_null (strstr (out, "skipped"));
+  }
+  {
+    g_autofree char *out = NULL, *err = NULL;
+    const char *args[] = { "replay", capture, "--target-dir", dir, "--max-io-bytes", "0", NULL };
+    g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
+  }
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -879,5 +1422,17 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-nfs/capture/dry-run", test_capture_dry_run);
   g_test_add_func ("/replay-nfs/capture/pool-order", test_capture_pool_order);
   g_test_add_func ("/replay-nfs/cli", test_cli);
+  for (guint i = 0; i < G_N_ELEMENTS (io_limit_cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/replay-nfs/limits/io-count/%s", io_limit_cases[i].name);
+      g_test_add_data_func (name, &io_limit_cases[i], test_io_limits);
+    }
+  g_test_add_func ("/replay-nfs/limits/sparse-setup", test_sparse_setup);
+  g_test_add_func ("/replay-nfs/limits/setup-limit", test_setup_limit);
+  g_test_add_func ("/replay-nfs/limits/setup-free-space", test_setup_free_space);
+  g_test_add_func ("/replay-nfs/limits/setup-efbig", test_setup_efbig);
+  g_test_add_func ("/replay-nfs/limits/cli", test_cli_limits);
+  g_test_add_func ("/replay-nfs/names/csv-quoting", test_csv_quoting);
+  g_test_add_func ("/replay-nfs/names/dry-run-escaped", test_dry_run_escaped);
   return g_test_run ();
 }

@@ -1862,6 +1862,65 @@ test_handmade_v4 (void)
   unref (ss);
 }
 
+/* The limits a server announces: NFSv3 FSINFO (rtmax 262144, wtmax
+ * 131072) and NFSv4.1 CREATE_SESSION (fore channel ca_maxrequestsize
+ * 1049620, ca_maxresponsesize 1049480), as the replay's count limits. */
+static void
+test_handmade_io_limits (void)
+{
+  GByteArray *cs = g_byte_array_new (), *ss = g_byte_array_new (), *m;
+  static const guint8 sess[16] = { 7 };
+  g_autoptr(GByteArray) cap = NULL;
+  g_autoptr(Decoded) d = NULL;
+  const TraceNfsRecord *r;
+
+  m = rpc_call (0x60, 100003, 3, 19); put_opaque (m, test_fh, sizeof test_fh);
+  put_record (cs, m, 0); unref (m);
+  m = rpc_call (0x61, 100003, 4, 1);
+  put_opaque (m, (const guint8 *) "t", 1); put32 (m, 1); put32 (m, 1);
+  put32 (m, 43); put64 (m, 0x1122); put32 (m, 1); put32 (m, 0);
+  for (int ch = 0; ch < 2; ch++)
+    {
+      put32 (m, 0); put32 (m, 1049620); put32 (m, 1049480); put32 (m, 4096); put32 (m, 16); put32 (m, 64);
+      put32 (m, 0);
+    }
+  put32 (m, 0x40000000); put32 (m, 1); put32 (m, 0);
+  put_record (cs, m, 0); unref (m);
+  m = rpc_reply (0x60);
+  put32 (m, 0); put32 (m, 0);
+  put32 (m, 262144); put32 (m, 262144); put32 (m, 4096);
+  put32 (m, 131072); put32 (m, 131072); put32 (m, 4096); put32 (m, 4096);
+  put64 (m, G_MAXINT64); put32 (m, 0); put32 (m, 1); put32 (m, 0x1b);
+  put_record (ss, m, 0); unref (m);
+  m = rpc_reply (0x61);
+  put32 (m, 0); put_opaque (m, (const guint8 *) "t", 1); put32 (m, 1);
+  put32 (m, 43); put32 (m, 0); put_bytes (m, sess, 16); put32 (m, 1); put32 (m, 0);
+  for (int ch = 0; ch < 2; ch++)
+    {
+      put32 (m, 0); put32 (m, 1049620); put32 (m, 1049480); put32 (m, 4096); put32 (m, 16); put32 (m, 64);
+      put32 (m, 0);
+    }
+  put_record (ss, m, 0); unref (m);
+  cap = tcp_conversation (cs, ss, 1448, NULL, 0, -1, 0);
+  d = decode_bytes (cap, "limits");
+  g_assert_no_error (d->error);
+  g_assert_cmpuint (d->recs->len, ==, 2);
+  r = &g_array_index (d->recs, TraceNfsRecord, 0);
+  g_assert_cmpstr (r->op, ==, "FSINFO");
+  g_assert_false (r->partial);
+  g_assert_cmpuint (r->max_read_bytes, ==, 262144);
+  g_assert_cmpuint (r->max_write_bytes, ==, 131072);
+  g_assert_cmpint (r->file_size, ==, -1);
+  r = &g_array_index (d->recs, TraceNfsRecord, 1);
+  g_assert_cmpstr (r->op, ==, "CREATE_SESSION");
+  g_assert_false (r->partial);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpuint (r->max_write_bytes, ==, 1049620);
+  g_assert_cmpuint (r->max_read_bytes, ==, 1049480);
+  unref (cs);
+  unref (ss);
+}
+
 /* NFSv4.0 name operations in one COMPOUND: RENAME and LINK between the
  * saved handle and the current one, CREATE of a directory (its handle
  * from GETFH) and of a symbolic link, REMOVE, OPEN with OPEN4_CREATE. */
@@ -2568,6 +2627,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-nfs/handmade/matching", test_handmade_matching);
   g_test_add_func ("/trace-nfs/handmade/nfsv4", test_handmade_v4);
   g_test_add_func ("/trace-nfs/handmade/nfsv4-names", test_handmade_v4_names);
+  g_test_add_func ("/trace-nfs/handmade/io-limits", test_handmade_io_limits);
   g_test_add_func ("/trace-nfs/bad/truncated", test_bad_truncated);
   g_test_add_func ("/trace-nfs/bad/magic", test_bad_magic);
   g_test_add_func ("/trace-nfs/bad/garbage-frames", test_bad_garbage_frames);
