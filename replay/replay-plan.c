@@ -438,6 +438,7 @@ measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
       gint t = io_selected (io, opts) ? target_for (io, plan->targets) : -1;
+      ReplayPlanTarget *pt;
       guint64 offset, bytes;
 
       if (t < 0)
@@ -447,10 +448,8 @@ measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
           refuse_overflow (error, io, io_trace_ns (io, plan->events));
           return FALSE;
         }
-      {
-        ReplayPlanTarget *pt = &g_array_index (plan->targets, ReplayPlanTarget, t);
-        pt->traced_extent_bytes = MAX (pt->traced_extent_bytes, offset + bytes);
-      }
+      pt = &g_array_index (plan->targets, ReplayPlanTarget, t);
+      pt->traced_extent_bytes = MAX (pt->traced_extent_bytes, offset + bytes);
     }
   return TRUE;
 }
