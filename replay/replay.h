@@ -17,8 +17,10 @@
  * The work splits in two so that tests can reach each half:
  *   replay_plan_build()  pure: trace I/Os -> per-process schedules, with
  *                        alignment, wrapping and the write policy applied;
- *   replay_run_ios()     safety checks, the target, the threads, the
- *                        per-I/O results and the summary.
+ *   replay_run_ios()     safety checks, the target, the range check of
+ *                        every I/O against the open targets (again in the
+ *                        engines, per I/O), the threads, the per-I/O
+ *                        results and the summary.
  * replay_run() loads a trace file and does both.
  */
 #pragma once
