@@ -226,7 +226,7 @@ cli_cmd_replay (int argc, char **argv)
     { "cpus", 0, 0, G_OPTION_ARG_STRING, &a.cpus,
       "Pin the replay threads to these CPUs, round-robin (each async engine's reaper after its submitter; e.g. 0,1 or 2-3)", "LIST" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &a.csv, "Per-I/O results (intended, issue, completion)", "FILE" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &a.json, "Summary as JSON", "FILE" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &a.json, "Summary as JSON (with --dry-run: the plan, dry_run true)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - replay a block trace on a real device");
@@ -245,7 +245,13 @@ cli_cmd_replay (int argc, char **argv)
     "target device), all paced on one absolute CLOCK_MONOTONIC schedule; every engine\n"
     "issues each I/O on its own device's target (--target, or --map per traced device).\n"
     "Reads only unless --allow-write; never on a mounted or busy device, and writes\n"
-    "never over a file system or partition table signature unless --force.\n\n"
+    "never over a file system or partition table signature unless --force.\n"
+    "Every I/O lies inside its target: one beyond the end is refused unless --wrap or\n"
+    "--scale-offsets moves it in, and a record whose sector * 512 + length does not\n"
+    "fit in 64 bits is refused whatever the options, all before the first I/O (the\n"
+    "engines check each I/O against the device's size again).  --dry-run plans the\n"
+    "same way and prints the counts the run would have (aligned, wrapped, scaled,\n"
+    "moved back inside the end), or the same refusal.\n\n"
     "Timing: each thread sleeps to --spin before an I/O's time, then spins.  For the\n"
     "tightest issue times give each traced process a CPU of its own: --poll (the\n"
     "submitter spins and reaps from 1 ms before each I/O, no reaper thread), --cpus to pin the\n"
@@ -327,7 +333,12 @@ cli_cmd_replay (int argc, char **argv)
     {
       replay_plan_print (result->plan, &result->target, stdout);
       cli_replay_target_print_plan (&ta, result, stdout);
-      status = 0;
+      /* The plan's counts in JSON too, the members a real run writes, so
+       * that a dry run can be compared with the run it stands for. */
+      if (a.json != NULL && !replay_result_write_json (result, a.json, &error))
+        fprintf (stderr, "iosim replay: %s\n", error->message);
+      else
+        status = 0;
     }
   else
     {

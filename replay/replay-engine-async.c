@@ -551,6 +551,8 @@ due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
     return 1;
   while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
          && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
+         /* one outside its target ends the batch; the next round refuses it */
+         && replay_io_inside (ap->run, &g_array_index (ap->proc->ios, ReplayIo, first + count))
          && replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
                                       ap->run->iodepth))
     count++;
@@ -596,7 +598,8 @@ submitter (AsyncProc *ap)
         }
       intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
                                          prev_complete);
-      if (!wait_until (ap, intended) || !acquire_slots (ap, i))
+      if (!replay_io_check (run, ap->process, i) || !wait_until (ap, intended)
+          || !acquire_slots (ap, i))
         break;
       count = due_batch (ap, i, t0, replay_now_ns ());
       issue = replay_now_ns ();

@@ -25,6 +25,8 @@ typedef struct {
   GPtrArray   *io_results;   /* per process: GArray of ReplayIoResult, pre-sized */
   guint       *issued;       /* per process: results valid so far (a prefix) */
   const int   *fds;          /* per target: ReplayIo.target_index */
+  const guint64 *target_bytes; /* per target: size of the open device (BLKGETSIZE64, at
+                                * most the probed size); each I/O is checked against it */
   guint        n_targets;
   ReplayStartGate gate;
   guint        iodepth;      /* per process, effective */
@@ -37,7 +39,47 @@ typedef struct {
   gint        *device_inflight;     /* per target, atomic: device_depth is per device */
   gint         max_device_inflight; /* atomic: most on any one target */
   gint         max_process_inflight;/* atomic */
+  gint         outside;      /* atomic: set once, by the first I/O refused as outside */
+  guint        outside_process, outside_index; /* that I/O (written by its setter only) */
 } ReplayRun;
+
+/* Defence in depth for the write path: the plan is checked against the
+ * open targets before the first I/O (replay_plan_check_ranges), and every
+ * engine checks each I/O again just before issuing it, so no plan, however
+ * it was built, makes an engine touch bytes outside a target.  A compare,
+ * no allocation: it stays on the hot path. */
+static inline gboolean
+replay_io_inside (const ReplayRun *run, const ReplayIo *io)
+{
+  guint64 size;
+
+  if (io->target_index >= run->n_targets)
+    return FALSE;
+  size = run->target_bytes[io->target_index];
+  return io->bytes > 0 && io->bytes <= size && io->offset_bytes <= size - io->bytes;
+}
+/* Refuse I/O @index of process @process (not issued): the first refusal
+ * is noted for the run's error, and the run aborts.  Always FALSE. */
+gboolean replay_run_refuse_outside (ReplayRun *run, guint process, guint index);
+/* replay_io_inside(), refusing the I/O when it is not. */
+static inline gboolean
+replay_io_check (ReplayRun *run, guint process, guint index)
+{
+  const ReplayProcess *proc = g_ptr_array_index (run->plan->processes, process);
+
+  if (G_LIKELY (replay_io_inside (run, &g_array_index (proc->ios, ReplayIo, index))))
+    return TRUE;
+  return replay_run_refuse_outside (run, process, index);
+}
+
+/* replay_run_ios() from a built plan (taken): probe and open the targets,
+ * check the plan against them when @check_first (replay_run_ios always
+ * does; FALSE only lets tests reach the engines' own per-I/O check), set
+ * up and run.  NULL with @error on any refusal. */
+ReplayResult *replay_run_plan (ReplayPlan          *plan,
+                               const ReplayOptions *opts,
+                               gboolean             check_first,
+                               GError             **error);
 
 gint64   replay_now_ns          (void);
 gboolean replay_run_stopped     (ReplayRun *run);

@@ -17,11 +17,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,6 +119,18 @@ replay_cpus_parse (const char *text, GError **error)
       return NULL;
     }
   return g_steal_pointer (&cpus);
+}
+
+gboolean
+replay_run_refuse_outside (ReplayRun *run, guint process, guint index)
+{
+  if (g_atomic_int_compare_and_exchange (&run->outside, 0, 1))
+    {
+      run->outside_process = process;
+      run->outside_index = index;
+    }
+  g_atomic_int_set (&run->abort, 1);
+  return FALSE;
 }
 
 gboolean
@@ -371,7 +385,8 @@ psync_worker_main (gpointer data)
                                                 prev_complete);
       gint64 issue, complete;
 
-      if (!replay_wait_until_ns (run, intended)
+      if (!replay_io_check (run, w->process, i)
+          || !replay_wait_until_ns (run, intended)
           || !replay_slots_acquire (run, io->target_index, &w->inflight, 1))
         break;
       issue = replay_now_ns ();
@@ -479,7 +494,8 @@ pool_worker_main (gpointer data)
                            ReplayIo, item->index);
       r = &g_array_index ((GArray *) g_ptr_array_index (run->io_results, item->process),
                           ReplayIoResult, item->index);
-      if (!replay_wait_until_ns (run, t0 + item->sched_ns)
+      if (!replay_io_check (run, item->process, item->index)
+          || !replay_wait_until_ns (run, t0 + item->sched_ns)
           || !pool_wait_turn (w, item)
           || !replay_slots_acquire (run, io->target_index, &w->inflight[item->process],
                                     run->iodepth))
@@ -832,15 +848,35 @@ targets_set_buffered (const GArray *targets, const int *fds, const ReplayOptions
   return TRUE;
 }
 
+/* The error of a run that an engine aborted at an I/O outside its target
+ * (replay_io_check): which I/O, where, and that it was not issued. */
+static void
+set_outside_error (const ReplayRun *run, const ReplayResult *res, GError **error)
+{
+  const ReplayProcess *proc = g_ptr_array_index (run->plan->processes, run->outside_process);
+  const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, run->outside_index);
+  const ReplayTarget *t = io->target_index < res->targets->len
+    ? &g_array_index (res->targets, ReplayTarget, io->target_index) : NULL;
+
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+               "replay aborted: I/O %u of %s (trace sector %" G_GUINT64_FORMAT ", %u bytes at byte %"
+               G_GUINT64_FORMAT ") lies outside its target %s (%" G_GUINT64_FORMAT " bytes); "
+               "it was not issued", run->outside_index, proc->name, io->trace_sector, io->bytes,
+               io->offset_bytes, t ? t->path : "(none)",
+               t ? run->target_bytes[io->target_index] : 0);
+}
+
 static gboolean
-run_engine (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError **error)
+run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
+            const ReplayOptions *opts, GError **error)
 {
   guint n_proc = res->plan->processes->len;
   g_autofree guint *issued = g_new0 (guint, n_proc);
   g_autofree gint *device_inflight = g_new0 (gint, res->targets->len);
   ReplayRun run = {
     .opts = opts, .plan = res->plan, .io_results = res->io_results, .issued = issued,
-    .fds = fds, .n_targets = res->targets->len, .device_inflight = device_inflight,
+    .fds = fds, .target_bytes = target_bytes, .n_targets = res->targets->len,
+    .device_inflight = device_inflight,
     .device_depth = opts->device_depth,
     .align_bytes = MAX (res->plan->block_bytes, 4096),
   };
@@ -885,27 +921,44 @@ run_engine (ReplayResult *res, const int *fds, const ReplayOptions *opts, GError
   res->buffered = opts->buffered;
   res->max_inflight_process = (guint) run.max_process_inflight;
   res->max_inflight_device = (guint) run.max_device_inflight;
+  if (run.outside)
+    {
+      g_clear_error (error);
+      set_outside_error (&run, res, error);
+      return FALSE;
+    }
   return ok;
 }
 
-ReplayResult *
-replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
+/* The size of each open target: what the kernel says now (BLKGETSIZE64),
+ * never more than what was probed and planned for, so a device that
+ * shrank since the probe is caught too. */
+static guint64 *
+targets_size_bytes (const GArray *targets, const int *fds)
 {
-  g_autoptr (ReplayResult) res = g_new0 (ReplayResult, 1);
+  guint64 *sizes = g_new (guint64, MAX (targets->len, 1));
+
+  for (guint i = 0; i < targets->len; i++)
+    {
+      guint64 now_bytes;
+
+      sizes[i] = g_array_index (targets, ReplayTarget, i).size_bytes;
+      if (ioctl (fds[i], BLKGETSIZE64, &now_bytes) == 0)
+        sizes[i] = MIN (sizes[i], now_bytes);
+    }
+  return sizes;
+}
+
+/* @res holds targets, target and plan: open, check, set up, run. */
+static ReplayResult *
+run_planned (ReplayResult *res_in, const ReplayOptions *opts, gboolean check_first,
+             GError **error)
+{
+  g_autoptr (ReplayResult) res = res_in;
+  g_autofree guint64 *sizes = NULL;
   int *fds;
   gboolean ok;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
-  g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
-
-  if (!check_engine_options (opts, error))
-    return NULL;
-  /* Targets, mounted/in-use refusals and the plan: replay-targets.c. */
-  if ((res->targets = replay_targets_probe (opts, error)) == NULL
-      || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
-                               &res->target, error)
-      || (res->plan = replay_targets_plan (ios, opts, res->targets, error)) == NULL)
-    return NULL;
   res->dry_run = opts->dry_run;
   res->engine = opts->engine;
   res->io_results = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -922,16 +975,76 @@ replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
     }
   if ((fds = replay_targets_open (res->targets, res->plan, opts, error)) == NULL)
     return NULL;
-  /* Setup and capture (the prepared hook) once every target is open, and
-   * only then the engine's threads and the first I/O. */
-  ok = targets_set_buffered (res->targets, fds, opts, error)
+  sizes = targets_size_bytes (res->targets, fds);
+  /* Every I/O inside its open target before setup, capture and the first
+   * I/O; then setup and capture (the prepared hook), then the engine's
+   * threads, which check each I/O again. */
+  ok = (!check_first || replay_plan_check_ranges (res->plan, sizes, error))
+       && targets_set_buffered (res->targets, fds, opts, error)
        && (opts->prepared == NULL || opts->prepared (res->targets, opts->prepared_data, error))
-       && run_engine (res, fds, opts, error);
+       && run_engine (res, fds, sizes, opts, error);
   replay_targets_close (fds, res->targets->len);
   if (!ok)
     return NULL;
   summarise (res);
   return g_steal_pointer (&res);
+}
+
+/* Targets, mounted/in-use refusals: replay-targets.c. */
+static ReplayResult *
+probe_targets (const ReplayOptions *opts, GError **error)
+{
+  g_autoptr (ReplayResult) res = g_new0 (ReplayResult, 1);
+
+  if (!check_engine_options (opts, error))
+    return NULL;
+  if ((res->targets = replay_targets_probe (opts, error)) == NULL
+      || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
+                               &res->target, error))
+    return NULL;
+  return g_steal_pointer (&res);
+}
+
+ReplayResult *
+replay_run_plan (ReplayPlan *plan, const ReplayOptions *opts, gboolean check_first,
+                 GError **error)
+{
+  g_autoptr (ReplayPlan) owned = plan;
+  ReplayResult *res;
+
+  g_return_val_if_fail (plan != NULL && opts != NULL, NULL);
+  g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
+
+  if ((res = probe_targets (opts, error)) == NULL)
+    return NULL;
+  res->plan = g_steal_pointer (&owned);
+  if (res->plan->targets->len != res->targets->len)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TARGET,
+                   "the plan has %u targets, the options %u", res->plan->targets->len,
+                   res->targets->len);
+      replay_result_free (res);
+      return NULL;
+    }
+  return run_planned (res, opts, check_first, error);
+}
+
+ReplayResult *
+replay_run_ios (const GArray *ios, const ReplayOptions *opts, GError **error)
+{
+  ReplayResult *res;
+
+  g_return_val_if_fail (ios != NULL && opts != NULL, NULL);
+  g_return_val_if_fail (opts->target != NULL || opts->n_maps > 0, NULL);
+
+  if ((res = probe_targets (opts, error)) == NULL)
+    return NULL;
+  if ((res->plan = replay_targets_plan (ios, opts, res->targets, error)) == NULL)
+    {
+      replay_result_free (res);
+      return NULL;
+    }
+  return run_planned (res, opts, TRUE, error);
 }
 
 void

@@ -10,6 +10,7 @@
 #include "replay/replay.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 static const char *const events_names[] = { "queue", "issue" };
@@ -115,33 +116,129 @@ scale_ns (gint64 ns, double speed)
 
 /* Linear map of @offset within the traced device's @extent onto @size:
  * the same relative position, so the spatial pattern (sequential runs,
- * hot regions) keeps its shape on a smaller target. */
+ * hot regions) keeps its shape on a smaller target.  The product is taken
+ * in 128 bits (offset and size are each below 2^64); @offset < @extent,
+ * so the result is below @size. */
 static guint64
 scale_offset (guint64 offset, guint64 extent, guint64 size)
 {
   if (extent <= size || extent == 0)
     return offset;
+  g_assert (offset < extent);
   return (guint64) ((unsigned __int128) offset * size / extent);
 }
 
+/* The byte extent [*offset, *offset + *bytes) of @io on its traced
+ * device; FALSE when its end does not fit in 64 bits.  Sectors are 512
+ * bytes whatever the device's block size (blktrace and the kernel's
+ * sector_t count 512-byte units, include/linux/blk_types.h SECTOR_SHIFT),
+ * so a sector of 2^55 or more cannot be a byte offset: multiplied
+ * unchecked it wraps, and sector 2^55 became byte 0. */
+static gboolean
+io_extent_bytes (const TraceIo *io, guint64 *offset, guint64 *bytes)
+{
+  guint64 end;
+
+  *bytes = (guint64) io->nr_sectors * 512;   /* below 2^41: cannot overflow */
+  return g_uint64_checked_mul (offset, io->sector, 512)
+         && g_uint64_checked_add (&end, *offset, *bytes);
+}
+
+/* @offset + @bytes as text, "2^64" when it does not fit (messages only). */
+static char *
+end_text (guint64 offset, guint64 bytes)
+{
+  guint64 end;
+
+  if (!g_uint64_checked_add (&end, offset, bytes))
+    return g_strdup ("2^64");
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, end);
+}
+
+/* The time an error names for @io: the event replayed, else any the
+ * trace has (an I/O refused before its event time is chosen). */
+static gint64
+io_trace_ns (const TraceIo *io, ReplayEvents events)
+{
+  if (events == REPLAY_EVENTS_QUEUE && io->queue_ns >= 0)
+    return io->queue_ns;
+  if (io->issue_ns >= 0)
+    return io->issue_ns;
+  return io->complete_ns >= 0 ? io->complete_ns : io->queue_ns;
+}
+
+/* REPLAY_ERROR_RANGE: "I/O of pid P at sector S (+N sectors, trace time
+ * T s) <why>", the shape of every refusal of one I/O. */
+static void G_GNUC_PRINTF (4, 5)
+refuse_io (GError **error, const TraceIo *io, gint64 trace_ns, const char *format, ...)
+{
+  g_autofree char *why = NULL;
+  va_list args;
+
+  va_start (args, format);
+  why = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+               "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) %s",
+               io->pid, io->sector, io->nr_sectors, trace_ns / 1e9, why);
+}
+
+static void
+refuse_overflow (GError **error, const TraceIo *io, gint64 trace_ns)
+{
+  refuse_io (error, io, trace_ns,
+             "does not fit in 64-bit byte offsets (sector * 512 + length is 2^64 or more): "
+             "the record is corrupt; refused whatever --wrap or --scale-offsets say, since "
+             "wrapping or scaling an offset that overflowed would place the I/O at random");
+}
+
+/* The offset after --wrap (modulo the target, aligned down) or the
+ * clamp that keeps @bytes inside @size_bytes; @bytes <= @size_bytes. */
+static guint64
+fit_inside (guint64 offset, guint64 bytes, guint64 size_bytes, guint32 block_bytes,
+            gboolean wrap, ReplayPlan *plan)
+{
+  if (wrap)
+    {
+      offset %= size_bytes;
+      offset -= offset % block_bytes;
+      plan->wrapped++;
+    }
+  if (offset > size_bytes - bytes)
+    {
+      /* Aligned down, the clamped I/O stays inside even when the target
+       * is not a whole number of blocks. */
+      offset = size_bytes - bytes;
+      offset -= offset % block_bytes;
+      plan->clamped++;
+    }
+  return offset;
+}
+
 /* Align offset and length to the target's block size and keep the I/O
- * inside it, scaling or wrapping when allowed.  Fails naming the I/O. */
+ * inside it, scaling or wrapping when allowed.  Fails naming the I/O.
+ * Every sum is checked or bounded first: an I/O either lands inside the
+ * target or is refused. */
 static gboolean
 place_io (Pending *p, const ReplayOptions *opts, const ReplayPlanTarget *t,
           ReplayPlan *plan, GError **error)
 {
   guint64 size_bytes = t->size_bytes;
   guint32 block_bytes = t->block_bytes;
-  guint64 offset = p->io->sector * 512;
-  guint64 bytes = (guint64) p->io->nr_sectors * 512;
-  guint64 aligned_offset, aligned_bytes = bytes - bytes % block_bytes;
+  guint64 offset, bytes, aligned_offset, aligned_bytes;
 
+  if (!io_extent_bytes (p->io, &offset, &bytes))
+    {
+      refuse_overflow (error, p->io, p->event_ns);
+      return FALSE;
+    }
   if (opts->scale_offsets && t->traced_extent_bytes > size_bytes)
     {
       offset = scale_offset (offset, t->traced_extent_bytes, size_bytes);
       plan->scaled++;
     }
   aligned_offset = offset - offset % block_bytes;
+  aligned_bytes = bytes - bytes % block_bytes;
   if (aligned_bytes == 0)
     aligned_bytes = block_bytes;
   if (aligned_offset != offset || aligned_bytes != bytes)
@@ -149,39 +246,27 @@ place_io (Pending *p, const ReplayOptions *opts, const ReplayPlanTarget *t,
 
   if (aligned_bytes > size_bytes || aligned_bytes > G_MAXINT32)
     {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
-                   "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) "
-                   "is larger than the target (%" G_GUINT64_FORMAT " bytes)",
-                   p->io->pid, p->io->sector, p->io->nr_sectors, p->event_ns / 1e9, size_bytes);
+      refuse_io (error, p->io, p->event_ns, "is larger than the target (%" G_GUINT64_FORMAT
+                 " bytes)", size_bytes);
       return FALSE;
     }
-  if (aligned_offset + aligned_bytes > size_bytes)
+  /* aligned_bytes <= size_bytes: the subtraction cannot wrap. */
+  if (aligned_offset > size_bytes - aligned_bytes)
     {
       /* Scaled offsets land inside; only the length can stick out. */
       if (!opts->wrap && !opts->scale_offsets)
         {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
-                       "I/O of pid %u at sector %" G_GUINT64_FORMAT " (+%u sectors, trace time %.6f s) "
-                       "ends at byte %" G_GUINT64_FORMAT
-                       ", beyond the end of the target (%" G_GUINT64_FORMAT
-                       " bytes); use --wrap to wrap offsets modulo the target size or "
-                       "--scale-offsets to scale them",
-                       p->io->pid, p->io->sector, p->io->nr_sectors, p->event_ns / 1e9,
-                       aligned_offset + aligned_bytes, size_bytes);
+          g_autofree char *end = end_text (aligned_offset, aligned_bytes);
+
+          refuse_io (error, p->io, p->event_ns, "ends at byte %s, beyond the end of the target (%"
+                     G_GUINT64_FORMAT " bytes); use --wrap to wrap offsets modulo the target size "
+                     "or --scale-offsets to scale them", end, size_bytes);
           return FALSE;
         }
-      if (!opts->scale_offsets)
-        {
-          aligned_offset %= size_bytes;
-          aligned_offset -= aligned_offset % block_bytes;
-          plan->wrapped++;
-        }
-      if (aligned_offset + aligned_bytes > size_bytes)
-        {
-          aligned_offset = size_bytes - aligned_bytes;
-          aligned_offset -= aligned_offset % block_bytes;
-        }
+      aligned_offset = fit_inside (aligned_offset, aligned_bytes, size_bytes, block_bytes,
+                                   opts->wrap && !opts->scale_offsets, plan);
     }
+  g_assert (aligned_bytes > 0 && aligned_offset <= size_bytes - aligned_bytes);
   p->rio.offset_bytes = aligned_offset;
   p->rio.bytes = (guint32) aligned_bytes;
   p->rio.op = p->io->op;
@@ -341,22 +426,32 @@ count_on_target (ReplayPlanTarget *t, const ReplayIo *io)
     }
 }
 
-/* End of the furthest I/O of each target's traced device(s). */
-static void
-measure_extents (const GArray *ios, const ReplayOptions *opts, GArray *targets)
+/* End of the furthest I/O of each target's traced device(s).  Every
+ * I/O that goes to a target counts, the ones skipped later (writes with
+ * --reads-only, discards) too, so each must have an extent that fits in
+ * 64 bits: one that does not is refused here, before anything is placed. */
+static gboolean
+measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
+                 GError **error)
 {
   for (guint i = 0; i < ios->len; i++)
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
-      gint t = io_selected (io, opts) ? target_for (io, targets) : -1;
+      gint t = io_selected (io, opts) ? target_for (io, plan->targets) : -1;
+      ReplayPlanTarget *pt;
+      guint64 offset, bytes;
 
-      if (t >= 0)
+      if (t < 0)
+        continue;
+      if (!io_extent_bytes (io, &offset, &bytes))
         {
-          ReplayPlanTarget *pt = &g_array_index (targets, ReplayPlanTarget, t);
-          pt->traced_extent_bytes = MAX (pt->traced_extent_bytes,
-                                         (io->sector + io->nr_sectors) * 512);
+          refuse_overflow (error, io, io_trace_ns (io, plan->events));
+          return FALSE;
         }
+      pt = &g_array_index (plan->targets, ReplayPlanTarget, t);
+      pt->traced_extent_bytes = MAX (pt->traced_extent_bytes, offset + bytes);
     }
+  return TRUE;
 }
 
 /* Group sorted pending I/Os into processes and fill in their times. */
@@ -427,6 +522,7 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
   g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
   g_autoptr (GArray) pending = NULL;
   gint64 first_ns = G_MAXINT64;
+  gboolean ok;
 
   g_return_val_if_fail (ios != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
   g_return_val_if_fail (opts->speed > 0, NULL);
@@ -453,7 +549,8 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
 
   if (!check_write_policy (ios, opts, plan->targets, error))
     return NULL;
-  measure_extents (ios, opts, plan->targets);
+  if (!measure_extents (ios, opts, plan, error))
+    return NULL;
   pending = collect_pending (ios, opts, plan, error);
   if (pending == NULL)
     return NULL;
@@ -472,7 +569,55 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
   plan->n_devices = count_devices (pending);
   g_array_sort (pending, pending_compare);
   build_processes (plan, pending, first_ns);
+  /* The postcondition, checked whatever the build: place_io() keeps
+   * every I/O inside, so a failure here is a bug (it asserts where
+   * assertions are on) and the plan is refused either way. */
+  ok = replay_plan_check_ranges (plan, NULL, error);
+  g_assert (ok);
+  if (!ok)
+    return NULL;
   return g_steal_pointer (&plan);
+}
+
+gboolean
+replay_plan_check_ranges (const ReplayPlan *plan, const guint64 *size_bytes, GError **error)
+{
+  g_return_val_if_fail (plan != NULL, FALSE);
+
+  for (guint p = 0; p < plan->processes->len; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (plan->processes, p);
+
+      for (guint i = 0; i < proc->ios->len; i++)
+        {
+          const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
+          guint64 size;
+
+          if (io->target_index >= plan->targets->len)
+            {
+              g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+                           "I/O %u of %s (trace sector %" G_GUINT64_FORMAT ") names target %u "
+                           "of %u: refusing to replay", i, proc->name, io->trace_sector,
+                           io->target_index, plan->targets->len);
+              return FALSE;
+            }
+          size = size_bytes != NULL
+            ? size_bytes[io->target_index]
+            : g_array_index (plan->targets, ReplayPlanTarget, io->target_index).size_bytes;
+          if (io->bytes == 0 || io->bytes > size || io->offset_bytes > size - io->bytes)
+            {
+              g_autofree char *end = end_text (io->offset_bytes, io->bytes);
+
+              g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE,
+                           "I/O %u of %s (trace sector %" G_GUINT64_FORMAT ") covers bytes %"
+                           G_GUINT64_FORMAT " to %s of target %u, which has %" G_GUINT64_FORMAT
+                           " bytes: refusing to replay", i, proc->name, io->trace_sector,
+                           io->offset_bytes, end, io->target_index, size);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
 }
 
 void
@@ -500,8 +645,9 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
     fprintf (out, "unmapped    %" G_GUINT64_FORMAT " I/Os of traced devices without a --map\n",
              plan->skipped_unmapped);
   fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
-           " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " at issue time (no Q)\n",
-           plan->aligned, plan->block_bytes, plan->wrapped, plan->scaled,
+           " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " moved back inside the "
+           "end, %" G_GUINT64_FORMAT " at issue time (no Q)\n",
+           plan->aligned, plan->block_bytes, plan->wrapped, plan->scaled, plan->clamped,
            plan->fell_back_to_issue);
   fprintf (out, "\n%-24s %8s %8s %8s %14s %12s %12s\n",
            "process", "ios", "reads", "writes", "bytes", "first_s", "last_s");

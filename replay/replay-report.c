@@ -142,6 +142,8 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
   replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
   replay_json_add_int (b, "aligned", (gint64) plan->aligned);
   replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);
+  replay_json_add_int (b, "scaled", (gint64) plan->scaled);
+  replay_json_add_int (b, "clamped", (gint64) plan->clamped);
   json_builder_end_object (b);
 }
 
@@ -227,12 +229,15 @@ replay_result_print (const ReplayResult *result, FILE *out)
              "near the gap between I/Os the submitter is CPU-bound)\n",
              result->submit_call_p50_ns / 1e3, result->submit_call_p99_ns / 1e3);
   if (result->plan->skipped_writes + result->plan->skipped_other + result->plan->aligned
-      + result->plan->wrapped + result->plan->fell_back_to_issue > 0)
+      + result->plan->wrapped + result->plan->scaled + result->plan->clamped
+      + result->plan->fell_back_to_issue > 0)
     fprintf (out, "  adjusted      %" G_GUINT64_FORMAT " writes skipped, %" G_GUINT64_FORMAT
              " discards/flushes skipped, %" G_GUINT64_FORMAT " aligned, %" G_GUINT64_FORMAT
-             " wrapped, %" G_GUINT64_FORMAT " at D time\n",
+             " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " moved back inside "
+             "the end, %" G_GUINT64_FORMAT " at D time\n",
              result->plan->skipped_writes, result->plan->skipped_other, result->plan->aligned,
-             result->plan->wrapped, result->plan->fell_back_to_issue);
+             result->plan->wrapped, result->plan->scaled, result->plan->clamped,
+             result->plan->fell_back_to_issue);
   fprintf (out, "\n%-24s %8s %12s %6s %12s %12s %12s %12s %12s\n", "process", "ios", "bytes",
            "errors", "lat_mean_us", "lat_p50_us", "lat_p95_us", "lat_p99_us", "lat_max_us");
   for (guint i = 0; result->processes && i < result->processes->len; i++)

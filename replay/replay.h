@@ -17,8 +17,10 @@
  * The work splits in two so that tests can reach each half:
  *   replay_plan_build()  pure: trace I/Os -> per-process schedules, with
  *                        alignment, wrapping and the write policy applied;
- *   replay_run_ios()     safety checks, the target, the threads, the
- *                        per-I/O results and the summary.
+ *   replay_run_ios()     safety checks, the target, the range check of
+ *                        every I/O against the open targets (again in the
+ *                        engines, per I/O), the threads, the per-I/O
+ *                        results and the summary.
  * replay_run() loads a trace file and does both.
  */
 #pragma once
@@ -180,14 +182,21 @@ typedef struct {
   guint64  aligned;        /* offset or length adjusted to the block size */
   guint64  wrapped;        /* --wrap applied */
   guint64  scaled;         /* --scale-offsets applied */
+  guint64  clamped;        /* moved back so that they end at the target's end (their
+                            * tail stuck out after --wrap, --scale-offsets or alignment) */
   guint64  skipped_unmapped; /* I/Os of traced devices without a --map */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
 /* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
- * them.  Fails with REPLAY_ERROR_WRITES when the trace writes and neither
- * allow_write nor reads_only is set, REPLAY_ERROR_RANGE for an I/O beyond
- * the target (without wrap), REPLAY_ERROR_EMPTY when nothing is left. */
+ * them, from any source: nothing about their values is trusted.  Fails
+ * with REPLAY_ERROR_WRITES when the trace writes and neither allow_write
+ * nor reads_only is set, REPLAY_ERROR_RANGE for an I/O beyond the target
+ * (without wrap or scale_offsets) or larger than it, and for any I/O whose
+ * extent does not fit in 64-bit bytes (sector * 512 + length overflows),
+ * whatever wrap and scale_offsets say; REPLAY_ERROR_EMPTY when nothing is
+ * left.  On success every planned I/O's [offset_bytes, offset_bytes +
+ * bytes) lies inside its target (replay_plan_check_ranges() holds). */
 ReplayPlan *replay_plan_build  (const GArray        *ios,
                                 const ReplayOptions *opts,
                                 guint64              target_size_bytes,
@@ -201,6 +210,14 @@ ReplayPlan *replay_plan_build_mapped (const GArray           *ios,
                                       guint                   n_targets,
                                       GError                **error);
 void        replay_plan_free   (ReplayPlan *plan);
+/* TRUE when every I/O of @plan lies inside its target: a non-empty
+ * [offset_bytes, offset_bytes + bytes) within [0, size), size being
+ * @size_bytes[target_index] (one per plan target; NULL: the plan's own
+ * ReplayPlanTarget.size_bytes).  REPLAY_ERROR_RANGE naming the first I/O
+ * outside otherwise.  O(I/Os), no allocation. */
+gboolean    replay_plan_check_ranges (const ReplayPlan *plan,
+                                      const guint64    *size_bytes,
+                                      GError          **error);
 /* Human-readable plan (what --dry-run prints). */
 void        replay_plan_print  (const ReplayPlan   *plan,
                                 const ReplayTarget *target,

@@ -203,6 +203,156 @@ test_align_and_range (void)
     }
 }
 
+/* Issue 12: sector 2^55 times 512 wrapped to byte 0 and the write landed
+ * at the start of the target.  Records whose extent does not fit in 64
+ * bits are refused, naming the record, under every placement option. */
+typedef struct {
+  const char *name;
+  guint64     sector;
+  guint32     nr_sectors;
+} OverflowCase;
+
+static const OverflowCase overflow_cases[] = {
+  { "sector-2^55", G_GUINT64_CONSTANT (1) << 55, 8 },
+  { "sector-2^64-1", G_MAXUINT64, 8 },
+  { "end-is-2^64", (G_GUINT64_CONSTANT (1) << 55) - 1, 1 },
+  { "length-max", (G_GUINT64_CONSTANT (1) << 55) - 8, G_MAXUINT32 },
+};
+
+static void
+test_overflow_refused (gconstpointer data)
+{
+  const OverflowCase *c = data;
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 0, 8, 1000, 1100, 1200),
+    mkio (42, "dd", TRACE_OP_WRITE, c->sector, c->nr_sectors, 2500000000, 2500000100, 2500000200),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autofree char *sector = g_strdup_printf ("sector %" G_GUINT64_FORMAT " (+%u sectors",
+                                             c->sector, c->nr_sectors);
+
+  for (guint combo = 0; combo < 8; combo++)
+    {
+      g_autoptr (GError) error = NULL;
+      ReplayOptions opts;
+
+      replay_options_init (&opts);
+      opts.wrap = (combo & 1) != 0;
+      opts.scale_offsets = (combo & 2) != 0;
+      /* Skipped writes count in the traced extent: refused as well. */
+      opts.allow_write = (combo & 4) == 0;
+      opts.reads_only = (combo & 4) != 0;
+      g_assert_null (replay_plan_build (ios, &opts, 16 * MIB, 512, &error));
+      g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+      g_assert_nonnull (strstr (error->message, "pid 42"));
+      g_assert_nonnull (strstr (error->message, sector));
+      g_assert_nonnull (strstr (error->message, "trace time 2.500000 s"));
+      g_assert_nonnull (strstr (error->message, "64-bit"));
+    }
+}
+
+/* Just below the overflow: the extent fits, so it is an ordinary I/O
+ * beyond the target, refused without --wrap and wrapped inside with it;
+ * on 4 KiB blocks its aligned end would be 2^64 exactly (the unchecked
+ * sum wrapped to 0 and passed as inside). */
+static void
+test_near_overflow (void)
+{
+  const guint64 sector = (G_GUINT64_CONSTANT (1) << 55) - 2;   /* byte 2^64 - 1024 */
+  const TraceIo in[] = { mkio (7, "a", TRACE_OP_WRITE, sector, 1, 0, 10, 20) };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  g_assert_null (replay_plan_build (ios, &opts, MIB + 512, 4096, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "ends at byte 2^64"));
+  g_assert_nonnull (strstr (error->message, "--wrap"));
+  g_clear_error (&error);
+
+  opts.wrap = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB + 512, 4096, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 4096);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes % 4096, ==, 0);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes + 4096, <=, MIB + 512);
+  g_assert_cmpuint (plan->wrapped, ==, 1);
+  g_assert_true (replay_plan_check_ranges (plan, NULL, &error));
+}
+
+/* A target that is not a whole number of blocks: an I/O at its last
+ * sector is moved back (and counted), its aligned end at most the size. */
+static void
+test_clamp_counted (void)
+{
+  const guint64 size = 10 * 1024;   /* 2.5 blocks of 4 KiB */
+  const TraceIo in[] = { mkio (1, "a", TRACE_OP_READ, size / 512 - 1, 1, 0, 10, 20) };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  g_assert_null (replay_plan_build (ios, &opts, size, 4096, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_clear_error (&error);
+  opts.scale_offsets = TRUE;
+  plan = replay_plan_build (ios, &opts, size, 4096, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 4096);
+  g_assert_cmpuint (plan->clamped, ==, 1);
+  g_assert_cmpuint (plan->wrapped, ==, 0);
+  g_assert_cmpuint (plan->scaled, ==, 0);   /* the extent fits: nothing to scale */
+  g_assert_cmpuint (plan->aligned, ==, 1);
+}
+
+/* The postcondition check itself: a plan edited to reach outside its
+ * target (past the end, an end that wraps 64 bits, no bytes, a target
+ * that does not exist) is refused, and a smaller real size is honoured. */
+static void
+test_check_ranges (void)
+{
+  const TraceIo in[] = { mkio (1, "a", TRACE_OP_READ, 8, 8, 0, 10, 20) };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayIo *io;
+  ReplayOptions opts;
+  const guint64 small = 4096, exact = 8192;
+
+  replay_options_init (&opts);
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  io = (ReplayIo *) io_at (plan, 0, 0);
+  g_assert_true (replay_plan_check_ranges (plan, NULL, &error));
+  g_assert_true (replay_plan_check_ranges (plan, &exact, &error));
+  g_assert_false (replay_plan_check_ranges (plan, &small, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "of a-1 "));
+  g_assert_nonnull (strstr (error->message, "trace sector 8"));
+  g_clear_error (&error);
+
+  io->offset_bytes = MIB - 2048;
+  g_assert_false (replay_plan_check_ranges (plan, NULL, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_clear_error (&error);
+  io->offset_bytes = G_MAXUINT64 - 1024;
+  g_assert_false (replay_plan_check_ranges (plan, NULL, &error));
+  g_assert_nonnull (strstr (error->message, "to 2^64"));
+  g_clear_error (&error);
+  io->offset_bytes = 0;
+  io->bytes = 0;
+  g_assert_false (replay_plan_check_ranges (plan, NULL, &error));
+  g_clear_error (&error);
+  io->bytes = 4096;
+  io->target_index = 1;
+  g_assert_false (replay_plan_check_ranges (plan, NULL, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+}
+
 static void
 test_write_policy (void)
 {
@@ -432,6 +582,14 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/think-time", test_think_time);
   g_test_add_func ("/replay/plan/issue-events", test_issue_events);
   g_test_add_func ("/replay/plan/align-and-range", test_align_and_range);
+  for (guint i = 0; i < G_N_ELEMENTS (overflow_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/replay/plan/overflow/%s", overflow_cases[i].name);
+      g_test_add_data_func (path, &overflow_cases[i], test_overflow_refused);
+    }
+  g_test_add_func ("/replay/plan/near-overflow", test_near_overflow);
+  g_test_add_func ("/replay/plan/clamp-counted", test_clamp_counted);
+  g_test_add_func ("/replay/plan/check-ranges", test_check_ranges);
   g_test_add_func ("/replay/plan/write-policy", test_write_policy);
   g_test_add_func ("/replay/plan/empty", test_empty);
   g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);

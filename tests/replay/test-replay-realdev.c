@@ -1,6 +1,11 @@
 /* test-replay-realdev.c — replay on a loop device: reads, closed and afap
  * timing, the write policy, refusal of a busy or mounted target, dry runs
  * that touch nothing, and the `iosim replay` command on a trace file.
+ * Issue 12: a write at sector 2^55 (whose byte offset wrapped to 0) in
+ * blkparse text and binary blktrace is refused with and without --wrap and
+ * leaves the device's first bytes as they were; a dry run reports the
+ * counts the run has; every engine refuses a plan that reaches past the
+ * open device, before or at the I/O.
  * Needs root and /dev/loop-control; skips otherwise. */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +18,13 @@
 
 #include <json-glib/json-glib.h>
 
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+
 #include "loopdev.h"
+#include "replay/replay-engine-private.h"
 #include "replay/replay.h"
+#include "traces/trace.h"
 
 #define DEV_BYTES (16u << 20)
 
@@ -601,6 +611,357 @@ test_cli (Fixture *f, gconstpointer data)
   rmdir (dir);
 }
 
+/* ---- issue 12: the overflow trace ---------------------------------------- */
+
+/* Sector 2^55: times 512 it is 2^64, which wrapped to byte 0. */
+#define OVERFLOW_SECTOR (G_GUINT64_CONSTANT (1) << 55)
+#define PATTERN_BYTES (64u << 10)
+
+typedef struct {
+  const char *name;
+  gboolean    binary;       /* blktrace instead of blkparse text */
+  gboolean    wrap;
+} OverflowCli;
+
+static const OverflowCli overflow_cli_cases[] = {
+  { "blkparse", FALSE, FALSE },
+  { "blkparse-wrap", FALSE, TRUE },
+  { "blktrace", TRUE, FALSE },
+  { "blktrace-wrap", TRUE, TRUE },
+};
+
+/* Q, D, C of one 8-sector I/O. */
+static void
+add_lifecycle (GArray *recs, guint32 pid, const char *comm, guint32 rwbs, guint64 sector,
+               gint64 t_ns)
+{
+  static const TraceAction actions[] = { TRACE_ACT_QUEUE, TRACE_ACT_ISSUE, TRACE_ACT_COMPLETE };
+
+  for (guint i = 0; i < G_N_ELEMENTS (actions); i++)
+    {
+      TraceRecord r;
+
+      memset (&r, 0, sizeof r);
+      r.time_ns = t_ns + (gint64) i * 20000;
+      r.dev_major = 7;
+      r.dev_minor = 0;
+      r.cpu = 0;
+      r.pid = actions[i] == TRACE_ACT_COMPLETE ? 0 : pid;
+      r.action = actions[i];
+      r.rwbs = rwbs;
+      r.sector = sector;
+      r.nr_sectors = 8;
+      if (actions[i] != TRACE_ACT_COMPLETE)
+        g_strlcpy (r.comm, comm, sizeof r.comm);
+      g_array_append_val (recs, r);
+    }
+}
+
+/* A read at sector 8 and a write at sector 64, both inside, and between
+ * them the write at sector 2^55: refused, none of them may happen. */
+static char *
+write_overflow_trace (const char *dir, gboolean binary)
+{
+  g_autoptr (GArray) recs = g_array_new (FALSE, TRUE, sizeof (TraceRecord));
+  char *path = g_build_filename (dir, binary ? "overflow.blktrace.0" : "overflow.blkparse", NULL);
+
+  add_lifecycle (recs, 1234, "dd", TRACE_RWBS_READ, 8, 1000000);
+  add_lifecycle (recs, 1234, "dd", TRACE_RWBS_WRITE, OVERFLOW_SECTOR, 2000000);
+  add_lifecycle (recs, 1234, "dd", TRACE_RWBS_WRITE, 64, 3000000);
+  if (binary)
+    {
+      g_autoptr (TraceBlktraceWriter) w = trace_blktrace_writer_new ();
+      g_autoptr (GByteArray) bytes = g_byte_array_new ();
+
+      for (guint i = 0; i < recs->len; i++)
+        trace_blktrace_writer_append (w, &g_array_index (recs, TraceRecord, i), bytes);
+      g_assert_true (g_file_set_contents (path, (const char *) bytes->data, bytes->len, NULL));
+    }
+  else
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+
+      for (guint i = 0; i < recs->len; i++)
+        trace_format_blkparse (&g_array_index (recs, TraceRecord, i), i + 1, text);
+      g_assert_nonnull (strstr (text->str, " 36028797018963968 + 8"));
+      g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+    }
+  return path;
+}
+
+/* A pattern no replay writes (replays write 0x5a), on the device's first
+ * PATTERN_BYTES, through the loop device and flushed to the backing file. */
+static void
+fill_pattern (LoopDev *dev, guint8 *pattern)
+{
+  for (guint i = 0; i < PATTERN_BYTES; i++)
+    pattern[i] = (guint8) (i * 7 + 3);
+  g_assert_cmpint (pwrite (dev->fd, pattern, PATTERN_BYTES, 0), ==, PATTERN_BYTES);
+  g_assert_cmpint (fsync (dev->fd), ==, 0);
+}
+
+static void
+test_overflow_cli (Fixture *f, gconstpointer data)
+{
+  const OverflowCli *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *trace = NULL, *base = NULL;
+  g_autofree guint8 *pattern = g_malloc (PATTERN_BYTES), *after = g_malloc (PATTERN_BYTES);
+
+  if (f->dev == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-replay-overflow-XXXXXX", &error);
+  g_assert_no_error (error);
+  trace = write_overflow_trace (dir, c->binary);
+  base = g_path_get_basename (trace);
+  fill_pattern (f->dev, pattern);
+  for (guint dry = 0; dry < 2; dry++)
+    {
+      g_autofree char *out = NULL, *err = NULL;
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      int rc;
+
+      g_ptr_array_add (args, (gpointer) "replay");
+      g_ptr_array_add (args, trace);
+      g_ptr_array_add (args, (gpointer) "--target");
+      g_ptr_array_add (args, f->dev->path);
+      g_ptr_array_add (args, (gpointer) "--allow-write");
+      if (dry)
+        g_ptr_array_add (args, (gpointer) "--dry-run");
+      if (c->wrap)
+        g_ptr_array_add (args, (gpointer) "--wrap");
+      g_ptr_array_add (args, NULL);
+      rc = run_iosim ((const char *const *) args->pdata, &out, &err);
+
+      g_test_message ("%s%s: rc %d\nstdout:\n%s\nstderr:\n%s", c->name, dry ? " --dry-run" : "",
+                      rc, out, err);
+      g_assert_cmpint (rc, !=, 0);
+      /* The refusal names the record: the planner by pid and sector, a
+       * reader that refuses it at parse time by file and record. */
+      g_assert_true ((strstr (err, "36028797018963968") != NULL && strstr (err, "pid 1234") != NULL)
+                     || strstr (err, base) != NULL);
+      g_assert_null (strstr (out, "wrapped"));
+    }
+  /* Nothing written: not the 4 KiB at byte 0 where the wrapped offset
+   * pointed, nor the good write at sector 64 (refused before any I/O). */
+  g_assert_true (loopdev_read_backing (f->dev, 0, PATTERN_BYTES, after));
+  g_assert_cmpmem (after, 4096, pattern, 4096);
+  g_assert_cmpmem (after, PATTERN_BYTES, pattern, PATTERN_BYTES);
+  unlink (trace);
+  rmdir (dir);
+}
+
+/* An unaligned trace, partly beyond the device, on 4 KiB logical blocks. */
+static char *
+write_misfit_trace (const char *dir)
+{
+  g_autoptr (GString) text = g_string_new (NULL);
+  char *path = g_build_filename (dir, "misfit.blkparse", NULL);
+  g_autoptr (GArray) recs = g_array_new (FALSE, TRUE, sizeof (TraceRecord));
+  const guint64 dev_sectors = DEV_BYTES / 512;
+  const guint64 sectors[] = { 3, 8, 16, dev_sectors - 1, dev_sectors + 100, 3 * dev_sectors + 5,
+                              dev_sectors / 2 + 1, 2 * dev_sectors - 8 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sectors); i++)
+    add_lifecycle (recs, 1000 + i % 2, "io", i % 3 == 0 ? TRACE_RWBS_WRITE : TRACE_RWBS_READ,
+                   sectors[i], 1000000 + (gint64) i * 1000000);
+  for (guint i = 0; i < recs->len; i++)
+    trace_format_blkparse (&g_array_index (recs, TraceRecord, i), i + 1, text);
+  g_assert_true (g_file_set_contents (path, text->str, (gssize) text->len, NULL));
+  return path;
+}
+
+static JsonObject *
+json_plan (JsonParser *parser, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  return json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "plan");
+}
+
+/* --dry-run reports what the run does: the same plan counts (aligned,
+ * wrapped, scaled, moved back) as the real run's JSON, and the run issues
+ * every I/O the dry run planned. */
+static void
+test_dry_run_matches (Fixture *f, gconstpointer data)
+{
+  static const char *const members[] = { "ios", "reads", "writes", "bytes_read", "bytes_written",
+                                         "aligned", "wrapped", "scaled", "clamped",
+                                         "skipped_writes", "skipped_other" };
+  static const char *const fits[] = { "--wrap", "--scale-offsets" };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL, *trace = NULL, *dry_json = NULL, *run_json = NULL;
+  int block = 4096;
+
+  if (f->dev == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  /* 4 KiB logical blocks, so that alignment has work to do. */
+  if (ioctl (f->dev->fd, LOOP_SET_BLOCK_SIZE, (unsigned long) block) != 0)
+    {
+      g_test_skip ("LOOP_SET_BLOCK_SIZE not supported");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-replay-dry-XXXXXX", &error);
+  g_assert_no_error (error);
+  trace = write_misfit_trace (dir);
+  dry_json = g_build_filename (dir, "dry.json", NULL);
+  run_json = g_build_filename (dir, "run.json", NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (fits); k++)
+    {
+      g_autoptr (JsonParser) dry_parser = json_parser_new ();
+      g_autoptr (JsonParser) run_parser = json_parser_new ();
+      g_autofree char *out = NULL, *err = NULL;
+      JsonObject *dry, *run;
+
+      {
+        const char *args[] = { "replay", trace, "--target", f->dev->path, "--allow-write",
+                               fits[k], "--dry-run", "--json", dry_json, NULL };
+        int rc = run_iosim (args, &out, &err);
+        g_test_message ("%s --dry-run: stdout:\n%s\nstderr:\n%s", fits[k], out, err);
+        g_assert_cmpint (rc, ==, 0);
+        g_assert_nonnull (strstr (out, "moved back inside the end"));
+      }
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+      {
+        const char *args[] = { "replay", trace, "--target", f->dev->path, "--allow-write",
+                               fits[k], "--json", run_json, NULL };
+        int rc = run_iosim (args, &out, &err);
+        g_test_message ("%s: stdout:\n%s\nstderr:\n%s", fits[k], out, err);
+        g_assert_cmpint (rc, ==, 0);
+      }
+      dry = json_plan (dry_parser, dry_json);
+      run = json_plan (run_parser, run_json);
+      for (guint m = 0; m < G_N_ELEMENTS (members); m++)
+        g_assert_cmpint (json_object_get_int_member (dry, members[m]), ==,
+                         json_object_get_int_member (run, members[m]));
+      g_assert_true (json_object_get_boolean_member (json_node_get_object (
+                       json_parser_get_root (dry_parser)), "dry_run"));
+      /* The run issued exactly what was planned, without errors. */
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (
+                         json_parser_get_root (run_parser)), "ios"), ==,
+                       json_object_get_int_member (dry, "ios"));
+      g_assert_cmpint (json_object_get_int_member (json_node_get_object (
+                         json_parser_get_root (run_parser)), "errors"), ==, 0);
+      g_assert_cmpint (json_object_get_int_member (dry, "ios"), ==, 8);
+      g_assert_cmpint (json_object_get_int_member (dry, "aligned"), >, 0);
+      g_assert_cmpint (json_object_get_int_member (dry, k == 0 ? "wrapped" : "scaled"), >, 0);
+      unlink (dry_json);
+      unlink (run_json);
+    }
+  unlink (trace);
+  rmdir (dir);
+}
+
+typedef struct {
+  const char  *name;
+  ReplayEngine engine;
+  guint        threads;
+} EngineRange;
+
+static const EngineRange engine_range_cases[] = {
+  { "psync", REPLAY_ENGINE_PSYNC, 0 },
+  { "psync-pool", REPLAY_ENGINE_PSYNC, 2 },
+  { "io_uring", REPLAY_ENGINE_IO_URING, 0 },
+  { "libaio", REPLAY_ENGINE_LIBAIO, 0 },
+};
+
+/* A plan made for a device twice as large as the loop device: its reads
+ * in the lower half are fine, its write at the very end is not.  Checked
+ * first (as replay_run_ios does), the run is refused before any I/O; sent
+ * to the engine unchecked, the engine refuses that I/O itself and aborts
+ * the run with an error instead of issuing it. */
+static void
+test_engine_range (Fixture *f, gconstpointer data)
+{
+  const EngineRange *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree guint8 *pattern = g_malloc (PATTERN_BYTES), *after = g_malloc (PATTERN_BYTES);
+  ReplayOptions opts;
+
+  if (f->dev == NULL)
+    return;
+  if (!replay_engine_available (c->engine, &error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  fill_pattern (f->dev, pattern);
+  replay_options_init (&opts);
+  opts.target = f->dev->path;
+  opts.allow_write = TRUE;
+  opts.engine = c->engine;
+  opts.threads = c->threads;
+  for (guint check_first = 0; check_first < 2; check_first++)
+    {
+      g_autoptr (GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+      g_autoptr (ReplayPlan) plan = NULL;
+      g_autoptr (ReplayResult) res = NULL;
+
+      for (guint i = 0; i < 4; i++)
+        {
+          TraceIo r = mkio (1000, "reader", TRACE_OP_READ, 1024 + 8 * i, 1000000 + i * 100000);
+          g_array_append_val (ios, r);
+        }
+      {
+        TraceIo w = mkio (2000, "writer", TRACE_OP_WRITE, 2 * DEV_BYTES / 512 - 8, 1200000);
+        g_array_append_val (ios, w);
+      }
+      plan = replay_plan_build (ios, &opts, 2 * (guint64) DEV_BYTES, 512, &error);
+      g_assert_no_error (error);
+      res = replay_run_plan (g_steal_pointer (&plan), &opts, check_first, &error);
+      g_assert_null (res);
+      g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+      g_test_message ("%s, %s: %s", c->name, check_first ? "checked first" : "unchecked",
+                      error->message);
+      g_assert_nonnull (strstr (error->message, "writer-2000"));
+      g_assert_nonnull (strstr (error->message, check_first ? "refusing to replay"
+                                                            : "it was not issued"));
+      g_clear_error (&error);
+    }
+  g_assert_true (loopdev_read_backing (f->dev, 0, PATTERN_BYTES, after));
+  g_assert_cmpmem (after, PATTERN_BYTES, pattern, PATTERN_BYTES);
+}
+
+/* The engines' own compare at the boundaries: the last block fits, one
+ * byte more does not, nor a wrapped end, nor an unknown target. */
+static void
+test_io_inside (void)
+{
+  const guint64 sizes[] = { 8192 };
+  ReplayRun run = { .target_bytes = sizes, .n_targets = 1 };
+  ReplayIo io = { .offset_bytes = 4096, .bytes = 4096 };
+
+  g_assert_true (replay_io_inside (&run, &io));
+  io.offset_bytes = 4097;
+  g_assert_false (replay_io_inside (&run, &io));
+  io.offset_bytes = G_MAXUINT64 - 100;
+  g_assert_false (replay_io_inside (&run, &io));
+  io.offset_bytes = 0;
+  io.bytes = 0;
+  g_assert_false (replay_io_inside (&run, &io));
+  io.bytes = 8192;
+  g_assert_true (replay_io_inside (&run, &io));
+  io.bytes = 8193;
+  g_assert_false (replay_io_inside (&run, &io));
+  io.bytes = 512;
+  io.target_index = 1;
+  g_assert_false (replay_io_inside (&run, &io));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -616,6 +977,22 @@ main (int argc, char **argv)
   ADD ("/replay/realdev/stop", test_stop);
   ADD ("/replay/realdev/realtime", test_realtime);
   ADD ("/replay/realdev/cli", test_cli);
+  for (guint i = 0; i < G_N_ELEMENTS (overflow_cli_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/replay/realdev/overflow/%s",
+                                               overflow_cli_cases[i].name);
+      g_test_add (path, Fixture, &overflow_cli_cases[i], fixture_setup, test_overflow_cli,
+                  fixture_teardown);
+    }
+  ADD ("/replay/realdev/dry-run-matches", test_dry_run_matches);
+  for (guint i = 0; i < G_N_ELEMENTS (engine_range_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/replay/realdev/engine-range/%s",
+                                               engine_range_cases[i].name);
+      g_test_add (path, Fixture, &engine_range_cases[i], fixture_setup, test_engine_range,
+                  fixture_teardown);
+    }
+  g_test_add_func ("/replay/realdev/io-inside", test_io_inside);
 #undef ADD
   return g_test_run ();
 }
