@@ -221,6 +221,57 @@ move_tasks (const char *from_procs, const char *to_procs, guint *refused)
   return moved;
 }
 
+/* The CPU list @path shows is @want (cpuset.cpus: the kernel takes only
+ * online CPUs of the parent). */
+static gboolean
+check_cpus (const char *path, const GArray *want, GError **error)
+{
+  g_autofree char *text = replay_setup_read_stripped (path, error);
+  g_autoptr (GArray) shown = text ? replay_cpus_parse (text, NULL) : NULL;
+  g_autofree char *want_list = list_of (want);
+  gboolean same = shown != NULL && shown->len == want->len;
+
+  for (guint i = 0; same && i < want->len; i++)
+    same = cpu_listed (shown, g_array_index (want, int, i));
+  if (text != NULL && !same)
+    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                 "--isolate: wrote CPUs %s to %s but the kernel shows '%s'", want_list, path, text);
+  return same;
+}
+
+/* The masks @a and @b hold the same CPUs (sysfs may print more words). */
+static gboolean
+same_mask (const char *a, const char *b)
+{
+  g_autoptr (GArray) wa = parse_mask (a);
+  g_autoptr (GArray) wb = parse_mask (b);
+  guint n;
+
+  if (wa == NULL || wb == NULL)
+    return FALSE;
+  n = MAX (wa->len, wb->len);
+  for (guint i = 0; i < n; i++)
+    if ((i < wa->len ? g_array_index (wa, guint32, i) : 0)
+        != (i < wb->len ? g_array_index (wb, guint32, i) : 0))
+      return FALSE;
+  return TRUE;
+}
+
+/* What a mask file shows after writing @value to it is the same mask. */
+static gboolean
+check_mask (const char *path, const char *value, GError **error)
+{
+  g_autofree char *text = replay_setup_read_stripped (path, error);
+
+  if (text == NULL)
+    return FALSE;
+  if (same_mask (text, value))
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+               "%s: wrote mask %s but the kernel shows %s (not taken)", path, value, text);
+  return FALSE;
+}
+
 /* The root cpuset's processes into a new cpuset of the @rest CPUs under
  * @dir (v1 or v2). */
 static gboolean
@@ -236,16 +287,19 @@ shield_processes (ReplaySetup *setup, const char *dir, gboolean v1, const GArray
   root_procs = g_build_filename (dir, "cgroup.procs", NULL);
   shield_procs = g_build_filename (shield, "cgroup.procs", NULL);
   cpus_path = g_build_filename (shield, "cpuset.cpus", NULL);
+  /* Recorded (and journaled) before it exists, so that a failure or a
+   * death anywhere below empties and removes it. */
+  if (!replay_setup_record_cpuset (setup, shield, root_procs, log, error))
+    return FALSE;
   if (mkdir (shield, 0755) != 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "--isolate: cannot create %s: %s",
                    shield, g_strerror (errno));
+      replay_setup_forget_last (setup);
       return FALSE;
     }
-  /* Recorded before anything moves in, so that any failure below empties
-   * and removes it. */
-  replay_setup_record_cpuset (setup, shield, root_procs, log);
-  if (!replay_setup_write_value (cpus_path, rest_list, error))
+  if (!replay_setup_write_value (cpus_path, rest_list, error)
+      || !check_cpus (cpus_path, rest, error))
     return FALSE;
   if (v1)
     {
@@ -305,15 +359,17 @@ shield_workqueues (ReplaySetup *setup, const GArray *shield, const GArray *rest,
       return FALSE;
     }
   value = mask_remove (words, shield) ? format_mask (words) : mask_of (rest);
-  if (strcmp (value, old) == 0)
+  if (same_mask (value, old))
     return TRUE;
-  return replay_setup_change_file (setup, path, value, log, error);
+  return replay_setup_record (setup, path, old, TRUE, log, error)
+         && replay_setup_write_value (path, value, error)
+         && check_mask (path, value, error);
 }
 
 /* Each IRQ the kernel lets move, off the shield. */
-static void
+static gboolean
 shield_irqs (ReplaySetup *setup, const GArray *shield, const ReplayIsolatePaths *paths,
-             FILE *log)
+             FILE *log, GError **error)
 {
   const char *dir = path_or (paths ? paths->irq_dir : NULL, ISOLATE_IRQ_DIR);
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
@@ -330,20 +386,26 @@ shield_irqs (ReplaySetup *setup, const GArray *shield, const ReplayIsolatePaths 
       if (words == NULL || !mask_remove (words, shield))
         continue;
       value = format_mask (words);
-      if (strcmp (value, old) == 0)
+      if (same_mask (value, old))
         continue;
-      replay_setup_record (setup, path, old, TRUE, log);
-      if (replay_setup_write_value (path, value, NULL))
-        moved++;
-      else
+      if (!replay_setup_record (setup, path, old, TRUE, log, error))
+        return FALSE;
+      /* The kernel may take a mask and keep another (a managed IRQ's); such
+       * an IRQ counts as refused, its old value is still put back. */
+      if (!replay_setup_write_value (path, value, NULL))
         {
-          replay_setup_forget_last (setup);
+          replay_setup_forget_last (setup);   /* nothing changed */
           refused++;
         }
+      else if (check_mask (path, value, NULL))
+        moved++;
+      else
+        refused++;
     }
   if (log)
     fprintf (log, "iosim replay: --isolate: %u IRQs moved off the replay CPUs, %u refused "
              "(managed by the kernel)\n", moved, refused);
+  return TRUE;
 }
 
 gboolean
@@ -368,7 +430,8 @@ replay_setup_isolate (ReplaySetup *setup, const GArray *cpus, const ReplayIsolat
     return FALSE;
   if (!shield_workqueues (setup, cpus, rest, paths, log, error))
     return FALSE;
-  shield_irqs (setup, cpus, paths, log);
+  if (!shield_irqs (setup, cpus, paths, log, error))
+    return FALSE;
   return shield_processes (setup, cpuset_dir, v1, rest, log, error);
 }
 

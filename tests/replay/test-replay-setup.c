@@ -157,7 +157,7 @@ static void
 test_error_restore (Fake *f, gconstpointer data)
 {
   const char *sched_set[] = { "read_expire=7", NULL };
-  const char *queue_set[] = { "read_ahead_kb=4096", "no_such_attr=1", "rotational=1", NULL };
+  const char *queue_set[] = { "read_ahead_kb=4096", "rotational=1", "no_such_attr=1", NULL };
   ReplaySetupSpec spec = { .scheduler = "kyber", .sched_set = sched_set, .queue_set = queue_set };
   g_autoptr (ReplaySetup) setup = replay_setup_new ();
   g_autoptr (GError) error = NULL;
@@ -170,8 +170,8 @@ test_error_restore (Fake *f, gconstpointer data)
   g_clear_error (&error);
   ra = get (f->queue, "read_ahead_kb");
   rot = get (f->queue, "rotational");
-  g_assert_cmpstr (ra, ==, "4096");   /* applied before the failure */
-  g_assert_cmpstr (rot, ==, "0");     /* not reached */
+  g_assert_cmpstr (rot, ==, "1");     /* applied before the failure */
+  g_assert_cmpstr (ra, ==, "128");    /* not reached: read_ahead_kb goes after the others */
   g_assert_true (replay_setup_restore (setup, NULL, &error));
   after = snapshot (f);
   g_assert_cmpstr (after, ==, before);
