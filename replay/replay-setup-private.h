@@ -16,6 +16,11 @@ gboolean replay_setup_write_value   (const char *path, const char *value, GError
  * file that already reads it.  FALSE: the change must not be made. */
 gboolean replay_setup_record        (ReplaySetup *setup, const char *path, const char *old_value,
                                      gboolean compare, FILE *log, GError **error);
+/* What @path shows after @wanted was written to it, in *@in_force:
+ * @wanted, or (*@adjusted) a legitimate kernel adjustment of it; an error
+ * when the kernel did not take it. */
+gboolean replay_setup_read_back     (const char *path, const char *wanted, char **in_force,
+                                     gboolean *adjusted, GError **error);
 /* After writing @wanted to @path: what the kernel shows is @wanted, or a
  * legitimate adjustment of it (a warning on @log), else an error. */
 gboolean replay_setup_check_written (ReplaySetup *setup, const char *path, const char *wanted,

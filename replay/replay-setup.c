@@ -253,7 +253,9 @@ parse_u64 (const char *text, guint64 *out)
  *  - elevator times in ms are kept in jiffies (block/mq-deadline.c,
  *    bfq-iosched.c STORE_JIFFIES: msecs_to_jiffies rounds up), so 123
  *    reads 124 at HZ=250: up to one jiffy (10 ms at HZ=100) more;
- *  - tracefs buffer_size_kb is kept in whole ring-buffer pages. */
+ *  - tracefs buffer_size_kb is kept in whole ring-buffer pages of
+ *    PAGE_SIZE less their header (kernel/trace/ring_buffer.c), so 16384
+ *    reads 16387: up to one page more. */
 static gboolean
 legit_adjustment (const char *path, const char *wanted, const char *shown)
 {
@@ -273,7 +275,7 @@ legit_adjustment (const char *path, const char *wanted, const char *shown)
   if (g_str_has_suffix (dir, "/iosched"))
     return s >= w && s - w <= 10;
   if (strcmp (base, "buffer_size_kb") == 0)
-    return s >= w / 2 && s <= w * 2;
+    return s >= w && s - w <= (guint64) sysconf (_SC_PAGESIZE) / 1024;
   return FALSE;
 }
 
@@ -287,8 +289,8 @@ add_note (ReplaySetup *setup, const char *path, const char *requested, const cha
 }
 
 gboolean
-replay_setup_check_written (ReplaySetup *setup, const char *path, const char *wanted, FILE *log,
-                            GError **error)
+replay_setup_read_back (const char *path, const char *wanted, char **in_force,
+                        gboolean *adjusted, GError **error)
 {
   g_autofree char *now = replay_setup_read_stripped (path, error);
   g_autofree char *shown = NULL;
@@ -299,20 +301,29 @@ replay_setup_check_written (ReplaySetup *setup, const char *path, const char *wa
       return FALSE;
     }
   shown = writable_value (now);
-  if (strcmp (shown, wanted) == 0)
-    {
-      add_note (setup, path, wanted, shown, FALSE);
-      return TRUE;
-    }
-  if (!legit_adjustment (path, wanted, shown))
+  *adjusted = strcmp (shown, wanted) != 0;
+  if (*adjusted && !legit_adjustment (path, wanted, shown))
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
                    "%s: wrote '%s' but the kernel shows '%s' (not taken)", path, wanted, shown);
       return FALSE;
     }
-  add_note (setup, path, wanted, shown, TRUE);
-  if (log)
-    fprintf (log, "iosim replay: warning: %s: asked for %s, the kernel keeps %s (in force)\n",
+  *in_force = g_steal_pointer (&shown);
+  return TRUE;
+}
+
+gboolean
+replay_setup_check_written (ReplaySetup *setup, const char *path, const char *wanted, FILE *log,
+                            GError **error)
+{
+  g_autofree char *shown = NULL;
+  gboolean adjusted;
+
+  if (!replay_setup_read_back (path, wanted, &shown, &adjusted, error))
+    return FALSE;
+  add_note (setup, path, wanted, shown, adjusted);
+  if (adjusted && log)
+    fprintf (log, "iosim: warning: %s: asked for %s, the kernel keeps %s (in force)\n",
              path, wanted, shown);
   return TRUE;
 }
