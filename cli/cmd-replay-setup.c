@@ -111,9 +111,10 @@ journal_scopes (ReplayTargetArgs *t, const GArray *targets, GPtrArray *scopes,
   return TRUE;
 }
 
-/* Before the first change: what a replay killed earlier left on these
- * devices is put back (and its values are not taken for originals), a
- * replay still running on them refuses, then our own journal. */
+/* Before the replay: what a replay killed earlier left on these devices
+ * is put back (a replay must not run, nor record originals, under
+ * another's leftovers), a replay still running on them refuses; then, if
+ * this one changes anything, its own journal. */
 static gboolean
 open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
 {
@@ -122,10 +123,25 @@ open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
   const char *dir = replay_journal_default_dir ();
   ReplayJournal *journal;
 
-  if (!journal_scopes (t, targets, scopes, devices, error)
-      || !replay_journal_recover (dir, (const char *const *) scopes->pdata, NULL, "iosim replay",
-                                  stderr, error))
+  gboolean changes = t->isolate || !replay_setup_spec_empty (&t->spec);
+  GError *local = NULL;
+
+  if (!journal_scopes (t, targets, scopes, devices, error))
     return FALSE;
+  if (!replay_journal_recover (dir, (const char *const *) scopes->pdata, NULL, "iosim replay",
+                               stderr, &local))
+    {
+      /* Changing nothing, a replay (perhaps not root) may go on. */
+      if (changes || g_error_matches (local, REPLAY_ERROR, REPLAY_ERROR_UNSAFE))
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      fprintf (stderr, "iosim replay: warning: %s\n", local->message);
+      g_error_free (local);
+    }
+  if (!changes)
+    return TRUE;
   journal = replay_journal_create (dir, "replay", (const char *const *) scopes->pdata,
                                    (const char *const *) devices->pdata, error);
   if (journal == NULL)
@@ -143,7 +159,7 @@ on_prepared (const GArray *targets, gpointer data, GError **error)
 {
   ReplayTargetArgs *t = data;
 
-  if ((t->isolate || !replay_setup_spec_empty (&t->spec)) && !open_journal (t, targets, error))
+  if (!open_journal (t, targets, error))
     return FALSE;
   if (t->isolate && !replay_setup_isolate (t->setup, t->isolate_cpus, NULL, stderr, error))
     return FALSE;   /* the main flow restores what was applied */
