@@ -185,11 +185,11 @@ find_cpuset (const char *root, gboolean *v1, GError **error)
   return NULL;
 }
 
-/* Move every process listed in @from_procs but us to @to_procs, for a few
- * rounds; returns how many moved, and in @refused how many would not
- * (kernel threads). */
+/* Move every process listed in @from_procs (but us, with @skip_self) to
+ * @to_procs, for a few rounds; returns how many moved, and in @refused
+ * how many would not (kernel threads). */
 static guint
-move_tasks (const char *from_procs, const char *to_procs, guint *refused)
+move_tasks (const char *from_procs, const char *to_procs, gboolean skip_self, guint *refused)
 {
   g_autoptr (GHashTable) tried = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint moved = 0;
@@ -207,7 +207,7 @@ move_tasks (const char *from_procs, const char *to_procs, guint *refused)
           guint64 pid;
 
           if (!g_ascii_string_to_unsigned (pids[i], 10, 1, G_MAXINT, &pid, NULL)
-              || (pid_t) pid == self || !g_hash_table_add (tried, GUINT_TO_POINTER (pid)))
+              || (skip_self && (pid_t) pid == self) || !g_hash_table_add (tried, GUINT_TO_POINTER (pid)))
             continue;
           fresh++;
           if (replay_setup_write_value (to_procs, pids[i], NULL))
@@ -311,7 +311,8 @@ shield_processes (ReplaySetup *setup, const char *dir, gboolean v1, const GArray
       if (mems == NULL || !replay_setup_write_value (mems_path, mems, error))
         return FALSE;
     }
-  moved = move_tasks (root_procs, shield_procs, &refused);
+  /* We stay: the replay threads run on the shielded CPUs. */
+  moved = move_tasks (root_procs, shield_procs, TRUE, &refused);
   if (log)
     fprintf (log, "iosim replay: --isolate: %u processes moved to CPUs %s (%s); %u stay "
              "(kernel threads); processes in other cgroups are not moved\n",
@@ -325,7 +326,9 @@ replay_setup_empty_cpuset (const char *shield_dir, const char *back_procs, FILE 
 {
   g_autofree char *procs = g_build_filename (shield_dir, "cgroup.procs", NULL);
   guint refused;
-  guint moved = move_tasks (procs, back_procs, &refused);
+  /* Ourselves too: `iosim restore` or a later run, started from a shell
+   * a killed run shielded, is inside the shield it removes. */
+  guint moved = move_tasks (procs, back_procs, FALSE, &refused);
 
   if (rmdir (shield_dir) != 0 && errno != ENOENT)
     {
