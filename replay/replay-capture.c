@@ -147,7 +147,16 @@ restore_one (const char *dir, const char *file, const char *saved, GError **firs
 
   if (g_strcmp0 (now_value, value) == 0)
     return;
-  if (!write_file (path, value, &local))
+  /* Read back: the value written back must be the one saved (or its
+   * rounding: buffer_size_kb). */
+  if (write_file (path, value, &local))
+    {
+      g_autofree char *shown = NULL;
+      gboolean adjusted;
+
+      replay_setup_read_back (path, value, &shown, &adjusted, &local);
+    }
+  if (local != NULL)
     {
       if (*first_error == NULL)
         *first_error = local;
