@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -310,6 +311,10 @@ replay_journal_owner_alive (const ReplayJournal *journal, const ReplayJournalRoo
 {
   guint64 start = replay_journal_start_time ((pid_t) journal->pid, roots);
 
+  /* Written without /proc (no start time): a running pid is taken for
+   * the owner, the safe side. */
+  if (journal->start_time == 0)
+    return kill ((pid_t) journal->pid, 0) == 0 || errno == EPERM;
   return start != 0 && start == journal->start_time;
 }
 
