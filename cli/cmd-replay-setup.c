@@ -124,6 +124,7 @@ open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
   ReplayJournal *journal;
 
   gboolean changes = t->isolate || !replay_setup_spec_empty (&t->spec);
+  g_autofree char *hint = NULL;
   GError *local = NULL;
 
   if (!journal_scopes (t, targets, scopes, devices, error))
@@ -146,10 +147,11 @@ open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
                                    (const char *const *) devices->pdata, error);
   if (journal == NULL)
     return FALSE;
-  replay_setup_set_journal (t->setup, journal);
-  fprintf (stderr, "iosim replay: journal %s; if killed, run: iosim restore\n",
-           replay_journal_file (journal));
+  hint = replay_journal_restore_hint (journal);
+  fprintf (stderr, "iosim replay: journal %s; if killed, run: %s\n",
+           replay_journal_file (journal), hint);
   fflush (stderr);
+  replay_setup_set_journal (t->setup, journal);
   return TRUE;
 }
 

@@ -525,8 +525,9 @@ open_journal (const ReplayCaptureOptions *opts, const ReplayTarget *target, GPtr
     return NULL;
   if (opts->log)
     {
-      fprintf (opts->log, "iosim capture: journal %s; if killed, run: iosim restore\n",
-               replay_journal_file (journal));
+      g_autofree char *hint = replay_journal_restore_hint (journal);
+      fprintf (opts->log, "iosim capture: journal %s; if killed, run: %s\n",
+               replay_journal_file (journal), hint);
       fflush (opts->log);
     }
   return g_steal_pointer (&journal);

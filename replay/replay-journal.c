@@ -257,6 +257,17 @@ replay_journal_add (ReplayJournal *journal, const char *path, const char *old_va
   return FALSE;
 }
 
+char *
+replay_journal_restore_hint (const ReplayJournal *journal)
+{
+  g_autofree char *dir = g_path_get_dirname (journal->file);
+  g_autofree char *quoted = g_shell_quote (dir);
+
+  if (strcmp (dir, REPLAY_JOURNAL_DEFAULT_DIR) == 0)
+    return g_strdup ("iosim restore");
+  return g_strdup_printf ("iosim restore --dir %s", quoted);
+}
+
 gboolean
 replay_journal_remove (ReplayJournal *journal, GError **error)
 {

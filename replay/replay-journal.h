@@ -75,6 +75,9 @@ gboolean       replay_journal_add         (ReplayJournal *journal,
                                            const char    *old_value,
                                            guint          flags,
                                            GError       **error);
+/* What to run if this process dies: "iosim restore" (with --dir when the
+ * journal is not in the default directory). */
+char          *replay_journal_restore_hint (const ReplayJournal *journal);
 /* Delete the file (after a clean restore). */
 gboolean       replay_journal_remove      (ReplayJournal *journal,
                                            GError       **error);

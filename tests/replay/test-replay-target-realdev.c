@@ -380,7 +380,7 @@ test_restore_normal (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (err, "/queue/rotational"));
   if (have_throttle ())
     g_assert_nonnull (strstr (err, "blkio.throttle.read_bps_device"));
-  g_assert_nonnull (strstr (err, "if killed, run: iosim restore"));
+  g_assert_nonnull (strstr (err, "if killed, run: iosim restore --dir "));
   after = snapshot (f->a);
   g_assert_cmpstr (after, ==, before);
   picks_clear (&p);
