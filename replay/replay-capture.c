@@ -8,6 +8,7 @@
  */
 #include "replay/replay-capture.h"
 #include "replay/replay-safety.h"
+#include "replay/replay-setup.h"
 #include "replay/replay-setup-private.h"
 
 #include <errno.h>
@@ -508,10 +509,21 @@ open_journal (const ReplayCaptureOptions *opts, const ReplayTarget *target, GPtr
   g_autoptr (GPtrArray) devices = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (ReplayJournal) journal = NULL;
 
-  g_ptr_array_add (devices, g_strdup_printf ("%u:%u %s", target->major, target->minor,
-                                             target->path));
+  g_autofree char *devno = replay_setup_disk_devno (target, error);
+
+  /* Whole disks, MAJ:MIN first: a restore checks that each still is. */
+  if (devno == NULL)
+    return NULL;
+  g_ptr_array_add (devices, g_strdup_printf ("%s %s", devno, target->path));
   for (guint i = 0; i < more_disks->len; i++)
-    g_ptr_array_add (devices, g_strdup_printf ("disk %s", (char *) g_ptr_array_index (more_disks, i)));
+    {
+      const char *disk = g_ptr_array_index (more_disks, i);
+      g_autofree char *dev = g_build_filename ("/sys/block", disk, "dev", NULL);
+      g_autofree char *more = replay_setup_read_stripped (dev, error);
+      if (more == NULL)
+        return NULL;
+      g_ptr_array_add (devices, g_strdup_printf ("%s %s", more, disk));
+    }
   g_ptr_array_add (devices, NULL);
   journal = replay_journal_create (journal_dir (opts), "capture", tracefs_scope,
                                    (const char *const *) devices->pdata, error);

@@ -27,6 +27,7 @@
 
 struct _ReplayJournal {
   char      *file;
+  char      *sys_root;      /* where its block paths are checked ("/sys") */
   char      *kind;
   gint64     pid;
   guint64    start_time;
@@ -83,6 +84,7 @@ replay_journal_free (ReplayJournal *journal)
   if (journal == NULL)
     return;
   g_free (journal->file);
+  g_free (journal->sys_root);
   g_free (journal->kind);
   g_ptr_array_unref (journal->scopes);
   g_ptr_array_unref (journal->devices);
@@ -223,6 +225,7 @@ replay_journal_create (const char *dir, const char *kind, const char *const *sco
   if (!check_dir (dir, TRUE, error))
     return NULL;
   j->kind = g_strdup (kind);
+  j->sys_root = g_strdup ("/sys");
   j->pid = getpid ();
   j->start_time = replay_journal_start_time (getpid (), NULL);
   for (guint i = 0; scopes && scopes[i]; i++)
@@ -471,6 +474,33 @@ replay_journal_path_allowed (const char *path, const ReplayJournalRoots *roots,
          || strcmp (path, wq) == 0;
 }
 
+gboolean
+replay_journal_same_device (const ReplayJournal *journal, const char *path, char **why)
+{
+  g_autofree char *block = g_build_filename (journal->sys_root, "block", NULL);
+  g_auto (GStrv) p = below (path, block);
+  g_autofree char *dev_file = NULL, *devno = NULL;
+
+  if (p == NULL || p[0] == NULL)
+    return TRUE;    /* not a disk's file */
+  dev_file = g_build_filename (block, p[0], "dev", NULL);
+  if (!g_file_get_contents (dev_file, &devno, NULL, NULL))
+    {
+      *why = g_strdup_printf ("%s is gone", p[0]);
+      return FALSE;
+    }
+  g_strstrip (devno);
+  for (guint i = 0; i + 1 < journal->devices->len; i++)
+    {
+      const char *d = g_ptr_array_index (journal->devices, i);
+      gsize n = strcspn (d, " ");
+      if (strlen (devno) == n && strncmp (d, devno, n) == 0)
+        return TRUE;
+    }
+  *why = g_strdup_printf ("%s is now device %s, not one the journal names", p[0], devno);
+  return FALSE;
+}
+
 /* ---- reading ---- */
 
 static gboolean
@@ -580,6 +610,7 @@ replay_journal_load (const char *file, const ReplayJournalRoots *roots, GError *
   gint n = 0;
 
   j->file = g_strdup (file);
+  j->sys_root = g_strdup (root_or (roots ? roots->sys_root : NULL, "/sys"));
   if (!g_file_get_contents (file, &text, &len, &local))
     {
       g_propagate_prefixed_error (error, local, "journal: ");

@@ -12,7 +12,7 @@
  * The journal is a GKeyFile:
  *   [journal]  version=1  kind=replay|capture  pid=  start_time=
  *              scopes=dev:7:0;isolate  (what it claims; "tracefs" for capture)
- *              devices=7:0 /dev/loop0;  entries=N
+ *              devices=7:0 /dev/loop0;  (whole disks, MAJ:MIN first)  entries=N
  *   [entry I]  path=  old=  compare=  may_vanish=  cpuset=
  * Loading checks every field and accepts only the paths iosim itself
  * writes (ReplayJournalRoots): a journal is never a way to write an
@@ -103,6 +103,13 @@ gboolean       replay_journal_is_own      (const ReplayJournal      *journal,
 /* TRUE when it claims one of @scopes. */
 gboolean       replay_journal_claims_any  (const ReplayJournal *journal,
                                            const char *const   *scopes);
+/* FALSE (and why) when @path is a disk's file (/sys/block/DISK/...) and
+ * DISK is gone or is no longer one of the journal's devices ("MAJ:MIN"
+ * first in each): a disk that took the name since must not get the old
+ * one's settings. */
+gboolean       replay_journal_same_device (const ReplayJournal *journal,
+                                           const char          *path,
+                                           char               **why);
 /* TRUE when @path is one iosim writes (the check load applies). */
 gboolean       replay_journal_path_allowed (const char               *path,
                                             const ReplayJournalRoots *roots,

@@ -840,6 +840,14 @@ replay_setup_restore_journal (ReplayJournal *journal, gboolean dry_run, FILE *lo
   for (guint i = 0; i < replay_journal_n_entries (journal); i++)
     {
       const ReplayJournalEntry *je = replay_journal_entry (journal, i);
+      g_autofree char *why = NULL;
+
+      if (!replay_journal_same_device (journal, je->path, &why))
+        {
+          if (log)
+            fprintf (log, "iosim: skipped %s: %s\n", je->path, why);
+          continue;
+        }
       SetupEntry e = { g_strdup (je->path), g_strdup (je->old_value),
                        (je->flags & REPLAY_JOURNAL_COMPARE) != 0,
                        (je->flags & REPLAY_JOURNAL_MAY_VANISH) != 0,

@@ -2,7 +2,8 @@
  * on a fake sysfs tree: a setup journaled by a process killed with
  * SIGKILL is restored by the next run and the journal removed; a journal
  * whose owner runs refuses; a reused pid (same pid, other start time) is
- * not taken for the owner; corrupt journals and journals naming files
+ * not taken for the owner; a disk name now held by another device is
+ * skipped; corrupt journals and journals naming files
  * iosim does not write are reported, kept and never acted on; --dry-run
  * writes nothing; the start time is read past a command name holding
  * spaces and parentheses.  No device, no root. */
@@ -57,6 +58,7 @@ fake_setup (Fake *f, gconstpointer data)
   put (f->queue, "nr_requests", "64\n");
   put (f->queue, "rotational", "0\n");
   put (f->queue, "iosched/read_expire", "500\n");
+  put (f->root, "block/fake0/dev", "250:7\n");
   put (f->root, "cgroup/blkio/blkio.throttle.read_bps_device", "");
   put (f->root, "etc/precious", "keep\n");
   f->roots.sys_root = f->root;
@@ -211,6 +213,35 @@ test_killed_then_recovered (Fake *f, gconstpointer data)
   g_free (buf);
   after = snapshot (f);
   g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (n_journals (f->jdir), ==, 0);
+}
+
+/* The disk name now belongs to another device: its files are skipped, not
+ * given the old disk's settings. */
+static void
+test_device_changed (Fake *f, gconstpointer data)
+{
+  const char *scopes[] = { "dev:250:7", NULL };
+  g_autofree char *during = NULL, *after = NULL;
+  g_autoptr (GError) error = NULL;
+  char *buf;
+  gsize len;
+  FILE *log;
+
+  apply_then_die (f);
+  during = snapshot (f);
+  put (f->root, "block/fake0/dev", "250:8\n");
+  log = memlog (&buf, &len);
+  g_assert_true (replay_journal_recover (f->jdir, scopes, &f->roots, "test", log, &error));
+  g_assert_no_error (error);
+  fclose (log);
+  g_assert_nonnull (strstr (buf, "fake0 is now device 250:8"));
+  g_free (buf);
+  after = snapshot (f);
+  /* Only the throttle rule (not a disk's file) went back. */
+  g_assert_true (g_str_has_prefix (after, "scheduler=kyber;read_ahead_kb=4096;"));
+  g_assert_true (g_str_has_suffix (after, "throttle="));
+  g_assert_cmpstr (after, !=, during);
   g_assert_cmpuint (n_journals (f->jdir), ==, 0);
 }
 
@@ -482,6 +513,7 @@ main (int argc, char **argv)
 #define ADD(path, fn, data) g_test_add (path, Fake, data, fake_setup, fn, fake_teardown)
   ADD ("/replay/journal/killed-then-recovered", test_killed_then_recovered, NULL);
   ADD ("/replay/journal/dry-run", test_dry_run, NULL);
+  ADD ("/replay/journal/device-changed", test_device_changed, NULL);
   ADD ("/replay/journal/alive-and-reused-pid", test_alive_and_reused_pid, NULL);
   ADD ("/replay/journal/own-journal-skipped", test_own_journal_skipped, NULL);
   ADD ("/replay/journal/dir-refused", test_dir_refused, NULL);
