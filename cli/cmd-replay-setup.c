@@ -122,7 +122,6 @@ open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
   g_autoptr (GPtrArray) devices = g_ptr_array_new_with_free_func (g_free);
   const char *dir = replay_journal_default_dir ();
   ReplayJournal *journal;
-
   gboolean changes = t->isolate || !replay_setup_spec_empty (&t->spec);
   g_autofree char *hint = NULL;
   GError *local = NULL;
