@@ -913,6 +913,42 @@ test_capture (Fixture *f, gconstpointer data)
   g_assert_cmpstr (tracer_after, ==, tracer_before);
 }
 
+/* `iosim restore` on journals it must not act on: a corrupt one is
+ * reported (exit 1) and kept; one whose owner runs (this test) is listed
+ * and left alone (exit 0). */
+static void
+test_restore_refusals (void)
+{
+  g_autofree char *err = NULL, *bad = NULL, *live = NULL, *text = NULL;
+
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  bad = g_build_filename (journal_dir, "replay-1-1.journal", NULL);
+  g_assert_true (g_file_set_contents (bad, "[journal]\nversion=1\nkind=replay\npid=1\n"
+                                      "start_time=1\nscopes=dev:7:0;\ndevices=;\nentries=1\n\n"
+                                      "[entry 0]\npath=/etc/passwd\nold=x\ncompare=true\n"
+                                      "may_vanish=false\ncpuset=false\n", -1, NULL));
+  g_assert_cmpint (RUN (&err, "restore"), ==, 1);
+  g_assert_nonnull (strstr (err, bad));
+  g_assert_nonnull (strstr (err, "not one iosim writes"));
+  g_assert_true (g_file_test (bad, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (bad), ==, 0);
+
+  live = g_build_filename (journal_dir, "replay-live.journal", NULL);
+  text = g_strdup_printf ("[journal]\nversion=1\nkind=replay\npid=%d\nstart_time=%" G_GUINT64_FORMAT
+                          "\nscopes=dev:7:0;\ndevices=;\nentries=0\n", (int) getpid (),
+                          replay_journal_start_time (getpid (), NULL));
+  g_assert_true (g_file_set_contents (live, text, -1, NULL));
+  g_assert_cmpint (RUN (&err, "restore"), ==, 0);
+  g_assert_nonnull (strstr (last_stdout, "still running"));
+  g_assert_nonnull (strstr (last_stdout, "left alone"));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (live), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -936,6 +972,7 @@ main (int argc, char **argv)
        GINT_TO_POINTER (AFTER_KILL_NEXT_REPLAY));
   ADD ("/replay/target/read-ahead-with-rotational", test_read_ahead_with_rotational, NULL);
   ADD ("/replay/target/not-taken", test_not_taken, NULL);
+  g_test_add_func ("/replay/target/restore-refusals", test_restore_refusals);
   ADD ("/replay/target/map", test_map, NULL);
   ADD ("/replay/target/map-io_uring", test_map_engine, "io_uring");
   ADD ("/replay/target/map-libaio", test_map_engine, "libaio");
