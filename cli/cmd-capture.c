@@ -1,7 +1,9 @@
 /* cmd-capture.c — `iosim capture --device /dev/X (--seconds S | -- CMD...)
  * -o FILE`: option parsing and signal handling around replay_capture_run()
  * (replay/replay-capture.h).  SIGINT, SIGTERM and SIGHUP raise a flag the
- * capture loop polls, so the tracer settings are restored before exit. */
+ * capture loop polls, so the tracer settings are restored before exit;
+ * after SIGKILL the capture's journal (replay-journal.h) is restored by
+ * the next capture or `iosim restore`. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +45,10 @@ cli_cmd_capture (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
     "Uses the ftrace blk tracer through tracefs with trace_clock=mono; every tracer\n"
-    "setting is restored afterwards, also after Ctrl-C.  Needs root.\n\n"
+    "setting is restored afterwards, also after Ctrl-C.  Needs root.\n"
+    "The original values are first written to a journal in $IOSIM_JOURNAL_DIR\n"
+    "(default /run/iosim): after a SIGKILL or a crash the next capture, or\n"
+    "'iosim restore', puts them back.\n\n"
     "Example: iosim capture --device /dev/loop3 -o cap.txt -- dd if=/dev/loop3 of=/dev/null bs=4k count=100 iflag=direct");
   if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
     {
@@ -64,6 +69,7 @@ cli_cmd_capture (int argc, char **argv)
   opts.buffer_size_kb = (guint) buffer_kb;
   opts.tracefs_dir = tracefs;
   opts.stop = &cli_stop_requested;
+  opts.log = stderr;
   cli_install_stop_handlers ();
 
   if (!replay_capture_run (&opts, &stats, &error))

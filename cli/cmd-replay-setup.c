@@ -5,10 +5,10 @@
  * replay on success, error and after Ctrl-C/SIGTERM/SIGHUP (the handlers
  * in cli-signals.c only raise a flag the replay polls); an atexit()
  * handler (replay_setup_guard) covers exit() from elsewhere.  SIGKILL
- * cannot be caught: the settings then stay as set, and the log on stderr
- * holds one "echo OLD > PATH" line per setting, printed before the change,
- * to restore them by hand; a capture left behind is undone with
- * "echo 0 > /sys/block/DISK/trace/enable; echo nop > current_tracer". */
+ * cannot be caught: every original value is in the run's journal
+ * (replay-journal.h) before it changes, and the next replay on the device
+ * or `iosim restore` puts it back; the log on stderr also holds one
+ * "echo OLD > PATH" line per setting. */
 #include "cli/cmd-replay-setup.h"
 
 #include <string.h>
@@ -88,12 +88,80 @@ parse_map (const char *text, ReplayMap *out)
   return TRUE;
 }
 
+/* "dev:MAJ:MIN" of each target's disk (+ "isolate"), and "MAJ:MIN PATH"
+ * of each for the journal's devices. */
+static gboolean
+journal_scopes (ReplayTargetArgs *t, const GArray *targets, GPtrArray *scopes,
+                GPtrArray *devices, GError **error)
+{
+  for (guint i = 0; i < targets->len; i++)
+    {
+      const ReplayTarget *target = &g_array_index (targets, ReplayTarget, i);
+      g_autofree char *devno = replay_setup_disk_devno (target, error);
+
+      if (devno == NULL)
+        return FALSE;
+      g_ptr_array_add (scopes, g_strdup_printf ("dev:%s", devno));
+      g_ptr_array_add (devices, g_strdup_printf ("%s %s", devno, target->path));
+    }
+  if (t->isolate)
+    g_ptr_array_add (scopes, g_strdup (REPLAY_JOURNAL_SCOPE_ISOLATE));
+  g_ptr_array_add (scopes, NULL);
+  g_ptr_array_add (devices, NULL);
+  return TRUE;
+}
+
+/* Before the replay: what a replay killed earlier left on these devices
+ * is put back (a replay must not run, nor record originals, under
+ * another's leftovers), a replay still running on them refuses; then, if
+ * this one changes anything, its own journal. */
+static gboolean
+open_journal (ReplayTargetArgs *t, const GArray *targets, GError **error)
+{
+  g_autoptr (GPtrArray) scopes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) devices = g_ptr_array_new_with_free_func (g_free);
+  const char *dir = replay_journal_default_dir ();
+  ReplayJournal *journal;
+  gboolean changes = t->isolate || !replay_setup_spec_empty (&t->spec);
+  g_autofree char *hint = NULL;
+  GError *local = NULL;
+
+  if (!journal_scopes (t, targets, scopes, devices, error))
+    return FALSE;
+  if (!replay_journal_recover (dir, (const char *const *) scopes->pdata, NULL, "iosim replay",
+                               stderr, &local))
+    {
+      /* Changing nothing, a replay (perhaps not root) may go on. */
+      if (changes || g_error_matches (local, REPLAY_ERROR, REPLAY_ERROR_UNSAFE))
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      fprintf (stderr, "iosim replay: warning: %s\n", local->message);
+      g_error_free (local);
+    }
+  if (!changes)
+    return TRUE;
+  journal = replay_journal_create (dir, "replay", (const char *const *) scopes->pdata,
+                                   (const char *const *) devices->pdata, error);
+  if (journal == NULL)
+    return FALSE;
+  hint = replay_journal_restore_hint (journal);
+  fprintf (stderr, "iosim replay: journal %s; if killed, run: %s\n",
+           replay_journal_file (journal), hint);
+  fflush (stderr);
+  replay_setup_set_journal (t->setup, journal);
+  return TRUE;
+}
+
 /* The replay's targets are open: apply the setup, start the capture. */
 static gboolean
 on_prepared (const GArray *targets, gpointer data, GError **error)
 {
   ReplayTargetArgs *t = data;
 
+  if (!open_journal (t, targets, error))
+    return FALSE;
   if (t->isolate && !replay_setup_isolate (t->setup, t->isolate_cpus, NULL, stderr, error))
     return FALSE;   /* the main flow restores what was applied */
   for (guint i = 0; i < targets->len && !replay_setup_spec_empty (&t->spec); i++)
@@ -111,6 +179,7 @@ on_prepared (const GArray *targets, gpointer data, GError **error)
       copts.device = g_array_index (targets, ReplayTarget, 0).path;
       copts.more_devices = (const char *const *) more->pdata;
       copts.output_path = t->capture;
+      copts.log = stderr;
       if ((t->capture_thread = replay_capture_start (&copts, error)) == NULL)
         {
           g_prefix_error (error, "--capture: ");
@@ -208,8 +277,8 @@ cli_replay_target_finish (ReplayTargetArgs *t)
         fprintf (stderr, "iosim replay: captured %" G_GUINT64_FORMAT " lines in %.3f s to %s "
                  "(tracer settings restored)\n", stats.lines, stats.elapsed_ns / 1e9, t->capture);
     }
-  if (t->setup && replay_setup_pending (t->setup) > 0
-      && !replay_setup_restore (t->setup, stderr, &error))
+  /* Also with nothing pending: a clean restore removes the journal. */
+  if (t->setup && !replay_setup_restore (t->setup, stderr, &error))
     {
       fprintf (stderr, "iosim replay: %s\n", error->message);
       ok = FALSE;
@@ -249,4 +318,10 @@ cli_replay_target_clear (ReplayTargetArgs *t)
   g_clear_pointer (&t->queue_list, g_ptr_array_unref);
   g_clear_pointer (&t->map_array, g_array_unref);
   g_clear_pointer (&t->setup, replay_setup_free);
+}
+
+gboolean
+cli_replay_target_amend_json (ReplayTargetArgs *t, const char *json_path, GError **error)
+{
+  return t->setup == NULL || replay_setup_amend_json (t->setup, json_path, error);
 }

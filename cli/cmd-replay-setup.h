@@ -41,5 +41,7 @@ gboolean cli_replay_target_finish (ReplayTargetArgs *t);
 /* --dry-run: per-target plan, the setup and capture that would happen. */
 void     cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, FILE *out);
 void     cli_replay_target_clear  (ReplayTargetArgs *t);
+/* --json: add the settings as read back (target_settings) to the report. */
+gboolean cli_replay_target_amend_json (ReplayTargetArgs *t, const char *json_path, GError **error);
 
 G_END_DECLS

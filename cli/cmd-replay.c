@@ -263,8 +263,11 @@ cli_cmd_replay (int argc, char **argv)
     "Target settings (--sched, --sched-set, --set-queue, --read-ahead-kb, --nr-requests,\n"
     "--rotational, --throttle-*) are applied once the targets are open, before the\n"
     "first I/O of any engine, and restored after the replay, after an error and\n"
-    "after Ctrl-C/SIGTERM.  SIGKILL cannot be caught: each old value is logged on\n"
-    "stderr as 'echo OLD > PATH' before it changes; run those lines to restore by hand.\n\n"
+    "after Ctrl-C/SIGTERM.  Each setting is read back (a value the kernel did not take\n"
+    "is an error; one it adjusted, a warning; --json lists them as target_settings).\n"
+    "Each original value is first written to a journal in $IOSIM_JOURNAL_DIR (default\n"
+    "/run/iosim): after a SIGKILL the next replay on the device, or 'iosim restore',\n"
+    "puts it back.\n\n"
     "NFS captures (pcap/pcapng) replay as file operations on --target-dir DIR: one\n"
     "file per file handle in DIR/iosim-nfs-replay/, sized from the capture, then a pool\n"
     "of --threads N (default 8) workers taking operations in trace order, as nfsd\n"
@@ -343,7 +346,8 @@ cli_cmd_replay (int argc, char **argv)
   else
     {
       replay_result_print (result, stdout);
-      if (!write_outputs (result, &a, &error))
+      if (!write_outputs (result, &a, &error)
+          || (a.json && !cli_replay_target_amend_json (&ta, a.json, &error)))
         fprintf (stderr, "iosim replay: %s\n", error->message);
       else if (result->interrupted)
         status = 130;

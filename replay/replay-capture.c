@@ -8,6 +8,8 @@
  */
 #include "replay/replay-capture.h"
 #include "replay/replay-safety.h"
+#include "replay/replay-setup.h"
+#include "replay/replay-setup-private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +148,16 @@ restore_one (const char *dir, const char *file, const char *saved, GError **firs
 
   if (g_strcmp0 (now_value, value) == 0)
     return;
-  if (!write_file (path, value, &local))
+  /* Read back: the value written back must be the one saved (or its
+   * rounding: buffer_size_kb). */
+  if (write_file (path, value, &local))
+    {
+      g_autofree char *shown = NULL;
+      gboolean adjusted;
+
+      replay_setup_read_back (path, value, &shown, &adjusted, &local);
+    }
+  if (local != NULL)
     {
       if (*first_error == NULL)
         *first_error = local;
@@ -172,6 +183,31 @@ replay_tracefs_restore (ReplayTracefsState *state, GError **error)
     {
       g_propagate_prefixed_error (error, first, "restoring tracer settings: ");
       return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+replay_tracefs_journal (const ReplayTracefsState *state, ReplayJournal *journal,
+                        gboolean with_tracefs, GError **error)
+{
+  gboolean was_enabled = g_strcmp0 (state->disk_values[0], "1") == 0;
+
+  /* As replay_tracefs_restore() writes them: the other disk files only
+   * exist (and matter) while the disk was enabled. */
+  for (guint i = 0; disk_files[i] && (i == 0 || was_enabled); i++)
+    {
+      g_autofree char *path = g_build_filename (state->disk_dir, disk_files[i], NULL);
+      g_autofree char *value = writable_value (state->disk_values[i]);
+      if (!replay_journal_add (journal, path, value, REPLAY_JOURNAL_COMPARE, error))
+        return FALSE;
+    }
+  for (gint i = (gint) G_N_ELEMENTS (tracefs_files) - 2; with_tracefs && i >= 0; i--)
+    {
+      g_autofree char *path = g_build_filename (state->tracefs_dir, tracefs_files[i], NULL);
+      g_autofree char *value = writable_value (state->tracefs_values[i]);
+      if (!replay_journal_add (journal, path, value, REPLAY_JOURNAL_COMPARE, error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -405,6 +441,23 @@ probe_more (const ReplayCaptureOptions *opts, const ReplayTarget *main_target, G
   return TRUE;
 }
 
+/* Write @value to @path and read it back: an error when the kernel did
+ * not take it, a warning on @log when it adjusted it. */
+static gboolean
+set_checked (const char *path, const char *value, FILE *log, GError **error)
+{
+  g_autofree char *shown = NULL;
+  gboolean adjusted;
+
+  if (!write_file (path, value, error)
+      || !replay_setup_read_back (path, value, &shown, &adjusted, error))
+    return FALSE;
+  if (adjusted && log)
+    fprintf (log, "iosim capture: warning: %s: asked for %s, the kernel keeps %s (in force)\n",
+             path, value, shown);
+  return TRUE;
+}
+
 static gboolean
 enable_more (GPtrArray *disks, GError **error)
 {
@@ -412,7 +465,7 @@ enable_more (GPtrArray *disks, GError **error)
     {
       g_autofree char *enable = g_build_filename ("/sys/block", g_ptr_array_index (disks, i),
                                                   "trace", "enable", NULL);
-      if (!write_file (enable, "1", error))
+      if (!set_checked (enable, "1", NULL, error))
         return FALSE;
     }
   return TRUE;
@@ -420,7 +473,8 @@ enable_more (GPtrArray *disks, GError **error)
 
 /* Switch the tracer on for the disk; on failure the caller restores. */
 static gboolean
-configure (const char *tracefs, const char *disk_name, guint buffer_kb, GError **error)
+configure (const char *tracefs, const char *disk_name, guint buffer_kb, FILE *log,
+           GError **error)
 {
   g_autofree char *clock = g_build_filename (tracefs, "trace_clock", NULL);
   g_autofree char *buffer = g_build_filename (tracefs, "buffer_size_kb", NULL);
@@ -430,12 +484,65 @@ configure (const char *tracefs, const char *disk_name, guint buffer_kb, GError *
   g_autofree char *enable = g_build_filename ("/sys/block", disk_name, "trace", "enable", NULL);
   g_autofree char *kb = g_strdup_printf ("%u", buffer_kb);
 
-  return write_file (clock, "mono", error)
-         && write_file (buffer, kb, error)
-         && write_file (tracer, "blk", error)
+  return set_checked (clock, "mono", log, error)
+         && set_checked (buffer, kb, log, error)
+         && set_checked (tracer, "blk", log, error)
          && write_file (trace, "", error)
-         && write_file (on, "1", error)
-         && write_file (enable, "1", error);
+         && set_checked (on, "1", log, error)
+         && set_checked (enable, "1", log, error);
+}
+
+static const char *const tracefs_scope[] = { REPLAY_JOURNAL_SCOPE_TRACEFS, NULL };
+
+static const char *
+journal_dir (const ReplayCaptureOptions *opts)
+{
+  return opts->journal_dir ? opts->journal_dir : replay_journal_default_dir ();
+}
+
+/* The journal of this capture, holding every saved value, before the
+ * first change; the restore hint goes to the log. */
+static ReplayJournal *
+open_journal (const ReplayCaptureOptions *opts, const ReplayTarget *target, GPtrArray *more_disks,
+              const ReplayTracefsState *state, GPtrArray *more_states, GError **error)
+{
+  g_autoptr (GPtrArray) devices = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (ReplayJournal) journal = NULL;
+
+  g_autofree char *devno = replay_setup_disk_devno (target, error);
+
+  /* Whole disks, MAJ:MIN first: a restore checks that each still is. */
+  if (devno == NULL)
+    return NULL;
+  g_ptr_array_add (devices, g_strdup_printf ("%s %s", devno, target->path));
+  for (guint i = 0; i < more_disks->len; i++)
+    {
+      const char *disk = g_ptr_array_index (more_disks, i);
+      g_autofree char *dev = g_build_filename ("/sys/block", disk, "dev", NULL);
+      g_autofree char *more = replay_setup_read_stripped (dev, error);
+      if (more == NULL)
+        return NULL;
+      g_ptr_array_add (devices, g_strdup_printf ("%s %s", more, disk));
+    }
+  g_ptr_array_add (devices, NULL);
+  journal = replay_journal_create (journal_dir (opts), "capture", tracefs_scope,
+                                   (const char *const *) devices->pdata, error);
+  if (journal == NULL)
+    return NULL;
+  /* Restored in this order: the further disks, the main one, the tracer. */
+  for (guint i = 0; i < more_states->len; i++)
+    if (!replay_tracefs_journal (g_ptr_array_index (more_states, i), journal, FALSE, error))
+      return NULL;
+  if (!replay_tracefs_journal (state, journal, TRUE, error))
+    return NULL;
+  if (opts->log)
+    {
+      g_autofree char *hint = replay_journal_restore_hint (journal);
+      fprintf (opts->log, "iosim capture: journal %s; if killed, run: %s\n",
+               replay_journal_file (journal), hint);
+      fflush (opts->log);
+    }
+  return g_steal_pointer (&journal);
 }
 
 gboolean
@@ -447,6 +554,7 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
   g_autoptr (GPtrArray) more_states = g_ptr_array_new_with_free_func ((GDestroyNotify) replay_tracefs_state_free);
   g_autoptr (GPtrArray) more_disks = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GError) restore_error = NULL;
+  g_autoptr (ReplayJournal) journal = NULL;
   gboolean mounted = FALSE, ok = FALSE, restored = TRUE;
   FILE *out = NULL;
   int pipe_fd = -1, lock_fd = -1;
@@ -466,7 +574,10 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
     }
   if ((tracefs = replay_tracefs_find (opts->tracefs_dir, TRUE, &mounted, error)) == NULL
       || !check_blk_tracer (tracefs, error)
-      || (lock_fd = claim_tracefs (tracefs, error)) < 0)
+      || (lock_fd = claim_tracefs (tracefs, error)) < 0
+      /* What a killed capture left is put back before it is saved. */
+      || !replay_journal_recover (journal_dir (opts), tracefs_scope, NULL, "iosim capture",
+                                  opts->log, error))
     goto out;
   if ((out = fopen (opts->output_path, "w")) == NULL)
     {
@@ -490,8 +601,11 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
       g_ptr_array_add (more_states, more);
     }
 
+  if ((journal = open_journal (opts, &target, more_disks, state, more_states, error)) == NULL)
+    goto restore;
   if (configure (tracefs, target.disk_name,
-                 opts->buffer_size_kb ? opts->buffer_size_kb : CAPTURE_DEFAULT_BUFFER_KB, error)
+                 opts->buffer_size_kb ? opts->buffer_size_kb : CAPTURE_DEFAULT_BUFFER_KB,
+                 opts->log, error)
       && enable_more (more_disks, error))
     {
       g_autofree char *pipe_path = g_build_filename (tracefs, "trace_pipe", NULL);
@@ -508,6 +622,7 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
                && pump (pipe_fd, out, stats, error))
         ok = TRUE;
     }
+restore:
   /* The tracer cannot change while trace_pipe is open (EBUSY). */
   if (pipe_fd >= 0)
     close (pipe_fd);
@@ -517,6 +632,12 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
     restored &= replay_tracefs_restore (g_ptr_array_index (more_states, i),
                                         restore_error ? NULL : &restore_error);
   restored &= replay_tracefs_restore (state, restore_error ? NULL : &restore_error);
+  /* Everything is back: nothing for a later run to redo. */
+  if (restored && journal != NULL)
+    restored = replay_journal_remove (journal, &restore_error);
+  else if (journal != NULL && opts->log)
+    fprintf (opts->log, "iosim capture: journal %s kept: 'iosim restore' retries\n",
+             replay_journal_file (journal));
   if (!restored)
     {
       if (ok)

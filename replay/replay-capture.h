@@ -6,7 +6,11 @@
  * §1.7).  Capture saves every setting it changes, switches trace_clock to
  * "mono" so the times are CLOCK_MONOTONIC like the replayer's, and
  * restores every setting afterwards — on success, on error, and when the
- * caller's stop flag is raised (Ctrl-C).
+ * caller's stop flag is raised (Ctrl-C).  Before changing anything it
+ * restores what a capture killed earlier left behind (its journal,
+ * replay-journal.h, scope "tracefs": tracefs is global) and journals the
+ * saved values, so that a capture killed with SIGKILL is undone by the
+ * next capture or `iosim restore`.  Every value written is read back.
  *
  * Output: "# tracer: blk", one "# iosim-capture key=value ..." line
  * describing the device, then trace_pipe's lines verbatim.
@@ -15,6 +19,9 @@
 
 #include <glib.h>
 #include <signal.h>
+#include <stdio.h>
+
+#include "replay/replay-journal.h"
 
 G_BEGIN_DECLS
 
@@ -29,6 +36,8 @@ typedef struct {
   gboolean    until_stopped;         /* no period, no command: record until *stop rises */
   const char *const *more_devices;   /* NULL-terminated further devices traced too (may be NULL) */
   volatile gint *recording;          /* may be NULL; set to 1 once events are recorded */
+  const char *journal_dir;           /* NULL: replay_journal_default_dir () */
+  FILE       *log;                   /* recovery, journal and read-back messages; NULL: none */
 } ReplayCaptureOptions;
 
 typedef struct {
@@ -79,6 +88,12 @@ ReplayTracefsState *replay_tracefs_save    (const char  *tracefs_dir,
 gboolean            replay_tracefs_restore (ReplayTracefsState *state,
                                             GError            **error);
 void                replay_tracefs_state_free (ReplayTracefsState *state);
+/* Journal @state's saved values in the order restore writes them: the
+ * disk's files, then (@with_tracefs) the tracer's. */
+gboolean            replay_tracefs_journal (const ReplayTracefsState *state,
+                                            ReplayJournal            *journal,
+                                            gboolean                  with_tracefs,
+                                            GError                  **error);
 
 /* The files the state covers, relative to tracefs and to /sys/block/DISK
  * ("trace/enable"), for tests comparing before and after. */

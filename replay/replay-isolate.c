@@ -185,11 +185,11 @@ find_cpuset (const char *root, gboolean *v1, GError **error)
   return NULL;
 }
 
-/* Move every process listed in @from_procs but us to @to_procs, for a few
- * rounds; returns how many moved, and in @refused how many would not
- * (kernel threads). */
+/* Move every process listed in @from_procs (but us, with @skip_self) to
+ * @to_procs, for a few rounds; returns how many moved, and in @refused
+ * how many would not (kernel threads). */
 static guint
-move_tasks (const char *from_procs, const char *to_procs, guint *refused)
+move_tasks (const char *from_procs, const char *to_procs, gboolean skip_self, guint *refused)
 {
   g_autoptr (GHashTable) tried = g_hash_table_new (g_direct_hash, g_direct_equal);
   guint moved = 0;
@@ -207,7 +207,7 @@ move_tasks (const char *from_procs, const char *to_procs, guint *refused)
           guint64 pid;
 
           if (!g_ascii_string_to_unsigned (pids[i], 10, 1, G_MAXINT, &pid, NULL)
-              || (pid_t) pid == self || !g_hash_table_add (tried, GUINT_TO_POINTER (pid)))
+              || (skip_self && (pid_t) pid == self) || !g_hash_table_add (tried, GUINT_TO_POINTER (pid)))
             continue;
           fresh++;
           if (replay_setup_write_value (to_procs, pids[i], NULL))
@@ -219,6 +219,57 @@ move_tasks (const char *from_procs, const char *to_procs, guint *refused)
         break;
     }
   return moved;
+}
+
+/* The CPU list @path shows is @want (cpuset.cpus: the kernel takes only
+ * online CPUs of the parent). */
+static gboolean
+check_cpus (const char *path, const GArray *want, GError **error)
+{
+  g_autofree char *text = replay_setup_read_stripped (path, error);
+  g_autoptr (GArray) shown = text ? replay_cpus_parse (text, NULL) : NULL;
+  g_autofree char *want_list = list_of (want);
+  gboolean same = shown != NULL && shown->len == want->len;
+
+  for (guint i = 0; same && i < want->len; i++)
+    same = cpu_listed (shown, g_array_index (want, int, i));
+  if (text != NULL && !same)
+    g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                 "--isolate: wrote CPUs %s to %s but the kernel shows '%s'", want_list, path, text);
+  return same;
+}
+
+/* The masks @a and @b hold the same CPUs (sysfs may print more words). */
+static gboolean
+same_mask (const char *a, const char *b)
+{
+  g_autoptr (GArray) wa = parse_mask (a);
+  g_autoptr (GArray) wb = parse_mask (b);
+  guint n;
+
+  if (wa == NULL || wb == NULL)
+    return FALSE;
+  n = MAX (wa->len, wb->len);
+  for (guint i = 0; i < n; i++)
+    if ((i < wa->len ? g_array_index (wa, guint32, i) : 0)
+        != (i < wb->len ? g_array_index (wb, guint32, i) : 0))
+      return FALSE;
+  return TRUE;
+}
+
+/* What a mask file shows after writing @value to it is the same mask. */
+static gboolean
+check_mask (const char *path, const char *value, GError **error)
+{
+  g_autofree char *text = replay_setup_read_stripped (path, error);
+
+  if (text == NULL)
+    return FALSE;
+  if (same_mask (text, value))
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+               "%s: wrote mask %s but the kernel shows %s (not taken)", path, value, text);
+  return FALSE;
 }
 
 /* The root cpuset's processes into a new cpuset of the @rest CPUs under
@@ -236,16 +287,19 @@ shield_processes (ReplaySetup *setup, const char *dir, gboolean v1, const GArray
   root_procs = g_build_filename (dir, "cgroup.procs", NULL);
   shield_procs = g_build_filename (shield, "cgroup.procs", NULL);
   cpus_path = g_build_filename (shield, "cpuset.cpus", NULL);
+  /* Recorded (and journaled) before it exists, so that a failure or a
+   * death anywhere below empties and removes it. */
+  if (!replay_setup_record_cpuset (setup, shield, root_procs, log, error))
+    return FALSE;
   if (mkdir (shield, 0755) != 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "--isolate: cannot create %s: %s",
                    shield, g_strerror (errno));
+      replay_setup_forget_last (setup);
       return FALSE;
     }
-  /* Recorded before anything moves in, so that any failure below empties
-   * and removes it. */
-  replay_setup_record_cpuset (setup, shield, root_procs, log);
-  if (!replay_setup_write_value (cpus_path, rest_list, error))
+  if (!replay_setup_write_value (cpus_path, rest_list, error)
+      || !check_cpus (cpus_path, rest, error))
     return FALSE;
   if (v1)
     {
@@ -257,7 +311,8 @@ shield_processes (ReplaySetup *setup, const char *dir, gboolean v1, const GArray
       if (mems == NULL || !replay_setup_write_value (mems_path, mems, error))
         return FALSE;
     }
-  moved = move_tasks (root_procs, shield_procs, &refused);
+  /* We stay: the replay threads run on the shielded CPUs. */
+  moved = move_tasks (root_procs, shield_procs, TRUE, &refused);
   if (log)
     fprintf (log, "iosim replay: --isolate: %u processes moved to CPUs %s (%s); %u stay "
              "(kernel threads); processes in other cgroups are not moved\n",
@@ -271,7 +326,9 @@ replay_setup_empty_cpuset (const char *shield_dir, const char *back_procs, FILE 
 {
   g_autofree char *procs = g_build_filename (shield_dir, "cgroup.procs", NULL);
   guint refused;
-  guint moved = move_tasks (procs, back_procs, &refused);
+  /* Ourselves too: `iosim restore` or a later run, started from a shell
+   * a killed run shielded, is inside the shield it removes. */
+  guint moved = move_tasks (procs, back_procs, FALSE, &refused);
 
   if (rmdir (shield_dir) != 0 && errno != ENOENT)
     {
@@ -305,15 +362,17 @@ shield_workqueues (ReplaySetup *setup, const GArray *shield, const GArray *rest,
       return FALSE;
     }
   value = mask_remove (words, shield) ? format_mask (words) : mask_of (rest);
-  if (strcmp (value, old) == 0)
+  if (same_mask (value, old))
     return TRUE;
-  return replay_setup_change_file (setup, path, value, log, error);
+  return replay_setup_record (setup, path, old, TRUE, log, error)
+         && replay_setup_write_value (path, value, error)
+         && check_mask (path, value, error);
 }
 
 /* Each IRQ the kernel lets move, off the shield. */
-static void
+static gboolean
 shield_irqs (ReplaySetup *setup, const GArray *shield, const ReplayIsolatePaths *paths,
-             FILE *log)
+             FILE *log, GError **error)
 {
   const char *dir = path_or (paths ? paths->irq_dir : NULL, ISOLATE_IRQ_DIR);
   g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
@@ -330,20 +389,26 @@ shield_irqs (ReplaySetup *setup, const GArray *shield, const ReplayIsolatePaths 
       if (words == NULL || !mask_remove (words, shield))
         continue;
       value = format_mask (words);
-      if (strcmp (value, old) == 0)
+      if (same_mask (value, old))
         continue;
-      replay_setup_record (setup, path, old, TRUE, log);
-      if (replay_setup_write_value (path, value, NULL))
-        moved++;
-      else
+      if (!replay_setup_record (setup, path, old, TRUE, log, error))
+        return FALSE;
+      /* The kernel may take a mask and keep another (a managed IRQ's); such
+       * an IRQ counts as refused, its old value is still put back. */
+      if (!replay_setup_write_value (path, value, NULL))
         {
-          replay_setup_forget_last (setup);
+          replay_setup_forget_last (setup);   /* nothing changed */
           refused++;
         }
+      else if (check_mask (path, value, NULL))
+        moved++;
+      else
+        refused++;
     }
   if (log)
     fprintf (log, "iosim replay: --isolate: %u IRQs moved off the replay CPUs, %u refused "
              "(managed by the kernel)\n", moved, refused);
+  return TRUE;
 }
 
 gboolean
@@ -368,7 +433,8 @@ replay_setup_isolate (ReplaySetup *setup, const GArray *cpus, const ReplayIsolat
     return FALSE;
   if (!shield_workqueues (setup, cpus, rest, paths, log, error))
     return FALSE;
-  shield_irqs (setup, cpus, paths, log);
+  if (!shield_irqs (setup, cpus, paths, log, error))
+    return FALSE;
   return shield_processes (setup, cpuset_dir, v1, rest, log, error);
 }
 

@@ -7,10 +7,13 @@
  * blkio.throttle.{read,write}_bps_device on the root blkio cgroup, or
  * cgroup v2 io.max of the cgroup iosim runs in when it has one).
  *
- * Every old value is read and logged as a shell command that restores it
- * ("echo OLD > PATH") before the new value is written, so that a run
- * killed with SIGKILL (which no handler sees) can be undone by hand from
- * the log.  replay_setup_restore() writes the old values back, in the
+ * Every old value is read, written to the journal (replay-journal.h) and
+ * logged as a shell command that restores it ("echo OLD > PATH") before
+ * the new value is written, so that a run killed with SIGKILL (which no
+ * handler sees) is undone by the next run or `iosim restore`.  Every new
+ * value is read back: one the kernel did not take is an error, one it
+ * adjusted (read_ahead_kb to whole pages, ...) a warning, and each is
+ * kept for the JSON report.  replay_setup_restore() writes the old values back, in the
  * order they were recorded: the scheduler first (switching elevators
  * resets nr_requests and drops the old elevator's tunables, so those are
  * recorded too and written after it), then tunables, queue attributes and
@@ -26,6 +29,7 @@
 #include <stdio.h>
 
 #include "replay/replay-safety.h"
+#include "replay/replay-journal.h"
 
 G_BEGIN_DECLS
 
@@ -71,6 +75,26 @@ void         replay_setup_describe (const ReplaySetupSpec *spec,
                                     const ReplayTarget    *target,
                                     FILE                  *out);
 void         replay_setup_free     (ReplaySetup *setup);
+
+/* From now on every change is first written to @journal (taken); a clean
+ * restore removes the journal file.  Without one nothing is journaled. */
+void         replay_setup_set_journal  (ReplaySetup *setup, ReplayJournal *journal);
+/* The journal file, or NULL. */
+const char  *replay_setup_journal_file (const ReplaySetup *setup);
+/* Put back the originals of a loaded journal whose owner is gone (files
+ * gone since are skipped and said); with @dry_run say on @log what would
+ * be written.  On success (not dry) the journal file is removed. */
+gboolean     replay_setup_restore_journal (ReplayJournal *journal,
+                                           gboolean       dry_run,
+                                           FILE          *log,
+                                           GError       **error);
+/* "MAJ:MIN" of @target's whole disk (a partition's queue is its disk's). */
+char        *replay_setup_disk_devno  (const ReplayTarget *target, GError **error);
+/* Add "target_settings": [{path, requested, in_force, adjusted}] (every
+ * setting written, as read back) to the JSON object in @json_path. */
+gboolean     replay_setup_amend_json  (const ReplaySetup *setup,
+                                       const char        *json_path,
+                                       GError           **error);
 
 /* Where --isolate looks; NULL fields (or a NULL struct) are the real
  * system's paths. */

@@ -1,6 +1,8 @@
 /* test-capture-realdev.c — `iosim capture` through tracefs on a loop
  * device: a dd-driven capture records Q/D/C lines and restores every
- * tracer setting; a capture interrupted with SIGINT restores them too.
+ * tracer setting; a capture interrupted with SIGINT restores them too; one
+ * killed with SIGKILL leaves them changed and its journal restores them,
+ * through `iosim restore` or the next capture.
  * Needs root, /dev/loop-control, tracefs and the blk tracer; skips
  * otherwise. */
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include "replay/replay.h"
 #include "replay/replay-capture.h"
 #include "replay/replay-safety.h"
+#include "replay/replay-journal.h"
 
 typedef struct {
   LoopDev *dev;
@@ -194,6 +197,29 @@ test_dd (Fixture *f, gconstpointer data)
   }
 }
 
+static char *journal_dir;   /* $IOSIM_JOURNAL_DIR of every capture the tests run */
+
+static guint
+n_journals (void)
+{
+  g_autoptr (GPtrArray) files = replay_journal_list (journal_dir, NULL);
+
+  g_assert_nonnull (files);
+  return files->len;
+}
+
+/* This capture's own sign that it records: the fresh loop device's
+ * trace/enable is 1 (the tracer alone may have been "blk" before). */
+static gboolean
+disk_traced (const Fixture *f)
+{
+  g_autofree char *disk = g_path_get_basename (f->dev->path);
+  g_autofree char *p = g_build_filename ("/sys/block", disk, "trace", "enable", NULL);
+  g_autofree char *text = NULL;
+
+  return g_file_get_contents (p, &text, NULL, NULL) && g_str_has_prefix (text, "1");
+}
+
 static gboolean
 tracer_is_blk (const Fixture *f)
 {
@@ -203,37 +229,46 @@ tracer_is_blk (const Fixture *f)
   return g_file_get_contents (p, &text, NULL, NULL) && g_str_has_prefix (text, "blk");
 }
 
+/* `iosim capture --seconds 30` of the device in the background; returns
+ * once it records. */
+static GPid
+start_capture (const Fixture *f, const char *output)
+{
+  const char *argv[] = { g_getenv ("IOSIM_BIN"), "capture", "--device", f->dev->path,
+                         "--seconds", "30", "-o", output, NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+
+  g_assert_false (disk_traced (f));
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  for (int i = 0; i < 100 && !(disk_traced (f) && tracer_is_blk (f)); i++)
+    g_usleep (50000);
+  g_assert_true (disk_traced (f) && tracer_is_blk (f));
+  g_usleep (200000);
+  return pid;
+}
+
 static void
 test_sigint (Fixture *f, gconstpointer data)
 {
-  const char *bin = g_getenv ("IOSIM_BIN");
   g_autoptr (GPtrArray) before = NULL, after = NULL;
-  g_autoptr (GError) error = NULL;
   g_autofree char *output = NULL, *text = NULL;
   GPid pid;
   int status = 0;
 
   if (f->dev == NULL)
     return;
-  if (bin == NULL)
+  if (g_getenv ("IOSIM_BIN") == NULL)
     {
       g_test_skip ("IOSIM_BIN not set (run through meson test)");
       return;
     }
   before = snapshot (f);
   output = g_build_filename (f->dir, "cap.txt", NULL);
-  {
-    const char *argv[] = { bin, "capture", "--device", f->dev->path, "--seconds", "30",
-                           "-o", output, NULL };
-    g_assert_true (g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                                  NULL, NULL, &pid, &error));
-    g_assert_no_error (error);
-  }
-  /* Wait until the capture has switched the tracer on, then interrupt it. */
-  for (int i = 0; i < 100 && !tracer_is_blk (f); i++)
-    g_usleep (50000);
-  g_assert_true (tracer_is_blk (f));
-  g_usleep (200000);
+  pid = start_capture (f, output);
   g_assert_cmpint (kill (pid, SIGINT), ==, 0);
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_spawn_close_pid (pid);
@@ -243,13 +278,104 @@ test_sigint (Fixture *f, gconstpointer data)
   assert_same_snapshot (before, after);
   g_assert_true (g_file_get_contents (output, &text, NULL, NULL));
   g_assert_true (g_str_has_prefix (text, "# tracer: blk\n"));
+  g_assert_cmpuint (n_journals (), ==, 0);
+}
+
+/* Runs iosim with @args; stdout and stderr in *@out, *@err. */
+static int
+run_iosim (const char *const *args, char **out, char **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("IOSIM_BIN"));
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               out, err, &status, &error));
+  g_assert_no_error (error);
+  g_test_message ("iosim %s: status %d\n%s\n%s", args[0], status, *out, *err);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+typedef enum { AFTER_KILL_RESTORE, AFTER_KILL_NEXT_CAPTURE } AfterKill;
+
+/* SIGKILL mid-capture: blk tracer, mono clock, 16 MB buffers and the
+ * disk's trace/enable stay; `iosim restore` or the next capture puts back
+ * what was there before (every file the capture saves). */
+static void
+test_sigkill (Fixture *f, gconstpointer data)
+{
+  AfterKill after_kill = GPOINTER_TO_INT (data);
+  g_autoptr (GPtrArray) before = NULL, after = NULL;
+  g_autofree char *output = NULL, *out = NULL, *err = NULL;
+  GPid pid;
+  int status = 0;
+
+  if (f->dev == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  before = snapshot (f);
+  output = g_build_filename (f->dir, "cap.txt", NULL);
+  pid = start_capture (f, output);
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  g_assert_true (tracer_is_blk (f) && disk_traced (f));
+  g_assert_cmpuint (n_journals (), ==, 1);
+  if (after_kill == AFTER_KILL_RESTORE)
+    {
+      const char *args[] = { "restore", NULL };
+      g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (out, "iosim capture, pid"));
+      g_assert_nonnull (strstr (out, "restored and removed"));
+    }
+  else
+    {
+      g_autofree char *next = g_build_filename (f->dir, "next.txt", NULL);
+      const char *args[] = { "capture", "--device", f->dev->path, "--seconds", "0.2", "-o", next,
+                             NULL };
+      g_assert_cmpint (run_iosim (args, &out, &err), ==, 0);
+      g_assert_nonnull (strstr (err, "restoring them first"));
+    }
+  after = snapshot (f);
+  assert_same_snapshot (before, after);
+  g_assert_cmpuint (n_journals (), ==, 0);
 }
 
 int
 main (int argc, char **argv)
 {
+  int rc;
+
   g_test_init (&argc, &argv, NULL);
+  /* A journal directory of the tests' own, to be left empty. */
+  journal_dir = g_dir_make_tmp ("iosim-test-journals-XXXXXX", NULL);
+  g_assert_nonnull (journal_dir);
+  g_setenv (REPLAY_JOURNAL_DIR_ENV, journal_dir, TRUE);
   g_test_add ("/capture/realdev/dd", Fixture, NULL, fixture_setup, test_dd, fixture_teardown);
   g_test_add ("/capture/realdev/sigint", Fixture, NULL, fixture_setup, test_sigint, fixture_teardown);
-  return g_test_run ();
+  g_test_add ("/capture/realdev/sigkill-then-restore", Fixture,
+              GINT_TO_POINTER (AFTER_KILL_RESTORE), fixture_setup, test_sigkill, fixture_teardown);
+  g_test_add ("/capture/realdev/sigkill-then-capture", Fixture,
+              GINT_TO_POINTER (AFTER_KILL_NEXT_CAPTURE), fixture_setup, test_sigkill,
+              fixture_teardown);
+  rc = g_test_run ();
+  if (n_journals () > 0)
+    {
+      fprintf (stderr, "a journal was left in %s: run iosim restore --dir %s\n", journal_dir,
+               journal_dir);
+      rc = 1;
+    }
+  else
+    rmdir (journal_dir);
+  g_free (journal_dir);
+  return rc;
 }

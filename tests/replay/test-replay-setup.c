@@ -157,7 +157,7 @@ static void
 test_error_restore (Fake *f, gconstpointer data)
 {
   const char *sched_set[] = { "read_expire=7", NULL };
-  const char *queue_set[] = { "read_ahead_kb=4096", "no_such_attr=1", "rotational=1", NULL };
+  const char *queue_set[] = { "read_ahead_kb=4096", "rotational=1", "no_such_attr=1", NULL };
   ReplaySetupSpec spec = { .scheduler = "kyber", .sched_set = sched_set, .queue_set = queue_set };
   g_autoptr (ReplaySetup) setup = replay_setup_new ();
   g_autoptr (GError) error = NULL;
@@ -170,11 +170,57 @@ test_error_restore (Fake *f, gconstpointer data)
   g_clear_error (&error);
   ra = get (f->queue, "read_ahead_kb");
   rot = get (f->queue, "rotational");
-  g_assert_cmpstr (ra, ==, "4096");   /* applied before the failure */
-  g_assert_cmpstr (rot, ==, "0");     /* not reached */
+  g_assert_cmpstr (rot, ==, "1");     /* applied before the failure */
+  g_assert_cmpstr (ra, ==, "128");    /* not reached: read_ahead_kb goes after the others */
   g_assert_true (replay_setup_restore (setup, NULL, &error));
   after = snapshot (f);
   g_assert_cmpstr (after, ==, before);
+}
+
+/* A write that undoes an earlier one (as writing rotational resets
+ * read_ahead_kb on Linux 6.11+) is caught by the final read-back: here
+ * rotational is made an alias of read_ahead_kb, written after it. */
+static void
+test_later_write_undoes (Fake *f, gconstpointer data)
+{
+  const char *queue_set[] = { "rotational=1", "read_ahead_kb=4096", NULL };
+  ReplaySetupSpec spec = { .queue_set = queue_set };
+  g_autoptr (ReplaySetup) setup = replay_setup_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *rot = g_build_filename (f->queue, "rotational", NULL);
+
+  g_assert_cmpint (unlink (rot), ==, 0);
+  g_assert_cmpint (symlink ("read_ahead_kb", rot), ==, 0);
+  g_assert_false (replay_setup_apply (setup, &spec, &f->target, NULL, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "/rotational shows '4096'"));
+  g_assert_nonnull (strstr (error->message, "a later setting reset it"));
+  replay_setup_restore (setup, NULL, NULL);
+}
+
+/* Every value written is read back and kept for the JSON report (what
+ * the kernel refuses or adjusts: the realdev tests). */
+static void
+test_read_back (Fake *f, gconstpointer data)
+{
+  const char *queue_set[] = { "read_ahead_kb=4097", NULL };
+  ReplaySetupSpec spec = { .queue_set = queue_set };
+  g_autoptr (ReplaySetup) setup = replay_setup_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *json = g_build_filename (f->root, "r.json", NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_true (replay_setup_apply (setup, &spec, &f->target, NULL, &error));
+  g_assert_no_error (error);
+  put (f->root, "r.json", "{\"ios\": 1}");
+  g_assert_true (replay_setup_amend_json (setup, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (json, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"target_settings\""));
+  g_assert_nonnull (strstr (text, "\"ios\""));
+  g_assert_nonnull (strstr (text, "\"4097\""));
+  g_assert_true (replay_setup_restore (setup, NULL, &error));
+  g_assert_no_error (error);
 }
 
 /* The atexit guarantee: a process that exits without restoring. */
@@ -494,6 +540,9 @@ main (int argc, char **argv)
   g_test_add ("/replay/setup/apply-restore", Fake, NULL, fake_setup, test_apply_restore, fake_teardown);
   g_test_add ("/replay/setup/error-restore", Fake, NULL, fake_setup, test_error_restore, fake_teardown);
   g_test_add ("/replay/setup/guard-at-exit", Fake, NULL, fake_setup, test_guard_at_exit, fake_teardown);
+  g_test_add ("/replay/setup/later-write-undoes", Fake, NULL, fake_setup, test_later_write_undoes,
+              fake_teardown);
+  g_test_add ("/replay/setup/read-back-json", Fake, NULL, fake_setup, test_read_back, fake_teardown);
   g_test_add ("/replay/setup/throttle-v2", Fake, NULL, fake_setup, test_throttle_v2, fake_teardown);
   g_test_add ("/replay/setup/isolate-refusals", Fake, NULL, fake_setup, test_isolate_refusals,
               fake_teardown);

@@ -1,7 +1,9 @@
 /* test-replay-target-realdev.c — `iosim replay` on loop devices: the
  * safety refusals (mounted, file system signature, in use, writes without
  * --allow-write) and what --force overrides; target setup restored after a
- * normal run, an error and SIGTERM/SIGINT mid-replay; --map onto two
+ * normal run, an error and SIGTERM/SIGINT mid-replay; after SIGKILL
+ * mid-replay, by `iosim restore` or by the next replay (the journal);
+ * --read-ahead-kb with --rotational in force as asked; --map onto two
  * devices, also with the io_uring and libaio engines; --scale-offsets;
  * --capture.  Runs the iosim binary ($IOSIM_BIN) as a child.  Needs root
  * and /dev/loop-control; skips otherwise. */
@@ -15,8 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-glib/json-glib.h>
+
 #include "loopdev.h"
 #include "replay/replay.h"
+#include "replay/replay-journal.h"
 
 #define DEV_BYTES (16u << 20)
 #define THROTTLE_DIR "/sys/fs/cgroup/blkio"
@@ -253,16 +258,87 @@ test_refusals (Fixture *f, gconstpointer data)
   g_assert_cmpint (RUN (&err, "replay", w, "--target", f->a->path, "--allow-write", "--force"), ==, 0);
 }
 
+/* Setting values for the restore tests, each different from what the
+ * device has now (a setting already at the asked value changes nothing
+ * and logs nothing: a test asking for a fixed value fails on a machine an
+ * earlier run left at it). */
+typedef struct {
+  char *sched;          /* an elevator other than the active one */
+  char *tunable;        /* "KEY=VALUE" of that elevator, NULL for none */
+  char *tunable_file;   /* "/queue/iosched/KEY", NULL for none */
+  char *read_ahead_kb;  /* not the current value, nor the 128 a queue-limit write resets to */
+  char *nr_requests;
+  char *rotational;     /* the other one */
+} Picks;
+
+static char *
+active_elevator (const LoopDev *dev)
+{
+  g_autofree char *s = sys_attr (dev, "queue/scheduler");
+  const char *open = strchr (s, '[');
+
+  g_assert_nonnull (open);
+  return g_strndup (open + 1, strcspn (open + 1, "]"));
+}
+
+static void
+picks_init (Picks *p, const LoopDev *dev)
+{
+  /* An elevator with a tunable each, in order of preference. */
+  const struct { const char *name, *tunable; } elevators[] = {
+    { "mq-deadline", "read_expire=123" }, { "kyber", "read_lat_nsec=1234567" },
+    { "bfq", "slice_idle=3" }, { "none", NULL },
+  };
+  g_autofree char *list = sys_attr (dev, "queue/scheduler");
+  g_autofree char *active = active_elevator (dev);
+  g_autofree char *ra = sys_attr (dev, "queue/read_ahead_kb");
+  g_autofree char *nr = sys_attr (dev, "queue/nr_requests");
+  g_autofree char *rot = sys_attr (dev, "queue/rotational");
+  g_auto (GStrv) names = g_strsplit_set (list, " []", -1);
+
+  memset (p, 0, sizeof *p);
+  for (guint i = 0; i < G_N_ELEMENTS (elevators) && p->sched == NULL; i++)
+    if (strcmp (elevators[i].name, active) != 0
+        && g_strv_contains ((const char *const *) names, elevators[i].name))
+      {
+        p->sched = g_strdup (elevators[i].name);
+        p->tunable = g_strdup (elevators[i].tunable);
+        if (p->tunable)
+          p->tunable_file = g_strdup_printf ("/queue/iosched/%.*s",
+                                             (int) strcspn (p->tunable, "="), p->tunable);
+      }
+  g_assert_nonnull (p->sched);
+  p->read_ahead_kb = g_strdup (strcmp (ra, "4096") == 0 ? "2048" : "4096");
+  p->nr_requests = g_strdup (strcmp (nr, "16") == 0 ? "32" : "16");
+  p->rotational = g_strdup (strcmp (rot, "1") == 0 ? "0" : "1");
+}
+
+static void
+picks_clear (Picks *p)
+{
+  g_free (p->sched);
+  g_free (p->tunable);
+  g_free (p->tunable_file);
+  g_free (p->read_ahead_kb);
+  g_free (p->nr_requests);
+  g_free (p->rotational);
+}
+
 /* The setup options used by the restore tests (throttling where the
  * machine has cgroup v1 blkio). */
 static void
-add_setup_args (GPtrArray *args)
+add_setup_args (GPtrArray *args, const Picks *p)
 {
-  const char *fixed[] = { "--sched", "mq-deadline", "--sched-set", "read_expire=123",
-                          "--read-ahead-kb", "4096", "--nr-requests", "16", "--rotational", "1" };
+  const char *fixed[] = { "--sched", p->sched, "--read-ahead-kb", p->read_ahead_kb,
+                          "--nr-requests", p->nr_requests, "--rotational", p->rotational };
 
   for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
     g_ptr_array_add (args, (gpointer) fixed[i]);
+  if (p->tunable)
+    {
+      g_ptr_array_add (args, (gpointer) "--sched-set");
+      g_ptr_array_add (args, p->tunable);
+    }
   if (have_throttle ())
     {
       g_ptr_array_add (args, (gpointer) "--throttle-read-bps");
@@ -283,25 +359,31 @@ test_restore_normal (Fixture *f, gconstpointer data)
 {
   g_autofree char *r = NULL, *err = NULL, *before = NULL, *after = NULL;
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  Picks p;
 
   if (f->a == NULL)
     return;
+  picks_init (&p, f->a);
   r = one_device_trace (f, 30, 0.001, FALSE);
   before = snapshot (f->a);
   g_ptr_array_add (args, (gpointer) "replay");
   g_ptr_array_add (args, r);
   g_ptr_array_add (args, (gpointer) "--target");
   g_ptr_array_add (args, f->a->path);
-  add_setup_args (args);
+  add_setup_args (args, &p);
   g_assert_cmpint (run_argv (args, &err), ==, 0);
   /* It was applied: every old value logged before its change. */
   g_assert_nonnull (strstr (err, "/queue/scheduler"));
-  g_assert_nonnull (strstr (err, "/queue/iosched/read_expire"));
+  if (p.tunable_file)
+    g_assert_nonnull (strstr (err, p.tunable_file));
   g_assert_nonnull (strstr (err, "/queue/read_ahead_kb"));
+  g_assert_nonnull (strstr (err, "/queue/rotational"));
   if (have_throttle ())
     g_assert_nonnull (strstr (err, "blkio.throttle.read_bps_device"));
+  g_assert_nonnull (strstr (err, "if killed, run: iosim restore --dir "));
   after = snapshot (f->a);
   g_assert_cmpstr (after, ==, before);
+  picks_clear (&p);
 }
 
 /* A bad name after the elevator and its tunable were applied. */
@@ -309,18 +391,27 @@ static void
 test_restore_error (Fixture *f, gconstpointer data)
 {
   g_autofree char *r = NULL, *err = NULL, *before = NULL, *after = NULL;
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  Picks p;
 
   if (f->a == NULL)
     return;
+  picks_init (&p, f->a);
   r = one_device_trace (f, 30, 0.001, FALSE);
   before = snapshot (f->a);
-  g_assert_cmpint (RUN (&err, "replay", r, "--target", f->a->path, "--sched", "mq-deadline",
-                        "--sched-set", "read_expire=123", "--read-ahead-kb", "4096",
-                        "--sched-set", "no_such_tunable=1"), !=, 0);
+  g_ptr_array_add (args, (gpointer) "replay");
+  g_ptr_array_add (args, r);
+  g_ptr_array_add (args, (gpointer) "--target");
+  g_ptr_array_add (args, f->a->path);
+  add_setup_args (args, &p);
+  g_ptr_array_add (args, (gpointer) "--sched-set");
+  g_ptr_array_add (args, (gpointer) "no_such_tunable=1");
+  g_assert_cmpint (run_argv (args, &err), !=, 0);
   g_assert_nonnull (strstr (err, "no_such_tunable"));
   g_assert_nonnull (strstr (err, "/queue/scheduler"));   /* applied, then restored */
   after = snapshot (f->a);
   g_assert_cmpstr (after, ==, before);
+  picks_clear (&p);
 }
 
 static gboolean
@@ -339,42 +430,231 @@ wait_for_scheduler (const LoopDev *dev, const char *name, gint64 timeout_us)
   return FALSE;
 }
 
-/* Killed mid-replay by @signo: the settings come back, exit status 130. */
-static void
-test_restore_signal (Fixture *f, gconstpointer data)
+static char *journal_dir;   /* $IOSIM_JOURNAL_DIR of every iosim the tests start */
+
+static guint
+n_journals (void)
 {
-  int signo = GPOINTER_TO_INT (data);
-  g_autofree char *r = NULL, *before = NULL, *after = NULL, *ra = NULL;
+  g_autoptr (GPtrArray) files = replay_journal_list (journal_dir, NULL);
+
+  g_assert_nonnull (files);
+  return files->len;
+}
+
+/* Until the picked elevator and read_ahead_kb (written last) are in force. */
+static gboolean
+wait_applied (const LoopDev *dev, const Picks *p, gint64 timeout_us)
+{
+  gint64 end = g_get_monotonic_time () + timeout_us;
+
+  if (!wait_for_scheduler (dev, p->sched, timeout_us))
+    return FALSE;
+  while (g_get_monotonic_time () < end)
+    {
+      g_autofree char *ra = sys_attr (dev, "queue/read_ahead_kb");
+      if (strcmp (ra, p->read_ahead_kb) == 0)
+        return TRUE;
+      g_usleep (2000);
+    }
+  return FALSE;
+}
+
+/* `iosim replay` of the 10 s trace @r with the picked settings, in the
+ * background; returns once they are in force. */
+static GPid
+start_long_replay (Fixture *f, const Picks *p, const char *r)
+{
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
   GPid pid;
-  int status;
 
-  if (f->a == NULL)
-    return;
-  r = one_device_trace (f, 400, 0.025, FALSE);   /* 10 s */
-  before = snapshot (f->a);
-  g_assert_false (strstr (before, "[mq-deadline]") != NULL && strstr (before, "read_ahead_kb=4096"));
   g_ptr_array_add (args, (gpointer) g_getenv ("IOSIM_BIN"));
   g_ptr_array_add (args, (gpointer) "replay");
-  g_ptr_array_add (args, r);
+  g_ptr_array_add (args, (gpointer) r);
   g_ptr_array_add (args, (gpointer) "--target");
   g_ptr_array_add (args, f->a->path);
-  add_setup_args (args);
+  add_setup_args (args, p);
   g_ptr_array_add (args, NULL);
   g_assert_true (g_spawn_async (NULL, (char **) args->pdata, NULL,
                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
                                 | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &error));
   g_assert_no_error (error);
-  g_assert_true (wait_for_scheduler (f->a, "mq-deadline", 5 * G_USEC_PER_SEC));
+  g_assert_true (wait_applied (f->a, p, 5 * G_USEC_PER_SEC));
   g_usleep (300 * 1000);   /* into the replay, past the setup */
-  ra = sys_attr (f->a, "queue/read_ahead_kb");
-  g_assert_cmpstr (ra, ==, "4096");
+  return pid;
+}
+
+/* Killed mid-replay by @signo: the settings come back, exit status 130. */
+static void
+test_restore_signal (Fixture *f, gconstpointer data)
+{
+  int signo = GPOINTER_TO_INT (data);
+  g_autofree char *r = NULL, *before = NULL, *after = NULL;
+  GPid pid;
+  int status;
+  Picks p;
+
+  if (f->a == NULL)
+    return;
+  picks_init (&p, f->a);
+  r = one_device_trace (f, 400, 0.025, FALSE);   /* 10 s */
+  before = snapshot (f->a);
+  pid = start_long_replay (f, &p, r);
   g_assert_cmpint (kill (pid, signo), ==, 0);
   g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
   g_spawn_close_pid (pid);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 130);
+  after = snapshot (f->a);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (n_journals (), ==, 0);
+  picks_clear (&p);
+}
+
+typedef enum { AFTER_KILL_RESTORE, AFTER_KILL_NEXT_REPLAY } AfterKill;
+
+/* Killed by SIGKILL mid-replay: no handler runs, the settings stay
+ * changed and the journal holds the originals.  `iosim restore` (after a
+ * --dry-run that writes nothing), or the next replay on the device, puts
+ * them back; the next replay takes the true originals for its own. */
+static void
+test_restore_sigkill (Fixture *f, gconstpointer data)
+{
+  AfterKill after_kill = GPOINTER_TO_INT (data);
+  g_autofree char *r = NULL, *before = NULL, *during = NULL, *after = NULL, *err = NULL;
+  g_autofree char *active = NULL, *ra = NULL, *orig_ra = NULL, *orig_line = NULL;
+  GPid pid;
+  int status;
+  Picks p;
+
+  if (f->a == NULL)
+    return;
+  picks_init (&p, f->a);
+  r = one_device_trace (f, 400, 0.025, FALSE);   /* 10 s */
+  before = snapshot (f->a);
+  orig_ra = sys_attr (f->a, "queue/read_ahead_kb");
+  pid = start_long_replay (f, &p, r);
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  during = snapshot (f->a);
+  active = active_elevator (f->a);
+  ra = sys_attr (f->a, "queue/read_ahead_kb");
+  g_assert_cmpstr (during, !=, before);
+  g_assert_cmpstr (active, ==, p.sched);
+  g_assert_cmpstr (ra, ==, p.read_ahead_kb);
+  g_assert_cmpuint (n_journals (), ==, 1);
+
+  if (after_kill == AFTER_KILL_RESTORE)
+    {
+      g_autofree char *still = NULL;
+
+      g_assert_cmpint (RUN (&err, "restore", "--dry-run"), ==, 0);
+      g_assert_nonnull (strstr (last_stdout, "(gone)"));
+      g_assert_nonnull (strstr (last_stdout, "would write"));
+      still = snapshot (f->a);
+      g_assert_cmpstr (still, ==, during);
+      g_assert_cmpuint (n_journals (), ==, 1);
+      g_assert_cmpint (RUN (&err, "restore"), ==, 0);
+      g_assert_nonnull (strstr (last_stdout, "restored and removed"));
+    }
+  else
+    {
+      g_autofree char *short_trace = one_device_trace (f, 20, 0.001, FALSE);
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+
+      g_ptr_array_add (args, (gpointer) "replay");
+      g_ptr_array_add (args, short_trace);
+      g_ptr_array_add (args, (gpointer) "--target");
+      g_ptr_array_add (args, f->a->path);
+      add_setup_args (args, &p);
+      g_assert_cmpint (run_argv (args, &err), ==, 0);
+      g_assert_nonnull (strstr (err, "restoring them first"));
+      /* Its own originals are the device's, not the killed run's. */
+      orig_line = g_strdup_printf ("echo '%s' > /sys/block/", orig_ra);
+      g_assert_nonnull (strstr (err, orig_line));
+    }
+  after = snapshot (f->a);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (n_journals (), ==, 0);
+  picks_clear (&p);
+}
+
+/* The issue's case: --read-ahead-kb with --rotational.  Writing rotational
+ * (a queue limit) resets read_ahead_kb on Linux 6.11+, so read_ahead_kb
+ * goes last; the report shows it in force, and the restore puts it back
+ * after rotational too. */
+static void
+test_read_ahead_with_rotational (Fixture *f, gconstpointer data)
+{
+  g_autofree char *r = NULL, *err = NULL, *before = NULL, *after = NULL, *json = NULL;
+  g_autofree char *ra_now = NULL, *rot_now = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  const char *ra;
+  JsonArray *settings;
+  guint seen = 0;
+
+  if (f->a == NULL)
+    return;
+  /* Neither the current value nor the 128 KiB a queue-limit write resets to. */
+  ra_now = sys_attr (f->a, "queue/read_ahead_kb");
+  ra = strcmp (ra_now, "64") == 0 ? "96" : "64";
+  rot_now = sys_attr (f->a, "queue/rotational");
+  r = one_device_trace (f, 30, 0.001, FALSE);
+  json = g_build_filename (f->dir, "ra.json", NULL);
+  before = snapshot (f->a);
+  g_assert_cmpint (RUN (&err, "replay", r, "--target", f->a->path, "--read-ahead-kb", ra,
+                        "--rotational", strcmp (rot_now, "1") == 0 ? "0" : "1",
+                        "--nr-requests", "1", "--json", json), ==, 0);
+  /* Below BLKDEV_MIN_RQ: the kernel keeps 4, a warning, in force. */
+  g_assert_nonnull (strstr (err, "nr_requests: asked for 1, the kernel keeps 4 (in force)"));
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  settings = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                           "target_settings");
+  g_assert_nonnull (settings);
+  for (guint i = 0; i < json_array_get_length (settings); i++)
+    {
+      JsonObject *o = json_array_get_object_element (settings, i);
+      if (!g_str_has_suffix (json_object_get_string_member (o, "path"), "/read_ahead_kb"))
+        continue;
+      g_assert_cmpstr (json_object_get_string_member (o, "requested"), ==, ra);
+      g_assert_cmpstr (json_object_get_string_member (o, "in_force"), ==, ra);
+      g_assert_false (json_object_get_boolean_member (o, "adjusted"));
+      seen++;
+    }
+  for (guint i = 0; i < json_array_get_length (settings); i++)
+    {
+      JsonObject *o = json_array_get_object_element (settings, i);
+      if (!g_str_has_suffix (json_object_get_string_member (o, "path"), "/nr_requests"))
+        continue;
+      g_assert_cmpstr (json_object_get_string_member (o, "requested"), ==, "1");
+      g_assert_cmpstr (json_object_get_string_member (o, "in_force"), ==, "4");
+      g_assert_true (json_object_get_boolean_member (o, "adjusted"));
+      seen++;
+    }
+  g_assert_cmpuint (seen, ==, 2);
+  after = snapshot (f->a);
+  g_assert_cmpstr (after, ==, before);
+}
+
+/* A value the kernel does not take: rotational stores any non-zero as 1
+ * (block/blk-sysfs.c), so 2 reads back 1.  An error naming the file; what
+ * was applied is restored. */
+static void
+test_not_taken (Fixture *f, gconstpointer data)
+{
+  g_autofree char *r = NULL, *err = NULL, *before = NULL, *after = NULL;
+
+  if (f->a == NULL)
+    return;
+  r = one_device_trace (f, 10, 0.001, FALSE);
+  before = snapshot (f->a);
+  g_assert_cmpint (RUN (&err, "replay", r, "--target", f->a->path, "--rotational", "2"), !=, 0);
+  g_assert_nonnull (strstr (err, "/queue/rotational: wrote '2' but the kernel shows '1' "
+                                 "(not taken)"));
   after = snapshot (f->a);
   g_assert_cmpstr (after, ==, before);
 }
@@ -633,18 +913,66 @@ test_capture (Fixture *f, gconstpointer data)
   g_assert_cmpstr (tracer_after, ==, tracer_before);
 }
 
+/* `iosim restore` on journals it must not act on: a corrupt one is
+ * reported (exit 1) and kept; one whose owner runs (this test) is listed
+ * and left alone (exit 0). */
+static void
+test_restore_refusals (void)
+{
+  g_autofree char *err = NULL, *bad = NULL, *live = NULL, *text = NULL;
+
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  bad = g_build_filename (journal_dir, "replay-1-1.journal", NULL);
+  g_assert_true (g_file_set_contents (bad, "[journal]\nversion=1\nkind=replay\npid=1\n"
+                                      "start_time=1\nscopes=dev:7:0;\ndevices=;\nentries=1\n\n"
+                                      "[entry 0]\npath=/etc/passwd\nold=x\ncompare=true\n"
+                                      "may_vanish=false\ncpuset=false\n", -1, NULL));
+  g_assert_cmpint (RUN (&err, "restore"), ==, 1);
+  g_assert_nonnull (strstr (err, bad));
+  g_assert_nonnull (strstr (err, "not one iosim writes"));
+  g_assert_true (g_file_test (bad, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (bad), ==, 0);
+
+  live = g_build_filename (journal_dir, "replay-live.journal", NULL);
+  text = g_strdup_printf ("[journal]\nversion=1\nkind=replay\npid=%d\nstart_time=%" G_GUINT64_FORMAT
+                          "\nscopes=dev:7:0;\ndevices=;\nentries=0\n", (int) getpid (),
+                          replay_journal_start_time (getpid (), NULL));
+  g_assert_true (g_file_set_contents (live, text, -1, NULL));
+  g_assert_cmpint (RUN (&err, "restore"), ==, 0);
+  g_assert_nonnull (strstr (last_stdout, "still running"));
+  g_assert_nonnull (strstr (last_stdout, "left alone"));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (live), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   int rc;
 
   g_test_init (&argc, &argv, NULL);
+  /* A journal directory of the tests' own: a user's journals are not
+   * touched, and none may be left behind. */
+  journal_dir = g_dir_make_tmp ("iosim-test-journals-XXXXXX", NULL);
+  g_assert_nonnull (journal_dir);
+  g_setenv (REPLAY_JOURNAL_DIR_ENV, journal_dir, TRUE);
 #define ADD(path, fn, data) g_test_add (path, Fixture, data, fixture_setup, fn, fixture_teardown)
   ADD ("/replay/target/refusals", test_refusals, NULL);
   ADD ("/replay/target/restore-normal", test_restore_normal, NULL);
   ADD ("/replay/target/restore-error", test_restore_error, NULL);
   ADD ("/replay/target/restore-sigterm", test_restore_signal, GINT_TO_POINTER (SIGTERM));
   ADD ("/replay/target/restore-sigint", test_restore_signal, GINT_TO_POINTER (SIGINT));
+  ADD ("/replay/target/sigkill-then-restore", test_restore_sigkill,
+       GINT_TO_POINTER (AFTER_KILL_RESTORE));
+  ADD ("/replay/target/sigkill-then-replay", test_restore_sigkill,
+       GINT_TO_POINTER (AFTER_KILL_NEXT_REPLAY));
+  ADD ("/replay/target/read-ahead-with-rotational", test_read_ahead_with_rotational, NULL);
+  ADD ("/replay/target/not-taken", test_not_taken, NULL);
+  g_test_add_func ("/replay/target/restore-refusals", test_restore_refusals);
   ADD ("/replay/target/map", test_map, NULL);
   ADD ("/replay/target/map-io_uring", test_map_engine, "io_uring");
   ADD ("/replay/target/map-libaio", test_map_engine, "libaio");
@@ -654,5 +982,14 @@ main (int argc, char **argv)
 #undef ADD
   rc = g_test_run ();
   g_free (last_stdout);
+  if (n_journals () > 0)
+    {
+      fprintf (stderr, "a journal was left in %s: run iosim restore --dir %s\n", journal_dir,
+               journal_dir);
+      rc = 1;
+    }
+  else
+    rmdir (journal_dir);
+  g_free (journal_dir);
   return rc;
 }
