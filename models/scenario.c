@@ -10,6 +10,7 @@
 #include "models/sched/sched.h"
 #include "models/wb/wb.h"
 #include "sim/sim-device.h"
+#include "sim/sim-loop.h"
 #include "sim/sim-process.h"
 #include "sim/sim-units.h"
 #include "sim/sim-timeseries.h"
@@ -27,6 +28,9 @@ typedef struct {
   GStrv    scheds;
   gboolean follows_sim;     /* no sched key: uses [sim] sched, in lockstep */
   guint    nr_requests;
+  gboolean nr_requests_given;
+  gboolean via_loop;        /* via = loop: a loop driver in front of the model */
+  SimLoopConfig loop;
   guint32  major;
   guint32  minor;
   guint64  capacity_bytes;
@@ -67,7 +71,14 @@ struct _Scenario {
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
-                                                     "read_ahead_kb", "adapter", NULL };
+                                                     "read_ahead_kb", "adapter", "via",
+                                                     "loop_tags", "loop_max_io",
+                                                     "loop_max_sectors_kb", "loop_rotational",
+                                                     NULL };
+
+/* The keys that describe the loop driver, valid only with via = loop. */
+static const char *const loop_keys[] = { "loop_tags", "loop_max_io", "loop_max_sectors_kb",
+                                         "loop_rotational", NULL };
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -211,6 +222,60 @@ resolve_sched (GKeyFile *kf, const char *name)
   return sched_ops_lookup (policy ? policy : name);
 }
 
+/* loop_max_io: FUSE's max_read/max_write are whole pages (max_pages *
+ * PAGE_SIZE, fs/fuse/inode.c process_init_reply), at most max_pages_limit
+ * (a sysctl of at most 65535 pages). */
+static gboolean
+load_loop_max_io (GKeyFile *kf, const char *group, SimLoopConfig *cfg, GError **error)
+{
+  guint64 bytes;
+  if (!get_size (kf, group, "loop_max_io", SIM_LOOP_DEFAULT_MAX_IO_BYTES, &bytes, error))
+    return FALSE;
+  if (bytes < SIM_LOOP_PAGE_BYTES || bytes > SIM_LOOP_MAX_MAX_IO_BYTES
+      || bytes % SIM_LOOP_PAGE_BYTES != 0)
+    return scenario_invalid (error, group, "loop_max_io",
+                             "%" G_GUINT64_FORMAT " bytes is not a whole number of 4 KiB pages "
+                             "between 4 KiB and %u KiB (FUSE max_read/max_write)",
+                             bytes, SIM_LOOP_MAX_MAX_IO_BYTES / 1024);
+  cfg->max_io_sectors = (guint32) (bytes / SIM_SECTOR_BYTES);
+  return TRUE;
+}
+
+/* via = none | loop, and the loop driver's keys.  Defaults are the
+ * kernel's (sim-loop.h); a loop device is not behind a simulated adapter. */
+static gboolean
+load_via (GKeyFile *kf, const char *group, ScenarioDevice *d, GError **error)
+{
+  g_autofree char *via = scenario_get_string (kf, group, "via");
+  if (via != NULL && strcmp (via, "loop") != 0 && strcmp (via, "none") != 0)
+    return scenario_invalid (error, group, "via", "'%s' is not supported (known: none, loop)", via);
+  d->via_loop = via != NULL && strcmp (via, "loop") == 0;
+  sim_loop_config_init (&d->loop);
+  if (!d->via_loop)
+    {
+      for (guint i = 0; loop_keys[i]; i++)
+        if (g_key_file_has_key (kf, group, loop_keys[i], NULL))
+          return scenario_invalid (error, group, loop_keys[i], "only with via = loop");
+      return TRUE;
+    }
+  if (g_key_file_has_key (kf, group, "adapter", NULL))
+    return scenario_invalid (error, group, "via", "a loop device is not attached to an adapter "
+                             "(leave out adapter or via)");
+  guint64 tags, kb;
+  if (!get_uint (kf, group, "loop_tags", SIM_LOOP_DEFAULT_TAGS, 1, 4096, &tags, error)
+      || !get_uint (kf, group, "loop_max_sectors_kb", SIM_LOOP_DEFAULT_MAX_SECTORS / 2, 4,
+                    1u << 20, &kb, error)
+      || !load_loop_max_io (kf, group, &d->loop, error))
+    return FALSE;
+  d->loop.tags = (guint) tags;
+  d->loop.max_sectors = (guint32) (kb * 2);
+  g_autofree char *rot = scenario_get_string (kf, group, "loop_rotational");
+  if (rot != NULL && !sim_loop_rotational_parse (rot, &d->loop.rotational))
+    return scenario_invalid (error, group, "loop_rotational", "'%s' is not true, false or inherit",
+                             rot);
+  return TRUE;
+}
+
 static gboolean
 load_device (Scenario *s, const char *group, guint index, GError **error)
 {
@@ -254,7 +319,10 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
   if (d->scheds[0] == NULL)
     return scenario_invalid (error, group, "sched", "empty list");
 
+  if (!load_via (s->kf, group, d, error))
+    return FALSE;
   guint64 nr;
+  d->nr_requests_given = g_key_file_has_key (s->kf, group, "nr_requests", NULL);
   if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error)
       || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error))
     return FALSE;
@@ -1348,6 +1416,45 @@ topology_result (SimTopology *topo, SimRunResult *result, SimTime now)
     }
 }
 
+static void
+loop_result (const SimDevice *dev, SimTime now, SimDeviceResult *dr)
+{
+  const SimLoop *loop = dev->loop;
+  dr->via_loop = TRUE;
+  dr->loop.tags = loop->cfg.tags;
+  dr->loop.max_io_bytes = (guint64) loop->cfg.max_io_sectors * SIM_SECTOR_BYTES;
+  dr->loop.max_sectors = loop->cfg.max_sectors;
+  dr->loop.rotational = sim_device_rotational (dev);
+  dr->loop.max_in_flight = loop->max_in_flight;
+  dr->loop.pieces = loop->pieces;
+  dr->loop.mean_model_in_flight = sim_time_avg_mean (&loop->model_in_flight_avg, now);
+  dr->loop.max_model_in_flight = loop->max_model_in_flight;
+  dr->loop.max_pending = loop->max_pending;
+}
+
+/* The request queue's limits.  Behind a loop driver the block layer sees
+ * the loop device's: its max_sectors, and blk-mq's request count, the tags
+ * without an elevator and 2 * min (tags, BLKDEV_DEFAULT_RQ = 128) with one
+ * (block/blk-mq-sched.c blk_mq_init_sched; measured 128 and 256 on a loop
+ * device here), unless the scenario sets nr_requests. */
+static void
+device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
+               const DevModel *model, SimQueueLimits *limits)
+{
+  sim_queue_limits_init (limits, s->hz);
+  limits->nr_requests = d->nr_requests;
+  limits->max_sectors = MAX (8u, model->max_sectors);
+  if (!d->via_loop)
+    return;
+  limits->max_sectors = MAX (8u, d->loop.max_sectors);
+  if (!d->nr_requests_given)
+    {
+      const SchedOps *ops = resolve_sched (s->kf, sched);
+      gboolean none = ops != NULL && strcmp (ops->name, "none") == 0;
+      limits->nr_requests = MAX (4u, none ? d->loop.tags : 2 * MIN (d->loop.tags, 128u));
+    }
+}
+
 SimRunResult *
 scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **error)
 {
@@ -1373,13 +1480,13 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
       devs[i].model_name = g_strdup (model->model_name ? model->model_name : model->ops->name);
       SimQueueLimits limits;
-      sim_queue_limits_init (&limits, s->hz);
-      limits.nr_requests = d->nr_requests;
-      limits.max_sectors = MAX (8u, model->max_sectors);
+      device_limits (s, d, devs[i].sched, model, &limits);
       devs[i].q = sim_queue_new (sim, d->name, &limits);
       devs[i].q->dev_major = d->major;
       devs[i].q->dev_minor = d->minor;
       devs[i].dev = sim_device_new (sim, model);
+      if (d->via_loop)
+        sim_device_set_loop (devs[i].dev, &d->loop);
       devs[i].dev->q = devs[i].q;
       sim_queue_set_device (devs[i].q, devs[i].dev);
       g_autofree char *sgroup = g_strdup_printf ("sched %s", devs[i].sched);
@@ -1590,6 +1697,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           dr->mean_queue_depth = sim_time_avg_mean (&devs[i].q->depth_avg, now);
           dr->mean_in_flight = sim_time_avg_mean (&devs[i].dev->in_flight_avg, now);
           dr->jain_index = jain_index (result->groups, dr->name);
+          if (devs[i].dev->loop != NULL)
+            loop_result (devs[i].dev, now, dr);
           g_ptr_array_add (result->devices, dr);
         }
       if (host)

@@ -7,6 +7,7 @@
 #include "sim/sim-device.h"
 #include "sim/sim-queue.h"
 #include "sim/sim-topology.h"
+#include "sim/sim-loop.h"
 #include "models/dev/dev.h"
 
 SimDevice *
@@ -32,6 +33,7 @@ sim_device_free (SimDevice *dev)
     return;
   if (dev->attachment != NULL)
     sim_device_detach (dev);
+  sim_loop_free (dev->loop);
   dev_model_free (dev->model);
   g_free (dev);
 }
@@ -62,7 +64,9 @@ service_done (Sim *sim, gpointer subject, gpointer object)
   sim_time_avg_set (&dev->busy_avg, sim_now (sim), dev->busy > 0 ? 1.0 : 0.0);
   /* The server is free for the next command while a read's data still
    * crosses the bus path. */
-  if (dev->attachment != NULL)
+  if (dev->loop != NULL)
+    sim_loop_piece_done (dev->loop, rq);
+  else if (dev->attachment != NULL)
     sim_attachment_served (dev->attachment, rq);
   else
     {
@@ -108,7 +112,10 @@ sim_device_start (SimDevice *dev, SimRequest *rq)
 {
   g_assert (sim_device_can_start (dev));
   dev->in_flight++;
-  if (dev->attachment != NULL)
+  dev->max_in_flight = MAX (dev->max_in_flight, dev->in_flight);
+  if (dev->loop != NULL)
+    sim_loop_start (dev->loop, rq);
+  else if (dev->attachment != NULL)
     sim_attachment_start (dev->attachment, rq);
   else
     sim_device_enter (dev, rq);
@@ -124,5 +131,5 @@ sim_device_utilisation (const SimDevice *dev, SimTime now_ns)
 gboolean
 sim_device_rotational (const SimDevice *dev)
 {
-  return dev->model->rotational;
+  return dev->loop != NULL ? sim_loop_rotational (dev->loop) : dev->model->rotational;
 }

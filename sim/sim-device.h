@@ -14,22 +14,26 @@ G_BEGIN_DECLS
 
 typedef struct _DevModel DevModel;
 typedef struct _SimAttachment SimAttachment;
+typedef struct _SimLoop SimLoop;
 
 typedef struct _SimDevice SimDevice;
 struct _SimDevice {
   Sim             *sim;
   DevModel        *model;        /* owned */
   SimRequestQueue *q;
-  guint            queue_depth;  /* commands the host may have outstanding */
+  guint            queue_depth;  /* commands the host may have outstanding (the
+                                  * loop's tags when behind a loop driver) */
   guint            parallelism;  /* commands served at once */
   guint            in_flight;    /* started by the host, not completed */
   guint            busy;         /* in service */
   SimList          waiting;      /* started, waiting for a server (FIFO) */
   SimTimeAvg       busy_avg;     /* fraction of time with >= 1 in service */
   SimTimeAvg       in_flight_avg;
+  guint            max_in_flight;
   guint64          completed;
   SimTime          service_ns_total;
   SimAttachment   *attachment;   /* owned; NULL: attached to nothing */
+  SimLoop         *loop;         /* owned; NULL: no loop driver in front (sim-loop.h) */
 };
 
 /* Takes ownership of @model. */

@@ -213,6 +213,21 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               d->counters.completed, d->merges, d->mean_queue_depth,
                               d->mean_in_flight, d->jain_index);
     }
+  for (guint i = 0; i < r->devices->len; i++)
+    {
+      const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
+      if (!d->via_loop)
+        continue;
+      const SimLoopResult *l = &d->loop;
+      g_string_append_printf (out, "  %-16s via loop: tags %u, max_io %" G_GUINT64_FORMAT
+                              " KiB, max_sectors_kb %u, rotational %d; in flight mean %.2f"
+                              " max %u; pieces %" G_GUINT64_FORMAT " (at the model mean %.2f"
+                              " max %u, waiting max %u)\n",
+                              d->name, l->tags, l->max_io_bytes / 1024, l->max_sectors / 2,
+                              l->rotational ? 1 : 0, d->mean_in_flight, l->max_in_flight,
+                              l->pieces, l->mean_model_in_flight, l->max_model_in_flight,
+                              l->max_pending);
+    }
 }
 
 void
@@ -369,6 +384,39 @@ add_page_cache_json (JsonBuilder *b, const SimPageCacheStats *pc)
   json_builder_end_object (b);
 }
 
+/* "via": "loop" and a "loop" object; absent for a device without one, so
+ * that results of scenarios without via keep their shape. */
+static void
+add_loop_json (JsonBuilder *b, const SimDeviceResult *d)
+{
+  const SimLoopResult *l = &d->loop;
+  json_builder_set_member_name (b, "via");
+  json_builder_add_string_value (b, "loop");
+  json_builder_set_member_name (b, "loop");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "tags");
+  json_builder_add_int_value (b, l->tags);
+  json_builder_set_member_name (b, "max_io_bytes");
+  json_builder_add_int_value (b, (gint64) l->max_io_bytes);
+  json_builder_set_member_name (b, "max_sectors");
+  json_builder_add_int_value (b, l->max_sectors);
+  json_builder_set_member_name (b, "rotational");
+  json_builder_add_boolean_value (b, l->rotational);
+  json_builder_set_member_name (b, "mean_in_flight");
+  json_builder_add_double_value (b, d->mean_in_flight);
+  json_builder_set_member_name (b, "max_in_flight");
+  json_builder_add_int_value (b, l->max_in_flight);
+  json_builder_set_member_name (b, "pieces");
+  json_builder_add_int_value (b, (gint64) l->pieces);
+  json_builder_set_member_name (b, "mean_model_in_flight");
+  json_builder_add_double_value (b, l->mean_model_in_flight);
+  json_builder_set_member_name (b, "max_model_in_flight");
+  json_builder_add_int_value (b, l->max_model_in_flight);
+  json_builder_set_member_name (b, "max_pending");
+  json_builder_add_int_value (b, l->max_pending);
+  json_builder_end_object (b);
+}
+
 static void
 add_device_json (JsonBuilder *b, const SimDeviceResult *d)
 {
@@ -397,6 +445,8 @@ add_device_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_int_value (b, (gint64) d->counters.bytes[SIM_OP_READ]);
   json_builder_set_member_name (b, "write_bytes");
   json_builder_add_int_value (b, (gint64) d->counters.bytes[SIM_OP_WRITE]);
+  if (d->via_loop)
+    add_loop_json (b, d);
   json_builder_end_object (b);
 }
 

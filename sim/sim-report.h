@@ -53,10 +53,25 @@ typedef struct {
   double   disk_share;    /* share of the device's service time */
 } SimGroupResult;
 
+/* The loop driver in front of a device ([device] via = loop, sim-loop.h). */
+typedef struct {
+  guint    tags;
+  guint64  max_io_bytes;        /* FUSE piece size */
+  guint32  max_sectors;         /* the loop queue's */
+  gboolean rotational;          /* as the elevators saw it */
+  guint    max_in_flight;       /* loop requests at once (what the elevator dispatched) */
+  guint64  pieces;              /* handed to the model */
+  double   mean_model_in_flight;/* pieces outstanding at the model, time-weighted */
+  guint    max_model_in_flight;
+  guint    max_pending;         /* pieces waiting for a model slot at once */
+} SimLoopResult;
+
 typedef struct {
   char    *name;
   char    *sched;
   char    *model;
+  gboolean via_loop;      /* the fields of @loop are set */
+  SimLoopResult loop;
   double   utilisation;
   guint64  merges;        /* back + front + request merges */
   double   mean_queue_depth;

@@ -105,6 +105,7 @@ struct _SimRequest {
   SimTime        insert_ns;  /* I */
   SimTime        dispatch_ns;/* D */
   guint64        seq;        /* allocation order, for stable tie-breaks */
+  guint32        loop_pieces_left; /* via a loop driver: pieces not yet done (sim-loop.h) */
 
   /* for the elevator */
   SimRbNode      rb_node;    /* sector-sorted tree */
