@@ -244,6 +244,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/scenario/golden/default", "default.ini", test_golden);
   g_test_add_data_func ("/scenario/golden/seq-vs-random", "seq-vs-random.ini", test_golden);
   g_test_add_data_func ("/scenario/golden/mixed-speeds", "mixed-speeds.ini", test_golden);
+  g_test_add_data_func ("/scenario/golden/loop-disk", "loop-disk.ini", test_golden);
   g_test_add_func ("/scenario/determinism", test_determinism);
   g_test_add_func ("/scenario/default-study", test_default_study);
   g_test_add_func ("/scenario/bad", test_bad_scenarios);
