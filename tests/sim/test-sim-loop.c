@@ -440,7 +440,7 @@ test_scenario_report (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sim/loop/depth-seen-by-block-layer", test_depth_seen_by_block_layer);
   g_test_add_func ("/sim/loop/pieces", test_pieces);
   g_test_add_func ("/sim/loop/pieces-in-parallel", test_pieces_in_parallel);
