@@ -292,6 +292,14 @@ sim_device_attach (SimDevice *dev, SimAdapter *adapter, SimBus *channel_or_bus,
   g_return_val_if_fail (adapter != NULL, FALSE);
   g_assert (dev->in_flight == 0);
   SimBus *bus = channel_or_bus;
+  if (dev->loop != NULL)
+    {
+      /* Its commands are loop pieces served by a user-space process. */
+      g_set_error (error, SIM_TOPOLOGY_ERROR, SIM_TOPOLOGY_ERROR_PARAM,
+                   "device '%s' is behind a loop driver and cannot be attached to adapter '%s'",
+                   device_name (dev), adapter->name);
+      return FALSE;
+    }
   if (dev->attachment != NULL)
     {
       g_set_error (error, SIM_TOPOLOGY_ERROR, SIM_TOPOLOGY_ERROR_PARAM,

@@ -10,6 +10,7 @@
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
 #include "sim/sim-loop.h"
+#include "sim/sim-topology.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
 #include "models/scenario.h"
@@ -241,6 +242,25 @@ test_rotational (void)
   g_assert_false (sim_loop_rotational_parse ("maybe", &r));
 }
 
+/* A device behind a loop driver is not attached to a simulated adapter. */
+static void
+test_no_adapter (void)
+{
+  SimLoopConfig cfg;
+  sim_loop_config_init (&cfg);
+  Fixture f;
+  fixture_setup (&f, fixed_model, &cfg);
+  SimTopology *topo = sim_topology_new (f.sim);
+  g_autoptr (GError) error = NULL;
+  SimAdapter *a = sim_topology_add_adapter (topo, "a", 0, 0, 4, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (sim_device_attach (f.dev, a, NULL, &error));
+  g_assert_error (error, SIM_TOPOLOGY_ERROR, SIM_TOPOLOGY_ERROR_PARAM);
+  g_assert_nonnull (strstr (error->message, "loop driver"));
+  sim_topology_free (topo);
+  fixture_teardown (&f);
+}
+
 /* ---- scenario level ---------------------------------------------------- */
 
 static SimRunResult *
@@ -445,6 +465,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/loop/pieces", test_pieces);
   g_test_add_func ("/sim/loop/pieces-in-parallel", test_pieces_in_parallel);
   g_test_add_func ("/sim/loop/rotational", test_rotational);
+  g_test_add_func ("/sim/loop/no-adapter", test_no_adapter);
   g_test_add_func ("/sim/loop/scenario-iodepth", test_scenario_iodepth);
   g_test_add_func ("/sim/loop/scenario-throughput", test_scenario_throughput);
   g_test_add_func ("/sim/loop/scenario-nr-requests", test_scenario_nr_requests);
