@@ -131,5 +131,5 @@ sim_device_utilisation (const SimDevice *dev, SimTime now_ns)
 gboolean
 sim_device_rotational (const SimDevice *dev)
 {
-  return dev->loop != NULL ? sim_loop_rotational (dev->loop) : dev->model->rotational;
+  return dev->loop != NULL ? sim_loop_rotational (dev->loop, dev->model->rotational) : dev->model->rotational;
 }

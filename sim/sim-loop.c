@@ -3,7 +3,6 @@
 #include "sim/sim-loop.h"
 #include "sim/sim-device.h"
 #include "sim/sim-queue.h"
-#include "models/dev/dev.h"
 
 #include <string.h>
 
@@ -170,14 +169,14 @@ sim_loop_piece_done (SimLoop *loop, SimRequest *piece_rq)
 }
 
 gboolean
-sim_loop_rotational (const SimLoop *loop)
+sim_loop_rotational (const SimLoop *loop, gboolean model_rotational)
 {
   switch (loop->cfg.rotational)
     {
     case SIM_LOOP_ROT_ON:
       return TRUE;
     case SIM_LOOP_ROT_INHERIT:
-      return loop->dev->model->rotational;
+      return model_rotational;
     case SIM_LOOP_ROT_OFF:
     default:
       return FALSE;

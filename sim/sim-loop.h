@@ -113,7 +113,9 @@ void      sim_loop_start          (SimLoop    *loop,
 /* @piece_rq finished its service at the model. */
 void      sim_loop_piece_done     (SimLoop    *loop,
                                    SimRequest *piece_rq);
-gboolean  sim_loop_rotational     (const SimLoop *loop);
+/* What the elevators are told, given what the model says. */
+gboolean  sim_loop_rotational     (const SimLoop *loop,
+                                   gboolean       model_rotational);
 
 /* Pieces a request of @nr_sectors becomes (fuse_direct_io's loop). */
 static inline guint
