@@ -379,6 +379,41 @@ test_scenario_nr_requests (void)
     }
 }
 
+/* The loop's rotational flag is what the elevators' idling looks at: cfq
+ * idles for a sequential reader against a random one on a disk model only
+ * when the loop device says rotational (loop_rotational = true, or inherit
+ * from a rotational model); by default (a FUSE file: non-rotational, and
+ * 128 tags make cfq see a queueing device) it does not, and the two
+ * readers alternate request by request. */
+static void
+test_scenario_rotational_idling (void)
+{
+  static const struct { const char *rot; gboolean idles; } cases[] = {
+    { "false", FALSE },
+    { "true", TRUE },
+    { "inherit", TRUE },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[sim]\nduration = 5s\n"
+        "[device sda]\nmodel = disk-7200-sata\nqueue_depth = 1\nvia = loop\nsched = cfq\n"
+        "loop_rotational = %s\n"
+        "[process sequential]\nop = read\npattern = sequential\nio = direct\nbs = 64KiB\n"
+        "offset = 10GiB\n"
+        "[process random]\nop = read\npattern = random\nio = direct\nbs = 4KiB\n", cases[c].rot);
+      g_autoptr (SimRunResult) r = run_text (text, 0);
+      const SimProcessResult *seq = g_ptr_array_index (r->processes, 0);
+      const SimProcessResult *rnd = g_ptr_array_index (r->processes, 1);
+      g_assert_cmpstr (seq->name, ==, "sequential");
+      g_assert_cmpint (device0 (r)->loop.rotational, ==, cases[c].idles);
+      if (cases[c].idles)
+        g_assert_cmpuint (seq->ios, >, 5 * rnd->ios);
+      else
+        g_assert_cmpuint (seq->ios, <=, rnd->ios + 1);
+    }
+}
+
 static void
 test_scenario_bad (void)
 {
@@ -469,6 +504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/loop/scenario-iodepth", test_scenario_iodepth);
   g_test_add_func ("/sim/loop/scenario-throughput", test_scenario_throughput);
   g_test_add_func ("/sim/loop/scenario-nr-requests", test_scenario_nr_requests);
+  g_test_add_func ("/sim/loop/scenario-rotational-idling", test_scenario_rotational_idling);
   g_test_add_func ("/sim/loop/scenario-bad", test_scenario_bad);
   g_test_add_func ("/sim/loop/scenario-report", test_scenario_report);
   return g_test_run ();
