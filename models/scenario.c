@@ -74,11 +74,11 @@ static const char *const device_scenario_keys[] = { "sched", "nr_requests", "dev
                                                      "read_ahead_kb", "adapter", "via",
                                                      "loop_tags", "loop_max_io",
                                                      "loop_max_sectors_kb", "loop_rotational",
-                                                     NULL };
+                                                     "loop_max_background", NULL };
 
 /* The keys that describe the loop driver, valid only with via = loop. */
 static const char *const loop_keys[] = { "loop_tags", "loop_max_io", "loop_max_sectors_kb",
-                                         "loop_rotational", NULL };
+                                         "loop_rotational", "loop_max_background", NULL };
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -261,13 +261,16 @@ load_via (GKeyFile *kf, const char *group, ScenarioDevice *d, GError **error)
   if (g_key_file_has_key (kf, group, "adapter", NULL))
     return scenario_invalid (error, group, "via", "a loop device is not attached to an adapter "
                              "(leave out adapter or via)");
-  guint64 tags, kb;
+  guint64 tags, kb, bg;
   if (!get_uint (kf, group, "loop_tags", SIM_LOOP_DEFAULT_TAGS, 1, 4096, &tags, error)
+      || !get_uint (kf, group, "loop_max_background", SIM_LOOP_DEFAULT_MAX_BACKGROUND, 1,
+                    SIM_LOOP_MAX_MAX_BACKGROUND, &bg, error)
       || !get_uint (kf, group, "loop_max_sectors_kb", SIM_LOOP_DEFAULT_MAX_SECTORS / 2, 4,
                     1u << 20, &kb, error)
       || !load_loop_max_io (kf, group, &d->loop, error))
     return FALSE;
   d->loop.tags = (guint) tags;
+  d->loop.max_background = (guint) bg;
   d->loop.max_sectors = (guint32) (kb * 2);
   g_autofree char *rot = scenario_get_string (kf, group, "loop_rotational");
   if (rot != NULL && !sim_loop_rotational_parse (rot, &d->loop.rotational))
@@ -1423,6 +1426,7 @@ loop_result (const SimDevice *dev, SimTime now, SimDeviceResult *dr)
   dr->via_loop = TRUE;
   dr->loop.tags = loop->cfg.tags;
   dr->loop.max_io_bytes = (guint64) loop->cfg.max_io_sectors * SIM_SECTOR_BYTES;
+  dr->loop.max_background = loop->cfg.max_background;
   dr->loop.max_sectors = loop->cfg.max_sectors;
   dr->loop.rotational = sim_device_rotational (dev);
   dr->loop.max_in_flight = loop->max_in_flight;

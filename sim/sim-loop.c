@@ -12,6 +12,7 @@ sim_loop_config_init (SimLoopConfig *cfg)
   cfg->tags = SIM_LOOP_DEFAULT_TAGS;
   cfg->max_sectors = SIM_LOOP_DEFAULT_MAX_SECTORS;
   cfg->max_io_sectors = SIM_LOOP_DEFAULT_MAX_IO_BYTES / SIM_SECTOR_BYTES;
+  cfg->max_background = SIM_LOOP_DEFAULT_MAX_BACKGROUND;
   cfg->rotational = SIM_LOOP_ROT_OFF;
 }
 
@@ -48,11 +49,12 @@ void
 sim_device_set_loop (SimDevice *dev, const SimLoopConfig *cfg)
 {
   g_assert (dev->loop == NULL && dev->attachment == NULL && dev->in_flight == 0);
-  g_assert (cfg->tags >= 1 && cfg->max_sectors >= 1 && cfg->max_io_sectors >= 1);
+  g_assert (cfg->tags >= 1 && cfg->max_sectors >= 1 && cfg->max_io_sectors >= 1
+            && cfg->max_background >= 1);
   SimLoop *loop = g_new0 (SimLoop, 1);
   loop->dev = dev;
   loop->cfg = *cfg;
-  loop->model_depth = dev->queue_depth;
+  loop->model_depth = MIN (dev->queue_depth, cfg->max_background);
   sim_list_init (&loop->pending);
   /* The worst case: every tag holds a request of max_sectors. */
   loop->pool_size = cfg->tags * sim_loop_pieces_for (cfg, cfg->max_sectors);
@@ -106,7 +108,8 @@ set_model_in_flight (SimLoop *loop, guint n)
   sim_time_avg_set (&loop->model_in_flight_avg, sim_now (loop->dev->sim), n);
 }
 
-/* The server takes pieces in arrival order while the model has room. */
+/* Pieces go to the server in arrival order while fewer than max_background
+ * are there and the model has room. */
 static void
 kick (SimLoop *loop)
 {

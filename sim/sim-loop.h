@@ -20,15 +20,21 @@
  *    min(count, max_read or max_write) bytes (max_pages * 4 KiB, at most
  *    fs.fuse.max_pages_limit = 256 pages = 1 MiB by default), which an
  *    async kiocb sends without waiting for each other (fuse_async_req_send);
+ *  - fuse_async_req_send() sends each piece with fuse_simple_background():
+ *    at most fc->max_background of them are at the server at once
+ *    (FUSE_DEFAULT_MAX_BACKGROUND 12 in fs/fuse/inode.c, unless the server
+ *    raises it in its FUSE_INIT reply), the rest wait in the connection's
+ *    bg_queue in order (flush_bg_queue);
  *  - the user-space server hands the pieces to the model in arrival order;
  *    the model has its own queue_depth and parallelism, and pieces beyond
  *    them wait FIFO.  The loop request completes when its last piece does
  *    (lo_rw_aio_complete -> blk_mq_complete_request).
  *
  * So: the block layer sees `tags` as the device's queue depth; each request
- * it starts becomes ceil(bytes / max_io) pieces; at most the model's
- * queue_depth pieces are outstanding at the model (the rest wait in a FIFO
- * at the loop), of which the device serves `parallelism` at once as for any
+ * it starts becomes ceil(bytes / max_io) pieces; at most min (the model's
+ * queue_depth, max_background) pieces are outstanding at the model (the
+ * rest wait in one FIFO: the two FIFO stages in a row order and time them
+ * as one), of which the device serves `parallelism` at once as for any
  * command (sim-device.c).  Pieces come from a pool sized at creation for
  * the worst case (tags full requests), so the hot path allocates nothing.
  *
@@ -53,6 +59,8 @@ typedef struct _SimDevice SimDevice;
 #define SIM_LOOP_DEFAULT_MAX_IO_BYTES  (1024u * 1024u)  /* FUSE 256 pages of 4 KiB */
 #define SIM_LOOP_PAGE_BYTES            4096u     /* FUSE max_read is in whole pages */
 #define SIM_LOOP_MAX_MAX_IO_BYTES      (65535u * SIM_LOOP_PAGE_BYTES)  /* max_pages_limit's ceiling */
+#define SIM_LOOP_DEFAULT_MAX_BACKGROUND 12u      /* FUSE_DEFAULT_MAX_BACKGROUND */
+#define SIM_LOOP_MAX_MAX_BACKGROUND    65535u    /* fuse_init_out.max_background is a u16 */
 
 /* Whether the loop device reports itself rotational to the elevators. */
 typedef enum {
@@ -65,6 +73,7 @@ typedef struct {
   guint             tags;            /* hw_queue_depth: requests at the driver */
   guint32           max_sectors;     /* the loop queue's max_sectors */
   guint32           max_io_sectors;  /* FUSE max_read/max_write, as sectors */
+  guint             max_background;  /* FUSE pieces at the server at once */
   SimLoopRotational rotational;
 } SimLoopConfig;
 
@@ -85,7 +94,7 @@ typedef struct _SimLoop SimLoop;
 struct _SimLoop {
   SimDevice     *dev;
   SimLoopConfig  cfg;
-  guint          model_depth;       /* the model's queue_depth */
+  guint          model_depth;       /* min (the model's queue_depth, max_background) */
   guint          model_in_flight;   /* pieces handed to the model, not done */
   SimList        pending;           /* pieces waiting for a model slot (FIFO) */
   guint          n_pending;

@@ -220,10 +220,12 @@ sim_report_run_text (GString *out, const SimRunResult *r)
         continue;
       const SimLoopResult *l = &d->loop;
       g_string_append_printf (out, "  %-16s via loop: tags %u, max_io %" G_GUINT64_FORMAT
-                              " KiB, max_sectors_kb %u, rotational %d; in flight mean %.2f"
+                              " KiB, max_background %u, max_sectors_kb %u, rotational %d;"
+                              " in flight mean %.2f"
                               " max %u; pieces %" G_GUINT64_FORMAT " (at the model mean %.2f"
                               " max %u, waiting max %u)\n",
-                              d->name, l->tags, l->max_io_bytes / 1024, l->max_sectors / 2,
+                              d->name, l->tags, l->max_io_bytes / 1024, l->max_background,
+                              l->max_sectors / 2,
                               l->rotational ? 1 : 0, d->mean_in_flight, l->max_in_flight,
                               l->pieces, l->mean_model_in_flight, l->max_model_in_flight,
                               l->max_pending);
@@ -398,6 +400,8 @@ add_loop_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_int_value (b, l->tags);
   json_builder_set_member_name (b, "max_io_bytes");
   json_builder_add_int_value (b, (gint64) l->max_io_bytes);
+  json_builder_set_member_name (b, "max_background");
+  json_builder_add_int_value (b, l->max_background);
   json_builder_set_member_name (b, "max_sectors");
   json_builder_add_int_value (b, l->max_sectors);
   json_builder_set_member_name (b, "rotational");

@@ -57,6 +57,7 @@ typedef struct {
 typedef struct {
   guint    tags;
   guint64  max_io_bytes;        /* FUSE piece size */
+  guint    max_background;      /* FUSE pieces at the server at once */
   guint32  max_sectors;         /* the loop queue's */
   gboolean rotational;          /* as the elevators saw it */
   guint    max_in_flight;       /* loop requests at once (what the elevator dispatched) */

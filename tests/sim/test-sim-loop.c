@@ -211,6 +211,41 @@ test_pieces_in_parallel (void)
   fixture_teardown (&f);
 }
 
+/* A model that takes 32 commands at once sees at most max_background of
+ * the loop's pieces (FUSE's background limit), never more than its own
+ * queue_depth; the rest wait in order. */
+static void
+test_max_background (void)
+{
+  static const struct { guint max_background; guint model_depth; guint want; } cases[] = {
+    { SIM_LOOP_DEFAULT_MAX_BACKGROUND, 32, 12 },
+    { 64, 32, 32 },
+    { 1, 32, 1 },
+    { 64, 4, 4 },
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      SimLoopConfig cfg;
+      sim_loop_config_init (&cfg);
+      cfg.max_background = cases[c].max_background;
+      g_autofree char *text = g_strdup_printf ("%sparallelism = 32\nqueue_depth = %u\n",
+                                               fixed_model, cases[c].model_depth);
+      Fixture f;
+      fixture_setup (&f, text, &cfg);
+      for (guint i = 0; i < 64; i++)
+        submit (&f, (guint64) i * 1000u, 8);
+      sim_run_until (f.sim, SIM_TIME_NEVER);
+      g_assert_cmpuint (f.max_q_in_flight, ==, 64);
+      g_assert_cmpuint (f.dev->loop->max_model_in_flight, ==, cases[c].want);
+      g_assert_cmpuint (f.dev->loop->max_pending, ==, 64 - cases[c].want);
+      /* want pieces are served at once, in rounds of one service time. */
+      const SimTime svc = 20 * MS + 4096 * 10;
+      SimTime last = g_array_index (f.done_ns, SimTime, f.done_ns->len - 1);
+      g_assert_cmpint (last, ==, (SimTime) ((64 + cases[c].want - 1) / cases[c].want) * svc);
+      fixture_teardown (&f);
+    }
+}
+
 /* What the elevators are told: a loop device is non-rotational unless
  * loop_rotational says otherwise (loop_update_rotational on a FUSE file). */
 static void
@@ -425,6 +460,8 @@ test_scenario_bad (void)
     { "via = loop\nloop_tags = 0\n", "loop_tags" },
     { "via = loop\nloop_max_sectors_kb = 1\n", "loop_max_sectors_kb" },
     { "via = loop\nloop_rotational = maybe\n", "loop_rotational" },
+    { "via = loop\nloop_max_background = 0\n", "loop_max_background" },
+    { "via = loop\nloop_max_background = 70000\n", "loop_max_background" },
     { "loop_max_io = 1MiB\n", "loop_max_io: only with via = loop" },
     { "via = none\nloop_tags = 64\n", "loop_tags: only with via = loop" },
     { "via = loop\nadapter = a\n", "via" },
@@ -481,7 +518,7 @@ test_scenario_report (void)
   g_autofree char *a = run_json (text);
   g_autofree char *b = run_json (text);
   g_assert_cmpstr (a, ==, b);
-  g_assert_nonnull (strstr (a, "d                via loop: tags 128, max_io 1024 KiB"));
+  g_assert_nonnull (strstr (a, "d                via loop: tags 128, max_io 1024 KiB, max_background 12"));
   g_assert_null (strstr (a, "e                via loop"));
   g_assert_nonnull (strstr (a, "\"via\" : \"loop\""));
   g_assert_nonnull (strstr (a, "\"max_in_flight\" : 16"));
@@ -499,6 +536,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/loop/depth-seen-by-block-layer", test_depth_seen_by_block_layer);
   g_test_add_func ("/sim/loop/pieces", test_pieces);
   g_test_add_func ("/sim/loop/pieces-in-parallel", test_pieces_in_parallel);
+  g_test_add_func ("/sim/loop/max-background", test_max_background);
   g_test_add_func ("/sim/loop/rotational", test_rotational);
   g_test_add_func ("/sim/loop/no-adapter", test_no_adapter);
   g_test_add_func ("/sim/loop/scenario-iodepth", test_scenario_iodepth);
