@@ -387,6 +387,25 @@ test_scenario_throughput (void)
       else
         g_assert_cmpuint (d->counters.completed, ==, n_reads * cases[c].commands_per_read);
     }
+
+  /* A device that streams (no overhead for a command continuing the last
+   * one): only the very first command pays 20 ms, so the loop's pieces cost
+   * nothing and the throughput via loop is the direct one, to the ns. */
+  static const char *const streaming[] = { "", "via = loop\n", "via = loop\nloop_max_io = 64KiB\n" };
+  SimTime active[G_N_ELEMENTS (streaming)];
+  for (guint c = 0; c < G_N_ELEMENTS (streaming); c++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[device d]\nkind = fixed\noverhead = 20ms\nsequential_overhead = 0\n"
+        "bandwidth = 100MB/s\nsched = none\n%s"
+        "[process p]\nop = read\npattern = sequential\nio = direct\nbs = 2MiB\nsize = 64MiB\n",
+        streaming[c]);
+      g_autoptr (SimRunResult) r = run_text (text, 0);
+      active[c] = ((const SimProcessResult *) g_ptr_array_index (r->processes, 0))->active_ns;
+      g_assert_cmpint (active[c], ==, 20 * MS + (SimTime) (n_reads * bytes * 10));
+    }
+  g_assert_cmpint (active[1], ==, active[0]);
+  g_assert_cmpint (active[2], ==, active[0]);
 }
 
 /* blk-mq's request count on the loop device: its 128 tags with none, 256
