@@ -3,7 +3,8 @@
  * parallelism of them at once, the rest wait in FIFO order (no internal
  * reordering yet).  Service times come from the DevModel.  Commands of an
  * attached device go through sim-topology.c between start and entering the
- * servers, and between service and completion. */
+ * servers, and between service and completion; those of a device behind a
+ * loop driver go through sim-loop.c, which cuts them into pieces. */
 #include "sim/sim-device.h"
 #include "sim/sim-queue.h"
 #include "sim/sim-topology.h"
@@ -131,5 +132,7 @@ sim_device_utilisation (const SimDevice *dev, SimTime now_ns)
 gboolean
 sim_device_rotational (const SimDevice *dev)
 {
-  return dev->loop != NULL ? sim_loop_rotational (dev->loop, dev->model->rotational) : dev->model->rotational;
+  if (dev->loop != NULL)
+    return sim_loop_rotational (dev->loop, dev->model->rotational);
+  return dev->model->rotational;
 }
