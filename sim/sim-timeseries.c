@@ -1,5 +1,6 @@
 /* sim-timeseries.c — see sim-timeseries.h. */
 #include "sim/sim-timeseries.h"
+#include "sim/sim-loop.h"
 
 #include <string.h>
 
@@ -221,6 +222,12 @@ sample_devices (SimTimeSeries *ts, SimTime now, double span_s, double t_s)
       row (ts, t_s, "device", name, "util", util);
       row (ts, t_s, "device", name, "queue_depth", sim_queue_requests_allocated (d->q));
       row (ts, t_s, "device", name, "in_flight", d->dev->in_flight);
+      if (d->dev->loop != NULL)
+        {
+          /* Behind a loop driver: the pieces at the model and those waiting. */
+          row (ts, t_s, "device", name, "model_in_flight", d->dev->loop->model_in_flight);
+          row (ts, t_s, "device", name, "pieces_waiting", d->dev->loop->n_pending);
+        }
     }
 }
 

@@ -4,6 +4,8 @@
  * exactly from a fixed-rate model; bad keys are refused by name; outputs
  * without via keep their shape and runs stay deterministic. */
 #include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/sim.h"
@@ -548,6 +550,36 @@ test_scenario_report (void)
   g_assert_cmpuint (n, ==, 2);
 }
 
+/* --timeseries gains the pieces at the model and those waiting, for a
+ * device via loop only. */
+static void
+test_scenario_timeseries (void)
+{
+  const char *text =
+    "[sim]\nduration = 2s\n"
+    "[device d]\nkind = fixed\noverhead = 5ms\nqueue_depth = 16\nparallelism = 16\nvia = loop\n"
+    "sched = none\n"
+    "[device e]\nkind = fixed\nsched = none\n"
+    "[process p]\ndevice = d\nop = read\npattern = random\nio = direct\nengine = libaio\n"
+    "iodepth = 32\nbs = 4KiB\n"
+    "[process q]\ndevice = e\nop = read\nio = direct\nbs = 4KiB\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (text, "ts", NULL, NULL, &error);
+  g_assert_no_error (error);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  ScenarioOutputs out = { .timeseries = f };
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &out, &error);
+  g_assert_no_error (error);
+  fclose (f);
+  g_assert_nonnull (strstr (buf, ",device,d,model_in_flight,12\n"));
+  g_assert_nonnull (strstr (buf, ",device,d,pieces_waiting,20\n"));
+  g_assert_nonnull (strstr (buf, ",device,e,in_flight,"));
+  g_assert_null (strstr (buf, ",device,e,model_in_flight"));
+  free (buf);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -564,5 +596,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/loop/scenario-rotational-idling", test_scenario_rotational_idling);
   g_test_add_func ("/sim/loop/scenario-bad", test_scenario_bad);
   g_test_add_func ("/sim/loop/scenario-report", test_scenario_report);
+  g_test_add_func ("/sim/loop/scenario-timeseries", test_scenario_timeseries);
   return g_test_run ();
 }
