@@ -23,8 +23,8 @@
  *  - fuse_async_req_send() sends each piece with fuse_simple_background():
  *    at most fc->max_background of them are at the server at once
  *    (FUSE_DEFAULT_MAX_BACKGROUND 12 in fs/fuse/inode.c, unless the server
- *    raises it in its FUSE_INIT reply), the rest wait in the connection's
- *    bg_queue in order (flush_bg_queue);
+ *    raises it in its FUSE_INIT reply, as iosim emulate does to 512), the
+ *    rest wait in the connection's bg_queue in order (flush_bg_queue);
  *  - the user-space server hands the pieces to the model in arrival order;
  *    the model has its own queue_depth and parallelism, and pieces beyond
  *    them wait FIFO.  The loop request completes when its last piece does
@@ -59,7 +59,11 @@ typedef struct _SimDevice SimDevice;
 #define SIM_LOOP_DEFAULT_MAX_IO_BYTES  (1024u * 1024u)  /* FUSE 256 pages of 4 KiB */
 #define SIM_LOOP_PAGE_BYTES            4096u     /* FUSE max_read is in whole pages */
 #define SIM_LOOP_MAX_MAX_IO_BYTES      (65535u * SIM_LOOP_PAGE_BYTES)  /* max_pages_limit's ceiling */
-#define SIM_LOOP_DEFAULT_MAX_BACKGROUND 12u      /* FUSE_DEFAULT_MAX_BACKGROUND */
+#define SIM_LOOP_FUSE_DEFAULT_MAX_BACKGROUND 12u /* FUSE_DEFAULT_MAX_BACKGROUND, any server */
+/* What `iosim emulate` asks for in its FUSE_INIT reply (replay/replay-
+ * emulate.c EMU_MAX_BACKGROUND): more than 128 tags of two pieces each, so
+ * that FUSE adds no queue of its own.  Keep the two equal. */
+#define SIM_LOOP_DEFAULT_MAX_BACKGROUND 512u
 #define SIM_LOOP_MAX_MAX_BACKGROUND    65535u    /* fuse_init_out.max_background is a u16 */
 
 /* Whether the loop device reports itself rotational to the elevators. */
