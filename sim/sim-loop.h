@@ -39,8 +39,12 @@
  * the worst case (tags full requests), so the hot path allocates nothing.
  *
  * Simplifications: the loop worker's and the FUSE round trip's CPU time
- * are not charged (the emulator measures them as its timing error); a
- * loop device cannot sit behind a simulated adapter or bus.
+ * are not charged (the emulator measures them as its timing error); the
+ * server is assumed to negotiate FUSE_ASYNC_DIO (libfuse 3 asks for it,
+ * iosim emulate checks it; without it fuse_direct_IO sends the pieces of
+ * one request one after another); the request pool stays per direction
+ * (sim-queue.h) where blk-mq's is shared; a loop device cannot sit behind
+ * a simulated adapter or bus.
  */
 #pragma once
 
