@@ -240,6 +240,9 @@ queue_io (TimedState *st, TraceRecord *rec, gint64 response_ns, GError **error)
   TraceRecord done;
 
   rec->action = TRACE_ACT_ISSUE;
+  /* Refused at its row, not when the reorder releases it. */
+  if (!trace_record_check_extent (rec, error))
+    return TRACE_LINE_ERROR;
   /* Several I/Os may be in flight at one sector (117 of the 1000 rows of
    * the MSR hm_0 sample): the row pairs D with C. */
   rec->io_tag = rec->line;
@@ -568,6 +571,18 @@ disksim_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GEr
   return TRACE_LINE_RECORD;
 }
 
+/* The last field is the flags, which DiskSim and MQSim write as one digit
+ * (the read bit; MQSim 0 or 1): a cut inside the row leaves four fields
+ * or none of the flags, never another one-digit value.  MQSim's published
+ * traces end without a newline (wsrch-small.trace). */
+static gboolean
+disksim_last_line_whole (const char *line, gsize len)
+{
+  Field f[6];
+
+  return split_blank (line, len, f, 5) == 5 && f[4].len == 1;
+}
+
 static int
 disksim_probe (const char *head, gsize len, const char *path)
 {
@@ -590,5 +605,6 @@ const TraceFormatOps trace_disksim_ascii_ops = {
   .probe = disksim_probe,
   .state_size = sizeof (DisksimState),
   .parse_line = disksim_parse_line,
+  .last_line_whole = disksim_last_line_whole,
   .attach = disksim_attach,
 };

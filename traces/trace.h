@@ -190,6 +190,15 @@ gboolean     trace_reader_genesis  (const TraceReader *reader,
  * per-CPU sequence numbers); 0 where the format cannot tell. */
 guint64      trace_reader_lost     (const TraceReader *reader);
 
+/* Records whose time is earlier than the previous record of their
+ * stream, and the largest such step back in ns (0 when none).  A stream
+ * is one (device, CPU) for blkparse, ftrace-blk, ftrace-events and
+ * blktrace, whose times the kernel keeps ordered per CPU buffer (several
+ * CPUs may legitimately interleave out of order), and the whole input for
+ * the other formats. */
+guint64      trace_reader_time_backwards        (const TraceReader *reader);
+gint64       trace_reader_time_backwards_max_ns (const TraceReader *reader);
+
 /* Names of every known reader format, NULL-terminated. */
 const char *const *trace_formats   (void);
 
