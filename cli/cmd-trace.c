@@ -80,8 +80,8 @@ print_text (const TraceSummary *s)
   printf ("Records:   %" G_GUINT64_FORMAT "\n", lc->records);
   printf ("Skipped:   %" G_GUINT64_FORMAT " lines (comments, statistics, other events)\n",
           s->skipped_lines);
-  if (lc->first_ns >= 0)
-    printf ("Duration:  %.6f s (first record at %.6f s, last at %.6f s)\n",
+  if (lc->records > 0)
+    printf ("Duration:  %.6f s (earliest record at %.6f s, latest at %.6f s)\n",
             (double) (lc->last_ns - lc->first_ns) / 1e9, (double) lc->first_ns / 1e9,
             (double) lc->last_ns / 1e9);
 
@@ -131,6 +131,12 @@ print_text (const TraceSummary *s)
             (double) s->genesis_ns / 1e9);
   printf ("Lost:      %" G_GUINT64_FORMAT " events (sequence gaps in binary blktrace)\n",
           s->lost_events);
+  printf ("Backwards: %" G_GUINT64_FORMAT " records earlier than the one before in their stream "
+          "(per device and CPU for blktrace, blkparse, ftrace; else the file)",
+          s->time_backwards);
+  if (s->time_backwards > 0)
+    printf (", largest step back %.6f s", (double) s->time_backwards_max_ns / 1e9);
+  printf ("\n");
 
   printf ("\nUnpaired:\n");
   printf ("  completed without issue (in flight at start): %" G_GUINT64_FORMAT "\n", lc->completed_without_issue);
@@ -225,7 +231,12 @@ json_text (const TraceSummary *s)
   json_builder_set_member_name (b, "last_ns");
   json_builder_add_int_value (b, lc->last_ns);
   json_builder_set_member_name (b, "duration_ns");
-  json_builder_add_int_value (b, lc->first_ns >= 0 ? lc->last_ns - lc->first_ns : 0);
+  json_builder_add_int_value (b, lc->records > 0 ? lc->last_ns - lc->first_ns : 0);
+  json_builder_set_member_name (b, "time_backwards");
+  json_builder_begin_object (b);
+  cli_trace_json_int (b, "records", s->time_backwards);
+  cli_trace_json_int (b, "max_step_ns", s->time_backwards_max_ns);
+  json_builder_end_object (b);
 
   json_builder_set_member_name (b, "events");
   json_builder_begin_object (b);
