@@ -282,7 +282,8 @@ set_extent (TraceRecord *rec, const Field *offset, const Field *size, GError **e
     }
   if (!trace_record_set_bytes (rec, off, len))
     {
-      trace_line_fail (error, "Offset + Size overflows");
+      trace_line_fail (error, "Offset %" G_GUINT64_FORMAT " + Size %" G_GUINT64_FORMAT
+                       " ends beyond the 64-bit byte range", off, len);
       return FALSE;
     }
   return TRUE;
@@ -467,8 +468,10 @@ spc_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError 
     return trace_line_fail (error, "expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found %u", n);
   if (!field_u32 (&f[0], &out->dev_minor))
     return trace_line_fail (error, "ASU '%.*s' is not a number", QUOTE (&f[0]));
-  if (!field_u64 (&f[1], &lba) || lba > G_MAXUINT64 / 512)
+  if (!field_u64 (&f[1], &lba))
     return trace_line_fail (error, "LBA '%.*s' is not a sector number", QUOTE (&f[1]));
+  if (lba > TRACE_SECTOR_END_MAX)
+    return trace_line_fail (error, "LBA %" G_GUINT64_FORMAT " is beyond the 64-bit byte range", lba);
   if (!field_u64 (&f[2], &size) || size > G_MAXUINT32)
     return trace_line_fail (error, "Size '%.*s' is not a byte count below 4 GiB", QUOTE (&f[2]));
   if (field_is (&f[3], "r"))
@@ -480,7 +483,8 @@ spc_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError 
   if (!field_decimal_ns (&f[4], 9, &out->time_ns))
     return trace_line_fail (error, "Timestamp '%.*s' is not seconds", QUOTE (&f[4]));
   if (!trace_record_set_bytes (out, lba * 512, size))
-    return trace_line_fail (error, "LBA + Size overflows");
+    return trace_line_fail (error, "LBA %" G_GUINT64_FORMAT " + Size %" G_GUINT64_FORMAT
+                            " bytes ends beyond the 64-bit byte range", lba, size);
   out->action = TRACE_ACT_QUEUE;
   return TRACE_LINE_RECORD;
 }

@@ -95,6 +95,7 @@ test_valid_files (void)
       g_autofree char *want_format = expectation (path, "expect-format");
       g_autofree char *want_records = expectation (path, "expect-records");
       g_autofree char *reordered = expectation (path, "expect-reordered");
+      g_autofree char *backwards = expectation (path, "expect-time-backwards");
       /* Formats that emit a completion after later rows (msr-csv,
        * systor17-csv) promise time order instead of line order. */
       gboolean by_time = g_strcmp0 (reordered, "yes") == 0;
@@ -128,6 +129,8 @@ test_valid_files (void)
         }
       g_assert_no_error (error);
       g_assert_cmpuint (n, ==, g_ascii_strtoull (want_records, NULL, 10));
+      if (backwards != NULL)
+        g_assert_cmpuint (trace_reader_time_backwards (r), ==, g_ascii_strtoull (backwards, NULL, 10));
       /* every line is either the source of records or counted as skipped */
       g_assert_cmpuint (g_hash_table_size (record_lines) + trace_reader_skipped (r), ==,
                         trace_reader_lines (r));
@@ -149,6 +152,9 @@ test_fail_files (void)
       const char *path = files->pdata[i];
       g_autofree char *line = expectation (path, "expect-error-line");
       g_autofree char *where = g_strdup_printf ("%s:%s: ", path, line);
+      /* optional: a phrase the message must hold, so that the file fails
+       * for the reason it was written for */
+      g_autofree char *contains = expectation (path, "expect-error-contains");
       g_autoptr(GError) error = NULL;
 
       g_test_message ("%s", path);
@@ -156,6 +162,8 @@ test_fail_files (void)
       g_assert_cmpint (read_all (path, NULL, &error), ==, -1);
       g_assert_error (error, TRACE_ERROR, TRACE_ERROR_PARSE);
       g_assert_true (g_str_has_prefix (error->message, where));
+      if (contains != NULL)
+        g_assert_nonnull (strstr (error->message, contains));
     }
 }
 
