@@ -33,6 +33,14 @@
  *   "umass-spc", "disksim-ascii"  UMass/SPC and DiskSim ASCII (§3): one Q
  *                record per I/O (these traces hold no completion times)
  *   "iosim-csv"  the CSV that trace_format_csv writes
+ * Every reader refuses a record whose extent does not fit: the end byte
+ * (sector + nr_sectors) * 512 (a remap's origin and a split's second
+ * sector too) must be below 2^64, byte offsets + lengths must not wrap
+ * (trace_record_check_extent in trace-private.h; a flush completion at
+ * sector (u64) -1 with no data is kept).  A last line without a newline
+ * that ends in a number, which a truncated file would also give, is
+ * refused naming the line (DiskSim's one-digit flags excepted).  Times
+ * going back within a stream are counted (trace_reader_time_backwards).
  * Gzip input (recognised by its magic bytes, .gz or not) is decompressed
  * on the fly; "-" is standard input.  Extra declarations: trace_reader_meta_keys,
  * trace_reader_lines; the format contract is in trace-private.h.
