@@ -68,6 +68,19 @@ print_op_table (const char *title, const TraceSummaryOpCount *by_op)
               op_order[op], by_op[op].count, by_op[op].bytes);
 }
 
+/* Latest minus earliest record time, saturated: times may be negative
+ * (iosim-csv), so the span may exceed G_MAXINT64. */
+static gint64
+duration_ns (const TraceLifecycleStats *lc)
+{
+  guint64 span;
+
+  if (lc->records == 0)
+    return 0;
+  span = (guint64) lc->last_ns - (guint64) lc->first_ns;
+  return (gint64) MIN (span, (guint64) G_MAXINT64);
+}
+
 static void
 print_text (const TraceSummary *s)
 {
@@ -82,7 +95,7 @@ print_text (const TraceSummary *s)
           s->skipped_lines);
   if (lc->records > 0)
     printf ("Duration:  %.6f s (earliest record at %.6f s, latest at %.6f s)\n",
-            (double) (lc->last_ns - lc->first_ns) / 1e9, (double) lc->first_ns / 1e9,
+            (double) duration_ns (lc) / 1e9, (double) lc->first_ns / 1e9,
             (double) lc->last_ns / 1e9);
 
   printf ("\nEvents by action:\n");
@@ -231,11 +244,11 @@ json_text (const TraceSummary *s)
   json_builder_set_member_name (b, "last_ns");
   json_builder_add_int_value (b, lc->last_ns);
   json_builder_set_member_name (b, "duration_ns");
-  json_builder_add_int_value (b, lc->records > 0 ? lc->last_ns - lc->first_ns : 0);
+  json_builder_add_int_value (b, duration_ns (lc));
   json_builder_set_member_name (b, "time_backwards");
   json_builder_begin_object (b);
   cli_trace_json_int (b, "records", s->time_backwards);
-  cli_trace_json_int (b, "max_step_ns", s->time_backwards_max_ns);
+  cli_trace_json_int (b, "max_step_ns", (gint64) MIN (s->time_backwards_max_ns, (guint64) G_MAXINT64));
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "events");

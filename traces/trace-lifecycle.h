@@ -189,7 +189,7 @@ typedef struct {
   TraceLatencyStats    btt_q2d;
   guint64              lost_events;        /* the reader's count (blktrace sequence gaps) */
   guint64              time_backwards;     /* trace_reader_time_backwards */
-  gint64               time_backwards_max_ns;
+  guint64              time_backwards_max_ns;
   gboolean             has_genesis;
   gint64               genesis_ns;         /* smallest event time, where the format tells */
 } TraceSummary;

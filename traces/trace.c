@@ -632,7 +632,7 @@ struct _TraceReader {
   guint64               skipped;
   guint64               lost;
   guint64               backwards;     /* records earlier than their stream's previous one */
-  gint64                backwards_max_ns;
+  guint64               backwards_max_ns;
   GHashTable           *streams;       /* TimeStream* (key and value) */
   gboolean              unterminated;  /* the line just read ended the input without '\n' */
   gboolean              has_genesis;
@@ -725,7 +725,7 @@ trace_reader_time_backwards (const TraceReader *reader)
   return reader->backwards;
 }
 
-gint64
+guint64
 trace_reader_time_backwards_max_ns (const TraceReader *reader)
 {
   return reader->backwards_max_ns;
@@ -1071,8 +1071,12 @@ note_time (TraceReader *reader, const TraceRecord *rec)
     }
   if (rec->time_ns < s->last_ns)
     {
+      /* unsigned: the step may exceed G_MAXINT64 (iosim-csv times may be
+       * negative) */
+      guint64 step_ns = (guint64) s->last_ns - (guint64) rec->time_ns;
+
       reader->backwards++;
-      reader->backwards_max_ns = MAX (reader->backwards_max_ns, s->last_ns - rec->time_ns);
+      reader->backwards_max_ns = MAX (reader->backwards_max_ns, step_ns);
     }
   s->last_ns = rec->time_ns;
 }

@@ -205,7 +205,7 @@ guint64      trace_reader_lost     (const TraceReader *reader);
  * CPUs may legitimately interleave out of order), and the whole input for
  * the other formats. */
 guint64      trace_reader_time_backwards        (const TraceReader *reader);
-gint64       trace_reader_time_backwards_max_ns (const TraceReader *reader);
+guint64      trace_reader_time_backwards_max_ns (const TraceReader *reader);
 
 /* Names of every known reader format, NULL-terminated. */
 const char *const *trace_formats   (void);

@@ -1055,7 +1055,7 @@ test_time_backwards (void)
   g_assert_no_error (error);
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (in));
   g_assert_cmpuint (trace_reader_time_backwards (reader), ==, 1);
-  g_assert_cmpint (trace_reader_time_backwards_max_ns (reader), ==, 300);
+  g_assert_cmpuint (trace_reader_time_backwards_max_ns (reader), ==, 300);
   g_clear_pointer (&reader, trace_reader_free);
   remove_dir (dir);
 }
