@@ -68,6 +68,19 @@ print_op_table (const char *title, const TraceSummaryOpCount *by_op)
               op_order[op], by_op[op].count, by_op[op].bytes);
 }
 
+/* Latest minus earliest record time, saturated: times may be negative
+ * (iosim-csv), so the span may exceed G_MAXINT64. */
+static gint64
+duration_ns (const TraceLifecycleStats *lc)
+{
+  guint64 span;
+
+  if (lc->records == 0)
+    return 0;
+  span = (guint64) lc->last_ns - (guint64) lc->first_ns;
+  return (gint64) MIN (span, (guint64) G_MAXINT64);
+}
+
 static void
 print_text (const TraceSummary *s)
 {
@@ -80,9 +93,9 @@ print_text (const TraceSummary *s)
   printf ("Records:   %" G_GUINT64_FORMAT "\n", lc->records);
   printf ("Skipped:   %" G_GUINT64_FORMAT " lines (comments, statistics, other events)\n",
           s->skipped_lines);
-  if (lc->first_ns >= 0)
-    printf ("Duration:  %.6f s (first record at %.6f s, last at %.6f s)\n",
-            (double) (lc->last_ns - lc->first_ns) / 1e9, (double) lc->first_ns / 1e9,
+  if (lc->records > 0)
+    printf ("Duration:  %.6f s (earliest record at %.6f s, latest at %.6f s)\n",
+            (double) duration_ns (lc) / 1e9, (double) lc->first_ns / 1e9,
             (double) lc->last_ns / 1e9);
 
   printf ("\nEvents by action:\n");
@@ -131,6 +144,12 @@ print_text (const TraceSummary *s)
             (double) s->genesis_ns / 1e9);
   printf ("Lost:      %" G_GUINT64_FORMAT " events (sequence gaps in binary blktrace)\n",
           s->lost_events);
+  printf ("Backwards: %" G_GUINT64_FORMAT " records earlier than the one before in their stream "
+          "(per device and CPU for blktrace, blkparse, ftrace; else the file)",
+          s->time_backwards);
+  if (s->time_backwards > 0)
+    printf (", largest step back %.6f s", (double) s->time_backwards_max_ns / 1e9);
+  printf ("\n");
 
   printf ("\nUnpaired:\n");
   printf ("  completed without issue (in flight at start): %" G_GUINT64_FORMAT "\n", lc->completed_without_issue);
@@ -225,7 +244,12 @@ json_text (const TraceSummary *s)
   json_builder_set_member_name (b, "last_ns");
   json_builder_add_int_value (b, lc->last_ns);
   json_builder_set_member_name (b, "duration_ns");
-  json_builder_add_int_value (b, lc->first_ns >= 0 ? lc->last_ns - lc->first_ns : 0);
+  json_builder_add_int_value (b, duration_ns (lc));
+  json_builder_set_member_name (b, "time_backwards");
+  json_builder_begin_object (b);
+  cli_trace_json_int (b, "records", s->time_backwards);
+  cli_trace_json_int (b, "max_step_ns", (gint64) MIN (s->time_backwards_max_ns, (guint64) G_MAXINT64));
+  json_builder_end_object (b);
 
   json_builder_set_member_name (b, "events");
   json_builder_begin_object (b);
@@ -313,7 +337,10 @@ trace_info (int argc, char **argv)
       "devices, duration, completed requests and I/Os by operation (count, bytes),\n"
       "processes with their I/O counts, Q2C and D2C latencies (count, mean, p50,\n"
       "p95, p99, max in microseconds; btt's definitions) and the events that\n"
-      "could not be paired (in flight at start or end, request-only traces).\n\n"
+      "could not be paired (in flight at start or end, request-only traces).\n"
+      "Duration is the latest time minus the earliest; records whose time goes\n"
+      "back within their stream (per device and CPU for blktrace, blkparse and\n"
+      "ftrace, else the file) are counted under Backwards (JSON time_backwards).\n\n"
       "Examples:\n"
       "  iosim trace info sda.blkparse.txt          blkparse -i sda > sda.blkparse.txt\n"
       "  iosim trace info capture.ftrace.gz         tracefs text, compressed\n"

@@ -305,6 +305,7 @@ blkparse_probe (const char *head, gsize len, const char *path)
 
 const TraceFormatOps trace_blkparse_ops = {
   .name = "blkparse",
+  .time_per_cpu = TRUE,
   .probe = blkparse_probe,
   .state_size = sizeof (BlkparseState),
   .parse_line = blkparse_parse_line,

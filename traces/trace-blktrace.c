@@ -492,6 +492,7 @@ decode_record (TraceReader *reader, BtState *st, BtCursor *c, const BtRaw *raw,
   guint32 cat = (guint32) (raw->action >> BT_TC_SHIFT) & 0xffff;
   const guint8 *payload = raw->pdu;
   gsize payload_len = raw->pdu_len;
+  GError *local = NULL;
 
   memset (rec, 0, sizeof *rec);
   if (raw->time > (guint64) G_MAXINT64)
@@ -533,6 +534,13 @@ decode_record (TraceReader *reader, BtState *st, BtCursor *c, const BtRaw *raw,
     return bt_fail (error, TRACE_ERROR_PARSE, c, off,
                     "%s record with a %zu-byte payload (needs %zu)",
                     trace_action_letters (rec->action), payload_len, payload_need (rec->action));
+  if (!trace_record_check_extent (rec, &local))
+    {
+      bt_fail (error, TRACE_ERROR_PARSE, c, off, "%s record: %s", trace_action_letters (rec->action),
+               local->message);
+      g_error_free (local);
+      return TRACE_RECORD_ERROR;
+    }
   check_sequence (reader, st, raw);
   return TRACE_RECORD_OK;
 }
@@ -723,6 +731,7 @@ blktrace_read_record (TraceReader *reader, gpointer state, TraceRecord *out, GEr
 
 const TraceFormatOps trace_blktrace_ops = {
   .name = "blktrace",
+  .time_per_cpu = TRUE,
   .state_size = sizeof (BtState),
   .probe_bytes = blktrace_probe_bytes,
   .expand_path = blktrace_expand_path,

@@ -483,6 +483,7 @@ ftrace_events_probe (const char *head, gsize len, const char *path)
 
 const TraceFormatOps trace_ftrace_blk_ops = {
   .name = "ftrace-blk",
+  .time_per_cpu = TRUE,
   .probe = ftrace_blk_probe,
   .state_size = 0,
   .parse_line = ftrace_blk_parse_line,
@@ -490,6 +491,7 @@ const TraceFormatOps trace_ftrace_blk_ops = {
 
 const TraceFormatOps trace_ftrace_events_ops = {
   .name = "ftrace-events",
+  .time_per_cpu = TRUE,
   .probe = ftrace_events_probe,
   .state_size = 0,
   .parse_line = ftrace_events_parse_line,

@@ -219,7 +219,8 @@ io_action (IologState *st, const IologToken *tok, gint64 time_ns, TraceRecord *o
     return trace_line_fail (error, "I/O on file '%.*s', which was never added",
                  (int) MIN (tok[0].len, 256), tok[0].p);
   if (!trace_record_set_bytes (out, offset, length))
-    return trace_line_fail (error, "offset + length overflows");
+    return trace_line_fail (error, "offset %" G_GUINT64_FORMAT " + length %" G_GUINT64_FORMAT
+                            " ends beyond the 64-bit byte range", offset, length);
   out->action = TRACE_ACT_QUEUE;
   out->time_ns = time_ns;
   out->dev_major = 0;

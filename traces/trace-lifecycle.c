@@ -477,11 +477,32 @@ inform_upper (TraceLifecycle *lc, const LcKey *lower, gint64 issue_ns)
     }
 }
 
+/* Put @rq (not in the table) in the issued table.  A request already
+ * there at its key, issued twice without completion or requeue, or
+ * reached by another request's partial completion, is dropped and
+ * counted: the newer one is kept, the older never lost (before, a
+ * partial completion's re-insert leaked it). */
+static void
+issued_insert (TraceLifecycle *lc, LcRequest *rq)
+{
+  LcRequest *old = g_hash_table_lookup (lc->issued, &rq->key);
+
+  if (old != NULL)
+    {
+      g_assert (old != rq);
+      g_hash_table_remove (lc->issued, &old->key);
+      lc->stats.unpaired++;
+      lc->stats.incomplete_at_end += old->bios != NULL ? count_bio_chain (old->bios) : 1;
+      (*in_flight_slot (lc, old->key.dev))--;
+      request_free (old);
+    }
+  g_hash_table_insert (lc->issued, &rq->key, rq);
+}
+
 static void
 on_issue (TraceLifecycle *lc, const TraceRecord *rec)
 {
   LcRequest *rq = find_or_create_pending (lc, rec);
-  LcRequest *old;
   guint32 *in_flight;
 
   pending_remove (lc, rq);
@@ -501,17 +522,7 @@ on_issue (TraceLifecycle *lc, const TraceRecord *rec)
       memcpy (rq->comm, rec->comm, sizeof rq->comm);
     }
 
-  old = g_hash_table_lookup (lc->issued, &rq->key);
-  if (old != NULL)
-    {
-      /* Issued twice without completion or requeue: keep the newer. */
-      g_hash_table_remove (lc->issued, &old->key);
-      lc->stats.unpaired++;
-      lc->stats.incomplete_at_end += old->bios != NULL ? count_bio_chain (old->bios) : 1;
-      (*in_flight_slot (lc, old->key.dev))--;
-      request_free (old);
-    }
-  g_hash_table_insert (lc->issued, &rq->key, rq);
+  issued_insert (lc, rq);
   in_flight = in_flight_slot (lc, rq->key.dev);
   (*in_flight)++;
   rq->in_flight_at_issue = *in_flight;
@@ -629,7 +640,7 @@ on_complete (TraceLifecycle *lc, const TraceRecord *rec)
           rq->sector = done_end;
           rq->key.sector = done_end;
           rq->nr_sectors -= rec->nr_sectors;
-          g_hash_table_insert (lc->issued, &rq->key, rq);
+          issued_insert (lc, rq);
           return;
         }
       g_hash_table_remove (lc->issued, &rq->key);
@@ -713,9 +724,12 @@ trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
   lc->stats.records++;
   lc->stats.by_action[rec->action]++;
   count_btt (&lc->stats, rec);
-  if (lc->stats.first_ns < 0)
-    lc->stats.first_ns = rec->time_ns;
-  lc->stats.last_ns = rec->time_ns;
+  /* By time: a trace whose times go back (counted by the reader) still
+   * spans latest minus earliest, never a negative duration. */
+  if (lc->stats.records == 1)
+    lc->stats.first_ns = lc->stats.last_ns = rec->time_ns;
+  lc->stats.first_ns = MIN (lc->stats.first_ns, rec->time_ns);
+  lc->stats.last_ns = MAX (lc->stats.last_ns, rec->time_ns);
 
   switch (rec->action)
     {

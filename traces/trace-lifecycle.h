@@ -76,8 +76,8 @@ typedef struct {
   guint64 completed_without_issue;   /* C with no D seen: in flight at start */
   guint64 issued_without_queue;      /* D with no Q: request-only trace or in flight at start */
   guint64 incomplete_at_end;         /* Q or D never completed */
-  gint64  first_ns;
-  gint64  last_ns;
+  gint64  first_ns;              /* earliest record time (by time, not file order); */
+  gint64  last_ns;               /* latest; both -1 before the first record */
   guint64 unpaired;                  /* M/F/R that matched no request, or a request
                                       * replaced by another at the same sector */
   guint64 remap_links;               /* A records that tied a traced upper bio to a
@@ -188,6 +188,8 @@ typedef struct {
   TraceLatencyStats    btt_d2c;
   TraceLatencyStats    btt_q2d;
   guint64              lost_events;        /* the reader's count (blktrace sequence gaps) */
+  guint64              time_backwards;     /* trace_reader_time_backwards */
+  guint64              time_backwards_max_ns;
   gboolean             has_genesis;
   gint64               genesis_ns;         /* smallest event time, where the format tells */
 } TraceSummary;

@@ -93,6 +93,11 @@ typedef struct {
    * line included).  Called before every line is read and, with @at_eof,
    * after the last one, until it returns FALSE. */
   gboolean (*pending) (gpointer state, gboolean at_eof, TraceRecord *out);
+  /* Optional: whether @line, the input's last line, which parsed but has
+   * no newline, is known whole: a file cut inside a final number still
+   * parses, as another record.  NULL: whole unless it ends in a digit
+   * (then the core refuses it, naming the line). */
+  gboolean (*last_line_whole) (const char *line, gsize len);
 
   /* ---- record (binary) formats ---- */
 
@@ -117,6 +122,13 @@ typedef struct {
                                     GError     **error);
 
   /* ---- both kinds ---- */
+
+  /* Times are ordered per (device, CPU) only, as the kernel's per-CPU
+   * buffers hold them (blktrace relay files, the ftrace ring buffer):
+   * the core checks time order per such stream; FALSE: the whole input
+   * is one stream.  Records earlier than their stream's previous one are
+   * counted (trace_reader_time_backwards), not refused. */
+  gboolean time_per_cpu;
 
   /* Optional: called once after the state is allocated (before the first
    * line, or before open_records), with the reader's metadata table
@@ -148,8 +160,24 @@ void trace_reader_set_genesis   (TraceReader *reader, gint64 genesis_ns);
 void trace_reader_set_meta      (TraceReader *reader, const char *key, const char *value);
 
 /* Set sector/nr_sectors (rounded out) and the byte-exact extent of a
- * record from a byte offset and length; FALSE when the end overflows. */
+ * record from a byte offset and length; FALSE when the end overflows or
+ * the rounded-out end sector passes TRACE_SECTOR_END_MAX. */
 gboolean trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length);
+
+/* The largest end (exclusive) of an extent in 512-byte sectors: its end
+ * byte, (sector + nr_sectors) * 512, must fit in 64 bits, so that every
+ * consumer may compute byte offsets without wrapping (2^55 - 1). */
+#define TRACE_SECTOR_END_MAX (G_MAXUINT64 / 512)
+
+/* The one extent check every reader's records pass, where they are parsed
+ * (the core calls it for every line format's record, record formats call
+ * it before they hand a record out): sector + nr_sectors, a remap's
+ * from_sector + nr_sectors and a split's new_sector must end at or below
+ * TRACE_SECTOR_END_MAX.  Exempt: messages (no extent) and the
+ * tracepoints' flush completion at sector (u64) -1 with no data.  FALSE
+ * with a TRACE_ERROR_PARSE @error that gives the numbers but no location
+ * (the caller prefixes FILE:LINE or FILE: byte offset N). */
+gboolean trace_record_check_extent (const TraceRecord *rec, GError **error);
 
 /* ---- Reordering records by time --------------------------------------- */
 

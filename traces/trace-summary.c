@@ -255,6 +255,8 @@ trace_summarize (const char *path, const char *format, GError **error)
   trace_latency_stats (btt_d2c, &summary->btt_d2c);
   trace_latency_stats (btt_q2d, &summary->btt_q2d);
   summary->lost_events = trace_reader_lost (reader);
+  summary->time_backwards = trace_reader_time_backwards (reader);
+  summary->time_backwards_max_ns = trace_reader_time_backwards_max_ns (reader);
   summary->has_genesis = trace_reader_genesis (reader, &summary->genesis_ns);
 
   keys = trace_reader_meta_keys (reader);

@@ -350,10 +350,62 @@ trace_record_set_bytes (TraceRecord *rec, guint64 offset, guint64 length)
     return FALSE;
   end = offset + length;
   end_sector = end / 512 + (end % 512 != 0);
+  if (end_sector > TRACE_SECTOR_END_MAX)
+    return FALSE;
   rec->sector = offset / 512;
   rec->nr_sectors = (guint32) (end_sector - rec->sector);   /* <= 2^23 + 1 */
   rec->head_bytes = (guint32) (offset % 512);
   rec->length_bytes = (guint32) length;
+  return TRUE;
+}
+
+/* block/blk-mq.c blk_mq_rq_ctx_init() starts a request at sector
+ * (sector_t) -1; the block_rq_* tracepoints print blk_rq_pos() as it is,
+ * so a flush (no data, never positioned) completes at that sector. */
+static gboolean
+is_unpositioned_flush (const TraceRecord *rec)
+{
+  return rec->sector == G_MAXUINT64 && rec->nr_sectors == 0;
+}
+
+static gboolean
+extent_fits (guint64 sector, guint32 nr_sectors)
+{
+  return sector <= TRACE_SECTOR_END_MAX - nr_sectors;
+}
+
+gboolean
+trace_record_check_extent (const TraceRecord *rec, GError **error)
+{
+  if (rec->action == TRACE_ACT_MESSAGE || is_unpositioned_flush (rec))
+    return TRUE;
+  if (!extent_fits (rec->sector, rec->nr_sectors))
+    {
+      if (rec->head_bytes != 0 || rec->length_bytes != 0)
+        g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                     "byte offset %" G_GUINT64_FORMAT " + %u bytes ends beyond the 64-bit byte range",
+                     trace_record_offset_bytes (rec), rec->length_bytes);
+      else
+        g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                     "sector %" G_GUINT64_FORMAT " + %u sectors ends beyond the 64-bit byte range "
+                     "(the end byte (sector + count) * 512 must be below 2^64)",
+                     rec->sector, rec->nr_sectors);
+      return FALSE;
+    }
+  if (rec->action == TRACE_ACT_REMAP && !extent_fits (rec->from_sector, rec->nr_sectors))
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                   "remapped from sector %" G_GUINT64_FORMAT " + %u sectors, which ends beyond "
+                   "the 64-bit byte range", rec->from_sector, rec->nr_sectors);
+      return FALSE;
+    }
+  if (rec->action == TRACE_ACT_SPLIT && rec->new_sector > TRACE_SECTOR_END_MAX)
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                   "split at sector %" G_GUINT64_FORMAT ", beyond the 64-bit byte range",
+                   rec->new_sector);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -557,6 +609,18 @@ static const TraceFormatOps *const formats[] = {
   &trace_iosim_csv_ops,
 };
 
+/* Time order is checked per stream: for formats whose times are ordered
+ * per CPU (TraceFormatOps.time_per_cpu) a stream is one (device, CPU),
+ * otherwise the whole input.  Bounded: records of streams beyond the
+ * first TRACE_MAX_TIME_STREAMS are not checked. */
+#define TRACE_MAX_TIME_STREAMS 4096
+
+typedef struct {
+  guint64 dev;                /* major << 32 | minor */
+  gint32  cpu;
+  gint64  last_ns;            /* time of the stream's previous record */
+} TimeStream;
+
 struct _TraceReader {
   char                 *path;
   char                 *display;      /* path as errors name it */
@@ -567,11 +631,30 @@ struct _TraceReader {
   guint64               lineno;
   guint64               skipped;
   guint64               lost;
+  guint64               backwards;     /* records earlier than their stream's previous one */
+  guint64               backwards_max_ns;
+  GHashTable           *streams;       /* TimeStream* (key and value) */
+  gboolean              unterminated;  /* the line just read ended the input without '\n' */
   gboolean              has_genesis;
   gint64                genesis_ns;
   GHashTable           *meta;
   GError               *failure;      /* sticky: repeated on later calls */
 };
+
+static guint
+time_stream_hash (gconstpointer p)
+{
+  const TimeStream *s = p;
+  return g_int64_hash (&s->dev) ^ (guint) s->cpu * 2654435761u;
+}
+
+static gboolean
+time_stream_equal (gconstpointer a, gconstpointer b)
+{
+  const TimeStream *x = a;
+  const TimeStream *y = b;
+  return x->dev == y->dev && x->cpu == y->cpu;
+}
 
 const char *const *
 trace_formats (void)
@@ -607,6 +690,7 @@ trace_reader_free (TraceReader *reader)
   if (reader->line != NULL)
     g_string_free (reader->line, TRUE);
   g_clear_pointer (&reader->meta, g_hash_table_unref);
+  g_clear_pointer (&reader->streams, g_hash_table_unref);
   g_clear_error (&reader->failure);
   g_free (reader);
 }
@@ -633,6 +717,18 @@ guint64
 trace_reader_lost (const TraceReader *reader)
 {
   return reader->lost;
+}
+
+guint64
+trace_reader_time_backwards (const TraceReader *reader)
+{
+  return reader->backwards;
+}
+
+guint64
+trace_reader_time_backwards_max_ns (const TraceReader *reader)
+{
+  return reader->backwards_max_ns;
 }
 
 gboolean
@@ -710,6 +806,7 @@ read_line (TraceReader *reader, GError **error)
   TraceInput *in = reader->input;
 
   g_string_truncate (reader->line, 0);
+  reader->unterminated = FALSE;
   for (;;)
     {
       const guint8 *data;
@@ -741,6 +838,7 @@ read_line (TraceReader *reader, GError **error)
   if (reader->line->len == 0)
     return 0;
   reader->lineno++;   /* last line without a newline */
+  reader->unterminated = TRUE;
 
 got_line:
   if (reader->line->len > 0 && reader->line->str[reader->line->len - 1] == '\r')
@@ -879,6 +977,7 @@ trace_reader_open (const char *path, const char *format, GError **error)
   reader->path = g_strdup (path);
   reader->display = g_strdup (strcmp (path, "-") == 0 ? "<stdin>" : path);
   reader->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  reader->streams = g_hash_table_new_full (time_stream_hash, time_stream_equal, NULL, g_free);
   reader->line = g_string_sized_new (256);
 
   if (format != NULL)
@@ -945,6 +1044,99 @@ fail_sticky (TraceReader *reader, GError *local, GError **error)
   return FALSE;
 }
 
+/* Count @rec when it is earlier than the previous record of its stream.
+ * Per CPU: blktrace's relay buffers and ftrace's ring buffers are per
+ * CPU, each written in time order, while blkparse's and ftrace's merged
+ * output may interleave CPUs out of order; other formats are one stream. */
+static void
+note_time (TraceReader *reader, const TraceRecord *rec)
+{
+  TimeStream key = { 0, -1, 0 };
+  TimeStream *s;
+
+  if (reader->ops->time_per_cpu)
+    {
+      key.dev = ((guint64) rec->dev_major << 32) | rec->dev_minor;
+      key.cpu = rec->cpu;
+    }
+  s = g_hash_table_lookup (reader->streams, &key);
+  if (s == NULL)
+    {
+      if (g_hash_table_size (reader->streams) >= TRACE_MAX_TIME_STREAMS)
+        return;
+      s = g_memdup2 (&key, sizeof key);
+      s->last_ns = rec->time_ns;
+      g_hash_table_add (reader->streams, s);
+      return;
+    }
+  if (rec->time_ns < s->last_ns)
+    {
+      /* unsigned: the step may exceed G_MAXINT64 (iosim-csv times may be
+       * negative) */
+      guint64 step_ns = (guint64) s->last_ns - (guint64) rec->time_ns;
+
+      reader->backwards++;
+      reader->backwards_max_ns = MAX (reader->backwards_max_ns, step_ns);
+    }
+  s->last_ns = rec->time_ns;
+}
+
+/* A line format's record, from the line just read or queued from line
+ * @rec->line: the extent check and time order, the same for every
+ * format. */
+static gboolean
+accept_line_record (TraceReader *reader, const TraceRecord *rec, GError **error)
+{
+  GError *local = NULL;
+
+  if (!trace_record_check_extent (rec, &local))
+    {
+      g_prefix_error (&local, "%s:%" G_GUINT64_FORMAT ": ", reader->display, rec->line);
+      return fail_sticky (reader, local, error);
+    }
+  note_time (reader, rec);
+  return TRUE;
+}
+
+/* A malformed last line without a newline is most likely a cut one. */
+static void
+append_cut_hint (GError *local)
+{
+  char *message = g_strconcat (local->message,
+                               " (the last line, which has no newline: a truncated file?)", NULL);
+
+  g_free (local->message);
+  local->message = message;
+}
+
+static gboolean
+ends_in_digit (const char *line, gsize len)
+{
+  return len > 0 && g_ascii_isdigit (line[len - 1]);
+}
+
+/* The input's last line had no newline: a file cut inside the last line's
+ * final number still parses, as another record (a 40-byte write for a
+ * 4096-byte one).  Such a line is refused unless the format can tell it
+ * whole (TraceFormatOps.last_line_whole). */
+static gboolean
+refuse_cut_line (TraceReader *reader, const char *line, gsize len, GError **error)
+{
+  gboolean whole = reader->ops->last_line_whole != NULL
+                   ? reader->ops->last_line_whole (line, len)
+                   : !ends_in_digit (line, len);
+  GError *local = NULL;
+
+  if (whole)
+    return FALSE;
+  g_set_error (&local, TRACE_ERROR, TRACE_ERROR_PARSE,
+               "%s:%" G_GUINT64_FORMAT ": the last line has no newline and ends in a number, "
+               "which may have been cut short (truncated file?); end the line with a newline "
+               "if it is complete", reader->display, reader->lineno);
+  fail_sticky (reader, local, error);
+  return TRUE;
+}
+
 static gboolean
 next_from_records (TraceReader *reader, TraceRecord *out, GError **error)
 {
@@ -955,6 +1147,7 @@ next_from_records (TraceReader *reader, TraceRecord *out, GError **error)
   switch (reader->ops->read_record (reader, reader->state, out, &local))
     {
     case TRACE_RECORD_OK:
+      note_time (reader, out);
       return TRUE;
     case TRACE_RECORD_END:
       return FALSE;
@@ -982,15 +1175,17 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
   for (;;)
     {
       GError *local = NULL;
+      TraceLineResult result;
       const char *s;
       gsize len;
       int got;
 
       if (reader->ops->pending != NULL && reader->ops->pending (reader->state, FALSE, out))
-        return TRUE;
+        return accept_line_record (reader, out, error);
       got = read_line (reader, &local);
       if (got == 0)
-        return reader->ops->pending != NULL && reader->ops->pending (reader->state, TRUE, out);
+        return reader->ops->pending != NULL && reader->ops->pending (reader->state, TRUE, out)
+               && accept_line_record (reader, out, error);
       if (got < 0)
         return fail_sticky (reader, local, error);
       s = reader->line->str;
@@ -1010,10 +1205,14 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
       memset (out, 0, sizeof *out);
       out->cpu = -1;
       out->line = reader->lineno;
-      switch (reader->ops->parse_line (reader->state, reader->line->str, len, out, &local))
+      result = reader->ops->parse_line (reader->state, reader->line->str, len, out, &local);
+      if (reader->unterminated && (result == TRACE_LINE_RECORD || result == TRACE_LINE_QUEUED)
+          && refuse_cut_line (reader, s, len, error))
+        return FALSE;
+      switch (result)
         {
         case TRACE_LINE_RECORD:
-          return TRUE;
+          return accept_line_record (reader, out, error);
         case TRACE_LINE_SKIP:
           reader->skipped++;
           continue;
@@ -1023,6 +1222,8 @@ trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
         default:
           g_assert (local != NULL);
           g_prefix_error (&local, "%s:%" G_GUINT64_FORMAT ": ", reader->display, reader->lineno);
+          if (reader->unterminated)
+            append_cut_hint (local);
           return fail_sticky (reader, local, error);
         }
     }

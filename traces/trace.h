@@ -33,6 +33,14 @@
  *   "umass-spc", "disksim-ascii"  UMass/SPC and DiskSim ASCII (§3): one Q
  *                record per I/O (these traces hold no completion times)
  *   "iosim-csv"  the CSV that trace_format_csv writes
+ * Every reader refuses a record whose extent does not fit: the end byte
+ * (sector + nr_sectors) * 512 (a remap's origin and a split's second
+ * sector too) must be below 2^64, byte offsets + lengths must not wrap
+ * (trace_record_check_extent in trace-private.h; a flush completion at
+ * sector (u64) -1 with no data is kept).  A last line without a newline
+ * that ends in a number, which a truncated file would also give, is
+ * refused naming the line (DiskSim's one-digit flags excepted).  Times
+ * going back within a stream are counted (trace_reader_time_backwards).
  * Gzip input (recognised by its magic bytes, .gz or not) is decompressed
  * on the fly; "-" is standard input.  Extra declarations: trace_reader_meta_keys,
  * trace_reader_lines; the format contract is in trace-private.h.
@@ -189,6 +197,15 @@ gboolean     trace_reader_genesis  (const TraceReader *reader,
 /* Events the source says were lost (blktrace: gaps in the per-device,
  * per-CPU sequence numbers); 0 where the format cannot tell. */
 guint64      trace_reader_lost     (const TraceReader *reader);
+
+/* Records whose time is earlier than the previous record of their
+ * stream, and the largest such step back in ns (0 when none).  A stream
+ * is one (device, CPU) for blkparse, ftrace-blk, ftrace-events and
+ * blktrace, whose times the kernel keeps ordered per CPU buffer (several
+ * CPUs may legitimately interleave out of order), and the whole input for
+ * the other formats. */
+guint64      trace_reader_time_backwards        (const TraceReader *reader);
+guint64      trace_reader_time_backwards_max_ns (const TraceReader *reader);
 
 /* Names of every known reader format, NULL-terminated. */
 const char *const *trace_formats   (void);

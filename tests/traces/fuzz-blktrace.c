@@ -34,6 +34,22 @@ check_error (const GError *error, gboolean binary)
     g_error ("unlocated error: %s", error->message);
 }
 
+/* Issue 12: no record handed out has an extent whose end byte,
+ * (sector + nr_sectors) * 512, wraps 64 bits (messages and the flush
+ * completion at sector (u64) -1 with no data carry none). */
+static void
+check_extent (const TraceRecord *rec)
+{
+  const guint64 end_max = G_MAXUINT64 / 512;
+
+  if (rec->action == TRACE_ACT_MESSAGE || (rec->sector == G_MAXUINT64 && rec->nr_sectors == 0))
+    return;
+  if (rec->sector > end_max - rec->nr_sectors
+      || (rec->action == TRACE_ACT_REMAP && rec->from_sector > end_max - rec->nr_sectors)
+      || (rec->action == TRACE_ACT_SPLIT && rec->new_sector > end_max))
+    g_error ("record %" G_GUINT64_FORMAT ": extent past the 64-bit byte range", rec->line);
+}
+
 /* Read @path; write what was read with the writer and read that again. */
 static void
 read_through (const char *path, const char *format)
@@ -57,6 +73,7 @@ read_through (const char *path, const char *format)
   out = g_byte_array_new ();
   while (trace_reader_next (r, &rec, &error))
     {
+      check_extent (&rec);
       trace_lifecycle_feed (lc, &rec);
       while (trace_lifecycle_pop_io (lc, &io))
         ;

@@ -13,6 +13,22 @@
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
+/* Issue 12: no record handed out has an extent whose end byte,
+ * (sector + nr_sectors) * 512, wraps 64 bits (messages and the flush
+ * completion at sector (u64) -1 with no data carry none). */
+static void
+check_extent (const TraceRecord *rec)
+{
+  const guint64 end_max = G_MAXUINT64 / 512;
+
+  if (rec->action == TRACE_ACT_MESSAGE || (rec->sector == G_MAXUINT64 && rec->nr_sectors == 0))
+    return;
+  if (rec->sector > end_max - rec->nr_sectors
+      || (rec->action == TRACE_ACT_REMAP && rec->from_sector > end_max - rec->nr_sectors)
+      || (rec->action == TRACE_ACT_SPLIT && rec->new_sector > end_max))
+    g_error ("record %" G_GUINT64_FORMAT ": extent past the 64-bit byte range", rec->line);
+}
+
 static void
 read_through (const char *path, const char *format)
 {
@@ -34,6 +50,7 @@ read_through (const char *path, const char *format)
   trace_iolog_writer_names_from_reader (queued, r);
   while (trace_reader_next (r, &rec, &error))
     {
+      check_extent (&rec);
       GString *line = g_string_new (NULL);
       trace_format_blkparse (&rec, rec.line, line);
       trace_format_csv (&rec, line);

@@ -953,6 +953,113 @@ test_notes_and_payloads (void)
   remove_dir (dir);
 }
 
+/* ---- extents and time order (issue 12) --------------------------------- */
+
+/* One bad record after a good Q: refused, naming the file and the bad
+ * record's byte offset, with the extent check's reason. */
+typedef struct {
+  const char *name;
+  const char *act;
+  guint32     nr;
+  guint64     sector;
+  guint64     from_sector;   /* A */
+  guint64     new_sector;    /* X */
+  const char *reason;        /* NULL: accepted */
+} ExtentCase;
+
+static const ExtentCase extent_cases[] = {
+  { "sector-2^55",        "Q", 8, G_GUINT64_CONSTANT (1) << 55, 0, 0, "64-bit byte range" },
+  { "sector-max",         "D", 8, G_MAXUINT64, 0, 0, "64-bit byte range" },
+  { "last-sector-plus-1", "Q", 1, (G_GUINT64_CONSTANT (1) << 55) - 1, 0, 0, "64-bit byte range" },
+  { "remap-origin",       "A", 8, 2048, (G_GUINT64_CONSTANT (1) << 55) - 4, 0, "remapped from sector" },
+  { "split-beyond",       "X", 8, 2048, 0, G_GUINT64_CONSTANT (1) << 55, "split at sector" },
+  /* accepted: the largest extent, and a flush completion at (u64) -1 */
+  { "largest",            "Q", 8, (G_GUINT64_CONSTANT (1) << 55) - 9, 0, 0, NULL },
+  { "flush-sentinel",     "C", 0, G_MAXUINT64, 0, 0, NULL },
+};
+
+static void
+test_extent_case (gconstpointer data)
+{
+  const ExtentCase *tc = data;
+  g_autoptr(TraceBlktraceWriter) w = trace_blktrace_writer_new ();
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = NULL;
+  g_autofree char *where = NULL;
+  g_autoptr(GError) error = NULL;
+  TraceRecord good = make_rec (1000, "Q", "W", 0, 8, 100, "dd");
+  TraceRecord bad = make_rec (2000, tc->act, "W", tc->sector, tc->nr, 100, "dd");
+  guint bad_offset;
+  ReadResult r = { 0 };
+
+  bad.from_major = 8;
+  bad.from_minor = 1;
+  bad.from_sector = tc->from_sector;
+  bad.new_sector = tc->new_sector;
+  trace_blktrace_writer_append (w, &good, buf);
+  bad_offset = buf->len;
+  trace_blktrace_writer_append (w, &bad, buf);
+  path = write_file (dir, "extent.bin", buf->data, buf->len);
+  if (tc->reason == NULL)
+    {
+      g_assert_true (read_all (path, NULL, &r, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (r.recs->len, ==, 2);
+      g_assert_cmpuint (rec_at (&r, 1)->sector, ==, tc->sector);
+    }
+  else
+    {
+      g_assert_false (read_all (path, NULL, &r, &error));
+      g_assert_error (error, TRACE_ERROR, TRACE_ERROR_PARSE);
+      /* the writer puts no note between the two records (same pid) */
+      where = g_strdup_printf ("%s: byte offset %u: ", path, bad_offset);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, where));
+      g_assert_nonnull (strstr (error->message, tc->reason));
+      g_assert_cmpuint (r.recs->len, ==, 1);
+    }
+  read_result_clear (&r);
+  remove_dir (dir);
+}
+
+/* Per (device, CPU) streams in one dump: CPU 1's records behind CPU 0's
+ * are not counted, CPU 0 stepping back 300 ns is, once. */
+static void
+test_time_backwards (void)
+{
+  g_autoptr(TraceBlktraceWriter) w = trace_blktrace_writer_new ();
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceReader) reader = NULL;
+  TraceRecord in[5];
+  TraceRecord rec;
+  guint n = 0;
+
+  in[0] = make_rec (1000, "Q", "W", 0, 8, 100, "dd");
+  in[1] = make_rec (1500, "Q", "W", 8, 8, 100, "dd");
+  in[2] = make_rec (1100, "Q", "W", 16, 8, 100, "dd");
+  in[2].cpu = 1;
+  in[3] = make_rec (1200, "Q", "W", 24, 8, 100, "dd");
+  in[4] = make_rec (1600, "Q", "W", 32, 8, 100, "dd");
+  in[4].cpu = 1;
+  for (gsize i = 0; i < G_N_ELEMENTS (in); i++)
+    trace_blktrace_writer_append (w, &in[i], buf);
+  path = write_file (dir, "dump.bin", buf->data, buf->len);
+  reader = trace_reader_open (path, NULL, &error);
+  g_assert_no_error (error);
+  while (trace_reader_next (reader, &rec, &error))
+    n++;
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (in));
+  g_assert_cmpuint (trace_reader_time_backwards (reader), ==, 1);
+  g_assert_cmpuint (trace_reader_time_backwards_max_ns (reader), ==, 300);
+  g_clear_pointer (&reader, trace_reader_free);
+  remove_dir (dir);
+}
+
 /* ---- the writer against blkparse and btt -------------------------------- */
 
 static void
@@ -1273,6 +1380,23 @@ next_rand (guint64 *s)
   return *s * G_GUINT64_CONSTANT (2685821657736338717);
 }
 
+/* Issue 12: no record a reader hands out has an extent whose end byte,
+ * (sector + nr_sectors) * 512, wraps 64 bits (messages and the flush
+ * completion at sector (u64) -1 with no data carry none). */
+static void
+assert_extent_fits (const TraceRecord *rec)
+{
+  const guint64 end_max = G_MAXUINT64 / 512;
+
+  if (rec->action == TRACE_ACT_MESSAGE || (rec->sector == G_MAXUINT64 && rec->nr_sectors == 0))
+    return;
+  g_assert_cmpuint (rec->sector, <=, end_max - rec->nr_sectors);
+  if (rec->action == TRACE_ACT_REMAP)
+    g_assert_cmpuint (rec->from_sector, <=, end_max - rec->nr_sectors);
+  if (rec->action == TRACE_ACT_SPLIT)
+    g_assert_cmpuint (rec->new_sector, <=, end_max);
+}
+
 static void
 test_mutation_smoke (void)
 {
@@ -1298,8 +1422,17 @@ test_mutation_smoke (void)
       for (guint e = 0; e < edits && mlen > 0; e++)
         {
           gsize pos = (gsize) (next_rand (&st) % mlen);
-          switch (next_rand (&st) % 4)
+          switch (next_rand (&st) % 5)
             {
+            case 4:
+              {
+                /* a sector's high byte (version 7: bytes 16..23),
+                 * roughly: extents near and past the limit (issue 12) */
+                gsize at = pos - pos % 48 + 16 + 7;
+                if (at < mlen)
+                  m[at] = (guint8) (next_rand (&st) % 4);
+              }
+              break;
             case 0:
               mlen = pos;                                   /* truncate */
               break;
@@ -1333,6 +1466,7 @@ test_mutation_smoke (void)
             {
               while (trace_reader_next (r, &rec, &error))
                 {
+                  assert_extent_fits (&rec);
                   trace_lifecycle_feed (lc, &rec);
                   while (trace_lifecycle_pop_io (lc, &io))
                     ;
@@ -1374,5 +1508,11 @@ main (int argc, char **argv)
   g_test_add_func ("/blktrace/writer/synthetic", test_writer_synthetic);
   g_test_add_func ("/blktrace/writer/loop-6.18-btt", test_loop_618_through_btt);
   g_test_add_func ("/blktrace/mutation-smoke", test_mutation_smoke);
+  g_test_add_func ("/blktrace/time-backwards", test_time_backwards);
+  for (gsize i = 0; i < G_N_ELEMENTS (extent_cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/blktrace/extent/%s", extent_cases[i].name);
+      g_test_add_data_func (name, &extent_cases[i], test_extent_case);
+    }
   return g_test_run ();
 }

@@ -573,12 +573,105 @@ test_nfs_fit (void)
   g_rmdir (dir);
 }
 
+/* Issue 12: a DiskSim trace (one stream) whose times go back twice, its
+ * last row the earliest: duration is latest minus earliest (3 ms, was
+ * last minus first, -1 ms), and both steps back are reported. */
+static void
+test_info_time_backwards (void)
+{
+  const char *bin = iosim_bin ();
+  static const char rows[] = "2.000000 0 1000 8 1\n"
+                             "3.000000 0 2000 8 1\n"
+                             "0.500000 0 3000 8 0\n"
+                             "1.000000 0 4000 8 1\n"
+                             "0.000000 0 5000 8 1\n";
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "iosim-backwards.trace", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *text = NULL, *text_err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *back;
+  int status;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_assert_true (g_file_set_contents (path, rows, -1, &error));
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "first_ns"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (root, "last_ns"), ==, 3000000);
+  g_assert_cmpint (json_object_get_int_member (root, "duration_ns"), ==, 3000000);
+  back = json_object_get_object_member (root, "time_backwards");
+  g_assert_nonnull (back);
+  g_assert_cmpint (json_object_get_int_member (back, "records"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (back, "max_step_ns"), ==, 2500000);
+  {
+    const char *args[] = { bin, "trace", "info", path, NULL };
+    run (args, &text, &text_err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (text, "Duration:  0.003000 s"));
+  g_assert_nonnull (strstr (text, "Backwards: 2 records"));
+  g_assert_nonnull (strstr (text, "largest step back 0.002500 s"));
+  g_unlink (path);
+}
+
+/* Times at both ends of the 64-bit range (iosim-csv allows negative
+ * ones): the span and the step back saturate instead of overflowing
+ * (UBSan in CI would stop on a signed overflow). */
+static void
+test_info_time_extremes (void)
+{
+  const char *bin = iosim_bin ();
+  static const char rows[] =
+    "time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,nr_sectors,offset_bytes,length_bytes,error,io_tag,comm\n"
+    "9223372036854775807,8,0,0,1,Q,R,0,8,0,4096,0,0,dd\n"
+    "-9223372036854775807,8,0,0,1,Q,R,8,8,4096,4096,0,0,dd\n";
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "iosim-extremes.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *back;
+  int status;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_assert_true (g_file_set_contents (path, rows, -1, &error));
+  {
+    const char *args[] = { bin, "trace", "info", "--json", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "duration_ns"), ==, G_MAXINT64);
+  back = json_object_get_object_member (root, "time_backwards");
+  g_assert_cmpint (json_object_get_int_member (back, "records"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (back, "max_step_ns"), ==, G_MAXINT64);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/trace/cli/info-json", test_info_json);
   g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
+  g_test_add_func ("/trace/cli/info-time-backwards", test_info_time_backwards);
+  g_test_add_func ("/trace/cli/info-time-extremes", test_info_time_extremes);
   g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
   g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);

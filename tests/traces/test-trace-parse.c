@@ -95,6 +95,7 @@ test_valid_files (void)
       g_autofree char *want_format = expectation (path, "expect-format");
       g_autofree char *want_records = expectation (path, "expect-records");
       g_autofree char *reordered = expectation (path, "expect-reordered");
+      g_autofree char *backwards = expectation (path, "expect-time-backwards");
       /* Formats that emit a completion after later rows (msr-csv,
        * systor17-csv) promise time order instead of line order. */
       gboolean by_time = g_strcmp0 (reordered, "yes") == 0;
@@ -128,6 +129,8 @@ test_valid_files (void)
         }
       g_assert_no_error (error);
       g_assert_cmpuint (n, ==, g_ascii_strtoull (want_records, NULL, 10));
+      if (backwards != NULL)
+        g_assert_cmpuint (trace_reader_time_backwards (r), ==, g_ascii_strtoull (backwards, NULL, 10));
       /* every line is either the source of records or counted as skipped */
       g_assert_cmpuint (g_hash_table_size (record_lines) + trace_reader_skipped (r), ==,
                         trace_reader_lines (r));
@@ -149,6 +152,9 @@ test_fail_files (void)
       const char *path = files->pdata[i];
       g_autofree char *line = expectation (path, "expect-error-line");
       g_autofree char *where = g_strdup_printf ("%s:%s: ", path, line);
+      /* optional: a phrase the message must hold, so that the file fails
+       * for the reason it was written for */
+      g_autofree char *contains = expectation (path, "expect-error-contains");
       g_autoptr(GError) error = NULL;
 
       g_test_message ("%s", path);
@@ -156,6 +162,8 @@ test_fail_files (void)
       g_assert_cmpint (read_all (path, NULL, &error), ==, -1);
       g_assert_error (error, TRACE_ERROR, TRACE_ERROR_PARSE);
       g_assert_true (g_str_has_prefix (error->message, where));
+      if (contains != NULL)
+        g_assert_nonnull (strstr (error->message, contains));
     }
 }
 
@@ -551,12 +559,17 @@ mutate (const char *src, gsize len, guint64 seed, gsize *out_len)
   guint64 s = seed * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) + 1;
   GString *m = g_string_new_len (src, (gssize) len);
   static const char alphabet[] = "0123456789 ,.+-[]()<>:/#\n\tQGDCMFXARUmNWS\xff";
+  /* numbers at and past the extent limits (issue 12): 2^55 - 1, 2^55,
+   * 2^64 - 1, 2^32 - 1 */
+  static const char *const big[] = {
+    "36028797018963967", "36028797018963968", "18446744073709551615", "4294967295",
+  };
   guint edits = 1 + (guint) (next_rand (&s) % 8);
 
   for (guint e = 0; e < edits && m->len > 0; e++)
     {
       gsize pos = (gsize) (next_rand (&s) % m->len);
-      switch (next_rand (&s) % 5)
+      switch (next_rand (&s) % 6)
         {
         case 0:   /* replace a byte */
           m->str[pos] = alphabet[next_rand (&s) % (sizeof alphabet - 1)];
@@ -573,6 +586,9 @@ mutate (const char *src, gsize len, guint64 seed, gsize *out_len)
         case 3:   /* truncate */
           g_string_truncate (m, pos);
           break;
+        case 4:   /* a large number, often in place of a sector or an offset */
+          g_string_insert (m, (gssize) pos, big[next_rand (&s) % G_N_ELEMENTS (big)]);
+          break;
         default:  /* a random byte, NUL included */
           m->str[pos] = (char) (next_rand (&s) & 0xff);
           break;
@@ -580,6 +596,23 @@ mutate (const char *src, gsize len, guint64 seed, gsize *out_len)
     }
   *out_len = m->len;
   return g_string_free (m, FALSE);
+}
+
+/* Issue 12: no record a reader hands out has an extent whose end byte,
+ * (sector + nr_sectors) * 512, wraps 64 bits (messages and the flush
+ * completion at sector (u64) -1 with no data carry none). */
+static void
+assert_extent_fits (const TraceRecord *rec)
+{
+  const guint64 end_max = G_MAXUINT64 / 512;
+
+  if (rec->action == TRACE_ACT_MESSAGE || (rec->sector == G_MAXUINT64 && rec->nr_sectors == 0))
+    return;
+  g_assert_cmpuint (rec->sector, <=, end_max - rec->nr_sectors);
+  if (rec->action == TRACE_ACT_REMAP)
+    g_assert_cmpuint (rec->from_sector, <=, end_max - rec->nr_sectors);
+  if (rec->action == TRACE_ACT_SPLIT)
+    g_assert_cmpuint (rec->new_sector, <=, end_max);
 }
 
 static void
@@ -621,6 +654,7 @@ test_mutation_smoke (void)
                 }
               while (trace_reader_next (r, &rec, &error))
                 {
+                  assert_extent_fits (&rec);
                   trace_lifecycle_feed (lc, &rec);
                   while (trace_lifecycle_pop_io (lc, &io))
                     ;
