@@ -294,6 +294,13 @@ results_parse_row (TraceResults *results, GPtrArray *fields,
     return FALSE;
   if (!results_parse_u64 (f[COL_BYTES], "bytes", G_MAXUINT64, &row.bytes, error))
     return FALSE;
+  if (row.bytes > G_MAXUINT64 - row.offset_bytes)
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                   "offset_bytes %" G_GUINT64_FORMAT " + bytes %" G_GUINT64_FORMAT
+                   " ends beyond the 64-bit byte range", row.offset_bytes, row.bytes);
+      return FALSE;
+    }
   if (!results_parse_i64 (f[COL_ISSUE], "issue_ns", 0, G_MAXINT64,
                           &row.issue_ns, error)
       || !results_parse_i64 (f[COL_COMPLETE], "complete_ns", 0, G_MAXINT64,
