@@ -12,6 +12,7 @@
 #include "models/scenario-expand.h"
 #include "models/scenario.h"
 #include "models/scenario-private.h"
+#include "sim/sim-units.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static gboolean
 parse_count (GKeyFile *kf, const char *group, guint *out, GError **error)
 {
   g_autofree char *text = g_key_file_get_value (kf, group, "count", NULL);
-  g_strstrip (text);
+  sim_strip_inline_comment (text);
   char *end = NULL;
   guint64 n = g_ascii_strtoull (text, &end, 10);
   if (end == text || *end != '\0' || n < 1 || n > MAX_COUNT)
@@ -91,7 +92,7 @@ link_member (GKeyFile *kf, Counted *c, const char *group, const char *key, guint
   g_autofree char *target = g_key_file_get_value (kf, group, key, NULL);
   if (target == NULL)
     return TRUE;
-  g_strstrip (target);
+  sim_strip_inline_comment (target);
   guint m = GPOINTER_TO_UINT (g_hash_table_lookup (c->counts[kind], target));
   if (m == 0)
     return TRUE;
@@ -112,7 +113,7 @@ expand_process (GKeyFile *kf, Counted *c, const char *group, GError **error)
   g_autofree char *device = g_key_file_get_value (kf, group, "device", NULL);
   if (device == NULL)
     return TRUE;
-  g_strstrip (device);
+  sim_strip_inline_comment (device);
   guint n = GPOINTER_TO_UINT (g_hash_table_lookup (c->counts[0], device));
   if (n == 0)
     return TRUE;

@@ -100,7 +100,9 @@ char *
 scenario_get_string (GKeyFile *kf, const char *group, const char *key)
 {
   char *v = g_key_file_get_string (kf, group, key, NULL);
-  return v ? g_strstrip (v) : NULL;
+  if (v)
+    sim_strip_inline_comment (v);
+  return v;
 }
 
 static gboolean

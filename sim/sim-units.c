@@ -208,3 +208,15 @@ sim_format_time (SimTime ns)
     return g_strdup_printf ("%.2f ms", v / 1e6);
   return g_strdup_printf ("%.3f s", v / 1e9);
 }
+
+void
+sim_strip_inline_comment (char *text)
+{
+  for (char *p = text; *p != '\0'; p++)
+    if ((*p == ';' || *p == '#') && (p == text || g_ascii_isspace (p[-1])))
+      {
+        *p = '\0';
+        break;
+      }
+  g_strstrip (text);
+}

@@ -29,6 +29,12 @@ gboolean sim_parse_rate_bytes_per_s (const char *text,
                                 double     *out_bytes_per_s,
                                 GError    **error);
 
+/* Cut a "; comment" or "# comment" that follows a value on its line
+ * (GKeyFile keeps it as part of the value; scenario and device files put
+ * comments there, as DESIGN.md's example does), then strip blanks.  A ';'
+ * or '#' counts only at the start or after a blank.  In place. */
+void     sim_strip_inline_comment (char *text);
+
 /* Human-readable forms for reports ("1.5 MiB", "3.20 ms"); caller frees. */
 char    *sim_format_size       (guint64     bytes);
 char    *sim_format_time       (SimTime     ns);

@@ -179,20 +179,6 @@ dev_set_param_error (GError **error, const char *key, const char *format, ...)
   g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM, "key '%s': %s", key, msg);
 }
 
-/* Scenario files follow the DESIGN.md example and put "; comment" after a
- * value; GKeyFile keeps that as part of the value, so cut it here. */
-static void
-dev_strip_inline_comment (char *text)
-{
-  for (char *p = text; *p != '\0'; p++)
-    if ((*p == ';' || *p == '#') && (p == text || g_ascii_isspace (p[-1])))
-      {
-        *p = '\0';
-        break;
-      }
-  g_strstrip (text);
-}
-
 static const char *
 dev_key_where (const DevParseCtx *ctx, const char *key)
 {
@@ -225,7 +211,7 @@ dev_param_text (const DevParseCtx *ctx, const DevParam *table, gboolean common,
                        *out_where, key, local->message);
           return NULL;
         }
-      dev_strip_inline_comment (text);
+      sim_strip_inline_comment (text);
       return text;
     }
 
@@ -453,7 +439,7 @@ dev_model_build (const char *name, const char *model_name, GKeyFile *kf,
     }
   kind = g_key_file_get_string (kf, group, "kind", NULL);
   if (kind != NULL)
-    dev_strip_inline_comment (kind);
+    sim_strip_inline_comment (kind);
   ctx.ops = kind != NULL ? dev_ops_lookup (kind) : NULL;
   if (ctx.ops == NULL)
     {
@@ -623,7 +609,7 @@ dev_model_load (const char        *name,
     return dev_model_build (name, NULL, scenario, group, ignore_keys, NULL, label, error);
 
   model = g_key_file_get_string (scenario, group, "model", NULL);
-  if (model == NULL || (dev_strip_inline_comment (model), model[0] == '\0'))
+  if (model == NULL || (sim_strip_inline_comment (model), model[0] == '\0'))
     {
       g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM, "%s: key 'model' is empty", label);
       return NULL;

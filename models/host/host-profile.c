@@ -83,7 +83,7 @@ get_value (GKeyFile *kf, GKeyFile *overrides, const char *group, const char *key
   if (v == NULL)
     v = g_key_file_get_string (kf, group, key, NULL);
   if (v)
-    g_strstrip (v);
+    sim_strip_inline_comment (v);
   return v;
 }
 

@@ -220,6 +220,35 @@ test_bad_scenarios (void)
     }
 }
 
+/* Values may carry a "; comment" or "# comment" after them, as in the
+ * README's scenario reference: the same study as without them. */
+static void
+test_inline_comments (void)
+{
+  const char *plain = "[sim]\nseed = 3\n[device a]\nkind = fixed\ncount = 2\nsched = noop,deadline\n"
+                      "[process p]\ndevice = a0\nsize = 256KiB\nbs = 16KiB\npattern = random\n";
+  const char *commented = "[sim]\nseed = 3   ; master seed\n[device a]\nkind = fixed ; inline\n"
+                          "count = 2 # two devices\nsched = noop,deadline ; both\n"
+                          "[process p]\ndevice = a0 ; the first\nsize = 256KiB\t; bytes\n"
+                          "bs = 16KiB # per I/O\npattern = random ; seeded\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) a = scenario_load_data (plain, "c", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (Scenario) b = scenario_load_data (commented, "c", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (scenario_n_runs (a), >=, 2);
+  g_assert_cmpuint (scenario_n_runs (b), ==, scenario_n_runs (a));
+  for (guint i = 0; i < scenario_n_runs (a); i++)
+    {
+      g_autoptr (SimRunResult) ra = scenario_run (a, i, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (SimRunResult) rb = scenario_run (b, i, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (ra->elapsed_ns, ==, rb->elapsed_ns);
+      g_assert_cmpuint (ra->events, ==, rb->events);
+    }
+}
+
 static void
 test_set_override (void)
 {
@@ -251,5 +280,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/fsync", test_fsync_keys);
   g_test_add_func ("/scenario/counted-groups", test_counted_groups);
   g_test_add_func ("/scenario/set", test_set_override);
+  g_test_add_func ("/scenario/inline-comments", test_inline_comments);
   return g_test_run ();
 }
