@@ -45,7 +45,7 @@ restore_one (const char *file, gboolean dry_run)
   if (dry_run)
     printf ("  would restore (nothing written: --dry-run):\n");
   fflush (stdout);
-  if (!replay_setup_restore_journal (j, dry_run, stdout, &error))
+  if (!replay_journal_restore (j, dry_run, stdout, &error))
     {
       fprintf (stderr, "iosim restore: %s: %s (journal kept)\n", file, error->message);
       return FALSE;
