@@ -73,8 +73,8 @@ gboolean        replay_emulator_stop    (ReplayEmulator *emu,
  * p50/p99/max, in-flight depth seen, the request sizes the kernel sent. */
 JsonNode       *replay_emulator_stats_json (ReplayEmulator *emu);
 /* Per request, in reply order, CSV: op, offset, bytes, in-flight depth at
- * arrival, arrival, modelled start and end, reply sent and returned (ns
- * of model time). */
+ * arrival, arrival, modelled start and end, data copied, reply sent and
+ * returned (ns of model time). */
 gboolean        replay_emulator_write_requests (ReplayEmulator *emu,
                                                 const char     *path,
                                                 GError        **error);
