@@ -286,6 +286,33 @@ stats_int (JsonNode *stats, const char *object, const char *member)
   return json_object_get_int_member (o, member);
 }
 
+/* CPU time the hypervisor took from this VM so far (steal, /proc/stat),
+ * in ms.  A stolen vCPU stops the emulator's threads whatever their
+ * priority: a plain SCHED_FIFO timer loop here was 25-100 ms late in runs
+ * with 170-240 ms of steal, and 63 ns late (max) in a run without. */
+static gint64
+steal_ms (void)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) f = NULL;
+  guint64 ticks = 0;
+
+  if (!g_file_get_contents ("/proc/stat", &text, NULL, NULL))
+    return 0;
+  f = g_strsplit_set (text, " \n", 12);
+  /* "cpu  user nice system idle iowait irq softirq steal ...": field 9
+   * counting the empty one after "cpu". */
+  if (g_strv_length (f) > 9)
+    g_ascii_string_to_unsigned (f[9], 10, 0, G_MAXUINT64, &ticks, NULL);
+  return (gint64) ticks * 1000 / sysconf (_SC_CLK_TCK);
+}
+
+/* A measurement is retried (fresh emulator) while the hypervisor stole
+ * more than this during it; after the last try the timing assertions are
+ * skipped with the reason: they would test the host, not the emulator. */
+#define STEAL_LIMIT_MS 10
+#define ATTEMPTS 4
+
 /* ---- fixed-rate device: throughput as iosim run predicts ---- */
 
 static void
@@ -294,8 +321,8 @@ test_fixed_throughput (void)
   g_autofree char *dir = NULL, *model = NULL, *scenario = NULL;
   g_autoptr (JsonNode) stats = NULL;
   guint64 blocks[16];
-  double predicted, measured;
-  Emu *emu;
+  double predicted, measured = 0;
+  gint64 stolen = 0;
 
   if (!can_run ())
     return;
@@ -310,22 +337,38 @@ test_fixed_throughput (void)
                               "[process reader]\ndevice = d\nop = read\npattern = sequential\n"
                               "io = direct\nbs = 512KiB\nsize = 8MiB\n", model);
   predicted = predicted_mb_per_s (dir, scenario);
-  emu = emu_spawn (model, "64MiB", NULL, dir);
   for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
     blocks[i] = i;
-  measured = read_mb_per_s (emu->dev, 512 * 1024, blocks, G_N_ELEMENTS (blocks));
-  g_assert_cmpint (emu_signal_wait (emu, SIGTERM), ==, 0);
-  stats = emu_stats (emu);
-  g_test_message ("fixed 0.5 ms + 20 MB/s, 512 KiB O_DIRECT reads: predicted %.3f MB/s, "
-                  "measured %.3f MB/s (%+.2f %%); timing error p99 %" G_GINT64_FORMAT " ns",
-                  predicted, measured, 100 * (measured / predicted - 1),
-                  stats_int (stats, "timing_error_ns", "p99"));
+  for (guint attempt = 0; attempt < ATTEMPTS; attempt++)
+    {
+      Emu *emu = emu_spawn (model, "64MiB", NULL, dir);
+      gint64 steal0 = steal_ms ();
+
+      measured = read_mb_per_s (emu->dev, 512 * 1024, blocks, G_N_ELEMENTS (blocks));
+      stolen = steal_ms () - steal0;
+      g_assert_cmpint (emu_signal_wait (emu, SIGTERM), ==, 0);
+      g_clear_pointer (&stats, json_node_unref);
+      stats = emu_stats (emu);
+      assert_clean (emu->emulate_dir, dir);
+      emu_free (emu);
+      g_test_message ("fixed 0.5 ms + 20 MB/s, 512 KiB O_DIRECT reads: predicted %.3f MB/s, "
+                      "measured %.3f MB/s (%+.2f %%); timing error p99 %" G_GINT64_FORMAT
+                      " ns; %" G_GINT64_FORMAT " ms stolen by the hypervisor",
+                      predicted, measured, 100 * (measured / predicted - 1),
+                      stats_int (stats, "timing_error_ns", "p99"), stolen);
+      if (stolen <= STEAL_LIMIT_MS)
+        break;
+    }
+  /* The stack passed each read whole and one at a time. */
   g_assert_cmpint (stats_int (stats, NULL, "max_request_bytes"), ==, 512 * 1024);
   g_assert_cmpint (stats_int (stats, "in_flight", "max"), ==, 1);
-  g_assert_cmpfloat (ABS (measured / predicted - 1), <, 0.02);
-  assert_clean (emu->emulate_dir, dir);
-  emu_free (emu);
   rm_rf (dir);
+  if (stolen > STEAL_LIMIT_MS)
+    {
+      g_test_skip ("the hypervisor stole CPU time in every try; throughput not asserted");
+      return;
+    }
+  g_assert_cmpfloat (ABS (measured / predicted - 1), <, 0.02);
 }
 
 /* ---- disk-7200-sata: sequential against random, timing error ---- */
@@ -340,8 +383,8 @@ test_disk_ratio (void)
   g_autoptr (JsonNode) stats = NULL;
   g_autoptr (GRand) rand = g_rand_new_with_seed (13);
   guint64 seq_blocks[48], rnd_blocks[RANDOM_READS];
-  double p_seq, p_rnd, m_seq, m_rnd, p_ratio, m_ratio;
-  Emu *emu;
+  double p_seq, p_rnd, m_seq = 0, m_rnd = 0, p_ratio, m_ratio;
+  gint64 stolen = 0;
 
   if (!can_run ())
     return;
@@ -358,32 +401,50 @@ test_disk_ratio (void)
                          RANDOM_READS * 4096);
   p_seq = predicted_mb_per_s (dir, seq);
   p_rnd = predicted_mb_per_s (dir, rnd);
-  emu = emu_spawn ("disk-7200-sata", "1GiB", NULL, dir);
+  p_ratio = p_seq / p_rnd;
   for (guint i = 0; i < G_N_ELEMENTS (seq_blocks); i++)
     seq_blocks[i] = i;
   for (guint i = 0; i < RANDOM_READS; i++)
     rnd_blocks[i] = (guint64) g_rand_int_range (rand, 0, (gint32) (DISK_SIZE_BYTES / 4096));
-  m_seq = read_mb_per_s (emu->dev, 512 * 1024, seq_blocks, G_N_ELEMENTS (seq_blocks));
-  m_rnd = read_mb_per_s (emu->dev, 4096, rnd_blocks, RANDOM_READS);
-  g_assert_cmpint (emu_signal_wait (emu, SIGINT), ==, 0);
-  stats = emu_stats (emu);
-  p_ratio = p_seq / p_rnd;
+  /* A fresh emulator per try: the head starts where the simulation's does. */
+  for (guint attempt = 0; attempt < ATTEMPTS; attempt++)
+    {
+      Emu *emu = emu_spawn ("disk-7200-sata", "1GiB", NULL, dir);
+      gint64 steal0 = steal_ms ();
+
+      m_seq = read_mb_per_s (emu->dev, 512 * 1024, seq_blocks, G_N_ELEMENTS (seq_blocks));
+      m_rnd = read_mb_per_s (emu->dev, 4096, rnd_blocks, RANDOM_READS);
+      stolen = steal_ms () - steal0;
+      g_assert_cmpint (emu_signal_wait (emu, SIGINT), ==, 0);
+      g_clear_pointer (&stats, json_node_unref);
+      stats = emu_stats (emu);
+      assert_clean (emu->emulate_dir, dir);
+      emu_free (emu);
+      m_ratio = m_seq / m_rnd;
+      g_test_message ("disk-7200-sata: sequential 512 KiB %.2f MB/s (predicted %.2f), random "
+                      "4 KiB %.3f MB/s (predicted %.3f); ratio %.1f, predicted %.1f (%+.1f %%); "
+                      "%" G_GINT64_FORMAT " ms stolen by the hypervisor", m_seq, p_seq, m_rnd,
+                      p_rnd, m_ratio, p_ratio, 100 * (m_ratio / p_ratio - 1), stolen);
+      g_test_message ("emulator timing error: p50 %" G_GINT64_FORMAT " ns, p99 %" G_GINT64_FORMAT
+                      " ns, max %" G_GINT64_FORMAT " ns over %" G_GINT64_FORMAT " replies",
+                      stats_int (stats, "timing_error_ns", "p50"),
+                      stats_int (stats, "timing_error_ns", "p99"),
+                      stats_int (stats, "timing_error_ns", "max"),
+                      stats_int (stats, "timing_error_ns", "replies"));
+      if (stolen <= STEAL_LIMIT_MS)
+        break;
+    }
   m_ratio = m_seq / m_rnd;
-  g_test_message ("disk-7200-sata: sequential 512 KiB %.2f MB/s (predicted %.2f), random 4 KiB "
-                  "%.3f MB/s (predicted %.3f); ratio %.1f, predicted %.1f (%+.1f %%)",
-                  m_seq, p_seq, m_rnd, p_rnd, m_ratio, p_ratio, 100 * (m_ratio / p_ratio - 1));
-  g_test_message ("emulator timing error: p50 %" G_GINT64_FORMAT " ns, p99 %" G_GINT64_FORMAT
-                  " ns, max %" G_GINT64_FORMAT " ns over %" G_GINT64_FORMAT " replies",
-                  stats_int (stats, "timing_error_ns", "p50"),
-                  stats_int (stats, "timing_error_ns", "p99"),
-                  stats_int (stats, "timing_error_ns", "max"),
-                  stats_int (stats, "timing_error_ns", "replies"));
+  /* Seeks and rotation dominate whatever the host does. */
   g_assert_cmpfloat (m_ratio, >, 10);
+  rm_rf (dir);
+  if (stolen > STEAL_LIMIT_MS)
+    {
+      g_test_skip ("the hypervisor stole CPU time in every try; ratio and timing not asserted");
+      return;
+    }
   g_assert_cmpfloat (ABS (m_ratio / p_ratio - 1), <, 0.10);
   g_assert_cmpint (stats_int (stats, "timing_error_ns", "p99"), <, 1000 * 1000);
-  assert_clean (emu->emulate_dir, dir);
-  emu_free (emu);
-  rm_rf (dir);
 }
 
 /* ---- ext4 on the device, across a restart on the same backing ---- */
