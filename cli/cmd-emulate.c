@@ -65,11 +65,14 @@ static const char emulate_description[] =
   "queue_depth: requests wait in the emulator's FIFO instead.  The loop device\n"
   "keeps the loop driver's settings (rotational = 0, its max_sectors_kb); set\n"
   "them yourself if the elevator should see a disk, and put them back after.\n\n"
-  "Examples:\n"
-  "  iosim emulate --model disk-7200-sata --size 4GiB > dev.txt &  # serve\n"
+  "Examples (bash):\n"
+  "  exec 3< <(iosim emulate --model disk-7200-sata --size 4GiB)   # serve\n"
+  "  pid=$!; read -r dev <&3                      # waits until it is ready\n"
+  "  dd if=$dev of=/dev/null bs=512k count=200 iflag=direct          # ~70 MB/s\n"
+  "  kill $pid; wait $pid; exec 3<&-             # detach, unmount, clean up\n\n"
+  "  iosim emulate --model disk-7200-sata --size 4GiB > dev.txt &   # or a file\n"
   "  pid=$!; until [ -s dev.txt ]; do sleep 0.1; done; dev=$(head -1 dev.txt)\n"
-  "  dd if=$dev of=/dev/null bs=512k count=200 iflag=direct         # ~70 MB/s\n"
-  "  kill $pid; wait $pid                                           # clean up\n\n"
+  "  (not dev=$(iosim emulate ... | head -1): that waits for the emulator to end)\n\n"
   "  iosim emulate --model usb-stick --size 1GiB --backing stick.img --stats s.json\n"
   "  iosim restore      # after a 'kill -9': detach, unmount, delete what is left";
 

@@ -399,6 +399,14 @@ static void
 thread_realtime (void)
 {
   struct sched_param sp = { .sched_priority = EMU_RT_PRIORITY };
+  sigset_t stop_signals;
+
+  /* Stop signals go to the caller's thread, whose wait they end at once. */
+  sigemptyset (&stop_signals);
+  sigaddset (&stop_signals, SIGINT);
+  sigaddset (&stop_signals, SIGTERM);
+  sigaddset (&stop_signals, SIGHUP);
+  pthread_sigmask (SIG_BLOCK, &stop_signals, NULL);
 
   /* Timed waits end when asked, not up to 50 us later (timer slack). */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -969,7 +977,7 @@ replay_emulator_start (const ReplayEmulateOptions *opts, GError **error)
     {
       g_autoptr (GError) undo = NULL;
       if (!replay_emulator_stop (emu, &undo))
-        g_prefix_error (error, "%s; and undoing failed too: ", undo->message);
+        emu_log (emu, "undoing the start failed too: %s", undo->message);
       return NULL;
     }
   return g_steal_pointer (&emu);
