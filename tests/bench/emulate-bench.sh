@@ -8,7 +8,8 @@
 #   sequential 512 KiB O_DIRECT reads, one at a time (the largest request
 #   the loop device passes to FUSE whole: max_segments 128 x 4 KiB pages).
 # Printed per run: replies, timing error p50/p99/max, the reply write's own
-# p50/p99, the device's throughput as fio saw it.  Needs root, /dev/fuse,
+# p50/p99, the device's throughput as fio saw it, and the CPU time the
+# hypervisor stole meanwhile.  Needs root, /dev/fuse,
 # /dev/loop-control, fio and python3; exits 77 (skip) otherwise.
 #
 # Command (from the source tree, after meson compile -C build):
@@ -35,6 +36,11 @@ cleanup () {
 }
 trap cleanup EXIT INT TERM
 
+# CPU time the hypervisor took from the VM (/proc/stat steal, USER_HZ
+# ticks), in ms: a stolen vCPU stops the emulator whatever its priority,
+# so a run with steal says more about the host than about the emulator.
+steal_ms () { awk -v hz="$(getconf CLK_TCK)" '/^cpu /{print int($9 * 1000 / hz)}' /proc/stat; }
+
 # bench NAME FIO-ARGS...: one emulator, one fio run, one line.
 bench () {
   local name=$1; shift
@@ -45,17 +51,20 @@ bench () {
   for _ in $(seq 200); do [ -s "$work/dev" ] && break; sleep 0.05; done
   [ -s "$work/dev" ] || { cat "$work/err"; echo "FAIL: iosim emulate did not start"; exit 1; }
   local dev; dev=$(head -1 "$work/dev")
+  local steal0; steal0=$(steal_ms)
   fio --name=bench --filename="$dev" --direct=1 --ioengine=psync --number_ios="$ios" \
     --size=4g --output-format=json "$@" > "$work/fio.json"
+  local stolen=$(( $(steal_ms) - steal0 ))
   kill -TERM "$pid"; wait "$pid"; pid=
-  python3 - "$name" "$work/stats.json" "$work/fio.json" <<'PY'
+  python3 - "$name" "$work/stats.json" "$work/fio.json" "$stolen" <<'PY'
 import json, sys
 name, stats, fio = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+stolen = int(sys.argv[4])
 e, s = stats["timing_error_ns"], stats["reply_syscall_ns"]
 bw = fio["jobs"][0]["read"]["bw_bytes"] / 1e6
 print(f"{name:<28} replies {e['replies']:5d}  timing error p50 {e['p50']/1e3:7.1f} us  "
       f"p99 {e['p99']/1e3:7.1f} us  max {e['max']/1e3:8.1f} us  (reply write p50 "
-      f"{s['p50']/1e3:.1f} us, p99 {s['p99']/1e3:.1f} us)  {bw:.2f} MB/s")
+      f"{s['p50']/1e3:.1f} us, p99 {s['p99']/1e3:.1f} us)  {bw:.2f} MB/s  steal {stolen} ms")
 PY
 }
 
