@@ -13,7 +13,16 @@ static void
 describe (const ReplayJournal *j, gboolean alive)
 {
   const char *const *devices = replay_journal_devices (j);
+  const char *emulate_dir = replay_journal_emulate_dir (j);
 
+  if (emulate_dir != NULL)
+    {
+      const char *loop = replay_journal_emulate_loop (j);
+      printf ("%s\n  iosim emulate, pid %d (%s); directory %s, loop device %s\n",
+              replay_journal_file (j), (int) replay_journal_pid (j),
+              alive ? "still running" : "gone", emulate_dir, loop ? loop : "(none yet)");
+      return;
+    }
   printf ("%s\n  iosim %s, pid %d (%s), %u original values", replay_journal_file (j),
           replay_journal_kind (j), (int) replay_journal_pid (j),
           alive ? "still running" : "gone", replay_journal_n_entries (j));
@@ -45,7 +54,7 @@ restore_one (const char *file, gboolean dry_run)
   if (dry_run)
     printf ("  would restore (nothing written: --dry-run):\n");
   fflush (stdout);
-  if (!replay_setup_restore_journal (j, dry_run, stdout, &error))
+  if (!replay_journal_restore (j, dry_run, stdout, &error))
     {
       fprintf (stderr, "iosim restore: %s: %s (journal kept)\n", file, error->message);
       return FALSE;
@@ -80,7 +89,11 @@ cli_cmd_restore (int argc, char **argv)
     "trace_clock, buffer_size_kb, tracing_on, the disk's trace/enable), it writes the\n"
     "original value to a journal file in the journal directory; a clean end removes it.\n"
     "After a SIGKILL, a crash or a power cut the journal stays.  The next replay on the\n"
-    "same device, or the next capture, restores it first; this command does it now.\n\n"
+    "same device, or the next capture, restores it first; this command does it now.\n"
+    "'iosim emulate' journals its loop device, FUSE mount and temporary files the\n"
+    "same way; after a SIGKILL this command (or the next emulate) detaches the loop\n"
+    "device if its backing file is still the emulator's, unmounts the FUSE mount\n"
+    "and deletes the files, all only under TMP/iosim-emulate-XXXXXX.\n\n"
     "It lists every journal (or the JOURNAL files given) with its owner's pid and\n"
     "devices, and restores those whose owner is gone (pid not running, or running\n"
     "with another start time: a reused pid).  A journal whose owner still runs is\n"

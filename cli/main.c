@@ -20,7 +20,8 @@ static const CliCommand commands[] = {
   { "capture", cli_cmd_capture, "record block events of a real device through tracefs" },
   { "fit",     cli_cmd_fit,     "fit a device model and process streams to a trace; write a scenario" },
   { "replay",  cli_cmd_replay,  "replay a trace on a real block device with precise timing" },
-  { "restore", cli_cmd_restore, "put back the settings a killed replay or capture left changed" },
+  { "restore", cli_cmd_restore, "put back what a killed replay, capture or emulate left changed" },
+  { "emulate", cli_cmd_emulate, "serve a real block device whose timing follows an iosim device model" },
   { "compare", cli_cmd_compare, "compare two per-I/O result files (simulated vs measured)" },
   { "bench",   cli_cmd_bench,   "measure simulator speed (1,000,000 random reads)" },
 };

@@ -3,6 +3,7 @@
  * by pid and start time, and the recovery a new run does first.
  */
 #include "replay/replay-journal.h"
+#include "replay/replay-emulate.h"
 #include "replay/replay-setup.h"
 #include "replay/replay-safety.h"
 
@@ -34,6 +35,10 @@ struct _ReplayJournal {
   GPtrArray *scopes;        /* char * */
   GPtrArray *devices;       /* char *, "MAJ:MIN PATH", NULL-terminated */
   GArray    *entries;       /* ReplayJournalEntry */
+  /* kind "emulate" only: */
+  char      *emulate_dir;   /* TMP/iosim-emulate-XXXXXX */
+  char      *emulate_loop;  /* /dev/loopN, NULL before one is chosen */
+  gboolean   emulate_temp_backing;
 };
 
 /* The tracefs files capture saves (replay-capture.c), and the per-disk
@@ -89,6 +94,8 @@ replay_journal_free (ReplayJournal *journal)
   g_ptr_array_unref (journal->scopes);
   g_ptr_array_unref (journal->devices);
   g_array_unref (journal->entries);
+  g_free (journal->emulate_dir);
+  g_free (journal->emulate_loop);
   g_free (journal);
 }
 
@@ -173,6 +180,13 @@ journal_text (const ReplayJournal *j)
   g_key_file_set_string_list (kf, JOURNAL_GROUP, "devices",
                               (const char *const *) j->devices->pdata, j->devices->len - 1);
   g_key_file_set_integer (kf, JOURNAL_GROUP, "entries", (gint) j->entries->len);
+  if (j->emulate_dir != NULL)
+    {
+      g_key_file_set_string (kf, JOURNAL_GROUP, "emulate_dir", j->emulate_dir);
+      g_key_file_set_string (kf, JOURNAL_GROUP, "emulate_loop",
+                             j->emulate_loop ? j->emulate_loop : "");
+      g_key_file_set_boolean (kf, JOURNAL_GROUP, "emulate_temp_backing", j->emulate_temp_backing);
+    }
   for (guint i = 0; i < j->entries->len; i++)
     {
       const ReplayJournalEntry *e = &g_array_index (j->entries, ReplayJournalEntry, i);
@@ -214,14 +228,14 @@ journal_write (const ReplayJournal *j, GError **error)
   return TRUE;
 }
 
-ReplayJournal *
-replay_journal_create (const char *dir, const char *kind, const char *const *scopes,
-                       const char *const *devices, GError **error)
+/* A journal of this process in @dir, not written yet. */
+static ReplayJournal *
+journal_prepare (const char *dir, const char *kind, const char *const *scopes,
+                 const char *const *devices, GError **error)
 {
   g_autoptr (ReplayJournal) j = journal_alloc ();
   g_autofree char *name = NULL;
 
-  g_return_val_if_fail (dir != NULL && kind != NULL, NULL);
   if (!check_dir (dir, TRUE, error))
     return NULL;
   j->kind = g_strdup (kind);
@@ -241,9 +255,127 @@ replay_journal_create (const char *dir, const char *kind, const char *const *sco
                    "journal %s exists already (this process has one open)", j->file);
       return NULL;
     }
+  return g_steal_pointer (&j);
+}
+
+ReplayJournal *
+replay_journal_create (const char *dir, const char *kind, const char *const *scopes,
+                       const char *const *devices, GError **error)
+{
+  g_autoptr (ReplayJournal) j = NULL;
+
+  g_return_val_if_fail (dir != NULL && kind != NULL, NULL);
+  j = journal_prepare (dir, kind, scopes, devices, error);
+  if (j == NULL || !journal_write (j, error))
+    return NULL;
+  return g_steal_pointer (&j);
+}
+
+ReplayJournal *
+replay_journal_create_emulate (const char *dir, const char *emulate_dir, gboolean temp_backing,
+                               GError **error)
+{
+  const char *const scopes[] = { REPLAY_JOURNAL_SCOPE_EMULATE, NULL };
+  g_autoptr (ReplayJournal) j = NULL;
+
+  g_return_val_if_fail (dir != NULL && emulate_dir != NULL, NULL);
+  if (!replay_journal_emulate_dir_allowed (emulate_dir))
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "%s is not a directory an emulator journal may name", emulate_dir);
+      return NULL;
+    }
+  j = journal_prepare (dir, REPLAY_JOURNAL_KIND_EMULATE, scopes, NULL, error);
+  if (j == NULL)
+    return NULL;
+  j->emulate_dir = g_strdup (emulate_dir);
+  j->emulate_temp_backing = temp_backing;
   if (!journal_write (j, error))
     return NULL;
   return g_steal_pointer (&j);
+}
+
+gboolean
+replay_journal_set_emulate_loop (ReplayJournal *journal, const char *loop_path, GError **error)
+{
+  char *old = journal->emulate_loop;
+
+  g_return_val_if_fail (journal->emulate_dir != NULL, FALSE);
+  if (!replay_journal_loop_path_allowed (loop_path))
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED, "%s is not a loop device", loop_path);
+      return FALSE;
+    }
+  journal->emulate_loop = g_strdup (loop_path);
+  if (journal_write (journal, error))
+    {
+      g_free (old);
+      return TRUE;
+    }
+  g_free (journal->emulate_loop);
+  journal->emulate_loop = old;
+  g_prefix_error (error, "not attaching %s: ", loop_path);
+  return FALSE;
+}
+
+const char *
+replay_journal_emulate_dir (const ReplayJournal *journal)
+{
+  return journal->emulate_dir;
+}
+
+const char *
+replay_journal_emulate_loop (const ReplayJournal *journal)
+{
+  return journal->emulate_loop;
+}
+
+gboolean
+replay_journal_emulate_temp_backing (const ReplayJournal *journal)
+{
+  return journal->emulate_temp_backing;
+}
+
+gboolean
+replay_journal_emulate_dir_allowed (const char *dir)
+{
+  const char *const tmps[] = { "/tmp", "/var/tmp", g_get_tmp_dir () };
+  const char *prefix = REPLAY_EMULATE_DIR_PREFIX;
+  g_autofree char *parent = NULL;
+  g_autofree char *base = NULL;
+  gboolean parent_ok = FALSE;
+
+  if (dir == NULL || !g_path_is_absolute (dir) || strstr (dir, "//") || strstr (dir, "/.")
+      || g_str_has_suffix (dir, "/"))
+    return FALSE;
+  parent = g_path_get_dirname (dir);
+  base = g_path_get_basename (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (tmps); i++)
+    parent_ok |= tmps[i] != NULL && strcmp (parent, tmps[i]) == 0;
+  if (!parent_ok || !g_str_has_prefix (base, prefix)
+      || strlen (base) != strlen (prefix) + 6)
+    return FALSE;
+  for (const char *c = base + strlen (prefix); *c; c++)
+    if (!g_ascii_isalnum (*c))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+replay_journal_loop_path_allowed (const char *path)
+{
+  guint64 n;
+
+  return path != NULL && g_str_has_prefix (path, "/dev/loop") && path[9] != '\0'
+         && g_ascii_string_to_unsigned (path + 9, 10, 0, 1u << 20, &n, NULL);
+}
+
+gboolean
+replay_journal_restore (ReplayJournal *journal, gboolean dry_run, FILE *log, GError **error)
+{
+  if (journal->emulate_dir != NULL)
+    return replay_emulate_cleanup_journal (journal, dry_run, log, error);
+  return replay_setup_restore_journal (journal, dry_run, log, error);
 }
 
 gboolean
@@ -558,6 +690,20 @@ load_entry (ReplayJournal *j, GKeyFile *kf, guint i, const ReplayJournalRoots *r
   return TRUE;
 }
 
+/* The emulator's keys; checked by load_header. */
+static void
+load_emulate (ReplayJournal *j, GKeyFile *kf, GError **local)
+{
+  j->emulate_dir = g_key_file_get_string (kf, JOURNAL_GROUP, "emulate_dir", local);
+  if (*local == NULL)
+    j->emulate_loop = g_key_file_get_string (kf, JOURNAL_GROUP, "emulate_loop", local);
+  if (*local == NULL)
+    j->emulate_temp_backing = g_key_file_get_boolean (kf, JOURNAL_GROUP, "emulate_temp_backing",
+                                                      local);
+  if (j->emulate_loop != NULL && j->emulate_loop[0] == '\0')
+    g_clear_pointer (&j->emulate_loop, g_free);
+}
+
 static gboolean
 load_header (ReplayJournal *j, GKeyFile *kf, gint *n_entries, GError **error)
 {
@@ -579,14 +725,23 @@ load_header (ReplayJournal *j, GKeyFile *kf, gint *n_entries, GError **error)
     devices = g_key_file_get_string_list (kf, JOURNAL_GROUP, "devices", NULL, &local);
   if (local == NULL)
     *n_entries = g_key_file_get_integer (kf, JOURNAL_GROUP, "entries", &local);
+  if (local == NULL && j->kind != NULL && strcmp (j->kind, REPLAY_JOURNAL_KIND_EMULATE) == 0)
+    load_emulate (j, kf, &local);
   if (local != NULL)
     {
       g_autofree char *what = g_strdup_printf ("[journal]: %s", local->message);
       g_error_free (local);
       return load_fail (error, j->file, what);
     }
-  if (strcmp (j->kind, "replay") != 0 && strcmp (j->kind, "capture") != 0)
-    return load_fail (error, j->file, "kind is neither replay nor capture");
+  if (strcmp (j->kind, "replay") != 0 && strcmp (j->kind, "capture") != 0
+      && strcmp (j->kind, REPLAY_JOURNAL_KIND_EMULATE) != 0)
+    return load_fail (error, j->file, "kind is neither replay, capture nor emulate");
+  if (j->emulate_dir != NULL && !replay_journal_emulate_dir_allowed (j->emulate_dir))
+    return load_fail (error, j->file, "emulate_dir is not TMP/" REPLAY_EMULATE_DIR_PREFIX "XXXXXX");
+  if (j->emulate_loop != NULL && !replay_journal_loop_path_allowed (j->emulate_loop))
+    return load_fail (error, j->file, "emulate_loop is not /dev/loopN");
+  if (j->emulate_dir != NULL && *n_entries != 0)
+    return load_fail (error, j->file, "an emulator journal has no entries");
   if (j->pid <= 0 || j->pid > G_MAXINT)
     return load_fail (error, j->file, "pid out of range");
   if (*n_entries < 0 || *n_entries > JOURNAL_MAX_ENTRIES)
@@ -690,6 +845,9 @@ replay_journal_recover (const char *dir, const char *const *scopes,
         }
       if (!replay_journal_claims_any (j, scopes) || replay_journal_is_own (j, roots))
         continue;
+      /* Each emulator has its own mount, loop device and files. */
+      if (j->emulate_dir != NULL && replay_journal_owner_alive (j, roots))
+        continue;
       if (replay_journal_owner_alive (j, roots))
         {
           g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
@@ -699,11 +857,14 @@ replay_journal_recover (const char *dir, const char *const *scopes,
                                            : "the same settings", file);
           return FALSE;
         }
-      if (log)
+      if (log && j->emulate_dir != NULL)
+        fprintf (log, "%s: journal %s: iosim emulate pid %" G_GINT64_FORMAT " ended without "
+                 "cleaning up %s; cleaning up first\n", who, file, j->pid, j->emulate_dir);
+      else if (log)
         fprintf (log, "%s: journal %s: iosim %s pid %" G_GINT64_FORMAT " ended without restoring "
                  "%u settings; restoring them first\n", who, file, j->kind, j->pid,
                  j->entries->len);
-      if (!replay_setup_restore_journal (j, FALSE, log, error))
+      if (!replay_journal_restore (j, FALSE, log, error))
         {
           g_prefix_error (error, "restoring the settings left by pid %" G_GINT64_FORMAT
                           " (journal %s kept): ", j->pid, file);

@@ -17,6 +17,16 @@
  * Loading checks every field and accepts only the paths iosim itself
  * writes (ReplayJournalRoots): a journal is never a way to write an
  * arbitrary file.
+ *
+ * `iosim emulate` writes a journal of kind "emulate" (scope "emulate", no
+ * entries) that names what to undo instead of values to write back:
+ *   [journal]  emulate_dir=TMP/iosim-emulate-XXXXXX  emulate_loop=/dev/loopN
+ *              emulate_temp_backing=true|false
+ * Its cleanup (replay-emulate-cleanup.c) detaches only loop devices whose
+ * backing file is EMULATE_DIR/mnt/disk, unmounts only a FUSE mount at
+ * EMULATE_DIR/mnt and deletes only EMULATE_DIR/backing (when temporary)
+ * and the two directories; EMULATE_DIR must be a direct child of /tmp,
+ * /var/tmp or $TMPDIR named iosim-emulate-XXXXXX.
  */
 #pragma once
 
@@ -30,6 +40,8 @@ G_BEGIN_DECLS
 #define REPLAY_JOURNAL_DEFAULT_DIR "/run/iosim"
 #define REPLAY_JOURNAL_SCOPE_TRACEFS "tracefs"
 #define REPLAY_JOURNAL_SCOPE_ISOLATE "isolate"
+#define REPLAY_JOURNAL_SCOPE_EMULATE "emulate"
+#define REPLAY_JOURNAL_KIND_EMULATE "emulate"
 
 typedef enum {
   REPLAY_JOURNAL_COMPARE    = 1 << 0,  /* skip the write when the file already reads old */
@@ -78,6 +90,38 @@ gboolean       replay_journal_add         (ReplayJournal *journal,
 /* What to run if this process dies: "iosim restore" (with --dir when the
  * journal is not in the default directory). */
 char          *replay_journal_restore_hint (const ReplayJournal *journal);
+/* An emulator's journal (kind and scope "emulate"), written at once in
+ * @dir, naming @emulate_dir (checked with replay_journal_emulate_dir_allowed)
+ * and whether its backing file is a temporary one to delete. */
+ReplayJournal *replay_journal_create_emulate (const char *dir,
+                                           const char  *emulate_dir,
+                                           gboolean     temp_backing,
+                                           GError     **error);
+/* Record the loop device (/dev/loopN) about to be attached, durably:
+ * call before attaching it; FALSE means it must not be attached. */
+gboolean       replay_journal_set_emulate_loop (ReplayJournal *journal,
+                                           const char    *loop_path,
+                                           GError       **error);
+/* NULL for other kinds (and for the loop before one was chosen). */
+const char    *replay_journal_emulate_dir  (const ReplayJournal *journal);
+const char    *replay_journal_emulate_loop (const ReplayJournal *journal);
+gboolean       replay_journal_emulate_temp_backing (const ReplayJournal *journal);
+/* TRUE when @dir is TMP/iosim-emulate-XXXXXX (TMP: /tmp, /var/tmp or
+ * g_get_tmp_dir (), XXXXXX: 6 letters or digits), the only places an
+ * emulator journal may name. */
+gboolean       replay_journal_emulate_dir_allowed (const char *dir);
+/* TRUE when @path is /dev/loopN. */
+gboolean       replay_journal_loop_path_allowed (const char *path);
+
+/* Undo what a journal records, whatever its kind: write back the
+ * settings of a replay or capture (replay_setup_restore_journal), or
+ * detach, unmount and delete what an emulator left
+ * (replay_emulate_cleanup_journal); the journal file is removed once all
+ * is done (not with @dry_run). */
+gboolean       replay_journal_restore     (ReplayJournal *journal,
+                                           gboolean       dry_run,
+                                           FILE          *log,
+                                           GError       **error);
 /* Delete the file (after a clean restore). */
 gboolean       replay_journal_remove      (ReplayJournal *journal,
                                            GError       **error);
@@ -124,7 +168,8 @@ guint64        replay_journal_start_time  (pid_t                     pid,
 
 /* Before a run changes anything: every journal of @dir claiming one of
  * @scopes whose owner is gone is restored first (said on @log) and
- * removed; one whose owner runs refuses with an error naming it.  A
+ * removed; one whose owner runs refuses with an error naming it (except
+ * emulator journals: emulators share nothing, each has its own).  A
  * journal that cannot be read is reported on @log and left in place.
  * This process's own journals are skipped. */
 gboolean       replay_journal_recover     (const char               *dir,
