@@ -4,27 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-glib/json-glib.h>
-
 #include "cli/cli.h"
 #include "replay/replay-emulate.h"
 #include "sim/sim-units.h"
-
-static gboolean
-write_stats (ReplayEmulator *emu, const char *path, GError **error)
-{
-  g_autoptr (JsonNode) root = replay_emulator_stats_json (emu);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  if (!json_generator_to_file (gen, path, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 static gboolean
 parse_direct_io (const char *text, gboolean *out)
@@ -163,7 +145,7 @@ cli_cmd_emulate (int argc, char **argv)
   g_clear_error (&error);
   summary = replay_emulator_summary (emu);
   fprintf (stderr, "iosim emulate: %s\n", summary);
-  if (stats != NULL && !write_stats (emu, stats, &error))
+  if (stats != NULL && !replay_emulator_write_stats (emu, stats, &error))
     {
       fprintf (stderr, "iosim emulate: %s\n", error->message);
       return 1;

@@ -19,6 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "replay/replay-emulate.h"
+#include "replay/replay-report-private.h"
 #include "replay/replay-safety.h"
 #include "models/dev/dev.h"
 #include "sim/sim-units.h"
@@ -1197,13 +1198,6 @@ timing_error (ReplayEmulator *emu, gboolean syscall)
 }
 
 static void
-member_int (JsonBuilder *b, const char *key, gint64 value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, value);
-}
-
-static void
 add_sizes (ReplayEmulator *emu, JsonBuilder *b)
 {
   g_autoptr (GPtrArray) keys = g_ptr_array_new ();
@@ -1220,10 +1214,10 @@ add_sizes (ReplayEmulator *emu, JsonBuilder *b)
   for (guint i = 0; i < keys->len; i++)
     {
       g_autofree char *k = g_strdup_printf ("%u", GPOINTER_TO_UINT (keys->pdata[i]));
-      member_int (b, k, GPOINTER_TO_UINT (g_hash_table_lookup (emu->sizes, keys->pdata[i])));
+      replay_json_add_int (b, k, GPOINTER_TO_UINT (g_hash_table_lookup (emu->sizes, keys->pdata[i])));
     }
   json_builder_end_object (b);
-  member_int (b, "max_request_bytes",
+  replay_json_add_int (b, "max_request_bytes",
               keys->len ? GPOINTER_TO_UINT (keys->pdata[keys->len - 1]) : 0);
 }
 
@@ -1234,7 +1228,7 @@ add_depth (ReplayEmulator *emu, JsonBuilder *b)
 
   json_builder_set_member_name (b, "in_flight");
   json_builder_begin_object (b);
-  member_int (b, "max", emu->max_depth);
+  replay_json_add_int (b, "max", emu->max_depth);
   for (guint d = 1; d <= EMU_DEPTH_HIST; d++)
     {
       sum += (double) d * emu->depth_hist[d];
@@ -1248,7 +1242,7 @@ add_depth (ReplayEmulator *emu, JsonBuilder *b)
     if (emu->depth_hist[d])
       {
         g_autofree char *k = g_strdup_printf ("%u", d);
-        member_int (b, k, (gint64) emu->depth_hist[d]);
+        replay_json_add_int (b, k, (gint64) emu->depth_hist[d]);
       }
   json_builder_end_object (b);
   json_builder_end_object (b);
@@ -1266,8 +1260,8 @@ add_model_times (ReplayEmulator *emu, JsonBuilder *b)
       wait += (double) (r->start_ns - r->arrival_ns);
       service += (double) (r->end_ns - r->start_ns);
     }
-  member_int (b, "mean_wait_ns", n ? (gint64) (wait / n) : 0);
-  member_int (b, "mean_service_ns", n ? (gint64) (service / n) : 0);
+  replay_json_add_int (b, "mean_wait_ns", n ? (gint64) (wait / n) : 0);
+  replay_json_add_int (b, "mean_service_ns", n ? (gint64) (service / n) : 0);
 }
 
 JsonNode *
@@ -1283,48 +1277,48 @@ replay_emulator_stats_json (ReplayEmulator *emu)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, emu->opts.model);
-  member_int (b, "size_bytes", (gint64) emu->size_bytes);
+  replay_json_add_int (b, "size_bytes", (gint64) emu->size_bytes);
   json_builder_set_member_name (b, "device");
   json_builder_add_string_value (b, emu->loop_path ? emu->loop_path : "");
   json_builder_set_member_name (b, "loop_direct_io");
   json_builder_add_boolean_value (b, emu->loop_dio);
-  member_int (b, "parallelism", emu->parallelism);
-  member_int (b, "model_queue_depth", emu->model ? emu->model->queue_depth : 0);
+  replay_json_add_int (b, "parallelism", emu->parallelism);
+  replay_json_add_int (b, "model_queue_depth", emu->model ? emu->model->queue_depth : 0);
   json_builder_set_member_name (b, "fuse");
   json_builder_begin_object (b);
-  member_int (b, "max_write", emu->conn_max_write);
-  member_int (b, "max_read", emu->conn_max_read);
-  member_int (b, "max_background", emu->conn_max_background);
+  replay_json_add_int (b, "max_write", emu->conn_max_write);
+  replay_json_add_int (b, "max_read", emu->conn_max_read);
+  replay_json_add_int (b, "max_background", emu->conn_max_background);
   json_builder_set_member_name (b, "async_dio");
   json_builder_add_boolean_value (b, emu->conn_async_dio);
   json_builder_end_object (b);
-  member_int (b, "last_reply_ns", last);
+  replay_json_add_int (b, "last_reply_ns", last);
   json_builder_set_member_name (b, "requests");
   json_builder_begin_object (b);
   for (guint op = 0; op < EMU_N_OPS; op++)
     {
       json_builder_set_member_name (b, emu_op_names[op]);
       json_builder_begin_object (b);
-      member_int (b, "count", (gint64) emu->count[op]);
-      member_int (b, "bytes", (gint64) emu->bytes[op]);
+      replay_json_add_int (b, "count", (gint64) emu->count[op]);
+      replay_json_add_int (b, "bytes", (gint64) emu->bytes[op]);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "timing_error_ns");
   json_builder_begin_object (b);
-  member_int (b, "replies", emu->records->len);
-  member_int (b, "p50", q.p50);
-  member_int (b, "p99", q.p99);
-  member_int (b, "max", q.max);
-  member_int (b, "mean", q.mean);
+  replay_json_add_int (b, "replies", emu->records->len);
+  replay_json_add_int (b, "p50", q.p50);
+  replay_json_add_int (b, "p99", q.p99);
+  replay_json_add_int (b, "max", q.max);
+  replay_json_add_int (b, "mean", q.mean);
   json_builder_end_object (b);
   /* Part of the error: the reply's write, in which the kernel completes
    * the request (and the loop's bio) before it returns. */
   json_builder_set_member_name (b, "reply_syscall_ns");
   json_builder_begin_object (b);
-  member_int (b, "p50", sys.p50);
-  member_int (b, "p99", sys.p99);
-  member_int (b, "max", sys.max);
+  replay_json_add_int (b, "p50", sys.p50);
+  replay_json_add_int (b, "p99", sys.p99);
+  replay_json_add_int (b, "max", sys.max);
   json_builder_end_object (b);
   add_model_times (emu, b);
   add_depth (emu, b);
@@ -1368,4 +1362,11 @@ replay_emulator_summary (ReplayEmulator *emu)
                           emu->count[EMU_OP_WRITE], emu->bytes[EMU_OP_WRITE] / 1e6,
                           emu->count[EMU_OP_FLUSH], q.p50 / 1e3, q.p99 / 1e3, q.max / 1e3,
                           emu->max_depth);
+}
+
+gboolean
+replay_emulator_write_stats (ReplayEmulator *emu, const char *path, GError **error)
+{
+  g_autoptr (JsonNode) root = replay_emulator_stats_json (emu);
+  return replay_json_write_file (root, path, error);
 }

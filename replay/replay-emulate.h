@@ -72,6 +72,8 @@ gboolean        replay_emulator_stop    (ReplayEmulator *emu,
 /* Counts by op, bytes, timing error (actual minus modelled end)
  * p50/p99/max, in-flight depth seen, the request sizes the kernel sent. */
 JsonNode       *replay_emulator_stats_json (ReplayEmulator *emu);
+/* The same, written to @path (indented); errors name the path. */
+gboolean        replay_emulator_write_stats (ReplayEmulator *emu, const char *path, GError **error);
 /* Per request, in reply order, CSV: op, offset, bytes, in-flight depth at
  * arrival, arrival, modelled start and end, data copied, reply sent and
  * returned (ns of model time). */

@@ -2634,7 +2634,6 @@ gboolean
 replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
@@ -2677,12 +2676,5 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  if (!json_generator_to_file (gen, path, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  return TRUE;
+  return replay_json_write_file (root, path, error);
 }

@@ -151,7 +151,6 @@ gboolean
 replay_result_write_json (const ReplayResult *result, const char *path, GError **error)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
@@ -191,14 +190,7 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  if (!json_generator_to_file (gen, path, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
-  return TRUE;
+  return replay_json_write_file (root, path, error);
 }
 
 void
@@ -248,4 +240,19 @@ replay_result_print (const ReplayResult *result, FILE *out)
                s->latency_mean_ns / 1e3, s->latency_p50_ns / 1e3, s->latency_p95_ns / 1e3,
                s->latency_p99_ns / 1e3, s->latency_max_ns / 1e3);
     }
+}
+
+gboolean
+replay_json_write_file (JsonNode *root, const char *path, GError **error)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  if (!json_generator_to_file (gen, path, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  return TRUE;
 }
