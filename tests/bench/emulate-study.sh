@@ -13,15 +13,18 @@
 #           reader (4 KiB, O_DIRECT, over the whole 8 GiB), both psync;
 #   rw      a sequential reader (64 KiB, O_DIRECT) next to a buffered
 #           writer (64 KiB sequential writes through the page cache to
-#           another region of the device, 512 MiB, fsync at the end).
+#           another region of the device, 512 MiB, fsync at the end);
+#           once more under mq-deadline with the kernel's writeback
+#           throttling off (wbt_lat_usec = 0; iosim models no blk-wbt).
 # The same processes are then simulated by `iosim run` on a generated
 # scenario (disk-7200-sata behind `via = loop`, the same offsets, sizes
 # and I/O kinds, this machine's memory and dirty sysctls for the writer,
 # io-less-3.2 writeback), and `iosim compare` gives the demerit of the
 # simulated response times against fio's per-I/O completion latencies
 # (--write_lat_log, clat, converted to iosim's results CSV).
-# Printed: how the dump pattern reached the emulator (request sizes, depth
-# in flight, share of requests that continue the previous one), then one
+# Printed per run: what reached the emulator (its timing error, request
+# sizes, depth in flight, the share of requests that continue the previous
+# one, the first arrivals in 64 KiB chunks: the dump pattern), then one
 # markdown table: workload, elevator, process, MB/s and mean latency
 # measured and simulated, demerit.  Nothing is tuned towards the
 # measurement: the scenario states the stack as the kernel shows it
@@ -29,11 +32,13 @@
 #
 # Needs root, /dev/fuse, /dev/loop-control, fio and python3; exits 77
 # (skip) with the reason otherwise.  Works in a temporary directory (fio
-# writes its logs into its cwd) and stops the emulator on every path.
+# writes its logs into its cwd) and stops the emulator on every path,
+# putting back the loop queue's elevator and wbt_lat_usec first (a loop
+# device keeps them after it is detached).
 #
 # Command (from the source tree, after meson compile -C build):
 #   sudo IOSIM_BIN=build/cli/iosim tests/bench/emulate-study.sh
-# IOSIM_STUDY_RUNTIME_S: seconds per run (default 15; 12 runs);
+# IOSIM_STUDY_RUNTIME_S: seconds per run (default 15; 13 runs, about 4 min);
 # IOSIM_STUDY_KEEP=1 keeps the work directory (logs, scenarios, JSON);
 # IOSIM_STUDY_WORKLOADS / IOSIM_STUDY_ELEVATORS: subsets (space-separated).
 set -euo pipefail
@@ -56,8 +61,15 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; 
 work=$(mktemp -d /tmp/iosim-emulate-study.XXXXXX)
 chmod 700 "$work"
 cd "$work"
-pid=
+pid= dev= orig_sched= orig_wbt=
+# A loop device keeps its queue settings after it is detached (the next
+# user of /dev/loopN would inherit them): put back the elevator and the
+# writeback-throttling latency before the emulator detaches it.
 stop_emulator () {
+  local qd=/sys/block/${dev#/dev/}/queue
+  if [ -n "$orig_sched" ]; then echo "$orig_sched" > "$qd/scheduler" || true; fi
+  if [ -n "$orig_wbt" ]; then echo "$orig_wbt" > "$qd/wbt_lat_usec" || true; fi
+  orig_sched= orig_wbt=
   if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   pid=
 }
@@ -80,6 +92,9 @@ start_emulator () {
   for _ in $(seq 200); do [ -s "$d/dev" ] && break; sleep 0.05; done
   [ -s "$d/dev" ] || { cat "$d/emulate.err"; echo "FAIL: iosim emulate did not start"; exit 1; }
   dev=$(head -1 "$d/dev")
+  local qd=/sys/block/${dev#/dev/}/queue
+  orig_sched=$(sed 's/.*\[\(.*\)\].*/\1/' "$qd/scheduler")
+  orig_wbt=$(cat "$qd/wbt_lat_usec" 2>/dev/null || true)
 }
 
 # fio_jobs WORKLOAD DEVICE: the fio job file.
@@ -291,7 +306,9 @@ def pattern(run_dir):
             seq += off == prev_end
         prev_end = off + b
     share = 100.0 * seq / n if n else 0.0
-    return (f"requests {sum(d['request_sizes_bytes'].values())}, sizes {sizes}; in flight max "
+    e = d["timing_error_ns"]
+    return (f"timing error p50 {e['p50']/1e3:.0f} us p99 {e['p99']/1e3:.0f} us; "
+            f"requests {sum(d['request_sizes_bytes'].values())}, sizes {sizes}; in flight max "
             f"{d['in_flight']['max']} mean {d['in_flight']['mean_at_arrival']:.2f}; "
             f"{share:.1f} % start where the previous one ended; first arrivals in 64 KiB "
             f"chunks: {' '.join(first)}")
@@ -308,7 +325,7 @@ def row(workload, elevator, run_dir):
         s = sim_p.get(name)
         c = cmp_.get(name)
         out.append("| {} | {} | {} | {:.2f} | {} | {:.2f} | {} | {} |".format(
-            workload, elevator, name, d["bw_bytes"] / 1e6,
+            workload, elevator.replace("+nowbt", ", wbt off"), name, d["bw_bytes"] / 1e6,
             f"{s['mb_per_s']:.2f}" if s else "-",
             d["clat_ns"]["mean"] / 1e6,
             f"{s['latency_ns']['mean'] / 1e6:.2f}" if s else "-",
@@ -335,22 +352,31 @@ echo "iosim emulate --model $model --size $size; kernel $(uname -r), $(nproc) CP
      "load $(cut -d' ' -f1-3 /proc/loadavg); ${runtime_s} s per run"
 runs=()
 for w in $workloads; do
-  for e in $elevators; do
+  list=$elevators
+  # The reader next to the writer once more with blk-wbt off
+  # (wbt_lat_usec = 0): the kernel throttles writeback when reads are
+  # slower than 2 ms on a non-rotational queue, except under bfq, which
+  # turns wbt off itself; iosim has no wbt.
+  [ "$w" = rw ] && [[ " $elevators " == *" mq-deadline "* ]] && list="$list mq-deadline+nowbt"
+  for e in $list; do
+    sched=${e%+nowbt}
     d=$work/$w-$e
     mkdir -p "$d"
     start_emulator "$d"
-    grep -qw "$e" "/sys/block/${dev#/dev/}/queue/scheduler" \
-      || { echo "SKIP: elevator $e not offered by $dev ($(q scheduler))"; stop_emulator; continue; }
-    echo "$e" > "/sys/block/${dev#/dev/}/queue/scheduler"
+    grep -qw -- "$sched" "/sys/block/${dev#/dev/}/queue/scheduler" \
+      || { echo "SKIP: elevator $sched not offered by $dev ($(q scheduler))"; stop_emulator; continue; }
+    echo "$sched" > "/sys/block/${dev#/dev/}/queue/scheduler"
+    [ "$e" = "$sched" ] || echo 0 > "/sys/block/${dev#/dev/}/queue/wbt_lat_usec"
     rot=$(q rotational)
     [ "$rot" = 1 ] && rot=true || rot=false
-    echo "$w / $e: $dev scheduler '$(q scheduler)' nr_requests $(q nr_requests) rotational $(q rotational)"
+    echo "$w / $e: $dev scheduler '$(q scheduler)' nr_requests $(q nr_requests)" \
+         "rotational $(q rotational) wbt_lat_usec $(q wbt_lat_usec)"
     fio_jobs "$w" "$dev" > "$d/jobs.fio"
     (cd "$d" && fio --output-format=json --output=fio.json jobs.fio)
     stop_emulator
-    [ "$w" = dump ] && echo "  at the emulator: $(python3 "$work/study.py" pattern "$d")"
+    echo "  at the emulator: $(python3 "$work/study.py" pattern "$d")"
     python3 "$work/study.py" convert "$d" "$d/measured.csv"
-    scenario "$w" "$e" "$rot" > "$d/scenario.ini"
+    scenario "$w" "$sched" "$rot" > "$d/scenario.ini"
     "$bin" run "$d/scenario.ini" --json "$d/sim.json" --io-log "$d/simulated.csv" > "$d/sim.txt"
     "$bin" compare "$d/simulated.csv" "$d/measured.csv" --json "$d/compare.json" > "$d/compare.txt"
     runs+=("$w:$e:$d")
