@@ -61,17 +61,34 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; 
 work=$(mktemp -d /tmp/iosim-emulate-study.XXXXXX)
 chmod 700 "$work"
 cd "$work"
-pid= dev= orig_sched= orig_wbt=
+pid= dev= orig_sched= orig_wbt= wbt_written=0
 # A loop device keeps its queue settings after it is detached (the next
 # user of /dev/loopN would inherit them): put back the elevator and the
-# writeback-throttling latency before the emulator detaches it.
+# writeback-throttling latency before the emulator detaches it.  Writing
+# wbt_lat_usec also turns the queue's wbt state from "default" to
+# "manual" for good (block/blk-wbt.c wbt_set_min_lat), so that bfq no
+# longer switches wbt off (wbt_disable_default acts on the default state
+# only): after such a run the detached loop device is removed and added
+# again through /dev/loop-control, which gives a queue in its default
+# state (LOOP_CTL_REMOVE fails with EBUSY if someone attached it
+# meanwhile; then it is reported and left).
+renew_loop () {
+  python3 - "${1#/dev/loop}" <<'RENEW' || echo "WARNING: could not renew $1: its wbt state stays manual"
+import fcntl, os, sys
+LOOP_CTL_ADD, LOOP_CTL_REMOVE = 0x4C80, 0x4C81   # include/uapi/linux/loop.h
+fd = os.open("/dev/loop-control", os.O_RDWR)
+fcntl.ioctl(fd, LOOP_CTL_REMOVE, int(sys.argv[1]))
+fcntl.ioctl(fd, LOOP_CTL_ADD, int(sys.argv[1]))
+RENEW
+}
 stop_emulator () {
   local qd=/sys/block/${dev#/dev/}/queue
   if [ -n "$orig_sched" ]; then echo "$orig_sched" > "$qd/scheduler" || true; fi
-  if [ -n "$orig_wbt" ]; then echo "$orig_wbt" > "$qd/wbt_lat_usec" || true; fi
+  if [ "$wbt_written" = 1 ] && [ -n "$orig_wbt" ]; then echo "$orig_wbt" > "$qd/wbt_lat_usec" || true; fi
   orig_sched= orig_wbt=
   if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   pid=
+  if [ "$wbt_written" = 1 ]; then renew_loop "$dev"; wbt_written=0; fi
 }
 cleanup () {
   stop_emulator
@@ -366,7 +383,10 @@ for w in $workloads; do
     grep -qw -- "$sched" "/sys/block/${dev#/dev/}/queue/scheduler" \
       || { echo "SKIP: elevator $sched not offered by $dev ($(q scheduler))"; stop_emulator; continue; }
     echo "$sched" > "/sys/block/${dev#/dev/}/queue/scheduler"
-    [ "$e" = "$sched" ] || echo 0 > "/sys/block/${dev#/dev/}/queue/wbt_lat_usec"
+    if [ "$e" != "$sched" ]; then
+      wbt_written=1
+      echo 0 > "/sys/block/${dev#/dev/}/queue/wbt_lat_usec"
+    fi
     rot=$(q rotational)
     [ "$rot" = 1 ] && rot=true || rot=false
     echo "$w / $e: $dev scheduler '$(q scheduler)' nr_requests $(q nr_requests)" \
