@@ -64,7 +64,7 @@ work=$(mktemp -d /tmp/iosim-emulate-study-wb.XXXXXX)
 chmod 700 "$work"
 cd "$work"
 lowered=0
-disk_pid= stick_pid= disk= stick= mon_pid=
+disk_pid= stick_pid= disk= stick= mon_pid= dd_pid=
 restore_sysctls () {
   [ "$lowered" = 1 ] || return 0
   if [ "$orig_db" != 0 ]; then echo "$orig_db" > $vm/dirty_bytes; else echo "$orig_dr" > $vm/dirty_ratio; fi
@@ -74,6 +74,7 @@ restore_sysctls () {
 }
 stop_pid () { if [ -n "$1" ]; then kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
 cleanup () {
+  stop_pid "$dd_pid"; dd_pid=
   stop_pid "$mon_pid"; mon_pid=
   stop_pid "$disk_pid"; disk_pid=
   stop_pid "$stick_pid"; stick_pid=
@@ -127,7 +128,6 @@ runtime=${runtime_s}s
 log_offset=1
 write_lat_log=reader
 EOF
-  local dd_pid=
   ( while :; do awk '/^(Dirty|Writeback):/ { s += $2 } END { print s }' /proc/meminfo; sleep 0.2; done ) \
     > "$d/dirty_kib.txt" &
   mon_pid=$!
@@ -137,6 +137,7 @@ EOF
   fi
   (cd "$d" && fio --output-format=json --output=fio.json reader.fio)
   [ -z "$dd_pid" ] || wait "$dd_pid"
+  dd_pid=
   stop_pid "$mon_pid"; mon_pid=
   stop_pid "$disk_pid"; disk_pid=
   stop_pid "$stick_pid"; stick_pid=
