@@ -150,6 +150,7 @@ scenario () {
 [host]
 memory = $(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)KiB
 writeback = io-less-3.2
+readahead = ondemand-6.18
 [writeback]
 dirty_bytes = ${dirty_bytes}B
 dirty_background_bytes = ${dirty_bg_bytes}B
@@ -249,6 +250,11 @@ for r in ("alone", "with-dd"):
         s = sim.get("dd")
         print(f"| {r} | dd (conv=fsync) | {dd_mib * 1048576 / secs / 1e6:.2f} | "
               f"{s['mb_per_s'] if s else float('nan'):.2f} | - | - | - |")
-    peak = max(int(x) for x in open(os.path.join(d, "dirty_kib.txt")).read().split() or [0])
-    print(f"<!-- {r}: kernel peak Dirty+Writeback {peak / 1024:.1f} MiB -->")
+notes = []
+for r in ("alone", "with-dd"):
+    d = os.path.join(work, r)
+    peak = max([int(x) for x in open(os.path.join(d, "dirty_kib.txt")).read().split()] or [0])
+    notes.append(f"{r}: kernel peak Dirty+Writeback {peak / 1024:.1f} MiB")
+print()
+print("; ".join(notes))
 PY
