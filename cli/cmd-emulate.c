@@ -20,6 +20,28 @@ parse_direct_io (const char *text, gboolean *out)
   return TRUE;
 }
 
+/* A dirty limit: a size with units, not 0 (0 would mean "use the ratio",
+ * which the kernel answers with EINVAL for dirty_bytes). */
+static gboolean
+parse_dirty (const char *text, const char *option, guint64 *out)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (text == NULL)
+    return TRUE;
+  if (!sim_parse_size_bytes (text, out, &error))
+    {
+      fprintf (stderr, "iosim emulate: %s: %s\n", option, error->message);
+      return FALSE;
+    }
+  if (*out == 0)
+    {
+      fprintf (stderr, "iosim emulate: %s: must be more than 0 bytes\n", option);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static const char emulate_description[] =
   "Serves a real block device (/dev/loopN) whose every request takes the time an\n"
   "iosim device model says: the kernel's elevators, page cache and writeback run\n"
@@ -47,6 +69,11 @@ static const char emulate_description[] =
   "queue_depth: requests wait in the emulator's FIFO instead.  The loop device\n"
   "keeps the loop driver's settings (rotational = 0, its max_sectors_kb); set\n"
   "them yourself if the elevator should see a disk, and put them back after.\n\n"
+  "--dirty-bytes and --dirty-background-bytes set vm.dirty_bytes and\n"
+  "vm.dirty_background_bytes for the run (a small page cache makes writeback\n"
+  "reach the slow device soon).  The originals of each pair (bytes and ratio)\n"
+  "are journaled first; at exit, or by 'iosim restore' after a SIGKILL, the one\n"
+  "that was in force is written back (the kernel zeroes its twin).\n\n"
   "Examples (bash):\n"
   "  exec 3< <(iosim emulate --model disk-7200-sata --size 4GiB)   # serve\n"
   "  pid=$!; read -r dev <&3                      # waits until it is ready\n"
@@ -56,6 +83,8 @@ static const char emulate_description[] =
   "  pid=$!; until [ -s dev.txt ]; do sleep 0.1; done; dev=$(head -1 dev.txt)\n"
   "  (not dev=$(iosim emulate ... | head -1): that waits for the emulator to end)\n\n"
   "  iosim emulate --model usb-stick --size 1GiB --backing stick.img --stats s.json\n"
+  "  iosim emulate --model usb-stick --size 1GiB --dirty-bytes 32MiB \\\n"
+  "      --dirty-background-bytes 8MiB     # writeback study: a small page cache\n"
   "  iosim restore      # after a 'kill -9': detach, unmount, delete what is left";
 
 int
@@ -63,6 +92,7 @@ cli_cmd_emulate (int argc, char **argv)
 {
   g_autofree char *model = NULL, *size_text = NULL, *backing = NULL, *dio_text = NULL;
   g_autofree char *stats = NULL, *journal_dir = NULL, *requests = NULL, *spin_text = NULL;
+  g_autofree char *dirty_text = NULL, *dirty_bg_text = NULL;
   GOptionEntry entries[] = {
     { "model", 'm', 0, G_OPTION_ARG_FILENAME, &model,
       "Device model: a NAME under models/devices/ or an .ini FILE", "FILE|NAME" },
@@ -81,6 +111,10 @@ cli_cmd_emulate (int argc, char **argv)
     { "spin", 0, 0, G_OPTION_ARG_STRING, &spin_text,
       "Spin this long before each reply is due instead of sleeping (default 500us; "
       "less CPU, later replies on a busy machine)", "TIME" },
+    { "dirty-bytes", 0, 0, G_OPTION_ARG_STRING, &dirty_text,
+      "Set vm.dirty_bytes for the run (journaled, restored at exit; at least 8KiB)", "SIZE" },
+    { "dirty-background-bytes", 0, 0, G_OPTION_ARG_STRING, &dirty_bg_text,
+      "Set vm.dirty_background_bytes for the run (journaled, restored at exit)", "SIZE" },
     { "journal-dir", 0, 0, G_OPTION_ARG_FILENAME, &journal_dir,
       "Journal directory (default $" REPLAY_JOURNAL_DIR_ENV ", else " REPLAY_JOURNAL_DEFAULT_DIR ")",
       "DIR" },
@@ -121,6 +155,9 @@ cli_cmd_emulate (int argc, char **argv)
       fprintf (stderr, "iosim emulate: --spin: %s\n", error->message);
       return 2;
     }
+  if (!parse_dirty (dirty_text, "--dirty-bytes", &opts.dirty_bytes)
+      || !parse_dirty (dirty_bg_text, "--dirty-background-bytes", &opts.dirty_background_bytes))
+    return 2;
   opts.model = model;
   opts.backing = backing;
   opts.journal_dir = journal_dir;

@@ -18,9 +18,10 @@ describe (const ReplayJournal *j, gboolean alive)
   if (emulate_dir != NULL)
     {
       const char *loop = replay_journal_emulate_loop (j);
-      printf ("%s\n  iosim emulate, pid %d (%s); directory %s, loop device %s\n",
-              replay_journal_file (j), (int) replay_journal_pid (j),
-              alive ? "still running" : "gone", emulate_dir, loop ? loop : "(none yet)");
+      printf ("%s\n  iosim emulate, pid %d (%s); directory %s, loop device %s, %u original "
+              "dirty limits\n", replay_journal_file (j), (int) replay_journal_pid (j),
+              alive ? "still running" : "gone", emulate_dir, loop ? loop : "(none yet)",
+              replay_journal_n_entries (j));
       return;
     }
   printf ("%s\n  iosim %s, pid %d (%s), %u original values", replay_journal_file (j),
@@ -93,12 +94,16 @@ cli_cmd_restore (int argc, char **argv)
     "'iosim emulate' journals its loop device, FUSE mount and temporary files the\n"
     "same way; after a SIGKILL this command (or the next emulate) detaches the loop\n"
     "device if its backing file is still the emulator's, unmounts the FUSE mount\n"
-    "and deletes the files, all only under TMP/iosim-emulate-XXXXXX.\n\n"
+    "and deletes the files, all only under TMP/iosim-emulate-XXXXXX; before that it\n"
+    "writes back the vm.dirty_* limits set with --dirty-bytes and\n"
+    "--dirty-background-bytes (of each pair the one that was in force).\n\n"
     "It lists every journal (or the JOURNAL files given) with its owner's pid and\n"
     "devices, and restores those whose owner is gone (pid not running, or running\n"
     "with another start time: a reused pid).  A journal whose owner still runs is\n"
     "left alone.  Only files iosim itself writes (under /sys/block, tracefs,\n"
-    "/sys/fs/cgroup, /proc/irq, the workqueue mask) are accepted; a journal that does\n"
+    "/sys/fs/cgroup, /proc/irq, the workqueue mask, and for an emulator only\n"
+    "/proc/sys/vm/dirty_{bytes,ratio,background_bytes,background_ratio}) are\n"
+    "accepted; a journal that does\n"
     "not read back as one is reported and kept.  Needs root.\n\n"
     "Exit status: 0 when every journal found was restored or left to its running\n"
     "owner, 1 otherwise.\n\n"

@@ -246,6 +246,172 @@ replay_emulate_cleanup_dir (const char *emulate_dir, gboolean temp_backing, gboo
          && remove_files (emulate_dir, temp_backing, dry_run, log, error);
 }
 
+/* ---- the dirty limits ----
+ *
+ * mm/page-writeback.c (6.18, checked on this machine): dirty_bytes_handler
+ * sets vm_dirty_ratio to 0 when it changes vm_dirty_bytes, and
+ * dirty_ratio_handler sets vm_dirty_bytes to 0 when it changes the ratio;
+ * dirty_background_bytes_handler and dirty_background_ratio_handler do
+ * the same for the background pair.  dirty_bytes has a minimum of 2 pages
+ * (dirty_bytes_min = 2 * PAGE_SIZE, extra1 of its ctl_table): writing 0
+ * (or 4096) answers EINVAL.  So only one member of a pair is in force, the
+ * non-zero one, and a restore writes that one alone: writing the other
+ * (0) would be refused, or would zero the one just written. */
+
+typedef struct {
+  const char *bytes;       /* file names under PROC/sys/vm */
+  const char *ratio;
+} DirtyPair;
+
+static const DirtyPair dirty_pairs[] = {
+  { "dirty_bytes", "dirty_ratio" },
+  { "dirty_background_bytes", "dirty_background_ratio" },
+};
+
+static char *
+vm_path (const char *proc_root, const char *name)
+{
+  return g_build_filename (proc_root ? proc_root : "/proc", "sys", "vm", name, NULL);
+}
+
+static gboolean
+sysctl_read (const char *path, char **out, GError **error)
+{
+  GError *local = NULL;
+
+  if (!g_file_get_contents (path, out, NULL, &local))
+    {
+      g_propagate_prefixed_error (error, local, "reading %s: ", path);
+      return FALSE;
+    }
+  g_strstrip (*out);
+  return TRUE;
+}
+
+/* Write @value to @path and read it back: a sysctl may refuse a value or
+ * clamp it without an error. */
+static gboolean
+sysctl_write_checked (const char *path, const char *value, GError **error)
+{
+  g_autofree char *back = NULL;
+  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  gssize n;
+
+  if (fd < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "cannot open %s: %s", path,
+                   g_strerror (errno));
+      return FALSE;
+    }
+  n = write (fd, value, strlen (value));
+  if (n != (gssize) strlen (value))
+    {
+      int e = n < 0 ? errno : EIO;
+      close (fd);
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "writing %s to %s: %s", value, path,
+                   g_strerror (e));
+      return FALSE;
+    }
+  close (fd);
+  if (!sysctl_read (path, &back, error))
+    return FALSE;
+  if (strcmp (back, value) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s reads %s after writing %s", path,
+                   back, value);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Journal both members of @pair, then write @bytes to its bytes file. */
+static gboolean
+set_pair (ReplayJournal *journal, const char *proc_root, const DirtyPair *pair, guint64 bytes,
+          FILE *log, GError **error)
+{
+  g_autofree char *bytes_path = vm_path (proc_root, pair->bytes);
+  g_autofree char *ratio_path = vm_path (proc_root, pair->ratio);
+  g_autofree char *old_bytes = NULL, *old_ratio = NULL;
+  g_autofree char *value = g_strdup_printf ("%" G_GUINT64_FORMAT, bytes);
+
+  if (!sysctl_read (bytes_path, &old_bytes, error) || !sysctl_read (ratio_path, &old_ratio, error)
+      || !replay_journal_add (journal, bytes_path, old_bytes, 0, error)
+      || !replay_journal_add (journal, ratio_path, old_ratio, 0, error))
+    return FALSE;
+  if (log)
+    fprintf (log, "iosim emulate: vm.%s = %s (was %s, %s %s)\n", pair->bytes, value, old_bytes,
+             pair->ratio, old_ratio);
+  if (!sysctl_write_checked (bytes_path, value, error))
+    {
+      g_prefix_error (error, "--%s: ", strcmp (pair->bytes, "dirty_bytes") == 0
+                                         ? "dirty-bytes" : "dirty-background-bytes");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+replay_emulate_sysctl_set (ReplayJournal *journal, const char *proc_root, guint64 dirty_bytes,
+                           guint64 dirty_background_bytes, FILE *log, GError **error)
+{
+  const guint64 values[] = { dirty_bytes, dirty_background_bytes };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirty_pairs); i++)
+    if (values[i] != 0 && !set_pair (journal, proc_root, &dirty_pairs[i], values[i], log, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* The journal's entry for @name (a file of PROC/sys/vm), or NULL. */
+static const ReplayJournalEntry *
+find_entry (ReplayJournal *journal, const char *name)
+{
+  for (guint i = 0; i < replay_journal_n_entries (journal); i++)
+    {
+      const ReplayJournalEntry *e = replay_journal_entry (journal, i);
+      g_autofree char *base = g_path_get_basename (e->path);
+
+      if (strcmp (base, name) == 0)
+        return e;
+    }
+  return NULL;
+}
+
+static gboolean
+restore_pair (ReplayJournal *journal, const DirtyPair *pair, gboolean dry_run, FILE *log,
+              GError **error)
+{
+  const ReplayJournalEntry *bytes = find_entry (journal, pair->bytes);
+  const ReplayJournalEntry *ratio = find_entry (journal, pair->ratio);
+  const ReplayJournalEntry *in_force;
+
+  if (bytes == NULL && ratio == NULL)
+    return TRUE;
+  /* The bytes original is in force unless it was 0 (then the ratio was). */
+  in_force = bytes != NULL && strcmp (bytes->old_value, "0") != 0 ? bytes : ratio;
+  if (in_force == NULL)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+                   "journal %s records %s = 0 but not %s: nothing to write back",
+                   replay_journal_file (journal), pair->bytes, pair->ratio);
+      return FALSE;
+    }
+  if (log)
+    fprintf (log, "iosim: %s %s = %s\n", dry_run ? "would write back" : "writing back",
+             in_force->path, in_force->old_value);
+  return dry_run || sysctl_write_checked (in_force->path, in_force->old_value, error);
+}
+
+gboolean
+replay_emulate_sysctl_restore (ReplayJournal *journal, gboolean dry_run, FILE *log,
+                               GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (dirty_pairs); i++)
+    if (!restore_pair (journal, &dirty_pairs[i], dry_run, log, error))
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 replay_emulate_cleanup_journal (ReplayJournal *journal, gboolean dry_run, FILE *log,
                                 GError **error)
@@ -253,6 +419,10 @@ replay_emulate_cleanup_journal (ReplayJournal *journal, gboolean dry_run, FILE *
   const char *dir = replay_journal_emulate_dir (journal);
 
   g_return_val_if_fail (dir != NULL, FALSE);
+  /* The limits first: a machine left with low dirty limits is slow for
+   * everyone, whatever else could not be undone. */
+  if (!replay_emulate_sysctl_restore (journal, dry_run, log, error))
+    return FALSE;
   if (!replay_emulate_cleanup_dir (dir, replay_journal_emulate_temp_backing (journal), dry_run,
                                    log, error))
     return FALSE;

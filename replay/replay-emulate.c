@@ -974,7 +974,9 @@ replay_emulator_start (const ReplayEmulateOptions *opts, GError **error)
       rmdir (emu->dir);
       return NULL;
     }
-  if (!open_backing (emu, error) || !start_fuse (emu, error) || !attach_loop (emu, error))
+  if (!open_backing (emu, error) || !start_fuse (emu, error) || !attach_loop (emu, error)
+      || !replay_emulate_sysctl_set (emu->journal, NULL, opts->dirty_bytes,
+                                     opts->dirty_background_bytes, opts->log, error))
     {
       g_autoptr (GError) undo = NULL;
       if (!replay_emulator_stop (emu, &undo))
@@ -1077,6 +1079,10 @@ replay_emulator_stop (ReplayEmulator *emu, GError **error)
   GError *local = NULL;
   gboolean ok = TRUE;
 
+  /* 0. The dirty limits, whatever else fails: lowered, they slow the
+   * whole machine.  On failure the journal is kept for `iosim restore`. */
+  if (emu->journal != NULL)
+    ok = replay_emulate_sysctl_restore (emu->journal, FALSE, emu->opts.log, &local);
   /* 1. The loop device, while the server still serves. */
   detach_own_loop (emu);
   /* 2. The threads (nothing more comes once the loop is gone), then the
@@ -1100,7 +1106,7 @@ replay_emulator_stop (ReplayEmulator *emu, GError **error)
     }
   /* 3. What is left, through the same checked cleanup a later run would
    * do after a SIGKILL: a loop still held, the mount, the files. */
-  if (emu->dir != NULL)
+  if (ok && emu->dir != NULL)
     ok = replay_emulate_cleanup_dir (emu->dir, emu->temp_backing, FALSE, NULL, &local);
   if (ok && emu->journal != NULL && replay_journal_remove (emu->journal, &local))
     g_clear_pointer (&emu->journal, replay_journal_free);

@@ -48,6 +48,10 @@ typedef struct {
   gint64      spin_ns;           /* spin this long before a reply is due (0: default) */
   volatile sig_atomic_t *stop;   /* serve until *stop (SIGINT/SIGTERM handler) */
   FILE       *log;               /* warnings and cleanup notes; may be NULL */
+  /* vm.dirty_bytes / vm.dirty_background_bytes for the run (0: left
+   * alone); journaled, restored at stop (replay_emulate_sysctl_set). */
+  guint64     dirty_bytes;
+  guint64     dirty_background_bytes;
 } ReplayEmulateOptions;
 
 typedef struct _ReplayEmulator ReplayEmulator;
@@ -100,6 +104,26 @@ gboolean        replay_emulate_cleanup_dir (const char *emulate_dir,
                                             gboolean    dry_run,
                                             FILE       *log,
                                             GError    **error);
+/* Lower the writeback limits for the run: for each of @dirty_bytes and
+ * @dirty_background_bytes that is not 0, journal the originals of its
+ * pair (PROC/sys/vm/dirty_bytes and dirty_ratio, or dirty_background_bytes
+ * and dirty_background_ratio; PROC: @proc_root, NULL for /proc), then write
+ * it and read it back (an error if the kernel did not take it: below its
+ * minimum of 2 pages, or no root). */
+gboolean        replay_emulate_sysctl_set (ReplayJournal *journal,
+                                           const char    *proc_root,
+                                           guint64        dirty_bytes,
+                                           guint64        dirty_background_bytes,
+                                           FILE          *log,
+                                           GError       **error);
+/* Write back the journal's dirty limits: of each pair the member that was
+ * in force (bytes when its original is not 0, else the ratio), read back.
+ * The journal is kept (its other steps may remain).  With @dry_run only
+ * says what it would write. */
+gboolean        replay_emulate_sysctl_restore (ReplayJournal *journal,
+                                               gboolean       dry_run,
+                                               FILE          *log,
+                                               GError       **error);
 /* The loop devices (/dev/loopN, NULL-terminated) whose backing file is
  * @file, from /sys/block/loop*\/loop/backing_file. */
 GStrv           replay_emulate_loops_backed_by (const char *file);

@@ -49,9 +49,16 @@ static const char *const tracefs_files[] = {
 static const char *const disk_trace_files[] = {
   "enable", "act_mask", "start_lba", "end_lba", "pid", NULL,
 };
+/* The writeback limits `iosim emulate --dirty-bytes` lowers
+ * (Documentation/admin-guide/sysctl/vm.rst). */
+static const char *const dirty_sysctl_files[] = {
+  "dirty_bytes", "dirty_ratio", "dirty_background_bytes", "dirty_background_ratio", NULL,
+};
 static const char *const throttle_files[] = {
   "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device", "io.max", NULL,
 };
+
+static gboolean in_list (const char *name, const char *const *list);
 
 const char *
 replay_journal_default_dir (void)
@@ -371,6 +378,21 @@ replay_journal_loop_path_allowed (const char *path)
 }
 
 gboolean
+replay_journal_sysctl_path_allowed (const char *path, const ReplayJournalRoots *roots)
+{
+  g_autofree char *vm = g_build_filename (root_or (roots ? roots->proc_root : NULL, "/proc"),
+                                          "sys", "vm", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+
+  if (path == NULL || !g_path_is_absolute (path) || strstr (path, "//") != NULL)
+    return FALSE;
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  return strcmp (dir, vm) == 0 && in_list (base, dirty_sysctl_files);
+}
+
+gboolean
 replay_journal_restore (ReplayJournal *journal, gboolean dry_run, FILE *log, GError **error)
 {
   if (journal->emulate_dir != NULL)
@@ -652,6 +674,25 @@ value_ok (const char *value)
   return strlen (value) < 4096;
 }
 
+/* An emulator journal's entries are the originals of its dirty limits:
+ * one of four sysctl paths, a decimal value, no flags.  NULL when fine. */
+static char *
+emulate_entry_problem (const char *group, const ReplayJournalEntry *e, gboolean flagged,
+                       const ReplayJournalRoots *roots)
+{
+  guint64 v;
+
+  if (!replay_journal_sysctl_path_allowed (e->path, roots))
+    return g_strdup_printf ("[%s]: path '%s' is not a dirty limit an emulator sets", group,
+                            e->path);
+  if (!g_ascii_string_to_unsigned (e->old_value, 10, 0, G_MAXUINT64, &v, NULL))
+    return g_strdup_printf ("[%s]: value '%s' of %s is not a decimal number", group,
+                            e->old_value, e->path);
+  if (flagged)
+    return g_strdup_printf ("[%s]: %s carries a flag no dirty limit has", group, e->path);
+  return NULL;
+}
+
 static gboolean
 load_entry (ReplayJournal *j, GKeyFile *kf, guint i, const ReplayJournalRoots *roots,
             GError **error)
@@ -670,6 +711,8 @@ load_entry (ReplayJournal *j, GKeyFile *kf, guint i, const ReplayJournalRoots *r
   cpuset = local ? FALSE : g_key_file_get_boolean (kf, group, "cpuset", &local);
   if (local != NULL)
     what = g_strdup_printf ("[%s]: %s", group, local->message);
+  else if (j->emulate_dir != NULL)
+    what = emulate_entry_problem (group, &e, compare || vanish || cpuset, roots);
   else if (!replay_journal_path_allowed (e.path, roots, cpuset))
     what = g_strdup_printf ("[%s]: path '%s' is not one iosim writes", group, e.path);
   else if (!value_ok (e.old_value))
@@ -740,8 +783,9 @@ load_header (ReplayJournal *j, GKeyFile *kf, gint *n_entries, GError **error)
     return load_fail (error, j->file, "emulate_dir is not TMP/" REPLAY_EMULATE_DIR_PREFIX "XXXXXX");
   if (j->emulate_loop != NULL && !replay_journal_loop_path_allowed (j->emulate_loop))
     return load_fail (error, j->file, "emulate_loop is not /dev/loopN");
-  if (j->emulate_dir != NULL && *n_entries != 0)
-    return load_fail (error, j->file, "an emulator journal has no entries");
+  /* Two pairs of dirty limits at most. */
+  if (j->emulate_dir != NULL && *n_entries > 4)
+    return load_fail (error, j->file, "an emulator journal has at most 4 entries");
   if (j->pid <= 0 || j->pid > G_MAXINT)
     return load_fail (error, j->file, "pid out of range");
   if (*n_entries < 0 || *n_entries > JOURNAL_MAX_ENTRIES)

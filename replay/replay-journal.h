@@ -22,7 +22,12 @@
  * entries) that names what to undo instead of values to write back:
  *   [journal]  emulate_dir=TMP/iosim-emulate-XXXXXX  emulate_loop=/dev/loopN
  *              emulate_temp_backing=true|false
- * Its cleanup (replay-emulate-cleanup.c) detaches only loop devices whose
+ * Its entries, when --dirty-bytes or --dirty-background-bytes is given, are
+ * the originals of one or both pairs /proc/sys/vm/dirty_bytes +
+ * dirty_ratio and dirty_background_bytes + dirty_background_ratio (those
+ * four paths only, and only in an emulator journal; old: a decimal).
+ * Its cleanup (replay-emulate-cleanup.c) first writes back the member of
+ * each pair that was in force, then detaches only loop devices whose
  * backing file is EMULATE_DIR/mnt/disk, unmounts only a FUSE mount at
  * EMULATE_DIR/mnt and deletes only EMULATE_DIR/backing (when temporary)
  * and the two directories; EMULATE_DIR must be a direct child of /tmp,
@@ -63,7 +68,8 @@ typedef struct {
   const char *cgroup_root;     /* /sys/fs/cgroup: blkio throttles, io.max, cpusets */
   const char *irq_dir;         /* /proc/irq: N/smp_affinity */
   const char *workqueue_mask;  /* /sys/devices/virtual/workqueue/cpumask */
-  const char *proc_root;       /* /proc: PID/stat, for the owner's start time */
+  const char *proc_root;       /* /proc: PID/stat, for the owner's start time;
+                                * sys/vm/dirty_*, an emulator's dirty limits */
 } ReplayJournalRoots;
 
 typedef struct _ReplayJournal ReplayJournal;
@@ -112,6 +118,11 @@ gboolean       replay_journal_emulate_temp_backing (const ReplayJournal *journal
 gboolean       replay_journal_emulate_dir_allowed (const char *dir);
 /* TRUE when @path is /dev/loopN. */
 gboolean       replay_journal_loop_path_allowed (const char *path);
+/* TRUE when @path is PROC/sys/vm/dirty_bytes, dirty_ratio,
+ * dirty_background_bytes or dirty_background_ratio (PROC: @roots's
+ * proc_root, else /proc): the only sysctls an emulator journal may name. */
+gboolean       replay_journal_sysctl_path_allowed (const char               *path,
+                                                   const ReplayJournalRoots *roots);
 
 /* Undo what a journal records, whatever its kind: write back the
  * settings of a replay or capture (replay_setup_restore_journal), or

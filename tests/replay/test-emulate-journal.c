@@ -3,7 +3,11 @@
  * devices accepted (a journal is never a way to unmount or delete an
  * arbitrary path); a dead emulator's journal is cleaned up by recovery
  * (nothing left to undo: the steps are no-ops) while a live one is left
- * alone without refusing.  No root needed. */
+ * alone without refusing.  The dirty limits: only the four vm.dirty_*
+ * files accepted, and a restore writes back the member of each pair that
+ * was in force (on a fake /proc tree).  No root needed. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -132,6 +136,16 @@ static const BadJournal bad_journals[] = {
   { "dir-missing", 0, "emulate_loop=\nemulate_temp_backing=true\n" },
   { "loop-sda", 0, "emulate_dir=/tmp/iosim-emulate-ABCDEF\nemulate_loop=/dev/sda\n"
                    "emulate_temp_backing=false\n" },
+#define SYSCTL_JOURNAL(path, old) \
+  "emulate_dir=/tmp/iosim-emulate-ABCDEF\nemulate_loop=\nemulate_temp_backing=false\n" \
+  "[entry 0]\npath=" path "\nold=" old "\ncompare=false\nmay_vanish=false\ncpuset=false\n"
+  { "sysctl-swappiness", 1, SYSCTL_JOURNAL ("/proc/sys/vm/swappiness", "60") },
+  { "sysctl-kernel", 1, SYSCTL_JOURNAL ("/proc/sys/kernel/dirty_bytes", "0") },
+  { "sysctl-dotdot", 1, SYSCTL_JOURNAL ("/proc/sys/vm/../vm/dirty_bytes", "0") },
+  { "sysctl-fs", 1, SYSCTL_JOURNAL ("/proc/sys/fs/file-max", "100") },
+  { "sysctl-not-number", 1, SYSCTL_JOURNAL ("/proc/sys/vm/dirty_ratio", "20x") },
+  { "sysctl-negative", 1, SYSCTL_JOURNAL ("/proc/sys/vm/dirty_ratio", "-1") },
+  { "sysctl-too-many", 5, SYSCTL_JOURNAL ("/proc/sys/vm/dirty_ratio", "20") },
   { "entries", 1, "emulate_dir=/tmp/iosim-emulate-ABCDEF\nemulate_loop=\n"
                   "emulate_temp_backing=false\n[entry 0]\npath=/sys/block/loop0/queue/rotational\n"
                   "old=0\ncompare=false\nmay_vanish=false\ncpuset=false\n" },
@@ -149,6 +163,188 @@ test_bad_journal (Fixture *f, gconstpointer data)
   g_assert_null (j);
   g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED);
   g_test_message ("%s", error->message);
+}
+
+static const char *const good_sysctls[] = {
+  "/proc/sys/vm/dirty_bytes", "/proc/sys/vm/dirty_ratio",
+  "/proc/sys/vm/dirty_background_bytes", "/proc/sys/vm/dirty_background_ratio",
+};
+static const char *const bad_sysctls[] = {
+  "/proc/sys/vm/swappiness", "/proc/sys/vm/dirty_expire_centisecs",
+  "/proc/sys/vm/dirty_writeback_centisecs", "/proc/sys/vm/drop_caches",
+  "/proc/sys/kernel/sysrq", "/proc/sys/vm", "/proc/sys/vm/", "/proc/sys/vm//dirty_bytes",
+  "/proc/sys/vm/../vm/dirty_bytes", "/proc/sys/vm/dirty_bytes/x", "/sys/vm/dirty_bytes",
+  "proc/sys/vm/dirty_bytes", "/proc/1/sys/vm/dirty_bytes", "/etc/dirty_bytes",
+};
+
+static void
+test_sysctl_allowed (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (good_sysctls); i++)
+    g_assert_true (replay_journal_sysctl_path_allowed (good_sysctls[i], NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (bad_sysctls); i++)
+    {
+      g_test_message ("%s", bad_sysctls[i]);
+      g_assert_false (replay_journal_sysctl_path_allowed (bad_sysctls[i], NULL));
+    }
+  /* Never one of the replay's paths either (those journals are checked
+   * by replay_journal_path_allowed, which has no /proc/sys). */
+  for (guint i = 0; i < G_N_ELEMENTS (good_sysctls); i++)
+    g_assert_false (replay_journal_path_allowed (good_sysctls[i], NULL, FALSE));
+}
+
+/* The originals of one pair, and which member a restore must write. */
+typedef struct {
+  const char *name;
+  const char *bytes_file, *ratio_file;
+  const char *old_bytes, *old_ratio;
+  gboolean    bytes_in_force;
+} PairCase;
+
+static const PairCase pair_cases[] = {
+  { "ratio-in-force", "dirty_bytes", "dirty_ratio", "0", "20", FALSE },
+  { "bytes-in-force", "dirty_bytes", "dirty_ratio", "67108864", "0", TRUE },
+  { "bg-ratio-in-force", "dirty_background_bytes", "dirty_background_ratio", "0", "10", FALSE },
+  { "bg-bytes-in-force", "dirty_background_bytes", "dirty_background_ratio", "16777216", "0",
+    TRUE },
+};
+
+static void
+put (const char *vm, const char *name, const char *value)
+{
+  g_autofree char *path = g_build_filename (vm, name, NULL);
+  g_autofree char *text = g_strconcat (value, "\n", NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+static char *
+get (const char *vm, const char *name)
+{
+  g_autofree char *path = g_build_filename (vm, name, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return g_strstrip (text);
+}
+
+/* Set a limit on a fake /proc, act as the kernel (the twin goes to 0),
+ * then restore from the journal as `iosim restore` would: only the
+ * member in force is written (a fake file takes 0, the kernel would
+ * refuse it for dirty_bytes), the other keeps its run-time value. */
+static void
+test_sysctl_pair (Fixture *f, gconstpointer data)
+{
+  const PairCase *c = data;
+  const guint64 lowered = 50331648;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *proc = g_build_filename (f->journal_dir, "proc", NULL);
+  g_autofree char *vm = g_build_filename (proc, "sys", "vm", NULL);
+  g_autofree char *file = NULL, *text = NULL, *b = NULL, *r = NULL;
+  g_autoptr (ReplayJournal) j = NULL;
+  g_autoptr (ReplayJournal) back = NULL;
+  const ReplayJournalRoots roots = { .proc_root = proc };
+  const char *names[] = { "dirty_bytes", "dirty_ratio", "dirty_background_bytes",
+                          "dirty_background_ratio" };
+  gboolean bg = strstr (c->bytes_file, "background") != NULL;
+  char *log_text = NULL;
+  gsize log_len = 0;
+  FILE *log;
+
+  g_assert_cmpint (g_mkdir_with_parents (vm, 0700), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    put (vm, names[i], "7");
+  put (vm, c->bytes_file, c->old_bytes);
+  put (vm, c->ratio_file, c->old_ratio);
+  j = replay_journal_create_emulate (f->journal_dir, "/tmp/iosim-emulate-PAIR00", FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_true (replay_emulate_sysctl_set (j, proc, bg ? 0 : lowered, bg ? lowered : 0, NULL,
+                                            &error));
+  g_assert_no_error (error);
+  b = get (vm, c->bytes_file);
+  g_assert_cmpstr (b, ==, "50331648");
+  put (vm, c->ratio_file, "0");
+  file = g_strdup (replay_journal_file (j));
+
+  back = replay_journal_load (file, &roots, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (replay_journal_n_entries (back), ==, 2);
+  /* Without the fake root the same journal is refused. */
+  g_assert_null (replay_journal_load (file, NULL, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED);
+  g_clear_error (&error);
+
+  log = open_memstream (&log_text, &log_len);
+  g_assert_true (replay_journal_restore (back, TRUE, log, &error));
+  g_assert_no_error (error);
+  fclose (log);
+  g_assert_nonnull (strstr (log_text, "would write back"));
+  g_assert_nonnull (strstr (log_text, c->bytes_in_force ? c->bytes_file : c->ratio_file));
+  free (log_text);
+  g_free (r);
+  r = get (vm, c->ratio_file);
+  g_assert_cmpstr (r, ==, "0");                 /* dry run: nothing written */
+  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+
+  g_assert_true (replay_journal_restore (back, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  g_free (b);
+  g_free (r);
+  b = get (vm, c->bytes_file);
+  r = get (vm, c->ratio_file);
+  if (c->bytes_in_force)
+    {
+      g_assert_cmpstr (b, ==, c->old_bytes);
+      g_assert_cmpstr (r, ==, "0");
+    }
+  else
+    {
+      g_assert_cmpstr (r, ==, c->old_ratio);
+      g_assert_cmpstr (b, ==, "50331648");      /* not written: the kernel zeroes it */
+    }
+  /* The other pair was never journaled nor touched. */
+  g_free (text);
+  text = get (vm, bg ? "dirty_bytes" : "dirty_background_bytes");
+  g_assert_cmpstr (text, ==, "7");
+  g_assert_false (g_file_test (file, G_FILE_TEST_EXISTS));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *p = g_build_filename (vm, names[i], NULL);
+      unlink (p);
+    }
+  g_rmdir (vm);
+  g_free (text);
+  text = g_build_filename (proc, "sys", NULL);
+  g_rmdir (text);
+  g_rmdir (proc);
+}
+
+/* A value the kernel would not take (fake file that reads back
+ * otherwise: a directory cannot be written) fails the set. */
+static void
+test_sysctl_not_taken (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *proc = g_build_filename (f->journal_dir, "proc", NULL);
+  g_autofree char *vm = g_build_filename (proc, "sys", "vm", NULL);
+  g_autofree char *ratio = g_build_filename (vm, "dirty_ratio", NULL);
+  g_autofree char *bytes = g_build_filename (vm, "dirty_bytes", NULL);
+  g_autofree char *sys = g_build_filename (proc, "sys", NULL);
+  g_autoptr (ReplayJournal) j = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (bytes, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (ratio, "20\n", -1, NULL));
+  j = replay_journal_create_emulate (f->journal_dir, "/tmp/iosim-emulate-PAIR01", FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_false (replay_emulate_sysctl_set (j, proc, 1 << 20, 0, NULL, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  replay_journal_remove (j, NULL);
+  unlink (ratio);
+  g_rmdir (bytes);
+  g_rmdir (vm);
+  g_rmdir (sys);
+  g_rmdir (proc);
 }
 
 static void
@@ -210,6 +406,14 @@ main (int argc, char **argv)
       g_autofree char *p = g_strdup_printf ("/emulate/journal/bad/%s", bad_journals[i].name);
       g_test_add (p, Fixture, &bad_journals[i], fixture_setup, test_bad_journal, fixture_teardown);
     }
+  g_test_add_func ("/emulate/journal/sysctl-allowed", test_sysctl_allowed);
+  for (guint i = 0; i < G_N_ELEMENTS (pair_cases); i++)
+    {
+      g_autofree char *p = g_strdup_printf ("/emulate/journal/sysctl-pair/%s", pair_cases[i].name);
+      g_test_add (p, Fixture, &pair_cases[i], fixture_setup, test_sysctl_pair, fixture_teardown);
+    }
+  g_test_add ("/emulate/journal/sysctl-not-taken", Fixture, NULL, fixture_setup,
+              test_sysctl_not_taken, fixture_teardown);
   g_test_add ("/emulate/journal/recover-dead", Fixture, NULL, fixture_setup, test_recover_dead,
               fixture_teardown);
   return g_test_run ();
