@@ -4,7 +4,10 @@
  * the ratio `iosim run` predicts (10 %) and the emulator's timing error
  * p99 stays below 1 ms; ext4 made on the device survives a restart on the
  * same --backing file; SIGTERM, SIGINT and SIGKILL (then `iosim restore`
- * or a new emulator) leave no loop device on our file and no FUSE mount.
+ * or a new emulator) leave no loop device on our file and no FUSE mount;
+ * --dirty-bytes / --dirty-background-bytes change vm.dirty_* for the run
+ * and SIGTERM, or SIGKILL then `iosim restore`, put the originals back
+ * (the test puts them back itself too, even when an assertion aborts).
  * Needs root, /dev/fuse and /dev/loop-control; skips otherwise. */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,9 +91,10 @@ journal_emulate_dir (const char *journal_dir)
   return g_strdup (replay_journal_emulate_dir (j));
 }
 
-/* Spawn `iosim emulate` and wait for the device line. */
+/* Spawn `iosim emulate` (with @extra arguments) and wait for the device line. */
 static Emu *
-emu_spawn (const char *model, const char *size, const char *backing, const char *journal_dir)
+emu_spawn_args (const char *model, const char *size, const char *backing,
+                const char *journal_dir, const char *const *extra)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
@@ -116,6 +120,8 @@ emu_spawn (const char *model, const char *size, const char *backing, const char 
       g_ptr_array_add (argv, "--backing");
       g_ptr_array_add (argv, (gpointer) backing);
     }
+  for (guint i = 0; extra && extra[i]; i++)
+    g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
   g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
                                            G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &emu->pid, NULL,
@@ -139,6 +145,12 @@ emu_spawn (const char *model, const char *size, const char *backing, const char 
   emu->dev = g_strdup (line->str);
   emu->emulate_dir = journal_emulate_dir (journal_dir);
   return emu;
+}
+
+static Emu *
+emu_spawn (const char *model, const char *size, const char *backing, const char *journal_dir)
+{
+  return emu_spawn_args (model, size, backing, journal_dir, NULL);
 }
 
 /* Signal it and wait; its exit status (128 + signal when killed). */
@@ -584,6 +596,169 @@ test_signal (gconstpointer data)
   rm_rf (dir);
 }
 
+/* ---- the dirty limits ---- */
+
+/* The four files, in the order of the pairs (bytes, then its ratio). */
+static const char *const dirty_files[] = {
+  "/proc/sys/vm/dirty_bytes", "/proc/sys/vm/dirty_ratio",
+  "/proc/sys/vm/dirty_background_bytes", "/proc/sys/vm/dirty_background_ratio",
+};
+
+/* The originals, kept where an abort handler can reach them: a failed
+ * assertion aborts before any teardown, and the machine must not keep
+ * low dirty limits (every later test would crawl). */
+static char dirty_orig[4][32];
+static volatile pid_t dirty_emu_pid;
+
+typedef struct {
+  gboolean saved;
+} DirtyFixture;
+
+static void
+dirty_read_all (char values[4][32])
+{
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (dirty_files[i], &text, NULL, NULL));
+      g_strstrip (text);
+      g_assert_cmpuint (strlen (text), <, 32);
+      memcpy (values[i], text, strlen (text) + 1);
+    }
+}
+
+static void
+write_str (const char *path, const char *value)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd >= 0)
+    {
+      if (write (fd, value, strlen (value)) < 0)
+        {
+          /* Reported by the caller's read-back. */
+        }
+      close (fd);
+    }
+}
+
+/* Of each pair the original in force: bytes unless it was 0 (the kernel
+ * refuses 0 for dirty_bytes and zeroes the twin of what is written,
+ * mm/page-writeback.c).  Async-signal-safe. */
+static void
+dirty_put_back (void)
+{
+  for (guint pair = 0; pair < 2; pair++)
+    {
+      guint i = strcmp (dirty_orig[2 * pair], "0") != 0 ? 2 * pair : 2 * pair + 1;
+      write_str (dirty_files[i], dirty_orig[i]);
+    }
+}
+
+static void
+dirty_on_abort (int signo)
+{
+  struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+  if (dirty_emu_pid > 0)
+    {
+      kill (dirty_emu_pid, SIGTERM);
+      for (guint i = 0; i < 100 && waitpid (dirty_emu_pid, NULL, WNOHANG) == 0; i++)
+        nanosleep (&ts, NULL);
+    }
+  dirty_put_back ();
+  signal (signo, SIG_DFL);
+  raise (signo);
+}
+
+static void
+dirty_setup (DirtyFixture *f, gconstpointer data)
+{
+  if (geteuid () != 0)
+    return;
+  dirty_read_all (dirty_orig);
+  f->saved = TRUE;
+  signal (SIGABRT, dirty_on_abort);
+}
+
+static void
+dirty_teardown (DirtyFixture *f, gconstpointer data)
+{
+  char now[4][32];
+  gboolean same = TRUE;
+
+  if (!f->saved)
+    return;
+  signal (SIGABRT, SIG_DFL);
+  dirty_read_all (now);
+  for (guint i = 0; i < 4; i++)
+    same &= strcmp (now[i], dirty_orig[i]) == 0;
+  if (!same)
+    {
+      g_test_message ("teardown: vm.dirty_* not as found; writing back the originals");
+      dirty_put_back ();
+    }
+  dirty_read_all (now);
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpstr (now[i], ==, dirty_orig[i]);
+}
+
+static void
+assert_dirty (const char *const values[4])
+{
+  char now[4][32];
+
+  dirty_read_all (now);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_test_message ("%s = %s", dirty_files[i], now[i]);
+      g_assert_cmpstr (now[i], ==, values[i]);
+    }
+}
+
+static void
+test_dirty (DirtyFixture *f, gconstpointer data)
+{
+  gboolean kill9 = GPOINTER_TO_INT (data);
+  const char *const orig[4] = { dirty_orig[0], dirty_orig[1], dirty_orig[2], dirty_orig[3] };
+  /* Values other than the current ones, so that a change shows. */
+  gboolean taken = strcmp (dirty_orig[0], "50331648") == 0;
+  const char *bytes = taken ? "40MiB" : "48MiB", *bg = taken ? "10MiB" : "12MiB";
+  const char *const lowered[4] = { taken ? "41943040" : "50331648", "0",
+                                   taken ? "10485760" : "12582912", "0" };
+  const char *const extra[] = { "--dirty-bytes", bytes, "--dirty-background-bytes", bg, NULL };
+  g_autofree char *dir = NULL, *left = NULL, *out = NULL;
+  Emu *emu;
+
+  if (!can_run ())
+    return;
+  dir = tmp_dir ();
+  emu = emu_spawn_args ("usb-stick", "64MiB", NULL, dir, extra);
+  dirty_emu_pid = emu->pid;
+  assert_dirty (lowered);
+  g_assert_cmpint (emu_signal_wait (emu, kill9 ? SIGKILL : SIGTERM), ==,
+                   kill9 ? 128 + SIGKILL : 0);
+  dirty_emu_pid = 0;
+  left = g_strdup (emu->emulate_dir);
+  if (kill9)
+    {
+      const char *dry[] = { "restore", "--dir", dir, "--dry-run", NULL };
+      const char *args[] = { "restore", "--dir", dir, NULL };
+
+      /* Nothing restores them after SIGKILL but the journal. */
+      assert_dirty (lowered);
+      g_assert_cmpint (run_iosim (dry, &out), ==, 0);
+      g_test_message ("%s", out);
+      g_assert_nonnull (strstr (out, "would write back /proc/sys/vm/dirty_"));
+      assert_dirty (lowered);
+      g_assert_cmpint (run_iosim (args, NULL), ==, 0);
+    }
+  assert_dirty (orig);
+  assert_clean (left, dir);
+  emu_free (emu);
+  rm_rf (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -596,5 +771,9 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/emulate/realdev/signal/%s", signal_cases[i].name);
       g_test_add_data_func (path, &signal_cases[i], test_signal);
     }
+  g_test_add ("/emulate/realdev/dirty/sigterm", DirtyFixture, GINT_TO_POINTER (FALSE),
+              dirty_setup, test_dirty, dirty_teardown);
+  g_test_add ("/emulate/realdev/dirty/sigkill-restore", DirtyFixture, GINT_TO_POINTER (TRUE),
+              dirty_setup, test_dirty, dirty_teardown);
   return g_test_run ();
 }
