@@ -3,7 +3,8 @@
 # dd writes to an emulated USB stick, with dirty limits that bite on a
 # large machine (issue 13, "What it enables", second table), next to
 # iosim's io-less-3.2 simulation of the same setup with the same limits.
-#   disk:  iosim emulate --model disk-7200-sata --size 8GiB
+#   disk:  iosim emulate --model disk-7200-sata --size 8GiB \
+#            --dirty-bytes 32MiB --dirty-background-bytes 8MiB
 #   stick: iosim emulate --model usb-stick --size 2GiB
 #   reader: fio, buffered sequential 64 KiB reads of the disk (psync,
 #           the loop queue's read_ahead_kb), for a fixed time; once alone
@@ -11,8 +12,9 @@
 #   writer: dd if=/dev/zero of=STICK bs=1M count=N conv=fsync (buffered,
 #           fsync at the end).
 # vm.dirty_bytes and vm.dirty_background_bytes are lowered for the runs
-# (default 32 MiB and 8 MiB) and put back afterwards on every path; the
-# originals and the command that restores them are printed first.  The
+# (default 32 MiB and 8 MiB) by the disk's emulator, which journals the
+# originals first and puts them back when it stops; after a SIGKILL
+# `iosim restore` does (the command is printed first).  The
 # simulation: both devices behind `via = loop` with the loop queues'
 # settings, this machine's memory, writeback = io-less-3.2 with the same
 # dirty_bytes / dirty_background_bytes and the kernel's expire and
@@ -29,7 +31,8 @@
 #   sudo IOSIM_BIN=build/cli/iosim tests/bench/emulate-study-writeback.sh
 # IOSIM_STUDY_RUNTIME_S: the reader's seconds (default 20);
 # IOSIM_STUDY_DD_MIB: MiB dd writes (default 128);
-# IOSIM_STUDY_DIRTY_BYTES / IOSIM_STUDY_DIRTY_BG_BYTES: the lowered limits;
+# IOSIM_STUDY_DIRTY_BYTES / IOSIM_STUDY_DIRTY_BG_BYTES: the lowered limits
+# (sizes with units, as iosim takes them);
 # IOSIM_STUDY_KEEP=1 keeps the work directory.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,8 +40,8 @@ bin=${IOSIM_BIN:-$here/../../build/cli/iosim}
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 runtime_s=${IOSIM_STUDY_RUNTIME_S:-20}
 dd_mib=${IOSIM_STUDY_DD_MIB:-128}
-dirty_bytes=${IOSIM_STUDY_DIRTY_BYTES:-$((32 * 1024 * 1024))}
-dirty_bg_bytes=${IOSIM_STUDY_DIRTY_BG_BYTES:-$((8 * 1024 * 1024))}
+dirty_bytes=${IOSIM_STUDY_DIRTY_BYTES:-32MiB}
+dirty_bg_bytes=${IOSIM_STUDY_DIRTY_BG_BYTES:-8MiB}
 
 [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (loop devices, FUSE mount, vm sysctls)"; exit 77; }
@@ -48,37 +51,25 @@ command -v fio >/dev/null || { echo "SKIP: fio not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 
 vm=/proc/sys/vm
-orig_db=$(cat $vm/dirty_bytes) orig_dbb=$(cat $vm/dirty_background_bytes)
-orig_dr=$(cat $vm/dirty_ratio) orig_dbr=$(cat $vm/dirty_background_ratio)
-# Writing a *_bytes sysctl zeroes its *_ratio twin and the reverse
-# (mm/page-writeback.c dirty_bytes_handler): put back whichever was set.
-restore_cmd="sysctl -w"
-if [ "$orig_db" != 0 ]; then restore_cmd+=" vm.dirty_bytes=$orig_db"; else restore_cmd+=" vm.dirty_ratio=$orig_dr"; fi
-if [ "$orig_dbb" != 0 ]; then restore_cmd+=" vm.dirty_background_bytes=$orig_dbb"
-else restore_cmd+=" vm.dirty_background_ratio=$orig_dbr"; fi
-echo "vm dirty sysctls now: dirty_bytes $orig_db dirty_background_bytes $orig_dbb" \
-     "dirty_ratio $orig_dr dirty_background_ratio $orig_dbr"
-echo "if this script is killed with SIGKILL, restore them with: $restore_cmd"
+dirty_now () {
+  echo "dirty_bytes $(cat $vm/dirty_bytes) dirty_background_bytes $(cat $vm/dirty_background_bytes)" \
+       "dirty_ratio $(cat $vm/dirty_ratio) dirty_background_ratio $(cat $vm/dirty_background_ratio)"
+}
+echo "vm dirty sysctls now: $(dirty_now)"
 
 work=$(mktemp -d /tmp/iosim-emulate-study-wb.XXXXXX)
 chmod 700 "$work"
 cd "$work"
-lowered=0
+# The emulators journal in $work: after a SIGKILL of this script (its
+# emulators keep running: stop them first) the journal puts the limits back.
+echo "if this script is killed with SIGKILL, stop its emulators, then: iosim restore --dir $work"
 disk_pid= stick_pid= disk= stick= mon_pid= dd_pid=
-restore_sysctls () {
-  [ "$lowered" = 1 ] || return 0
-  if [ "$orig_db" != 0 ]; then echo "$orig_db" > $vm/dirty_bytes; else echo "$orig_dr" > $vm/dirty_ratio; fi
-  if [ "$orig_dbb" != 0 ]; then echo "$orig_dbb" > $vm/dirty_background_bytes
-  else echo "$orig_dbr" > $vm/dirty_background_ratio; fi
-  lowered=0
-}
 stop_pid () { if [ -n "$1" ]; then kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
 cleanup () {
   stop_pid "$dd_pid"; dd_pid=
   stop_pid "$mon_pid"; mon_pid=
   stop_pid "$disk_pid"; disk_pid=
   stop_pid "$stick_pid"; stick_pid=
-  restore_sysctls
   cd /
   if [ "${IOSIM_STUDY_KEEP:-0}" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
 }
@@ -86,12 +77,14 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# emulate NAME MODEL SIZE: start an emulator, print its pid; the device
-# node lands in NAME.dev.
+# emulate NAME MODEL SIZE [ARGS...]: start an emulator, print its pid; the
+# device node lands in NAME.dev.
 emulate () {
-  : > "$work/$1.dev"
-  "$bin" emulate --model "$2" --size "$3" --journal-dir "$work" \
-    --stats "$work/$1.stats.json" > "$work/$1.dev" 2> "$work/$1.err" &
+  local name=$1 model=$2 size=$3
+  shift 3
+  : > "$work/$name.dev"
+  "$bin" emulate --model "$model" --size "$size" --journal-dir "$work" \
+    --stats "$work/$name.stats.json" "$@" > "$work/$name.dev" 2> "$work/$name.err" &
   echo $!
 }
 wait_dev () {
@@ -104,7 +97,11 @@ wait_dev () {
 run () {
   local name=$1 with=$2 d=$work/$1
   mkdir -p "$d"
-  disk_pid=$(emulate disk disk-7200-sata 8GiB); disk=$(wait_dev disk)
+  # The disk's emulator owns the dirty limits: set when it is ready, put
+  # back when it stops (journaled in between).
+  disk_pid=$(emulate disk disk-7200-sata 8GiB --dirty-bytes "$dirty_bytes" \
+             --dirty-background-bytes "$dirty_bg_bytes"); disk=$(wait_dev disk)
+  echo "$name: lowered by the disk's emulator: $(dirty_now)"
   stick_pid=$(emulate stick usb-stick 2GiB); stick=$(wait_dev stick)
   local dq=/sys/block/${disk#/dev/}/queue sq=/sys/block/${stick#/dev/}/queue
   echo "$name: disk $disk (scheduler '$(cat $dq/scheduler)' read_ahead_kb $(cat $dq/read_ahead_kb)" \
@@ -152,8 +149,8 @@ memory = $(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)KiB
 writeback = io-less-3.2
 readahead = ondemand-6.18
 [writeback]
-dirty_bytes = ${dirty_bytes}B
-dirty_background_bytes = ${dirty_bg_bytes}B
+dirty_bytes = ${dirty_bytes}
+dirty_background_bytes = ${dirty_bg_bytes}
 dirty_expire_centisecs = $(cat $vm/dirty_expire_centisecs)
 dirty_writeback_centisecs = $(cat $vm/dirty_writeback_centisecs)
 [sim]
@@ -197,15 +194,9 @@ EOF
   return 0
 }
 
-echo "lowering: vm.dirty_bytes=$dirty_bytes vm.dirty_background_bytes=$dirty_bg_bytes"
-lowered=1
-echo "$dirty_bytes" > $vm/dirty_bytes
-echo "$dirty_bg_bytes" > $vm/dirty_background_bytes
 run alone 0
 run with-dd 1
-restore_sysctls
-echo "restored: dirty_bytes $(cat $vm/dirty_bytes) dirty_background_bytes $(cat $vm/dirty_background_bytes)" \
-     "dirty_ratio $(cat $vm/dirty_ratio) dirty_background_ratio $(cat $vm/dirty_background_ratio)"
+echo "restored by the emulator: $(dirty_now)"
 
 for r in alone with-dd; do
   w=0; [ $r = with-dd ] && w=1
