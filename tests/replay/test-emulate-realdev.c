@@ -488,14 +488,14 @@ static void
 test_ext4_remount (void)
 {
   g_autofree char *dir = NULL, *model = NULL, *backing = NULL, *mnt = NULL, *file = NULL;
-  g_autofree char *sum = NULL, *sum2 = NULL;
+  g_autofree char *sum = NULL, *sum2 = NULL, *mkfs_path = NULL;
   g_autofree guint8 *data = g_malloc (4 << 20);
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   Emu *emu;
 
   if (!can_run ())
     return;
-  if (g_find_program_in_path ("mkfs.ext4") == NULL)
+  if ((mkfs_path = g_find_program_in_path ("mkfs.ext4")) == NULL)
     {
       g_test_skip ("mkfs.ext4 not installed");
       return;
