@@ -15,9 +15,12 @@
  * spin).  Model time 0 is the emulator's start.
  *
  * Before mounting, a journal (replay-journal.h, kind "emulate") names the
- * directory and, before attaching, the loop device, so that after a
- * SIGKILL a later `iosim emulate` or `iosim restore` detaches, unmounts
- * and deletes what was left (replay_emulate_cleanup_journal).
+ * directory and, before attaching, the loop device, and once the device
+ * is up the original vm.dirty_* limits (--dirty-bytes,
+ * --dirty-background-bytes) before they are lowered, so that after a
+ * SIGKILL a later `iosim emulate` or `iosim restore` writes the limits
+ * back, detaches, unmounts and deletes what was left
+ * (replay_emulate_cleanup_journal).
  */
 #pragma once
 

@@ -18,8 +18,8 @@
  * writes (ReplayJournalRoots): a journal is never a way to write an
  * arbitrary file.
  *
- * `iosim emulate` writes a journal of kind "emulate" (scope "emulate", no
- * entries) that names what to undo instead of values to write back:
+ * `iosim emulate` writes a journal of kind "emulate" (scope "emulate")
+ * that names what to undo rather than values to write back:
  *   [journal]  emulate_dir=TMP/iosim-emulate-XXXXXX  emulate_loop=/dev/loopN
  *              emulate_temp_backing=true|false
  * Its entries, when --dirty-bytes or --dirty-background-bytes is given, are
