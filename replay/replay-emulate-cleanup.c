@@ -350,11 +350,43 @@ set_pair (ReplayJournal *journal, const char *proc_root, const DirtyPair *pair, 
   return TRUE;
 }
 
+/* Another running emulator that journaled dirty limits in the same
+ * directory: ours would journal its lowered values as the originals, and
+ * whichever stopped last would leave the machine with them. */
+static gboolean
+limits_free (ReplayJournal *journal, const char *proc_root, GError **error)
+{
+  const ReplayJournalRoots roots = { .proc_root = proc_root };
+  g_autofree char *dir = g_path_get_dirname (replay_journal_file (journal));
+  g_autoptr (GPtrArray) files = replay_journal_list (dir, error);
+
+  if (files == NULL)
+    return FALSE;
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr (ReplayJournal) other = replay_journal_load (files->pdata[i], &roots, NULL);
+
+      if (other == NULL || replay_journal_emulate_dir (other) == NULL
+          || replay_journal_n_entries (other) == 0 || replay_journal_is_own (other, &roots)
+          || !replay_journal_owner_alive (other, &roots))
+        continue;
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
+                   "iosim emulate pid %d holds the dirty limits (journal %s); only one emulator "
+                   "may set --dirty-bytes or --dirty-background-bytes at a time",
+                   (int) replay_journal_pid (other), replay_journal_file (other));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 replay_emulate_sysctl_set (ReplayJournal *journal, const char *proc_root, guint64 dirty_bytes,
                            guint64 dirty_background_bytes, FILE *log, GError **error)
 {
   const guint64 values[] = { dirty_bytes, dirty_background_bytes };
+
+  if ((dirty_bytes != 0 || dirty_background_bytes != 0) && !limits_free (journal, proc_root, error))
+    return FALSE;
 
   for (guint i = 0; i < G_N_ELEMENTS (dirty_pairs); i++)
     if (values[i] != 0 && !set_pair (journal, proc_root, &dirty_pairs[i], values[i], log, error))

@@ -112,7 +112,8 @@ gboolean        replay_emulate_cleanup_dir (const char *emulate_dir,
  * pair (PROC/sys/vm/dirty_bytes and dirty_ratio, or dirty_background_bytes
  * and dirty_background_ratio; PROC: @proc_root, NULL for /proc), then write
  * it and read it back (an error if the kernel did not take it: below its
- * minimum of 2 pages, or no root). */
+ * minimum of 2 pages, or no root).  Refused while another running
+ * emulator's journal in the same directory holds dirty limits. */
 gboolean        replay_emulate_sysctl_set (ReplayJournal *journal,
                                            const char    *proc_root,
                                            guint64        dirty_bytes,

@@ -347,6 +347,58 @@ test_sysctl_not_taken (Fixture *f, gconstpointer data)
   g_rmdir (proc);
 }
 
+/* A running emulator (here: our parent, start time unknown so a live
+ * pid counts) whose journal holds dirty limits: a second one may not set
+ * them, it would take the lowered values for the originals. */
+static void
+test_sysctl_one_owner (Fixture *f, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *proc = g_build_filename (f->journal_dir, "proc", NULL);
+  g_autofree char *vm = g_build_filename (proc, "sys", "vm", NULL);
+  g_autofree char *extra = g_strdup_printf (
+    "emulate_dir=/tmp/iosim-emulate-OTHER0\nemulate_loop=\nemulate_temp_backing=false\n"
+    "[entry 0]\npath=%s/dirty_bytes\nold=0\ncompare=false\nmay_vanish=false\ncpuset=false\n",
+    vm);
+  g_autofree char *name = g_strdup_printf ("emulate-%d-0.journal", (int) getppid ());
+  g_autofree char *path = g_build_filename (f->journal_dir, name, NULL);
+  g_autofree char *text = g_strdup_printf ("[journal]\nversion=1\nkind=emulate\npid=%d\n"
+                                           "start_time=0\nscopes=emulate;\ndevices=\n"
+                                           "entries=1\n%s", (int) getppid (), extra);
+  g_autoptr (ReplayJournal) j = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (vm, 0700), ==, 0);
+  put (vm, "dirty_bytes", "33554432");
+  put (vm, "dirty_ratio", "0");
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  j = replay_journal_create_emulate (f->journal_dir, "/tmp/iosim-emulate-PAIR02", FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_false (replay_emulate_sysctl_set (j, proc, 50331648, 0, NULL, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE);
+  g_test_message ("%s", error->message);
+  g_clear_error (&error);
+  g_assert_cmpuint (replay_journal_n_entries (j), ==, 0);
+  g_free (text);
+  text = get (vm, "dirty_bytes");
+  g_assert_cmpstr (text, ==, "33554432");
+  /* Without limits of its own to set, the second emulator runs. */
+  g_assert_true (replay_emulate_sysctl_set (j, proc, 0, 0, NULL, &error));
+  g_assert_no_error (error);
+  replay_journal_remove (j, NULL);
+  unlink (path);
+  g_free (text);
+  text = g_build_filename (vm, "dirty_bytes", NULL);
+  unlink (text);
+  g_free (text);
+  text = g_build_filename (vm, "dirty_ratio", NULL);
+  unlink (text);
+  g_rmdir (vm);
+  g_free (text);
+  text = g_build_filename (proc, "sys", NULL);
+  g_rmdir (text);
+  g_rmdir (proc);
+}
+
 static void
 test_recover_dead (Fixture *f, gconstpointer data)
 {
@@ -414,6 +466,8 @@ main (int argc, char **argv)
     }
   g_test_add ("/emulate/journal/sysctl-not-taken", Fixture, NULL, fixture_setup,
               test_sysctl_not_taken, fixture_teardown);
+  g_test_add ("/emulate/journal/sysctl-one-owner", Fixture, NULL, fixture_setup,
+              test_sysctl_one_owner, fixture_teardown);
   g_test_add ("/emulate/journal/recover-dead", Fixture, NULL, fixture_setup, test_recover_dead,
               fixture_teardown);
   return g_test_run ();

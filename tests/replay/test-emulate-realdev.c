@@ -6,7 +6,8 @@
  * same --backing file; SIGTERM, SIGINT and SIGKILL (then `iosim restore`
  * or a new emulator) leave no loop device on our file and no FUSE mount;
  * --dirty-bytes / --dirty-background-bytes change vm.dirty_* for the run
- * and SIGTERM, or SIGKILL then `iosim restore`, put the originals back
+ * and SIGTERM, or SIGKILL then `iosim restore` or a new emulator, put the
+ * originals back
  * (the test puts them back itself too, even when an assertion aborts).
  * Needs root, /dev/fuse and /dev/loop-control; skips otherwise. */
 #include <errno.h>
@@ -716,10 +717,14 @@ assert_dirty (const char *const values[4])
     }
 }
 
+/* How the emulator ends, and who puts the limits back. */
+typedef enum { DIRTY_SIGTERM, DIRTY_SIGKILL_RESTORE, DIRTY_SIGKILL_EMULATE } DirtyEnd;
+
 static void
 test_dirty (DirtyFixture *f, gconstpointer data)
 {
-  gboolean kill9 = GPOINTER_TO_INT (data);
+  DirtyEnd end = GPOINTER_TO_INT (data);
+  gboolean kill9 = end != DIRTY_SIGTERM;
   const char *const orig[4] = { dirty_orig[0], dirty_orig[1], dirty_orig[2], dirty_orig[3] };
   /* Values other than the current ones, so that a change shows. */
   gboolean taken = strcmp (dirty_orig[0], "50331648") == 0;
@@ -740,7 +745,20 @@ test_dirty (DirtyFixture *f, gconstpointer data)
                    kill9 ? 128 + SIGKILL : 0);
   dirty_emu_pid = 0;
   left = g_strdup (emu->emulate_dir);
-  if (kill9)
+  if (end == DIRTY_SIGKILL_EMULATE)
+    {
+      /* The next emulator (setting nothing) writes them back first. */
+      Emu *next;
+      assert_dirty (lowered);
+      next = emu_spawn ("usb-stick", "64MiB", NULL, dir);
+      dirty_emu_pid = next->pid;
+      assert_dirty (orig);
+      g_assert_cmpint (emu_signal_wait (next, SIGTERM), ==, 0);
+      dirty_emu_pid = 0;
+      assert_clean (next->emulate_dir, dir);
+      emu_free (next);
+    }
+  else if (kill9)
     {
       const char *dry[] = { "restore", "--dir", dir, "--dry-run", NULL };
       const char *args[] = { "restore", "--dir", dir, NULL };
@@ -771,9 +789,11 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/emulate/realdev/signal/%s", signal_cases[i].name);
       g_test_add_data_func (path, &signal_cases[i], test_signal);
     }
-  g_test_add ("/emulate/realdev/dirty/sigterm", DirtyFixture, GINT_TO_POINTER (FALSE),
+  g_test_add ("/emulate/realdev/dirty/sigterm", DirtyFixture, GINT_TO_POINTER (DIRTY_SIGTERM),
               dirty_setup, test_dirty, dirty_teardown);
-  g_test_add ("/emulate/realdev/dirty/sigkill-restore", DirtyFixture, GINT_TO_POINTER (TRUE),
-              dirty_setup, test_dirty, dirty_teardown);
+  g_test_add ("/emulate/realdev/dirty/sigkill-restore", DirtyFixture,
+              GINT_TO_POINTER (DIRTY_SIGKILL_RESTORE), dirty_setup, test_dirty, dirty_teardown);
+  g_test_add ("/emulate/realdev/dirty/sigkill-emulate", DirtyFixture,
+              GINT_TO_POINTER (DIRTY_SIGKILL_EMULATE), dirty_setup, test_dirty, dirty_teardown);
   return g_test_run ();
 }
