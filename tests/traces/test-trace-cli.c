@@ -2,6 +2,7 @@
  * the JSON object agrees with the library summary, errors are
  * "iosim trace: FILE:LINE: message" with exit status 1, --help teaches.
  */
+#include "test-tmpdir.h"
 #include <string.h>
 #include <sys/wait.h>
 
@@ -667,6 +668,9 @@ test_info_time_extremes (void)
 int
 main (int argc, char **argv)
 {
+  char *tmpdir = test_tmpdir_enter ();
+  int status;
+
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/trace/cli/info-json", test_info_json);
   g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
@@ -678,5 +682,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/nfs-fit", test_nfs_fit);
   g_test_add_func ("/trace/cli/binary-blktrace", test_binary_blktrace);
   g_test_add_func ("/trace/cli/convert-blktrace-btt", test_convert_blktrace_btt);
-  return g_test_run ();
+  status = g_test_run ();
+  test_tmpdir_leave (tmpdir);
+  return status;
 }

@@ -10,6 +10,7 @@
  * test-trace-parse.c (counts, FILE:LINE errors, blkparse round trip,
  * mutation smoke).
  */
+#include "test-tmpdir.h"
 #include <string.h>
 
 #include <glib.h>
@@ -1366,6 +1367,9 @@ test_sample_mutations (void)
 int
 main (int argc, char **argv)
 {
+  char *tmpdir = test_tmpdir_enter ();
+  int status;
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/trace/iolog/t0038", test_iolog_t0038);
@@ -1388,5 +1392,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/iolog-writer/edges", test_iolog_writer_edges);
   g_test_add_func ("/trace/iolog-writer/fio", test_fio_replay);
   g_test_add_func ("/trace/mutation/samples", test_sample_mutations);
-  return g_test_run ();
+  status = g_test_run ();
+  test_tmpdir_leave (tmpdir);
+  return status;
 }

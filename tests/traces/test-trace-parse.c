@@ -6,6 +6,7 @@
  * (skipped when absent), the blkparse writer round trip and a
  * deterministic mutation smoke test over every reader.
  */
+#include "test-tmpdir.h"
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
@@ -816,6 +817,9 @@ test_real_takeoverjp_btt (void)
 int
 main (int argc, char **argv)
 {
+  char *tmpdir = test_tmpdir_enter ();
+  int status;
+
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/trace/data/valid", test_valid_files);
@@ -835,5 +839,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/mutation-smoke", test_mutation_smoke);
   g_test_add_func ("/trace/real/loop2-events", test_real_loop2_events);
   g_test_add_func ("/trace/real/takeoverjp-btt", test_real_takeoverjp_btt);
-  return g_test_run ();
+  status = g_test_run ();
+  test_tmpdir_leave (tmpdir);
+  return status;
 }
