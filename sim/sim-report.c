@@ -386,6 +386,13 @@ add_page_cache_json (JsonBuilder *b, const SimPageCacheStats *pc)
   json_builder_end_object (b);
 }
 
+static void
+add_double_member (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, v);
+}
+
 /* "via": "loop" and a "loop" object; absent for a device without one, so
  * that results of scenarios without via keep their shape. */
 static void
@@ -396,28 +403,18 @@ add_loop_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_string_value (b, "loop");
   json_builder_set_member_name (b, "loop");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "tags");
-  json_builder_add_int_value (b, l->tags);
-  json_builder_set_member_name (b, "max_io_bytes");
-  json_builder_add_int_value (b, (gint64) l->max_io_bytes);
-  json_builder_set_member_name (b, "max_background");
-  json_builder_add_int_value (b, l->max_background);
-  json_builder_set_member_name (b, "max_sectors");
-  json_builder_add_int_value (b, l->max_sectors);
+  add_uint_member (b, "tags", l->tags);
+  add_uint_member (b, "max_io_bytes", l->max_io_bytes);
+  add_uint_member (b, "max_background", l->max_background);
+  add_uint_member (b, "max_sectors", l->max_sectors);
   json_builder_set_member_name (b, "rotational");
   json_builder_add_boolean_value (b, l->rotational);
-  json_builder_set_member_name (b, "mean_in_flight");
-  json_builder_add_double_value (b, d->mean_in_flight);
-  json_builder_set_member_name (b, "max_in_flight");
-  json_builder_add_int_value (b, l->max_in_flight);
-  json_builder_set_member_name (b, "pieces");
-  json_builder_add_int_value (b, (gint64) l->pieces);
-  json_builder_set_member_name (b, "mean_model_in_flight");
-  json_builder_add_double_value (b, l->mean_model_in_flight);
-  json_builder_set_member_name (b, "max_model_in_flight");
-  json_builder_add_int_value (b, l->max_model_in_flight);
-  json_builder_set_member_name (b, "max_pending");
-  json_builder_add_int_value (b, l->max_pending);
+  add_double_member (b, "mean_in_flight", d->mean_in_flight);
+  add_uint_member (b, "max_in_flight", l->max_in_flight);
+  add_uint_member (b, "pieces", l->pieces);
+  add_double_member (b, "mean_model_in_flight", l->mean_model_in_flight);
+  add_uint_member (b, "max_model_in_flight", l->max_model_in_flight);
+  add_uint_member (b, "max_pending", l->max_pending);
   json_builder_end_object (b);
 }
 
@@ -452,13 +449,6 @@ add_device_json (JsonBuilder *b, const SimDeviceResult *d)
   if (d->via_loop)
     add_loop_json (b, d);
   json_builder_end_object (b);
-}
-
-static void
-add_double_member (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, v);
 }
 
 static void
