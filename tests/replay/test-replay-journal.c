@@ -15,6 +15,7 @@
 
 #include "replay/replay-journal.h"
 #include "replay/replay-setup.h"
+#include "fake-sysfs.h"
 
 typedef struct {
   char              *root;      /* fake tree */
@@ -25,26 +26,6 @@ typedef struct {
 } Fake;
 
 static void
-put (const char *dir, const char *file, const char *text)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-}
-
-static char *
-get (const char *dir, const char *file)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  return g_strstrip (text);
-}
-
-static void
 fake_setup (Fake *f, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
@@ -53,11 +34,7 @@ fake_setup (Fake *f, gconstpointer data)
   g_assert_no_error (error);
   f->queue = g_build_filename (f->root, "block", "fake0", "queue", NULL);
   f->jdir = g_build_filename (f->root, "run", NULL);
-  put (f->queue, "scheduler", "none [mq-deadline] kyber\n");
-  put (f->queue, "read_ahead_kb", "128\n");
-  put (f->queue, "nr_requests", "64\n");
-  put (f->queue, "rotational", "0\n");
-  put (f->queue, "iosched/read_expire", "500\n");
+  fake_queue_fill (f->queue);
   put (f->root, "block/fake0/dev", "250:7\n");
   put (f->root, "cgroup/blkio/blkio.throttle.read_bps_device", "");
   put (f->root, "etc/precious", "keep\n");
@@ -65,13 +42,7 @@ fake_setup (Fake *f, gconstpointer data)
   f->roots.cgroup_root = g_build_filename (f->root, "cgroup", NULL);
   f->roots.irq_dir = g_build_filename (f->root, "irq", NULL);
   f->roots.workqueue_mask = g_build_filename (f->root, "wq", "cpumask", NULL);
-  memset (&f->target, 0, sizeof f->target);
-  f->target.path = g_strdup ("/dev/fake0");
-  f->target.name = g_strdup ("fake0");
-  f->target.disk_name = g_strdup ("fake0");
-  f->target.sysfs_root = g_strdup (f->root);
-  f->target.major = 250;
-  f->target.minor = 7;
+  fake_target_init (&f->target, f->root);
 }
 
 static void
@@ -86,10 +57,7 @@ fake_teardown (Fake *f, gconstpointer data)
   g_free ((char *) f->roots.cgroup_root);
   g_free ((char *) f->roots.irq_dir);
   g_free ((char *) f->roots.workqueue_mask);
-  g_free (f->target.path);
-  g_free (f->target.name);
-  g_free (f->target.disk_name);
-  g_free (f->target.sysfs_root);
+  fake_target_clear (&f->target);
 }
 
 static char *

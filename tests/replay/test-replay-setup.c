@@ -8,32 +8,13 @@
 
 #include "replay/replay.h"
 #include "replay/replay-setup.h"
+#include "fake-sysfs.h"
 
 typedef struct {
   char        *root;
   char        *queue;
   ReplayTarget target;
 } Fake;
-
-static void
-put (const char *dir, const char *file, const char *text)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-  g_autofree char *parent = g_path_get_dirname (path);
-
-  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (path, text, -1, NULL));
-}
-
-static char *
-get (const char *dir, const char *file)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-  char *text = NULL;
-
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  return g_strstrip (text);
-}
 
 static void
 fake_setup (Fake *f, gconstpointer data)
@@ -43,21 +24,11 @@ fake_setup (Fake *f, gconstpointer data)
   f->root = g_dir_make_tmp ("iosim-setup-XXXXXX", &error);
   g_assert_no_error (error);
   f->queue = g_build_filename (f->root, "block", "fake0", "queue", NULL);
-  put (f->queue, "scheduler", "none [mq-deadline] kyber\n");
-  put (f->queue, "read_ahead_kb", "128\n");
-  put (f->queue, "nr_requests", "64\n");
-  put (f->queue, "rotational", "0\n");
-  put (f->queue, "iosched/read_expire", "500\n");
+  fake_queue_fill (f->queue);
   put (f->queue, "iosched/fifo_batch", "16\n");
   put (f->root, "cgroup/blkio/blkio.throttle.read_bps_device", "");
   put (f->root, "cgroup/blkio/blkio.throttle.write_bps_device", "250:7 1000\n");
-  memset (&f->target, 0, sizeof f->target);
-  f->target.path = g_strdup ("/dev/fake0");
-  f->target.name = g_strdup ("fake0");
-  f->target.disk_name = g_strdup ("fake0");
-  f->target.sysfs_root = g_strdup (f->root);
-  f->target.major = 250;
-  f->target.minor = 7;
+  fake_target_init (&f->target, f->root);
 }
 
 static void
@@ -68,10 +39,7 @@ fake_teardown (Fake *f, gconstpointer data)
   g_assert_cmpint (system (cmd), ==, 0);
   g_free (f->root);
   g_free (f->queue);
-  g_free (f->target.path);
-  g_free (f->target.name);
-  g_free (f->target.disk_name);
-  g_free (f->target.sysfs_root);
+  fake_target_clear (&f->target);
 }
 
 /* Everything the spec touches, as one string, to compare before/after. */
