@@ -22,6 +22,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "tests/test-tree.h"
 #include "replay/replay-nfs.h"
 
 #define TMPFS_BYTES   (G_GUINT64_CONSTANT (64) << 20)
@@ -30,26 +31,6 @@
 #define WRITE_SKIPPED "WRITE (count above the 1048576-byte NFSv3 limit)"
 
 /* ---- helpers (run in the subprocess) ------------------------------------- */
-
-static void
-remove_tree (const char *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    {
-      g_remove (path);
-      return;
-    }
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_dir_close (d);
-  g_rmdir (path);
-}
 
 /* tests/bench/gen-nfs-pcap.py craft @ops into @dir/@name. */
 static char *
@@ -185,7 +166,7 @@ case_hostile_sizes (const char *mnt)
   g_assert_cmpint (json_object_get_int_member (skipped, WRITE_SKIPPED), ==, 1);
   g_assert_true (json_object_has_member (json_object_get_object_member (o, "operations"), "write"));
   iosim_run_clear (&r);
-  remove_tree (work);
+  test_remove_tree (work);
 }
 
 /* 80 READs of 1 MiB at distinct offsets: 80 MiB of setup data, under the
@@ -218,7 +199,7 @@ case_over_free_space (const char *mnt)
   g_assert_nonnull (d);
   g_assert_null (g_dir_read_name (d));
   iosim_run_clear (&r);
-  remove_tree (work);
+  test_remove_tree (work);
 }
 
 /* ---- the mount, around a subprocess ---------------------------------------- */

@@ -20,6 +20,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "tests/test-tree.h"
 #include "replay/replay-nfs.h"
 
 #define CAPTURE "generated-nfs-loopback/nfsv3-tcp-libnfs-ganesha.pcap"
@@ -63,26 +64,6 @@ load_records (const char *path)
     g_array_append_val (recs, rec);
   g_assert_no_error (error);
   return recs;
-}
-
-static void
-remove_tree (const char *path)
-{
-  GDir *d = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (d == NULL)
-    {
-      g_remove (path);
-      return;
-    }
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      remove_tree (child);
-    }
-  g_dir_close (d);
-  g_rmdir (path);
 }
 
 /* Size of @rel under DIR/iosim-nfs-replay/, -1 if missing. */
@@ -458,7 +439,7 @@ test_replay_names (void)
       g_assert_no_error (error);
       g_assert_cmpstr (target, ==, "f");
     }
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* The stored NFSv3 capture with every name procedure (suricata-verify
@@ -503,7 +484,7 @@ test_capture_names_v3 (void)
   while (g_dir_read_name (d) != NULL)
     entries++;
   g_assert_cmpuint (entries, ==, 1);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* The NFSv4.0 loopback capture: OPEN of an existing file (made at setup
@@ -549,7 +530,7 @@ test_capture_names_v4 (void)
     }
   assert_node (dir, "f300k.bin", 'f', 300000);
   assert_node (dir, "w4.bin", 'f', 3000);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -598,7 +579,7 @@ test_check_dir (void)
   ok = replay_nfs_check_dir (dir, &error);
   g_assert_no_error (error);
   g_assert_nonnull (ok);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* ---- the stored capture --------------------------------------------------- */
@@ -656,7 +637,7 @@ test_capture_allow_write (gconstpointer data)
     }
   else
     g_assert_cmpfloat (res->intended_iops, ==, 0);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -716,7 +697,7 @@ test_capture_reads_only (void)
   g_assert_cmpint (json_object_get_int_member (o, "skipped_writes"), ==,
                    (gint64) res->plan->skipped_writes);
   g_assert_true (json_object_has_member (json_object_get_object_member (o, "operations"), "read"));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 static void
@@ -743,7 +724,7 @@ test_capture_dry_run (void)
   d = g_dir_open (dir, 0, NULL);
   g_assert_null (g_dir_read_name (d));
   g_dir_close (d);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* One worker takes operations in trace order: each starts after the
@@ -774,7 +755,7 @@ test_capture_pool_order (void)
           g_assert_cmpint (r->issue_ns, >=, p->complete_ns);
         }
     }
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* ---- the command ---------------------------------------------------------- */
@@ -863,7 +844,7 @@ test_cli (void)
     const char *args[] = { "replay", file, "--target-dir", dir, NULL };
     g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
   }
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* ---- hostile sizes: count limits, sparse setup, setup limits ------------- */
@@ -1000,7 +981,7 @@ test_sparse_setup (void)
   /* buffers: the largest READ replayed, per worker */
   g_assert_cmpuint (res->buffer_bytes, <=, (guint64) res->threads * 5000 + 1);
   g_assert_cmpuint (res->peak_rss_bytes, >, 0);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* A size the file system refuses (here RLIMIT_FSIZE makes ftruncate fail
@@ -1039,7 +1020,7 @@ test_setup_efbig (void)
   g_assert_nonnull (strstr (error->message, "2147483648 bytes"));
   g_assert_nonnull (strstr (error->message, "larger than this file system allows"));
   g_assert_nonnull (strstr (error->message, "fh-0000000000000002"));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* Three READs of 1 MiB each: setup needs 3 MiB. */
@@ -1103,7 +1084,7 @@ test_setup_limit (void)
   g_assert_null (res->setup_refusal);
   g_assert_cmpuint (res->errors, ==, 0);
   g_assert_cmpuint (res->plan->setup_bytes, ==, 3u << 20);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* More than the file system holds (READs of 4 GiB, allowed by
@@ -1130,7 +1111,7 @@ test_setup_free_space (void)
   if ((guint64) sv.f_bavail * sv.f_frsize >= 4096 * (guint64) 0xfffff000u)
     {
       g_test_skip ("the temporary directory has more than 16 TiB free");
-      remove_tree (dir);
+      test_remove_tree (dir);
       return;
     }
   replay_nfs_options_init (&opts);
@@ -1147,7 +1128,7 @@ test_setup_free_space (void)
   d = g_dir_open (sub, 0, NULL);
   g_assert_nonnull (d);
   g_assert_null (g_dir_read_name (d));
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* ---- names in the outputs --------------------------------------------------- */
@@ -1256,7 +1237,7 @@ test_csv_quoting (void)
         g_assert_cmpstr (g_ptr_array_index (row, 3), ==, odd_names[(i - 1) / 2]);
     }
   free (text);
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 /* --dry-run prints names escaped: no control byte, every line of the plan
@@ -1343,13 +1324,13 @@ test_cli_limits (void)
   if (g_getenv ("IOSIM_BIN") == NULL)
     {
       g_test_skip ("IOSIM_BIN not set");
-      remove_tree (dir);
+      test_remove_tree (dir);
       return;
     }
   capture = craft_capture (dir, "limits.pcap", ops);
   if (capture == NULL)
     {
-      remove_tree (dir);
+      test_remove_tree (dir);
       return;
     }
   {
@@ -1400,7 +1381,7 @@ test_cli_limits (void)
     const char *args[] = { "replay", capture, "--target-dir", dir, "--max-io-bytes", "0", NULL };
     g_assert_cmpint (run_iosim (args, &out, &err), ==, 2);
   }
-  remove_tree (dir);
+  test_remove_tree (dir);
 }
 
 int

@@ -11,18 +11,9 @@
 #pragma once
 
 #include <errno.h>
-#include <ftw.h>
-#include <stdio.h>
 #include <glib.h>
 
-static int
-test_tmpdir_remove_one (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-  (void) st;
-  (void) flag;
-  (void) ftw;
-  return remove (path) == 0 ? 0 : -1;
-}
+#include "tests/test-tree.h"
 
 /* Call first in main (), before g_test_init: g_get_tmp_dir () caches. */
 static inline char *
@@ -42,7 +33,7 @@ test_tmpdir_enter (void)
 static inline void
 test_tmpdir_leave (char *dir)
 {
-  if (nftw (dir, test_tmpdir_remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0)
+  if (!test_remove_tree (dir))
     g_printerr ("could not remove %s\n", dir);
   g_free (dir);
 }
