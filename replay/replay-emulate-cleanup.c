@@ -10,6 +10,7 @@
  * mount at DIR/mnt is unmounted, and only DIR/backing and the two
  * directories are deleted, after lstat shows they are ours.
  */
+#include "replay/replay-setup-private.h"
 #include "replay/replay-emulate.h"
 #include "replay/replay-safety.h"
 
@@ -274,18 +275,12 @@ vm_path (const char *proc_root, const char *name)
   return g_build_filename (proc_root ? proc_root : "/proc", "sys", "vm", name, NULL);
 }
 
+/* @path's value, stripped, in *@out. */
 static gboolean
 sysctl_read (const char *path, char **out, GError **error)
 {
-  GError *local = NULL;
-
-  if (!g_file_get_contents (path, out, NULL, &local))
-    {
-      g_propagate_prefixed_error (error, local, "reading %s: ", path);
-      return FALSE;
-    }
-  g_strstrip (*out);
-  return TRUE;
+  *out = replay_setup_read_stripped (path, error);
+  return *out != NULL;
 }
 
 /* Write @value to @path and read it back: a sysctl may refuse a value or
@@ -294,25 +289,9 @@ static gboolean
 sysctl_write_checked (const char *path, const char *value, GError **error)
 {
   g_autofree char *back = NULL;
-  int fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-  gssize n;
 
-  if (fd < 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "cannot open %s: %s", path,
-                   g_strerror (errno));
-      return FALSE;
-    }
-  n = write (fd, value, strlen (value));
-  if (n != (gssize) strlen (value))
-    {
-      int e = n < 0 ? errno : EIO;
-      close (fd);
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "writing %s to %s: %s", value, path,
-                   g_strerror (e));
-      return FALSE;
-    }
-  close (fd);
+  if (!replay_setup_write_value (path, value, error))
+    return FALSE;
   if (!sysctl_read (path, &back, error))
     return FALSE;
   if (strcmp (back, value) != 0)
