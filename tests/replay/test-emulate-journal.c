@@ -446,6 +446,59 @@ test_recover_dead (Fixture *f, gconstpointer data)
   replay_journal_remove (live, NULL);
 }
 
+/* Bad options of `iosim emulate` are refused before anything is made: a
+ * clear message naming the option, a non-zero exit, no journal written. */
+typedef struct {
+  const char *name;
+  const char *args[6];
+  const char *says;
+} BadOption;
+
+static const BadOption bad_options[] = {
+  { "size", { "--model", "disk-7200-sata", "--size", "lots" }, "--size: 'lots' is not a size" },
+  { "no-size", { "--model", "disk-7200-sata" }, "--size" },
+  { "model", { "--model", "nosuch", "--size", "1GiB" }, "model 'nosuch' not found" },
+  { "direct-io", { "--model", "disk-7200-sata", "--size", "1GiB", "--direct-io", "maybe" },
+    "--direct-io: 'maybe' is neither on nor off" },
+  { "spin", { "--model", "disk-7200-sata", "--size", "1GiB", "--spin", "forever" },
+    "--spin: 'forever' is not a time" },
+  { "dirty-bytes", { "--model", "disk-7200-sata", "--size", "1GiB", "--dirty-bytes", "0" },
+    "--dirty-bytes: must be more than 0 bytes" },
+};
+
+static void
+test_bad_option (Fixture *f, gconstpointer data)
+{
+  const BadOption *c = data;
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *dir_arg = g_strconcat ("--journal-dir=", f->journal_dir, NULL);
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) journals = NULL;
+  int status = 0;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN is not set (run through meson test)");
+      return;
+    }
+  g_ptr_array_add (argv, (char *) bin);
+  g_ptr_array_add (argv, "emulate");
+  g_ptr_array_add (argv, dir_arg);
+  for (guint i = 0; i < G_N_ELEMENTS (c->args) && c->args[i]; i++)
+    g_ptr_array_add (argv, (char *) c->args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                               NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  if (strstr (err, c->says) == NULL)
+    g_error ("%s: stderr '%s' does not say '%s'", c->name, err, c->says);
+  journals = replay_journal_list (f->journal_dir, NULL);
+  g_assert_true (journals == NULL || journals->len == 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -470,5 +523,10 @@ main (int argc, char **argv)
               test_sysctl_one_owner, fixture_teardown);
   g_test_add ("/emulate/journal/recover-dead", Fixture, NULL, fixture_setup, test_recover_dead,
               fixture_teardown);
+  for (guint i = 0; i < G_N_ELEMENTS (bad_options); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/emulate/cli/bad-option/%s", bad_options[i].name);
+      g_test_add (path, Fixture, &bad_options[i], fixture_setup, test_bad_option, fixture_teardown);
+    }
   return g_test_run ();
 }
