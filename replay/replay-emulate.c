@@ -703,7 +703,13 @@ load_model (const char *model, GError **error)
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_auto (GStrv) dirs = dev_model_default_search_dirs ();
+  g_autofree char *here = g_build_filename (".", model, NULL);
 
+  /* A command-line FILE.ini is a path from the current directory, as
+   * for any other tool, before it is a NAME in the model directories. */
+  if (g_str_has_suffix (model, ".ini") && !g_path_is_absolute (model)
+      && g_file_test (here, G_FILE_TEST_IS_REGULAR))
+    model = here;
   g_key_file_set_string (kf, "device emulated", "model", model);
   return dev_model_load ("emulated", kf, "device emulated", (const char *const *) dirs, NULL,
                          error);

@@ -124,7 +124,8 @@ emu_spawn_args (const char *model, const char *size, const char *backing,
   for (guint i = 0; extra && extra[i]; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
+  /* From the journal directory: a model FILE.ini named there relative. */
+  g_assert_true (g_spawn_async_with_pipes (journal_dir, (char **) argv->pdata, NULL,
                                            G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &emu->pid, NULL,
                                            &out_fd, NULL, &error));
   g_assert_no_error (error);
@@ -239,10 +240,12 @@ predicted_mb_per_s (const char *dir, const char *scenario)
   const char *args[] = { "run", ini, "--json", json, NULL };
   g_autoptr (JsonParser) p = json_parser_new ();
   g_autoptr (GError) error = NULL;
+  g_autofree char *table = NULL;
   JsonObject *run;
 
   g_assert_true (g_file_set_contents (ini, scenario, -1, NULL));
-  g_assert_cmpint (run_iosim (args, NULL), ==, 0);
+  /* Captured: the run's table on this test's stdout would break TAP. */
+  g_assert_cmpint (run_iosim (args, &table), ==, 0);
   json_parser_load_from_file (p, json, &error);
   g_assert_no_error (error);
   run = json_array_get_object_element (
@@ -321,10 +324,25 @@ steal_ms (void)
 }
 
 /* A measurement is retried (fresh emulator) while the hypervisor stole
- * more than this during it; after the last try the timing assertions are
- * skipped with the reason: they would test the host, not the emulator. */
-#define STEAL_LIMIT_MS 10
-#define ATTEMPTS 4
+ * more CPU time during it than a tenth of what its assertion tolerates
+ * (tolerance x the measurement's length); after the last try the timing
+ * assertions are skipped with the reason: they would test the host, not
+ * the emulator.  Steal is counted in ticks of 10 ms (USER_HZ 100): one
+ * tick spoils the 0.43 s fixed-rate read (a run with 10 ms stolen measured
+ * -2.34 % against its 2 %), and on a busy host the disk test's 2.5 s saw
+ * 130-200 ms stolen and its ratio off by +3.4 to +8.2 % against its 10 %. */
+#define ATTEMPTS 8
+
+static gboolean
+steal_spoils (gint64 stolen_ms, gint64 elapsed_ns, double tolerance)
+{
+  return stolen_ms * 10 > tolerance * (double) elapsed_ns / 1e6;
+}
+
+/* Issue 13: the fixed-rate device's throughput within 2 %, the disk's
+ * sequential-to-random ratio within 10 %. */
+#define FIXED_TOLERANCE 0.02
+#define RATIO_TOLERANCE 0.10
 
 /* ---- fixed-rate device: throughput as iosim run predicts ---- */
 
@@ -336,6 +354,7 @@ test_fixed_throughput (void)
   guint64 blocks[16];
   double predicted, measured = 0;
   gint64 stolen = 0;
+  gboolean spoiled = TRUE;
 
   if (!can_run ())
     return;
@@ -354,11 +373,12 @@ test_fixed_throughput (void)
     blocks[i] = i;
   for (guint attempt = 0; attempt < ATTEMPTS; attempt++)
     {
-      Emu *emu = emu_spawn (model, "64MiB", NULL, dir);
-      gint64 steal0 = steal_ms ();
+      Emu *emu = emu_spawn ("fixed.ini", "64MiB", NULL, dir);
+      gint64 steal0 = steal_ms (), t0 = mono_ns ();
 
       measured = read_mb_per_s (emu->dev, 512 * 1024, blocks, G_N_ELEMENTS (blocks));
       stolen = steal_ms () - steal0;
+      spoiled = steal_spoils (stolen, mono_ns () - t0, FIXED_TOLERANCE);
       g_assert_cmpint (emu_signal_wait (emu, SIGTERM), ==, 0);
       g_clear_pointer (&stats, json_node_unref);
       stats = emu_stats (emu);
@@ -369,19 +389,19 @@ test_fixed_throughput (void)
                       " ns; %" G_GINT64_FORMAT " ms stolen by the hypervisor",
                       predicted, measured, 100 * (measured / predicted - 1),
                       stats_int (stats, "timing_error_ns", "p99"), stolen);
-      if (stolen <= STEAL_LIMIT_MS)
+      if (!spoiled)
         break;
     }
   /* The stack passed each read whole and one at a time. */
   g_assert_cmpint (stats_int (stats, NULL, "max_request_bytes"), ==, 512 * 1024);
   g_assert_cmpint (stats_int (stats, "in_flight", "max"), ==, 1);
   rm_rf (dir);
-  if (stolen > STEAL_LIMIT_MS)
+  if (spoiled)
     {
       g_test_skip ("the hypervisor stole CPU time in every try; throughput not asserted");
       return;
     }
-  g_assert_cmpfloat (ABS (measured / predicted - 1), <, 0.02);
+  g_assert_cmpfloat (ABS (measured / predicted - 1), <, FIXED_TOLERANCE);
 }
 
 /* ---- disk-7200-sata: sequential against random, timing error ---- */
@@ -398,6 +418,7 @@ test_disk_ratio (void)
   guint64 seq_blocks[48], rnd_blocks[RANDOM_READS];
   double p_seq, p_rnd, m_seq = 0, m_rnd = 0, p_ratio, m_ratio;
   gint64 stolen = 0;
+  gboolean spoiled = TRUE;
 
   if (!can_run ())
     return;
@@ -423,11 +444,12 @@ test_disk_ratio (void)
   for (guint attempt = 0; attempt < ATTEMPTS; attempt++)
     {
       Emu *emu = emu_spawn ("disk-7200-sata", "1GiB", NULL, dir);
-      gint64 steal0 = steal_ms ();
+      gint64 steal0 = steal_ms (), t0 = mono_ns ();
 
       m_seq = read_mb_per_s (emu->dev, 512 * 1024, seq_blocks, G_N_ELEMENTS (seq_blocks));
       m_rnd = read_mb_per_s (emu->dev, 4096, rnd_blocks, RANDOM_READS);
       stolen = steal_ms () - steal0;
+      spoiled = steal_spoils (stolen, mono_ns () - t0, RATIO_TOLERANCE);
       g_assert_cmpint (emu_signal_wait (emu, SIGINT), ==, 0);
       g_clear_pointer (&stats, json_node_unref);
       stats = emu_stats (emu);
@@ -444,20 +466,20 @@ test_disk_ratio (void)
                       stats_int (stats, "timing_error_ns", "p99"),
                       stats_int (stats, "timing_error_ns", "max"),
                       stats_int (stats, "timing_error_ns", "replies"));
-      if (stolen <= STEAL_LIMIT_MS)
+      if (!spoiled)
         break;
     }
   m_ratio = m_seq / m_rnd;
   rm_rf (dir);
-  /* Seeks and rotation dominate whatever the host does: the ratio holds
-   * even with steal (+1.4 to +4.1 % with 90-200 ms stolen, measured). */
+  /* Seeks and rotation dominate whatever the host does. */
   g_assert_cmpfloat (m_ratio, >, 10);
-  g_assert_cmpfloat (ABS (m_ratio / p_ratio - 1), <, 0.10);
-  if (stolen > STEAL_LIMIT_MS)
+  if (spoiled)
     {
-      g_test_skip ("the hypervisor stole CPU time in every try; timing error not asserted");
+      g_test_skip ("the hypervisor stole CPU time in every try; ratio and timing error not "
+                   "asserted");
       return;
     }
+  g_assert_cmpfloat (ABS (m_ratio / p_ratio - 1), <, RATIO_TOLERANCE);
   g_assert_cmpint (stats_int (stats, "timing_error_ns", "p99"), <, 1000 * 1000);
 }
 
