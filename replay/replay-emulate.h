@@ -42,6 +42,8 @@ G_BEGIN_DECLS
 /* The file system type in /proc/self/mountinfo (fuse.SUBTYPE). */
 #define REPLAY_EMULATE_FSTYPE "fuse.iosim-emulate"
 
+#define REPLAY_EMULATE_ROUTE_MEASURE (-1)
+
 typedef struct {
   const char *model;             /* a model NAME (models/devices/NAME.ini) or FILE */
   guint64     size_bytes;        /* of the emulated device; <= the model's capacity */
@@ -49,6 +51,10 @@ typedef struct {
   gboolean    direct_io;         /* loop device with LO_FLAGS_DIRECT_IO */
   const char *journal_dir;       /* NULL: replay_journal_default_dir () */
   gint64      spin_ns;           /* spin this long before a reply is due (0: default) */
+  /* A request's modelled start is its arrival minus this (the route from
+   * the submitting call through loop and FUSE; 0: none);
+   * REPLAY_EMULATE_ROUTE_MEASURE: measured at start with probe reads. */
+  gint64      route_ns;
   volatile sig_atomic_t *stop;   /* serve until *stop (SIGINT/SIGTERM handler) */
   FILE       *log;               /* warnings and cleanup notes; may be NULL */
   /* vm.dirty_bytes / vm.dirty_background_bytes for the run (0: left

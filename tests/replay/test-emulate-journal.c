@@ -462,6 +462,8 @@ static const BadOption bad_options[] = {
     "--direct-io: 'maybe' is neither on nor off" },
   { "spin", { "--model", "disk-7200-sata", "--size", "1GiB", "--spin", "forever" },
     "--spin: 'forever' is not a time" },
+  { "route", { "--model", "disk-7200-sata", "--size", "1GiB", "--route", "soon" },
+    "--route: 'soon' is not a time" },
   { "dirty-bytes", { "--model", "disk-7200-sata", "--size", "1GiB", "--dirty-bytes", "0" },
     "--dirty-bytes: must be more than 0 bytes" },
 };
