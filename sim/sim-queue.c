@@ -733,6 +733,10 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
    * Legacy (__make_request -> elv_merge): the elevator queue, any task. */
   SimPlug *cur = q->current_plug;
   gboolean mq = queue_is_mq (q);
+  /* A bio of another task than the plug's (completion work, a flusher)
+   * is not submitted inside that plug section. */
+  if (cur && cur->ioc != bio->ioc)
+    cur = NULL;
   if (cur && plug_merge (q, cur, bio))
     return TRUE;
   if ((!mq || (q->elevator->ops->flags & SCHED_F_BIO_MERGE))
