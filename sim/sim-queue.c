@@ -16,7 +16,10 @@
  * when it wakes goes to the elevator, not to its plug; no insert merges
  * at flush time (elv_attempt_insert_merge); none's software-queue merges
  * (blk_bio_list_merge on ctx->rq_lists, reached only while direct issue
- * fails) are not modelled, so none merges in the plug only.
+ * fails) are not modelled, so none merges in the plug only; a plug merge
+ * does not ask BFQ's allow_merge (bfq_allow_bio_merge: one task's sync and
+ * async bios in one plug, which direct I/O never mixes); threads sharing
+ * an I/O context (CLONE_IO) are one task to the plug.
  */
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
