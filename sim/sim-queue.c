@@ -608,19 +608,15 @@ plug_add (SimRequestQueue *q, SimPlug *plug, SimRequest *rq)
   plug->rq_count++;
 }
 
-/* blk_rq_merge_ok for a plugged request: same direction, same I/O
- * priority (5.17+), within max_sectors. */
+/* blk_rq_merge_ok for a plugged request: same direction, within
+ * max_sectors.  Its I/O priority check (5.17+) always passes here: a
+ * plug holds one task's requests and the simulated priority is the
+ * task's. */
 static gboolean
 plug_rq_merge_ok (const SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
 {
-  if (rq->state != SIM_RQ_PLUGGED || rq->op != bio->op)
-    return FALSE;
-  if (rq->nr_sectors + bio->nr_sectors > q->limits.max_sectors)
-    return FALSE;
-  const SimIoContext *a = rq->ioc, *b = bio->ioc;
-  int ca = a ? sim_ioc_class (a) : 2, cb = b ? sim_ioc_class (b) : 2;
-  int la = a ? sim_ioc_level (a) : 4, lb = b ? sim_ioc_level (b) : 4;
-  return ca == cb && la == lb;
+  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op
+         && rq->nr_sectors + bio->nr_sectors <= q->limits.max_sectors;
 }
 
 /* blk_attempt_plug_merge (6.18 block/blk-merge.c): only the newest request
@@ -672,11 +668,20 @@ sim_queue_start_plug (SimRequestQueue *q, SimPlug *plug, const SimIoContext *ioc
       sim_list_init (&plug->list);
     }
   plug->ioc = ioc;
-  /* Only the running task has a current plug; the previous one, if any,
-   * ended its section or slept (and was flushed). */
-  g_assert (q->current_plug == NULL || q->current_plug == plug);
   g_assert (plug->rq_count == 0);
+  if (q->current_plug == plug)
+    return;
+  plug->prev = q->current_plug;
   q->current_plug = plug;
+}
+
+/* @plug stops being current (its section ended, or its task slept). */
+static void
+plug_leave (SimRequestQueue *q, SimPlug *plug)
+{
+  if (q->current_plug == plug)
+    q->current_plug = plug->prev;
+  plug->prev = NULL;
 }
 
 void
@@ -685,8 +690,7 @@ sim_queue_finish_plug (SimRequestQueue *q, SimPlug *plug)
   if (!queue_is_mq (q))
     return;
   g_assert (plug->q == q);
-  if (q->current_plug == plug)
-    q->current_plug = NULL;
+  plug_leave (q, plug);
   if (plug->rq_count)
     q->counters.unplugs_io++;
   plug_flush (q, plug, FALSE);
@@ -696,12 +700,11 @@ sim_queue_finish_plug (SimRequestQueue *q, SimPlug *plug)
  * (sched_submit_work -> blk_flush_plug(plug, true)); it is no longer the
  * running task. */
 static void
-plug_sleep (SimRequestQueue *q)
+plug_sleep (SimRequestQueue *q, SimPlug *plug)
 {
-  SimPlug *plug = q->current_plug;
   if (plug == NULL)
     return;
-  q->current_plug = NULL;
+  plug_leave (q, plug);
   if (plug->rq_count)
     q->counters.unplugs_timer++;
   plug_flush (q, plug, TRUE);
@@ -757,7 +760,7 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
             (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
       waiter->bio = bio;
       sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
-      plug_sleep (q);
+      plug_sleep (q, cur);
       sim_queue_unplug (q, bio->ioc);
       return FALSE;
     }

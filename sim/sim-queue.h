@@ -138,6 +138,7 @@ struct _SimPlug {
   const SimIoContext *ioc;      /* its task's context (traces) */
   SimList             list;     /* requests in submission order (rq->queuelist) */
   guint               rq_count;
+  SimPlug            *prev;     /* the plug that was current when this one started */
 };
 
 /* A submitter waiting for a request: embedded in the process. */
@@ -172,9 +173,12 @@ gboolean         sim_queue_submit_bio (SimRequestQueue     *q,
                                       SimBioWaiter         *waiter);
 
 /* blk_start_plug, or the task of @plug running again inside its plug
- * section: until sim_queue_finish_plug, bios submitted to @q gather in
- * @plug (blk-mq elevators; with a legacy one this does nothing).  One plug
- * is current at a time: the simulated submitter runs alone. */
+ * section: until sim_queue_finish_plug, bios of @ioc submitted to @q
+ * gather in @plug (blk-mq elevators; with a legacy one this does
+ * nothing).  One plug is current at a time: the simulated submitter runs
+ * alone.  A section may start inside another task's (a submitter woken
+ * synchronously by a request freed in a merge); the other plug is current
+ * again when it ends. */
 void             sim_queue_start_plug (SimRequestQueue     *q,
                                       SimPlug              *plug,
                                       const SimIoContext   *ioc);

@@ -500,6 +500,70 @@ run_plug_case (gconstpointer data)
   fixture_teardown (&f);
 }
 
+/* A submitter woken inside another task's plug section: task 0's bio
+ * merges two queued requests into one, the freed request wakes task 2,
+ * and task 2's resume runs task 3's whole plug section at once, nested in
+ * task 0's.  Task 0's plug must be current again afterwards (its next
+ * request still gathers there), and every section ends with no plug
+ * current. */
+typedef struct {
+  Fixture *f;
+  SimPlug  plug;
+} Nested;
+
+static void
+nested_resume (Sim *sim, gpointer data, SimTime now)
+{
+  Nested *n = data;
+  n->f->resumed = TRUE;
+  sim_queue_start_plug (n->f->q, &n->plug, &task_iocs[3]);
+  SimBio *bio = sim_queue_bio_alloc (n->f->q);
+  *bio = (SimBio) { .sector = 24, .nr_sectors = 8, .op = SIM_OP_READ, .flags = SIM_BIO_SYNC,
+                    .ioc = &task_iocs[3], .end_io = bio_done, .end_io_data = n->f };
+  g_assert_true (sim_queue_submit_bio (n->f->q, bio, NULL));
+  sim_queue_finish_plug (n->f->q, &n->plug);
+}
+
+static gboolean
+submit_task (Fixture *f, guint task, guint64 sector, SimBioWaiter *waiter)
+{
+  SimBio *bio = sim_queue_bio_alloc (f->q);
+  *bio = (SimBio) { .sector = sector, .nr_sectors = 8, .op = SIM_OP_READ, .flags = SIM_BIO_SYNC,
+                    .ioc = &task_iocs[task], .end_io = bio_done, .end_io_data = f };
+  return sim_queue_submit_bio (f->q, bio, waiter);
+}
+
+static void
+test_plug_nested_wakeup (void)
+{
+  Fixture f;
+  fixture_setup (&f, "mq-deadline", NULL, 5, 1024);
+  g_assert_true (submit_task (&f, 1, 100000, NULL));   /* on the device */
+  g_assert_true (submit_task (&f, 1, 0, NULL));
+  g_assert_true (submit_task (&f, 1, 16, NULL));
+  g_assert_true (submit_task (&f, 1, 50000, NULL));
+  g_assert_true (submit_task (&f, 1, 60000, NULL));    /* the pool is full */
+  Nested n = { .f = &f };
+  SimBioWaiter waiter = { .resume = nested_resume, .resume_data = &n };
+  sim_list_init (&waiter.link);
+  g_assert_false (submit_task (&f, 2, 90000, &waiter));
+  SimPlug plug0 = { 0 };
+  sim_queue_start_plug (f.q, &plug0, &task_iocs[0]);
+  /* 8 back-merges into 0, which then absorbs 16: a request is freed. */
+  g_assert_true (submit_task (&f, 0, 8, NULL));
+  g_assert_true (f.resumed);
+  g_assert_cmpuint (f.q->counters.request_merges, ==, 1);
+  /* Task 3's bio at 24 merged into the grown request, in the scheduler. */
+  g_assert_cmpuint (f.q->counters.back_merges, ==, 2);
+  g_assert_true (f.q->current_plug == &plug0);
+  g_assert_null (n.plug.prev);
+  sim_queue_finish_plug (f.q, &plug0);
+  g_assert_null (f.q->current_plug);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (f.completed_bios, ==, 8);
+  fixture_teardown (&f);
+}
+
 /* ---- the 4-thread interleaved O_DIRECT reader as a scenario --------------
  *
  * Issue 14's measurement: 4 threads reading interleaved adjacent 128 KiB
@@ -574,6 +638,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/sim/queue/plug/%s", plug_cases[i].name);
       g_test_add_data_func (path, &plug_cases[i], run_plug_case);
     }
+  g_test_add_func ("/sim/queue/plug/nested-wakeup", test_plug_nested_wakeup);
   for (guint i = 0; i < G_N_ELEMENTS (reader_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/sim/queue/four-direct-readers/%s",
