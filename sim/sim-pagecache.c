@@ -446,13 +446,17 @@ submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
     }
 }
 
-/* Read the window's missing pages; stops where memory runs out. */
+/* Read the window's missing pages; stops where memory runs out.  A
+ * blk-mq queue sees them through the task's plug, as 6.18 mm/readahead.c
+ * read_pages submits a window between blk_start_plug and blk_finish_plug. */
 static void
 submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoContext *ioc)
 {
   guint64 end = MIN (w->start + w->nr_pages, f->size_pages);
   guint64 run_start = 0, run_len = 0;
   guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
+  SimPlug plug = { 0 };
+  sim_queue_start_plug (f->q, &plug, ioc);
   for (guint64 i = w->start; i < end; i++)
     {
       if (lookup (pc, f, i) != NULL)
@@ -473,6 +477,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
     }
   if (run_len)
     submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
+  sim_queue_finish_plug (f->q, &plug);
 }
 
 /* ---- the read loop ------------------------------------------------------------ */
@@ -851,6 +856,36 @@ writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
   sim_queue_unplug (page->file->q, ioc);
 }
 
+/* Writeback submits inside a plug (6.18 fs/fs-writeback.c wb_writeback:
+ * blk_start_plug around the whole pass; ext4_do_writepages for fsync):
+ * the plug follows the queue of the run being submitted. */
+typedef struct {
+  SimPlug          plug;
+  SimRequestQueue *q;
+} WbPlug;
+
+static void
+wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64 n,
+                const SimIoContext *ioc, guint32 flags)
+{
+  if (wp->q != f->q)
+    {
+      if (wp->q)
+        sim_queue_finish_plug (wp->q, &wp->plug);
+      wp->q = f->q;
+      sim_queue_start_plug (wp->q, &wp->plug, ioc);
+    }
+  submit_pages (pc, f, SIM_OP_WRITE, first, n, ioc, flags);
+}
+
+static void
+wb_plug_finish (WbPlug *wp)
+{
+  if (wp->q)
+    sim_queue_finish_plug (wp->q, &wp->plug);
+  wp->q = NULL;
+}
+
 guint64
 sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages,
                                 SimTime dirtied_before_ns, const SimIoContext *ioc)
@@ -858,6 +893,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
   guint64 started = 0, skipped = 0;
   SimFile *run_file = NULL;
   guint64 run_first = 0, run_len = 0;
+  WbPlug wp = { { 0 }, NULL };
   while (started < max_pages)
     {
       SimBdi *b = bdi ? bdi : oldest_bdi (pc, dirtied_before_ns);
@@ -879,7 +915,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       /* Pages go to the device in runs of contiguous pages of one file. */
       if (run_len && (page->file != run_file || page->index != run_first + run_len))
         {
-          submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, ioc, 0);
+          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
           run_len = 0;
         }
       if (run_len == 0)
@@ -894,7 +930,8 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       started++;
     }
   if (run_len)
-    submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, ioc, 0);
+    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
+  wb_plug_finish (&wp);
   return started;
 }
 
@@ -925,6 +962,7 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
         continue;
       SimFile *run_file = NULL;
       guint64 run_first = 0, run_len = 0;
+      WbPlug wp = { { 0 }, NULL };
       for (SimList *l = b->dirty.next; l != &b->dirty;)
         {
           SimPage *page = sim_container_of (l, SimPage, dirty_link);
@@ -934,8 +972,7 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
             continue;
           if (run_len && (page->file != run_file || page->index != run_first + run_len))
             {
-              submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, sy->ioc,
-                            SIM_BIO_SYNC);
+              wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
               run_len = 0;
             }
           if (run_len == 0)
@@ -948,7 +985,8 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
           started++;
         }
       if (run_len)
-        submit_pages (pc, run_file, SIM_OP_WRITE, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+        wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+      wb_plug_finish (&wp);
       sim_queue_unplug (b->q, sy->ioc);
     }
   pc->stats.sync_pages += started;

@@ -4,7 +4,14 @@
  * of at most max_sectors, all submitted, then the queue is unplugged
  * (blk_run_address_space) before the task waits.  A bio that finds no free
  * request puts the task to sleep; it resumes with the rest of its bios when
- * the queue hands it a request.
+ * the queue hands it a request.  With a blk-mq elevator the bios of one
+ * call go through the task's own plug, as 6.18 block/fops.c
+ * __blkdev_direct_IO and fs/iomap/direct-io.c __iomap_dio_rw wrap their
+ * bio loop in blk_start_plug/blk_finish_plug: they merge with each other
+ * only, and the plug is flushed when the call has submitted them all (or
+ * the task sleeps for a request) - before a synchronous reader waits.  An
+ * aio process submits one iocb per io_submit(), below fs/aio.c's
+ * AIO_PLUG_THRESHOLD (2) where io_submit plugs across iocbs.
  */
 #include "sim/sim-process.h"
 #include "sim/sim-rng.h"
@@ -289,6 +296,8 @@ static gboolean
 submit_bios (SimProcess *p)
 {
   SimIo *io = p->cur_io;
+  /* blk_start_plug, or back in the call after a sleep: current->plug. */
+  sim_queue_start_plug (p->q, &p->plug, p->ioc);
   while (p->cur_sectors_left > 0)
     {
       guint32 n = (guint32) MIN (p->cur_sectors_left, (guint64) p->q->limits.max_sectors);
@@ -307,14 +316,17 @@ submit_bios (SimProcess *p)
       p->cur_sectors_left -= n;
       if (!sim_queue_submit_bio (p->q, bio, &p->waiter))
         {
+          /* Asleep: the queue flushed the plug and it is no longer current. */
           p->blocked = TRUE;
           p->sleeps++;
           return FALSE;
         }
     }
-  /* All bios are in: the task now waits on its I/O and unplugs. */
+  /* All bios are in: blk_finish_plug; the task now waits on its I/O and
+   * unplugs. */
   p->cur_io = NULL;
   io->submitting = FALSE;
+  sim_queue_finish_plug (p->q, &p->plug);
   sim_queue_unplug (p->q, p->ioc);
   if (io->bios_pending == 0)
     io_complete (p, io, sim_now (p->sim));

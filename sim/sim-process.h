@@ -177,6 +177,7 @@ struct _SimProcess {
   guint64          cur_sector;
   guint64          cur_sectors_left;
   SimBioWaiter     waiter;
+  SimPlug          plug;              /* its blk_plug while it submits direct I/O */
   gboolean         blocked;           /* sleeping for a free request */
   gboolean         started;
   gboolean         finished;

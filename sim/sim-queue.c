@@ -5,6 +5,21 @@
  * Simplifications, each a candidate for later issues: segment limits are
  * not modelled (only max_sectors); a woken submitter gets the freed request
  * at once (no batching window of BLK_BATCH_REQ); barriers do not exist.
+ *
+ * blk-mq elevators (SCHED_F_MQ) take the 6.18 path instead (block/blk-mq.c
+ * blk_mq_submit_bio, blk_add_rq_to_plug, blk_mq_flush_plug_list;
+ * block/blk-merge.c blk_attempt_plug_merge; block/blk-mq-sched.c
+ * blk_mq_sched_bio_merge): per-task plugs, scheduler merges only with
+ * SCHED_F_BIO_MERGE.  Simplifications there: the plug flush inserts and
+ * runs the queue at once (the kernel's run after a flush from schedule()
+ * is async, through kblockd); a request that a sleeping submitter gets
+ * when it wakes goes to the elevator, not to its plug; no insert merges
+ * at flush time (elv_attempt_insert_merge); none's software-queue merges
+ * (blk_bio_list_merge on ctx->rq_lists, reached only while direct issue
+ * fails) are not modelled, so none merges in the plug only; a plug merge
+ * does not ask BFQ's allow_merge (bfq_allow_bio_merge: one task's sync and
+ * async bios in one plug, which direct I/O never mixes); threads sharing
+ * an I/O context (CLONE_IO) are one task to the plug.
  */
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
@@ -457,7 +472,7 @@ unplug_timer_fired (Sim *sim, gpointer subject, gpointer object)
 }
 
 static void
-plug (SimRequestQueue *q, const SimIoContext *ioc)
+queue_plug (SimRequestQueue *q, const SimIoContext *ioc)
 {
   if (q->plugged)
     return;
@@ -494,15 +509,19 @@ sim_queue_unplug (SimRequestQueue *q, const SimIoContext *ioc)
 
 /* ---- insertion --------------------------------------------------------- */
 
+static gboolean
+queue_is_mq (const SimRequestQueue *q)
+{
+  return (q->elevator->ops->flags & SCHED_F_MQ) != 0;
+}
+
+/* elv_insert with sort semantics: the request enters the elevator and
+ * becomes a merge candidate (hash, last_merge). */
 static void
-add_new_request (SimRequestQueue *q, SimRequest *rq)
+elv_insert (SimRequestQueue *q, SimRequest *rq)
 {
   SimTime now = sim_now (q->sim);
-  /* blk-mq schedulers have no queue plug: a task's plug is flushed at the
-   * end of its submission, which the process model already does. */
-  if (elv_queue_empty (q) && !(q->elevator->ops->flags & SCHED_F_MQ))
-    plug (q, rq->ioc);
-
+  rq->state = SIM_RQ_PENDING;
   rq->insert_ns = now;
   emit_rq (q, TRACE_ACT_INSERT, rq);
   q->nr_sorted++;
@@ -510,6 +529,16 @@ add_new_request (SimRequestQueue *q, SimRequest *rq)
   hash_add (q, rq);
   if (q->last_merge == NULL)
     q->last_merge = rq;
+}
+
+static void
+add_new_request (SimRequestQueue *q, SimRequest *rq)
+{
+  /* blk-mq schedulers have no queue plug: tasks plug (SimPlug). */
+  if (elv_queue_empty (q) && !queue_is_mq (q))
+    queue_plug (q, rq->ioc);
+
+  elv_insert (q, rq);
 
   if (q->plugged)
     {
@@ -524,6 +553,161 @@ add_new_request (SimRequestQueue *q, SimRequest *rq)
     }
   else
     sim_queue_run (q);
+}
+
+/* ---- blk-mq: per-task plugs -------------------------------------------- */
+
+/* blk_mq_flush_plug_list: the plug's requests enter the elevator in
+ * submission order (6.18 keeps the order: "block: do not reverse request
+ * order when flushing plug list"), then the queue runs.  trace_block_unplug
+ * reports the depth, explicit (U) or from schedule() (UT). */
+static void
+plug_flush (SimRequestQueue *q, SimPlug *plug, gboolean from_schedule)
+{
+  if (plug->rq_count == 0)
+    return;
+  emit (q, from_schedule ? TRACE_ACT_UNPLUG_TIMER : TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ,
+        FALSE, plug->ioc, plug->rq_count);
+  while (!sim_list_empty (&plug->list))
+    {
+      SimRequest *rq = sim_list_first_entry (&plug->list, SimRequest, queuelist);
+      sim_list_del (&rq->queuelist);
+      g_assert (rq->state == SIM_RQ_PLUGGED);
+      elv_insert (q, rq);
+    }
+  plug->rq_count = 0;
+  sim_queue_run (q);
+}
+
+/* blk_add_rq_to_plug (6.18): flush first when the plug holds
+ * BLK_MAX_REQUEST_COUNT requests or the request rq_list_peek() returns -
+ * the list's head, the oldest, since 6.12 adds at the tail - is at least
+ * BLK_PLUG_FLUSH_SIZE. */
+static void
+plug_add (SimRequestQueue *q, SimPlug *plug, SimRequest *rq)
+{
+  if (plug->rq_count == 0)
+    {
+      q->counters.plugs++;
+      emit (q, TRACE_ACT_PLUG, 0, 0, SIM_OP_READ, FALSE, plug->ioc, 0);
+    }
+  else
+    {
+      const SimRequest *head = sim_list_first_entry (&plug->list, SimRequest, queuelist);
+      if (plug->rq_count >= SIM_PLUG_MAX_REQUEST_COUNT
+          || sim_request_bytes (head) >= SIM_PLUG_FLUSH_BYTES)
+        {
+          q->counters.unplugs_thresh++;
+          plug_flush (q, plug, FALSE);
+          q->counters.plugs++;
+          emit (q, TRACE_ACT_PLUG, 0, 0, SIM_OP_READ, FALSE, plug->ioc, 0);
+        }
+    }
+  rq->state = SIM_RQ_PLUGGED;
+  sim_list_add_tail (&rq->queuelist, &plug->list);
+  plug->rq_count++;
+}
+
+/* blk_rq_merge_ok for a plugged request: same direction, within
+ * max_sectors.  Its I/O priority check (5.17+) always passes here: a
+ * plug holds one task's requests and the simulated priority is the
+ * task's. */
+static gboolean
+plug_rq_merge_ok (const SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
+{
+  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op
+         && rq->nr_sectors + bio->nr_sectors <= q->limits.max_sectors;
+}
+
+/* blk_attempt_plug_merge (6.18 block/blk-merge.c): only the newest request
+ * of the plug (plug->mq_list.tail) is tried, back then front
+ * (blk_attempt_bio_merge -> blk_try_merge).  No request-to-request merge:
+ * bio_attempt_back_merge does not look for one in a plug. */
+static gboolean
+plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
+{
+  if (plug->rq_count == 0)
+    return FALSE;
+  SimRequest *rq = sim_container_of (plug->list.prev, SimRequest, queuelist);
+  if (!plug_rq_merge_ok (q, rq, bio))
+    return FALSE;
+  gboolean sync = (bio->flags & SIM_BIO_SYNC) != 0;
+  if (sim_request_end_sector (rq) == bio->sector)
+    {
+      emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
+      rq->biotail->next = bio;
+      rq->biotail = bio;
+      bio->next = NULL;
+      q->counters.back_merges++;
+    }
+  else if (rq->sector == bio->sector + bio->nr_sectors)
+    {
+      emit (q, TRACE_ACT_FRONTMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
+      bio->next = rq->bio;
+      rq->bio = bio;
+      rq->sector = bio->sector;
+      q->counters.front_merges++;
+    }
+  else
+    return FALSE;
+  rq->nr_sectors += bio->nr_sectors;
+  rq->nr_bios++;
+  q->counters.plug_merges++;
+  return TRUE;
+}
+
+void
+sim_queue_start_plug (SimRequestQueue *q, SimPlug *plug, const SimIoContext *ioc)
+{
+  if (!queue_is_mq (q))
+    return;
+  if (plug->q != q)
+    {
+      plug->q = q;
+      plug->rq_count = 0;
+      sim_list_init (&plug->list);
+    }
+  plug->ioc = ioc;
+  g_assert (plug->rq_count == 0);
+  if (q->current_plug == plug)
+    return;
+  plug->prev = q->current_plug;
+  q->current_plug = plug;
+}
+
+/* @plug stops being current (its section ended, or its task slept). */
+static void
+plug_leave (SimRequestQueue *q, SimPlug *plug)
+{
+  if (q->current_plug == plug)
+    q->current_plug = plug->prev;
+  plug->prev = NULL;
+}
+
+void
+sim_queue_finish_plug (SimRequestQueue *q, SimPlug *plug)
+{
+  if (!queue_is_mq (q))
+    return;
+  g_assert (plug->q == q);
+  plug_leave (q, plug);
+  if (plug->rq_count)
+    q->counters.unplugs_io++;
+  plug_flush (q, plug, FALSE);
+}
+
+/* The submitter sleeps (for a request): schedule() flushes its plug
+ * (sched_submit_work -> blk_flush_plug(plug, true)); it is no longer the
+ * running task. */
+static void
+plug_sleep (SimRequestQueue *q, SimPlug *plug)
+{
+  if (plug == NULL)
+    return;
+  plug_leave (q, plug);
+  if (plug->rq_count)
+    q->counters.unplugs_timer++;
+  plug_flush (q, plug, TRUE);
 }
 
 /* elv_may_queue: the elevator may let a process it is waiting for take a
@@ -550,23 +734,41 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
   emit (q, TRACE_ACT_QUEUE, bio->sector, bio->nr_sectors, bio->op,
         (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
 
-  if (!elv_queue_empty (q) && bio_merge (q, bio))
+  /* blk-mq (blk_mq_submit_bio -> blk_mq_attempt_bio_merge): the task's
+   * own plug first, then the scheduler's queues if it merges bios at all.
+   * Legacy (__make_request -> elv_merge): the elevator queue, any task. */
+  SimPlug *cur = q->current_plug;
+  gboolean mq = queue_is_mq (q);
+  /* A bio of another task than the plug's (completion work, a flusher)
+   * is not submitted inside that plug section. */
+  if (cur && cur->ioc != bio->ioc)
+    cur = NULL;
+  if (cur && plug_merge (q, cur, bio))
+    return TRUE;
+  if ((!mq || (q->elevator->ops->flags & SCHED_F_BIO_MERGE))
+      && !elv_queue_empty (q) && bio_merge (q, bio))
     return TRUE;
 
   if (q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio))
     {
-      /* get_request_wait(): sleep until a request of this direction is
-       * freed; the queue is unplugged first so that it drains. */
+      /* get_request_wait() / blk_mq_get_tag(): sleep until a request of
+       * this direction is freed; the queue is unplugged (2.6) or the
+       * task's plug flushed (blk-mq) first so that it drains. */
       g_assert (waiter != NULL);
       q->counters.sleeps++;
       emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
             (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
       waiter->bio = bio;
       sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
+      plug_sleep (q, cur);
       sim_queue_unplug (q, bio->ioc);
       return FALSE;
     }
-  add_new_request (q, request_alloc (q, bio));
+  SimRequest *rq = request_alloc (q, bio);
+  if (cur)
+    plug_add (q, cur, rq);
+  else
+    add_new_request (q, rq);
   return TRUE;
 }
 

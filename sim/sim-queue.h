@@ -14,6 +14,20 @@
  *    wait, when the timer fires, or when a task waits on its I/O;
  *  - dispatch: while the device has fewer than its queue depth in flight,
  *    the dispatch list is refilled from the elevator and its head started.
+ *
+ * With a blk-mq elevator (SCHED_F_MQ; Linux 6.18 block/blk-mq.c,
+ * blk-merge.c, blk-mq-sched.c) there is no queue plug and merging follows
+ * blk_mq_submit_bio instead:
+ *  - a task that submits inside a plug section (SimPlug: blk_start_plug ..
+ *    blk_finish_plug) first merges the bio into the newest request of its
+ *    own plug (blk_attempt_plug_merge); its new requests gather there and go
+ *    to the elevator when the section ends, when the task sleeps (for a
+ *    request: blk_flush_plug from schedule) or at the plug's limit;
+ *  - then, only with an elevator that merges bios (SCHED_F_BIO_MERGE:
+ *    mq-deadline, bfq, kyber), into requests still waiting in its queues
+ *    (blk_mq_sched_bio_merge -> ops.bio_merge); "none" merges in the plug
+ *    only;
+ *  - requests on the dispatch list or on the device never merge.
  */
 #pragma once
 
@@ -27,6 +41,7 @@ G_BEGIN_DECLS
 
 typedef struct _SchedQueue SchedQueue;
 typedef struct _SimDevice  SimDevice;
+typedef struct _SimPlug    SimPlug;
 
 #define SIM_QUEUE_HASH_BUCKETS 64
 
@@ -52,9 +67,11 @@ typedef struct {
   guint64  completed;
   guint64  sleeps;             /* bios that waited for a free request */
   guint64  plugs;
-  guint64  unplugs_thresh;
-  guint64  unplugs_timer;
-  guint64  unplugs_io;
+  guint64  unplugs_thresh;     /* blk-mq: plug flushes at the plug's limit */
+  guint64  unplugs_timer;      /* blk-mq: plug flushes as the task slept */
+  guint64  unplugs_io;         /* blk-mq: explicit plug flushes (blk_finish_plug) */
+  guint64  plug_merges;        /* blk-mq: bios merged in their task's plug (also counted
+                                * as back or front merges, as /sys/block/X/stat does) */
   guint64  bytes[SIM_N_OPS];
   guint64  ios[SIM_N_OPS];     /* completed requests by direction */
 } SimQueueCounters;
@@ -83,6 +100,7 @@ struct _SimRequestQueue {
   /* plugging */
   gboolean         plugged;
   SimEventId       unplug_timer;
+  SimPlug         *current_plug;          /* blk-mq: the running submitter's plug */
 
   /* dispatch */
   SimList          dispatch;
@@ -100,6 +118,27 @@ struct _SimRequestQueue {
   void            (*complete_hook) (gpointer data, SimRequestQueue *q, const SimRequest *rq);
   gpointer          complete_hook_data;
   GPtrArray        *chunks;                /* request and bio storage */
+};
+
+/* blk-mq: the limits of a task's plug (6.18 block/blk.h: BLK_MAX_REQUEST_COUNT,
+ * BLK_PLUG_FLUSH_SIZE).  blk_add_rq_to_plug flushes the plug before adding
+ * a request when it already holds 32 requests (64 when it spans several
+ * queues, not modelled: a simulated plug serves one queue) or when the
+ * request at the head of its list is at least 128 KiB. */
+#define SIM_PLUG_MAX_REQUEST_COUNT 32
+#define SIM_PLUG_FLUSH_BYTES       (128 * 1024)
+
+/* A task's plug (struct blk_plug, current->plug), embedded in whoever
+ * submits: requests of one task wait here, unseen by other tasks, until
+ * the plug is flushed into the elevator.  Used by blk-mq elevators only;
+ * under a legacy elevator a plug section changes nothing (2.6 plugs the
+ * queue instead). */
+struct _SimPlug {
+  SimRequestQueue    *q;
+  const SimIoContext *ioc;      /* its task's context (traces) */
+  SimList             list;     /* requests in submission order (rq->queuelist) */
+  guint               rq_count;
+  SimPlug            *prev;     /* the plug that was current when this one started */
 };
 
 /* A submitter waiting for a request: embedded in the process. */
@@ -132,6 +171,20 @@ SimBio          *sim_queue_bio_alloc (SimRequestQueue      *q);
 gboolean         sim_queue_submit_bio (SimRequestQueue     *q,
                                       SimBio               *bio,
                                       SimBioWaiter         *waiter);
+
+/* blk_start_plug, or the task of @plug running again inside its plug
+ * section: until sim_queue_finish_plug, bios of @ioc submitted to @q
+ * gather in @plug (blk-mq elevators; with a legacy one this does
+ * nothing).  One plug is current at a time: the simulated submitter runs
+ * alone.  A section may start inside another task's (a submitter woken
+ * synchronously by a request freed in a merge); the other plug is current
+ * again when it ends. */
+void             sim_queue_start_plug (SimRequestQueue     *q,
+                                      SimPlug              *plug,
+                                      const SimIoContext   *ioc);
+/* blk_finish_plug: flush @plug into the elevator (U) and end the section. */
+void             sim_queue_finish_plug (SimRequestQueue    *q,
+                                      SimPlug              *plug);
 
 /* A task (@ioc, may be NULL) waits on its I/O, or submitted a direct I/O:
  * unplug (U). */

@@ -81,14 +81,15 @@ struct _SimBio {
 /* Request state, for asserts and for the dispatch-sort walk. */
 typedef enum {
   SIM_RQ_FREE,
-  SIM_RQ_PENDING,            /* allocated, waiting for the plug or in the elevator */
+  SIM_RQ_PLUGGED,            /* blk-mq: in its task's plug list (SimPlug), not yet in the elevator */
+  SIM_RQ_PENDING,            /* allocated, waiting for the queue plug or in the elevator */
   SIM_RQ_DISPATCH,           /* on the dispatch list */
   SIM_RQ_STARTED,            /* handed to the device */
 } SimRequestState;
 
 struct _SimRequest {
   /* managed by the request queue core */
-  SimList        queuelist;  /* dispatch list; or the elevator's FIFO while sorted */
+  SimList        queuelist;  /* dispatch list, or its task's plug list (SIM_RQ_PLUGGED) */
   SimRequest    *hash_next;  /* back-merge hash chain (by end sector) */
   SimRequest   **hash_pprev;
   SimRequestQueue *q;

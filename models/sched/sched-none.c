@@ -7,15 +7,19 @@
  * only where blk-mq merges them without a scheduler: in the task's plug
  * list and the per-CPU software queue.
  *
- * Simplifications: one FIFO stands for the plug, software and hardware
- * dispatch lists (one CPU, one hardware queue).  Merging is the core's
- * (last_merge and the back-merge hash over every waiting request), which
- * covers the plug and software-queue merges; blk-mq's software queue only
- * scans its last 8 requests, and there are no request-to-request merges
- * (no former/latter hooks), as in blk-mq; requests of different I/O
- * priorities do not merge (5.17+).  The request pool stays the
- * core's nr_requests per direction, where blk-mq would give a tag set of
- * the hardware depth.  No --trace-sched decisions: there are none.
+ * Simplifications: one FIFO stands for the software and hardware
+ * dispatch lists (one CPU, one hardware queue).  Bios merge only in their
+ * task's plug (the core's SimPlug, blk_attempt_plug_merge): without
+ * SCHED_F_BIO_MERGE the core never merges into this FIFO, because a
+ * request waits here only after direct issue failed, on hctx->dispatch,
+ * where blk-mq does not merge.  The short window in which a request sits
+ * in ctx->rq_lists (blk_mq_sched_bio_merge -> blk_bio_list_merge, its last
+ * 8 entries) until the next hardware-queue run takes it is not modelled.
+ * There are no request-to-request merges (no former/latter hooks), as in
+ * blk-mq; requests of different I/O priorities do not merge (5.17+).  The
+ * request pool stays the core's nr_requests per direction, where blk-mq
+ * would give a tag set of the hardware depth.  No --trace-sched
+ * decisions: there are none.
  */
 #include "models/sched/sched.h"
 #include "models/sched/sched-mq.h"
@@ -88,7 +92,7 @@ none_dump (SchedQueue *e, GString *out)
 const SchedOps sched_none_ops = {
   .name           = "none",
   .era            = "blk-mq, 6.18",
-  .summary        = "no scheduler: submission order, merges in plug/software queue only",
+  .summary        = "no scheduler: submission order, merges in the task's plug only",
   .tunables       = NULL,
   .priv_size      = sizeof (NoneData),
   .flags          = SCHED_F_MQ,

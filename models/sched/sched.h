@@ -72,6 +72,10 @@ typedef enum {
 typedef enum {
   SCHED_F_MQ = 1 << 0,      /* blk-mq scheduler: per-task plugging (bios of one
                              * submission gather, then flush), no queue plug timer */
+  SCHED_F_BIO_MERGE = 1 << 1, /* blk-mq: the scheduler merges bios into the requests
+                             * it still holds (elevator_mq_ops.bio_merge: mq-deadline,
+                             * bfq, kyber); without it ("none") bios merge only in
+                             * their task's plug.  Legacy elevators always merge. */
 } SchedFlags;
 
 typedef struct _SchedTimer SchedTimer;

@@ -241,19 +241,29 @@ test_none_merges (void)
   Fixture f;
   fixture_setup (&f, "none", NULL);
   submit (&f, SIM_OP_READ, 0);        /* busy device */
+  /* Outside a plug none merges nothing: its waiting requests stand for
+   * the hardware dispatch list, where blk-mq does not merge. */
   submit (&f, SIM_OP_READ, 100);
-  submit (&f, SIM_OP_READ, 116);
-  submit (&f, SIM_OP_READ, 108);      /* back-merges into 100; no request merge with 116 */
+  submit (&f, SIM_OP_READ, 108);
+  g_assert_cmpuint (f.q->counters.back_merges, ==, 0);
+  /* Inside a task's plug the newest plugged request takes a back merge
+   * and a front merge (blk_attempt_plug_merge) ... */
+  SimPlug plug = { 0 };
+  sim_queue_start_plug (f.q, &plug, &ioc_be);
+  submit (&f, SIM_OP_READ, 200);
+  submit (&f, SIM_OP_READ, 208);
   g_assert_cmpuint (f.q->counters.back_merges, ==, 1);
-  g_assert_cmpuint (f.q->counters.request_merges, ==, 0);
-  /* 100 is last_merge: a bio ending at its start front-merges. */
-  submit (&f, SIM_OP_READ, 92);
+  submit (&f, SIM_OP_READ, 192);
   g_assert_cmpuint (f.q->counters.front_merges, ==, 1);
-  /* A bio of another I/O priority does not merge into 116's end. */
-  submit_ioc (&f, SIM_OP_READ, 124, TRUE, &ioc_rt);
+  /* ... but not another task's bio: it goes to none's list at once,
+   * ahead of the plugged request. */
+  submit_ioc (&f, SIM_OP_READ, 216, TRUE, &ioc_rt);
   g_assert_cmpuint (f.q->counters.back_merges, ==, 1);
+  g_assert_cmpuint (f.q->counters.plug_merges, ==, 2);
+  g_assert_cmpuint (f.q->counters.request_merges, ==, 0);
+  sim_queue_finish_plug (f.q, &plug);
   run_to_end (&f);
-  g_assert_cmpstr (f.events->str, ==, "R0 R92 R116 R124 ");
+  g_assert_cmpstr (f.events->str, ==, "R0 R100 R108 R216 R192 ");
   fixture_teardown (&f);
 }
 

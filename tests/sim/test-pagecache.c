@@ -36,7 +36,7 @@ record (gpointer data, const TraceRecord *rec)
 }
 
 static void
-setup (Fixture *f, guint64 memory_bytes, guint64 ra_kb)
+setup_sched (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched)
 {
   memset (f, 0, sizeof *f);
   f->sim = sim_new (1);
@@ -50,13 +50,18 @@ setup (Fixture *f, guint64 memory_bytes, guint64 ra_kb)
   f->dev = sim_device_new (f->sim, model);
   f->dev->q = f->q;
   sim_queue_set_device (f->q, f->dev);
-  sim_queue_set_elevator (f->q, sched_queue_new (&sched_noop_ops, f->q, f->sim, 1000,
-                                                 NULL, NULL, &error));
+  sim_queue_set_elevator (f->q, sched_queue_new (sched, f->q, f->sim, 1000, NULL, NULL, &error));
   g_assert_no_error (error);
   f->issued = g_string_new (NULL);
   sim_queue_set_trace (f->q, record, f);
   f->pc = sim_page_cache_new (f->sim, memory_bytes, SIM_RA_ERA_ONDEMAND_6_18);
   f->file = sim_page_cache_open (f->pc, f->q, "file", 0, 64 << 20, ra_kb);
+}
+
+static void
+setup (Fixture *f, guint64 memory_bytes, guint64 ra_kb)
+{
+  setup_sched (f, memory_bytes, ra_kb, &sched_noop_ops);
 }
 
 static void
@@ -317,6 +322,30 @@ test_write_through (void)
   teardown (&f);
 }
 
+/* One writeback pass submits its runs inside one plug (wb_writeback):
+ * pages 4-7 dirtied before pages 0-3 make two runs, the second ending
+ * where the first starts.  Under none it front-merges into the first in
+ * the flusher's plug; under the legacy noop in the plugged queue (the
+ * last_merge cache).  Either way the device sees one 8-page write. */
+static void
+test_writeback_runs_merge (gconstpointer data)
+{
+  const SchedOps *sched = data;
+  Fixture f;
+  setup_sched (&f, 64 << 20, 0, sched);
+  g_assert_cmpint (write_now (&f, 4 * 4096, 4 * 4096), ==, 0);
+  g_assert_cmpint (write_now (&f, 0, 4 * 4096), ==, 0);
+  g_assert_cmpuint (sim_page_cache_start_writeback (f.pc, f.file->bdi, 8, SIM_TIME_NEVER, &ioc),
+                    ==, 8);
+  sim_queue_unplug (f.q, &ioc);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpstr (f.issued->str, ==, "0+64 ");
+  g_assert_cmpuint (f.q->counters.front_merges, ==, 1);
+  g_assert_cmpuint (f.q->counters.plug_merges, ==, (sched->flags & SCHED_F_MQ) ? 1 : 0);
+  g_assert_null (f.q->current_plug);
+  teardown (&f);
+}
+
 static void
 test_dirty_without_writeback (void)
 {
@@ -487,6 +516,10 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &partial_cases[i], test_partial_pages);
     }
   g_test_add_func ("/pagecache/dirty-without-writeback", test_dirty_without_writeback);
+  g_test_add_data_func ("/pagecache/writeback-runs-merge/none", &sched_none_ops,
+                        test_writeback_runs_merge);
+  g_test_add_data_func ("/pagecache/writeback-runs-merge/noop", &sched_noop_ops,
+                        test_writeback_runs_merge);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
   g_test_add_func ("/pagecache/reclaim-rotates", test_reclaim_rotates);
   g_test_add_func ("/pagecache/fsync-and-sync", test_fsync_and_sync);
