@@ -16,6 +16,16 @@ G_STATIC_ASSERT (FIT_N_QUANTILES % 2 == 1);
 
 #define FIT_SECTOR_BYTES 512
 
+/* Kernel elevator names to the simulator's (models/sched/ .name).  blk-mq
+ * (Linux 3.13+, the only block layer since 5.0) names its schedulers
+ * "mq-deadline", "bfq", "kyber" and "none"; the simulator models each under
+ * the same name.  The legacy single-queue elevators (2.6 to 4.20) were
+ * "noop", "deadline", "anticipatory" (to 2.6.32) and "cfq" (to 4.20); each
+ * maps only to its legacy model, never to a blk-mq one.  mq-deadline's
+ * elevator_alias "deadline" (block/mq-deadline.c, 4.11+) lets `echo
+ * deadline > scheduler` select it, but sysfs prints "mq-deadline", so a
+ * trace saying "deadline" comes from the legacy layer.  "as" is the boot
+ * parameter alias of anticipatory (block/elevator.c elevator_setup, 2.6). */
 char *
 fit_sched_from_kernel (const char *kernel_name)
 {
@@ -23,14 +33,15 @@ fit_sched_from_kernel (const char *kernel_name)
     const char *kernel;
     const char *sim;
   } map[] = {
-    { "none", "noop" },
-    { "noop", "noop" },
-    { "mq-deadline", "deadline" },
-    { "deadline", "deadline" },
+    { "none", "none" },
+    { "mq-deadline", "mq-deadline" },
     { "bfq", "bfq" },
     { "kyber", "kyber" },
-    { "cfq", "cfq" },
+    { "noop", "noop" },
+    { "deadline", "deadline" },
     { "anticipatory", "anticipatory" },
+    { "as", "anticipatory" },
+    { "cfq", "cfq" },
   };
   g_autofree char *name = NULL;
   const char *open_bracket;
@@ -43,11 +54,47 @@ fit_sched_from_kernel (const char *kernel_name)
     name = g_strndup (open_bracket + 1,
                       (gsize) (strchr (open_bracket, ']') - open_bracket - 1));
   else
-    name = g_strstrip (g_strdup (kernel_name));
+    name = g_strdup (kernel_name);
+  g_strstrip (name);
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)
     if (g_ascii_strcasecmp (name, map[i].kernel) == 0)
       return g_strdup (map[i].sim);
-  return g_steal_pointer (&name);
+  return NULL;
+}
+
+#define FIT_SCHED_NAMES "blk-mq: mq-deadline, bfq, kyber, none; legacy: noop, deadline, " \
+                        "anticipatory, cfq"
+
+/* The scheduler the scenario names: --sched, else the capture's, else
+ * noop, marked "assumed". */
+static gboolean
+fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
+                  GError **error)
+{
+  if (option != NULL)
+    {
+      r->sched = fit_sched_from_kernel (option);
+      r->sched_source = g_strdup ("option");
+      if (r->sched == NULL)
+        g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                     "--sched '%s': not a scheduler the simulator has (" FIT_SCHED_NAMES ")",
+                     option);
+      return r->sched != NULL;
+    }
+  if (meta_scheduler != NULL && meta_scheduler[0] != '\0')
+    {
+      r->sched = fit_sched_from_kernel (meta_scheduler);
+      r->sched_source = g_strdup ("trace");
+      if (r->sched == NULL)
+        g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                     "%s: the capture's scheduler '%s' is not one the simulator has ("
+                     FIT_SCHED_NAMES "); choose one with --sched", r->trace_path,
+                     meta_scheduler);
+      return r->sched != NULL;
+    }
+  r->sched = g_strdup ("noop");
+  r->sched_source = g_strdup ("assumed");
+  return TRUE;
 }
 
 /* ---- Order statistics --------------------------------------------------- */
@@ -441,21 +488,8 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
     }
   r->device_name = fit_device_name (meta_device, r->dev_major, r->dev_minor);
 
-  if (options != NULL && options->sched != NULL)
-    {
-      r->sched = fit_sched_from_kernel (options->sched);
-      r->sched_source = g_strdup ("option");
-    }
-  else if (meta_scheduler != NULL && meta_scheduler[0] != '\0')
-    {
-      r->sched = fit_sched_from_kernel (meta_scheduler);
-      r->sched_source = g_strdup ("trace");
-    }
-  else
-    {
-      r->sched = g_strdup ("noop");
-      r->sched_source = g_strdup ("assumed");
-    }
+  if (!fit_choose_sched (r, options != NULL ? options->sched : NULL, meta_scheduler, error))
+    return NULL;
 
   if (meta_size_bytes != NULL
       && g_ascii_string_to_unsigned (meta_size_bytes, 10, 1, G_MAXUINT64,

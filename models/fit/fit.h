@@ -97,7 +97,7 @@ typedef struct {
   char    *device_name;          /* meta "device" basename, or "devMAJ_MIN" */
   guint32  dev_major;
   guint32  dev_minor;
-  char    *sched;                /* simulator name: noop, deadline, ... */
+  char    *sched;                /* simulator name: none, mq-deadline, ... */
   char    *sched_source;         /* "option", "trace", or "assumed" */
   guint64  capacity_bytes;
   gboolean capacity_from_meta;
@@ -121,7 +121,10 @@ typedef struct {
 } FitOptions;
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the
- * simulator's (noop, deadline, bfq, kyber, cfq, anticipatory). */
+ * simulator's of the same block layer: blk-mq names (none, mq-deadline,
+ * bfq, kyber) to the blk-mq models, legacy ones (noop, deadline,
+ * anticipatory or "as", cfq) to the legacy models.  NULL for a name the
+ * simulator does not have. */
 char      *fit_sched_from_kernel (const char *kernel_name);
 
 /* Fit one op on @requests (any order; other ops are ignored). */

@@ -251,7 +251,7 @@ test_fit_blkparse (void)
   g_assert_cmpstr (overhead, ==, "40.000us");
   g_assert_cmpstr (bandwidth, ==, "400.00MB/s");
   sched = g_key_file_get_string (kf, "device loop0", "sched", &error);
-  g_assert_cmpstr (sched, ==, "deadline");
+  g_assert_cmpstr (sched, ==, "mq-deadline");
   capacity = g_key_file_get_string (kf, "device loop0", "capacity", &error);
   g_assert_cmpstr (capacity, ==, "128MiB");
   timing = g_key_file_get_string (kf, "process dd-4756", "timing", &error);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "models/sched/sched.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
@@ -570,7 +571,7 @@ test_scenario_keyfile (void)
   CHECK_KEY ("device loop0", "parallelism", "3");
   CHECK_KEY ("device loop0", "queue_depth", "3");
   CHECK_KEY ("device loop0", "capacity", "64MiB");
-  CHECK_KEY ("device loop0", "sched", "deadline");
+  CHECK_KEY ("device loop0", "sched", "mq-deadline");
   CHECK_KEY ("device loop0", "devno", "7,0");
   CHECK_KEY ("process dd-10", "device", "loop0");
   CHECK_KEY ("process dd-10", "pattern", "trace");
@@ -663,20 +664,39 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* Kernel names (as sysfs prints them, or as a user types them) map to the
+ * simulator's scheduler of the same block layer; NULL for names it lacks. */
+static const struct { const char *in, *out; } sched_names[] = {
+  { "none", "none" },
+  { "mq-deadline", "mq-deadline" },
+  { "[mq-deadline] none", "mq-deadline" },
+  { "mq-deadline kyber [none]", "none" },
+  { "[bfq] mq-deadline none", "bfq" },
+  { " kyber\n", "kyber" },
+  { "noop", "noop" },
+  { "deadline", "deadline" },
+  { "noop deadline [cfq]", "cfq" },
+  { "[anticipatory] noop", "anticipatory" },
+  { "as", "anticipatory" },
+  { "weird", NULL },
+  { "[] none", NULL },
+};
+
+static void
+test_sched_name (gconstpointer data)
+{
+  const typeof (sched_names[0]) *c = data;
+  g_autofree char *got = fit_sched_from_kernel (c->in);
+
+  g_assert_cmpstr (got, ==, c->out);
+  /* Every name it returns is one the simulator has registered. */
+  if (got != NULL)
+    g_assert_nonnull (sched_ops_lookup (got));
+}
+
 static void
 test_names (void)
 {
-  static const struct { const char *in, *out; } sched[] = {
-    { "none", "noop" }, { "mq-deadline", "deadline" }, { "[bfq] mq-deadline none", "bfq" },
-    { "mq-deadline kyber [none]", "noop" }, { "kyber", "kyber" }, { "cfq", "cfq" },
-    { "weird", "weird" },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (sched); i++)
-    {
-      g_autofree char *got = fit_sched_from_kernel (sched[i].in);
-      g_assert_cmpstr (got, ==, sched[i].out);
-    }
   {
     g_autofree char *a = trace_process_name ("kworker/u8:2", 12);
     g_autofree char *b = trace_process_name ("a b[c],d=e#", 3);
@@ -769,12 +789,55 @@ test_trace_capture_meta (void)
   other = fit_trace (path, &opts, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (other->device_name, ==, "dev8_16");
-  g_assert_cmpstr (other->sched, ==, "noop");
+  g_assert_cmpstr (other->sched, ==, "none");
   g_assert_cmpstr (other->sched_source, ==, "option");
   g_assert_false (other->capacity_from_meta);
   /* Highest sector end 4096 + 3 * 8 + 8 = 4128 sectors = 2,113,536 bytes,
    * just over 2 MiB: rounded up to 3 MiB. */
   g_assert_cmpuint (other->capacity_bytes, ==, 3 * 1024 * 1024);
+}
+
+/* Where the scenario's scheduler comes from: --sched first, then the
+ * capture's (blk-mq names stay blk-mq), else assumed; names the
+ * simulator lacks are errors naming what to do. */
+static const struct {
+  const char *scheduler;        /* the capture header's scheduler=, NULL: no header */
+  const char *option;           /* --sched */
+  const char *sched;            /* expected, NULL: an error */
+  const char *source;
+  const char *message;          /* in the error */
+} sched_sources[] = {
+  { "mq-deadline", NULL, "mq-deadline", "trace", NULL },
+  { "none", NULL, "none", "trace", NULL },
+  { "mq-deadline", "bfq", "bfq", "option", NULL },
+  { "bfq", "mq-deadline", "mq-deadline", "option", NULL },
+  { "bfq", "deadline", "deadline", "option", NULL },
+  { NULL, NULL, "noop", "assumed", NULL },
+  { "bfq", "weird", NULL, NULL, "--sched 'weird': not a scheduler the simulator has" },
+  { "adios", NULL, NULL, NULL, "the capture's scheduler 'adios' is not one the simulator has" },
+};
+
+static void
+test_trace_sched_source (gconstpointer data)
+{
+  const typeof (sched_sources[0]) *c = data;
+  g_autofree char *header = c->scheduler == NULL ? NULL
+    : g_strdup_printf ("# iosim-capture device=/dev/loop0 devno=7,0 scheduler=%s\n", c->scheduler);
+  g_autofree char *path = write_two_device_trace ("sched.blkparse", header, 3);
+  FitOptions opts = { .has_device = TRUE, .dev_major = 7, .dev_minor = 0, .sched = c->option };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, &opts, &error);
+
+  if (c->sched == NULL)
+    {
+      g_assert_null (r);
+      g_assert_error (error, FIT_ERROR, FIT_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, c->message));
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->sched, ==, c->sched);
+  g_assert_cmpstr (r->sched_source, ==, c->source);
 }
 
 /* ---- Real traces from $IOSIM_SHARED_TESTDATA --------------------------- */
@@ -925,8 +988,20 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/no-requests", test_no_requests);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
+  for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/sched-name/%u", i);
+
+      g_test_add_data_func (path, &sched_names[i], test_sched_name);
+    }
   g_test_add_func ("/fit/trace/several-devices", test_trace_several_devices);
   g_test_add_func ("/fit/trace/capture-meta", test_trace_capture_meta);
+  for (guint i = 0; i < G_N_ELEMENTS (sched_sources); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/trace/sched-source/%u", i);
+
+      g_test_add_data_func (path, &sched_sources[i], test_trace_sched_source);
+    }
   g_test_add_func ("/fit/real/blkparse-btt", test_real_blkparse_btt);
   g_test_add_func ("/fit/real/ftrace-fio", test_real_ftrace_fio);
   return g_test_run ();
