@@ -29,7 +29,7 @@ cli_cmd_fit (int argc, char **argv)
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Scenario .ini to write (required)", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "Fit this device of the trace", "MAJ,MIN" },
-    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler for the scenario (default: the capture's)", "NAME" },
+    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler for the scenario: mq-deadline, bfq, kyber, none (blk-mq) or noop, deadline, anticipatory, cfq (legacy); default: the capture's, else none", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Also write the fit as JSON", "FILE" },
     { "measured", 0, 0, G_OPTION_ARG_FILENAME, &measured,
       "Also write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },

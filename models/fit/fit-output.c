@@ -14,6 +14,12 @@
 
 #define FIT_RESULTS_SECTOR_BYTES 512
 
+/* fit_choose_sched (fit.c) says why "none" is the assumption. */
+#define FIT_SCHED_ASSUMED_NOTE \
+  "scheduler not recorded in the trace: blk-mq none assumed (the kernel's default " \
+  "depends on the driver and its hardware queues, which traces do not record); " \
+  "set another with iosim fit --sched or sched = here"
+
 static const char *
 fit_op_name (TraceOp op)
 {
@@ -176,7 +182,7 @@ fit_scenario_to_data (const FitResult *r)
   if (!r->capacity_from_meta)
     fit_append_comment (out, "capacity: highest sector reached, rounded up to MiB");
   if (g_strcmp0 (r->sched_source, "assumed") == 0)
-    fit_append_comment (out, "scheduler not recorded in the trace: noop assumed");
+    fit_append_comment (out, "%s", FIT_SCHED_ASSUMED_NOTE);
   g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
   fit_append_op_keys (out, &r->read, "");
   fit_append_op_keys (out, &r->write, "write_");
@@ -356,6 +362,8 @@ fit_print_report (const FitResult *r, FILE *out)
            r->requests_by_op[TRACE_OP_WRITE],
            r->n_requests - r->requests_by_op[TRACE_OP_READ] - r->requests_by_op[TRACE_OP_WRITE],
            r->n_ios, r->max_in_flight);
+  if (g_strcmp0 (r->sched_source, "assumed") == 0)
+    fprintf (out, "note: %s\n", FIT_SCHED_ASSUMED_NOTE);
   if (r->have_stats)
     fprintf (out, "skipped    %" G_GUINT64_FORMAT " incomplete at end, %" G_GUINT64_FORMAT
              " completed without issue (in flight at start)\n",

@@ -66,7 +66,15 @@ fit_sched_from_kernel (const char *kernel_name)
                         "anticipatory, cfq"
 
 /* The scheduler the scenario names: --sched, else the capture's, else
- * noop, marked "assumed". */
+ * blk-mq's "none", marked "assumed".  A trace without a scheduler gives no
+ * way to tell the kernel's default: since Linux 5.0 there is only blk-mq,
+ * and elevator_set_default() (block/elevator.c, 6.16; elevator_get_default
+ * before) picks "none" for a driver with BLK_MQ_F_NO_SCHED_BY_DEFAULT (loop,
+ * drivers/block/loop.c loop_add) or several unshared hardware queues
+ * (NVMe), mq-deadline otherwise -- flags and queue counts that no trace
+ * format records.  "none" is the choice that adds no scheduling of its
+ * own.  iosim capture writes "scheduler=unknown" when sysfs could not be
+ * read: that says nothing either. */
 static gboolean
 fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
                   GError **error)
@@ -81,7 +89,8 @@ fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
                      option);
       return r->sched != NULL;
     }
-  if (meta_scheduler != NULL && meta_scheduler[0] != '\0')
+  if (meta_scheduler != NULL && meta_scheduler[0] != '\0'
+      && strcmp (meta_scheduler, "unknown") != 0)
     {
       r->sched = fit_sched_from_kernel (meta_scheduler);
       r->sched_source = g_strdup ("trace");
@@ -92,7 +101,7 @@ fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
                      meta_scheduler);
       return r->sched != NULL;
     }
-  r->sched = g_strdup ("noop");
+  r->sched = g_strdup ("none");
   r->sched_source = g_strdup ("assumed");
   return TRUE;
 }

@@ -798,7 +798,7 @@ test_trace_capture_meta (void)
 }
 
 /* Where the scenario's scheduler comes from: --sched first, then the
- * capture's (blk-mq names stay blk-mq), else assumed; names the
+ * capture's (blk-mq names stay blk-mq), else "none", assumed; names the
  * simulator lacks are errors naming what to do. */
 static const struct {
   const char *scheduler;        /* the capture header's scheduler=, NULL: no header */
@@ -812,7 +812,8 @@ static const struct {
   { "mq-deadline", "bfq", "bfq", "option", NULL },
   { "bfq", "mq-deadline", "mq-deadline", "option", NULL },
   { "bfq", "deadline", "deadline", "option", NULL },
-  { NULL, NULL, "noop", "assumed", NULL },
+  { NULL, NULL, "none", "assumed", NULL },
+  { "unknown", NULL, "none", "assumed", NULL },
   { "bfq", "weird", NULL, NULL, "--sched 'weird': not a scheduler the simulator has" },
   { "adios", NULL, NULL, NULL, "the capture's scheduler 'adios' is not one the simulator has" },
 };
@@ -838,6 +839,45 @@ test_trace_sched_source (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpstr (r->sched, ==, c->sched);
   g_assert_cmpstr (r->sched_source, ==, c->source);
+}
+
+/* Real 6.18 captures of loop 7,0 (tests/data): one with the capture header
+ * (scheduler=mq-deadline), one without.  The scenario names the blk-mq
+ * scheduler and says when it was assumed. */
+static const struct {
+  const char *file;
+  const char *sched;
+  const char *source;
+} real_scheds[] = {
+  { "valid-blk-loop-mqdeadline-6.18.ftrace", "mq-deadline", "trace" },
+  { "valid-blk-loop-none-6.18.ftrace", "none", "assumed" },
+};
+
+static void
+test_real_sched (gconstpointer data)
+{
+  const typeof (real_scheds[0]) *c = data;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", c->file, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  g_autofree char *text = NULL, *json = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *dev;
+  gboolean assumed = strcmp (c->source, "assumed") == 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->sched, ==, c->sched);
+  g_assert_cmpstr (r->sched_source, ==, c->source);
+  text = fit_scenario_to_data (r);
+  g_assert_cmpint (strstr (text, "blk-mq none assumed") != NULL, ==, assumed);
+
+  json = fit_result_to_json (r);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  dev = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                       "device");
+  g_assert_cmpstr (json_object_get_string_member (dev, "sched"), ==, c->sched);
+  g_assert_cmpstr (json_object_get_string_member (dev, "sched_source"), ==, c->source);
 }
 
 /* ---- Real traces from $IOSIM_SHARED_TESTDATA --------------------------- */
@@ -1001,6 +1041,12 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/fit/trace/sched-source/%u", i);
 
       g_test_add_data_func (path, &sched_sources[i], test_trace_sched_source);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (real_scheds); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/real/sched/%s", real_scheds[i].file);
+
+      g_test_add_data_func (path, &real_scheds[i], test_real_sched);
     }
   g_test_add_func ("/fit/real/blkparse-btt", test_real_blkparse_btt);
   g_test_add_func ("/fit/real/ftrace-fio", test_real_ftrace_fio);
