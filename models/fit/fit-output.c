@@ -183,6 +183,10 @@ fit_scenario_to_data (const FitResult *r)
     fit_append_comment (out, "capacity: highest sector reached, rounded up to MiB");
   if (g_strcmp0 (r->sched_source, "assumed") == 0)
     fit_append_comment (out, "%s", FIT_SCHED_ASSUMED_NOTE);
+  if (r->kernel_name != NULL)
+    fit_append_comment (out, "device %u,%u is %s in the capture; the scenario names devices "
+                        "devMAJ_MIN in every trace format", r->dev_major, r->dev_minor,
+                        r->kernel_name);
   g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
   fit_append_op_keys (out, &r->read, "");
   fit_append_op_keys (out, &r->write, "write_");
@@ -362,6 +366,9 @@ fit_print_report (const FitResult *r, FILE *out)
            r->requests_by_op[TRACE_OP_WRITE],
            r->n_requests - r->requests_by_op[TRACE_OP_READ] - r->requests_by_op[TRACE_OP_WRITE],
            r->n_ios, r->max_in_flight);
+  if (r->kernel_name != NULL)
+    fprintf (out, "kernel     %s (the capture's name of %u,%u)\n", r->kernel_name,
+             r->dev_major, r->dev_minor);
   if (g_strcmp0 (r->sched_source, "assumed") == 0)
     fprintf (out, "note: %s\n", FIT_SCHED_ASSUMED_NOTE);
   if (r->have_stats)
@@ -482,6 +489,13 @@ fit_result_to_json (const FitResult *r)
   json_builder_set_member_name (b, "device");
   json_builder_begin_object (b);
   fit_json_text (b, "name", r->device_name);
+  if (r->kernel_name != NULL)
+    fit_json_text (b, "kernel_name", r->kernel_name);
+  else
+    {
+      json_builder_set_member_name (b, "kernel_name");
+      json_builder_add_null_value (b);
+    }
   json_builder_set_member_name (b, "devno");
   json_builder_add_string_value (b, devno);
   fit_json_int (b, "capacity_bytes", (gint64) r->capacity_bytes);

@@ -421,6 +421,7 @@ fit_result_free (FitResult *result)
     return;
   g_free (result->trace_path);
   g_free (result->device_name);
+  g_free (result->kernel_name);
   g_free (result->sched);
   g_free (result->sched_source);
   if (result->processes != NULL)
@@ -430,13 +431,17 @@ fit_result_free (FitResult *result)
   g_free (result);
 }
 
+/* The kernel's name of the device, from the capture's "device=/dev/loop0"
+ * (its basename, with characters a scenario or CSV cannot hold as '_');
+ * NULL without one.  It labels the device; the scenario names it from
+ * MAJ,MIN (fit_arrays) so that every format of one trace names it alike. */
 static char *
-fit_device_name (const char *meta_device, guint32 major, guint32 minor)
+fit_kernel_name (const char *meta_device)
 {
   g_autofree char *base = NULL;
 
   if (meta_device == NULL || meta_device[0] == '\0')
-    return g_strdup_printf ("dev%u_%u", major, minor);
+    return NULL;
   base = g_path_get_basename (meta_device);
   for (char *p = base; *p != '\0'; p++)
     if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
@@ -495,7 +500,10 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
       r->dev_major = requests[0].dev_major;
       r->dev_minor = requests[0].dev_minor;
     }
-  r->device_name = fit_device_name (meta_device, r->dev_major, r->dev_minor);
+  /* Only the device number is in every trace format; a name from it is the
+   * same whichever format (or capture header) the trace came in. */
+  r->device_name = g_strdup_printf ("dev%u_%u", r->dev_major, r->dev_minor);
+  r->kernel_name = fit_kernel_name (meta_device);
 
   if (!fit_choose_sched (r, options != NULL ? options->sched : NULL, meta_scheduler, error))
     return NULL;

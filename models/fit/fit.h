@@ -94,7 +94,8 @@ typedef struct {
 
 typedef struct {
   char    *trace_path;           /* absolute */
-  char    *device_name;          /* meta "device" basename, or "devMAJ_MIN" */
+  char    *device_name;          /* "devMAJ_MIN", whatever the trace format */
+  char    *kernel_name;          /* basename of the capture's "device", or NULL */
   guint32  dev_major;
   guint32  dev_minor;
   char    *sched;                /* simulator name: none, mq-deadline, ... */

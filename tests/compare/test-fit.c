@@ -5,6 +5,7 @@
  * that the fixed model draws from.  Noise comes from a seeded gsl_rng. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -247,7 +248,7 @@ static void
 parse_written_quantiles (GKeyFile *kf, const char *key, SimTime *out_ns)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_key_file_get_string (kf, "device loop0", key, &error);
+  g_autofree char *text = g_key_file_get_string (kf, "device dev7_0", key, &error);
   g_auto(GStrv) items = NULL;
 
   g_assert_no_error (error);
@@ -326,9 +327,9 @@ test_overhead_quantiles (void)
 
   /* The device group builds a fixed model; without a random stream it pays
    * the median overhead. */
-  dev = dev_model_new_from_keyfile ("loop0", kf, "device loop0", ignore, &error);
+  dev = dev_model_new_from_keyfile ("dev7_0", kf, "device dev7_0", ignore, &error);
   g_assert_no_error (error);
-  bw_text = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  bw_text = g_key_file_get_string (kf, "device dev7_0", "bandwidth", &error);
   g_assert_true (sim_parse_rate_bytes_per_s (bw_text, &bw, &error));
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==,
                    written[FIT_N_QUANTILES / 2] + llround (4096 * (1e9 / bw)));
@@ -554,7 +555,7 @@ test_scenario_keyfile (void)
   groups = g_key_file_get_groups (kf, NULL);
   g_assert_cmpuint (g_strv_length (groups), ==, 5);
   g_assert_cmpstr (groups[0], ==, "sim");
-  g_assert_cmpstr (groups[1], ==, "device loop0");
+  g_assert_cmpstr (groups[1], ==, "device dev7_0");
   g_assert_cmpstr (groups[2], ==, "process dd-10");
   g_assert_cmpstr (groups[3], ==, "process fio_worker-20");
   g_assert_cmpstr (groups[4], ==, "process pid30");
@@ -567,13 +568,13 @@ test_scenario_keyfile (void)
     g_assert_no_error (error);                                            \
     g_assert_cmpstr (v_, ==, expected);                                   \
   } G_STMT_END
-  CHECK_KEY ("device loop0", "kind", "fixed");
-  CHECK_KEY ("device loop0", "parallelism", "3");
-  CHECK_KEY ("device loop0", "queue_depth", "3");
-  CHECK_KEY ("device loop0", "capacity", "64MiB");
-  CHECK_KEY ("device loop0", "sched", "mq-deadline");
-  CHECK_KEY ("device loop0", "devno", "7,0");
-  CHECK_KEY ("process dd-10", "device", "loop0");
+  CHECK_KEY ("device dev7_0", "kind", "fixed");
+  CHECK_KEY ("device dev7_0", "parallelism", "3");
+  CHECK_KEY ("device dev7_0", "queue_depth", "3");
+  CHECK_KEY ("device dev7_0", "capacity", "64MiB");
+  CHECK_KEY ("device dev7_0", "sched", "mq-deadline");
+  CHECK_KEY ("device dev7_0", "devno", "7,0");
+  CHECK_KEY ("process dd-10", "device", "dev7_0");
   CHECK_KEY ("process dd-10", "pattern", "trace");
   CHECK_KEY ("process dd-10", "trace", trace);
   CHECK_KEY ("process dd-10", "trace_pid", "10");
@@ -582,18 +583,18 @@ test_scenario_keyfile (void)
   CHECK_KEY ("process fio_worker-20", "timing", "open");
 
   /* Values carry units and match the fit to the printed precision. */
-  s = g_key_file_get_string (kf, "device loop0", "overhead", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "overhead", &error);
   g_assert_true (g_str_has_suffix (s, "us"));
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.overhead_ns / 1e3, 0.0005);
   g_clear_pointer (&s, g_free);
-  s = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "bandwidth", &error);
   g_assert_true (g_str_has_suffix (s, "MB/s"));
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.bandwidth_bytes_per_s / 1e6, 0.005);
   g_clear_pointer (&s, g_free);
-  s = g_key_file_get_string (kf, "device loop0", "write_bandwidth", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "write_bandwidth", &error);
   g_assert_no_error (error);
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->write.bandwidth_bytes_per_s / 1e6, 0.005);
-  g_assert_true (g_key_file_has_key (kf, "device loop0", "write_overhead", NULL));
+  g_assert_true (g_key_file_has_key (kf, "device dev7_0", "write_overhead", NULL));
 
   /* JSON carries the same numbers. */
   json = fit_result_to_json (r);
@@ -779,7 +780,8 @@ test_trace_capture_meta (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (r->dev_major, ==, 7);
-  g_assert_cmpstr (r->device_name, ==, "loop0");
+  g_assert_cmpstr (r->device_name, ==, "dev7_0");
+  g_assert_cmpstr (r->kernel_name, ==, "loop0");
   g_assert_cmpstr (r->sched, ==, "bfq");
   g_assert_cmpstr (r->sched_source, ==, "trace");
   g_assert_true (r->capacity_from_meta);
@@ -789,6 +791,7 @@ test_trace_capture_meta (void)
   other = fit_trace (path, &opts, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (other->device_name, ==, "dev8_16");
+  g_assert_null (other->kernel_name);
   g_assert_cmpstr (other->sched, ==, "none");
   g_assert_cmpstr (other->sched_source, ==, "option");
   g_assert_false (other->capacity_from_meta);
@@ -878,6 +881,96 @@ test_real_sched (gconstpointer data)
                                        "device");
   g_assert_cmpstr (json_object_get_string_member (dev, "sched"), ==, c->sched);
   g_assert_cmpstr (json_object_get_string_member (dev, "sched_source"), ==, c->source);
+}
+
+/* One device, several trace formats: each fit names it devMAJ_MIN, the
+ * capture header's kernel name ("loop0") only labelling it.  Inputs are
+ * real 6.18 captures of loop devices, fitted as they are and converted to
+ * binary blktrace (which carries no header); "shared:" files come from
+ * $IOSIM_SHARED_TESTDATA and are skipped where it is absent. */
+typedef struct {
+  const char *file;             /* tests/data name, or "shared:" + relative path */
+  const char *kernel_name;      /* expected from the header, NULL: none */
+  gboolean    to_blktrace;      /* fit its conversion to blktrace instead */
+} NamedInput;
+
+static const struct {
+  const char *name;
+  guint32     major, minor;
+  const char *expected;
+  NamedInput  inputs[3];
+} same_names[] = {
+  { "loop0", 7, 0, "dev7_0",
+    { { "valid-blk-loop-mqdeadline-6.18.ftrace", "loop0", FALSE },
+      { "valid-blk-loop-mqdeadline-6.18.ftrace", NULL, TRUE },
+      { "valid-events-mqdeadline-6.18.ftrace", NULL, FALSE } } },
+  { "loop2", 7, 2, "dev7_2",
+    { { "shared:generated-block-loop-kernel6.18/ftrace-block-loop2.txt.gz", NULL, FALSE },
+      { "shared:generated-block-loop-kernel6.18/ftrace-block-loop2.txt.gz", NULL, TRUE } } },
+};
+
+static char *testdata (const char *relative);
+
+static char *
+named_input_path (const NamedInput *in, const char *tmp_dir)
+{
+  g_autofree char *src = g_str_has_prefix (in->file, "shared:")
+    ? testdata (in->file + strlen ("shared:"))
+    : g_test_build_filename (G_TEST_DIST, "data", in->file, NULL);
+  g_autoptr(GError) error = NULL;
+  char *out;
+
+  if (src == NULL || !in->to_blktrace)
+    return g_steal_pointer (&src);
+  out = g_build_filename (tmp_dir, "converted.blktrace", NULL);
+  g_assert_true (trace_convert_to_blktrace (src, NULL, out, NULL, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+static void
+test_same_device_name (gconstpointer data)
+{
+  const typeof (same_names[0]) *c = data;
+  FitOptions opts = { .has_device = TRUE, .dev_major = c->major, .dev_minor = c->minor };
+  g_autofree char *tmp_dir = g_dir_make_tmp ("test-fit-XXXXXX", NULL);
+
+  g_assert_nonnull (tmp_dir);
+  for (guint i = 0; i < G_N_ELEMENTS (c->inputs) && c->inputs[i].file != NULL; i++)
+    {
+      const NamedInput *in = &c->inputs[i];
+      g_autofree char *path = named_input_path (in, tmp_dir);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FitResult) r = NULL;
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_autofree char *text = NULL, *group = NULL, *proc_device = NULL;
+      g_auto(GStrv) groups = NULL;
+
+      if (path == NULL)
+        {
+          g_test_skip ("$IOSIM_SHARED_TESTDATA does not hold the trace");
+          break;
+        }
+      r = fit_trace (path, &opts, &error);
+      if (in->to_blktrace)
+        g_assert_cmpint (g_unlink (path), ==, 0);
+      g_assert_no_error (error);
+      g_assert_cmpstr (r->device_name, ==, c->expected);
+      g_assert_cmpstr (r->kernel_name, ==, in->kernel_name);
+
+      /* The scenario's device group and its processes use that name. */
+      text = fit_scenario_to_data (r);
+      g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+      g_assert_no_error (error);
+      group = g_strconcat ("device ", c->expected, NULL);
+      g_assert_true (g_key_file_has_group (kf, group));
+      groups = g_key_file_get_groups (kf, NULL);
+      g_assert_true (g_str_has_prefix (groups[2], "process "));
+      proc_device = g_key_file_get_string (kf, groups[2], "device", &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (proc_device, ==, c->expected);
+    }
+  g_assert_cmpint (g_rmdir (tmp_dir), ==, 0);
 }
 
 /* ---- Real traces from $IOSIM_SHARED_TESTDATA --------------------------- */
@@ -1047,6 +1140,12 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/fit/real/sched/%s", real_scheds[i].file);
 
       g_test_add_data_func (path, &real_scheds[i], test_real_sched);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (same_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/real/same-device-name/%s", same_names[i].name);
+
+      g_test_add_data_func (path, &same_names[i], test_same_device_name);
     }
   g_test_add_func ("/fit/real/blkparse-btt", test_real_blkparse_btt);
   g_test_add_func ("/fit/real/ftrace-fio", test_real_ftrace_fio);
