@@ -12,6 +12,7 @@
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "models/scenario.h"
 #include "models/sched/sched.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -844,6 +845,54 @@ test_trace_sched_source (gconstpointer data)
   g_assert_cmpstr (r->sched_source, ==, c->source);
 }
 
+/* iosim run --set on a fitted scenario: a device, process, bus or adapter
+ * the scenario lacks is named with the ones it has (it used to be created
+ * empty and fail with "key 'kind' is missing"); tunable groups may be
+ * added. */
+static const struct {
+  const char *set;
+  const char *message;          /* NULL: the scenario loads */
+} sets_cases[] = {
+  { "device dev7_0.sched=bfq", NULL },
+  { "sim.seed=3", NULL },
+  { "sched bfq.slice_idle=0", NULL },
+  { "device loop0.sched=bfq",
+    "--set 'device loop0.sched=bfq': the scenario has no device 'loop0' (its devices: dev7_0)" },
+  { "process nobody.think=1ms",
+    "--set 'process nobody.think=1ms': the scenario has no process 'nobody' (its processes: cat-100)" },
+  { "bus ide0.kind=ide-channel", "the scenario has no bus 'ide0' (its buses: none)" },
+  { "loop0.sched=bfq", "--set 'loop0.sched=bfq': the scenario has no group [loop0] (it has [sim], "
+    "[device dev7_0], [process cat-100]; its devices: dev7_0; a device is set as "
+    "'device NAME.KEY=VALUE')" },
+};
+
+static void
+test_set_on_fitted (gconstpointer data)
+{
+  const typeof (sets_cases[0]) *c = data;
+  g_autofree char *path = write_two_device_trace ("set.blkparse", NULL, 3);
+  FitOptions opts = { .has_device = TRUE, .dev_major = 7, .dev_minor = 0 };
+  const char *const sets[] = { c->set, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, &opts, &error);
+  g_autofree char *text = NULL;
+  g_autoptr(Scenario) s = NULL;
+
+  g_assert_no_error (error);
+  text = fit_scenario_to_data (r);
+  s = scenario_load_data (text, "fitted.ini", "/", sets, &error);
+  if (c->message == NULL)
+    {
+      g_assert_no_error (error);
+      g_assert_nonnull (s);
+      return;
+    }
+  g_assert_null (s);
+  g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, c->message));
+  g_assert_null (strstr (error->message, "is missing"));
+}
+
 /* Real 6.18 captures of loop 7,0 (tests/data): one with the capture header
  * (scheduler=mq-deadline), one without.  The scenario names the blk-mq
  * scheduler and says when it was assumed. */
@@ -1134,6 +1183,12 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/fit/trace/sched-source/%u", i);
 
       g_test_add_data_func (path, &sched_sources[i], test_trace_sched_source);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sets_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/scenario/set/%u", i);
+
+      g_test_add_data_func (path, &sets_cases[i], test_set_on_fitted);
     }
   for (guint i = 0; i < G_N_ELEMENTS (real_scheds); i++)
     {
