@@ -273,6 +273,29 @@ fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
 
 /* ---- Processes ---------------------------------------------------------- */
 
+gboolean
+fit_io_is_flush (const TraceIo *io)
+{
+  g_return_val_if_fail (io != NULL, FALSE);
+  return io->op == TRACE_OP_FLUSH
+         || (io->nr_sectors == 0 && (io->rwbs & TRACE_RWBS_FLUSH) != 0);
+}
+
+/* The counts of what the scenario's trace-driven process will and will not
+ * issue, by the rule of models/scenario.c load_trace_stream. */
+static void
+fit_process_count_kept (FitProcess *p, const TraceIo *io)
+{
+  if (fit_io_is_flush (io))
+    p->flushes++;
+  else if ((io->op == TRACE_OP_READ || io->op == TRACE_OP_WRITE) && io->nr_sectors > 0)
+    {
+      p->simulated_ios++;
+      if (io->op == TRACE_OP_WRITE && (io->rwbs & (TRACE_RWBS_FUA | TRACE_RWBS_FLUSH)) != 0)
+        p->fua_writes++;
+    }
+}
+
 typedef struct {
   FitProcess *proc;
   GArray     *think_ns;       /* double */
@@ -395,6 +418,7 @@ fit_processes (const TraceIo *ios, gsize n_ios)
           p->comm = g_strndup (io->comm, sizeof io->comm);
         }
       p->ios++;
+      fit_process_count_kept (p, io);
       p->bytes += bytes;
       p->ios_by_op[io->op]++;
       p->bytes_by_op[io->op] += bytes;

@@ -90,7 +90,17 @@ typedef struct {
   double   think_p95_ns;
   gint64   first_queue_ns;
   gint64   last_complete_ns;
+  /* What a pattern = trace process re-issues (models/scenario.c
+   * load_trace_stream): reads and writes with data, nothing else. */
+  guint64  simulated_ios;
+  guint64  flushes;              /* fit_io_is_flush: dropped, FIT_FLUSH_DROPPED_REASON */
+  guint64  fua_writes;           /* simulated writes the trace flags FUA or preflush:
+                                  * simulated as plain writes */
 } FitProcess;
+
+/* Why the fitted workload cannot keep a flush: said wherever one is dropped. */
+#define FIT_FLUSH_DROPPED_REASON \
+  "the simulator's trace-driven process issues reads and writes only; sim/ has no flush request"
 
 typedef struct {
   char    *trace_path;           /* absolute */
@@ -133,6 +143,11 @@ void       fit_device_op         (const TraceRequest *requests,
                                   gsize               n_requests,
                                   TraceOp             op,
                                   FitDeviceOp        *out);
+
+/* A flush as the trace shows it: a REQ_OP_FLUSH request ("FN", "FF"), or the
+ * empty preflush bio (REQ_OP_WRITE | REQ_PREFLUSH, no data: blkparse "FWS
+ * 0 + 0") that fsync and sync submit (blkdev_issue_flush, block/blk-flush.c). */
+gboolean   fit_io_is_flush       (const TraceIo      *io);
 
 /* Per-process analysis of @ios (sorted by queue time as trace_load_ios
  * returns them).  Returns FitProcess *, sorted by pid. */

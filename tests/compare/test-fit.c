@@ -426,6 +426,100 @@ make_streams (void)
   return ios;
 }
 
+/* Flushes kept in sight: pid 40 reads, writes with FUA and with preflush,
+ * then fsyncs (an empty preflush bio and a REQ_OP_FLUSH request); pid 50
+ * only syncs.  The trace-driven process cannot issue a flush, so each is
+ * counted as dropped with the reason in the scenario, report and JSON; the
+ * flagged data writes stay (as plain writes); pid 50 has nothing to issue
+ * and is left out of the scenario, said so; the measured CSV marks the
+ * flushes op = flush. */
+static void
+test_flushes_dropped (void)
+{
+  static const struct { guint32 pid; TraceOp op; guint32 rwbs, nr_sectors; } spec[] = {
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ, 8 },
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ, 8 },
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ | TRACE_RWBS_SYNC, 8 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_WRITE | TRACE_RWBS_FUA | TRACE_RWBS_SYNC, 8 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE, 16 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE | TRACE_RWBS_SYNC, 0 },
+    { 40, TRACE_OP_FLUSH, TRACE_RWBS_FLUSH, 0 },
+    { 50, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE | TRACE_RWBS_SYNC, 0 },
+  };
+  g_autoptr(GArray) rq = make_linear_requests (30, TRACE_OP_READ, 11);
+  g_autoptr(GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL, *json = NULL, *report = NULL, *csv_text = NULL;
+  g_autofree char *csv = g_build_filename (g_get_user_cache_dir (), "flush-measured.csv", NULL);
+  g_auto(GStrv) groups = NULL;
+  const FitProcess *db, *sync;
+  JsonObject *flushes;
+  gsize report_len = 0;
+  FILE *mem;
+  guint n_flush_rows = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (spec); i++)
+    {
+      TraceIo io = make_io (spec[i].pid, spec[i].pid == 40 ? "db" : "sync",
+                            (gint64) i * 100000, (gint64) i * 100000 + 50000);
+
+      io.op = spec[i].op;
+      io.rwbs = spec[i].rwbs;
+      io.nr_sectors = spec[i].nr_sectors;
+      io.sector = spec[i].nr_sectors > 0 ? 2048 + i * 64 : 0;
+      g_array_append_val (ios, io);
+    }
+  r = fit_arrays ("/x", (const TraceIo *) ios->data, ios->len,
+                  (const TraceRequest *) rq->data, rq->len, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  db = g_ptr_array_index (r->processes, 0);
+  sync = g_ptr_array_index (r->processes, 1);
+  g_assert_cmpuint (db->simulated_ios, ==, 5);
+  g_assert_cmpuint (db->flushes, ==, 2);
+  g_assert_cmpuint (db->fua_writes, ==, 2);
+  g_assert_cmpuint (sync->simulated_ios, ==, 0);
+  g_assert_cmpuint (sync->flushes, ==, 1);
+
+  text = fit_scenario_to_data (r);
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  groups = g_key_file_get_groups (kf, NULL);
+  g_assert_cmpuint (g_strv_length (groups), ==, 3);
+  g_assert_cmpstr (groups[2], ==, "process db-40");
+  g_assert_nonnull (strstr (text, "# flushes dropped: 2 (" FIT_FLUSH_DROPPED_REASON ")\n"
+                                  "# 2 writes carry FUA or preflush; simulated as plain writes\n"
+                                  "[process db-40]\n"));
+  g_assert_nonnull (strstr (text, "# process sync-50 (pid 50): no read or write with data in "
+                                  "the trace, left out of the scenario\n"
+                                  "# flushes dropped: 1 ("));
+
+  mem = open_memstream (&report, &report_len);
+  fit_print_report (r, mem);
+  g_assert_cmpint (fclose (mem), ==, 0);
+  g_assert_nonnull (strstr (report, "\nflushes dropped: 3 (" FIT_FLUSH_DROPPED_REASON ")\n"));
+  g_assert_nonnull (strstr (report, "\nnote: sync-50 has no read or write with data"));
+
+  json = fit_result_to_json (r);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  flushes = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                           "flushes");
+  g_assert_cmpint (json_object_get_int_member (flushes, "dropped"), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (flushes, "reason"), ==, FIT_FLUSH_DROPPED_REASON);
+  g_assert_cmpint (json_object_get_int_member (flushes, "fua_or_preflush_writes"), ==, 2);
+
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (fit_write_measured_results (r, csv, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (csv, &csv_text, NULL, NULL));
+  for (const char *p = csv_text; (p = strstr (p, ",flush,")) != NULL; p++)
+    n_flush_rows++;
+  g_assert_cmpuint (n_flush_rows, ==, 3);
+}
+
 static void
 test_closed_open (void)
 {
@@ -895,14 +989,16 @@ test_set_on_fitted (gconstpointer data)
 
 /* Real 6.18 captures of loop 7,0 (tests/data): one with the capture header
  * (scheduler=mq-deadline), one without.  The scenario names the blk-mq
- * scheduler and says when it was assumed. */
+ * scheduler, says when it was assumed, counts the dropped flushes, and
+ * loads in the simulator. */
 static const struct {
   const char *file;
   const char *sched;
   const char *source;
+  gint64      flushes;          /* dropped: sync's empty preflush bio */
 } real_scheds[] = {
-  { "valid-blk-loop-mqdeadline-6.18.ftrace", "mq-deadline", "trace" },
-  { "valid-blk-loop-none-6.18.ftrace", "none", "assumed" },
+  { "valid-blk-loop-mqdeadline-6.18.ftrace", "mq-deadline", "trace", 1 },
+  { "valid-blk-loop-none-6.18.ftrace", "none", "assumed", 0 },
 };
 
 static void
@@ -913,8 +1009,9 @@ test_real_sched (gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
   g_autofree char *text = NULL, *json = NULL;
+  g_autoptr(Scenario) s = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonObject *dev;
+  JsonObject *root, *dev;
   gboolean assumed = strcmp (c->source, "assumed") == 0;
 
   g_assert_no_error (error);
@@ -922,14 +1019,20 @@ test_real_sched (gconstpointer data)
   g_assert_cmpstr (r->sched_source, ==, c->source);
   text = fit_scenario_to_data (r);
   g_assert_cmpint (strstr (text, "blk-mq none assumed") != NULL, ==, assumed);
+  /* A process that only flushed is left out, so the scenario loads. */
+  s = scenario_load_data (text, "fitted.ini", "/", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
 
   json = fit_result_to_json (r);
   json_parser_load_from_data (parser, json, -1, &error);
   g_assert_no_error (error);
-  dev = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
-                                       "device");
+  root = json_node_get_object (json_parser_get_root (parser));
+  dev = json_object_get_object_member (root, "device");
   g_assert_cmpstr (json_object_get_string_member (dev, "sched"), ==, c->sched);
   g_assert_cmpstr (json_object_get_string_member (dev, "sched_source"), ==, c->source);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "flushes"),
+                                               "dropped"), ==, c->flushes);
 }
 
 /* One device, several trace formats: each fit names it devMAJ_MIN, the
@@ -1166,6 +1269,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/processes/closed-open", test_closed_open);
   g_test_add_func ("/fit/processes/half-dependent-is-open", test_half_dependent_is_open);
   g_test_add_func ("/fit/processes/split-submissions", test_split_submissions);
+  g_test_add_func ("/fit/processes/flushes-dropped", test_flushes_dropped);
   g_test_add_func ("/fit/scenario/keyfile", test_scenario_keyfile);
   g_test_add_func ("/fit/no-requests", test_no_requests);
   g_test_add_func ("/fit/measured-results", test_measured_results);
