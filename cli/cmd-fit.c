@@ -30,7 +30,7 @@ cli_cmd_fit (int argc, char **argv)
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the scenario .ini", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "Fit this device of the trace", "MAJ,MIN" },
-    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler for the scenario: mq-deadline, bfq, kyber, none (blk-mq) or noop, deadline, anticipatory, cfq (legacy); default: the capture's, else none", "NAME" },
+    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler(s) for the scenario, one run each: mq-deadline, bfq, kyber, none (blk-mq) or noop, deadline, anticipatory, cfq (legacy); default: the capture's, else none", "NAME[,NAME...]" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Write the fit as JSON", "FILE" },
     { "measured", 0, 0, G_OPTION_ARG_FILENAME, &measured,
       "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },

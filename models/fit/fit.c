@@ -75,18 +75,38 @@ fit_sched_from_kernel (const char *kernel_name)
  * format records.  "none" is the choice that adds no scheduling of its
  * own.  iosim capture writes "scheduler=unknown" when sysfs could not be
  * read: that says nothing either. */
+/* --sched A,B,...: each name mapped; the scenario then runs once per
+ * scheduler, as its sched = list does. */
+static char *
+fit_sched_list_from_option (const char *option, GError **error)
+{
+  g_auto(GStrv) names = g_strsplit (option, ",", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *sim = fit_sched_from_kernel (names[i]);
+
+      if (sim == NULL)
+        {
+          g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                       "--sched '%s': '%s' is not a scheduler the simulator has ("
+                       FIT_SCHED_NAMES ")", option, g_strstrip (names[i]));
+          return NULL;
+        }
+      g_string_append_printf (out, "%s%s", i > 0 ? "," : "", sim);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 static gboolean
 fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
                   GError **error)
 {
   if (option != NULL)
     {
-      r->sched = fit_sched_from_kernel (option);
+      r->sched = fit_sched_list_from_option (option, error);
       r->sched_source = g_strdup ("option");
-      if (r->sched == NULL)
-        g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
-                     "--sched '%s': not a scheduler the simulator has (" FIT_SCHED_NAMES ")",
-                     option);
       return r->sched != NULL;
     }
   if (meta_scheduler != NULL && meta_scheduler[0] != '\0'

@@ -912,7 +912,9 @@ static const struct {
   { "bfq", "deadline", "deadline", "option", NULL },
   { NULL, NULL, "none", "assumed", NULL },
   { "unknown", NULL, "none", "assumed", NULL },
-  { "bfq", "weird", NULL, NULL, "--sched 'weird': not a scheduler the simulator has" },
+  { "bfq", "mq-deadline, bfq,none", "mq-deadline,bfq,none", "option", NULL },
+  { "bfq", "weird", NULL, NULL, "--sched 'weird': 'weird' is not a scheduler the simulator has" },
+  { "bfq", "none,cfq2", NULL, NULL, "--sched 'none,cfq2': 'cfq2' is not a scheduler" },
   { "adios", NULL, NULL, NULL, "the capture's scheduler 'adios' is not one the simulator has" },
 };
 

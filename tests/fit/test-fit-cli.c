@@ -31,7 +31,9 @@ static const FitCliCase cases[] = {
   { "sched-mq-deadline", OUT_INI, { "--sched", "mq-deadline", NULL }, 0,
     "scheduler mq-deadline (option)", NULL },
   { "sched-unknown", OUT_INI, { "--sched", "elevator9", NULL }, 1, NULL,
-    "--sched 'elevator9': not a scheduler the simulator has" },
+    "--sched 'elevator9': 'elevator9' is not a scheduler the simulator has" },
+  { "sched-list", OUT_INI, { "--sched", "mq-deadline,bfq,none", NULL }, 0,
+    "scheduler mq-deadline,bfq,none (option)", NULL },
 };
 
 static const char *
