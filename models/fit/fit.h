@@ -20,7 +20,8 @@
  * several bios); a step is dependent when it was queued after every bio of
  * the previous step completed; the stream is closed when most steps are
  * dependent.  Think time = queue time - previous step's last completion,
- * over the dependent steps.
+ * over the dependent steps.  Flushes are counted, not simulated (the
+ * trace-driven process issues reads and writes only), and said so.
  */
 #pragma once
 
@@ -128,7 +129,8 @@ typedef struct {
   gboolean    has_device;        /* restrict to dev_major,dev_minor */
   guint32     dev_major;
   guint32     dev_minor;
-  const char *sched;             /* override the trace's scheduler (NULL: none) */
+  const char *sched;             /* override the trace's scheduler, "A" or "A,B,..."
+                                  * (kernel names; NULL: the trace's) */
 } FitOptions;
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the
