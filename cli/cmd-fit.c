@@ -1,6 +1,7 @@
-/* cmd-fit.c — `iosim fit TRACE -o model.ini [--device MAJ,MIN] [--sched NAME]
- * [--json FILE]`: option parsing around fit_trace() and its writers
- * (models/fit/fit.h).  The report goes to standard output. */
+/* cmd-fit.c — `iosim fit TRACE [-o model.ini] [--json FILE] [--measured FILE]
+ * [--device MAJ,MIN] [--sched NAME]`: option parsing around fit_trace() and
+ * its writers (models/fit/fit.h).  The report goes to standard output; at
+ * least one file must be asked for. */
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -27,12 +28,12 @@ cli_cmd_fit (int argc, char **argv)
   g_autofree char *output = NULL, *device = NULL, *sched = NULL, *json = NULL;
   g_autofree char *measured = NULL;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Scenario .ini to write (required)", "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the scenario .ini", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "Fit this device of the trace", "MAJ,MIN" },
-    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler for the scenario (default: the capture's)", "NAME" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Also write the fit as JSON", "FILE" },
+    { "sched", 0, 0, G_OPTION_ARG_STRING, &sched, "Scheduler(s) for the scenario, one run each: mq-deadline, bfq, kyber, none (blk-mq) or noop, deadline, anticipatory, cfq (legacy); default: the capture's, else none", "NAME[,NAME...]" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Write the fit as JSON", "FILE" },
     { "measured", 0, 0, G_OPTION_ARG_FILENAME, &measured,
-      "Also write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
+      "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - fit a device model and process streams to a trace");
@@ -45,6 +46,7 @@ cli_cmd_fit (int argc, char **argv)
     "Fits D2C = overhead + bytes / bandwidth per op by least squares on the requests\n"
     "issued with nothing else in flight, finds each process's timing (closed loop when\n"
     "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n\n"
+    "At least one of -o, --json and --measured is needed.\n\n"
     "Example: iosim fit cap.txt -o loop0.ini --measured measured.csv\n"
     "         iosim run loop0.ini --io-log sim.csv && iosim compare sim.csv measured.csv");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -52,9 +54,15 @@ cli_cmd_fit (int argc, char **argv)
       fprintf (stderr, "iosim fit: %s\n", error->message);
       return 2;
     }
-  if (argc != 2 || output == NULL)
+  if (argc != 2)
     {
-      fprintf (stderr, "iosim fit: need one TRACE and -o FILE (see --help)\n");
+      fprintf (stderr, "iosim fit: need one TRACE (see --help)\n");
+      return 2;
+    }
+  if (output == NULL && json == NULL && measured == NULL)
+    {
+      fprintf (stderr, "iosim fit: nothing to write: give -o FILE (the scenario), "
+               "--json FILE or --measured FILE (see --help)\n");
       return 2;
     }
   if (device != NULL)
@@ -75,7 +83,7 @@ cli_cmd_fit (int argc, char **argv)
       return 1;
     }
   fit_print_report (result, stdout);
-  if (!fit_write_scenario (result, output, &error))
+  if (output != NULL && !fit_write_scenario (result, output, &error))
     {
       fprintf (stderr, "iosim fit: %s\n", error->message);
       return 1;
@@ -96,6 +104,12 @@ cli_cmd_fit (int argc, char **argv)
       fprintf (stderr, "iosim fit: %s\n", error->message);
       return 1;
     }
-  printf ("\nscenario written to %s\n", output);
+  putchar ('\n');
+  if (output != NULL)
+    printf ("scenario written to %s\n", output);
+  if (json != NULL)
+    printf ("fit written to %s (JSON)\n", json);
+  if (measured != NULL)
+    printf ("measured results written to %s\n", measured);
   return 0;
 }

@@ -180,6 +180,65 @@ parse_devno (const char *text, guint32 *major, guint32 *minor)
 
 /* ---- overrides ---------------------------------------------------------- */
 
+/* "name, name (count = 4), ..." of the groups of one kind ("device "), or
+ * of every group when @prefix is NULL (then in brackets). */
+static char *
+list_groups (GKeyFile *kf, const char *prefix)
+{
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; groups[i]; i++)
+    {
+      if (prefix && !g_str_has_prefix (groups[i], prefix))
+        continue;
+      g_string_append_printf (out, prefix ? "%s%s" : "%s[%s]", out->len ? ", " : "",
+                              groups[i] + (prefix ? strlen (prefix) : 0));
+      g_autofree char *count = g_key_file_get_value (kf, groups[i], "count", NULL);
+      if (prefix && count)
+        g_string_append_printf (out, " (count = %s)", g_strstrip (count));
+    }
+  if (out->len == 0)
+    g_string_append (out, "none");
+  return g_string_free (out, FALSE);
+}
+
+/* --set may add a group of tunables ([sim], [host], [writeback], [costs],
+ * [sched NAME], [lock NAME], [path NAME]: defaults apply to what it leaves
+ * out) but not a device, process, bus or adapter, which need keys of their
+ * own: a typo in their name would otherwise surface as "key 'kind' is
+ * missing" of a group the user never meant to write. */
+static gboolean
+set_group_exists (GKeyFile *kf, const char *set, const char *group, GError **error)
+{
+  static const struct { const char *prefix, *kind, *plural; } needs_keys[] = {
+    { "device ", "device", "devices" }, { "process ", "process", "processes" },
+    { "bus ", "bus", "buses" }, { "adapter ", "adapter", "adapters" },
+  };
+  static const char *const tunables[] = { "sim", "host", "writeback", "costs", NULL };
+  static const char *const tunable_kinds[] = { "sched ", "lock ", "path ", NULL };
+  if (g_key_file_has_group (kf, group) || g_strv_contains (tunables, group))
+    return TRUE;
+  for (guint k = 0; tunable_kinds[k]; k++)
+    if (g_str_has_prefix (group, tunable_kinds[k]))
+      return TRUE;
+  for (guint k = 0; k < G_N_ELEMENTS (needs_keys); k++)
+    if (g_str_has_prefix (group, needs_keys[k].prefix))
+      {
+        g_autofree char *have = list_groups (kf, needs_keys[k].prefix);
+        g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                     "--set '%s': the scenario has no %s '%s' (its %s: %s)", set,
+                     needs_keys[k].kind, group + strlen (needs_keys[k].prefix),
+                     needs_keys[k].plural, have);
+        return FALSE;
+      }
+  g_autofree char *have = list_groups (kf, NULL);
+  g_autofree char *devices = list_groups (kf, "device ");
+  g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+               "--set '%s': the scenario has no group [%s] (it has %s; its devices: %s; "
+               "a device is set as 'device NAME.KEY=VALUE')", set, group, have, devices);
+  return FALSE;
+}
+
 static gboolean
 apply_sets (GKeyFile *kf, const char *const *sets, GError **error)
 {
@@ -196,6 +255,8 @@ apply_sets (GKeyFile *kf, const char *const *sets, GError **error)
           return FALSE;
         }
       g_autofree char *group = g_strndup (lhs, dot - lhs);
+      if (!set_group_exists (kf, sets[i], group, error))
+        return FALSE;
       g_key_file_set_string (kf, group, dot + 1, eq + 1);
     }
   return TRUE;

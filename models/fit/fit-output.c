@@ -14,6 +14,12 @@
 
 #define FIT_RESULTS_SECTOR_BYTES 512
 
+/* fit_choose_sched (fit.c) says why "none" is the assumption. */
+#define FIT_SCHED_ASSUMED_NOTE \
+  "scheduler not recorded in the trace: blk-mq none assumed (the kernel's default " \
+  "depends on the driver and its hardware queues, which traces do not record); " \
+  "set another with iosim fit --sched or sched = here"
+
 static const char *
 fit_op_name (TraceOp op)
 {
@@ -138,9 +144,34 @@ fit_append_op_keys (GString *out, const FitDeviceOp *f, const char *prefix)
   g_string_append_c (out, '\n');
 }
 
+/* What the scenario cannot re-issue of @p, on comment lines. */
+static void
+fit_append_process_dropped (GString *out, const FitProcess *p)
+{
+  guint64 other = p->ios - p->simulated_ios - p->flushes;
+
+  if (p->flushes > 0)
+    fit_append_comment (out, "flushes dropped: %" G_GUINT64_FORMAT " (%s)", p->flushes,
+                        FIT_FLUSH_DROPPED_REASON);
+  if (p->fua_writes > 0)
+    fit_append_comment (out, "%" G_GUINT64_FORMAT " writes carry FUA or preflush; "
+                        "simulated as plain writes", p->fua_writes);
+  if (other > 0)
+    fit_append_comment (out, "%" G_GUINT64_FORMAT " other I/Os (discards, no data) "
+                        "not simulated", other);
+}
+
 static void
 fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
 {
+  if (p->simulated_ios == 0)
+    {
+      /* iosim run refuses a trace process with nothing to issue. */
+      fit_append_comment (out, "process %s (pid %u): no read or write with data in the "
+                          "trace, left out of the scenario", p->name, p->pid);
+      fit_append_process_dropped (out, p);
+      return;
+    }
   fit_append_comment (out, "%" G_GUINT64_FORMAT " bios, %" G_GUINT64_FORMAT
                       " bytes (read %" G_GUINT64_FORMAT ", write %" G_GUINT64_FORMAT
                       "); %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
@@ -151,6 +182,7 @@ fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
     fit_append_comment (out, "think time: mean %.3fus, p50 %.3fus, p95 %.3fus",
                         p->think_mean_ns / 1e3, p->think_p50_ns / 1e3,
                         p->think_p95_ns / 1e3);
+  fit_append_process_dropped (out, p);
   g_string_append_printf (out, "[process %s]\ndevice = %s\npattern = trace\ntrace = ",
                           p->name, r->device_name);
   fit_append_keyfile_value (out, r->trace_path);
@@ -176,7 +208,11 @@ fit_scenario_to_data (const FitResult *r)
   if (!r->capacity_from_meta)
     fit_append_comment (out, "capacity: highest sector reached, rounded up to MiB");
   if (g_strcmp0 (r->sched_source, "assumed") == 0)
-    fit_append_comment (out, "scheduler not recorded in the trace: noop assumed");
+    fit_append_comment (out, "%s", FIT_SCHED_ASSUMED_NOTE);
+  if (r->kernel_name != NULL)
+    fit_append_comment (out, "device %u,%u is %s in the capture; the scenario names devices "
+                        "devMAJ_MIN in every trace format", r->dev_major, r->dev_minor,
+                        r->kernel_name);
   g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
   fit_append_op_keys (out, &r->read, "");
   fit_append_op_keys (out, &r->write, "write_");
@@ -236,7 +272,7 @@ fit_write_measured_results (const FitResult *r, const char *path, GError **error
         .process = g_hash_table_lookup (names, GUINT_TO_POINTER (io->pid)),
         .pid = io->pid,
         .device = r->device_name,
-        .op = io->op,
+        .op = fit_io_is_flush (io) ? TRACE_OP_FLUSH : io->op,
         .offset_bytes = io->sector * FIT_RESULTS_SECTOR_BYTES,
         .bytes = (guint64) io->nr_sectors * FIT_RESULTS_SECTOR_BYTES,
         .intended_ns = start_ns - origin_ns,
@@ -338,6 +374,42 @@ fit_print_processes (FILE *out, const FitResult *r)
     }
 }
 
+static void
+fit_sum_dropped (const FitResult *r, guint64 *flushes, guint64 *fua_writes)
+{
+  *flushes = *fua_writes = 0;
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *p = g_ptr_array_index (r->processes, i);
+
+      *flushes += p->flushes;
+      *fua_writes += p->fua_writes;
+    }
+}
+
+/* Never silently: what the fitted workload does not re-issue. */
+static void
+fit_print_dropped (FILE *out, const FitResult *r)
+{
+  guint64 flushes, fua_writes;
+
+  fit_sum_dropped (r, &flushes, &fua_writes);
+  if (flushes > 0)
+    fprintf (out, "flushes dropped: %" G_GUINT64_FORMAT " (%s)\n", flushes,
+             FIT_FLUSH_DROPPED_REASON);
+  if (fua_writes > 0)
+    fprintf (out, "note: %" G_GUINT64_FORMAT " writes carry FUA or preflush; simulated as "
+             "plain writes\n", fua_writes);
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *p = g_ptr_array_index (r->processes, i);
+
+      if (p->simulated_ios == 0)
+        fprintf (out, "note: %s has no read or write with data; left out of the scenario\n",
+                 p->name);
+    }
+}
+
 void
 fit_print_report (const FitResult *r, FILE *out)
 {
@@ -356,6 +428,11 @@ fit_print_report (const FitResult *r, FILE *out)
            r->requests_by_op[TRACE_OP_WRITE],
            r->n_requests - r->requests_by_op[TRACE_OP_READ] - r->requests_by_op[TRACE_OP_WRITE],
            r->n_ios, r->max_in_flight);
+  if (r->kernel_name != NULL)
+    fprintf (out, "kernel     %s (the capture's name of %u,%u)\n", r->kernel_name,
+             r->dev_major, r->dev_minor);
+  if (g_strcmp0 (r->sched_source, "assumed") == 0)
+    fprintf (out, "note: %s\n", FIT_SCHED_ASSUMED_NOTE);
   if (r->have_stats)
     fprintf (out, "skipped    %" G_GUINT64_FORMAT " incomplete at end, %" G_GUINT64_FORMAT
              " completed without issue (in flight at start)\n",
@@ -370,6 +447,7 @@ fit_print_report (const FitResult *r, FILE *out)
   fit_print_op_note (out, r, &r->write);
   fputc ('\n', out);
   fit_print_processes (out, r);
+  fit_print_dropped (out, r);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -458,6 +536,29 @@ fit_json_process (JsonBuilder *b, const FitProcess *p)
   fit_json_num (b, "think_mean_us", p->think_mean_ns / 1e3, TRUE);
   fit_json_num (b, "think_p50_us", p->think_p50_ns / 1e3, TRUE);
   fit_json_num (b, "think_p95_us", p->think_p95_ns / 1e3, TRUE);
+  fit_json_int (b, "simulated_ios", (gint64) p->simulated_ios);
+  json_builder_set_member_name (b, "in_scenario");
+  json_builder_add_boolean_value (b, p->simulated_ios > 0);
+  fit_json_int (b, "flushes_dropped", (gint64) p->flushes);
+  fit_json_int (b, "fua_or_preflush_writes", (gint64) p->fua_writes);
+  json_builder_end_object (b);
+}
+
+static void
+fit_json_flushes (JsonBuilder *b, const FitResult *r)
+{
+  guint64 flushes, fua_writes;
+
+  fit_sum_dropped (r, &flushes, &fua_writes);
+  json_builder_set_member_name (b, "flushes");
+  json_builder_begin_object (b);
+  fit_json_int (b, "dropped", (gint64) flushes);
+  json_builder_set_member_name (b, "reason");
+  if (flushes > 0)
+    json_builder_add_string_value (b, FIT_FLUSH_DROPPED_REASON);
+  else
+    json_builder_add_null_value (b);
+  fit_json_int (b, "fua_or_preflush_writes", (gint64) fua_writes);
   json_builder_end_object (b);
 }
 
@@ -474,6 +575,13 @@ fit_result_to_json (const FitResult *r)
   json_builder_set_member_name (b, "device");
   json_builder_begin_object (b);
   fit_json_text (b, "name", r->device_name);
+  if (r->kernel_name != NULL)
+    fit_json_text (b, "kernel_name", r->kernel_name);
+  else
+    {
+      json_builder_set_member_name (b, "kernel_name");
+      json_builder_add_null_value (b);
+    }
   json_builder_set_member_name (b, "devno");
   json_builder_add_string_value (b, devno);
   fit_json_int (b, "capacity_bytes", (gint64) r->capacity_bytes);
@@ -493,6 +601,7 @@ fit_result_to_json (const FitResult *r)
   for (guint i = 0; i < r->processes->len; i++)
     fit_json_process (b, g_ptr_array_index (r->processes, i));
   json_builder_end_array (b);
+  fit_json_flushes (b, r);
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);

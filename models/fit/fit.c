@@ -16,6 +16,16 @@ G_STATIC_ASSERT (FIT_N_QUANTILES % 2 == 1);
 
 #define FIT_SECTOR_BYTES 512
 
+/* Kernel elevator names to the simulator's (models/sched/ .name).  blk-mq
+ * (Linux 3.13+, the only block layer since 5.0) names its schedulers
+ * "mq-deadline", "bfq", "kyber" and "none"; the simulator models each under
+ * the same name.  The legacy single-queue elevators (2.6 to 4.20) were
+ * "noop", "deadline", "anticipatory" (to 2.6.32) and "cfq" (to 4.20); each
+ * maps only to its legacy model, never to a blk-mq one.  mq-deadline's
+ * elevator_alias "deadline" (block/mq-deadline.c, 4.11+) lets `echo
+ * deadline > scheduler` select it, but sysfs prints "mq-deadline", so a
+ * trace saying "deadline" comes from the legacy layer.  "as" is the boot
+ * parameter alias of anticipatory (block/elevator.c elevator_setup, 2.6). */
 char *
 fit_sched_from_kernel (const char *kernel_name)
 {
@@ -23,14 +33,15 @@ fit_sched_from_kernel (const char *kernel_name)
     const char *kernel;
     const char *sim;
   } map[] = {
-    { "none", "noop" },
-    { "noop", "noop" },
-    { "mq-deadline", "deadline" },
-    { "deadline", "deadline" },
+    { "none", "none" },
+    { "mq-deadline", "mq-deadline" },
     { "bfq", "bfq" },
     { "kyber", "kyber" },
-    { "cfq", "cfq" },
+    { "noop", "noop" },
+    { "deadline", "deadline" },
     { "anticipatory", "anticipatory" },
+    { "as", "anticipatory" },
+    { "cfq", "cfq" },
   };
   g_autofree char *name = NULL;
   const char *open_bracket;
@@ -43,11 +54,76 @@ fit_sched_from_kernel (const char *kernel_name)
     name = g_strndup (open_bracket + 1,
                       (gsize) (strchr (open_bracket, ']') - open_bracket - 1));
   else
-    name = g_strstrip (g_strdup (kernel_name));
+    name = g_strdup (kernel_name);
+  g_strstrip (name);
   for (guint i = 0; i < G_N_ELEMENTS (map); i++)
     if (g_ascii_strcasecmp (name, map[i].kernel) == 0)
       return g_strdup (map[i].sim);
-  return g_steal_pointer (&name);
+  return NULL;
+}
+
+#define FIT_SCHED_NAMES "blk-mq: mq-deadline, bfq, kyber, none; legacy: noop, deadline, " \
+                        "anticipatory, cfq"
+
+/* The scheduler the scenario names: --sched, else the capture's, else
+ * blk-mq's "none", marked "assumed".  A trace without a scheduler gives no
+ * way to tell the kernel's default: since Linux 5.0 there is only blk-mq,
+ * and elevator_set_default() (block/elevator.c, 6.16; elevator_get_default
+ * before) picks "none" for a driver with BLK_MQ_F_NO_SCHED_BY_DEFAULT (loop,
+ * drivers/block/loop.c loop_add) or several unshared hardware queues
+ * (NVMe), mq-deadline otherwise -- flags and queue counts that no trace
+ * format records.  "none" is the choice that adds no scheduling of its
+ * own.  iosim capture writes "scheduler=unknown" when sysfs could not be
+ * read: that says nothing either. */
+/* --sched A,B,...: each name mapped; the scenario then runs once per
+ * scheduler, as its sched = list does. */
+static char *
+fit_sched_list_from_option (const char *option, GError **error)
+{
+  g_auto(GStrv) names = g_strsplit (option, ",", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      g_autofree char *sim = fit_sched_from_kernel (names[i]);
+
+      if (sim == NULL)
+        {
+          g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                       "--sched '%s': '%s' is not a scheduler the simulator has ("
+                       FIT_SCHED_NAMES ")", option, g_strstrip (names[i]));
+          return NULL;
+        }
+      g_string_append_printf (out, "%s%s", i > 0 ? "," : "", sim);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static gboolean
+fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
+                  GError **error)
+{
+  if (option != NULL)
+    {
+      r->sched = fit_sched_list_from_option (option, error);
+      r->sched_source = g_strdup ("option");
+      return r->sched != NULL;
+    }
+  if (meta_scheduler != NULL && meta_scheduler[0] != '\0'
+      && strcmp (meta_scheduler, "unknown") != 0)
+    {
+      r->sched = fit_sched_from_kernel (meta_scheduler);
+      r->sched_source = g_strdup ("trace");
+      if (r->sched == NULL)
+        g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                     "%s: the capture's scheduler '%s' is not one the simulator has ("
+                     FIT_SCHED_NAMES "); choose one with --sched", r->trace_path,
+                     meta_scheduler);
+      return r->sched != NULL;
+    }
+  r->sched = g_strdup ("none");
+  r->sched_source = g_strdup ("assumed");
+  return TRUE;
 }
 
 /* ---- Order statistics --------------------------------------------------- */
@@ -217,6 +293,29 @@ fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
 
 /* ---- Processes ---------------------------------------------------------- */
 
+gboolean
+fit_io_is_flush (const TraceIo *io)
+{
+  g_return_val_if_fail (io != NULL, FALSE);
+  return io->op == TRACE_OP_FLUSH
+         || (io->nr_sectors == 0 && (io->rwbs & TRACE_RWBS_FLUSH) != 0);
+}
+
+/* The counts of what the scenario's trace-driven process will and will not
+ * issue, by the rule of models/scenario.c load_trace_stream. */
+static void
+fit_process_count_kept (FitProcess *p, const TraceIo *io)
+{
+  if (fit_io_is_flush (io))
+    p->flushes++;
+  else if ((io->op == TRACE_OP_READ || io->op == TRACE_OP_WRITE) && io->nr_sectors > 0)
+    {
+      p->simulated_ios++;
+      if (io->op == TRACE_OP_WRITE && (io->rwbs & (TRACE_RWBS_FUA | TRACE_RWBS_FLUSH)) != 0)
+        p->fua_writes++;
+    }
+}
+
 typedef struct {
   FitProcess *proc;
   GArray     *think_ns;       /* double */
@@ -339,6 +438,7 @@ fit_processes (const TraceIo *ios, gsize n_ios)
           p->comm = g_strndup (io->comm, sizeof io->comm);
         }
       p->ios++;
+      fit_process_count_kept (p, io);
       p->bytes += bytes;
       p->ios_by_op[io->op]++;
       p->bytes_by_op[io->op] += bytes;
@@ -365,6 +465,7 @@ fit_result_free (FitResult *result)
     return;
   g_free (result->trace_path);
   g_free (result->device_name);
+  g_free (result->kernel_name);
   g_free (result->sched);
   g_free (result->sched_source);
   if (result->processes != NULL)
@@ -374,13 +475,17 @@ fit_result_free (FitResult *result)
   g_free (result);
 }
 
+/* The kernel's name of the device, from the capture's "device=/dev/loop0"
+ * (its basename, with characters a scenario or CSV cannot hold as '_');
+ * NULL without one.  It labels the device; the scenario names it from
+ * MAJ,MIN (fit_arrays) so that every format of one trace names it alike. */
 static char *
-fit_device_name (const char *meta_device, guint32 major, guint32 minor)
+fit_kernel_name (const char *meta_device)
 {
   g_autofree char *base = NULL;
 
   if (meta_device == NULL || meta_device[0] == '\0')
-    return g_strdup_printf ("dev%u_%u", major, minor);
+    return NULL;
   base = g_path_get_basename (meta_device);
   for (char *p = base; *p != '\0'; p++)
     if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
@@ -439,23 +544,13 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
       r->dev_major = requests[0].dev_major;
       r->dev_minor = requests[0].dev_minor;
     }
-  r->device_name = fit_device_name (meta_device, r->dev_major, r->dev_minor);
+  /* Only the device number is in every trace format; a name from it is the
+   * same whichever format (or capture header) the trace came in. */
+  r->device_name = g_strdup_printf ("dev%u_%u", r->dev_major, r->dev_minor);
+  r->kernel_name = fit_kernel_name (meta_device);
 
-  if (options != NULL && options->sched != NULL)
-    {
-      r->sched = fit_sched_from_kernel (options->sched);
-      r->sched_source = g_strdup ("option");
-    }
-  else if (meta_scheduler != NULL && meta_scheduler[0] != '\0')
-    {
-      r->sched = fit_sched_from_kernel (meta_scheduler);
-      r->sched_source = g_strdup ("trace");
-    }
-  else
-    {
-      r->sched = g_strdup ("noop");
-      r->sched_source = g_strdup ("assumed");
-    }
+  if (!fit_choose_sched (r, options != NULL ? options->sched : NULL, meta_scheduler, error))
+    return NULL;
 
   if (meta_size_bytes != NULL
       && g_ascii_string_to_unsigned (meta_size_bytes, 10, 1, G_MAXUINT64,

@@ -20,7 +20,8 @@
  * several bios); a step is dependent when it was queued after every bio of
  * the previous step completed; the stream is closed when most steps are
  * dependent.  Think time = queue time - previous step's last completion,
- * over the dependent steps.
+ * over the dependent steps.  Flushes are counted, not simulated (the
+ * trace-driven process issues reads and writes only), and said so.
  */
 #pragma once
 
@@ -90,14 +91,25 @@ typedef struct {
   double   think_p95_ns;
   gint64   first_queue_ns;
   gint64   last_complete_ns;
+  /* What a pattern = trace process re-issues (models/scenario.c
+   * load_trace_stream): reads and writes with data, nothing else. */
+  guint64  simulated_ios;
+  guint64  flushes;              /* fit_io_is_flush: dropped, FIT_FLUSH_DROPPED_REASON */
+  guint64  fua_writes;           /* simulated writes the trace flags FUA or preflush:
+                                  * simulated as plain writes */
 } FitProcess;
+
+/* Why the fitted workload cannot keep a flush: said wherever one is dropped. */
+#define FIT_FLUSH_DROPPED_REASON \
+  "the simulator's trace-driven process issues reads and writes only; sim/ has no flush request"
 
 typedef struct {
   char    *trace_path;           /* absolute */
-  char    *device_name;          /* meta "device" basename, or "devMAJ_MIN" */
+  char    *device_name;          /* "devMAJ_MIN", whatever the trace format */
+  char    *kernel_name;          /* basename of the capture's "device", or NULL */
   guint32  dev_major;
   guint32  dev_minor;
-  char    *sched;                /* simulator name: noop, deadline, ... */
+  char    *sched;                /* simulator name: none, mq-deadline, ... */
   char    *sched_source;         /* "option", "trace", or "assumed" */
   guint64  capacity_bytes;
   gboolean capacity_from_meta;
@@ -117,11 +129,15 @@ typedef struct {
   gboolean    has_device;        /* restrict to dev_major,dev_minor */
   guint32     dev_major;
   guint32     dev_minor;
-  const char *sched;             /* override the trace's scheduler (NULL: none) */
+  const char *sched;             /* override the trace's scheduler, "A" or "A,B,..."
+                                  * (kernel names; NULL: the trace's) */
 } FitOptions;
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the
- * simulator's (noop, deadline, bfq, kyber, cfq, anticipatory). */
+ * simulator's of the same block layer: blk-mq names (none, mq-deadline,
+ * bfq, kyber) to the blk-mq models, legacy ones (noop, deadline,
+ * anticipatory or "as", cfq) to the legacy models.  NULL for a name the
+ * simulator does not have. */
 char      *fit_sched_from_kernel (const char *kernel_name);
 
 /* Fit one op on @requests (any order; other ops are ignored). */
@@ -129,6 +145,11 @@ void       fit_device_op         (const TraceRequest *requests,
                                   gsize               n_requests,
                                   TraceOp             op,
                                   FitDeviceOp        *out);
+
+/* A flush as the trace shows it: a REQ_OP_FLUSH request ("FN", "FF"), or the
+ * empty preflush bio (REQ_OP_WRITE | REQ_PREFLUSH, no data: blkparse "FWS
+ * 0 + 0") that fsync and sync submit (blkdev_issue_flush, block/blk-flush.c). */
+gboolean   fit_io_is_flush       (const TraceIo      *io);
 
 /* Per-process analysis of @ios (sorted by queue time as trace_load_ios
  * returns them).  Returns FitProcess *, sorted by pid. */

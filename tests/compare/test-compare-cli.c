@@ -243,21 +243,21 @@ test_fit_blkparse (void)
 
   g_key_file_load_from_file (kf, ini, G_KEY_FILE_NONE, &error);
   g_assert_no_error (error);
-  overhead = g_key_file_get_string (kf, "device loop0", "overhead", &error);
+  overhead = g_key_file_get_string (kf, "device dev7_0", "overhead", &error);
   g_assert_no_error (error);
-  bandwidth = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  bandwidth = g_key_file_get_string (kf, "device dev7_0", "bandwidth", &error);
   g_assert_no_error (error);
   /* Noise-free data: least squares is exact up to rounding. */
   g_assert_cmpstr (overhead, ==, "40.000us");
   g_assert_cmpstr (bandwidth, ==, "400.00MB/s");
-  sched = g_key_file_get_string (kf, "device loop0", "sched", &error);
-  g_assert_cmpstr (sched, ==, "deadline");
-  capacity = g_key_file_get_string (kf, "device loop0", "capacity", &error);
+  sched = g_key_file_get_string (kf, "device dev7_0", "sched", &error);
+  g_assert_cmpstr (sched, ==, "mq-deadline");
+  capacity = g_key_file_get_string (kf, "device dev7_0", "capacity", &error);
   g_assert_cmpstr (capacity, ==, "128MiB");
   timing = g_key_file_get_string (kf, "process dd-4756", "timing", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (timing, ==, "closed");
-  g_assert_false (g_key_file_has_key (kf, "device loop0", "write_overhead", NULL));
+  g_assert_false (g_key_file_has_key (kf, "device dev7_0", "write_overhead", NULL));
 
   read = json_object_get_object_member (
            json_object_get_object_member (load_json (parser, json), "device"), "read");
@@ -267,7 +267,7 @@ test_fit_blkparse (void)
    * 2 us (Q to D) + 40 us + 4096 B at 2.5 ns/B = 52,240 ns. */
   g_assert_true (g_file_get_contents (measured, &csv, NULL, NULL));
   g_assert_true (g_str_has_prefix (csv, "process,pid,device,op,offset_bytes,bytes,"));
-  g_assert_nonnull (strstr (csv, "\ndd-4756,4756,loop0,read,1048576,4096,0,0,52240,52240,0\n"));
+  g_assert_nonnull (strstr (csv, "\ndd-4756,4756,dev7_0,read,1048576,4096,0,0,52240,52240,0\n"));
 
   check_round_trip (ini, measured);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read, "r2"), 1.0, 1e-9);

@@ -5,12 +5,15 @@
  * that the fixed model draws from.  Noise comes from a seeded gsl_rng. */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "models/scenario.h"
+#include "models/sched/sched.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
@@ -246,7 +249,7 @@ static void
 parse_written_quantiles (GKeyFile *kf, const char *key, SimTime *out_ns)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_key_file_get_string (kf, "device loop0", key, &error);
+  g_autofree char *text = g_key_file_get_string (kf, "device dev7_0", key, &error);
   g_auto(GStrv) items = NULL;
 
   g_assert_no_error (error);
@@ -325,9 +328,9 @@ test_overhead_quantiles (void)
 
   /* The device group builds a fixed model; without a random stream it pays
    * the median overhead. */
-  dev = dev_model_new_from_keyfile ("loop0", kf, "device loop0", ignore, &error);
+  dev = dev_model_new_from_keyfile ("dev7_0", kf, "device dev7_0", ignore, &error);
   g_assert_no_error (error);
-  bw_text = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  bw_text = g_key_file_get_string (kf, "device dev7_0", "bandwidth", &error);
   g_assert_true (sim_parse_rate_bytes_per_s (bw_text, &bw, &error));
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==,
                    written[FIT_N_QUANTILES / 2] + llround (4096 * (1e9 / bw)));
@@ -421,6 +424,100 @@ make_streams (void)
   }
   g_array_sort (ios, cmp_io_queue);
   return ios;
+}
+
+/* Flushes kept in sight: pid 40 reads, writes with FUA and with preflush,
+ * then fsyncs (an empty preflush bio and a REQ_OP_FLUSH request); pid 50
+ * only syncs.  The trace-driven process cannot issue a flush, so each is
+ * counted as dropped with the reason in the scenario, report and JSON; the
+ * flagged data writes stay (as plain writes); pid 50 has nothing to issue
+ * and is left out of the scenario, said so; the measured CSV marks the
+ * flushes op = flush. */
+static void
+test_flushes_dropped (void)
+{
+  static const struct { guint32 pid; TraceOp op; guint32 rwbs, nr_sectors; } spec[] = {
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ, 8 },
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ, 8 },
+    { 40, TRACE_OP_READ, TRACE_RWBS_READ | TRACE_RWBS_SYNC, 8 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_WRITE | TRACE_RWBS_FUA | TRACE_RWBS_SYNC, 8 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE, 16 },
+    { 40, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE | TRACE_RWBS_SYNC, 0 },
+    { 40, TRACE_OP_FLUSH, TRACE_RWBS_FLUSH, 0 },
+    { 50, TRACE_OP_WRITE, TRACE_RWBS_FLUSH | TRACE_RWBS_WRITE | TRACE_RWBS_SYNC, 0 },
+  };
+  g_autoptr(GArray) rq = make_linear_requests (30, TRACE_OP_READ, 11);
+  g_autoptr(GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *text = NULL, *json = NULL, *report = NULL, *csv_text = NULL;
+  g_autofree char *csv = g_build_filename (g_get_user_cache_dir (), "flush-measured.csv", NULL);
+  g_auto(GStrv) groups = NULL;
+  const FitProcess *db, *sync;
+  JsonObject *flushes;
+  gsize report_len = 0;
+  FILE *mem;
+  guint n_flush_rows = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (spec); i++)
+    {
+      TraceIo io = make_io (spec[i].pid, spec[i].pid == 40 ? "db" : "sync",
+                            (gint64) i * 100000, (gint64) i * 100000 + 50000);
+
+      io.op = spec[i].op;
+      io.rwbs = spec[i].rwbs;
+      io.nr_sectors = spec[i].nr_sectors;
+      io.sector = spec[i].nr_sectors > 0 ? 2048 + i * 64 : 0;
+      g_array_append_val (ios, io);
+    }
+  r = fit_arrays ("/x", (const TraceIo *) ios->data, ios->len,
+                  (const TraceRequest *) rq->data, rq->len, NULL, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  db = g_ptr_array_index (r->processes, 0);
+  sync = g_ptr_array_index (r->processes, 1);
+  g_assert_cmpuint (db->simulated_ios, ==, 5);
+  g_assert_cmpuint (db->flushes, ==, 2);
+  g_assert_cmpuint (db->fua_writes, ==, 2);
+  g_assert_cmpuint (sync->simulated_ios, ==, 0);
+  g_assert_cmpuint (sync->flushes, ==, 1);
+
+  text = fit_scenario_to_data (r);
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  groups = g_key_file_get_groups (kf, NULL);
+  g_assert_cmpuint (g_strv_length (groups), ==, 3);
+  g_assert_cmpstr (groups[2], ==, "process db-40");
+  g_assert_nonnull (strstr (text, "# flushes dropped: 2 (" FIT_FLUSH_DROPPED_REASON ")\n"
+                                  "# 2 writes carry FUA or preflush; simulated as plain writes\n"
+                                  "[process db-40]\n"));
+  g_assert_nonnull (strstr (text, "# process sync-50 (pid 50): no read or write with data in "
+                                  "the trace, left out of the scenario\n"
+                                  "# flushes dropped: 1 ("));
+
+  mem = open_memstream (&report, &report_len);
+  fit_print_report (r, mem);
+  g_assert_cmpint (fclose (mem), ==, 0);
+  g_assert_nonnull (strstr (report, "\nflushes dropped: 3 (" FIT_FLUSH_DROPPED_REASON ")\n"));
+  g_assert_nonnull (strstr (report, "\nnote: sync-50 has no read or write with data"));
+
+  json = fit_result_to_json (r);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  flushes = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                           "flushes");
+  g_assert_cmpint (json_object_get_int_member (flushes, "dropped"), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (flushes, "reason"), ==, FIT_FLUSH_DROPPED_REASON);
+  g_assert_cmpint (json_object_get_int_member (flushes, "fua_or_preflush_writes"), ==, 2);
+
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (fit_write_measured_results (r, csv, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (csv, &csv_text, NULL, NULL));
+  for (const char *p = csv_text; (p = strstr (p, ",flush,")) != NULL; p++)
+    n_flush_rows++;
+  g_assert_cmpuint (n_flush_rows, ==, 3);
 }
 
 static void
@@ -553,7 +650,7 @@ test_scenario_keyfile (void)
   groups = g_key_file_get_groups (kf, NULL);
   g_assert_cmpuint (g_strv_length (groups), ==, 5);
   g_assert_cmpstr (groups[0], ==, "sim");
-  g_assert_cmpstr (groups[1], ==, "device loop0");
+  g_assert_cmpstr (groups[1], ==, "device dev7_0");
   g_assert_cmpstr (groups[2], ==, "process dd-10");
   g_assert_cmpstr (groups[3], ==, "process fio_worker-20");
   g_assert_cmpstr (groups[4], ==, "process pid30");
@@ -566,13 +663,13 @@ test_scenario_keyfile (void)
     g_assert_no_error (error);                                            \
     g_assert_cmpstr (v_, ==, expected);                                   \
   } G_STMT_END
-  CHECK_KEY ("device loop0", "kind", "fixed");
-  CHECK_KEY ("device loop0", "parallelism", "3");
-  CHECK_KEY ("device loop0", "queue_depth", "3");
-  CHECK_KEY ("device loop0", "capacity", "64MiB");
-  CHECK_KEY ("device loop0", "sched", "deadline");
-  CHECK_KEY ("device loop0", "devno", "7,0");
-  CHECK_KEY ("process dd-10", "device", "loop0");
+  CHECK_KEY ("device dev7_0", "kind", "fixed");
+  CHECK_KEY ("device dev7_0", "parallelism", "3");
+  CHECK_KEY ("device dev7_0", "queue_depth", "3");
+  CHECK_KEY ("device dev7_0", "capacity", "64MiB");
+  CHECK_KEY ("device dev7_0", "sched", "mq-deadline");
+  CHECK_KEY ("device dev7_0", "devno", "7,0");
+  CHECK_KEY ("process dd-10", "device", "dev7_0");
   CHECK_KEY ("process dd-10", "pattern", "trace");
   CHECK_KEY ("process dd-10", "trace", trace);
   CHECK_KEY ("process dd-10", "trace_pid", "10");
@@ -581,18 +678,18 @@ test_scenario_keyfile (void)
   CHECK_KEY ("process fio_worker-20", "timing", "open");
 
   /* Values carry units and match the fit to the printed precision. */
-  s = g_key_file_get_string (kf, "device loop0", "overhead", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "overhead", &error);
   g_assert_true (g_str_has_suffix (s, "us"));
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.overhead_ns / 1e3, 0.0005);
   g_clear_pointer (&s, g_free);
-  s = g_key_file_get_string (kf, "device loop0", "bandwidth", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "bandwidth", &error);
   g_assert_true (g_str_has_suffix (s, "MB/s"));
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->read.bandwidth_bytes_per_s / 1e6, 0.005);
   g_clear_pointer (&s, g_free);
-  s = g_key_file_get_string (kf, "device loop0", "write_bandwidth", &error);
+  s = g_key_file_get_string (kf, "device dev7_0", "write_bandwidth", &error);
   g_assert_no_error (error);
   g_assert_cmpfloat_with_epsilon (g_ascii_strtod (s, NULL), r->write.bandwidth_bytes_per_s / 1e6, 0.005);
-  g_assert_true (g_key_file_has_key (kf, "device loop0", "write_overhead", NULL));
+  g_assert_true (g_key_file_has_key (kf, "device dev7_0", "write_overhead", NULL));
 
   /* JSON carries the same numbers. */
   json = fit_result_to_json (r);
@@ -663,20 +760,39 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* Kernel names (as sysfs prints them, or as a user types them) map to the
+ * simulator's scheduler of the same block layer; NULL for names it lacks. */
+static const struct { const char *in, *out; } sched_names[] = {
+  { "none", "none" },
+  { "mq-deadline", "mq-deadline" },
+  { "[mq-deadline] none", "mq-deadline" },
+  { "mq-deadline kyber [none]", "none" },
+  { "[bfq] mq-deadline none", "bfq" },
+  { " kyber\n", "kyber" },
+  { "noop", "noop" },
+  { "deadline", "deadline" },
+  { "noop deadline [cfq]", "cfq" },
+  { "[anticipatory] noop", "anticipatory" },
+  { "as", "anticipatory" },
+  { "weird", NULL },
+  { "[] none", NULL },
+};
+
+static void
+test_sched_name (gconstpointer data)
+{
+  const typeof (sched_names[0]) *c = data;
+  g_autofree char *got = fit_sched_from_kernel (c->in);
+
+  g_assert_cmpstr (got, ==, c->out);
+  /* Every name it returns is one the simulator has registered. */
+  if (got != NULL)
+    g_assert_nonnull (sched_ops_lookup (got));
+}
+
 static void
 test_names (void)
 {
-  static const struct { const char *in, *out; } sched[] = {
-    { "none", "noop" }, { "mq-deadline", "deadline" }, { "[bfq] mq-deadline none", "bfq" },
-    { "mq-deadline kyber [none]", "noop" }, { "kyber", "kyber" }, { "cfq", "cfq" },
-    { "weird", "weird" },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (sched); i++)
-    {
-      g_autofree char *got = fit_sched_from_kernel (sched[i].in);
-      g_assert_cmpstr (got, ==, sched[i].out);
-    }
   {
     g_autofree char *a = trace_process_name ("kworker/u8:2", 12);
     g_autofree char *b = trace_process_name ("a b[c],d=e#", 3);
@@ -759,7 +875,8 @@ test_trace_capture_meta (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (r->dev_major, ==, 7);
-  g_assert_cmpstr (r->device_name, ==, "loop0");
+  g_assert_cmpstr (r->device_name, ==, "dev7_0");
+  g_assert_cmpstr (r->kernel_name, ==, "loop0");
   g_assert_cmpstr (r->sched, ==, "bfq");
   g_assert_cmpstr (r->sched_source, ==, "trace");
   g_assert_true (r->capacity_from_meta);
@@ -769,12 +886,245 @@ test_trace_capture_meta (void)
   other = fit_trace (path, &opts, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (other->device_name, ==, "dev8_16");
-  g_assert_cmpstr (other->sched, ==, "noop");
+  g_assert_null (other->kernel_name);
+  g_assert_cmpstr (other->sched, ==, "none");
   g_assert_cmpstr (other->sched_source, ==, "option");
   g_assert_false (other->capacity_from_meta);
   /* Highest sector end 4096 + 3 * 8 + 8 = 4128 sectors = 2,113,536 bytes,
    * just over 2 MiB: rounded up to 3 MiB. */
   g_assert_cmpuint (other->capacity_bytes, ==, 3 * 1024 * 1024);
+}
+
+/* Where the scenario's scheduler comes from: --sched first, then the
+ * capture's (blk-mq names stay blk-mq), else "none", assumed; names the
+ * simulator lacks are errors naming what to do. */
+static const struct {
+  const char *scheduler;        /* the capture header's scheduler=, NULL: no header */
+  const char *option;           /* --sched */
+  const char *sched;            /* expected, NULL: an error */
+  const char *source;
+  const char *message;          /* in the error */
+} sched_sources[] = {
+  { "mq-deadline", NULL, "mq-deadline", "trace", NULL },
+  { "none", NULL, "none", "trace", NULL },
+  { "mq-deadline", "bfq", "bfq", "option", NULL },
+  { "bfq", "mq-deadline", "mq-deadline", "option", NULL },
+  { "bfq", "deadline", "deadline", "option", NULL },
+  { NULL, NULL, "none", "assumed", NULL },
+  { "unknown", NULL, "none", "assumed", NULL },
+  { "bfq", "mq-deadline, bfq,none", "mq-deadline,bfq,none", "option", NULL },
+  { "bfq", "weird", NULL, NULL, "--sched 'weird': 'weird' is not a scheduler the simulator has" },
+  { "bfq", "none,cfq2", NULL, NULL, "--sched 'none,cfq2': 'cfq2' is not a scheduler" },
+  { "adios", NULL, NULL, NULL, "the capture's scheduler 'adios' is not one the simulator has" },
+};
+
+static void
+test_trace_sched_source (gconstpointer data)
+{
+  const typeof (sched_sources[0]) *c = data;
+  g_autofree char *header = c->scheduler == NULL ? NULL
+    : g_strdup_printf ("# iosim-capture device=/dev/loop0 devno=7,0 scheduler=%s\n", c->scheduler);
+  g_autofree char *path = write_two_device_trace ("sched.blkparse", header, 3);
+  FitOptions opts = { .has_device = TRUE, .dev_major = 7, .dev_minor = 0, .sched = c->option };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, &opts, &error);
+
+  if (c->sched == NULL)
+    {
+      g_assert_null (r);
+      g_assert_error (error, FIT_ERROR, FIT_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, c->message));
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->sched, ==, c->sched);
+  g_assert_cmpstr (r->sched_source, ==, c->source);
+}
+
+/* iosim run --set on a fitted scenario: a device, process, bus or adapter
+ * the scenario lacks is named with the ones it has (it used to be created
+ * empty and fail with "key 'kind' is missing"); tunable groups may be
+ * added. */
+static const struct {
+  const char *set;
+  const char *message;          /* NULL: the scenario loads */
+} sets_cases[] = {
+  { "device dev7_0.sched=bfq", NULL },
+  { "sim.seed=3", NULL },
+  { "sched bfq.slice_idle=0", NULL },
+  { "device loop0.sched=bfq",
+    "--set 'device loop0.sched=bfq': the scenario has no device 'loop0' (its devices: dev7_0)" },
+  { "process nobody.think=1ms",
+    "--set 'process nobody.think=1ms': the scenario has no process 'nobody' (its processes: cat-100)" },
+  { "bus ide0.kind=ide-channel", "the scenario has no bus 'ide0' (its buses: none)" },
+  { "loop0.sched=bfq", "--set 'loop0.sched=bfq': the scenario has no group [loop0] (it has [sim], "
+    "[device dev7_0], [process cat-100]; its devices: dev7_0; a device is set as "
+    "'device NAME.KEY=VALUE')" },
+};
+
+static void
+test_set_on_fitted (gconstpointer data)
+{
+  const typeof (sets_cases[0]) *c = data;
+  g_autofree char *path = write_two_device_trace ("set.blkparse", NULL, 3);
+  FitOptions opts = { .has_device = TRUE, .dev_major = 7, .dev_minor = 0 };
+  const char *const sets[] = { c->set, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, &opts, &error);
+  g_autofree char *text = NULL;
+  g_autoptr(Scenario) s = NULL;
+
+  g_assert_no_error (error);
+  text = fit_scenario_to_data (r);
+  s = scenario_load_data (text, "fitted.ini", "/", sets, &error);
+  if (c->message == NULL)
+    {
+      g_assert_no_error (error);
+      g_assert_nonnull (s);
+      return;
+    }
+  g_assert_null (s);
+  g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, c->message));
+  g_assert_null (strstr (error->message, "is missing"));
+}
+
+/* Real 6.18 captures of loop 7,0 (tests/data): one with the capture header
+ * (scheduler=mq-deadline), one without.  The scenario names the blk-mq
+ * scheduler, says when it was assumed, counts the dropped flushes, and
+ * loads in the simulator. */
+static const struct {
+  const char *file;
+  const char *sched;
+  const char *source;
+  gint64      flushes;          /* dropped: sync's empty preflush bio */
+} real_scheds[] = {
+  { "valid-blk-loop-mqdeadline-6.18.ftrace", "mq-deadline", "trace", 1 },
+  { "valid-blk-loop-none-6.18.ftrace", "none", "assumed", 0 },
+};
+
+static void
+test_real_sched (gconstpointer data)
+{
+  const typeof (real_scheds[0]) *c = data;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", c->file, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  g_autofree char *text = NULL, *json = NULL;
+  g_autoptr(Scenario) s = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *dev;
+  gboolean assumed = strcmp (c->source, "assumed") == 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->sched, ==, c->sched);
+  g_assert_cmpstr (r->sched_source, ==, c->source);
+  text = fit_scenario_to_data (r);
+  g_assert_cmpint (strstr (text, "blk-mq none assumed") != NULL, ==, assumed);
+  /* A process that only flushed is left out, so the scenario loads. */
+  s = scenario_load_data (text, "fitted.ini", "/", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+
+  json = fit_result_to_json (r);
+  json_parser_load_from_data (parser, json, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  dev = json_object_get_object_member (root, "device");
+  g_assert_cmpstr (json_object_get_string_member (dev, "sched"), ==, c->sched);
+  g_assert_cmpstr (json_object_get_string_member (dev, "sched_source"), ==, c->source);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (root, "flushes"),
+                                               "dropped"), ==, c->flushes);
+}
+
+/* One device, several trace formats: each fit names it devMAJ_MIN, the
+ * capture header's kernel name ("loop0") only labelling it.  Inputs are
+ * real 6.18 captures of loop devices, fitted as they are and converted to
+ * binary blktrace (which carries no header); "shared:" files come from
+ * $IOSIM_SHARED_TESTDATA and are skipped where it is absent. */
+typedef struct {
+  const char *file;             /* tests/data name, or "shared:" + relative path */
+  const char *kernel_name;      /* expected from the header, NULL: none */
+  gboolean    to_blktrace;      /* fit its conversion to blktrace instead */
+} NamedInput;
+
+static const struct {
+  const char *name;
+  guint32     major, minor;
+  const char *expected;
+  NamedInput  inputs[3];
+} same_names[] = {
+  { "loop0", 7, 0, "dev7_0",
+    { { "valid-blk-loop-mqdeadline-6.18.ftrace", "loop0", FALSE },
+      { "valid-blk-loop-mqdeadline-6.18.ftrace", NULL, TRUE },
+      { "valid-events-mqdeadline-6.18.ftrace", NULL, FALSE } } },
+  { "loop2", 7, 2, "dev7_2",
+    { { "shared:generated-block-loop-kernel6.18/ftrace-block-loop2.txt.gz", NULL, FALSE },
+      { "shared:generated-block-loop-kernel6.18/ftrace-block-loop2.txt.gz", NULL, TRUE } } },
+};
+
+static char *testdata (const char *relative);
+
+static char *
+named_input_path (const NamedInput *in, const char *tmp_dir)
+{
+  g_autofree char *src = g_str_has_prefix (in->file, "shared:")
+    ? testdata (in->file + strlen ("shared:"))
+    : g_test_build_filename (G_TEST_DIST, "data", in->file, NULL);
+  g_autoptr(GError) error = NULL;
+  char *out;
+
+  if (src == NULL || !in->to_blktrace)
+    return g_steal_pointer (&src);
+  out = g_build_filename (tmp_dir, "converted.blktrace", NULL);
+  g_assert_true (trace_convert_to_blktrace (src, NULL, out, NULL, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+static void
+test_same_device_name (gconstpointer data)
+{
+  const typeof (same_names[0]) *c = data;
+  FitOptions opts = { .has_device = TRUE, .dev_major = c->major, .dev_minor = c->minor };
+  g_autofree char *tmp_dir = g_dir_make_tmp ("test-fit-XXXXXX", NULL);
+
+  g_assert_nonnull (tmp_dir);
+  for (guint i = 0; i < G_N_ELEMENTS (c->inputs) && c->inputs[i].file != NULL; i++)
+    {
+      const NamedInput *in = &c->inputs[i];
+      g_autofree char *path = named_input_path (in, tmp_dir);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FitResult) r = NULL;
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_autofree char *text = NULL, *group = NULL, *proc_device = NULL;
+      g_auto(GStrv) groups = NULL;
+
+      if (path == NULL)
+        {
+          g_test_skip ("$IOSIM_SHARED_TESTDATA does not hold the trace");
+          break;
+        }
+      r = fit_trace (path, &opts, &error);
+      if (in->to_blktrace)
+        g_assert_cmpint (g_unlink (path), ==, 0);
+      g_assert_no_error (error);
+      g_assert_cmpstr (r->device_name, ==, c->expected);
+      g_assert_cmpstr (r->kernel_name, ==, in->kernel_name);
+
+      /* The scenario's device group and its processes use that name. */
+      text = fit_scenario_to_data (r);
+      g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+      g_assert_no_error (error);
+      group = g_strconcat ("device ", c->expected, NULL);
+      g_assert_true (g_key_file_has_group (kf, group));
+      groups = g_key_file_get_groups (kf, NULL);
+      g_assert_true (g_str_has_prefix (groups[2], "process "));
+      proc_device = g_key_file_get_string (kf, groups[2], "device", &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (proc_device, ==, c->expected);
+    }
+  g_assert_cmpint (g_rmdir (tmp_dir), ==, 0);
 }
 
 /* ---- Real traces from $IOSIM_SHARED_TESTDATA --------------------------- */
@@ -921,12 +1271,43 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/processes/closed-open", test_closed_open);
   g_test_add_func ("/fit/processes/half-dependent-is-open", test_half_dependent_is_open);
   g_test_add_func ("/fit/processes/split-submissions", test_split_submissions);
+  g_test_add_func ("/fit/processes/flushes-dropped", test_flushes_dropped);
   g_test_add_func ("/fit/scenario/keyfile", test_scenario_keyfile);
   g_test_add_func ("/fit/no-requests", test_no_requests);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
+  for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/sched-name/%u", i);
+
+      g_test_add_data_func (path, &sched_names[i], test_sched_name);
+    }
   g_test_add_func ("/fit/trace/several-devices", test_trace_several_devices);
   g_test_add_func ("/fit/trace/capture-meta", test_trace_capture_meta);
+  for (guint i = 0; i < G_N_ELEMENTS (sched_sources); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/trace/sched-source/%u", i);
+
+      g_test_add_data_func (path, &sched_sources[i], test_trace_sched_source);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (sets_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/scenario/set/%u", i);
+
+      g_test_add_data_func (path, &sets_cases[i], test_set_on_fitted);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (real_scheds); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/real/sched/%s", real_scheds[i].file);
+
+      g_test_add_data_func (path, &real_scheds[i], test_real_sched);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (same_names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fit/real/same-device-name/%s", same_names[i].name);
+
+      g_test_add_data_func (path, &same_names[i], test_same_device_name);
+    }
   g_test_add_func ("/fit/real/blkparse-btt", test_real_blkparse_btt);
   g_test_add_func ("/fit/real/ftrace-fio", test_real_ftrace_fio);
   return g_test_run ();
