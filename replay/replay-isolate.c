@@ -23,6 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Emptying a shield: tries of move-then-rmdir, 10 ms apart (1 s in all). */
+#define SHIELD_EMPTY_ATTEMPTS 100
+#define SHIELD_EMPTY_RETRY_US (10 * 1000)
+
 #define ISOLATE_CPU_ONLINE "/sys/devices/system/cpu/online"
 #define ISOLATE_WORKQUEUE_MASK "/sys/devices/virtual/workqueue/cpumask"
 #define ISOLATE_IRQ_DIR "/proc/irq"
@@ -325,12 +329,25 @@ replay_setup_empty_cpuset (const char *shield_dir, const char *back_procs, FILE 
                            GError **error)
 {
   g_autofree char *procs = g_build_filename (shield_dir, "cgroup.procs", NULL);
-  guint refused;
-  /* Ourselves too: `iosim restore` or a later run, started from a shell
-   * a killed run shielded, is inside the shield it removes. */
-  guint moved = move_tasks (procs, back_procs, FALSE, &refused);
+  guint refused = 0, moved = 0;
+  int res;
 
-  if (rmdir (shield_dir) != 0 && errno != ENOENT)
+  /* Ourselves too: `iosim restore` or a later run, started from a shell
+   * a killed run shielded, is inside the shield it removes.  A process
+   * in it may fork between the listing and the rmdir (EBUSY: a compiler
+   * did, here), and a killed one stays until it is reaped: move again. */
+  for (guint attempt = 0;; attempt++)
+    {
+      guint refused_now;
+
+      moved += move_tasks (procs, back_procs, FALSE, &refused_now);
+      refused = refused_now;
+      res = rmdir (shield_dir);
+      if (res == 0 || errno != EBUSY || attempt + 1 >= SHIELD_EMPTY_ATTEMPTS)
+        break;
+      g_usleep (SHIELD_EMPTY_RETRY_US);
+    }
+  if (res != 0 && errno != ENOENT)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
                    "cannot remove the CPU shield %s: %s (%u processes would not move back)",
