@@ -1,0 +1,516 @@
+/* fit-device.c — the device half of `iosim fit`, kept apart from the
+ * scheduler the trace was taken under (see fit.h for the method):
+ *
+ *  1. the in-flight count n(t) from the D and C times, the busy time at
+ *     each level and the completions at it;
+ *  2. the parallelism p: the completion rate at level n of a device that
+ *     serves p requests at once is min(n, p) / S; the counts are scored
+ *     with a Poisson likelihood and the smallest p within the 95 %
+ *     likelihood-ratio bound (chi-square, 1 degree of freedom: 3.84 / 2)
+ *     of the best wins, because depths the trace never reached cannot
+ *     tell a larger p apart;
+ *  3. each request's service time for a FIFO device of p servers: it
+ *     starts at max(D, the earliest completion among the requests the
+ *     servers hold), the order the kernel's loop worker serves its list in
+ *     (drivers/block/loop.c loop_queue_work() appends to the worker's
+ *     cmd_list, loop_process_work() takes them in order; Linux 6.x) and
+ *     the order sim-device.c serves in;
+ *  4. per op, least squares of service time on size (gsl_fit_linear) with
+ *     95 % confidence intervals (gsl_cdf_tdist_Pinv), and quantiles of the
+ *     residual overhead with a tail that follows the data.
+ *
+ * Cost: O(n log n) for the sorts, O(n log p) for the rebuild, O(L^2) for
+ * the choice of p over L in-flight levels.
+ */
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_fit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "models/fit/fit.h"
+#include "models/fit/fit-private.h"
+
+#define FIT_DEVICE_SECTOR_BYTES 512
+/* include/uapi/linux/major.h: LOOP_MAJOR. */
+#define FIT_LOOP_MAJOR 7
+/* Half the 95 % point of chi-square with one degree of freedom. */
+#define FIT_LR_BOUND_95 (3.841458820694124 / 2.0)
+
+static gboolean
+fit_request_usable (const TraceRequest *rq)
+{
+  return rq->issue_ns >= 0 && rq->complete_ns >= rq->issue_ns;
+}
+
+/* ---- 1. In-flight levels ------------------------------------------------ */
+
+typedef struct {
+  gint64 t_ns;
+  int    delta;       /* +1 dispatch, -1 completion, 0 both at once (D2C = 0) */
+} FitEdge;
+
+/* By time; at one instant completions first, so that a request dispatched
+ * as another completes (a closed loop without think time) does not count
+ * as a deeper level. */
+static int
+fit_edge_cmp (const void *a, const void *b)
+{
+  const FitEdge *x = a, *y = b;
+
+  if (x->t_ns != y->t_ns)
+    return x->t_ns < y->t_ns ? -1 : 1;
+  return x->delta - y->delta;
+}
+
+static void
+fit_level_add (GArray *levels, guint n, double dt_ns, guint64 completions)
+{
+  while (levels->len < n)
+    {
+      FitDepthLevel l = { .in_flight = levels->len + 1 };
+      g_array_append_val (levels, l);
+    }
+  g_array_index (levels, FitDepthLevel, n - 1).time_ns += dt_ns;
+  g_array_index (levels, FitDepthLevel, n - 1).completions += completions;
+}
+
+/* Busy time and completions by level; Little's law figures. */
+static void
+fit_device_levels (const TraceRequest *requests, gsize n_requests, FitDeviceQueue *out)
+{
+  g_autofree FitEdge *edges = g_new (FitEdge, 2 * n_requests + 1);
+  gsize n_edges = 0;
+  guint64 n_done = 0;
+  double d2c_sum = 0.0, area = 0.0;
+  guint n = 0;
+
+  for (gsize i = 0; i < n_requests; i++)
+    if (fit_request_usable (&requests[i]))
+      {
+        if (requests[i].complete_ns == requests[i].issue_ns)
+          edges[n_edges++] = (FitEdge) { requests[i].issue_ns, 0 };
+        else
+          {
+            edges[n_edges++] = (FitEdge) { requests[i].issue_ns, +1 };
+            edges[n_edges++] = (FitEdge) { requests[i].complete_ns, -1 };
+          }
+        d2c_sum += (double) (requests[i].complete_ns - requests[i].issue_ns);
+        n_done++;
+      }
+  qsort (edges, n_edges, sizeof *edges, fit_edge_cmp);
+  for (gsize i = 0; i < n_edges; i++)
+    {
+      if (i > 0 && n > 0)
+        {
+          double dt = (double) (edges[i].t_ns - edges[i - 1].t_ns);
+
+          fit_level_add (out->levels, n, dt, 0);
+          out->busy_ns += dt;
+          area += dt * n;
+        }
+      if (edges[i].delta < 0)
+        {
+          g_assert (n > 0);
+          fit_level_add (out->levels, n, 0.0, 1);
+          n--;
+        }
+      else if (edges[i].delta == 0)
+        fit_level_add (out->levels, n + 1, 0.0, 1);
+      else
+        n++;
+    }
+  g_assert (n == 0);
+  out->mean_d2c_ns = n_done > 0 ? d2c_sum / (double) n_done : NAN;
+  if (out->busy_ns > 0)
+    {
+      out->completion_rate_per_s = (double) n_done / out->busy_ns * 1e9;
+      out->mean_in_flight = area / out->busy_ns;
+      out->little_in_flight = out->completion_rate_per_s / 1e9 * out->mean_d2c_ns;
+    }
+  else
+    out->completion_rate_per_s = out->mean_in_flight = out->little_in_flight = NAN;
+  for (guint k = 0; k < out->levels->len; k++)
+    if (g_array_index (out->levels, FitDepthLevel, k).time_ns > 0)
+      out->identified_up_to = k + 1;
+}
+
+/* ---- 2. Parallelism ----------------------------------------------------- */
+
+/* The Poisson log-likelihood of the completion counts for p servers, with
+ * the service time at its maximum-likelihood value, up to a constant:
+ * rate_n = min(n, p) / S, S = sum T_n min(n, p) / K, so
+ * LL(p) = sum k_n log min(n, p) - K log sum T_n min(n, p). */
+static double
+fit_parallelism_loglik (const GArray *levels, guint p)
+{
+  double k_total = 0.0, exposure = 0.0, ll = 0.0;
+
+  for (guint k = 0; k < levels->len; k++)
+    {
+      const FitDepthLevel *l = &g_array_index (levels, FitDepthLevel, k);
+      double m = MIN (l->in_flight, p);
+
+      ll += (double) l->completions * log (m);
+      k_total += (double) l->completions;
+      exposure += l->time_ns * m;
+    }
+  return exposure > 0 ? ll - k_total * log (exposure) : 0.0;
+}
+
+static void
+fit_device_parallelism (FitDeviceQueue *out)
+{
+  guint max_p = MAX (1u, MIN (out->levels->len, FIT_MAX_PARALLELISM));
+  g_autofree double *ll = g_new (double, max_p + 1);
+  double best = -INFINITY;
+
+  for (guint p = 1; p <= max_p; p++)
+    {
+      ll[p] = fit_parallelism_loglik (out->levels, p);
+      best = MAX (best, ll[p]);
+    }
+  out->parallelism = max_p;
+  for (guint p = 1; p <= max_p; p++)
+    if (ll[p] >= best - FIT_LR_BOUND_95)
+      {
+        out->parallelism = p;
+        break;
+      }
+  out->loglik_gap = best - ll[out->parallelism];
+  out->parallelism_bounded = out->identified_up_to > out->parallelism;
+}
+
+/* ---- 3. Service times --------------------------------------------------- */
+
+typedef struct {
+  gint64 issue_ns;
+  gint64 complete_ns;
+  gsize  index;
+} FitDispatch;
+
+/* Dispatch order; ties by completion, then by position (stable). */
+static int
+fit_dispatch_cmp (const void *a, const void *b)
+{
+  const FitDispatch *x = a, *y = b;
+
+  if (x->issue_ns != y->issue_ns)
+    return x->issue_ns < y->issue_ns ? -1 : 1;
+  if (x->complete_ns != y->complete_ns)
+    return x->complete_ns < y->complete_ns ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* A binary min-heap of the times the p servers become free. */
+typedef struct {
+  gint64 *t;
+  guint   n;
+} FitHeap;
+
+static void
+fit_heap_push (FitHeap *h, gint64 v)
+{
+  guint i = h->n++;
+
+  h->t[i] = v;
+  while (i > 0 && h->t[(i - 1) / 2] > h->t[i])
+    {
+      gint64 tmp = h->t[i];
+      h->t[i] = h->t[(i - 1) / 2];
+      h->t[(i - 1) / 2] = tmp;
+      i = (i - 1) / 2;
+    }
+}
+
+static gint64
+fit_heap_pop (FitHeap *h)
+{
+  gint64 top = h->t[0];
+  guint i = 0;
+
+  h->t[0] = h->t[--h->n];
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      gint64 tmp;
+
+      if (l < h->n && h->t[l] < h->t[m])
+        m = l;
+      if (r < h->n && h->t[r] < h->t[m])
+        m = r;
+      if (m == i)
+        break;
+      tmp = h->t[i];
+      h->t[i] = h->t[m];
+      h->t[m] = tmp;
+      i = m;
+    }
+  return top;
+}
+
+static void
+fit_device_service_times (const TraceRequest *requests, gsize n_requests, guint p,
+                          double *service_ns)
+{
+  g_autofree FitDispatch *order = g_new (FitDispatch, n_requests + 1);
+  g_autofree gint64 *free_ns = g_new (gint64, p);
+  FitHeap heap = { free_ns, 0 };
+  gsize n = 0;
+
+  for (gsize i = 0; i < n_requests; i++)
+    {
+      service_ns[i] = NAN;
+      if (fit_request_usable (&requests[i]))
+        order[n++] = (FitDispatch) { requests[i].issue_ns, requests[i].complete_ns, i };
+    }
+  qsort (order, n, sizeof *order, fit_dispatch_cmp);
+  for (gsize k = 0; k < n; k++)
+    {
+      gint64 start = order[k].issue_ns;
+
+      if (heap.n == p)
+        {
+          gint64 free_at = fit_heap_pop (&heap);
+
+          start = MAX (start, free_at);
+        }
+      service_ns[order[k].index] = (double) (order[k].complete_ns - start);
+      fit_heap_push (&heap, order[k].complete_ns);
+    }
+}
+
+void
+fit_device_queue_clear (FitDeviceQueue *queue)
+{
+  if (queue->levels != NULL)
+    g_array_unref (queue->levels);
+  queue->levels = NULL;
+}
+
+void
+fit_device_queue (const TraceRequest *requests, gsize n_requests, FitDeviceQueue *out,
+                  double *service_ns)
+{
+  double sum = 0.0;
+  guint64 n = 0;
+
+  g_return_if_fail (out != NULL);
+  memset (out, 0, sizeof *out);
+  out->levels = g_array_new (FALSE, TRUE, sizeof (FitDepthLevel));
+  fit_device_levels (requests, n_requests, out);
+  fit_device_parallelism (out);
+  fit_device_service_times (requests, n_requests, out->parallelism, service_ns);
+  for (gsize i = 0; i < n_requests; i++)
+    if (service_ns[i] >= 0)
+      {
+        sum += service_ns[i];
+        n++;
+      }
+  out->mean_service_ns = n > 0 ? sum / (double) n : NAN;
+}
+
+/* ---- 4. Least squares and quantiles ------------------------------------- */
+
+/* Probabilities of the fitted quantiles below the last two: every 5 % to
+ * p95 (the body, as before), then each decade of the tail in tenths. */
+static guint
+fit_candidate_probabilities (double *p)
+{
+  guint n = 0;
+  double step = 0.01;
+
+  for (guint k = 0; k < FIT_N_QUANTILES - 1; k++)
+    p[n++] = (double) k / (FIT_N_QUANTILES - 1);
+  for (guint k = 96; k <= 99; k++)
+    p[n++] = k / 100.0;
+  for (guint decade = 0; decade < 4; decade++)
+    {
+      double base = 1.0 - step;
+
+      step /= 10.0;
+      for (guint k = 1; k <= 9; k++)
+        p[n++] = base + k * step;
+    }
+  return n;
+}
+
+void
+fit_tail_quantiles (const double *sorted, gsize n, FitDeviceOp *out)
+{
+  double cand[FIT_MAX_QUANTILES];
+  guint n_cand = fit_candidate_probabilities (cand);
+  /* The second-largest value's probability: beyond it the data hold one
+   * request, so finer steps would interpolate nothing measured. */
+  double p_second = n >= 3 ? (double) (n - 2) / (double) (n - 1) : 0.0;
+
+  G_STATIC_ASSERT (FIT_N_QUANTILES - 1 + 4 + 4 * 9 + 2 <= FIT_MAX_QUANTILES);
+  g_return_if_fail (n >= 1);
+  out->n_quantiles = 0;
+  for (guint k = 0; k < n_cand && cand[k] < p_second - 1e-12; k++)
+    out->quantile_p[out->n_quantiles++] = cand[k];
+  if (n >= 3)
+    out->quantile_p[out->n_quantiles++] = p_second;
+  if (out->n_quantiles == 0 || out->quantile_p[0] != 0.0)
+    {
+      memmove (out->quantile_p + 1, out->quantile_p, out->n_quantiles * sizeof (double));
+      out->quantile_p[0] = 0.0;
+      out->n_quantiles++;
+    }
+  out->quantile_p[out->n_quantiles++] = 1.0;
+  for (guint k = 0; k < out->n_quantiles; k++)
+    out->overhead_quantiles_ns[k] = fit_quantile (sorted, n, out->quantile_p[k]);
+}
+
+/* The per-request overhead left once the fitted transfer time is taken
+ * off, clamped at 0 because a request cannot take less than nothing. */
+static void
+fit_overhead_quantiles (const double *bytes, const double *service, gsize n, FitDeviceOp *out)
+{
+  g_autofree double *resid = g_new (double, n);
+
+  for (gsize i = 0; i < n; i++)
+    resid[i] = MAX (0.0, service[i] - bytes[i] * out->ns_per_byte);
+  qsort (resid, n, sizeof *resid, fit_double_cmp);
+  fit_tail_quantiles (resid, n, out);
+}
+
+/* Mean and residual RMS around the mean (population form); the interval
+ * is the mean's (Student t, n - 1 degrees of freedom). */
+static void
+fit_mean_only (const double *y, gsize n, FitDeviceOp *out)
+{
+  double sum = 0.0, ss = 0.0;
+
+  for (gsize i = 0; i < n; i++)
+    sum += y[i];
+  out->overhead_ns = sum / (double) n;
+  for (gsize i = 0; i < n; i++)
+    ss += (y[i] - out->overhead_ns) * (y[i] - out->overhead_ns);
+  out->residual_rms_ns = sqrt (ss / (double) n);
+  out->overhead_se_ns = n > 1 ? sqrt (ss / (double) (n - 1) / (double) n) : NAN;
+  out->overhead_ci95_ns = n > 1 ? gsl_cdf_tdist_Pinv (0.975, (double) (n - 1)) * out->overhead_se_ns
+                                : NAN;
+  out->ns_per_byte = 0.0;
+  out->ns_per_byte_se = out->ns_per_byte_ci95 = NAN;
+  out->bandwidth_bytes_per_s = out->bandwidth_lo_bytes_per_s = out->bandwidth_hi_bytes_per_s = 0.0;
+  out->r2 = NAN;
+  out->bandwidth_identified = FALSE;
+}
+
+static guint
+fit_count_distinct (const double *x, gsize n)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (gsize i = 0; i < n; i++)
+    g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) x[i]));
+  return g_hash_table_size (seen);
+}
+
+static void
+fit_linear (const double *x, const double *y, gsize n, double mean_y, FitDeviceOp *out)
+{
+  double c0, c1, cov00, cov01, cov11, sumsq, sst = 0.0, t;
+
+  gsl_fit_linear (x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+  if (!(c1 > 0.0))
+    {
+      /* Larger requests are not slower: no transfer rate can be read off. */
+      fit_mean_only (y, n, out);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    sst += (y[i] - mean_y) * (y[i] - mean_y);
+  t = n > 2 ? gsl_cdf_tdist_Pinv (0.975, (double) (n - 2)) : NAN;
+  out->bandwidth_identified = TRUE;
+  out->overhead_ns = c0;
+  out->overhead_se_ns = sqrt (cov00);
+  out->overhead_ci95_ns = t * out->overhead_se_ns;
+  out->ns_per_byte = c1;
+  out->ns_per_byte_se = sqrt (cov11);
+  out->ns_per_byte_ci95 = t * out->ns_per_byte_se;
+  out->bandwidth_bytes_per_s = 1e9 / c1;
+  out->bandwidth_lo_bytes_per_s = 1e9 / (c1 + out->ns_per_byte_ci95);
+  out->bandwidth_hi_bytes_per_s = c1 > out->ns_per_byte_ci95 ? 1e9 / (c1 - out->ns_per_byte_ci95)
+                                                             : INFINITY;
+  out->r2 = sst > 0 ? 1.0 - sumsq / sst : NAN;
+  out->residual_rms_ns = sqrt (sumsq / (double) n);
+}
+
+void
+fit_device_op_service (const TraceRequest *requests, const double *service_ns,
+                       gsize n_requests, TraceOp op, FitDeviceOp *out)
+{
+  g_autoptr(GArray) x = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) y = g_array_new (FALSE, FALSE, sizeof (double));
+  double mean = 0.0, d2c = 0.0;
+  gsize n;
+
+  g_return_if_fail (out != NULL);
+  memset (out, 0, sizeof *out);
+  out->op = op;
+  out->r2 = out->overhead_se_ns = out->overhead_ci95_ns = NAN;
+  out->ns_per_byte_se = out->ns_per_byte_ci95 = NAN;
+  out->mean_d2c_ns = out->mean_service_ns = NAN;
+
+  for (gsize i = 0; i < n_requests; i++)
+    {
+      const TraceRequest *rq = &requests[i];
+      double bytes = (double) rq->nr_sectors * FIT_DEVICE_SECTOR_BYTES;
+
+      if (rq->op != op || isnan (service_ns[i]))
+        continue;
+      out->n_total++;
+      if (service_ns[i] < 0)
+        {
+          out->n_inconsistent++;
+          continue;
+        }
+      g_array_append_val (x, bytes);
+      g_array_append_val (y, service_ns[i]);
+      d2c += (double) (rq->complete_ns - rq->issue_ns);
+    }
+  n = x->len;
+  out->n_used = n;
+  out->fitted = n >= FIT_MIN_REQUESTS;
+  if (!out->fitted)
+    return;
+
+  out->n_sizes = fit_count_distinct ((const double *) x->data, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      mean += g_array_index (y, double, i);
+      out->mean_bytes += g_array_index (x, double, i);
+    }
+  out->mean_service_ns = mean / (double) n;
+  out->mean_bytes /= (double) n;
+  out->mean_d2c_ns = d2c / (double) n;
+  if (out->n_sizes < 2)
+    fit_mean_only ((const double *) y->data, n, out);
+  else
+    fit_linear ((const double *) x->data, (const double *) y->data, n,
+                out->mean_service_ns, out);
+  fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
+}
+
+void
+fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op, FitDeviceOp *out)
+{
+  g_autofree double *service_ns = g_new (double, n_requests + 1);
+  FitDeviceQueue queue;
+
+  fit_device_queue (requests, n_requests, &queue, service_ns);
+  fit_device_op_service (requests, service_ns, n_requests, op, out);
+  fit_device_queue_clear (&queue);
+}
+
+void
+fit_device (const TraceRequest *requests, gsize n_requests, FitResult *r)
+{
+  g_autofree double *service_ns = g_new (double, n_requests + 1);
+
+  fit_device_queue (requests, n_requests, &r->queue, service_ns);
+  r->queue.loop = r->dev_major == FIT_LOOP_MAJOR;
+  fit_device_op_service (requests, service_ns, n_requests, TRACE_OP_READ, &r->read);
+  fit_device_op_service (requests, service_ns, n_requests, TRACE_OP_WRITE, &r->write);
+}
