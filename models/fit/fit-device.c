@@ -1,29 +1,30 @@
 /* fit-device.c — the device half of `iosim fit`, kept apart from the
  * scheduler the trace was taken under (see fit.h for the method):
  *
- *  1. the in-flight count n(t) from the D and C times, the busy time at
- *     each level and the completions at it;
- *  2. the parallelism p: the completion rate at level n of a device that
- *     serves p requests at once is min(n, p) / S; the counts are scored
- *     with a Poisson likelihood and the smallest p within the 95 %
- *     likelihood-ratio bound (chi-square, 1 degree of freedom: 3.84 / 2)
- *     of the best wins, because depths the trace never reached cannot
- *     tell a larger p apart;
- *  3. each request's service time for a FIFO device of p servers: it
+ *  1. the in-flight count n(t) from the D and C times: busy time and
+ *     completions at each depth, each request's depth at dispatch;
+ *  2. each request's service time for a FIFO device of p servers: it
  *     starts at max(D, the earliest completion among the requests the
  *     servers hold), the order the kernel's loop worker serves its list in
  *     (drivers/block/loop.c loop_queue_work() appends to the worker's
  *     cmd_list, loop_process_work() takes them in order; Linux 6.x) and
  *     the order sim-device.c serves in;
+ *  3. the parallelism p: the smallest for which the requests dispatched
+ *     deeper than p get the same service time (given their size) as those
+ *     that started at once (t of the difference above -3): too few servers
+ *     cut the deeper ones short; it is identified, not a lower bound, when
+ *     requests dispatched at depth p + 1 waited (their D2C is longer than
+ *     the service at depth <= p, t > 3);
  *  4. per op, least squares of service time on size (gsl_fit_linear) with
  *     95 % confidence intervals (gsl_cdf_tdist_Pinv), and quantiles of the
  *     residual overhead with a tail that follows the data.
  *
- * Cost: O(n log n) for the sorts, O(n log p) for the rebuild, O(L^2) for
- * the choice of p over L in-flight levels.
+ * Cost: O(n log n) for the sorts, O(n log p) per rebuild and O(n) per
+ * regression, for each candidate 1 .. p.
  */
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +34,13 @@
 #define FIT_DEVICE_SECTOR_BYTES 512
 /* include/uapi/linux/major.h: LOOP_MAJOR. */
 #define FIT_LOOP_MAJOR 7
-/* Half the 95 % point of chi-square with one degree of freedom. */
-#define FIT_LR_BOUND_95 (3.841458820694124 / 2.0)
+/* |t| beyond which the depth coefficient counts: a 1-in-370 miss each way
+ * for a device whose service does not depend on the depth. */
+#define FIT_DEPTH_T 3.0
+/* Completions before the rebuilt start that a right p may still show:
+ * trace clocks of different CPUs (ftrace's default local clock) can put a
+ * completion a little out of order.  One in a thousand requests. */
+#define FIT_NEGATIVE_SHARE 0.001
 
 static gboolean
 fit_request_usable (const TraceRequest *rq)
@@ -129,58 +135,9 @@ fit_device_levels (const TraceRequest *requests, gsize n_requests, FitDeviceQueu
     }
   else
     out->completion_rate_per_s = out->mean_in_flight = out->little_in_flight = NAN;
-  for (guint k = 0; k < out->levels->len; k++)
-    if (g_array_index (out->levels, FitDepthLevel, k).time_ns > 0)
-      out->identified_up_to = k + 1;
 }
 
-/* ---- 2. Parallelism ----------------------------------------------------- */
-
-/* The Poisson log-likelihood of the completion counts for p servers, with
- * the service time at its maximum-likelihood value, up to a constant:
- * rate_n = min(n, p) / S, S = sum T_n min(n, p) / K, so
- * LL(p) = sum k_n log min(n, p) - K log sum T_n min(n, p). */
-static double
-fit_parallelism_loglik (const GArray *levels, guint p)
-{
-  double k_total = 0.0, exposure = 0.0, ll = 0.0;
-
-  for (guint k = 0; k < levels->len; k++)
-    {
-      const FitDepthLevel *l = &g_array_index (levels, FitDepthLevel, k);
-      double m = MIN (l->in_flight, p);
-
-      ll += (double) l->completions * log (m);
-      k_total += (double) l->completions;
-      exposure += l->time_ns * m;
-    }
-  return exposure > 0 ? ll - k_total * log (exposure) : 0.0;
-}
-
-static void
-fit_device_parallelism (FitDeviceQueue *out)
-{
-  guint max_p = MAX (1u, MIN (out->levels->len, FIT_MAX_PARALLELISM));
-  g_autofree double *ll = g_new (double, max_p + 1);
-  double best = -INFINITY;
-
-  for (guint p = 1; p <= max_p; p++)
-    {
-      ll[p] = fit_parallelism_loglik (out->levels, p);
-      best = MAX (best, ll[p]);
-    }
-  out->parallelism = max_p;
-  for (guint p = 1; p <= max_p; p++)
-    if (ll[p] >= best - FIT_LR_BOUND_95)
-      {
-        out->parallelism = p;
-        break;
-      }
-  out->loglik_gap = best - ll[out->parallelism];
-  out->parallelism_bounded = out->identified_up_to > out->parallelism;
-}
-
-/* ---- 3. Service times --------------------------------------------------- */
+/* ---- 2. Service times for p servers ------------------------------------ */
 
 typedef struct {
   gint64 issue_ns;
@@ -188,7 +145,10 @@ typedef struct {
   gsize  index;
 } FitDispatch;
 
-/* Dispatch order; ties by completion, then by position (stable). */
+/* Dispatch order; ties by completion, then by position (stable).  Ties
+ * come from traces with microsecond times (ftrace): a serial device
+ * completes in the order it serves, so completion order is its order;
+ * with several servers it is a guess. */
 static int
 fit_dispatch_cmp (const void *a, const void *b)
 {
@@ -201,7 +161,7 @@ fit_dispatch_cmp (const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
-/* A binary min-heap of the times the p servers become free. */
+/* A binary min-heap of times (completions, or when servers become free). */
 typedef struct {
   gint64 *t;
   guint   n;
@@ -248,22 +208,40 @@ fit_heap_pop (FitHeap *h)
   return top;
 }
 
-static void
-fit_device_service_times (const TraceRequest *requests, gsize n_requests, guint p,
-                          double *service_ns)
+/* The usable requests in dispatch order, and each one's depth at dispatch
+ * (in flight then, itself included; a completion at the same instant has
+ * left).  Returns the count; *@max_depth the deepest. */
+static gsize
+fit_dispatch_order (const TraceRequest *requests, gsize n_requests, FitDispatch *order,
+                    guint *depth, guint *max_depth)
 {
-  g_autofree FitDispatch *order = g_new (FitDispatch, n_requests + 1);
-  g_autofree gint64 *free_ns = g_new (gint64, p);
-  FitHeap heap = { free_ns, 0 };
+  g_autofree gint64 *pending = g_new (gint64, n_requests + 1);
+  FitHeap heap = { pending, 0 };
   gsize n = 0;
 
   for (gsize i = 0; i < n_requests; i++)
-    {
-      service_ns[i] = NAN;
-      if (fit_request_usable (&requests[i]))
-        order[n++] = (FitDispatch) { requests[i].issue_ns, requests[i].complete_ns, i };
-    }
+    if (fit_request_usable (&requests[i]))
+      order[n++] = (FitDispatch) { requests[i].issue_ns, requests[i].complete_ns, i };
   qsort (order, n, sizeof *order, fit_dispatch_cmp);
+  *max_depth = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      while (heap.n > 0 && heap.t[0] <= order[k].issue_ns)
+        fit_heap_pop (&heap);
+      depth[k] = heap.n + 1;
+      *max_depth = MAX (*max_depth, depth[k]);
+      fit_heap_push (&heap, order[k].complete_ns);
+    }
+  return n;
+}
+
+/* @service_ns[k] for order[k]: C - max(D, when a server was free). */
+static void
+fit_rebuild_service (const FitDispatch *order, gsize n, guint p, double *service_ns)
+{
+  g_autofree gint64 *free_ns = g_new (gint64, p);
+  FitHeap heap = { free_ns, 0 };
+
   for (gsize k = 0; k < n; k++)
     {
       gint64 start = order[k].issue_ns;
@@ -274,8 +252,172 @@ fit_device_service_times (const TraceRequest *requests, gsize n_requests, guint 
 
           start = MAX (start, free_at);
         }
-      service_ns[order[k].index] = (double) (order[k].complete_ns - start);
+      service_ns[k] = (double) (order[k].complete_ns - start);
       fit_heap_push (&heap, order[k].complete_ns);
+    }
+}
+
+/* ---- 3. Parallelism ----------------------------------------------------- */
+
+/* The t statistic of the coefficient of @flag in the least squares of @y
+ * on 1, bytes, flag (and, with writes, a write intercept and a write
+ * slope) over the rows with @use; 0 where it cannot be told (no row or
+ * every row flagged, or an effect below a part per million of the mean:
+ * noise-free data). */
+static double
+fit_flag_t (const TraceRequest *requests, const FitDispatch *order, const double *y_ns,
+            const gboolean *use, const gboolean *flag, gsize n)
+{
+  gboolean writes = FALSE;
+  guint k_cols, col;
+  gsize rows = 0, flagged = 0, row = 0;
+  double chisq, mean_abs = 0.0, coef, se;
+  gsl_matrix *x, *cov;
+  gsl_vector *y, *c;
+  gsl_multifit_linear_workspace *work;
+
+  for (gsize k = 0; k < n; k++)
+    if (use[k])
+      {
+        writes |= requests[order[k].index].op == TRACE_OP_WRITE;
+        rows++;
+        flagged += flag[k];
+        mean_abs += fabs (y_ns[k]);
+      }
+  k_cols = writes ? 5 : 3;
+  if (flagged == 0 || flagged == rows || rows < k_cols + 2)
+    return 0.0;
+  mean_abs /= (double) rows;
+  x = gsl_matrix_alloc (rows, k_cols);
+  y = gsl_vector_alloc (rows);
+  c = gsl_vector_alloc (k_cols);
+  cov = gsl_matrix_alloc (k_cols, k_cols);
+  work = gsl_multifit_linear_alloc (rows, k_cols);
+  for (gsize k = 0; k < n; k++)
+    {
+      const TraceRequest *rq = &requests[order[k].index];
+      double bytes = (double) rq->nr_sectors * FIT_DEVICE_SECTOR_BYTES;
+      double w = rq->op == TRACE_OP_WRITE ? 1.0 : 0.0;
+
+      if (!use[k])
+        continue;
+      col = 0;
+      gsl_matrix_set (x, row, col++, 1.0);
+      gsl_matrix_set (x, row, col++, bytes);
+      if (writes)
+        {
+          gsl_matrix_set (x, row, col++, w);
+          gsl_matrix_set (x, row, col++, w * bytes);
+        }
+      gsl_matrix_set (x, row, col, flag[k] ? 1.0 : 0.0);
+      gsl_vector_set (y, row, y_ns[k]);
+      row++;
+    }
+  gsl_multifit_linear (x, y, c, cov, &chisq, work);
+  coef = gsl_vector_get (c, k_cols - 1);
+  se = sqrt (gsl_matrix_get (cov, k_cols - 1, k_cols - 1));
+  gsl_multifit_linear_free (work);
+  gsl_matrix_free (cov);
+  gsl_vector_free (c);
+  gsl_vector_free (y);
+  gsl_matrix_free (x);
+  if (fabs (coef) <= 1e-6 * mean_abs)
+    return 0.0;
+  if (!(se > 0))
+    return coef > 0 ? INFINITY : -INFINITY;
+  return coef / se;
+}
+
+/* Candidate p: requests dispatched at depth <= p started at once (a
+ * server was free), so their service is their D2C whatever the device;
+ * those dispatched deeper get the rebuilt one.  For the true p both are
+ * the device's own time; for a smaller p the deeper ones are cut short
+ * (their start is put after completions they overlapped).  Returns the t
+ * of "dispatched deeper than p". */
+static double
+fit_candidate_t (const TraceRequest *requests, const FitDispatch *order, const guint *depth,
+                 gsize n, guint p, double *scratch_ns, gboolean *use, gboolean *flag,
+                 guint64 *n_negative)
+{
+  fit_rebuild_service (order, n, p, scratch_ns);
+  *n_negative = 0;
+  for (gsize k = 0; k < n; k++)
+    {
+      use[k] = TRUE;
+      flag[k] = depth[k] > p;
+      *n_negative += scratch_ns[k] < 0;
+    }
+  return fit_flag_t (requests, order, scratch_ns, use, flag, n);
+}
+
+/* Whether p + 1 servers are ruled out: under p + 1 a request dispatched at
+ * depth p + 1 would start at once, so its D2C would match those dispatched
+ * at depth <= p; a significantly longer D2C is waiting.  Returns its t. */
+static double
+fit_next_t (const TraceRequest *requests, const FitDispatch *order, const guint *depth,
+            gsize n, guint p, double *scratch_ns, gboolean *use, gboolean *flag)
+{
+  for (gsize k = 0; k < n; k++)
+    {
+      scratch_ns[k] = (double) (order[k].complete_ns - order[k].issue_ns);
+      use[k] = depth[k] <= p + 1;
+      flag[k] = depth[k] == p + 1;
+    }
+  return fit_flag_t (requests, order, scratch_ns, use, flag, n);
+}
+
+/* The smallest p from 1 up whose deeper requests are not significantly
+ * short (t > -3) and under which requests do not complete before they
+ * start (a p too small does that where completions overlapped: the test
+ * above lacks power when few requests ran alone); at the deepest depth
+ * every request started at once.  O(p) rebuilds. */
+static void
+fit_device_parallelism (const TraceRequest *requests, const FitDispatch *order,
+                        const guint *depth, gsize n, FitDeviceQueue *out)
+{
+  g_autofree double *scratch = g_new (double, n + 1);
+  g_autofree gboolean *use = g_new (gboolean, n + 1);
+  g_autofree gboolean *flag = g_new (gboolean, n + 1);
+  guint max_p = MAX (1u, MIN (out->identified_up_to, FIT_MAX_PARALLELISM));
+  guint64 n_negative = 0;
+  guint p = 1;
+
+  for (p = 1; p <= max_p; p++)
+    {
+      out->depth_t = fit_candidate_t (requests, order, depth, n, p, scratch, use, flag,
+                                      &n_negative);
+      if (p == max_p
+          || (out->depth_t > -FIT_DEPTH_T && n_negative <= FIT_NEGATIVE_SHARE * (double) n))
+        break;
+    }
+  out->parallelism = p;
+  out->next_depth_t = p < out->identified_up_to
+                        ? fit_next_t (requests, order, depth, n, p, scratch, use, flag) : NAN;
+  out->parallelism_bounded = out->next_depth_t > FIT_DEPTH_T;
+}
+
+/* Per-depth means of the requests dispatched at each depth. */
+static void
+fit_depth_means (const TraceRequest *requests, const FitDispatch *order, const guint *depth,
+                 const double *service_ns, gsize n, GArray *levels)
+{
+  for (gsize k = 0; k < n; k++)
+    {
+      FitDepthLevel *l;
+
+      fit_level_add (levels, depth[k], 0.0, 0);
+      l = &g_array_index (levels, FitDepthLevel, depth[k] - 1);
+      l->dispatched++;
+      l->mean_d2c_ns += (double) (order[k].complete_ns - order[k].issue_ns);
+      l->mean_service_ns += service_ns[k];
+    }
+  for (guint i = 0; i < levels->len; i++)
+    {
+      FitDepthLevel *l = &g_array_index (levels, FitDepthLevel, i);
+
+      l->mean_d2c_ns = l->dispatched > 0 ? l->mean_d2c_ns / (double) l->dispatched : NAN;
+      l->mean_service_ns = l->dispatched > 0 ? l->mean_service_ns / (double) l->dispatched
+                                             : NAN;
     }
 }
 
@@ -291,22 +433,33 @@ void
 fit_device_queue (const TraceRequest *requests, gsize n_requests, FitDeviceQueue *out,
                   double *service_ns)
 {
+  g_autofree FitDispatch *order = g_new (FitDispatch, n_requests + 1);
+  g_autofree guint *depth = g_new (guint, n_requests + 1);
+  g_autofree double *service = g_new (double, n_requests + 1);
   double sum = 0.0;
-  guint64 n = 0;
+  guint64 n_valid = 0;
+  gsize n;
 
   g_return_if_fail (out != NULL);
   memset (out, 0, sizeof *out);
   out->levels = g_array_new (FALSE, TRUE, sizeof (FitDepthLevel));
   fit_device_levels (requests, n_requests, out);
-  fit_device_parallelism (out);
-  fit_device_service_times (requests, n_requests, out->parallelism, service_ns);
+  n = fit_dispatch_order (requests, n_requests, order, depth, &out->identified_up_to);
+  fit_device_parallelism (requests, order, depth, n, out);
+  fit_rebuild_service (order, n, out->parallelism, service);
+  fit_depth_means (requests, order, depth, service, n, out->levels);
   for (gsize i = 0; i < n_requests; i++)
-    if (service_ns[i] >= 0)
-      {
-        sum += service_ns[i];
-        n++;
-      }
-  out->mean_service_ns = n > 0 ? sum / (double) n : NAN;
+    service_ns[i] = NAN;
+  for (gsize k = 0; k < n; k++)
+    {
+      service_ns[order[k].index] = service[k];
+      if (service[k] >= 0)
+        {
+          sum += service[k];
+          n_valid++;
+        }
+    }
+  out->mean_service_ns = n_valid > 0 ? sum / (double) n_valid : NAN;
 }
 
 /* ---- 4. Least squares and quantiles ------------------------------------- */

@@ -135,14 +135,13 @@ fit_describe_queue (GString *out, const FitResult *r)
                       "(Little: rate x mean D2C %.3fus = %.3f)", q->busy_ns / 1e9,
                       q->completion_rate_per_s, q->mean_in_flight, q->mean_d2c_ns / 1e3,
                       q->little_in_flight);
-  fit_append_comment (out, "parallelism %u: the completion rate at depth n, min(n, %u) / "
-                      "service time, explains the trace as well as any larger value "
-                      "(Poisson likelihood within the 95%% bound); %s", q->parallelism,
-                      q->parallelism,
-                      q->parallelism_bounded ? "depths above it were reached and the rate "
-                                               "stopped growing"
-                                             : "the trace never went deeper, so a larger "
-                                               "parallelism would serve it alike");
+  fit_append_comment (out, "parallelism %u: the smallest number of servers for which "
+                      "requests dispatched deeper get the service of those that started at "
+                      "once (t %.2f > -3); %s", q->parallelism, q->depth_t,
+                      q->parallelism_bounded ? "requests dispatched one deeper waited "
+                                               "(t > 3), so it is identified"
+                                             : "the trace does not tell a larger one apart, "
+                                               "so it is a lower bound");
 }
 
 /* Where the requests wait: a loop device's driver takes every request the
@@ -388,45 +387,48 @@ fit_print_op_note (FILE *out, const FitResult *r, const FitDeviceOp *f)
              f->overhead_quantiles_ns[f->n_quantiles - 1] / 1e3, f->n_quantiles);
 }
 
-/* The queue: Little's law and the completion rate by depth. */
+/* The queue: Little's law, and by depth the completion rate, D2C and the
+ * rebuilt service time (flat where the device is apart from its queue). */
 static void
 fit_print_queue (FILE *out, const FitResult *r)
 {
   const FitDeviceQueue *q = &r->queue;
   guint hidden = 0;
-  double s_ns = q->mean_service_ns;
 
   fprintf (out, "queue      busy %.6fs, %.1f completions/s, mean in flight %.3f, "
            "Little (rate x mean D2C %.3fus) %.3f\n", q->busy_ns / 1e9,
            q->completion_rate_per_s, q->mean_in_flight, q->mean_d2c_ns / 1e3,
            q->little_in_flight);
-  fprintf (out, "service    parallelism %u (%s; depths reached up to %u), mean service %.3fus, "
-           "%s\n", q->parallelism,
-           q->parallelism_bounded ? "identified: the rate stopped growing above it"
-                                  : "a lower bound: the trace never went deeper",
-           q->identified_up_to, s_ns / 1e3,
+  fprintf (out, "service    parallelism %u (%s; t deeper %.2f, waited at %u %.2f), mean service "
+           "%.3fus, %s\n", q->parallelism,
+           q->parallelism_bounded ? "identified" : "a lower bound", q->depth_t,
+           q->parallelism + 1, q->next_depth_t, q->mean_service_ns / 1e3,
            q->loop ? "via loop (128 driver tags, the loop worker serves in order)"
                    : "queue_depth = max in flight");
-  fprintf (out, "%-6s %8s %12s %14s %14s\n", "depth", "busy%", "completions", "rate/s",
-           "min(n,p)/S /s");
+  fprintf (out, "%-6s %8s %12s %12s %11s %11s %11s\n", "depth", "busy%", "completions",
+           "rate/s", "dispatched", "d2c_us", "service_us");
   for (guint k = 0; k < q->levels->len; k++)
     {
       const FitDepthLevel *l = &g_array_index (q->levels, FitDepthLevel, k);
 
-      /* Levels under 0.5 % of the busy time say little; count them. */
-      if (l->time_ns < 0.005 * q->busy_ns)
+      /* Depths with under 0.5 % of the busy time and the dispatches say
+       * little; count them. */
+      if (l->time_ns < 0.005 * q->busy_ns && l->dispatched < 0.005 * r->n_requests)
         {
-          hidden += l->time_ns > 0 || l->completions > 0;
+          hidden += l->time_ns > 0 || l->completions > 0 || l->dispatched > 0;
           continue;
         }
-      fprintf (out, "%-6u %8.2f %12" G_GUINT64_FORMAT " %14.1f %14.1f\n", l->in_flight,
-               100.0 * l->time_ns / q->busy_ns, l->completions,
-               (double) l->completions / l->time_ns * 1e9,
-               MIN (l->in_flight, q->parallelism) / s_ns * 1e9);
+      fprintf (out, "%-6u %8.2f %12" G_GUINT64_FORMAT, l->in_flight,
+               100.0 * l->time_ns / q->busy_ns, l->completions);
+      fit_print_value (out, 12, 1, (double) l->completions / l->time_ns * 1e9, l->time_ns > 0);
+      fprintf (out, " %11" G_GUINT64_FORMAT, l->dispatched);
+      fit_print_value (out, 11, 3, l->mean_d2c_ns / 1e3, l->dispatched > 0);
+      fit_print_value (out, 11, 3, l->mean_service_ns / 1e3, l->dispatched > 0);
+      fputc ('\n', out);
     }
   if (hidden > 0)
-    fprintf (out, "(%u depth%s under 0.5%% of the busy time not shown)\n", hidden,
-             hidden == 1 ? "" : "s");
+    fprintf (out, "(%u depth%s under 0.5%% of the busy time and of the requests not shown)\n",
+             hidden, hidden == 1 ? "" : "s");
 }
 
 static void
@@ -601,6 +603,8 @@ fit_json_queue (JsonBuilder *b, const FitResult *r)
   fit_json_int (b, "depth_reached", q->identified_up_to);
   json_builder_set_member_name (b, "parallelism_bounded");
   json_builder_add_boolean_value (b, q->parallelism_bounded);
+  fit_json_num (b, "depth_t", q->depth_t, TRUE);
+  fit_json_num (b, "next_depth_t", q->next_depth_t, TRUE);
   fit_json_int (b, "queue_depth", q->loop ? q->parallelism
                                           : MAX (r->max_in_flight, q->parallelism));
   json_builder_set_member_name (b, "via");
@@ -617,7 +621,7 @@ fit_json_queue (JsonBuilder *b, const FitResult *r)
     {
       const FitDepthLevel *l = &g_array_index (q->levels, FitDepthLevel, k);
 
-      if (l->time_ns <= 0 && l->completions == 0)
+      if (l->time_ns <= 0 && l->completions == 0 && l->dispatched == 0)
         continue;
       json_builder_begin_object (b);
       fit_json_int (b, "in_flight", l->in_flight);
@@ -625,6 +629,9 @@ fit_json_queue (JsonBuilder *b, const FitResult *r)
       fit_json_int (b, "completions", (gint64) l->completions);
       fit_json_num (b, "rate_per_s", (double) l->completions / l->time_ns * 1e9,
                     l->time_ns > 0);
+      fit_json_int (b, "dispatched", (gint64) l->dispatched);
+      fit_json_num (b, "mean_d2c_us", l->mean_d2c_ns / 1e3, l->dispatched > 0);
+      fit_json_num (b, "mean_service_us", l->mean_service_ns / 1e3, l->dispatched > 0);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -5,21 +5,25 @@
  * request's dispatch (D) to its completion (C) includes waiting inside the
  * device behind the requests dispatched before it, which depends on the
  * scheduler and the depth the trace was taken under.  So:
- *  - the in-flight count n(t) is rebuilt from the D and C times; over the
- *    busy time (n > 0) the time at each level n and the completions that
- *    happen at it give the completion rate by depth, which a device that
- *    serves p requests at once and takes S each has at min(n, p) / S.  The
- *    parallelism p is the smallest of 1 .. max in flight whose Poisson
- *    likelihood of those counts is within the 95 % likelihood-ratio bound
- *    of the best (depths never reached cannot tell higher p apart, and
- *    the report says up to which depth p is identified).  Little's law,
- *    mean in flight = completion rate x mean D2C over the busy time, is
- *    reported as the check of the rebuilt counts;
+ *  - the in-flight count n(t) is rebuilt from the D and C times: the busy
+ *    time at each depth, the completions at it, and each request's depth
+ *    at dispatch.  Little's law, mean in flight = completion rate x mean
+ *    D2C over the busy time, is reported as the check of those counts;
  *  - each request's service time is rebuilt for a FIFO device with p
  *    servers (the kernel's loop worker and sim-device.c serve in dispatch
  *    order): it starts at max(D, the earliest time one of the p servers
  *    is free, i.e. the completion of the request that server held), so
  *    for p = 1 service = C - max(D, previous completion);
+ *  - the parallelism p: a request dispatched at depth <= p found a server
+ *    free, so its service is its D2C; those dispatched deeper get the
+ *    rebuilt time.  With p too small the deeper ones are cut short (their
+ *    start is put after completions they overlapped); with the true p both
+ *    groups show the device's own time.  p is the smallest from 1 up whose
+ *    deeper requests are not significantly shorter, given their size
+ *    (least squares of service on 1, size and "deeper than p": t > -3).
+ *    It is identified, not a lower bound, when requests dispatched at depth
+ *    p + 1 waited (their D2C is longer than the service at depth <= p,
+ *    t > 3); a trace that kept one depth cannot tell;
  *  - per op, ordinary least squares (gsl_fit_linear) of service time on
  *    size: service = overhead + bytes / bandwidth, with standard errors
  *    and 95 % confidence intervals (Student t, n - 2 degrees of freedom).
@@ -103,19 +107,24 @@ typedef struct {
   double   overhead_quantiles_ns[FIT_MAX_QUANTILES];
 } FitDeviceOp;
 
-/* Rates at one in-flight level over the busy time. */
+/* One in-flight level: rates over the busy time, and the requests
+ * dispatched at it (this one included). */
 typedef struct {
   guint    in_flight;            /* n >= 1 */
   double   time_ns;              /* time spent with n in flight */
   guint64  completions;          /* completions that happened at n (n before the C) */
+  guint64  dispatched;           /* requests dispatched at depth n */
+  double   mean_d2c_ns;          /* of those; NaN if none */
+  double   mean_service_ns;      /* their rebuilt service; NaN if none */
 } FitDepthLevel;
 
 /* The device's queue, separated from its service (fit-device.c). */
 typedef struct {
   guint    parallelism;          /* fitted: requests served at once */
-  guint    identified_up_to;     /* highest depth the busy time reached */
-  gboolean parallelism_bounded;  /* identified_up_to > parallelism: the rate stopped growing */
-  double   loglik_gap;           /* log-likelihood of the best p minus the chosen one's */
+  guint    identified_up_to;     /* highest depth at dispatch */
+  gboolean parallelism_bounded;  /* p + 1 was rejected: the fit is not a lower bound */
+  double   depth_t;              /* t of "dispatched deeper than p" in the service (0: untold) */
+  double   next_depth_t;         /* t of "dispatched at depth p + 1" in D2C; NaN at the deepest */
   double   busy_ns;              /* time with at least one request in flight */
   double   completion_rate_per_s;/* completions / busy time */
   double   mean_in_flight;       /* time average of n over the busy time */
