@@ -158,14 +158,16 @@ fit_append_queue_keys (GString *out, const FitResult *r)
       /* drivers/block/loop.c (Linux 6.x): loop_add() sets tag_set.queue_depth
        * = hw_queue_depth (LOOP_DEFAULT_HW_Q_DEPTH 128) and loop_queue_rq()
        * queues every request to the loop worker and returns BLK_STS_OK, never
-       * BUSY; loop_process_work() serves the worker's cmd_list in order.  So
+       * BUSY; loop_process_work() serves the worker's cmd_list in order
+       * (with direct I/O, lo_rw_aio() hands each to the backing file without
+       * waiting, so the backing device's parallelism shows).  So
        * the kernel's elevator hands requests on while tags last and they wait
        * in the driver, not in the elevator.  A model with queue_depth =
        * parallelism alone would make the simulated elevator hold them and
        * choose among them, which the kernel's never did. */
       fit_append_comment (out, "a loop device (major 7): the kernel gives it 128 driver tags "
-                          "and its driver queues every request it is handed, served in order "
-                          "by the loop worker; so via = loop (128 tags) in front of a model "
+                          "and its driver queues every request it is handed (the loop worker "
+                          "takes them in order); so via = loop (128 tags) in front of a model "
                           "that serves %u at once and queues the rest in order; "
                           "loop_max_io = loop_max_sectors_kb keeps each request one piece, "
                           "as the service times were measured per request", q->parallelism);
@@ -403,7 +405,7 @@ fit_print_queue (FILE *out, const FitResult *r)
            "%.3fus, %s\n", q->parallelism,
            q->parallelism_bounded ? "identified" : "a lower bound", q->depth_t,
            q->parallelism + 1, q->next_depth_t, q->mean_service_ns / 1e3,
-           q->loop ? "via loop (128 driver tags, the loop worker serves in order)"
+           q->loop ? "via loop (128 driver tags take every request)"
                    : "queue_depth = max in flight");
   fprintf (out, "%-6s %8s %12s %12s %11s %11s %11s\n", "depth", "busy%", "completions",
            "rate/s", "dispatched", "d2c_us", "service_us");

@@ -9,21 +9,27 @@
  *    time at each depth, the completions at it, and each request's depth
  *    at dispatch.  Little's law, mean in flight = completion rate x mean
  *    D2C over the busy time, is reported as the check of those counts;
- *  - each request's service time is rebuilt for a FIFO device with p
- *    servers (the kernel's loop worker and sim-device.c serve in dispatch
- *    order): it starts at max(D, the earliest time one of the p servers
- *    is free, i.e. the completion of the request that server held), so
- *    for p = 1 service = C - max(D, previous completion);
- *  - the parallelism p: a request dispatched at depth <= p found a server
- *    free, so its service is its D2C; those dispatched deeper get the
- *    rebuilt time.  With p too small the deeper ones are cut short (their
- *    start is put after completions they overlapped); with the true p both
- *    groups show the device's own time.  p is the smallest from 1 up whose
- *    deeper requests are not significantly shorter, given their size
- *    (least squares of service on 1, size and "deeper than p": t > -3).
- *    It is identified, not a lower bound, when requests dispatched at depth
- *    p + 1 waited (their D2C is longer than the service at depth <= p,
- *    t > 3); a trace that kept one depth cannot tell;
+ *  - each request's service time is rebuilt for p servers: for p = 1
+ *    service = C - max(D, previous completion), exact for any serial
+ *    device (it completes in the order it serves); for p > 1 a FIFO device
+ *    (as sim-device.c): a request starts at max(D, the earliest time one
+ *    of the p servers is free, i.e. the completion of the request that
+ *    server held);
+ *  - the parallelism p: under p FIFO servers no request may complete
+ *    before its rebuilt start (for p = 1: completions come in dispatch
+ *    order, within one request in a hundred: requests reach a loop
+ *    device's server through threads on different CPUs and a few overtake);
+ *    and a request dispatched at depth 2 .. p found a server free, so its
+ *    service is its D2C, while those dispatched deeper get the rebuilt
+ *    time: with p too small they are cut short (their start is put after
+ *    completions they overlapped), with the true p both groups show the
+ *    device's own time (t of "deeper than p" > -3, least squares of
+ *    service on 1, size and that flag).  Requests dispatched to an idle
+ *    device are left out of that comparison: part of their time is a
+ *    latency a busy device overlaps with the previous service.  p is the
+ *    smallest that passes; it is identified, not a lower bound, when
+ *    requests dispatched at depth p + 1 waited (their D2C is longer than
+ *    at depth <= p, t > 3); a trace that kept one depth cannot tell;
  *  - per op, ordinary least squares (gsl_fit_linear) of service time on
  *    size: service = overhead + bytes / bandwidth, with standard errors
  *    and 95 % confidence intervals (Student t, n - 2 degrees of freedom).
