@@ -37,8 +37,9 @@
 #define FIT_DEVICE_SECTOR_BYTES 512
 /* include/uapi/linux/major.h: LOOP_MAJOR. */
 #define FIT_LOOP_MAJOR 7
-/* |t| beyond which the depth coefficient counts: a 1-in-370 miss each way
- * for a device whose service does not depend on the depth. */
+/* |t| beyond which a difference in service (deeper against started at
+ * once) or in D2C (one deeper against started at once) counts: a 1-in-740
+ * miss on either side for a device where there is none. */
 #define FIT_DEPTH_T 3.0
 /* Completions before the rebuilt start that a right p may still show:
  * requests reach a loop device's server through worker threads on
