@@ -31,6 +31,15 @@
  * refused, since the list would silently override it.  A sequential
  * request draws too unless sequential_overhead differs from overhead (an
  * explicit discount).
+ *
+ * A list spaced every 5 % puts the whole top 5 % of the mass on one
+ * uniform step from p95 to the maximum, which makes the tail far fatter
+ * than measured (one outlier spreads 5 % of the draws up to it).  So the
+ * probabilities may be given too: overhead_quantile_p = "p0, p1, ...,
+ * p(n-1)", as many as quantiles, strictly increasing from 0 to 1 (what
+ * `iosim fit` writes: every 5 % up to p95, then finer steps up to the
+ * second-largest value, so that the last step to the maximum carries the
+ * mass of one request).  Without it the list is evenly spaced as above.
  */
 #include "models/dev/dev.h"
 
@@ -52,9 +61,12 @@ typedef struct {
   SimTime sequential_write_overhead_ns;
   char   *overhead_quantiles;   /* raw text; "" = not given */
   char   *write_overhead_quantiles;
+  char   *overhead_quantile_p;  /* raw text; "" = evenly spaced */
+  char   *write_overhead_quantile_p;
   /* derived */
   guint   n_quantiles[SIM_N_OPS];   /* 0 = constant overhead */
   SimTime quantiles_ns[SIM_N_OPS][DEV_FIXED_MAX_QUANTILES];
+  double  quantile_p[SIM_N_OPS][DEV_FIXED_MAX_QUANTILES];
   double  ns_per_byte[SIM_N_OPS];
   SimTime overhead_op_ns[SIM_N_OPS];
   SimTime sequential_op_ns[SIM_N_OPS];
@@ -86,6 +98,12 @@ static const DevParam dev_fixed_params[] = {
   { "write_overhead_quantiles", DEV_PARAM_STRING, "=overhead_quantiles",
     G_STRUCT_OFFSET (DevFixed, write_overhead_quantiles),
     "write overhead quantiles, overrides write_overhead (default: as for reads)" },
+  { "overhead_quantile_p", DEV_PARAM_STRING, "", G_STRUCT_OFFSET (DevFixed, overhead_quantile_p),
+    "probabilities of overhead_quantiles, 0 first, 1 last, increasing (\"0,0.5,0.99,1\"); "
+    "(default: evenly spaced)" },
+  { "write_overhead_quantile_p", DEV_PARAM_STRING, "=overhead_quantile_p",
+    G_STRUCT_OFFSET (DevFixed, write_overhead_quantile_p),
+    "probabilities of write_overhead_quantiles (default: as for reads)" },
   { NULL },
 };
 
@@ -136,6 +154,56 @@ dev_fixed_parse_quantiles (const char *key, const char *text, SimTime *out_ns,
   return TRUE;
 }
 
+/* Parse the probabilities @text of a list of @n quantiles into @out_p:
+ * evenly spaced when not given, else n values rising strictly from 0 to 1. */
+static gboolean
+dev_fixed_parse_probabilities (const char *key, const char *text, guint n,
+                               double *out_p, GError **error)
+{
+  g_auto(GStrv) items = NULL;
+  guint n_items;
+
+  if (text == NULL || text[0] == '\0')
+    {
+      for (guint i = 0; i < n; i++)
+        out_p[i] = n > 1 ? (double) i / (double) (n - 1) : 0.0;
+      return TRUE;
+    }
+  items = g_strsplit (text, ",", -1);
+  n_items = g_strv_length (items);
+  if (n_items != n)
+    {
+      dev_set_param_error (error, key, "has %u item%s but the quantiles %u", n_items,
+                           n_items == 1 ? "" : "s", n);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const char *item = g_strstrip (items[i]);
+      char *end = NULL;
+
+      out_p[i] = g_ascii_strtod (item, &end);
+      if (item[0] == '\0' || end == NULL || *end != '\0' || !(out_p[i] >= 0.0 && out_p[i] <= 1.0))
+        {
+          dev_set_param_error (error, key, "item %u '%s' is not a probability in [0, 1]",
+                               i + 1, item);
+          return FALSE;
+        }
+      if (i > 0 && !(out_p[i] > out_p[i - 1]))
+        {
+          dev_set_param_error (error, key, "item %u '%s' is not above item %u: "
+                               "probabilities must increase", i + 1, item, i);
+          return FALSE;
+        }
+    }
+  if (out_p[0] != 0.0 || out_p[n - 1] != 1.0)
+    {
+      dev_set_param_error (error, key, "must run from 0 to 1 (the minimum and the maximum)");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 dev_fixed_init (DevModel *dev, GError **error)
 {
@@ -153,6 +221,25 @@ dev_fixed_init (DevModel *dev, GError **error)
       || !dev_fixed_parse_quantiles ("write_overhead_quantiles", f->write_overhead_quantiles,
                                      f->quantiles_ns[SIM_OP_WRITE],
                                      &f->n_quantiles[SIM_OP_WRITE], error))
+    return FALSE;
+  if ((f->n_quantiles[SIM_OP_READ] == 0 && f->overhead_quantile_p[0] != '\0')
+      || (f->n_quantiles[SIM_OP_WRITE] == 0 && f->write_overhead_quantile_p[0] != '\0'
+          && strcmp (f->write_overhead_quantile_p, f->overhead_quantile_p) != 0))
+    {
+      dev_set_param_error (error, f->n_quantiles[SIM_OP_READ] == 0 ? "overhead_quantile_p"
+                                                                   : "write_overhead_quantile_p",
+                           "given without the quantiles it describes");
+      return FALSE;
+    }
+  if ((f->n_quantiles[SIM_OP_READ] > 0
+       && !dev_fixed_parse_probabilities ("overhead_quantile_p", f->overhead_quantile_p,
+                                          f->n_quantiles[SIM_OP_READ],
+                                          f->quantile_p[SIM_OP_READ], error))
+      || (f->n_quantiles[SIM_OP_WRITE] > 0
+          && !dev_fixed_parse_probabilities ("write_overhead_quantile_p",
+                                             f->write_overhead_quantile_p,
+                                             f->n_quantiles[SIM_OP_WRITE],
+                                             f->quantile_p[SIM_OP_WRITE], error)))
     return FALSE;
   /* write_overhead_quantiles inherited from the reads while write_overhead
    * was set apart from overhead: the list would silently win. */
@@ -177,18 +264,27 @@ dev_fixed_init (DevModel *dev, GError **error)
 }
 
 /* Quantile of @op's list at probability @u in [0, 1], interpolating
- * linearly between neighbours: h = u (n - 1). */
+ * linearly between the neighbouring quantiles (binary search for the step
+ * holding @u: O(log n)). */
 static SimTime
 dev_fixed_quantile_ns (const DevFixed *f, SimOp op, double u)
 {
   const SimTime *q = f->quantiles_ns[op];
-  guint n = f->n_quantiles[op];
-  double h = u * (double) (n - 1);
-  guint lo = (guint) floor (h);
+  const double *p = f->quantile_p[op];
+  guint lo = 0, hi = f->n_quantiles[op] - 1;
 
-  if (lo >= n - 1)
-    return q[n - 1];
-  return q[lo] + (SimTime) llround ((h - (double) lo) * (double) (q[lo + 1] - q[lo]));
+  if (u >= p[hi])
+    return q[hi];
+  while (hi - lo > 1)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (p[mid] <= u)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return q[lo] + (SimTime) llround ((u - p[lo]) / (p[hi] - p[lo]) * (double) (q[hi] - q[lo]));
 }
 
 /* The constant overhead, or one draw from the op's quantiles (the median

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "sim/sim-loop.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
@@ -104,20 +105,91 @@ fit_describe_op (GString *out, const FitResult *r, const FitDeviceOp *f)
       return;
     }
   fit_append_comment (out, "%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                      " requests used (%s), %u size%s",
-                      name, f->n_used, f->n_total,
-                      f->isolated_only ? "issued with nothing else in flight"
-                                       : "all: too few were issued alone",
-                      f->n_sizes, f->n_sizes == 1 ? "" : "s");
+                      " requests used (service time = C - max(D, when one of %u server%s "
+                      "was free), all depths; %" G_GUINT64_FORMAT " left out: completed "
+                      "before that), %u size%s; mean D2C %.3fus, mean service %.3fus",
+                      name, f->n_used, f->n_total, r->queue.parallelism,
+                      r->queue.parallelism == 1 ? "" : "s", f->n_inconsistent,
+                      f->n_sizes, f->n_sizes == 1 ? "" : "s", f->mean_d2c_ns / 1e3,
+                      f->mean_service_ns / 1e3);
   if (f->bandwidth_identified)
-    fit_append_comment (out, "%s: least squares D2C = overhead + bytes / bandwidth, "
-                        "R^2 %.4f, residual RMS %.3fus", name, f->r2,
-                        f->residual_rms_ns / 1e3);
+    {
+      fit_append_comment (out, "%s: least squares service = overhead + bytes / bandwidth, "
+                          "R^2 %.4f, residual RMS %.3fus", name, f->r2,
+                          f->residual_rms_ns / 1e3);
+      fit_append_comment (out, "%s: 95%% confidence: overhead %.3fus +- %.3fus, bandwidth "
+                          "%.2f .. %.2fMB/s", name, f->overhead_ns / 1e3,
+                          f->overhead_ci95_ns / 1e3, f->bandwidth_lo_bytes_per_s / 1e6,
+                          f->bandwidth_hi_bytes_per_s / 1e6);
+    }
   else
     fit_append_comment (out, "%s: bandwidth not identifiable from this trace "
-                        "(%s); overhead is the mean D2C, transfer included; "
-                        "bandwidth " FIT_UNIDENTIFIED_BANDWIDTH " adds no transfer time", name,
-                        f->n_sizes < 2 ? "one request size" : "no positive slope");
+                        "(%s); overhead is the mean service time, transfer included "
+                        "(95%% confidence +- %.3fus); bandwidth " FIT_UNIDENTIFIED_BANDWIDTH
+                        " adds no transfer time", name,
+                        f->n_sizes < 2 ? "one request size" : "no positive slope",
+                        f->overhead_ci95_ns / 1e3);
+}
+
+/* How the queue was read off the trace. */
+static void
+fit_describe_queue (GString *out, const FitResult *r)
+{
+  const FitDeviceQueue *q = &r->queue;
+
+  fit_append_comment (out, "queue: busy %.6fs, %.1f completions/s, mean in flight %.3f "
+                      "(Little: rate x mean D2C %.3fus = %.3f)", q->busy_ns / 1e9,
+                      q->completion_rate_per_s, q->mean_in_flight, q->mean_d2c_ns / 1e3,
+                      q->little_in_flight);
+  fit_append_comment (out, "parallelism %u: the smallest number of servers for which "
+                      "requests dispatched deeper get the service of those that started at "
+                      "once (t %.2f > -3); %s", q->parallelism, q->depth_t,
+                      q->parallelism_bounded ? "requests dispatched one deeper waited "
+                                               "(t > 3), so it is identified"
+                                             : "the trace does not tell a larger one apart, "
+                                               "so it is a lower bound");
+}
+
+/* Where the requests wait: a loop device's driver takes every request the
+ * elevator hands on, so the simulated one must too (via = loop); another
+ * device had at least max_in_flight at once. */
+static void
+fit_append_queue_keys (GString *out, const FitResult *r)
+{
+  const FitDeviceQueue *q = &r->queue;
+
+  g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
+  if (q->loop)
+    {
+      /* drivers/block/loop.c (Linux 6.x): loop_add() sets tag_set.queue_depth
+       * = hw_queue_depth (LOOP_DEFAULT_HW_Q_DEPTH 128) and loop_queue_rq()
+       * queues every request to the loop worker and returns BLK_STS_OK, never
+       * BUSY; loop_process_work() serves the worker's cmd_list in order
+       * (with direct I/O, lo_rw_aio() hands each to the backing file without
+       * waiting, so the backing device's parallelism shows).  So
+       * the kernel's elevator hands requests on while tags last and they wait
+       * in the driver, not in the elevator.  A model with queue_depth =
+       * parallelism alone would make the simulated elevator hold them and
+       * choose among them, which the kernel's never did. */
+      fit_append_comment (out, "a loop device (major 7): the kernel gives it 128 driver tags "
+                          "and its driver queues every request it is handed (the loop worker "
+                          "takes them in order); so via = loop (128 tags) in front of a model "
+                          "that serves %u at once and queues the rest in order; "
+                          "loop_max_io = loop_max_sectors_kb keeps each request one piece, "
+                          "as the service times were measured per request", q->parallelism);
+      g_string_append_printf (out, "queue_depth = %u\nvia = loop\nloop_max_io = %uKiB\n",
+                              q->parallelism, SIM_LOOP_DEFAULT_MAX_SECTORS / 2);
+    }
+  else
+    {
+      fit_append_comment (out, "the kernel had up to %u requests at the device at once, so "
+                          "its driver took at least that many: queue_depth %u, of which "
+                          "the device serves %u at once and queues the rest in order",
+                          r->max_in_flight, MAX (r->max_in_flight, q->parallelism),
+                          q->parallelism);
+      g_string_append_printf (out, "queue_depth = %u\n",
+                              MAX (r->max_in_flight, q->parallelism));
+    }
 }
 
 static void
@@ -131,14 +203,18 @@ fit_append_op_keys (GString *out, const FitDeviceOp *f, const char *prefix)
                             f->bandwidth_bytes_per_s / 1e6);
   else
     g_string_append_printf (out, "%sbandwidth = " FIT_UNIDENTIFIED_BANDWIDTH "\n", prefix);
-  fit_append_comment (out, "%s: quantiles at p = 0, %g, ..., 1 of the per-request overhead "
-                      "(D2C minus bytes / bandwidth, at least 0; median %.3fus); the model "
-                      "draws each request's overhead from them and ignores %soverhead, "
-                      "which stays for readers", fit_op_name (f->op),
-                      1.0 / (FIT_N_QUANTILES - 1),
-                      f->overhead_quantiles_ns[FIT_N_QUANTILES / 2] / 1e3, prefix);
-  g_string_append_printf (out, "%soverhead_quantiles = ", prefix);
-  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+  fit_append_comment (out, "%s: %u quantiles of the per-request overhead (service minus "
+                      "bytes / bandwidth, at least 0; median %.3fus) at p = 0, 0.05, ..., "
+                      "0.95, then finer in the tail up to the second-largest value and the "
+                      "largest; the model draws each request's overhead from them and "
+                      "ignores %soverhead, which stays for readers", fit_op_name (f->op),
+                      f->n_quantiles, f->overhead_quantiles_ns[FIT_N_QUANTILES / 2] / 1e3,
+                      prefix);
+  g_string_append_printf (out, "%soverhead_quantile_p = ", prefix);
+  for (guint k = 0; k < f->n_quantiles; k++)
+    g_string_append_printf (out, "%s%.9g", k > 0 ? "," : "", f->quantile_p[k]);
+  g_string_append_printf (out, "\n%soverhead_quantiles = ", prefix);
+  for (guint k = 0; k < f->n_quantiles; k++)
     g_string_append_printf (out, "%s%.3fus", k > 0 ? "," : "",
                             f->overhead_quantiles_ns[k] / 1e3);
   g_string_append_c (out, '\n');
@@ -203,6 +279,7 @@ fit_scenario_to_data (const FitResult *r)
 
   fit_append_comment (out, "device %u,%u: %" G_GUINT64_FORMAT " requests, at most %u in flight",
                       r->dev_major, r->dev_minor, r->n_requests, r->max_in_flight);
+  fit_describe_queue (out, r);
   fit_describe_op (out, r, &r->read);
   fit_describe_op (out, r, &r->write);
   if (!r->capacity_from_meta)
@@ -216,8 +293,8 @@ fit_scenario_to_data (const FitResult *r)
   g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
   fit_append_op_keys (out, &r->read, "");
   fit_append_op_keys (out, &r->write, "write_");
-  g_string_append_printf (out, "parallelism = %u\nqueue_depth = %u\ncapacity = ",
-                          r->max_in_flight, r->max_in_flight);
+  fit_append_queue_keys (out, r);
+  g_string_append (out, "capacity = ");
   fit_append_size (out, r->capacity_bytes);
   g_string_append (out, "\nsched = ");
   fit_append_keyfile_value (out, r->sched);
@@ -310,12 +387,16 @@ static void
 fit_print_op_row (FILE *out, const FitDeviceOp *f)
 {
   fprintf (out, "%-6s %9" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT
-           " %6u", fit_op_name (f->op), f->n_total, f->n_isolated, f->n_used, f->n_sizes);
+           " %6u", fit_op_name (f->op), f->n_total, f->n_used, f->n_inconsistent, f->n_sizes);
   fit_print_value (out, 12, 3, f->overhead_ns / 1e3, f->fitted);
-  fit_print_value (out, 10, 3, f->overhead_se_ns / 1e3, f->fitted);
-  fit_print_value (out, 12, 2, f->bandwidth_bytes_per_s / 1e6, f->bandwidth_identified);
+  fit_print_value (out, 9, 3, f->overhead_ci95_ns / 1e3, f->fitted);
+  fit_print_value (out, 10, 2, f->bandwidth_bytes_per_s / 1e6, f->bandwidth_identified);
+  fit_print_value (out, 10, 2, f->bandwidth_lo_bytes_per_s / 1e6, f->bandwidth_identified);
+  fit_print_value (out, 10, 2, f->bandwidth_hi_bytes_per_s / 1e6, f->bandwidth_identified);
   fit_print_value (out, 7, 4, f->r2, f->bandwidth_identified);
-  fit_print_value (out, 11, 3, f->residual_rms_ns / 1e3, f->fitted);
+  fit_print_value (out, 9, 3, f->residual_rms_ns / 1e3, f->fitted);
+  fit_print_value (out, 10, 3, f->mean_d2c_ns / 1e3, f->fitted);
+  fit_print_value (out, 10, 3, f->mean_service_ns / 1e3, f->fitted);
   fputc ('\n', out);
 }
 
@@ -331,16 +412,61 @@ fit_print_op_note (FILE *out, const FitResult *r, const FitDeviceOp *f)
              "defaults apply\n", name, f->n_used);
   else if (!f->bandwidth_identified)
     fprintf (out, "note: %s: bandwidth is not identifiable from this trace (%s among "
-             "the requests used); overhead is the mean D2C with the transfer "
+             "the requests used); overhead is the mean service time with the transfer "
              "included, and the scenario sets %sbandwidth = " FIT_UNIDENTIFIED_BANDWIDTH
              " so that no transfer time is added\n", name,
              f->n_sizes < 2 ? "one request size" : "no positive slope",
              f->op == TRACE_OP_WRITE ? "write_" : "");
-  if (f->fitted && !f->isolated_only)
-    fprintf (out, "note: %s: only %" G_GUINT64_FORMAT " requests were issued alone "
-             "(need %d); all %" G_GUINT64_FORMAT " were used, so D2C includes "
-             "waiting inside the device\n", name, f->n_isolated, FIT_MIN_ISOLATED,
-             f->n_used);
+  if (f->fitted && f->n_quantiles > 0)
+    fprintf (out, "note: %s: overhead p50 %.3fus, p%.6g %.3fus, max %.3fus (%u quantiles)\n",
+             name, f->overhead_quantiles_ns[FIT_N_QUANTILES / 2] / 1e3,
+             100 * f->quantile_p[f->n_quantiles - 2],
+             f->overhead_quantiles_ns[f->n_quantiles - 2] / 1e3,
+             f->overhead_quantiles_ns[f->n_quantiles - 1] / 1e3, f->n_quantiles);
+}
+
+/* The queue: Little's law, and by depth the completion rate, D2C and the
+ * rebuilt service time (flat where the device is apart from its queue). */
+static void
+fit_print_queue (FILE *out, const FitResult *r)
+{
+  const FitDeviceQueue *q = &r->queue;
+  guint hidden = 0;
+
+  fprintf (out, "queue      busy %.6fs, %.1f completions/s, mean in flight %.3f, "
+           "Little (rate x mean D2C %.3fus) %.3f\n", q->busy_ns / 1e9,
+           q->completion_rate_per_s, q->mean_in_flight, q->mean_d2c_ns / 1e3,
+           q->little_in_flight);
+  fprintf (out, "service    parallelism %u (%s; t deeper %.2f, waited at %u %.2f), mean service "
+           "%.3fus, %s\n", q->parallelism,
+           q->parallelism_bounded ? "identified" : "a lower bound", q->depth_t,
+           q->parallelism + 1, q->next_depth_t, q->mean_service_ns / 1e3,
+           q->loop ? "via loop (128 driver tags take every request)"
+                   : "queue_depth = max in flight");
+  fprintf (out, "%-6s %8s %12s %12s %11s %11s %11s\n", "depth", "busy%", "completions",
+           "rate/s", "dispatched", "d2c_us", "service_us");
+  for (guint k = 0; k < q->levels->len; k++)
+    {
+      const FitDepthLevel *l = &g_array_index (q->levels, FitDepthLevel, k);
+
+      /* Depths with under 0.5 % of the busy time and the dispatches say
+       * little; count them. */
+      if (l->time_ns < 0.005 * q->busy_ns && l->dispatched < 0.005 * r->n_requests)
+        {
+          hidden += l->time_ns > 0 || l->completions > 0 || l->dispatched > 0;
+          continue;
+        }
+      fprintf (out, "%-6u %8.2f %12" G_GUINT64_FORMAT, l->in_flight,
+               100.0 * l->time_ns / q->busy_ns, l->completions);
+      fit_print_value (out, 12, 1, (double) l->completions / l->time_ns * 1e9, l->time_ns > 0);
+      fprintf (out, " %11" G_GUINT64_FORMAT, l->dispatched);
+      fit_print_value (out, 11, 3, l->mean_d2c_ns / 1e3, l->dispatched > 0);
+      fit_print_value (out, 11, 3, l->mean_service_ns / 1e3, l->dispatched > 0);
+      fputc ('\n', out);
+    }
+  if (hidden > 0)
+    fprintf (out, "(%u depth%s under 0.5%% of the busy time and of the requests not shown)\n",
+             hidden, hidden == 1 ? "" : "s");
 }
 
 static void
@@ -423,7 +549,7 @@ fit_print_report (const FitResult *r, FILE *out)
            r->sched, r->sched_source);
   fprintf (out, "requests   %" G_GUINT64_FORMAT " (read %" G_GUINT64_FORMAT ", write %"
            G_GUINT64_FORMAT ", other %" G_GUINT64_FORMAT "), bios %" G_GUINT64_FORMAT
-           ", max in flight %u (parallelism, queue_depth)\n",
+           ", max in flight %u\n",
            r->n_requests, r->requests_by_op[TRACE_OP_READ],
            r->requests_by_op[TRACE_OP_WRITE],
            r->n_requests - r->requests_by_op[TRACE_OP_READ] - r->requests_by_op[TRACE_OP_WRITE],
@@ -438,9 +564,11 @@ fit_print_report (const FitResult *r, FILE *out)
              " completed without issue (in flight at start)\n",
              r->stats.incomplete_at_end, r->stats.completed_without_issue);
   fputc ('\n', out);
-  fprintf (out, "%-6s %9s %9s %9s %6s %12s %10s %12s %7s %11s\n", "op", "requests",
-           "alone", "used", "sizes", "overhead_us", "se_us", "bw_MB/s", "R^2",
-           "resid_us");
+  fit_print_queue (out, r);
+  fputc ('\n', out);
+  fprintf (out, "%-6s %9s %9s %9s %6s %12s %9s %10s %10s %10s %7s %9s %10s %10s\n", "op",
+           "requests", "used", "left_out", "sizes", "overhead_us", "ci95_us", "bw_MB/s",
+           "bw_lo", "bw_hi", "R^2", "resid_us", "d2c_us", "service_us");
   fit_print_op_row (out, &r->read);
   fit_print_op_row (out, &r->write);
   fit_print_op_note (out, r, &r->read);
@@ -480,15 +608,47 @@ fit_json_int (JsonBuilder *b, const char *key, gint64 v)
 }
 
 static void
+fit_json_range (JsonBuilder *b, const char *key, double lo, double hi, gboolean known)
+{
+  json_builder_set_member_name (b, key);
+  if (!known || isnan (lo) || isnan (hi))
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  json_builder_add_double_value (b, lo);
+  if (isinf (hi))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, hi);
+  json_builder_end_array (b);
+}
+
+static void
+fit_json_doubles (JsonBuilder *b, const char *key, const double *v, guint n, double scale,
+                  gboolean known)
+{
+  json_builder_set_member_name (b, key);
+  if (!known)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  for (guint k = 0; k < n; k++)
+    json_builder_add_double_value (b, v[k] * scale);
+  json_builder_end_array (b);
+}
+
+static void
 fit_json_op (JsonBuilder *b, const FitDeviceOp *f)
 {
   json_builder_set_member_name (b, fit_op_name (f->op));
   json_builder_begin_object (b);
   fit_json_int (b, "requests", (gint64) f->n_total);
-  fit_json_int (b, "isolated", (gint64) f->n_isolated);
   fit_json_int (b, "used", (gint64) f->n_used);
-  json_builder_set_member_name (b, "isolated_only");
-  json_builder_add_boolean_value (b, f->isolated_only);
+  fit_json_int (b, "left_out", (gint64) f->n_inconsistent);
   fit_json_int (b, "sizes", f->n_sizes);
   json_builder_set_member_name (b, "fitted");
   json_builder_add_boolean_value (b, f->fitted);
@@ -496,24 +656,65 @@ fit_json_op (JsonBuilder *b, const FitDeviceOp *f)
   json_builder_add_boolean_value (b, f->bandwidth_identified);
   fit_json_num (b, "overhead_us", f->overhead_ns / 1e3, f->fitted);
   fit_json_num (b, "overhead_se_us", f->overhead_se_ns / 1e3, f->fitted);
+  fit_json_range (b, "overhead_ci95_us", (f->overhead_ns - f->overhead_ci95_ns) / 1e3,
+                  (f->overhead_ns + f->overhead_ci95_ns) / 1e3, f->fitted);
   fit_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s / 1e6,
                 f->bandwidth_identified);
+  fit_json_range (b, "bandwidth_ci95_mb_per_s", f->bandwidth_lo_bytes_per_s / 1e6,
+                  f->bandwidth_hi_bytes_per_s / 1e6, f->bandwidth_identified);
   fit_json_num (b, "r2", f->r2, f->bandwidth_identified);
   fit_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
   fit_json_num (b, "mean_d2c_us", f->mean_d2c_ns / 1e3, f->fitted);
+  fit_json_num (b, "mean_service_us", f->mean_service_ns / 1e3, f->fitted);
   fit_json_num (b, "mean_bytes", f->mean_bytes, f->fitted);
-  /* p = k / (n - 1), the same values the scenario's overhead_quantiles holds. */
-  json_builder_set_member_name (b, "overhead_quantiles_us");
-  if (!f->fitted)
-    json_builder_add_null_value (b);
-  else
-    {
-      json_builder_begin_array (b);
-      for (guint k = 0; k < FIT_N_QUANTILES; k++)
-        json_builder_add_double_value (b, f->overhead_quantiles_ns[k] / 1e3);
-      json_builder_end_array (b);
-    }
+  /* The same probabilities and values the scenario's lists hold. */
+  fit_json_doubles (b, "overhead_quantile_p", f->quantile_p, f->n_quantiles, 1.0, f->fitted);
+  fit_json_doubles (b, "overhead_quantiles_us", f->overhead_quantiles_ns, f->n_quantiles,
+                    1e-3, f->fitted);
   json_builder_end_object (b);
+}
+
+static void
+fit_json_queue (JsonBuilder *b, const FitResult *r)
+{
+  const FitDeviceQueue *q = &r->queue;
+
+  fit_json_int (b, "parallelism", q->parallelism);
+  fit_json_int (b, "depth_reached", q->identified_up_to);
+  json_builder_set_member_name (b, "parallelism_bounded");
+  json_builder_add_boolean_value (b, q->parallelism_bounded);
+  fit_json_num (b, "depth_t", q->depth_t, TRUE);
+  fit_json_num (b, "next_depth_t", q->next_depth_t, TRUE);
+  fit_json_int (b, "queue_depth", q->loop ? q->parallelism
+                                          : MAX (r->max_in_flight, q->parallelism));
+  json_builder_set_member_name (b, "via");
+  json_builder_add_string_value (b, q->loop ? "loop" : "none");
+  fit_json_num (b, "busy_s", q->busy_ns / 1e9, TRUE);
+  fit_json_num (b, "completion_rate_per_s", q->completion_rate_per_s, TRUE);
+  fit_json_num (b, "mean_in_flight", q->mean_in_flight, TRUE);
+  fit_json_num (b, "little_in_flight", q->little_in_flight, TRUE);
+  fit_json_num (b, "mean_d2c_us", q->mean_d2c_ns / 1e3, TRUE);
+  fit_json_num (b, "mean_service_us", q->mean_service_ns / 1e3, TRUE);
+  json_builder_set_member_name (b, "depths");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < q->levels->len; k++)
+    {
+      const FitDepthLevel *l = &g_array_index (q->levels, FitDepthLevel, k);
+
+      if (l->time_ns <= 0 && l->completions == 0 && l->dispatched == 0)
+        continue;
+      json_builder_begin_object (b);
+      fit_json_int (b, "in_flight", l->in_flight);
+      fit_json_num (b, "busy_s", l->time_ns / 1e9, TRUE);
+      fit_json_int (b, "completions", (gint64) l->completions);
+      fit_json_num (b, "rate_per_s", (double) l->completions / l->time_ns * 1e9,
+                    l->time_ns > 0);
+      fit_json_int (b, "dispatched", (gint64) l->dispatched);
+      fit_json_num (b, "mean_d2c_us", l->mean_d2c_ns / 1e3, l->dispatched > 0);
+      fit_json_num (b, "mean_service_us", l->mean_service_ns / 1e3, l->dispatched > 0);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
 }
 
 static void
@@ -593,6 +794,7 @@ fit_result_to_json (const FitResult *r)
   fit_json_int (b, "requests", (gint64) r->n_requests);
   fit_json_int (b, "ios", (gint64) r->n_ios);
   fit_json_int (b, "max_in_flight", r->max_in_flight);
+  fit_json_queue (b, r);
   fit_json_op (b, &r->read);
   fit_json_op (b, &r->write);
   json_builder_end_object (b);

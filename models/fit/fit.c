@@ -1,13 +1,13 @@
-/* fit.c — the analysis half of `iosim fit`: least-squares device service
- * time per op (GSL gsl_fit_linear) and per-process loop/think-time
- * detection, on arrays of TraceRequest and TraceIo.  Reading the trace is
+/* fit.c — the analysis half of `iosim fit`: per-process loop/think-time
+ * detection on arrays of TraceIo, and the whole fit (the device's queue and
+ * service times are fitted in fit-device.c).  Reading the trace is
  * in fit-trace.c, writing the scenario and reports in fit-output.c.
  */
-#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "models/fit/fit.h"
+#include "models/fit/fit-private.h"
 
 G_DEFINE_QUARK (fit-error-quark, fit_error)
 
@@ -128,7 +128,7 @@ fit_choose_sched (FitResult *r, const char *option, const char *meta_scheduler,
 
 /* ---- Order statistics --------------------------------------------------- */
 
-static int
+int
 fit_double_cmp (gconstpointer a, gconstpointer b)
 {
   double x = *(const double *) a, y = *(const double *) b;
@@ -137,7 +137,7 @@ fit_double_cmp (gconstpointer a, gconstpointer b)
 }
 
 /* Linear interpolation between order statistics, h = p (n - 1). */
-static double
+double
 fit_quantile (const double *sorted, gsize n, double p)
 {
   double h = p * (double) (n - 1);
@@ -146,149 +146,6 @@ fit_quantile (const double *sorted, gsize n, double p)
   if (lo >= n - 1)
     return sorted[n - 1];
   return sorted[lo] + (h - (double) lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
-/* ---- Device service time ------------------------------------------------ */
-
-static gboolean
-fit_request_usable (const TraceRequest *rq, TraceOp op)
-{
-  return rq->op == op && rq->issue_ns >= 0 && rq->complete_ns >= rq->issue_ns;
-}
-
-/* Mean and residual RMS around the mean (population form). */
-static void
-fit_mean_only (const double *y, gsize n, FitDeviceOp *out)
-{
-  double sum = 0.0, ss = 0.0;
-
-  for (gsize i = 0; i < n; i++)
-    sum += y[i];
-  out->overhead_ns = sum / (double) n;
-  for (gsize i = 0; i < n; i++)
-    ss += (y[i] - out->overhead_ns) * (y[i] - out->overhead_ns);
-  out->residual_rms_ns = sqrt (ss / (double) n);
-  out->overhead_se_ns = n > 1 ? sqrt (ss / (double) (n - 1) / (double) n) : NAN;
-  out->ns_per_byte = 0.0;
-  out->ns_per_byte_se = NAN;
-  out->bandwidth_bytes_per_s = 0.0;
-  out->r2 = NAN;
-  out->bandwidth_identified = FALSE;
-}
-
-static guint
-fit_count_distinct (const double *x, gsize n)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
-
-  for (gsize i = 0; i < n; i++)
-    g_hash_table_add (seen, GSIZE_TO_POINTER ((gsize) x[i]));
-  return g_hash_table_size (seen);
-}
-
-/* The empirical distribution of the per-request overhead left once the
- * fitted transfer time is taken off: D2C - bytes * ns_per_byte (just D2C
- * when no bandwidth was identified), clamped at 0 because a request cannot
- * take less than nothing, at p = k / (FIT_N_QUANTILES - 1).  The model draws from
- * these (dev-fixed.c) instead of paying the intercept every time. */
-static void
-fit_overhead_quantiles (const double *bytes, const double *d2c, gsize n, FitDeviceOp *out)
-{
-  g_autofree double *resid = g_new (double, n);
-
-  for (gsize i = 0; i < n; i++)
-    resid[i] = MAX (0.0, d2c[i] - bytes[i] * out->ns_per_byte);
-  qsort (resid, n, sizeof *resid, fit_double_cmp);
-  for (guint k = 0; k < FIT_N_QUANTILES; k++)
-    out->overhead_quantiles_ns[k] =
-      fit_quantile (resid, n, (double) k / (double) (FIT_N_QUANTILES - 1));
-}
-
-void
-fit_device_op (const TraceRequest *requests, gsize n_requests, TraceOp op,
-               FitDeviceOp *out)
-{
-  g_autoptr(GArray) x = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr(GArray) y = g_array_new (FALSE, FALSE, sizeof (double));
-  double c0, c1, cov00, cov01, cov11, sumsq, mean = 0.0, sst = 0.0;
-  gsize n;
-
-  g_return_if_fail (out != NULL);
-  memset (out, 0, sizeof *out);
-  out->op = op;
-  out->r2 = NAN;
-  out->overhead_se_ns = NAN;
-  out->ns_per_byte_se = NAN;
-  out->mean_d2c_ns = NAN;
-
-  for (gsize i = 0; i < n_requests; i++)
-    if (fit_request_usable (&requests[i], op))
-      {
-        out->n_total++;
-        if (requests[i].in_flight_at_issue == 1)
-          out->n_isolated++;
-      }
-  /* D2C of overlapping requests includes waiting inside the device. */
-  out->isolated_only = out->n_isolated >= FIT_MIN_ISOLATED;
-  for (gsize i = 0; i < n_requests; i++)
-    {
-      const TraceRequest *rq = &requests[i];
-      double bytes, d2c;
-
-      if (!fit_request_usable (rq, op)
-          || (out->isolated_only && rq->in_flight_at_issue != 1))
-        continue;
-      bytes = (double) rq->nr_sectors * FIT_SECTOR_BYTES;
-      d2c = (double) (rq->complete_ns - rq->issue_ns);
-      g_array_append_val (x, bytes);
-      g_array_append_val (y, d2c);
-    }
-  n = x->len;
-  out->n_used = n;
-  out->fitted = n >= FIT_MIN_REQUESTS;
-  if (!out->fitted)
-    return;
-
-  out->n_sizes = fit_count_distinct ((const double *) x->data, n);
-  out->mean_bytes = 0.0;
-  for (gsize i = 0; i < n; i++)
-    {
-      mean += g_array_index (y, double, i);
-      out->mean_bytes += g_array_index (x, double, i);
-    }
-  mean /= (double) n;
-  out->mean_bytes /= (double) n;
-  out->mean_d2c_ns = mean;
-  if (out->n_sizes < 2)
-    {
-      fit_mean_only ((const double *) y->data, n, out);
-      fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
-      return;
-    }
-
-  gsl_fit_linear ((const double *) x->data, 1, (const double *) y->data, 1, n,
-                  &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-  if (!(c1 > 0.0))
-    {
-      /* Larger requests are not slower: no transfer rate can be read off. */
-      fit_mean_only ((const double *) y->data, n, out);
-      fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
-      return;
-    }
-  for (gsize i = 0; i < n; i++)
-    {
-      double d = g_array_index (y, double, i) - mean;
-      sst += d * d;
-    }
-  out->bandwidth_identified = TRUE;
-  out->overhead_ns = c0;
-  out->overhead_se_ns = sqrt (cov00);
-  out->ns_per_byte = c1;
-  out->ns_per_byte_se = sqrt (cov11);
-  out->bandwidth_bytes_per_s = 1e9 / c1;
-  out->r2 = sst > 0 ? 1.0 - sumsq / sst : NAN;
-  out->residual_rms_ns = sqrt (sumsq / (double) n);
-  fit_overhead_quantiles ((const double *) x->data, (const double *) y->data, n, out);
 }
 
 /* ---- Processes ---------------------------------------------------------- */
@@ -468,6 +325,7 @@ fit_result_free (FitResult *result)
   g_free (result->kernel_name);
   g_free (result->sched);
   g_free (result->sched_source);
+  fit_device_queue_clear (&result->queue);
   if (result->processes != NULL)
     g_ptr_array_unref (result->processes);
   if (result->ios != NULL)
@@ -571,8 +429,7 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
     }
   r->n_requests = n_requests;
   r->n_ios = n_ios;
-  fit_device_op (requests, n_requests, TRACE_OP_READ, &r->read);
-  fit_device_op (requests, n_requests, TRACE_OP_WRITE, &r->write);
+  fit_device (requests, n_requests, r);
   r->processes = fit_processes (ios, n_ios);
   r->ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), n_ios);
   if (n_ios > 0)

@@ -1,17 +1,48 @@
 /* fit.h — fitting a fixed-rate device model and trace-driven processes to
  * a block trace, and writing the scenario that re-creates the trace.
  *
- * Device: per op, ordinary least squares (GSL gsl_fit_linear) of the
- * request service time D2C on its size:  D2C = overhead + bytes / bandwidth.
- * Requests issued while others were in flight wait inside the device, so
- * only requests with in_flight_at_issue == 1 are used when there are at
- * least FIT_MIN_ISOLATED of them.  With a single request size the slope
- * is not identifiable: the overhead is the mean D2C (transfer included)
- * and no bandwidth is written, so the model default applies.
- * The spread around that line is kept too: 21 quantiles of the per-request
- * overhead (D2C minus the fitted transfer time), which the scenario gives
- * the fixed model as overhead_quantiles so that it draws service times
- * from the measured distribution instead of paying the intercept always.
+ * Device (fit-device.c), kept apart from the scheduler: the time from a
+ * request's dispatch (D) to its completion (C) includes waiting inside the
+ * device behind the requests dispatched before it, which depends on the
+ * scheduler and the depth the trace was taken under.  So:
+ *  - the in-flight count n(t) is rebuilt from the D and C times: the busy
+ *    time at each depth, the completions at it, and each request's depth
+ *    at dispatch.  Little's law, mean in flight = completion rate x mean
+ *    D2C over the busy time, is reported as the check of those counts;
+ *  - each request's service time is rebuilt for p servers: for p = 1
+ *    service = C - max(D, previous completion), exact for any serial
+ *    device (it completes in the order it serves); for p > 1 a FIFO device
+ *    (as sim-device.c): a request starts at max(D, the earliest time one
+ *    of the p servers is free, i.e. the completion of the request that
+ *    server held);
+ *  - the parallelism p: under p FIFO servers no request may complete
+ *    before its rebuilt start (for p = 1: completions come in dispatch
+ *    order, within one request in a hundred: requests reach a loop
+ *    device's server through threads on different CPUs and a few overtake);
+ *    and a request dispatched at depth 2 .. p found a server free, so its
+ *    service is its D2C, while those dispatched deeper get the rebuilt
+ *    time: with p too small they are cut short (their start is put after
+ *    completions they overlapped), with the true p both groups show the
+ *    device's own time (t of "deeper than p" > -3, least squares of
+ *    service on 1, size and that flag).  Requests dispatched to an idle
+ *    device are left out of that comparison: part of their time is a
+ *    latency a busy device overlaps with the previous service.  p is the
+ *    smallest that passes; it is identified, not a lower bound, when
+ *    requests dispatched at depth p + 1 waited (their D2C is longer than
+ *    at depth <= p, t > 3); a trace that kept one depth cannot tell;
+ *  - per op, ordinary least squares (gsl_fit_linear) of service time on
+ *    size: service = overhead + bytes / bandwidth, with standard errors
+ *    and 95 % confidence intervals (Student t, n - 2 degrees of freedom).
+ *    With a single request size the slope is not identifiable: the
+ *    overhead is the mean service time (transfer included) and no
+ *    bandwidth is written, so the model default applies;
+ *  - the spread around that line: quantiles of the per-request overhead
+ *    (service minus the fitted transfer time) every 5 % up to p95, then
+ *    finer in the tail (p96 .. p99, p99.1 .. p99.9, ...) as far as the
+ *    requests reach, then the second-largest and the largest value, so
+ *    the last step to the maximum holds the mass of one request instead
+ *    of 5 %.  The scenario gives them to the fixed model with their
+ *    probabilities (overhead_quantiles, overhead_quantile_p).
  *
  * Processes: per pid, counts, bytes, op mix, and whether the stream is
  * closed-loop: its I/Os are taken in queue order as steps (a bio that is
@@ -40,39 +71,76 @@ typedef enum {
   FIT_ERROR_DEVICE,         /* several devices and none chosen, or bad --device */
 } FitError;
 
-/* Requests issued alone: the minimum count to fit on them only. */
-#define FIT_MIN_ISOLATED  20
 /* Fewer requests than this of an op: no fit for that op. */
 #define FIT_MIN_REQUESTS   3
-/* Quantiles of the residual overhead: p = 0, 0.05, ..., 1. */
+/* The body of the overhead quantiles: p = 0, 0.05, ..., 1 (21 values);
+ * the fitted list keeps p = 0 .. 0.95 of them and refines the tail. */
 #define FIT_N_QUANTILES   21
+/* At most this many quantiles in a fitted list (body, tail, maximum). */
+#define FIT_MAX_QUANTILES 64
+/* Candidate parallelism is 1 .. min (max in flight, this). */
+#define FIT_MAX_PARALLELISM 1024
 
 /* The fit of one op (read or write). */
 typedef struct {
   TraceOp  op;
   guint64  n_total;              /* completed requests of this op */
-  guint64  n_isolated;           /* of which issued with nothing else in flight */
-  guint64  n_used;               /* requests the fit used */
-  gboolean isolated_only;        /* n_used are the isolated ones */
+  guint64  n_used;               /* requests the fit used: rebuilt service >= 0 */
+  guint64  n_inconsistent;       /* completed before the rebuilt start: left out */
   guint    n_sizes;              /* distinct sizes among the used requests */
   gboolean fitted;               /* n_used >= FIT_MIN_REQUESTS */
   gboolean bandwidth_identified; /* >= 2 sizes and a positive slope */
-  double   overhead_ns;          /* intercept, or mean D2C if not identified */
+  double   overhead_ns;          /* intercept, or mean service if not identified */
   double   overhead_se_ns;       /* standard error of the intercept (OLS) */
+  double   overhead_ci95_ns;     /* half-width of its 95 % confidence interval */
   double   ns_per_byte;          /* slope; 0 if not identified */
   double   ns_per_byte_se;       /* standard error of the slope */
+  double   ns_per_byte_ci95;     /* half-width of its 95 % confidence interval */
   double   bandwidth_bytes_per_s;/* 1e9 / slope; 0 if not identified */
+  double   bandwidth_lo_bytes_per_s;  /* 1e9 / (slope + ci95) */
+  double   bandwidth_hi_bytes_per_s;  /* 1e9 / (slope - ci95); inf if it reaches 0 */
   double   r2;                   /* NaN if not identified */
   double   residual_rms_ns;      /* sqrt(mean residual^2) */
-  double   mean_d2c_ns;
+  double   mean_service_ns;      /* mean rebuilt service time of the used requests */
+  double   mean_d2c_ns;          /* mean D2C of the same requests (waiting included) */
   double   mean_bytes;           /* mean size of the used requests */
-  /* Quantiles at p = k / (FIT_N_QUANTILES - 1) of the used requests' overhead
-   * D2C - bytes * ns_per_byte (D2C itself when the bandwidth is not
-   * identified), each clamped at >= 0; linear interpolation between order
-   * statistics, so [FIT_N_QUANTILES / 2] is the usual median.  Valid when
-   * fitted; zeros otherwise. */
-  double   overhead_quantiles_ns[FIT_N_QUANTILES];
+  /* Quantiles at probabilities quantile_p[k] (0 first, 1 last, rising) of
+   * the used requests' overhead: service - bytes * ns_per_byte (the service
+   * itself when the bandwidth is not identified), each clamped at >= 0;
+   * linear interpolation between order statistics, so [FIT_N_QUANTILES / 2]
+   * is the usual median.  Valid when fitted; n_quantiles = 0 otherwise. */
+  guint    n_quantiles;
+  double   quantile_p[FIT_MAX_QUANTILES];
+  double   overhead_quantiles_ns[FIT_MAX_QUANTILES];
 } FitDeviceOp;
+
+/* One in-flight level: rates over the busy time, and the requests
+ * dispatched at it (this one included). */
+typedef struct {
+  guint    in_flight;            /* n >= 1 */
+  double   time_ns;              /* time spent with n in flight */
+  guint64  completions;          /* completions that happened at n (n before the C) */
+  guint64  dispatched;           /* requests dispatched at depth n */
+  double   mean_d2c_ns;          /* of those; NaN if none */
+  double   mean_service_ns;      /* their rebuilt service; NaN if none */
+} FitDepthLevel;
+
+/* The device's queue, separated from its service (fit-device.c). */
+typedef struct {
+  guint    parallelism;          /* fitted: requests served at once */
+  guint    identified_up_to;     /* highest depth at dispatch */
+  gboolean parallelism_bounded;  /* p + 1 was rejected: the fit is not a lower bound */
+  double   depth_t;              /* t of "dispatched deeper than p" in the service (0: untold) */
+  double   next_depth_t;         /* t of "dispatched at depth p + 1" in D2C; NaN at the deepest */
+  double   busy_ns;              /* time with at least one request in flight */
+  double   completion_rate_per_s;/* completions / busy time */
+  double   mean_in_flight;       /* time average of n over the busy time */
+  double   mean_d2c_ns;          /* over every completed request */
+  double   little_in_flight;     /* completion rate x mean D2C: = mean_in_flight */
+  double   mean_service_ns;      /* rebuilt service times, all ops */
+  GArray  *levels;               /* FitDepthLevel, by in_flight, levels with busy time */
+  gboolean loop;                 /* a loop device (major 7): written via = loop */
+} FitDeviceQueue;
 
 /* One traced process (pid). */
 typedef struct {
@@ -117,6 +185,7 @@ typedef struct {
   guint64  n_requests;
   guint64  n_ios;
   guint64  requests_by_op[TRACE_OP_OTHER + 1];
+  FitDeviceQueue queue;
   FitDeviceOp read;
   FitDeviceOp write;
   gboolean have_stats;           /* fit_trace fills @stats */
@@ -140,7 +209,27 @@ typedef struct {
  * simulator does not have. */
 char      *fit_sched_from_kernel (const char *kernel_name);
 
-/* Fit one op on @requests (any order; other ops are ignored). */
+/* Rebuild the in-flight levels, choose the parallelism and rebuild each
+ * request's service time (fit-device.c).  @requests in any order;
+ * @service_ns gets one value per request, in the order of @requests (NAN
+ * for a request without D or C, negative where the completion came before
+ * the rebuilt start).  @out->levels is allocated; free with
+ * fit_device_queue_clear. */
+void       fit_device_queue      (const TraceRequest *requests,
+                                  gsize               n_requests,
+                                  FitDeviceQueue     *out,
+                                  double             *service_ns);
+void       fit_device_queue_clear (FitDeviceQueue    *queue);
+
+/* Fit one op on @requests with the service times @service_ns that
+ * fit_device_queue rebuilt (other ops are ignored). */
+void       fit_device_op_service (const TraceRequest *requests,
+                                  const double       *service_ns,
+                                  gsize               n_requests,
+                                  TraceOp             op,
+                                  FitDeviceOp        *out);
+
+/* Both steps for one op (any order of @requests). */
 void       fit_device_op         (const TraceRequest *requests,
                                   gsize               n_requests,
                                   TraceOp             op,
@@ -150,6 +239,12 @@ void       fit_device_op         (const TraceRequest *requests,
  * empty preflush bio (REQ_OP_WRITE | REQ_PREFLUSH, no data: blkparse "FWS
  * 0 + 0") that fsync and sync submit (blkdev_issue_flush, block/blk-flush.c). */
 gboolean   fit_io_is_flush       (const TraceIo      *io);
+
+/* Quantiles of @n sorted values at the fitted probabilities (body every
+ * 5 % to p95, then the tail as far as @n reaches, then the maximum). */
+void       fit_tail_quantiles    (const double       *sorted,
+                                  gsize               n,
+                                  FitDeviceOp        *out);
 
 /* Per-process analysis of @ios (sorted by queue time as trace_load_ios
  * returns them).  Returns FitProcess *, sorted by pid. */

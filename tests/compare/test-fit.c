@@ -1,5 +1,5 @@
 /* test-fit.c — models/fit on synthetic requests and I/Os: least-squares
- * recovery of overhead and bandwidth, selection of requests issued alone,
+ * recovery of overhead and bandwidth, waiting inside the device removed,
  * the single-size case, closed/open loop detection, and the scenario file
  * loaded back with GKeyFile, and the quantiles of the residual overhead
  * that the fixed model draws from.  Noise comes from a seeded gsl_rng. */
@@ -92,7 +92,7 @@ test_ols_recovery (void)
 
   g_assert_true (f.fitted);
   g_assert_true (f.bandwidth_identified);
-  g_assert_true (f.isolated_only);
+  g_assert_cmpuint (f.n_inconsistent, ==, 0);
   g_assert_cmpuint (f.n_used, ==, 600);
   g_assert_cmpuint (f.n_sizes, ==, 6);
   /* Unbiased estimates: within 4 standard errors (a 1-in-15,000 miss). */
@@ -110,38 +110,37 @@ test_ols_recovery (void)
   g_assert_cmpfloat (f.r2, <=, 1.0);
 }
 
-/* Requests issued with others in flight wait inside the device; they must
- * not bias the fit when enough isolated ones exist. */
+/* Requests dispatched while others were in flight wait inside the device:
+ * 300 of them dispatched 1 us apart to a serial device queue up (D2C grows
+ * to hundreds of ms), but their rebuilt service times C - max(D, previous
+ * C) are the device's, so they neither bias the fit nor are left out. */
 static void
-test_isolated_selection (void)
+test_waiting_removed (void)
 {
   g_autoptr(GArray) a = make_linear_requests (100, TRACE_OP_READ, 7);
   FitDeviceOp f;
   double se_int, se_slope;
+  gint64 prev_c = 0;
 
   true_standard_errors (a, &se_int, &se_slope);
   for (int i = 0; i < 300; i++)
     {
-      TraceRequest rq = make_request (TRACE_OP_READ, 8 << (i % 6), 1000000000 + i * 1000,
-                                      (gint64) (OVERHEAD_NS + 500000 + NS_PER_BYTE * (4096 << (i % 6))),
-                                      3);
+      gint64 d = 1000000000 + i * 1000;
+      gint64 service = (gint64) (OVERHEAD_NS + NS_PER_BYTE * (4096 << (i % 6)));
+      TraceRequest rq = make_request (TRACE_OP_READ, 8 << (i % 6), d, 0, 1);
+
+      rq.complete_ns = MAX (d, prev_c) + service;
+      prev_c = rq.complete_ns;
       g_array_append_val (a, rq);
     }
   fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
   g_assert_cmpuint (f.n_total, ==, 400);
-  g_assert_cmpuint (f.n_isolated, ==, 100);
-  g_assert_cmpuint (f.n_used, ==, 100);
-  g_assert_true (f.isolated_only);
+  g_assert_cmpuint (f.n_used, ==, 400);
+  g_assert_cmpuint (f.n_inconsistent, ==, 0);
   g_assert_cmpfloat (fabs (f.overhead_ns - OVERHEAD_NS), <, 4 * se_int);
   g_assert_cmpfloat (fabs (f.ns_per_byte - NS_PER_BYTE), <, 4 * se_slope);
-
-  /* Too few isolated ones (19): all are used and the queueing shows. */
-  g_array_remove_range (a, 19, 81);
-  fit_device_op ((const TraceRequest *) a->data, a->len, TRACE_OP_READ, &f);
-  g_assert_cmpuint (f.n_isolated, ==, FIT_MIN_ISOLATED - 1);
-  g_assert_false (f.isolated_only);
-  g_assert_cmpuint (f.n_used, ==, 319);
-  g_assert_cmpfloat (f.overhead_ns, >, OVERHEAD_NS + 100000);
+  /* What fitting D2C would have taken in. */
+  g_assert_cmpfloat (f.mean_d2c_ns, >, f.mean_service_ns + 1e6);
 }
 
 static void
@@ -219,23 +218,33 @@ sorted_residuals (GArray *a, TraceOp op, const FitDeviceOp *f, guint *n_negative
   return r;
 }
 
-/* Order-statistic bounds of every quantile, exact ends, exact median. */
+/* Order-statistic bounds of every quantile at its probability, exact
+ * ends, exact median. */
 static void
 assert_quantiles_of (const FitDeviceOp *f, GArray *sorted)
 {
   const double *v = (const double *) sorted->data;
   guint n = sorted->len;
 
+  g_assert_cmpuint (f->n_quantiles, >=, 3);
+  g_assert_cmpfloat (f->quantile_p[0], ==, 0.0);
+  g_assert_cmpfloat (f->quantile_p[f->n_quantiles - 1], ==, 1.0);
+  g_assert_cmpfloat (f->quantile_p[FIT_N_QUANTILES / 2], ==, 0.5);
   g_assert_cmpfloat (f->overhead_quantiles_ns[0], ==, v[0]);
-  g_assert_cmpfloat (f->overhead_quantiles_ns[FIT_N_QUANTILES - 1], ==, v[n - 1]);
-  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+  g_assert_cmpfloat (f->overhead_quantiles_ns[f->n_quantiles - 1], ==, v[n - 1]);
+  /* The last step, to the maximum, holds one request. */
+  g_assert_cmpfloat (f->overhead_quantiles_ns[f->n_quantiles - 2], ==, v[n - 2]);
+  for (guint k = 0; k < f->n_quantiles; k++)
     {
-      double h = (double) k / (FIT_N_QUANTILES - 1) * (n - 1);
+      double h = f->quantile_p[k] * (n - 1);
 
       g_assert_cmpfloat (f->overhead_quantiles_ns[k], >=, v[(guint) floor (h)]);
-      g_assert_cmpfloat (f->overhead_quantiles_ns[k], <=, v[(guint) ceil (h)]);
+      g_assert_cmpfloat (f->overhead_quantiles_ns[k], <=, v[MIN ((guint) ceil (h), n - 1)]);
       if (k > 0)
-        g_assert_cmpfloat (f->overhead_quantiles_ns[k], >=, f->overhead_quantiles_ns[k - 1]);
+        {
+          g_assert_cmpfloat (f->quantile_p[k], >, f->quantile_p[k - 1]);
+          g_assert_cmpfloat (f->overhead_quantiles_ns[k], >=, f->overhead_quantiles_ns[k - 1]);
+        }
     }
   if (n % 2 == 1)
     g_assert_cmpfloat (f->overhead_quantiles_ns[FIT_N_QUANTILES / 2], ==, v[n / 2]);
@@ -244,9 +253,9 @@ assert_quantiles_of (const FitDeviceOp *f, GArray *sorted)
                        v[n / 2 - 1] + 0.5 * (v[n / 2] - v[n / 2 - 1]));
 }
 
-/* The written list: 21 times with units, non-decreasing, in ns. */
+/* The written list: @n times with units, non-decreasing, in ns. */
 static void
-parse_written_quantiles (GKeyFile *kf, const char *key, SimTime *out_ns)
+parse_written_quantiles (GKeyFile *kf, const char *key, guint n, SimTime *out_ns)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *text = g_key_file_get_string (kf, "device dev7_0", key, &error);
@@ -254,14 +263,33 @@ parse_written_quantiles (GKeyFile *kf, const char *key, SimTime *out_ns)
 
   g_assert_no_error (error);
   items = g_strsplit (text, ",", -1);
-  g_assert_cmpuint (g_strv_length (items), ==, FIT_N_QUANTILES);
-  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+  g_assert_cmpuint (g_strv_length (items), ==, n);
+  for (guint k = 0; k < n; k++)
     {
       g_assert_true (g_str_has_suffix (items[k], "us"));
       g_assert_true (sim_parse_time_ns (items[k], 0, &out_ns[k], &error));
       g_assert_no_error (error);
       if (k > 0)
         g_assert_cmpint (out_ns[k], >=, out_ns[k - 1]);
+    }
+}
+
+/* Place the requests of @a back to back in array order, 10 us apart,
+ * keeping each one's D2C: a serial device that is never kept waiting, so
+ * that every service time is the D2C. */
+static void
+respace_serial (GArray *a)
+{
+  gint64 t = 0;
+
+  for (guint i = 0; i < a->len; i++)
+    {
+      TraceRequest *rq = &g_array_index (a, TraceRequest, i);
+      gint64 d2c = rq->complete_ns - rq->issue_ns;
+
+      rq->issue_ns = t;
+      rq->complete_ns = t + d2c;
+      t = rq->complete_ns + 10000;
     }
 }
 
@@ -282,8 +310,8 @@ test_overhead_quantiles (void)
   g_autofree char *text = NULL, *json = NULL, *bw_text = NULL;
   double bw;
   gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
-  const char *const ignore[] = { "sched", "devno", NULL };
-  SimTime written[FIT_N_QUANTILES], wwritten[FIT_N_QUANTILES];
+  const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
+  SimTime written[FIT_MAX_QUANTILES], wwritten[FIT_MAX_QUANTILES];
   JsonArray *jq;
   guint n_negative;
 
@@ -298,6 +326,7 @@ test_overhead_quantiles (void)
     }
   gsl_rng_free (rng);
   g_array_append_vals (a, wr->data, wr->len);
+  respace_serial (a);
   r = fit_arrays ("/x", NULL, 0, (const TraceRequest *) a->data, a->len,
                   "/dev/loop0", NULL, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -316,14 +345,16 @@ test_overhead_quantiles (void)
   text = fit_scenario_to_data (r);
   g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
   g_assert_no_error (error);
-  parse_written_quantiles (kf, "overhead_quantiles", written);
-  parse_written_quantiles (kf, "write_overhead_quantiles", wwritten);
+  parse_written_quantiles (kf, "overhead_quantiles", r->read.n_quantiles, written);
+  parse_written_quantiles (kf, "write_overhead_quantiles", r->write.n_quantiles, wwritten);
   /* To the written precision (1 ns), the median is the residuals'. */
   g_assert_cmpint (written[FIT_N_QUANTILES / 2], ==,
                    llround (g_array_index (res_r, double, res_r->len / 2)));
   g_assert_cmpint (wwritten[FIT_N_QUANTILES / 2], ==,
                    llround (g_array_index (res_w, double, res_w->len / 2)));
-  g_assert_nonnull (strstr (text, "# read: quantiles at p = 0, 0.05, ..., 1 of the per-request overhead"));
+  g_assert_nonnull (strstr (text, "quantiles of the per-request overhead (service minus"));
+  g_assert_nonnull (strstr (text, "\noverhead_quantile_p = 0,0.05,"));
+  g_assert_nonnull (strstr (text, "\nwrite_overhead_quantile_p = 0,0.05,"));
   g_assert_nonnull (strstr (text, "ignores write_overhead"));
 
   /* The device group builds a fixed model; without a random stream it pays
@@ -341,8 +372,8 @@ test_overhead_quantiles (void)
          json_object_get_object_member (
            json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
                                           "device"), "read"), "overhead_quantiles_us");
-  g_assert_cmpuint (json_array_get_length (jq), ==, FIT_N_QUANTILES);
-  for (guint k = 0; k < FIT_N_QUANTILES; k++)
+  g_assert_cmpuint (json_array_get_length (jq), ==, r->read.n_quantiles);
+  for (guint k = 0; k < r->read.n_quantiles; k++)
     g_assert_cmpfloat_with_epsilon (json_array_get_double_element (jq, k),
                                     r->read.overhead_quantiles_ns[k] / 1e3, 1e-9);
 }
@@ -368,7 +399,7 @@ test_overhead_quantiles_single_size (void)
   g_assert_cmpuint (n_negative, ==, 0);
   assert_quantiles_of (&f, res);
   g_assert_cmpfloat (f.overhead_quantiles_ns[0], ==, 60000.0);
-  g_assert_cmpfloat (f.overhead_quantiles_ns[FIT_N_QUANTILES - 1], ==, 61000.0);
+  g_assert_cmpfloat (f.overhead_quantiles_ns[f.n_quantiles - 1], ==, 61000.0);
 }
 
 static TraceIo
@@ -629,9 +660,9 @@ test_scenario_keyfile (void)
   const char *trace = "/data/my traces\\x/cap.txt";
   FitOptions opts = { 0 };
 
-  /* One request with 3 in flight sets parallelism. */
-  g_array_index (rq, TraceRequest, 5).in_flight_at_issue = 3;
+  /* A loop device (7,0) that never held two requests at once. */
   g_array_append_vals (rq, wr->data, wr->len);
+  respace_serial (rq);
   r = fit_arrays (trace, (const TraceIo *) ios->data, ios->len,
                   (const TraceRequest *) rq->data, rq->len, "/dev/loop0",
                   "[mq-deadline] none", "67108864", &opts, &error);
@@ -664,8 +695,9 @@ test_scenario_keyfile (void)
     g_assert_cmpstr (v_, ==, expected);                                   \
   } G_STMT_END
   CHECK_KEY ("device dev7_0", "kind", "fixed");
-  CHECK_KEY ("device dev7_0", "parallelism", "3");
-  CHECK_KEY ("device dev7_0", "queue_depth", "3");
+  CHECK_KEY ("device dev7_0", "parallelism", "1");
+  CHECK_KEY ("device dev7_0", "queue_depth", "1");
+  CHECK_KEY ("device dev7_0", "via", "loop");
   CHECK_KEY ("device dev7_0", "capacity", "64MiB");
   CHECK_KEY ("device dev7_0", "sched", "mq-deadline");
   CHECK_KEY ("device dev7_0", "devno", "7,0");
@@ -699,7 +731,7 @@ test_scenario_keyfile (void)
   read = json_object_get_object_member (json_object_get_object_member (root, "device"), "read");
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read, "overhead_us"),
                                   r->read.overhead_ns / 1e3, 1e-9);
-  g_assert_cmpint (json_object_get_int_member (read, "used"), ==, 199);
+  g_assert_cmpint (json_object_get_int_member (read, "used"), ==, 200);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "processes")), ==, 3);
 }
 
@@ -1264,7 +1296,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/fit/ols-recovery", test_ols_recovery);
-  g_test_add_func ("/fit/isolated-selection", test_isolated_selection);
+  g_test_add_func ("/fit/waiting-removed", test_waiting_removed);
   g_test_add_func ("/fit/single-size", test_single_size);
   g_test_add_func ("/fit/overhead-quantiles", test_overhead_quantiles);
   g_test_add_func ("/fit/overhead-quantiles/single-size", test_overhead_quantiles_single_size);
