@@ -56,8 +56,10 @@ static const char emulate_description[] =
   "overheads; fixed-rate; SSD), and answered at its modelled completion time.\n"
   "The model's time starts when the emulator does.  A request reaches the\n"
   "emulator only after the loop worker and FUSE have passed it on (~100 us\n"
-  "here); its modelled time starts that much before its arrival (--route,\n"
-  "measured at start), as a real device's starts when the kernel sends it.\n\n"
+  "here); its modelled time starts at the kernel's block_rq_issue of it, read\n"
+  "live from a private tracefs instance, as a real device's starts when the\n"
+  "kernel sends it; without tracefs, at its arrival minus the route measured\n"
+  "at start (--route).\n\n"
   "When the device is ready its node is printed alone on the first line of\n"
   "stdout; it is served until SIGINT or SIGTERM, then the loop device is\n"
   "detached, the file system unmounted and the temporary files deleted.  A\n"
@@ -115,9 +117,9 @@ cli_cmd_emulate (int argc, char **argv)
       "Spin this long before each reply is due instead of sleeping (default 500us; "
       "less CPU, later replies on a busy machine)", "TIME" },
     { "route", 0, 0, G_OPTION_ARG_STRING, &route_text,
-      "Start each request's modelled time this long before it reached the emulator: the "
-      "route through loop and FUSE (default auto: measured at start with 31 probe reads; "
-      "0: from its arrival)", "auto|TIME" },
+      "Start each request's modelled time TIME before it reached the emulator instead of at "
+      "the kernel's issue (default auto: the issue from tracefs, else the route through loop "
+      "and FUSE measured at start with 31 probe reads; 0: at its arrival)", "auto|TIME" },
     { "dirty-bytes", 0, 0, G_OPTION_ARG_STRING, &dirty_text,
       "Set vm.dirty_bytes for the run (journaled, restored at exit; at least 8KiB)", "SIZE" },
     { "dirty-background-bytes", 0, 0, G_OPTION_ARG_STRING, &dirty_bg_text,

@@ -243,6 +243,12 @@ replay_tracefs_find (const char *dir, gboolean mount_if_absent, gboolean *mounte
         *mounted = TRUE;
       return g_strdup (places[0]);
     }
+  if (!mount_if_absent)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "tracefs is not mounted at %s or %s",
+                   places[0], places[1]);
+      return NULL;
+    }
   g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
                "no tracefs at %s or %s, and mounting it failed: %s (need root and "
                "CONFIG_FTRACE)", places[0], places[1], g_strerror (errno));

@@ -437,6 +437,7 @@ replay_emulate_cleanup_journal (ReplayJournal *journal, gboolean dry_run, FILE *
   if (!replay_emulate_cleanup_dir (dir, replay_journal_emulate_temp_backing (journal), dry_run,
                                    log, error))
     return FALSE;
+  replay_emulate_route_remove_stale (dry_run, log);
   if (dry_run)
     return TRUE;
   if (!replay_journal_remove (journal, error))

@@ -87,6 +87,7 @@ typedef struct _EmuSlot {
   guint32          done_bytes;      /* copied */
   guint32          depth;           /* in flight at arrival, this one included */
   gint64           arrival_ns;      /* model time: CLOCK_MONOTONIC - t0 */
+  gint64           issue_ns;        /* the kernel's block_rq_issue, model time; -1: unknown */
   gint64           start_ns;
   gint64           end_ns;
   gint64           ready_ns;        /* the data copy was done */
@@ -137,6 +138,12 @@ struct _ReplayEmulator {
    * Measured at start (route probes) unless given. */
   gint64       route_ns;
   gboolean     route_measured;
+  char        *route_source;        /* what the route was timed from */
+  /* Receiver only: the kernel's block_rq_issue of each request, read
+   * live, so that its modelled time starts at its own issue (NULL: the
+   * route estimate for every request). */
+  ReplayEmulateRoute *issues;
+  guint64      timed_from_issue, timed_from_route;
   gint         probing;             /* atomic: requests now are route probes */
   gint64       probe_arrival_abs_ns;/* under lock: the last probe's arrival */
   /* Completer only: what a reply's write to /dev/fuse takes, by size
@@ -283,7 +290,8 @@ model_schedule (ReplayEmulator *emu, EmuSlot *s)
   for (guint i = 1; i < emu->parallelism; i++)
     if (emu->server_free_ns[i] < emu->server_free_ns[best])
       best = i;
-  s->start_ns = MAX (s->arrival_ns - emu->route_ns, emu->server_free_ns[best]);
+  s->start_ns = MAX (s->issue_ns >= 0 ? s->issue_ns : s->arrival_ns - emu->route_ns,
+                     emu->server_free_ns[best]);
   service = dev_model_service_time (emu->model, s->op == EMU_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ,
                                     s->offset_bytes / 512, (s->bytes + 511) / 512, s->start_ns);
   s->end_ns = s->start_ns + MAX (service, 0);
@@ -326,6 +334,9 @@ emu_submit (ReplayEmulator *emu, fuse_req_t req, EmuOp op, guint64 offset, gsize
 {
   EmuSlot *s;
   ssize_t n;
+  gint64 arrival_abs_ns = now_ns (), issue_abs_ns = -1;
+  gboolean issued = !g_atomic_int_get (&emu->probing)
+                    && replay_emulate_route_issue_of (emu->issues, offset / 512, &issue_abs_ns);
 
   pthread_mutex_lock (&emu->lock);
   s = slot_get (emu);
@@ -334,7 +345,9 @@ emu_submit (ReplayEmulator *emu, fuse_req_t req, EmuOp op, guint64 offset, gsize
   s->err = 0;
   s->offset_bytes = offset;
   s->bytes = (guint32) bytes;
-  s->arrival_ns = now_ns () - emu->t0_ns;
+  s->arrival_ns = arrival_abs_ns - emu->t0_ns;
+  /* Issued after it arrived is another request's (a stale match). */
+  s->issue_ns = issued && issue_abs_ns <= arrival_abs_ns ? issue_abs_ns - emu->t0_ns : -1;
   s->probe = g_atomic_int_get (&emu->probing);
   if (s->probe)
     {
@@ -347,6 +360,10 @@ emu_submit (ReplayEmulator *emu, fuse_req_t req, EmuOp op, guint64 offset, gsize
     {
       count_arrival (emu, s);
       model_schedule (emu, s);
+      if (s->issue_ns >= 0)
+        emu->timed_from_issue++;
+      else
+        emu->timed_from_route++;
     }
   pthread_mutex_unlock (&emu->lock);
 
@@ -924,16 +941,59 @@ cmp_i64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Time EMU_ROUTE_PROBES 4 KiB O_DIRECT reads from the call to their
- * arrival here; the median is the route.  It includes the submitting
- * call's own path to the block layer (read() entry to block_rq_issue:
- * 47 us for a 512 KiB read, tracefs here), which a real device's time
- * does not: the kernel's D2C on the emulated device comes out that much
- * shorter than the model, the caller's time closer to it. */
+/* The route over the probes: from the kernel's issue when the
+ * tracefs instance saw exactly one issue per probe, else from the call. */
+static void
+route_from_probes (ReplayEmulator *emu, const gint64 *call_ns, const gint64 *arrival_ns, guint n,
+                   GArray *issue_ns, const char *why_not_issue)
+{
+  g_autofree gint64 *samples = g_new0 (gint64, n);
+  gboolean from_issue = issue_ns != NULL && issue_ns->len == n;
+  guint used = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 from = from_issue ? g_array_index (issue_ns, gint64, i) : call_ns[i];
+
+      /* Not ours (another reader's request) when it came before the call. */
+      if (arrival_ns[i] > call_ns[i] && arrival_ns[i] > from)
+        samples[used++] = arrival_ns[i] - from;
+    }
+  g_free (emu->route_source);
+  if (from_issue)
+    emu->route_source = g_strdup ("block_rq_issue");
+  else
+    {
+      emu->route_source = g_strdup ("system call");
+      emu_log (emu, "the route is timed from the system call, not the kernel's "
+               "issue: %s", why_not_issue != NULL ? why_not_issue
+                                                 : "the trace saw other requests at the probes' sector");
+    }
+  if (used == 0)
+    return;
+  /* The first quartile, not the median: a request whose route was shorter
+   * than the estimate would start before the kernel sent it, and the
+   * device would be faster than its model; between the probes and a
+   * workload that keeps the CPUs awake the route only gets shorter. */
+  qsort (samples, used, sizeof *samples, cmp_i64);
+  emu->route_ns = samples[used / 4];
+  emu->route_measured = TRUE;
+}
+
+/* Time EMU_ROUTE_PROBES 4 KiB O_DIRECT reads to their arrival here, from
+ * their block_rq_issue (a private tracefs instance, where tracefs is
+ * mounted) or else from the system call.  The call's own path into the
+ * block layer (read() entry to block_rq_issue, 30-47 us here) is not the
+ * device's: from the call, the kernel's D2C on the emulated device comes
+ * out that much shorter than the model (the caller's time is closer). */
 static gboolean
 measure_route (ReplayEmulator *emu, GError **error)
 {
-  g_autofree gint64 *samples = g_new0 (gint64, EMU_ROUTE_PROBES);
+  g_autofree gint64 *call_ns = g_new0 (gint64, EMU_ROUTE_PROBES);
+  g_autofree gint64 *arrival_ns = g_new0 (gint64, EMU_ROUTE_PROBES);
+  g_autoptr (GArray) issue_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GError) trace_error = NULL;
+  ReplayEmulateRoute *trace = NULL;
   off_t probe_offset = (off_t) (emu->size_bytes / 2) & ~(off_t) (EMU_ROUTE_PROBE_BYTES - 1);
   guint n = 0;
   void *buf = NULL;
@@ -947,35 +1007,41 @@ measure_route (ReplayEmulator *emu, GError **error)
         close (fd);
       return FALSE;
     }
+  trace = replay_emulate_route_start (emu->loop_path, &trace_error);
   g_atomic_int_set (&emu->probing, 1);
   for (guint i = 0; i < EMU_ROUTE_PROBES; i++)
     {
-      gint64 call_ns, arrival_ns;
-
       g_usleep (EMU_ROUTE_PROBE_GAP_US);
-      call_ns = now_ns ();
-
+      call_ns[n] = now_ns ();
       if (pread (fd, buf, EMU_ROUTE_PROBE_BYTES, probe_offset) != EMU_ROUTE_PROBE_BYTES)
         continue;
       pthread_mutex_lock (&emu->lock);
-      arrival_ns = emu->probe_arrival_abs_ns;
+      arrival_ns[n++] = emu->probe_arrival_abs_ns;
       pthread_mutex_unlock (&emu->lock);
-      /* Not ours (another reader's request) when it came before the call. */
-      if (arrival_ns > call_ns)
-        samples[n++] = arrival_ns - call_ns;
     }
   g_atomic_int_set (&emu->probing, 0);
   free (buf);
   close (fd);
-  if (n == 0)
+  if (trace != NULL
+      && !replay_emulate_route_issues (trace, (guint64) probe_offset / 512, issue_ns, &trace_error))
+    g_array_set_size (issue_ns, 0);
+  route_from_probes (emu, call_ns, arrival_ns, n, trace_error == NULL ? issue_ns : NULL,
+                     trace_error != NULL ? trace_error->message : NULL);
+  /* From now on each request is timed from its own issue. */
+  if (trace != NULL && trace_error == NULL && replay_emulate_route_follow (trace, &trace_error))
+    emu->issues = trace;
+  else
+    {
+      if (trace != NULL && trace_error != NULL)
+        emu_log (emu, "requests are timed from the route estimate: %s", trace_error->message);
+      replay_emulate_route_free (trace);
+    }
+  if (!emu->route_measured)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO,
                    "%s: no route probe reached the emulator", emu->loop_path);
       return FALSE;
     }
-  qsort (samples, n, sizeof *samples, cmp_i64);
-  emu->route_ns = samples[n / 2];
-  emu->route_measured = TRUE;
   return TRUE;
 }
 
@@ -1236,6 +1302,8 @@ replay_emulator_free (ReplayEmulator *emu)
   replay_journal_free (emu->journal);
   dev_model_free (emu->model);
   g_free (emu->server_free_ns);
+  g_free (emu->route_source);
+  replay_emulate_route_free (emu->issues);
   g_ptr_array_unref (emu->heap);
   g_ptr_array_unref (emu->all_slots);
   g_array_unref (emu->records);
@@ -1388,6 +1456,12 @@ replay_emulator_stats_json (ReplayEmulator *emu)
   replay_json_add_int (b, "ns", emu->route_ns);
   json_builder_set_member_name (b, "measured");
   json_builder_add_boolean_value (b, emu->route_measured);
+  json_builder_set_member_name (b, "from");
+  json_builder_add_string_value (b, emu->route_measured ? emu->route_source : "--route");
+  /* Requests whose modelled time started at their own block_rq_issue,
+   * and those that started at arrival minus the route. */
+  replay_json_add_int (b, "timed_from_issue", (gint64) emu->timed_from_issue);
+  replay_json_add_int (b, "timed_from_route", (gint64) emu->timed_from_route);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fuse");
   json_builder_begin_object (b);
@@ -1467,7 +1541,7 @@ replay_emulator_summary (ReplayEmulator *emu)
                           emu->count[EMU_OP_WRITE], emu->bytes[EMU_OP_WRITE] / 1e6,
                           emu->count[EMU_OP_FLUSH], q.p50 / 1e3, q.p99 / 1e3, q.max / 1e3,
                           emu->max_depth, emu->route_ns / 1e3,
-                          emu->route_measured ? "measured" : "given");
+                          emu->route_measured ? emu->route_source : "given");
 }
 
 gboolean

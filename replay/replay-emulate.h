@@ -140,6 +140,35 @@ GStrv           replay_emulate_loops_backed_by (const char *file);
 /* TRUE when /proc/self/mountinfo has a mount at @mount_point. */
 gboolean        replay_emulate_is_mounted (const char *mount_point);
 
+/* Route probes (replay-emulate-route.c): block_rq_issue of @device_path
+ * traced in a private tracefs instance (removed by _free; a dead
+ * emulator's is removed by the next start).  NULL with @error when tracefs
+ * is not mounted or the instance cannot be made. */
+typedef struct _ReplayEmulateRoute ReplayEmulateRoute;
+
+ReplayEmulateRoute *replay_emulate_route_start  (const char         *device_path,
+                                                 GError            **error);
+/* Stop tracing; append to @issue_ns (gint64, CLOCK_MONOTONIC ns) the issue
+ * time of every traced request starting at @sector, in trace order. */
+gboolean            replay_emulate_route_issues (ReplayEmulateRoute *route,
+                                                 guint64             sector,
+                                                 GArray             *issue_ns,
+                                                 GError            **error);
+/* Keep tracing, from now on read live (trace_pipe, non-blocking). */
+gboolean            replay_emulate_route_follow (ReplayEmulateRoute *route,
+                                                 GError            **error);
+/* The issue time (CLOCK_MONOTONIC ns) of the request that holds @sector
+ * and has not been matched yet; FALSE if the trace has none (yet). */
+gboolean            replay_emulate_route_issue_of (ReplayEmulateRoute *route,
+                                                   guint64             sector,
+                                                   gint64             *issue_ns);
+void                replay_emulate_route_free   (ReplayEmulateRoute *route);
+/* Remove the route instances of emulators that are no longer running
+ * (SIGKILL leaves them; a tracefs that is not mounted has none). */
+void                replay_emulate_route_remove_stale (gboolean dry_run,
+                                                       FILE    *log);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayEmulateRoute, replay_emulate_route_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayEmulator, replay_emulator_free)
 
 G_END_DECLS

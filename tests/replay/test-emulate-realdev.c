@@ -198,6 +198,22 @@ emu_free (Emu *emu)
 }
 
 /* Nothing of @emulate_dir is left: no loop on its file, no mount, no dir. */
+/* Route instances (tracefs/instances/iosim-emulate-route-PID) whose
+ * emulator is gone: a stop, `iosim restore` or the next start removes them. */
+static guint
+stale_route_instances (void)
+{
+  g_autoptr (GDir) d = g_dir_open ("/sys/kernel/tracing/instances", 0, NULL);
+  const char *name;
+  guint stale = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "iosim-emulate-route-")
+        && kill (atoi (name + strlen ("iosim-emulate-route-")), 0) != 0 && errno == ESRCH)
+      stale++;
+  return stale;
+}
+
 static void
 assert_clean (const char *emulate_dir, const char *journal_dir)
 {
@@ -212,6 +228,7 @@ assert_clean (const char *emulate_dir, const char *journal_dir)
   g_assert_false (replay_emulate_is_mounted (mnt));
   g_assert_false (g_file_test (emulate_dir, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (journals->len, ==, 0);
+  g_assert_cmpuint (stale_route_instances (), ==, 0);
 }
 
 static int
@@ -437,6 +454,14 @@ test_fixed_throughput (void)
     json_object_get_object_member (json_node_get_object (stats), "route"), "measured"));
   g_assert_cmpint (stats_int (stats, "route", "ns"), >, 0);
   g_assert_cmpint (stats_int (stats, "route", "ns"), <, 1000 * 1000);
+  /* With tracefs, every read's modelled time started at its own issue. */
+  if (g_file_test ("/sys/kernel/tracing/instances", G_FILE_TEST_IS_DIR))
+    {
+      g_assert_cmpstr (json_object_get_string_member (
+                         json_object_get_object_member (json_node_get_object (stats), "route"),
+                         "from"), ==, "block_rq_issue");
+      g_assert_cmpint (stats_int (stats, "route", "timed_from_issue"), ==, G_N_ELEMENTS (blocks));
+    }
   /* The stack passed each read whole and one at a time. */
   g_assert_cmpint (stats_int (stats, NULL, "max_request_bytes"), ==, 512 * 1024);
   g_assert_cmpint (stats_int (stats, "in_flight", "max"), ==, 1);

@@ -1,0 +1,282 @@
+/* replay-emulate-route.c — when the kernel sent the emulator's route
+ * probes: block_rq_issue times from a private tracefs instance.
+ *
+ * The route a request takes before the emulator sees it starts at the
+ * block layer's dispatch to the loop driver (block_rq_issue, the D of
+ * blktrace), not at the submitting system call: a real device's time
+ * starts there too, and the kernel's D2C on the emulated device should be
+ * the model's.  A tracefs instance (Documentation/trace/ftrace.rst,
+ * "Instances") has its own ring buffer, clock and event switches, so the
+ * probes are traced without touching the top-level tracer an `iosim
+ * capture` may be using.  Linux 6.18 block_rq_issue's format prints
+ * "MAJ,MIN RWBS BYTES () SECTOR + NR_SECTORS ..." (include/trace/events/
+ * block.h, block_rq_issue via block_rq, TP_printk). */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "replay/replay-capture.h"
+#include "replay/replay-emulate.h"
+#include "replay/replay-setup-private.h"
+#include "replay/replay.h"
+
+#define ROUTE_INSTANCE_PREFIX "iosim-emulate-route-"
+
+/* Issues read from trace_pipe and not yet matched to a request. */
+#define ROUTE_RING 1024
+#define ROUTE_READ_BYTES 65536
+
+typedef struct {
+  guint64 sector, nr_sectors;
+  gint64  issue_ns;
+  gboolean matched;
+} RouteIssue;
+
+struct _ReplayEmulateRoute {
+  char *instance;            /* TRACEFS/instances/iosim-emulate-route-PID */
+  char *enable;              /* .../events/block/block_rq_issue/enable */
+  guint dev_major, dev_minor;
+  /* Live: the instance's trace_pipe, non-blocking, and what it gave. */
+  int        pipe_fd;
+  GString   *partial;        /* an unfinished last line */
+  char      *read_buf;
+  RouteIssue ring[ROUTE_RING];
+  guint      ring_next;      /* next slot to fill (oldest entry when full) */
+  guint      ring_len;
+};
+
+/* Instances of emulators that died before removing theirs. */
+static void
+remove_stale_instances (const char *instances_dir, gboolean dry_run, FILE *log)
+{
+  g_autoptr (GDir) d = g_dir_open (instances_dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      guint64 pid;
+
+      if (!g_str_has_prefix (name, ROUTE_INSTANCE_PREFIX)
+          || !g_ascii_string_to_unsigned (name + strlen (ROUTE_INSTANCE_PREFIX), 10, 1,
+                                          G_MAXINT, &pid, NULL)
+          || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      g_autofree char *path = g_build_filename (instances_dir, name, NULL);
+      if (log)
+        fprintf (log, "iosim: %s the tracefs instance %s of dead emulator %" G_GUINT64_FORMAT "\n",
+                 dry_run ? "would remove" : "removing", path, pid);
+      if (!dry_run)
+        g_rmdir (path);
+    }
+}
+
+void
+replay_emulate_route_remove_stale (gboolean dry_run, FILE *log)
+{
+  g_autofree char *tracefs = replay_tracefs_find (NULL, FALSE, NULL, NULL);
+  g_autofree char *instances = NULL;
+
+  if (tracefs == NULL)
+    return;
+  instances = g_build_filename (tracefs, "instances", NULL);
+  remove_stale_instances (instances, dry_run, log);
+}
+
+static gboolean
+write_in (const char *dir, const char *file, const char *value, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  return replay_setup_write_value (path, value, error);
+}
+
+ReplayEmulateRoute *
+replay_emulate_route_start (const char *device_path, GError **error)
+{
+  g_autofree char *tracefs = NULL, *instances = NULL, *filter = NULL;
+  g_autoptr (ReplayEmulateRoute) r = g_new0 (ReplayEmulateRoute, 1);
+  struct stat st;
+
+  if (stat (device_path, &st) != 0 || !S_ISBLK (st.st_mode))
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: not a block device", device_path);
+      return NULL;
+    }
+  r->pipe_fd = -1;
+  r->dev_major = major (st.st_rdev);
+  r->dev_minor = minor (st.st_rdev);
+  tracefs = replay_tracefs_find (NULL, FALSE, NULL, error);
+  if (tracefs == NULL)
+    return NULL;
+  instances = g_build_filename (tracefs, "instances", NULL);
+  remove_stale_instances (instances, FALSE, NULL);
+  r->instance = g_strdup_printf ("%s/" ROUTE_INSTANCE_PREFIX "%d", instances, (int) getpid ());
+  if (g_mkdir (r->instance, 0700) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "cannot create the tracefs instance %s: %s",
+                   r->instance, g_strerror (errno));
+      g_clear_pointer (&r->instance, g_free);
+      return NULL;
+    }
+  r->enable = g_build_filename (r->instance, "events", "block", "block_rq_issue", "enable", NULL);
+  /* The kernel's dev_t in trace filters is MKDEV: major << 20 | minor. */
+  filter = g_strdup_printf ("dev == %u", (r->dev_major << 20) | r->dev_minor);
+  if (!write_in (r->instance, "trace_clock", "mono", error)
+      || !write_in (r->instance, "events/block/block_rq_issue/filter", filter, error)
+      || !replay_setup_write_value (r->enable, "1", error))
+    return NULL;
+  return g_steal_pointer (&r);
+}
+
+/* "  comm-pid  [cpu] flags  SECONDS.USEC: block_rq_issue: MAJ,MIN RWBS
+ * BYTES () SECTOR + N ..." of our device -> its time (ns), sector, N. */
+static gboolean
+parse_issue (const ReplayEmulateRoute *r, const char *line, RouteIssue *out)
+{
+  const char *ev = strstr (line, ": block_rq_issue: ");
+  const char *p = ev;
+  guint maj, min;
+  double seconds;
+  char rwbs[16];
+
+  if (ev == NULL || line[0] == '#')
+    return FALSE;
+  while (p > line && p[-1] != ' ')
+    p--;
+  if (sscanf (p, "%lf", &seconds) != 1
+      || sscanf (ev + strlen (": block_rq_issue: "),
+                 "%u,%u %15s %*u () %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT, &maj, &min, rwbs,
+                 &out->sector, &out->nr_sectors) != 5)
+    return FALSE;
+  if (maj != r->dev_major || min != r->dev_minor)
+    return FALSE;
+  out->issue_ns = (gint64) (seconds * 1e9 + 0.5);
+  out->matched = FALSE;
+  return TRUE;
+}
+
+gboolean
+replay_emulate_route_issues (ReplayEmulateRoute *r, guint64 sector, GArray *issue_ns,
+                             GError **error)
+{
+  g_autofree char *trace = g_build_filename (r->instance, "trace", NULL);
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+
+  if (!replay_setup_write_value (r->enable, "0", error)
+      || !g_file_get_contents (trace, &text, NULL, error))
+    return FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      RouteIssue issue;
+
+      if (parse_issue (r, lines[i], &issue) && issue.sector == sector)
+        g_array_append_val (issue_ns, issue.issue_ns);
+    }
+  return TRUE;
+}
+
+gboolean
+replay_emulate_route_follow (ReplayEmulateRoute *r, GError **error)
+{
+  g_autofree char *pipe = g_build_filename (r->instance, "trace_pipe", NULL);
+  g_autofree char *trace = g_build_filename (r->instance, "trace", NULL);
+
+  /* The probes' events are read already: start from an empty buffer. */
+  if (!replay_setup_write_value (trace, "", error))
+    return FALSE;
+  r->pipe_fd = open (pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (r->pipe_fd < 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "%s: %s", pipe, g_strerror (errno));
+      return FALSE;
+    }
+  r->partial = g_string_new (NULL);
+  r->read_buf = g_malloc (ROUTE_READ_BYTES);
+  return replay_setup_write_value (r->enable, "1", error);
+}
+
+static void
+ring_push (ReplayEmulateRoute *r, const RouteIssue *issue)
+{
+  r->ring[r->ring_next] = *issue;
+  r->ring_next = (r->ring_next + 1) % ROUTE_RING;
+  r->ring_len = MIN (r->ring_len + 1, ROUTE_RING);
+}
+
+/* Everything trace_pipe has now, into the ring. */
+static void
+drain_pipe (ReplayEmulateRoute *r)
+{
+  ssize_t n;
+
+  while ((n = read (r->pipe_fd, r->read_buf, ROUTE_READ_BYTES)) > 0)
+    {
+      char *line, *nl;
+
+      g_string_append_len (r->partial, r->read_buf, n);
+      line = r->partial->str;
+      while ((nl = strchr (line, '\n')) != NULL)
+        {
+          RouteIssue issue;
+
+          *nl = '\0';
+          if (parse_issue (r, line, &issue))
+            ring_push (r, &issue);
+          line = nl + 1;
+        }
+      g_string_erase (r->partial, 0, line - r->partial->str);
+    }
+}
+
+gboolean
+replay_emulate_route_issue_of (ReplayEmulateRoute *r, guint64 sector, gint64 *issue_ns)
+{
+  if (r == NULL || r->pipe_fd < 0)
+    return FALSE;
+  drain_pipe (r);
+  /* The oldest unmatched request that holds @sector: a request the FUSE
+   * layer cut into pieces is matched by its first piece and times the
+   * others too; the same sector issued again is a later entry. */
+  for (guint k = 0; k < r->ring_len; k++)
+    {
+      RouteIssue *e = &r->ring[(r->ring_next + ROUTE_RING - r->ring_len + k) % ROUTE_RING];
+
+      if (sector < e->sector || sector >= e->sector + MAX (e->nr_sectors, 1))
+        continue;
+      if (e->matched && sector == e->sector)
+        continue;
+      e->matched = e->matched || sector == e->sector;
+      *issue_ns = e->issue_ns;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void
+replay_emulate_route_free (ReplayEmulateRoute *r)
+{
+  if (r == NULL)
+    return;
+  if (r->pipe_fd >= 0)
+    close (r->pipe_fd);
+  if (r->instance != NULL)
+    {
+      if (r->enable != NULL)
+        replay_setup_write_value (r->enable, "0", NULL);
+      g_rmdir (r->instance);
+    }
+  if (r->partial != NULL)
+    g_string_free (r->partial, TRUE);
+  g_free (r->read_buf);
+  g_free (r->enable);
+  g_free (r->instance);
+  g_free (r);
+}
