@@ -33,7 +33,9 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
 {
   g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (RowKey));
 
-  trace_results_write_header (out);
+  /* The engines time each I/O around its system call (or its submission
+   * and reaped completion), not the block layer's Q to C. */
+  trace_results_write_header_kind (out, TRACE_LATENCY_SYSCALL);
   if (result->io_results == NULL)
     return;
   /* One time-ordered file across processes; ties in a fixed order. */
@@ -63,6 +65,7 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
         .op = io->op, .offset_bytes = io->offset_bytes, .bytes = io->bytes,
         .intended_ns = r->intended_ns, .issue_ns = r->issue_ns,
         .complete_ns = r->complete_ns, .error = r->error,
+        .latency_kind = TRACE_LATENCY_SYSCALL,
       };
       trace_results_write_row (out, &row);
     }
