@@ -307,11 +307,39 @@ io_selected (const TraceIo *io, const ReplayOptions *opts)
          && (opts->dev_minor == G_MAXUINT32 || io->dev_minor == opts->dev_minor);
 }
 
-static char *
-process_name (const TraceIo *io)
+/* Each pid's name as fit and the trace summary give it (models/fit/fit.c
+ * fit_processes): trace_process_name() of the first non-empty comm among
+ * the pid's I/Os in trace order, whichever of them are replayed; so the
+ * results of a replay and of fit --measured name a process alike even
+ * when its first replayed I/O carries no comm (a request seen only from
+ * D, a write skipped by --reads-only before it).  pid -> char *. */
+static GHashTable *
+process_names (const GArray *ios, const ReplayOptions *opts)
 {
-  g_autofree char *comm = g_strndup (io->comm, TRACE_COMM_MAX);
-  return trace_process_name (comm, io->pid);
+  g_autoptr (GHashTable) comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GHashTable *names = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  GHashTableIter iter;
+  gpointer pid, io;
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *t = &g_array_index (ios, TraceIo, i);
+      const TraceIo *seen;
+
+      if (!io_selected (t, opts))
+        continue;
+      seen = g_hash_table_lookup (comms, GUINT_TO_POINTER (t->pid));
+      if (seen == NULL || (seen->comm[0] == '\0' && t->comm[0] != '\0'))
+        g_hash_table_insert (comms, GUINT_TO_POINTER (t->pid), (gpointer) t);
+    }
+  g_hash_table_iter_init (&iter, comms);
+  while (g_hash_table_iter_next (&iter, &pid, &io))
+    {
+      g_autofree char *comm = g_strndup (((const TraceIo *) io)->comm, TRACE_COMM_MAX);
+
+      g_hash_table_insert (names, pid, trace_process_name (comm, GPOINTER_TO_UINT (pid)));
+    }
+  return names;
 }
 
 /* Count writes and refuse them unless the user chose what to do. */
@@ -456,7 +484,7 @@ measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
 
 /* Group sorted pending I/Os into processes and fill in their times. */
 static void
-build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
+build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns, GHashTable *names)
 {
   ReplayProcess *proc = NULL;
   const Pending *prev = NULL;
@@ -469,7 +497,7 @@ build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
         {
           proc = g_new0 (ReplayProcess, 1);
           proc->pid = p->io->pid;
-          proc->name = process_name (p->io);
+          proc->name = g_strdup (g_hash_table_lookup (names, GUINT_TO_POINTER (proc->pid)));
           proc->ios = g_array_new (FALSE, TRUE, sizeof (ReplayIo));
           g_ptr_array_add (plan->processes, proc);
           prev = NULL;
@@ -521,6 +549,7 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
 {
   g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
   g_autoptr (GArray) pending = NULL;
+  g_autoptr (GHashTable) names = NULL;
   gint64 first_ns = G_MAXINT64;
   gboolean ok;
 
@@ -568,7 +597,8 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
     first_ns = MIN (first_ns, g_array_index (pending, Pending, i).event_ns);
   plan->n_devices = count_devices (pending);
   g_array_sort (pending, pending_compare);
-  build_processes (plan, pending, first_ns);
+  names = process_names (ios, opts);
+  build_processes (plan, pending, first_ns, names);
   /* The postcondition, checked whatever the build: place_io() keeps
    * every I/O inside, so a failure here is a bug (it asserts where
    * assertions are on) and the plan is refused either way. */

@@ -101,6 +101,34 @@ test_names_of_processes (void)
   g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 2))->name, ==, "a_b_c_-3");
 }
 
+/* A pid's name comes from its first non-empty comm in trace order, as fit
+ * names it, whichever I/Os are replayed: here pid 4's first I/O has no
+ * comm and pid 5's only named I/O is a write that --reads-only skips. */
+static void
+test_names_first_comm (void)
+{
+  const TraceIo in[] = {
+    mkio (4, "",    TRACE_OP_READ,  0,  8, 0,   1,   2),
+    mkio (5, "tar", TRACE_OP_WRITE, 64, 8, 5,   6,   7),
+    mkio (4, "cat", TRACE_OP_READ,  8,  8, 10,  11,  12),
+    mkio (5, "",    TRACE_OP_READ,  72, 8, 20,  21,  22),
+    mkio (4, "sh",  TRACE_OP_READ,  16, 8, 30,  31,  32),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.reads_only = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->processes->len, ==, 2);
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 0))->name, ==, "cat-4");
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->name, ==, "tar-5");
+  g_assert_cmpuint (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->ios->len, ==, 1);
+}
+
 static void
 test_think_time (void)
 {
@@ -579,6 +607,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/replay/plan/schedule", test_schedule);
   g_test_add_func ("/replay/plan/process-names", test_names_of_processes);
+  g_test_add_func ("/replay/plan/process-names-first-comm", test_names_first_comm);
   g_test_add_func ("/replay/plan/think-time", test_think_time);
   g_test_add_func ("/replay/plan/issue-events", test_issue_events);
   g_test_add_func ("/replay/plan/align-and-range", test_align_and_range);
