@@ -299,8 +299,9 @@ cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, F
     fprintf (out, "capture     block events of the target(s) to %s (tracefs, restored afterwards)\n",
              t->capture);
   if (result->plan->n_writes > 0)
-    fprintf (out, "writes      %" G_GUINT64_FORMAT " bytes would be written%s\n",
+    fprintf (out, "writes      %" G_GUINT64_FORMAT " bytes would be written%s%s\n",
              result->plan->bytes_written,
+             result->plan->writes_need_allow_write > 0 ? " with --allow-write" : "",
              t->force ? " (--force: signatures ignored)" : "");
 }
 

@@ -361,7 +361,9 @@ check_write_policy (const GArray *ios, const ReplayOptions *opts, const GArray *
                    "--allow-write and --reads-only contradict each other");
       return FALSE;
     }
-  if (writes == 0 || opts->allow_write || opts->reads_only)
+  /* A dry run writes nothing: it plans the writes as --allow-write would
+   * (so its counts are the real run's) and says that run needs the flag. */
+  if (writes == 0 || opts->allow_write || opts->reads_only || opts->dry_run)
     return TRUE;
   g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES,
                "the trace has %" G_GUINT64_FORMAT " write%s; refusing to write to the target "
@@ -599,6 +601,8 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
   g_array_sort (pending, pending_compare);
   names = process_names (ios, opts);
   build_processes (plan, pending, first_ns, names);
+  if (opts->dry_run && !opts->allow_write && !opts->reads_only)
+    plan->writes_need_allow_write = plan->n_writes;
   /* The postcondition, checked whatever the build: place_io() keeps
    * every I/O inside, so a failure here is a bug (it asserts where
    * assertions are on) and the plan is refused either way. */
@@ -674,6 +678,11 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
   if (plan->skipped_unmapped > 0)
     fprintf (out, "unmapped    %" G_GUINT64_FORMAT " I/Os of traced devices without a --map\n",
              plan->skipped_unmapped);
+  if (plan->writes_need_allow_write > 0)
+    fprintf (out, "needs       --allow-write for the %" G_GUINT64_FORMAT " write%s (a real run "
+             "refuses without it; it destroys data on the target), or --reads-only to skip "
+             "them\n", plan->writes_need_allow_write,
+             plan->writes_need_allow_write == 1 ? "" : "s");
   fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
            " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " moved back inside the "
            "end, %" G_GUINT64_FORMAT " at issue time (no Q)\n",

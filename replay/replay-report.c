@@ -142,6 +142,7 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
   replay_json_add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
   replay_json_add_int (b, "skipped_other", (gint64) plan->skipped_other);
   replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
+  replay_json_add_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
   replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
   replay_json_add_int (b, "aligned", (gint64) plan->aligned);
   replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);

@@ -185,13 +185,17 @@ typedef struct {
   guint64  clamped;        /* moved back so that they end at the target's end (their
                             * tail stuck out after --wrap, --scale-offsets or alignment) */
   guint64  skipped_unmapped; /* I/Os of traced devices without a --map */
+  guint64  writes_need_allow_write; /* dry run without --allow-write or --reads-only: the
+                                     * planned writes a real run would refuse */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
 /* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
  * them, from any source: nothing about their values is trusted.  Fails
  * with REPLAY_ERROR_WRITES when the trace writes and neither allow_write
- * nor reads_only is set, REPLAY_ERROR_RANGE for an I/O beyond the target
+ * nor reads_only is set (a dry run, which writes nothing, plans the writes
+ * as --allow-write would and counts them in writes_need_allow_write),
+ * REPLAY_ERROR_RANGE for an I/O beyond the target
  * (without wrap or scale_offsets) or larger than it, and for any I/O whose
  * extent does not fit in 64-bit bytes (sector * 512 + length overflows),
  * whatever wrap and scale_offsets say; REPLAY_ERROR_EMPTY when nothing is

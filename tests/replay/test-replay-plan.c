@@ -426,6 +426,52 @@ test_write_policy (void)
   g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
 }
 
+/* A dry run writes nothing: without --allow-write it plans the writes
+ * exactly as --allow-write does and counts them as needing the flag; with
+ * either choice made, nothing needs it. */
+static void
+test_write_policy_dry_run (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ,    0,  8, 0,  1,  2),
+    mkio (1, "a", TRACE_OP_WRITE,   8,  8, 10, 11, 12),
+    mkio (2, "b", TRACE_OP_WRITE,   16, 8, 20, 21, 22),
+    mkio (2, "b", TRACE_OP_DISCARD, 24, 8, 30, 31, 32),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) dry = NULL, allowed = NULL, reads = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.dry_run = TRUE;
+  dry = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (dry->writes_need_allow_write, ==, 2);
+
+  opts.allow_write = TRUE;
+  allowed = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (allowed->writes_need_allow_write, ==, 0);
+  g_assert_cmpuint (dry->n_ios, ==, allowed->n_ios);
+  g_assert_cmpuint (dry->n_writes, ==, allowed->n_writes);
+  g_assert_cmpuint (dry->bytes_written, ==, allowed->bytes_written);
+  g_assert_cmpuint (dry->skipped_writes, ==, 0);
+  g_assert_cmpuint (dry->processes->len, ==, allowed->processes->len);
+
+  opts.allow_write = FALSE;
+  opts.reads_only = TRUE;
+  reads = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (reads->writes_need_allow_write, ==, 0);
+  g_assert_cmpuint (reads->skipped_writes, ==, 2);
+
+  /* The contradiction is refused in a dry run too. */
+  opts.allow_write = TRUE;
+  g_assert_null (replay_plan_build (ios, &opts, MIB, 512, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
+}
+
 static void
 test_empty (void)
 {
@@ -620,6 +666,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/clamp-counted", test_clamp_counted);
   g_test_add_func ("/replay/plan/check-ranges", test_check_ranges);
   g_test_add_func ("/replay/plan/write-policy", test_write_policy);
+  g_test_add_func ("/replay/plan/write-policy-dry-run", test_write_policy_dry_run);
   g_test_add_func ("/replay/plan/empty", test_empty);
   g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);
   g_test_add_func ("/replay/safety/partition", test_target_partition);
