@@ -342,6 +342,96 @@ process_names (const GArray *ios, const ReplayOptions *opts)
   return names;
 }
 
+/* What identifies the request that carried a bio: bios merged into one
+ * request share its D and C (trace-lifecycle.h, TraceIo.issue_ns and
+ * complete_ns); pid and op keep each process's own submissions apart. */
+typedef struct {
+  guint32 dev_major, dev_minor, pid;
+  TraceOp op;
+  gint64  issue_ns, complete_ns;
+} RequestKey;
+
+static guint
+request_key_hash (gconstpointer p)
+{
+  const RequestKey *k = p;
+  guint64 h = (guint64) k->issue_ns * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)
+              ^ (guint64) k->complete_ns ^ ((guint64) k->pid << 32) ^ k->dev_minor;
+
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+request_key_equal (gconstpointer a, gconstpointer b)
+{
+  const RequestKey *x = a, *y = b;
+
+  return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->pid == y->pid
+         && x->op == y->op && x->issue_ns == y->issue_ns && x->complete_ns == y->complete_ns;
+}
+
+/* Fold @io into @into when it extends it at either end (a back or front
+ * merge, block/blk-merge.c) and the sum stays a valid extent. */
+static gboolean
+try_fold (TraceIo *into, const TraceIo *io)
+{
+  guint64 sectors = (guint64) into->nr_sectors + io->nr_sectors;
+  guint64 end;
+
+  /* ReplayIo.bytes is 32-bit and the extent's end must fit in bytes. */
+  if (sectors * 512 > G_MAXINT32 || !g_uint64_checked_add (&end, into->sector, into->nr_sectors))
+    return FALSE;
+  if (io->sector == end)
+    {
+      into->nr_sectors = (guint32) sectors;
+      return TRUE;
+    }
+  if (g_uint64_checked_add (&end, io->sector, io->nr_sectors) && end == into->sector)
+    {
+      into->sector = io->sector;
+      into->nr_sectors = (guint32) sectors;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The trace's bios with each run that one request carried for one process
+ * folded into its first bio (which keeps its Q time, comm and position):
+ * the kernel built that request from the process's submission (plug and
+ * elevator merges), so replaying it as one I/O reproduces what the device
+ * saw, where one O_DIRECT I/O per bio would issue 32 4 KiB writes for one
+ * 128 KiB request, each waiting for the last.  Bios without D or C are
+ * kept as they are.  O(bios). */
+static GArray *
+coalesce_bios (const GArray *ios, guint64 *coalesced)
+{
+  g_autoptr (GHashTable) open = g_hash_table_new_full (request_key_hash, request_key_equal,
+                                                       g_free, NULL);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), ios->len);
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      RequestKey key = { io->dev_major, io->dev_minor, io->pid, io->op, io->issue_ns,
+                         io->complete_ns };
+      gpointer at;
+
+      if ((io->op == TRACE_OP_READ || io->op == TRACE_OP_WRITE) && io->nr_sectors > 0
+          && io->issue_ns >= 0 && io->complete_ns >= 0)
+        {
+          if (g_hash_table_lookup_extended (open, &key, NULL, &at)
+              && try_fold (&g_array_index (out, TraceIo, GPOINTER_TO_UINT (at)), io))
+            {
+              (*coalesced)++;
+              continue;
+            }
+          g_hash_table_insert (open, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (out->len));
+        }
+      g_array_append_val (out, *io);
+    }
+  return out;
+}
+
 /* Count writes and refuse them unless the user chose what to do. */
 static gboolean
 check_write_policy (const GArray *ios, const ReplayOptions *opts, const GArray *targets,
@@ -546,16 +636,18 @@ replay_plan_build (const GArray *ios, const ReplayOptions *opts,
 }
 
 ReplayPlan *
-replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
+replay_plan_build_mapped (const GArray *traced, const ReplayOptions *opts,
                           const ReplayPlanTarget *targets, guint n_targets, GError **error)
 {
   g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
+  g_autoptr (GArray) coalesced = NULL;
+  const GArray *ios = traced;
   g_autoptr (GArray) pending = NULL;
   g_autoptr (GHashTable) names = NULL;
   gint64 first_ns = G_MAXINT64;
   gboolean ok;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
+  g_return_val_if_fail (traced != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
   g_return_val_if_fail (opts->speed > 0, NULL);
 
   plan->processes = g_ptr_array_new_with_free_func (replay_process_free);
@@ -577,6 +669,8 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
   plan->events = opts->events;
   if (plan->events == REPLAY_EVENTS_QUEUE && !trace_has_queue_times (ios))
     plan->events = REPLAY_EVENTS_ISSUE;
+  if (!opts->per_bio)
+    ios = coalesced = coalesce_bios (traced, &plan->coalesced);
 
   if (!check_write_policy (ios, opts, plan->targets, error))
     return NULL;
@@ -591,7 +685,7 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
                    "nothing to replay: %u I/Os in the trace, %" G_GUINT64_FORMAT
                    " writes skipped, %" G_GUINT64_FORMAT " discards/flushes skipped, %"
                    G_GUINT64_FORMAT " without a time, %" G_GUINT64_FORMAT
-                   " on devices without a --map", ios->len, plan->skipped_writes,
+                   " on devices without a --map", traced->len, plan->skipped_writes,
                    plan->skipped_other, plan->skipped_untimed, plan->skipped_unmapped);
       return NULL;
     }
@@ -599,7 +693,7 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
     first_ns = MIN (first_ns, g_array_index (pending, Pending, i).event_ns);
   plan->n_devices = count_devices (pending);
   g_array_sort (pending, pending_compare);
-  names = process_names (ios, opts);
+  names = process_names (traced, opts);
   build_processes (plan, pending, first_ns, names);
   if (opts->dry_run && !opts->allow_write && !opts->reads_only)
     plan->writes_need_allow_write = plan->n_writes;
@@ -683,6 +777,9 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
              "refuses without it; it destroys data on the target), or --reads-only to skip "
              "them\n", plan->writes_need_allow_write,
              plan->writes_need_allow_write == 1 ? "" : "s");
+  if (plan->coalesced > 0)
+    fprintf (out, "coalesced   %" G_GUINT64_FORMAT " bios into the I/Os of the requests that "
+             "carried them (--per-bio replays each bio)\n", plan->coalesced);
   fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
            " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " moved back inside the "
            "end, %" G_GUINT64_FORMAT " at issue time (no Q)\n",

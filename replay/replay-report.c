@@ -144,6 +144,7 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
   replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
   replay_json_add_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
   replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
+  replay_json_add_int (b, "coalesced", (gint64) plan->coalesced);
   replay_json_add_int (b, "aligned", (gint64) plan->aligned);
   replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);
   replay_json_add_int (b, "scaled", (gint64) plan->scaled);

@@ -88,6 +88,9 @@ typedef struct {
   double       speed;           /* time compression: 2 = twice as fast; > 0 */
   gboolean     allow_write;     /* replay writes (destroys data on the target) */
   gboolean     reads_only;      /* skip writes (counted) */
+  gboolean     per_bio;         /* one I/O per traced bio, even where bios were merged into
+                                 * one request (default: one I/O per request's run of a
+                                 * process's bios, as the device saw it) */
   gboolean     wrap;            /* wrap offsets beyond the target modulo its size */
   gboolean     dry_run;         /* plan and print; open nothing */
   guint32      dev_major;       /* trace filter, G_MAXUINT32 = every device */
@@ -185,13 +188,19 @@ typedef struct {
   guint64  clamped;        /* moved back so that they end at the target's end (their
                             * tail stuck out after --wrap, --scale-offsets or alignment) */
   guint64  skipped_unmapped; /* I/Os of traced devices without a --map */
+  guint64  coalesced;      /* bios folded into the I/O of the request that carried them */
   guint64  writes_need_allow_write; /* dry run without --allow-write or --reads-only: the
                                      * planned writes a real run would refuse */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
 /* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
- * them, from any source: nothing about their values is trusted.  Fails
+ * them, from any source: nothing about their values is trusted.  Unless
+ * per_bio, the contiguous bios of one process that one request carried
+ * (same device, op, D and C times) replay as one I/O of their total size,
+ * at the first one's time: a buffered writer's writeback (4 KiB bios
+ * merged into 512 KiB requests) replays as the requests the device saw,
+ * not as one 4 KiB O_DIRECT write per page.  Fails
  * with REPLAY_ERROR_WRITES when the trace writes and neither allow_write
  * nor reads_only is set (a dry run, which writes nothing, plans the writes
  * as --allow-write would and counts them in writes_need_allow_write),

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "replay/replay.h"
+#include "traces/trace.h"
 
 static TraceIo
 mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, guint32 nr_sectors,
@@ -472,6 +473,121 @@ test_write_policy_dry_run (void)
   g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
 }
 
+/* Issue 14: a buffered writer of 100 MiB came back as 25,600 O_DIRECT
+ * 4 KiB writes instead of 200 x 512 KiB.  Its writeback queues one 4 KiB
+ * bio per page and the block layer merges 128 of them into each 512 KiB
+ * request (every bio of a request has the request's D and C): the plan
+ * replays each request's run of bios as one I/O.  Expected: 200 writes of
+ * 512 KiB, 25,400 bios coalesced; buggy: 25,600 writes of 4 KiB. */
+static void
+test_coalesce_writeback (void)
+{
+  g_autoptr (GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL, per_bio = NULL;
+  ReplayOptions opts;
+  gint64 t = 1000000;
+
+  for (guint r = 0; r < 200; r++)
+    {
+      gint64 d = t + 128 * 1000 + 2000, c = d + 900000;
+
+      for (guint b = 0; b < 128; b++)
+        {
+          TraceIo io = mkio (77, "kworker/u4:1", TRACE_OP_WRITE, 2048 + (r * 128 + b) * 8, 8,
+                             t + b * 1000, d, c);
+          g_array_append_val (ios, io);
+        }
+      t = c + 5000;
+    }
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, 256 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->n_writes, ==, 200);
+  g_assert_cmpuint (plan->bytes_written, ==, 100 * MIB);
+  g_assert_cmpuint (plan->coalesced, ==, 25400);
+  for (guint i = 0; i < 200; i++)
+    {
+      const ReplayIo *io = io_at (plan, 0, i);
+
+      g_assert_cmpuint (io->bytes, ==, 512 * 1024);
+      g_assert_cmpuint (io->offset_bytes, ==, (2048 + (guint64) i * 1024) * 512);
+    }
+  /* At its first bio's Q: 1 ms + the previous requests' 902 us + 5 us. */
+  g_assert_cmpint (io_at (plan, 0, 1)->sched_ns, ==, 128 * 1000 + 2000 + 900000 + 5000);
+
+  opts.per_bio = TRUE;
+  per_bio = replay_plan_build (ios, &opts, 256 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (per_bio->n_writes, ==, 25600);
+  g_assert_cmpuint (per_bio->coalesced, ==, 0);
+  g_assert_cmpuint (io_at (per_bio, 0, 0)->bytes, ==, 4096);
+}
+
+/* Only what one request carried for one process folds, at either end
+ * (back and front merges): not another request's bios, even adjacent; not
+ * another pid's bios in the same request; not a bio that does not touch
+ * the run; not an I/O without D or C. */
+static void
+test_coalesce_rules (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 100, 8, 0, 50, 90),    /* request 1 ... */
+    mkio (1, "a", TRACE_OP_READ, 108, 8, 1, 50, 90),    /* back merge */
+    mkio (1, "a", TRACE_OP_READ, 92,  8, 2, 50, 90),    /* front merge */
+    mkio (2, "b", TRACE_OP_READ, 116, 8, 3, 50, 90),    /* another pid in it */
+    mkio (1, "a", TRACE_OP_READ, 300, 8, 4, 50, 90),    /* not touching */
+    mkio (1, "a", TRACE_OP_READ, 116, 8, 5, 60, 95),    /* adjacent, request 2 */
+    mkio (1, "a", TRACE_OP_WRITE, 124, 8, 6, 50, 90),   /* another op */
+    mkio (1, "a", TRACE_OP_READ, 400, 8, 7, -1, 97),    /* never issued */
+    mkio (1, "a", TRACE_OP_READ, 408, 8, 8, -1, 97),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->coalesced, ==, 2);
+  g_assert_cmpuint (plan->n_ios, ==, G_N_ELEMENTS (in) - 2);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 92 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 24 * 512);
+  g_assert_cmpint (io_at (plan, 0, 0)->sched_ns, ==, 0);
+  g_assert_cmpuint (io_at (plan, 0, 1)->offset_bytes, ==, 300 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 2)->offset_bytes, ==, 116 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 2)->bytes, ==, 8 * 512);
+  g_assert_cmpuint (io_at (plan, 1, 0)->bytes, ==, 8 * 512);
+}
+
+/* The real capture of a buffered dd (tests/data, Linux 6.18): 32 4 KiB
+ * bios back-merged into one 128 KiB request (WS 800 + 256) replay as one
+ * write; the readahead requests stay four reads. */
+static void
+test_coalesce_capture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data",
+                                                 "valid-blk-loop-mqdeadline-6.18.ftrace", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) ios = trace_load_ios (path, G_MAXUINT32, G_MAXUINT32, NULL, NULL, &error);
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  g_assert_no_error (error);
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, 64 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->n_writes, ==, 1);
+  g_assert_cmpuint (plan->n_reads, ==, 4);
+  g_assert_cmpuint (plan->coalesced, ==, 31);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 800 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 256 * 512);
+}
+
 static void
 test_empty (void)
 {
@@ -667,6 +783,9 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/check-ranges", test_check_ranges);
   g_test_add_func ("/replay/plan/write-policy", test_write_policy);
   g_test_add_func ("/replay/plan/write-policy-dry-run", test_write_policy_dry_run);
+  g_test_add_func ("/replay/plan/coalesce/writeback", test_coalesce_writeback);
+  g_test_add_func ("/replay/plan/coalesce/rules", test_coalesce_rules);
+  g_test_add_func ("/replay/plan/coalesce/capture", test_coalesce_capture);
   g_test_add_func ("/replay/plan/empty", test_empty);
   g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);
   g_test_add_func ("/replay/safety/partition", test_target_partition);
