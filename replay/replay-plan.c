@@ -395,18 +395,29 @@ try_fold (TraceIo *into, const TraceIo *io)
   return FALSE;
 }
 
+/* Fold @io into one of @runs (indices into @out), the I/Os built so far
+ * for its request key; FALSE when it touches none of them. */
+static gboolean
+fold_into_runs (GArray *out, const GArray *runs, const TraceIo *io)
+{
+  for (guint r = runs->len; r-- > 0;)
+    if (try_fold (&g_array_index (out, TraceIo, g_array_index (runs, guint, r)), io))
+      return TRUE;
+  return FALSE;
+}
+
 /* The trace's bios with each run that one request carried for one process
  * folded into its first bio (which keeps its Q time, comm and position):
  * the kernel built that request from the process's submission (plug and
  * elevator merges), so replaying it as one I/O reproduces what the device
  * saw, where one O_DIRECT I/O per bio would issue 32 4 KiB writes for one
- * 128 KiB request, each waiting for the last.  Bios without D or C are
- * kept as they are.  O(bios). */
+ * 128 KiB request, each waiting for the last.  Bios without Q, D or C,
+ * and request-only records, are kept as they are.  O(bios). */
 static GArray *
 coalesce_bios (const GArray *ios, guint64 *coalesced)
 {
   g_autoptr (GHashTable) open = g_hash_table_new_full (request_key_hash, request_key_equal,
-                                                       g_free, NULL);
+                                                       g_free, (GDestroyNotify) g_array_unref);
   GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), ios->len);
 
   for (guint i = 0; i < ios->len; i++)
@@ -414,18 +425,29 @@ coalesce_bios (const GArray *ios, guint64 *coalesced)
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
       RequestKey key = { io->dev_major, io->dev_minor, io->pid, io->op, io->issue_ns,
                          io->complete_ns };
-      gpointer at;
+      GArray *runs;
+      guint at = out->len;
 
+      /* Only bios the trace saw queued (Q) and carried by a request seen
+       * from D to C; a request-only record is a request already. */
       if ((io->op == TRACE_OP_READ || io->op == TRACE_OP_WRITE) && io->nr_sectors > 0
-          && io->issue_ns >= 0 && io->complete_ns >= 0)
+          && !io->request_only && io->queue_ns >= 0 && io->issue_ns >= 0
+          && io->complete_ns >= 0)
         {
-          if (g_hash_table_lookup_extended (open, &key, NULL, &at)
-              && try_fold (&g_array_index (out, TraceIo, GPOINTER_TO_UINT (at)), io))
+          runs = g_hash_table_lookup (open, &key);
+          if (runs != NULL && fold_into_runs (out, runs, io))
             {
               (*coalesced)++;
               continue;
             }
-          g_hash_table_insert (open, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (out->len));
+          /* Usually one run per key; more only when requests share D and
+           * C to the nanosecond, which a real trace does not show. */
+          if (runs == NULL)
+            {
+              runs = g_array_new (FALSE, FALSE, sizeof (guint));
+              g_hash_table_insert (open, g_memdup2 (&key, sizeof key), runs);
+            }
+          g_array_append_val (runs, at);
         }
       g_array_append_val (out, *io);
     }

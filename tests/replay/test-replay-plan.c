@@ -563,6 +563,30 @@ test_coalesce_rules (void)
   g_assert_cmpuint (io_at (plan, 1, 0)->bytes, ==, 8 * 512);
 }
 
+/* Request-only records (no Q in the trace: MSR, SPC, blkparse without Q)
+ * are requests already: two contiguous ones stamped alike stay two. */
+static void
+test_coalesce_request_only (void)
+{
+  TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_WRITE, 100, 8, 10, 10, 90),
+    mkio (1, "a", TRACE_OP_WRITE, 108, 8, 10, 10, 90),
+  };
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  in[0].request_only = in[1].request_only = TRUE;
+  ios = ios_new (in, G_N_ELEMENTS (in));
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->coalesced, ==, 0);
+  g_assert_cmpuint (plan->n_writes, ==, 2);
+}
+
 /* The real capture of a buffered dd (tests/data, Linux 6.18): 32 4 KiB
  * bios back-merged into one 128 KiB request (WS 800 + 256) replay as one
  * write; the readahead requests stay four reads. */
@@ -785,6 +809,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/write-policy-dry-run", test_write_policy_dry_run);
   g_test_add_func ("/replay/plan/coalesce/writeback", test_coalesce_writeback);
   g_test_add_func ("/replay/plan/coalesce/rules", test_coalesce_rules);
+  g_test_add_func ("/replay/plan/coalesce/request-only", test_coalesce_request_only);
   g_test_add_func ("/replay/plan/coalesce/capture", test_coalesce_capture);
   g_test_add_func ("/replay/plan/empty", test_empty);
   g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);
