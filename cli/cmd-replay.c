@@ -202,7 +202,8 @@ cli_cmd_replay (int argc, char **argv)
       "CREATE_SESSION limit, else 1MiB; larger ones are skipped and counted)", "SIZE" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
-      "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
+      "recorded: trace times (default); closed: the completion that released each I/O in the trace + "
+      "think time (I/Os the trace queued together keep their gaps); afap: no waits", "MODE" },
     { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &a.speed, "Time compression factor (2 = twice as fast)", "FACTOR" },
     { "allow-write", 0, 0, G_OPTION_ARG_NONE, &a.allow_write, "Replay writes too (destroys data on the target)", NULL },
     { "reads-only", 0, 0, G_OPTION_ARG_NONE, &a.reads_only, "Skip the trace's writes", NULL },

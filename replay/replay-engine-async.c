@@ -11,7 +11,9 @@
  * the next one while the queue has room.  The reaper blocks in the kernel
  * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
  * after the kernel hands the completion over, then frees the slots.
- * Closed and afap timing wait for the previous completion, as psync does.
+ * Afap timing waits for the previous completion, as psync does; closed
+ * timing waits for the completion that released each I/O in the trace
+ * (ReplayIo.dep_index), so I/Os the trace kept in flight together overlap.
  *
  * With --poll there is no reaper thread: the submitter busy-waits for the
  * last spin_ns before each I/O (no wake-up latency; the CLI makes that
@@ -74,6 +76,7 @@ typedef struct {
   gint       inflight;      /* atomic */
   gint       submitted;     /* atomic */
   gint       reaped;        /* atomic */
+  gint      *done;          /* per I/O, atomic: 1 once its completion time is stamped */
   gint       submit_done;   /* atomic */
   guint8    *read_buf, *write_buf; /* shared by the process's I/Os: only timing matters */
 #ifdef IOSIM_HAVE_LIBURING
@@ -111,6 +114,8 @@ complete_io (AsyncProc *ap, guint index, gint64 res, gint64 now)
   r->complete_ns = now - ap->t0_ns;
   r->error = res < 0 ? (gint32) res : res == (gint64) bytes ? 0 : -EIO;
   replay_slots_release (ap->run, io->target_index, &ap->inflight);
+  /* A full barrier: the submitter that sees done reads complete_ns. */
+  g_atomic_int_set (&ap->done[index], 1);
   g_atomic_int_inc (&ap->reaped);
   g_atomic_int_inc (&ap->run->done_ios);
 }
@@ -559,16 +564,42 @@ due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
   return count;
 }
 
-/* Closed and afap timing: the next I/O waits for the previous one. */
+/* Wait until I/O @index has completed (its time is stamped). */
 static gboolean
-wait_previous (AsyncProc *ap, guint index)
+wait_done (AsyncProc *ap, guint index)
 {
-  while ((guint) g_atomic_int_get (&ap->reaped) < index)
+  while (!g_atomic_int_get (&ap->done[index]))
     {
       if (replay_run_stopped (ap->run))
         return FALSE;
       spin_once (ap);
     }
+  return TRUE;
+}
+
+/* Afap: the next I/O waits for the previous one (*prev_complete); closed:
+ * for the one that released it in the trace, if any (*dep_complete).
+ * Absolute times; FALSE when stopped. */
+static gboolean
+wait_release (AsyncProc *ap, guint i, gint64 t0, gint64 *prev_complete, gint64 *dep_complete)
+{
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, i);
+  ReplayTiming timing = ap->run->plan->timing;
+
+  if (i == 0 || timing == REPLAY_TIMING_RECORDED)
+    return TRUE;
+  if (timing == REPLAY_TIMING_AFAP)
+    {
+      if (!wait_done (ap, i - 1))
+        return FALSE;
+      *prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
+      return TRUE;
+    }
+  if (io->dep_index < 0)
+    return TRUE;
+  if (!wait_done (ap, (guint) io->dep_index))
+    return FALSE;
+  *dep_complete = t0 + g_array_index (ap->results, ReplayIoResult, io->dep_index).complete_ns;
   return TRUE;
 }
 
@@ -580,8 +611,7 @@ submitter (AsyncProc *ap)
    * otherwise, and its reaper 2p + 1. */
   gint64 t0 = replay_thread_start (run, ap->proc->name,
                                    (gint) (ap->poll ? ap->process : 2 * ap->process));
-  gint64 prev_intended = t0, prev_complete = t0;
-  gboolean closed = run->plan->timing != REPLAY_TIMING_RECORDED;
+  gint64 prev_intended = t0, prev_complete = t0, dep_complete = t0;
 
   ap->t0_ns = t0;
   g_atomic_int_set (&ap->t0_set, 1);
@@ -590,14 +620,10 @@ submitter (AsyncProc *ap)
       gint64 intended, issue, submitted;
       guint count;
 
-      if (closed && i > 0)
-        {
-          if (!wait_previous (ap, i))
-            break;
-          prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
-        }
+      if (!wait_release (ap, i, t0, &prev_complete, &dep_complete))
+        break;
       intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
-                                         prev_complete);
+                                         prev_complete, dep_complete);
       if (!replay_io_check (run, ap->process, i) || !wait_until (ap, intended)
           || !acquire_slots (ap, i))
         break;
@@ -714,6 +740,7 @@ proc_clear (AsyncProc *ap)
 #endif
   free (ap->read_buf);
   free (ap->write_buf);
+  g_free (ap->done);
 }
 
 gboolean
@@ -732,6 +759,7 @@ replay_engine_run_async (ReplayRun *run, GError **error)
       procs[p].poll = run->opts->poll;
       procs[p].proc = g_ptr_array_index (run->plan->processes, p);
       procs[p].results = g_ptr_array_index (run->io_results, p);
+      procs[p].done = g_new0 (gint, MAX (procs[p].proc->ios->len, 1));
       ok = proc_setup (&procs[p], error);
     }
   for (guint p = 0; p < n; p++)

@@ -104,9 +104,11 @@ gboolean replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_i
                                    guint limit);
 void     replay_slots_release   (ReplayRun *run, guint target, gint *process_inflight);
 /* Intended absolute time of I/O @i for closed and afap timing, or the
- * recorded schedule. */
+ * recorded schedule.  @prev_complete: when I/O i - 1 completed (afap);
+ * @dep_complete: when I/O dep_index completed (closed, when >= 0). */
 gint64   replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,
-                                 gint64 t0_ns, gint64 prev_intended, gint64 prev_complete);
+                                 gint64 t0_ns, gint64 prev_intended, gint64 prev_complete,
+                                 gint64 dep_complete);
 /* Run @n threads of @func (data: @datas + k * @data_size) from a common t0,
  * reporting progress, and join them. */
 gboolean replay_threads_run     (ReplayRun *run, guint n, GThreadFunc func, gpointer datas,

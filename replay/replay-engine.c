@@ -183,7 +183,7 @@ replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
 
 gint64
 replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i, gint64 t0_ns,
-                        gint64 prev_intended, gint64 prev_complete)
+                        gint64 prev_intended, gint64 prev_complete, gint64 dep_complete)
 {
   const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
 
@@ -191,11 +191,12 @@ replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,
     return timing == REPLAY_TIMING_AFAP ? t0_ns : t0_ns + io->sched_ns;
   if (timing == REPLAY_TIMING_AFAP)
     return prev_complete;
-  if (io->think_ns >= 0)
-    return prev_complete + io->think_ns;
-  /* No usable think time: keep the recorded gap from the previous issue,
-   * but never before the previous I/O completed (QD1). */
-  return MAX (prev_intended + io->gap_ns, prev_complete);
+  /* Released by a completion: the think time after it, never before the
+   * previous I/O's own time (per-process order). */
+  if (io->dep_index >= 0)
+    return MAX (dep_complete + io->think_ns, prev_intended);
+  /* Submitted right after the previous one: the recorded gap. */
+  return prev_intended + io->gap_ns;
 }
 
 static void
@@ -381,8 +382,11 @@ psync_worker_main (gpointer data)
     {
       const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
       ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+      /* Synchronous: every earlier I/O, the releasing one too, is done. */
+      gint64 dep_complete = io->dep_index >= 0
+        ? t0 + g_array_index (results, ReplayIoResult, io->dep_index).complete_ns : t0;
       gint64 intended = replay_intended_abs_ns (run->plan->timing, proc, i, t0, prev_intended,
-                                                prev_complete);
+                                                prev_complete, dep_complete);
       gint64 issue, complete;
 
       if (!replay_io_check (run, w->process, i)

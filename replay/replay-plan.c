@@ -4,8 +4,9 @@
  * (Q, or D where the trace has no Q, as fio's replay_issue proposal,
  * reference/anchors.md §C.2), the per-process order, think times for
  * closed-loop timing (next Q minus previous C, as //TRACE records compute
- * time), alignment to the target's logical block size, wrapping, and the
- * write policy (reads only unless told).
+ * time, from the completion that released each I/O: see set_dependency()),
+ * alignment to the target's logical block size, wrapping, and the write
+ * policy (reads only unless told).
  */
 #include "replay/replay.h"
 
@@ -596,10 +597,64 @@ measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
   return TRUE;
 }
 
+/* An earlier I/O of the process still in flight in the trace. */
+typedef struct {
+  gint32 index;            /* in the process's schedule */
+  gint64 complete_ns;      /* its C in the trace */
+} Outstanding;
+
+/* Closed-loop dependency of @p, the next I/O of a process whose earlier
+ * completed ones are in @outstanding: the I/O whose completion released
+ * it is the latest one to complete in the trace before its event, if that
+ * completion came after the previous I/O's event (nothing else happened
+ * in between); then it is issued think_ns after that I/O completes in the
+ * replay.  Otherwise, with nothing completed since the previous
+ * submission (a burst, a split request, an asynchronous submitter keeping
+ * several in flight), it follows the previous I/O by the trace's gap and
+ * waits for no completion: waiting for the previous one there serialised
+ * I/Os the trace overlapped (a queue-depth-4 reader replayed closed took
+ * about 4x its recording).  Completed I/Os leave @outstanding; @p joins
+ * it.  O(in-flight I/Os). */
+static void
+set_dependency (Pending *p, const Pending *prev, GArray *outstanding, gint32 index,
+                double speed)
+{
+  Outstanding released = { -1, G_MININT64 };
+  Outstanding self = { index, p->io->complete_ns };
+
+  for (guint k = 0; k < outstanding->len;)
+    {
+      const Outstanding *o = &g_array_index (outstanding, Outstanding, k);
+
+      if (o->complete_ns <= p->event_ns)
+        {
+          /* Of completions at the same time, the later I/O's: the replay
+           * then waits for all of them. */
+          if (o->complete_ns > released.complete_ns
+              || (o->complete_ns == released.complete_ns && o->index > released.index))
+            released = *o;
+          g_array_remove_index_fast (outstanding, k);
+        }
+      else
+        k++;
+    }
+  p->rio.dep_index = -1;
+  p->rio.think_ns = -1;
+  if (released.index >= 0 && prev != NULL && released.complete_ns >= prev->event_ns)
+    {
+      p->rio.dep_index = released.index;
+      p->rio.think_ns = scale_ns (p->event_ns - released.complete_ns, speed);
+    }
+  /* An I/O the trace never saw complete releases nothing. */
+  if (p->io->complete_ns >= 0)
+    g_array_append_val (outstanding, self);
+}
+
 /* Group sorted pending I/Os into processes and fill in their times. */
 static void
 build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns, GHashTable *names)
 {
+  g_autoptr (GArray) outstanding = g_array_new (FALSE, FALSE, sizeof (Outstanding));
   ReplayProcess *proc = NULL;
   const Pending *prev = NULL;
 
@@ -615,17 +670,11 @@ build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns, GHashTable 
           proc->ios = g_array_new (FALSE, TRUE, sizeof (ReplayIo));
           g_ptr_array_add (plan->processes, proc);
           prev = NULL;
+          g_array_set_size (outstanding, 0);
         }
       p->rio.sched_ns = scale_ns (p->event_ns - first_ns, plan->speed);
-      p->rio.think_ns = -1;
-      p->rio.gap_ns = 0;
-      if (prev != NULL)
-        {
-          gint64 prev_complete_ns = prev->io->complete_ns;
-          p->rio.gap_ns = scale_ns (p->event_ns - prev->event_ns, plan->speed);
-          if (prev_complete_ns >= 0 && p->event_ns >= prev_complete_ns)
-            p->rio.think_ns = scale_ns (p->event_ns - prev_complete_ns, plan->speed);
-        }
+      p->rio.gap_ns = prev != NULL ? scale_ns (p->event_ns - prev->event_ns, plan->speed) : 0;
+      set_dependency (p, prev, outstanding, (gint32) proc->ios->len, plan->speed);
       plan->span_ns = MAX (plan->span_ns, p->rio.sched_ns);
       plan->n_ios++;
       count_on_target (&g_array_index (plan->targets, ReplayPlanTarget, p->rio.target_index),

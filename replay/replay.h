@@ -40,7 +40,9 @@ typedef enum {
 
 typedef enum {
   REPLAY_TIMING_RECORDED, /* open loop: absolute schedule from the trace times */
-  REPLAY_TIMING_CLOSED,   /* next I/O after the previous completion + recorded think time */
+  REPLAY_TIMING_CLOSED,   /* each I/O after the completion that released it in the trace +
+                           * the recorded think time; the trace's back-to-back submissions
+                           * keep their gaps (async engines overlap them; psync is QD1) */
   REPLAY_TIMING_AFAP,     /* as fast as possible, per-process order kept */
 } ReplayTiming;
 
@@ -143,8 +145,12 @@ typedef struct {
   guint32  target_index;   /* which target (ReplayOptions.maps order; 0 with --target) */
   guint64  trace_sector;   /* as the trace gives it, for messages */
   gint64   sched_ns;       /* recorded timing: intended issue, relative to t0 */
-  gint64   think_ns;       /* closed timing: gap after the previous completion, -1 = use gap_ns */
-  gint64   gap_ns;         /* closed timing: gap after the previous I/O's intended issue */
+  gint64   think_ns;       /* closed timing: gap after dep_index's completion, -1 = none */
+  gint64   gap_ns;         /* closed timing: gap after the previous I/O's intended issue,
+                            * used when no completion released this I/O (dep_index -1) */
+  gint32   dep_index;      /* closed timing: the earlier I/O of the process whose completion
+                            * released this one in the trace (the last to complete before
+                            * its event, after the previous I/O's event), -1 = none */
 } ReplayIo;
 
 typedef struct {

@@ -149,12 +149,55 @@ test_think_time (void)
   plan = replay_plan_build (ios, &opts, MIB, 512, &error);
   g_assert_no_error (error);
   g_assert_cmpint (io_at (plan, 0, 0)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 0)->dep_index, ==, -1);
   g_assert_cmpint (io_at (plan, 0, 1)->think_ns, ==, 30000);
+  g_assert_cmpint (io_at (plan, 0, 1)->dep_index, ==, 0);
   g_assert_cmpint (io_at (plan, 0, 1)->gap_ns, ==, 80000);
-  /* Negative think time (Q before the previous C): use the inter-arrival gap. */
+  /* Q before the previous C, nothing completed since the previous Q: no
+   * completion released it, it follows by the inter-arrival gap. */
   g_assert_cmpint (io_at (plan, 0, 2)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 2)->dep_index, ==, -1);
   g_assert_cmpint (io_at (plan, 0, 2)->gap_ns, ==, 20000);
+  /* Both earlier ones done by then: the later completion (160 us) released it. */
   g_assert_cmpint (io_at (plan, 0, 3)->think_ns, ==, 40000);
+  g_assert_cmpint (io_at (plan, 0, 3)->dep_index, ==, 2);
+}
+
+/* An asynchronous submitter keeping up to 3 in flight: each I/O queued
+ * after a completion depends on that completion (the latest before it),
+ * even when it was not the previous I/O's; the ones queued with nothing
+ * completed since the previous submission depend on none.  Times in us:
+ *   Q0 0, Q1 1, Q2 2 (burst)  C1 40  Q3 45 (released by 1)
+ *   C0 50  C2 60  Q4 70 (by 2: the latest completion before it)
+ *   Q5 71 (right after Q4)  C3 90 C4 95 C5 99  Q6 100 (by 5, think 1). */
+static void
+test_think_time_overlapped (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 0,  8, 0,      100,    50000),
+    mkio (1, "a", TRACE_OP_READ, 8,  8, 1000,   1100,   40000),
+    mkio (1, "a", TRACE_OP_READ, 16, 8, 2000,   2100,   60000),
+    mkio (1, "a", TRACE_OP_READ, 24, 8, 45000,  45100,  90000),
+    mkio (1, "a", TRACE_OP_READ, 32, 8, 70000,  70100,  95000),
+    mkio (1, "a", TRACE_OP_READ, 40, 8, 71000,  71100,  99000),
+    mkio (1, "a", TRACE_OP_READ, 48, 8, 100000, 100100, 120000),
+  };
+  const gint32 dep[] = { -1, -1, -1, 1, 2, -1, 5 };
+  const gint64 think[] = { -1, -1, -1, 5000, 10000, -1, 1000 };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.timing = REPLAY_TIMING_CLOSED;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    {
+      g_assert_cmpint (io_at (plan, 0, i)->dep_index, ==, dep[i]);
+      g_assert_cmpint (io_at (plan, 0, i)->think_ns, ==, think[i]);
+    }
 }
 
 static void
@@ -795,6 +838,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/process-names", test_names_of_processes);
   g_test_add_func ("/replay/plan/process-names-first-comm", test_names_first_comm);
   g_test_add_func ("/replay/plan/think-time", test_think_time);
+  g_test_add_func ("/replay/plan/think-time-overlapped", test_think_time_overlapped);
   g_test_add_func ("/replay/plan/issue-events", test_issue_events);
   g_test_add_func ("/replay/plan/align-and-range", test_align_and_range);
   for (guint i = 0; i < G_N_ELEMENTS (overflow_cases); i++)
