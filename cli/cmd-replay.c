@@ -340,6 +340,9 @@ cli_cmd_replay (int argc, char **argv)
     fputc ('\n', stderr);
   /* Restore from the main flow on every path (success, error, Ctrl-C). */
   restored = cli_replay_target_finish (&ta);
+  /* The capture recorded the replaying threads: map them to the trace's pids. */
+  if (!cli_replay_target_note_pids (&ta, result))
+    restored = FALSE;
   if (result == NULL)
     fprintf (stderr, "iosim replay: %s\n", error->message);
   else if (result->dry_run)

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef IOSIM_HAVE_LIBURING
 #include <liburing.h>
@@ -614,6 +615,9 @@ submitter (AsyncProc *ap)
   gint64 prev_intended = t0, prev_complete = t0, dep_complete = t0;
 
   ap->t0_ns = t0;
+  /* The submitter queues the process's bios (io_submit, and io_uring when
+   * it issues inline): a capture records them under this thread. */
+  run->tids[ap->process] = (guint32) gettid ();
   g_atomic_int_set (&ap->t0_set, 1);
   for (guint i = 0; i < ap->proc->ios->len;)
     {

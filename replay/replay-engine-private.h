@@ -39,6 +39,8 @@ typedef struct {
   gint        *device_inflight;     /* per target, atomic: device_depth is per device */
   gint         max_device_inflight; /* atomic: most on any one target */
   gint         max_process_inflight;/* atomic */
+  guint32     *tids;         /* per process: the thread that issues its I/Os (gettid), 0 when
+                              * several share it (psync pool) */
   gint         outside;      /* atomic: set once, by the first I/O refused as outside */
   guint        outside_process, outside_index; /* that I/O (written by its setter only) */
 } ReplayRun;

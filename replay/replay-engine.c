@@ -378,6 +378,8 @@ psync_worker_main (gpointer data)
   gint64 t0 = replay_thread_start (run, proc->name, (gint) w->process);
   gint64 prev_intended = t0, prev_complete = t0;
 
+  run->tids[w->process] = (guint32) gettid ();
+
   for (guint i = 0; i < proc->ios->len; i++)
     {
       const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
@@ -877,8 +879,10 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   guint n_proc = res->plan->processes->len;
   g_autofree guint *issued = g_new0 (guint, n_proc);
   g_autofree gint *device_inflight = g_new0 (gint, res->targets->len);
+  g_autofree guint32 *tids = g_new0 (guint32, MAX (n_proc, 1));
   ReplayRun run = {
     .opts = opts, .plan = res->plan, .io_results = res->io_results, .issued = issued,
+    .tids = tids,
     .fds = fds, .target_bytes = target_bytes, .n_targets = res->targets->len,
     .device_inflight = device_inflight,
     .device_depth = opts->device_depth,
@@ -922,6 +926,9 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   res->iodepth = run.iodepth ? run.iodepth : n_threads;
   res->device_depth = run.device_depth;
   res->threads = n_threads;
+  /* Written by each thread before it joined, read after the join. */
+  g_free (res->process_tids);
+  res->process_tids = g_steal_pointer (&tids);
   res->buffered = opts->buffered;
   res->max_inflight_process = (guint) run.max_process_inflight;
   res->max_inflight_device = (guint) run.max_device_inflight;
@@ -1060,6 +1067,7 @@ replay_result_free (ReplayResult *result)
   if (result->targets)
     g_array_unref (result->targets);
   replay_plan_free (result->plan);
+  g_free (result->process_tids);
   if (result->io_results)
     g_ptr_array_unref (result->io_results);
   if (result->processes)

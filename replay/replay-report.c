@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   gint64 intended_ns;
@@ -69,6 +70,44 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
       };
       trace_results_write_row (out, &row);
     }
+}
+
+/* The traced comm in a process name (trace_process_name: "<comm>-<pid>",
+ * "pid<N>" without one), already free of spaces and commas. */
+static char *
+process_comm (const ReplayProcess *proc)
+{
+  g_autofree char *suffix = g_strdup_printf ("-%u", proc->pid);
+
+  if (g_str_has_suffix (proc->name, suffix) && strlen (proc->name) > strlen (suffix))
+    return g_strndup (proc->name, strlen (proc->name) - strlen (suffix));
+  return g_strdup ("");
+}
+
+char *
+replay_result_pid_map_line (const ReplayResult *result)
+{
+  g_autoptr (GString) line = g_string_new ("# iosim-capture replay_pids=");
+  gsize empty = line->len;
+
+  g_return_val_if_fail (result != NULL, NULL);
+  for (guint p = 0; result->process_tids && p < result->plan->processes->len; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (result->plan->processes, p);
+      g_autofree char *comm = NULL;
+
+      if (result->process_tids[p] == 0)
+        continue;
+      /* The comm too: a thread's comm holds 15 characters, and a process
+       * the trace does not name ran under the replayer's. */
+      comm = process_comm (proc);
+      g_string_append_printf (line, "%s%u:%u:%s", line->len > empty ? "," : "",
+                              result->process_tids[p], proc->pid, comm);
+    }
+  if (line->len == empty)
+    return NULL;
+  g_string_append_c (line, '\n');
+  return g_string_free (g_steal_pointer (&line), FALSE);
 }
 
 void

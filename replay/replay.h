@@ -292,6 +292,9 @@ typedef struct {
   guint        device_depth; /* 0 = none */
   guint        threads;      /* submitting/issuing threads */
   gboolean     buffered;
+  guint32     *process_tids; /* per process (plan order): the thread id that issued its I/Os,
+                             * as a capture taken during the replay records it; 0 when
+                             * threads share processes (psync pool) or before a run */
   guint        max_inflight_process;  /* most I/Os one process had in flight */
   guint        max_inflight_device;   /* most I/Os in flight on one target device */
 } ReplayResult;
@@ -313,6 +316,15 @@ gboolean      replay_result_write_json (const ReplayResult *result,
                                         GError            **error);
 void          replay_result_print      (const ReplayResult *result,
                                         FILE               *out);
+
+/* The "# iosim-capture replay_pids=TID:PID:COMM,..." line (with its
+ * newline) that maps each replaying thread of @result to the traced pid and
+ * comm (as in its process name, maybe empty) it replayed,
+ * for a capture taken during the replay: trace_load_ios() then gives the
+ * capture's I/Os the trace's pids, so that fit --measured of the capture
+ * names processes as the trace does.  NULL when no thread maps to one
+ * process.  Caller frees. */
+char         *replay_result_pid_map_line (const ReplayResult *result);
 
 /* Percentile by nearest rank of @n sorted values (p in [0,100]); 0 when empty. */
 gint64        replay_percentile_ns     (const gint64 *sorted,

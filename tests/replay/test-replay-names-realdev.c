@@ -21,6 +21,7 @@
 #include "replay/replay-compare.h"
 #include "replay/replay.h"
 #include "traces/trace-results.h"
+#include "traces/trace.h"
 #include "tests/test-tree.h"
 
 typedef struct {
@@ -204,6 +205,123 @@ test_names (gconstpointer data)
   test_remove_tree (dir);
 }
 
+/* A capture taken during a replay records the replaying threads' ids:
+ * the replay reports each process's thread (psync and async engines) and
+ * the pid-map line that maps them back.  The capture is written here as
+ * the blk tracer would (one Q, D, C per replayed I/O under its thread's
+ * id, no tracefs needed); read back with the line, its I/Os carry the
+ * trace's pids and fit names its processes as it names the trace's. */
+static void
+test_capture_pids (gconstpointer data)
+{
+  ReplayEngine engine = GPOINTER_TO_INT (data);
+  g_autofree char *reason = NULL;
+  g_autofree char *dir = NULL, *trace = NULL, *capture = NULL, *line = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FitResult) traced = NULL, captured = NULL;
+  g_autoptr (ReplayResult) res = NULL;
+  g_autoptr (GString) text = g_string_new ("# tracer: blk\n");
+  FitOptions fit_opts = { 0 };
+  ReplayOptions opts;
+  LoopDev *dev;
+
+  if (!replay_engine_available (engine, &error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  dev = loopdev_new (16u << 20, &reason);
+  if (dev == NULL)
+    {
+      g_test_skip (reason);
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-capture-pids-XXXXXX", &error);
+  g_assert_no_error (error);
+  trace = write_trace (&cases[1], dir);
+  replay_options_init (&opts);
+  opts.target = dev->path;
+  opts.timing = REPLAY_TIMING_AFAP;
+  opts.engine = engine;
+  res = replay_run (trace, &opts, &error);
+  g_assert_no_error (error);
+  loopdev_free (dev);
+
+  for (guint p = 0; p < res->plan->processes->len; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
+      const GArray *results = g_ptr_array_index (res->io_results, p);
+
+      g_assert_cmpuint (res->process_tids[p], !=, 0);
+      g_assert_cmpuint (res->process_tids[p], !=, proc->pid);
+      for (guint i = 0; i < results->len; i++)
+        {
+          const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
+          const ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+          g_autofree char *comm = g_strndup (proc->name, strrchr (proc->name, '-') != NULL
+                                             && !g_str_has_prefix (proc->name, "pid")
+                                             ? (gsize) (strrchr (proc->name, '-') - proc->name)
+                                             : 0);
+          const char *shown = comm[0] ? comm : "iosim";
+          guint64 sector = io->offset_bytes / 512;
+          guint sectors = io->bytes / 512;
+
+          g_string_append_printf (text, "%16s-%-7u [001] d..1. %14.9f:   7,0    Q   R %"
+                                  G_GUINT64_FORMAT " + %u [%s]\n", shown, res->process_tids[p],
+                                  10 + r->issue_ns / 1e9, sector, sectors, shown);
+          g_string_append_printf (text, "%16s-%-7u [001] d..1. %14.9f:   7,0    D   R %"
+                                  G_GUINT64_FORMAT " + %u [%s]\n", shown, res->process_tids[p],
+                                  10 + (r->issue_ns + 1000) / 1e9, sector, sectors, shown);
+          g_string_append_printf (text, "%16s-%-7u [001] d.h1. %14.9f:   7,0    C   R %"
+                                  G_GUINT64_FORMAT " + %u [0]\n", "<idle>", 0,
+                                  10 + r->complete_ns / 1e9, sector, sectors);
+        }
+    }
+  line = replay_result_pid_map_line (res);
+  g_assert_nonnull (line);
+  g_assert_true (g_str_has_prefix (line, "# iosim-capture replay_pids="));
+  g_string_append (text, line);
+  capture = g_build_filename (dir, "capture.txt", NULL);
+  g_assert_true (g_file_set_contents (capture, text->str, -1, NULL));
+
+  traced = fit_trace (trace, &fit_opts, &error);
+  g_assert_no_error (error);
+  captured = fit_trace (capture, &fit_opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (captured->processes->len, ==, traced->processes->len);
+  for (guint i = 0; i < traced->processes->len; i++)
+    {
+      const FitProcess *t = g_ptr_array_index (traced->processes, i);
+      const FitProcess *c = g_ptr_array_index (captured->processes, i);
+
+      g_assert_cmpuint (c->pid, ==, t->pid);
+      g_assert_cmpstr (c->name, ==, t->name);
+      g_assert_cmpuint (c->ios, ==, t->ios);
+    }
+  test_remove_tree (dir);
+}
+
+/* The map rejects what is not TID:PID, naming the file. */
+static void
+test_capture_pids_malformed (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("iosim-capture-bad-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "bad.txt", NULL);
+  g_autoptr (GArray) ios = NULL;
+
+  g_assert_true (g_file_set_contents (path, "# tracer: blk\n"
+                                      "             dd-11882   [000] d..1.  1115.052868:   7,0"
+                                      "    Q  RS 800 + 8 [dd]\n"
+                                      "# iosim-capture replay_pids=12:34:dd,x:5:cat\n", -1, NULL));
+  ios = trace_load_ios (path, G_MAXUINT32, G_MAXUINT32, NULL, NULL, &error);
+  g_assert_null (ios);
+  g_assert_error (error, TRACE_ERROR, TRACE_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "\"x:5:cat\""));
+  test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -217,5 +335,12 @@ main (int argc, char **argv)
       g_autofree char *path = g_strconcat ("/replay/names/", cases[i].name, NULL);
       g_test_add_data_func (path, &cases[i], test_names);
     }
+  g_test_add_data_func ("/replay/names/capture/psync", GINT_TO_POINTER (REPLAY_ENGINE_PSYNC),
+                        test_capture_pids);
+  g_test_add_data_func ("/replay/names/capture/io_uring",
+                        GINT_TO_POINTER (REPLAY_ENGINE_IO_URING), test_capture_pids);
+  g_test_add_data_func ("/replay/names/capture/libaio", GINT_TO_POINTER (REPLAY_ENGINE_LIBAIO),
+                        test_capture_pids);
+  g_test_add_func ("/replay/names/capture/malformed", test_capture_pids_malformed);
   return g_test_run ();
 }
