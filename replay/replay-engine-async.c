@@ -546,22 +546,49 @@ backend_submit (AsyncProc *ap, guint first, guint count)
 #endif
 }
 
-/* I/Os after @first that are due by @now and have slots: submitted with
- * it in one call, since waking for each would only make them later. */
-static guint
-due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
+/* The intended time of the I/O after one intended at @prev_intended, if
+ * it can join that one's submission: recorded timing, its schedule; closed
+ * timing, the recorded gap when no completion has to release it (a burst
+ * the trace queued together); -1 otherwise (afap, or a release to wait for). */
+static gint64
+batch_intended (const AsyncProc *ap, const ReplayIo *io, gint64 t0, gint64 prev_intended)
 {
+  switch (ap->run->plan->timing)
+    {
+    case REPLAY_TIMING_RECORDED:
+      return t0 + io->sched_ns;
+    case REPLAY_TIMING_CLOSED:
+      return io->dep_index < 0 ? prev_intended + io->gap_ns : -1;
+    case REPLAY_TIMING_AFAP:
+    default:
+      return -1;
+    }
+}
+
+/* I/Os after @first (intended at @first_intended) that are due by @now
+ * and have slots: submitted with it in one call, since waking for each
+ * would only make them later, and each system call costs the submitter
+ * tens of microseconds.  Their intended times go to their results. */
+static guint
+due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now, gint64 first_intended)
+{
+  gint64 intended = first_intended;
   guint count = 1;
 
-  if (ap->run->plan->timing != REPLAY_TIMING_RECORDED)
-    return 1;
-  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
-         && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
-         /* one outside its target ends the batch; the next round refuses it */
-         && replay_io_inside (ap->run, &g_array_index (ap->proc->ios, ReplayIo, first + count))
-         && replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
-                                      ap->run->iodepth))
-    count++;
+  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, first + count);
+
+      intended = batch_intended (ap, io, t0, intended);
+      if (intended < 0 || intended > now
+          /* one outside its target ends the batch; the next round refuses it */
+          || !replay_io_inside (ap->run, io)
+          || !replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
+                                        ap->run->iodepth))
+        break;
+      g_array_index (ap->results, ReplayIoResult, first + count).intended_ns = intended - t0;
+      count++;
+    }
   return count;
 }
 
@@ -631,22 +658,19 @@ submitter (AsyncProc *ap)
       if (!replay_io_check (run, ap->process, i) || !wait_until (ap, intended)
           || !acquire_slots (ap, i))
         break;
-      count = due_batch (ap, i, t0, replay_now_ns ());
+      count = due_batch (ap, i, t0, replay_now_ns (), intended);
       issue = replay_now_ns ();
+      g_array_index (ap->results, ReplayIoResult, i).intended_ns = intended - t0;
       for (guint k = i; k < i + count; k++)
-        {
-          ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, k);
-          r->intended_ns = k == i ? intended - t0
-                                  : g_array_index (ap->proc->ios, ReplayIo, k).sched_ns;
-          r->issue_ns = issue - t0;
-        }
+        g_array_index (ap->results, ReplayIoResult, k).issue_ns = issue - t0;
       g_atomic_int_add (&ap->submitted, (gint) count);
       run->issued[ap->process] = i + count;
       backend_submit (ap, i, count);
       submitted = replay_now_ns () - t0;
       for (guint k = i; k < i + count; k++)
         g_array_index (ap->results, ReplayIoResult, k).submitted_ns = submitted;
-      prev_intended = intended;
+      /* The batch's last: the next I/O's gap counts from it. */
+      prev_intended = t0 + g_array_index (ap->results, ReplayIoResult, i + count - 1).intended_ns;
       i += count;
     }
   g_atomic_int_set (&ap->submit_done, 1);

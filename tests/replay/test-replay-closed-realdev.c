@@ -19,7 +19,7 @@
  * 4.2-8.4x for the queue-depth-4 reader (800 bios one at a time where the
  * recording had 4 requests in flight).  2x lies between.
  * Load from other processes can only lengthen one run, so each case tries
- * up to three times (a fresh recording each) and passes on the first try
+ * up to five times (a fresh recording each) and passes on the first try
  * within the bound.
  * Needs root and /dev/loop-control (and io_uring for its case); skips
  * otherwise. */
@@ -30,7 +30,7 @@
 
 #define DEVICE_BYTES (160u << 20)
 #define MAX_RATIO 2.0
-#define TRIES 3
+#define TRIES 5
 
 typedef struct {
   const char  *name;
