@@ -1,5 +1,6 @@
 /* cmd-compare.c — `iosim compare SIMULATED MEASURED [--json FILE] [--cdf FILE]
- * [--plot FILE.png|.svg]`: option parsing around replay_compare_files()
+ * [--plot FILE.png|.svg] [--allow-mixed-latency]`: option parsing around
+ * replay_compare_files_full()
  * (replay/replay-compare.h) and replay_plot_compare_cdf()
  * (replay/replay-plot.h).  The table goes to standard output; the plot is
  * drawn last, so a missing gnuplot costs only the plot. */
@@ -38,9 +39,28 @@ compare_plot (const ReplayCompareReport *report, const char *path)
   return FALSE;
 }
 
+/* One side of unknown kind compares with anything; say so, since the
+ * user may be comparing a system call with a block request. */
+static void
+compare_note_kinds (const ReplayCompareReport *report, const char *sim_path,
+                    const char *meas_path)
+{
+  TraceLatencyKind sim = report->simulated_latency_kind;
+  TraceLatencyKind meas = report->measured_latency_kind;
+
+  if (sim == meas || (sim != TRACE_LATENCY_UNKNOWN && meas != TRACE_LATENCY_UNKNOWN))
+    return;
+  fprintf (stderr, "iosim compare: note: %s has no latency_kind column (unknown), %s holds %s "
+           "latencies: make sure both time the same span of an I/O\n",
+           sim == TRACE_LATENCY_UNKNOWN ? sim_path : meas_path,
+           sim == TRACE_LATENCY_UNKNOWN ? meas_path : sim_path,
+           trace_latency_kind_name (sim == TRACE_LATENCY_UNKNOWN ? meas : sim));
+}
+
 int
 cli_cmd_compare (int argc, char **argv)
 {
+  gboolean allow_mixed = FALSE;
   g_autofree char *json = NULL;
   g_autofree char *cdf = NULL;
   g_autofree char *plot = NULL;
@@ -50,6 +70,8 @@ cli_cmd_compare (int argc, char **argv)
       "Also write the response-time CDFs as CSV", "FILE" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot,
       "Also draw the overall CDFs with gnuplot (.png or .svg)", "FILE" },
+    { "allow-mixed-latency", 0, 0, G_OPTION_ARG_NONE, &allow_mixed,
+      "Compare files whose latency kinds differ (syscall against block-q2c)", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("SIMULATED MEASURED - compare per-I/O results");
@@ -64,6 +86,12 @@ cli_cmd_compare (int argc, char **argv)
     "between the latency CDFs at 10,000 points, as DiskSim's rms.c), mean distance,\n"
     "KS statistic D, and (simulated - measured) / measured errors of mean, p50, p95,\n"
     "p99 latency, throughput and IOPS.\n\n"
+    "Each file says what its latencies span in its latency_kind column: syscall\n"
+    "(iosim replay: the system call as the replaying process saw it) or block-q2c\n"
+    "(iosim fit --measured: the trace's block-layer queue to completion).  Two\n"
+    "different kinds are refused unless --allow-mixed-latency; a file without the\n"
+    "column (iosim run --io-log, older files) is of unknown kind and compares with\n"
+    "either, with a note.\n\n"
     "--cdf writes CSV with header process,side,latency_ns,cum_fraction: for each\n"
     "process in both files, then \"overall\", side simulated then measured, the points\n"
     "(x_i, i/n) of the empirical CDF of the n sorted latencies, ending at 1.  Up to\n"
@@ -90,12 +118,15 @@ cli_cmd_compare (int argc, char **argv)
       fprintf (stderr, "iosim compare: --plot %s\n", error->message);
       return 2;
     }
-  report = replay_compare_files (argv[1], argv[2], &error);
+  report = replay_compare_files_full (argv[1], argv[2],
+                                      allow_mixed ? REPLAY_COMPARE_ALLOW_MIXED_LATENCY
+                                                  : REPLAY_COMPARE_FLAGS_NONE, &error);
   if (report == NULL)
     {
       fprintf (stderr, "iosim compare: %s\n", error->message);
       return 1;
     }
+  compare_note_kinds (report, argv[1], argv[2]);
   replay_compare_report_print (report, stdout);
   fflush (stdout);
   if (json != NULL)

@@ -11,6 +11,7 @@
  * "echo OLD > PATH" line per setting. */
 #include "cli/cmd-replay-setup.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "sim/sim-units.h"
@@ -40,7 +41,8 @@ cli_replay_target_entries (ReplayTargetArgs *t)
       "Keep other work off the --cpus CPUs: root-cgroup processes into a cpuset of the other CPUs, "
       "unbound workqueues and IRQs there too (root; restored afterwards)", NULL },
     { "capture", 0, 0, G_OPTION_ARG_FILENAME, &t->capture,
-      "Record what the block layer saw on the target(s) during the replay (tracefs)", "FILE" },
+      "Record what the block layer saw on the target(s) during the replay (tracefs; a last line maps "
+      "the replay's threads to the trace's pids, so the capture reads back with them)", "FILE" },
     { NULL }
   };
 
@@ -274,8 +276,12 @@ cli_replay_target_finish (ReplayTargetArgs *t)
           ok = FALSE;
         }
       else
-        fprintf (stderr, "iosim replay: captured %" G_GUINT64_FORMAT " lines in %.3f s to %s "
-                 "(tracer settings restored)\n", stats.lines, stats.elapsed_ns / 1e9, t->capture);
+        {
+          fprintf (stderr, "iosim replay: captured %" G_GUINT64_FORMAT " lines in %.3f s to %s "
+                   "(tracer settings restored)\n", stats.lines, stats.elapsed_ns / 1e9,
+                   t->capture);
+          t->captured = TRUE;
+        }
     }
   /* Also with nothing pending: a clean restore removes the journal. */
   if (t->setup && !replay_setup_restore (t->setup, stderr, &error))
@@ -283,6 +289,25 @@ cli_replay_target_finish (ReplayTargetArgs *t)
       fprintf (stderr, "iosim replay: %s\n", error->message);
       ok = FALSE;
     }
+  return ok;
+}
+
+gboolean
+cli_replay_target_note_pids (ReplayTargetArgs *t, const ReplayResult *result)
+{
+  g_autofree char *line = NULL;
+  FILE *out;
+  gboolean ok;
+
+  if (!t->captured || result == NULL || (line = replay_result_pid_map_line (result)) == NULL)
+    return TRUE;
+  out = fopen (t->capture, "a");
+  ok = out != NULL && fputs (line, out) >= 0;
+  if (out != NULL && fclose (out) != 0)
+    ok = FALSE;
+  if (!ok)
+    fprintf (stderr, "iosim replay: --capture %s: cannot add the replay's pid map: %s\n",
+             t->capture, g_strerror (errno));
   return ok;
 }
 
@@ -299,8 +324,9 @@ cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, F
     fprintf (out, "capture     block events of the target(s) to %s (tracefs, restored afterwards)\n",
              t->capture);
   if (result->plan->n_writes > 0)
-    fprintf (out, "writes      %" G_GUINT64_FORMAT " bytes would be written%s\n",
+    fprintf (out, "writes      %" G_GUINT64_FORMAT " bytes would be written%s%s\n",
              result->plan->bytes_written,
+             result->plan->writes_need_allow_write > 0 ? " with --allow-write" : "",
              t->force ? " (--force: signatures ignored)" : "");
 }
 

@@ -19,6 +19,7 @@ typedef struct {
   char   **sched_set, **queue_set, **maps;
   gint     read_ahead_kb, nr_requests, rotational;   /* -1: leave */
   gboolean scale_offsets, force, isolate;
+  gboolean captured;                   /* the capture finished and its file is complete */
   /* Derived */
   const GArray        *isolate_cpus;   /* --cpus, for --isolate */
   GOptionEntry        *entries;
@@ -38,6 +39,11 @@ gboolean cli_replay_target_fill   (ReplayTargetArgs *t, ReplayOptions *opts);
 /* After the replay, on every path: stop the capture, restore the target
  * settings.  FALSE with messages on stderr if either failed. */
 gboolean cli_replay_target_finish (ReplayTargetArgs *t);
+/* After finish(), with a capture: append the line that maps the replay's
+ * threads to the traced pids (replay_result_pid_map_line()), so that the
+ * capture's processes read back with the trace's pids.  FALSE with a
+ * message on stderr when the file cannot be written. */
+gboolean cli_replay_target_note_pids (ReplayTargetArgs *t, const ReplayResult *result);
 /* --dry-run: per-target plan, the setup and capture that would happen. */
 void     cli_replay_target_print_plan (ReplayTargetArgs *t, const ReplayResult *result, FILE *out);
 void     cli_replay_target_clear  (ReplayTargetArgs *t);

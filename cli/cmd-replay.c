@@ -19,7 +19,7 @@ typedef struct {
   char    *engine, *cpus, *target_dir, *max_setup_bytes, *max_io_bytes;
   double   speed;
   gint     realtime, iodepth, device_depth, threads;
-  gboolean allow_write, reads_only, wrap, dry_run, buffered, poll;
+  gboolean allow_write, reads_only, wrap, dry_run, buffered, poll, per_bio;
   GArray  *cpu_list;       /* parsed --cpus, owned */
 } ReplayArgs;
 
@@ -120,6 +120,7 @@ fill_options (ReplayArgs *a, ReplayOptions *opts)
   opts->reads_only = a->reads_only;
   opts->wrap = a->wrap;
   opts->dry_run = a->dry_run;
+  opts->per_bio = a->per_bio;
   if (a->events && !replay_events_parse (a->events, &opts->events))
     return bad_option ("--events must be queue or issue, not '%s'", a->events);
   if (a->timing && !replay_timing_parse (a->timing, &opts->timing))
@@ -201,11 +202,14 @@ cli_cmd_replay (int argc, char **argv)
       "CREATE_SESSION limit, else 1MiB; larger ones are skipped and counted)", "SIZE" },
     { "events", 0, 0, G_OPTION_ARG_STRING, &a.events, "Replay Q (queue, default) or D (issue) times", "queue|issue" },
     { "timing", 0, 0, G_OPTION_ARG_STRING, &a.timing,
-      "recorded: trace times (default); closed: previous completion + think time; afap: no waits", "MODE" },
+      "recorded: trace times (default); closed: the completion that released each I/O in the trace + "
+      "think time (I/Os the trace queued together keep their gaps); afap: no waits", "MODE" },
     { "speed", 0, 0, G_OPTION_ARG_DOUBLE, &a.speed, "Time compression factor (2 = twice as fast)", "FACTOR" },
     { "allow-write", 0, 0, G_OPTION_ARG_NONE, &a.allow_write, "Replay writes too (destroys data on the target)", NULL },
     { "reads-only", 0, 0, G_OPTION_ARG_NONE, &a.reads_only, "Skip the trace's writes", NULL },
     { "wrap", 0, 0, G_OPTION_ARG_NONE, &a.wrap, "Wrap offsets beyond the target modulo its size", NULL },
+    { "per-bio", 0, 0, G_OPTION_ARG_NONE, &a.per_bio,
+      "One I/O per traced bio (default: the bios a request carried replay as one I/O)", NULL },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &a.dry_run, "Print the plan; open nothing", NULL },
     { "device", 0, 0, G_OPTION_ARG_STRING, &a.device, "Replay only this traced device", "MAJ,MIN" },
     { "lead", 0, 0, G_OPTION_ARG_STRING, &a.lead, "Delay before the first I/O (default 20ms)", "TIME" },
@@ -251,7 +255,13 @@ cli_cmd_replay (int argc, char **argv)
     "fit in 64 bits is refused whatever the options, all before the first I/O (the\n"
     "engines check each I/O against the device's size again).  --dry-run plans the\n"
     "same way and prints the counts the run would have (aligned, wrapped, scaled,\n"
-    "moved back inside the end), or the same refusal.\n\n"
+    "moved back inside the end), or the same refusal; it writes nothing, so a trace's\n"
+    "writes are planned without --allow-write and the plan says that the real run\n"
+    "needs it for them (JSON: plan.writes_need_allow_write).\n\n"
+    "A process's contiguous bios that the trace shows merged into one request (same\n"
+    "D and C) replay as one I/O of their total size at the first one's time, as the\n"
+    "device saw them: a buffered writer's writeback of 4 KiB pages merged into 512 KiB\n"
+    "requests replays as 512 KiB writes (plan: coalesced); --per-bio replays each bio.\n\n"
     "Timing: each thread sleeps to --spin before an I/O's time, then spins.  For the\n"
     "tightest issue times give each traced process a CPU of its own: --poll (the\n"
     "submitter spins and reaps from 1 ms before each I/O, no reaper thread), --cpus to pin the\n"
@@ -330,6 +340,9 @@ cli_cmd_replay (int argc, char **argv)
     fputc ('\n', stderr);
   /* Restore from the main flow on every path (success, error, Ctrl-C). */
   restored = cli_replay_target_finish (&ta);
+  /* The capture recorded the replaying threads: map them to the trace's pids. */
+  if (!cli_replay_target_note_pids (&ta, result))
+    restored = FALSE;
   if (result == NULL)
     fprintf (stderr, "iosim replay: %s\n", error->message);
   else if (result->dry_run)

@@ -259,9 +259,54 @@ compare_row_cmp (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
+/* How to get a results file of @kind, for the refusal's advice. */
+static const char *
+compare_kind_source (TraceLatencyKind kind)
+{
+  switch (kind)
+    {
+    case TRACE_LATENCY_SYSCALL:
+      return "system-call latency, as iosim replay --csv writes";
+    case TRACE_LATENCY_BLOCK_Q2C:
+      return "block-layer Q to C latency, as iosim fit --measured writes from a trace";
+    case TRACE_LATENCY_UNKNOWN:
+    case TRACE_LATENCY_N_KINDS:
+    default:
+      break;
+    }
+  return "latency of unknown kind";
+}
+
+/* Refuse two known kinds that differ: a system call's latency includes
+ * the syscall path and the caller's wake-up around the block layer's Q
+ * to C, so their difference is not the model's error. */
+static gboolean
+compare_check_kinds (TraceLatencyKind sim, const char *sim_label, TraceLatencyKind meas,
+                     const char *meas_label, GError **error)
+{
+  if (sim == meas || sim == TRACE_LATENCY_UNKNOWN || meas == TRACE_LATENCY_UNKNOWN)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+               "%s holds %s latencies (%s) but %s holds %s latencies (%s): they time "
+               "different spans of each I/O, so their difference is not the model's error.  "
+               "For block-q2c on both sides, replay with --capture TRACE and run iosim fit "
+               "--measured on TRACE; for syscall on both sides, compare two iosim replay --csv "
+               "files; --allow-mixed-latency compares them anyway",
+               sim_label, trace_latency_kind_name (sim), compare_kind_source (sim),
+               meas_label, trace_latency_kind_name (meas), compare_kind_source (meas));
+  return FALSE;
+}
+
 ReplayCompareReport *
 replay_compare_results (const TraceResults *simulated,
                         const TraceResults *measured, GError **error)
+{
+  return replay_compare_results_full (simulated, measured, REPLAY_COMPARE_FLAGS_NONE, error);
+}
+
+ReplayCompareReport *
+replay_compare_results_full (const TraceResults *simulated, const TraceResults *measured,
+                             ReplayCompareFlags flags, GError **error)
 {
   g_autoptr(ReplayCompareReport) report = NULL;
   g_autoptr(GHashTable) sim_groups = NULL;
@@ -279,8 +324,15 @@ replay_compare_results (const TraceResults *simulated,
                    trace_results_len (simulated) == 0 ? "simulated" : "measured");
       return NULL;
     }
+  if (!(flags & REPLAY_COMPARE_ALLOW_MIXED_LATENCY)
+      && !compare_check_kinds (trace_results_latency_kind (simulated), "the simulated file",
+                               trace_results_latency_kind (measured), "the measured file",
+                               error))
+    return NULL;
 
   report = g_new0 (ReplayCompareReport, 1);
+  report->simulated_latency_kind = trace_results_latency_kind (simulated);
+  report->measured_latency_kind = trace_results_latency_kind (measured);
   report->processes = g_ptr_array_new_with_free_func (compare_row_free);
   report->only_simulated = g_ptr_array_new_with_free_func (g_free);
   report->only_measured = g_ptr_array_new_with_free_func (g_free);
@@ -318,6 +370,16 @@ ReplayCompareReport *
 replay_compare_files (const char *simulated_path, const char *measured_path,
                       GError **error)
 {
+  return replay_compare_files_full (simulated_path, measured_path, REPLAY_COMPARE_FLAGS_NONE,
+                                    error);
+}
+
+ReplayCompareReport *
+replay_compare_files_full (const char *simulated_path, const char *measured_path,
+                           ReplayCompareFlags flags, GError **error)
+{
+  g_autofree char *sim_label = NULL;
+  g_autofree char *meas_label = NULL;
   g_autoptr(TraceResults) sim = NULL;
   g_autoptr(TraceResults) meas = NULL;
   ReplayCompareReport *report;
@@ -328,7 +390,14 @@ replay_compare_files (const char *simulated_path, const char *measured_path,
   meas = trace_results_load (measured_path, error);
   if (meas == NULL)
     return NULL;
-  report = replay_compare_results (sim, meas, error);
+  /* Checked here too, to name the files rather than the sides. */
+  sim_label = g_strdup_printf ("simulated %s", simulated_path);
+  meas_label = g_strdup_printf ("measured %s", measured_path);
+  if (!(flags & REPLAY_COMPARE_ALLOW_MIXED_LATENCY)
+      && !compare_check_kinds (trace_results_latency_kind (sim), sim_label,
+                               trace_results_latency_kind (meas), meas_label, error))
+    return NULL;
+  report = replay_compare_results_full (sim, meas, REPLAY_COMPARE_ALLOW_MIXED_LATENCY, error);
   if (report == NULL)
     return NULL;
   report->simulated_path = g_strdup (simulated_path);
@@ -405,6 +474,9 @@ replay_compare_report_print (const ReplayCompareReport *report, FILE *out)
   if (report->simulated_path != NULL)
     fprintf (out, "simulated: %s\nmeasured:  %s\n", report->simulated_path,
              report->measured_path);
+  fprintf (out, "latency kind: simulated %s, measured %s\n",
+           trace_latency_kind_name (report->simulated_latency_kind),
+           trace_latency_kind_name (report->measured_latency_kind));
   fprintf (out, "latencies in ms; errors are (simulated - measured) / measured in %%\n");
   fprintf (out, "%-*s %8s %8s %9s %9s %9s %8s %9s %6s %7s %7s %7s %7s %7s %7s\n",
            name_width, "process", "n_sim", "n_meas", "mean_sim", "mean_meas",
@@ -505,6 +577,10 @@ replay_compare_report_to_json (const ReplayCompareReport *report)
   json_builder_begin_object (b);
   compare_json_text (b, "simulated", report->simulated_path);
   compare_json_text (b, "measured", report->measured_path);
+  compare_json_text (b, "simulated_latency_kind",
+                     trace_latency_kind_name (report->simulated_latency_kind));
+  compare_json_text (b, "measured_latency_kind",
+                     trace_latency_kind_name (report->measured_latency_kind));
   json_builder_set_member_name (b, "processes");
   json_builder_begin_array (b);
   for (guint i = 0; i < report->processes->len; i++)

@@ -14,6 +14,12 @@
  *     p95, p99 latency, throughput and IOPS.
  * Throughput and IOPS of a process are taken over that process's own span
  * (first issue to last completion); "overall" uses the whole file's span.
+ *
+ * Both files must time the same span of an I/O: two files whose
+ * latency_kind (trace-results.h) is known and differs (a replay's syscall
+ * latency against fit --measured's block Q2C) are refused, unless
+ * REPLAY_COMPARE_ALLOW_MIXED_LATENCY; a file of unknown kind compares with
+ * any, and the report says which kinds it compared.
  */
 #pragma once
 
@@ -87,6 +93,8 @@ typedef struct {
 } ReplayCompareRow;
 
 typedef struct {
+  TraceLatencyKind  simulated_latency_kind;
+  TraceLatencyKind  measured_latency_kind;
   GPtrArray        *processes;        /* ReplayCompareRow *, sorted by name */
   ReplayCompareRow *overall;
   GPtrArray        *only_simulated;   /* char *, process names, sorted */
@@ -95,20 +103,40 @@ typedef struct {
   char             *measured_path;
 } ReplayCompareReport;
 
-/* Error when either file holds no I/O.  Percentages whose reference is
- * zero are NaN (printed as "-", JSON null). */
+typedef enum {
+  REPLAY_COMPARE_FLAGS_NONE = 0,
+  /* Compare files of two different known latency kinds anyway. */
+  REPLAY_COMPARE_ALLOW_MIXED_LATENCY = 1 << 0,
+} ReplayCompareFlags;
+
+/* Error when either file holds no I/O (G_IO_ERROR_INVALID_DATA) or, without
+ * REPLAY_COMPARE_ALLOW_MIXED_LATENCY, when their latency kinds are known
+ * and differ (G_IO_ERROR_INVALID_ARGUMENT, saying which side has which and
+ * how to get matching files).  Percentages whose reference is zero are NaN
+ * (printed as "-", JSON null). */
 ReplayCompareReport *replay_compare_results (const TraceResults *simulated,
                                              const TraceResults *measured,
                                              GError            **error);
-/* Load both files and compare them; errors name the file and line. */
+ReplayCompareReport *replay_compare_results_full (const TraceResults *simulated,
+                                                  const TraceResults *measured,
+                                                  ReplayCompareFlags  flags,
+                                                  GError            **error);
+/* Load both files and compare them; errors name the file and line (the
+ * latency-kind refusal names both files). */
 ReplayCompareReport *replay_compare_files   (const char  *simulated_path,
                                              const char  *measured_path,
                                              GError     **error);
+ReplayCompareReport *replay_compare_files_full (const char         *simulated_path,
+                                                const char         *measured_path,
+                                                ReplayCompareFlags  flags,
+                                                GError            **error);
 void  replay_compare_report_free  (ReplayCompareReport *report);
 /* Aligned text table. */
 void  replay_compare_report_print (const ReplayCompareReport *report,
                                    FILE                      *out);
-/* JSON: {"simulated": path, "measured": path, "processes": [{"name": ...,
+/* JSON: {"simulated": path, "measured": path, "simulated_latency_kind":
+ * "syscall" | "block-q2c" | "unknown", "measured_latency_kind": ...,
+ * "processes": [{"name": ...,
  * "demerit_ms": ..., ...}], "overall": {...}, "only_in_simulated": [...],
  * "only_in_measured": [...]}; caller frees. */
 char *replay_compare_report_to_json (const ReplayCompareReport *report);

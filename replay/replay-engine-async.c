@@ -11,7 +11,9 @@
  * the next one while the queue has room.  The reaper blocks in the kernel
  * (io_uring_wait_cqe, io_getevents) and stamps the completion time right
  * after the kernel hands the completion over, then frees the slots.
- * Closed and afap timing wait for the previous completion, as psync does.
+ * Afap timing waits for the previous completion, as psync does; closed
+ * timing waits for the completion that released each I/O in the trace
+ * (ReplayIo.dep_index), so I/Os the trace kept in flight together overlap.
  *
  * With --poll there is no reaper thread: the submitter busy-waits for the
  * last spin_ns before each I/O (no wake-up latency; the CLI makes that
@@ -36,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef IOSIM_HAVE_LIBURING
 #include <liburing.h>
@@ -74,6 +77,7 @@ typedef struct {
   gint       inflight;      /* atomic */
   gint       submitted;     /* atomic */
   gint       reaped;        /* atomic */
+  gint      *done;          /* per I/O, atomic: 1 once its completion time is stamped */
   gint       submit_done;   /* atomic */
   guint8    *read_buf, *write_buf; /* shared by the process's I/Os: only timing matters */
 #ifdef IOSIM_HAVE_LIBURING
@@ -111,6 +115,8 @@ complete_io (AsyncProc *ap, guint index, gint64 res, gint64 now)
   r->complete_ns = now - ap->t0_ns;
   r->error = res < 0 ? (gint32) res : res == (gint64) bytes ? 0 : -EIO;
   replay_slots_release (ap->run, io->target_index, &ap->inflight);
+  /* A full barrier: the submitter that sees done reads complete_ns. */
+  g_atomic_int_set (&ap->done[index], 1);
   g_atomic_int_inc (&ap->reaped);
   g_atomic_int_inc (&ap->run->done_ios);
 }
@@ -540,35 +546,88 @@ backend_submit (AsyncProc *ap, guint first, guint count)
 #endif
 }
 
-/* I/Os after @first that are due by @now and have slots: submitted with
- * it in one call, since waking for each would only make them later. */
-static guint
-due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now)
+/* The intended time of the I/O after one intended at @prev_intended, if
+ * it can join that one's submission: recorded timing, its schedule; closed
+ * timing, the recorded gap when no completion has to release it (a burst
+ * the trace queued together); -1 otherwise (afap, or a release to wait for). */
+static gint64
+batch_intended (const AsyncProc *ap, const ReplayIo *io, gint64 t0, gint64 prev_intended)
 {
+  switch (ap->run->plan->timing)
+    {
+    case REPLAY_TIMING_RECORDED:
+      return t0 + io->sched_ns;
+    case REPLAY_TIMING_CLOSED:
+      return io->dep_index < 0 ? prev_intended + io->gap_ns : -1;
+    case REPLAY_TIMING_AFAP:
+    default:
+      return -1;
+    }
+}
+
+/* I/Os after @first (intended at @first_intended) that are due by @now
+ * and have slots: submitted with it in one call, since waking for each
+ * would only make them later, and each system call costs the submitter
+ * tens of microseconds.  Their intended times go to their results. */
+static guint
+due_batch (AsyncProc *ap, guint first, gint64 t0, gint64 now, gint64 first_intended)
+{
+  gint64 intended = first_intended;
   guint count = 1;
 
-  if (ap->run->plan->timing != REPLAY_TIMING_RECORDED)
-    return 1;
-  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH
-         && t0 + g_array_index (ap->proc->ios, ReplayIo, first + count).sched_ns <= now
-         /* one outside its target ends the batch; the next round refuses it */
-         && replay_io_inside (ap->run, &g_array_index (ap->proc->ios, ReplayIo, first + count))
-         && replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
-                                      ap->run->iodepth))
-    count++;
+  while (first + count < ap->proc->ios->len && count < REPLAY_ASYNC_MAX_BATCH)
+    {
+      const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, first + count);
+
+      intended = batch_intended (ap, io, t0, intended);
+      if (intended < 0 || intended > now
+          /* one outside its target ends the batch; the next round refuses it */
+          || !replay_io_inside (ap->run, io)
+          || !replay_slots_try_acquire (ap->run, io_target (ap, first + count), &ap->inflight,
+                                        ap->run->iodepth))
+        break;
+      g_array_index (ap->results, ReplayIoResult, first + count).intended_ns = intended - t0;
+      count++;
+    }
   return count;
 }
 
-/* Closed and afap timing: the next I/O waits for the previous one. */
+/* Wait until I/O @index has completed (its time is stamped). */
 static gboolean
-wait_previous (AsyncProc *ap, guint index)
+wait_done (AsyncProc *ap, guint index)
 {
-  while ((guint) g_atomic_int_get (&ap->reaped) < index)
+  while (!g_atomic_int_get (&ap->done[index]))
     {
       if (replay_run_stopped (ap->run))
         return FALSE;
       spin_once (ap);
     }
+  return TRUE;
+}
+
+/* Afap: the next I/O waits for the previous one (*prev_complete); closed:
+ * for the one that released it in the trace, if any (*dep_complete).
+ * Absolute times; FALSE when stopped. */
+static gboolean
+wait_release (AsyncProc *ap, guint i, gint64 t0, gint64 *prev_complete, gint64 *dep_complete)
+{
+  const ReplayIo *io = &g_array_index (ap->proc->ios, ReplayIo, i);
+  ReplayTiming timing = ap->run->plan->timing;
+
+  if (i == 0 || timing == REPLAY_TIMING_RECORDED)
+    return TRUE;
+  if (timing == REPLAY_TIMING_AFAP)
+    {
+      if (!wait_done (ap, i - 1))
+        return FALSE;
+      *prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
+      return TRUE;
+    }
+  if (io->dep_index < 0)
+    return TRUE;
+  if (!wait_done (ap, (guint) io->dep_index))
+    return FALSE;
+  *dep_complete = t0 + g_array_index (ap->results, ReplayIoResult, io->dep_index).complete_ns;
   return TRUE;
 }
 
@@ -580,43 +639,38 @@ submitter (AsyncProc *ap)
    * otherwise, and its reaper 2p + 1. */
   gint64 t0 = replay_thread_start (run, ap->proc->name,
                                    (gint) (ap->poll ? ap->process : 2 * ap->process));
-  gint64 prev_intended = t0, prev_complete = t0;
-  gboolean closed = run->plan->timing != REPLAY_TIMING_RECORDED;
+  gint64 prev_intended = t0, prev_complete = t0, dep_complete = t0;
 
   ap->t0_ns = t0;
+  /* The submitter queues the process's bios (io_submit, and io_uring when
+   * it issues inline): a capture records them under this thread. */
+  run->tids[ap->process] = (guint32) gettid ();
   g_atomic_int_set (&ap->t0_set, 1);
   for (guint i = 0; i < ap->proc->ios->len;)
     {
       gint64 intended, issue, submitted;
       guint count;
 
-      if (closed && i > 0)
-        {
-          if (!wait_previous (ap, i))
-            break;
-          prev_complete = t0 + g_array_index (ap->results, ReplayIoResult, i - 1).complete_ns;
-        }
+      if (!wait_release (ap, i, t0, &prev_complete, &dep_complete))
+        break;
       intended = replay_intended_abs_ns (run->plan->timing, ap->proc, i, t0, prev_intended,
-                                         prev_complete);
+                                         prev_complete, dep_complete);
       if (!replay_io_check (run, ap->process, i) || !wait_until (ap, intended)
           || !acquire_slots (ap, i))
         break;
-      count = due_batch (ap, i, t0, replay_now_ns ());
+      count = due_batch (ap, i, t0, replay_now_ns (), intended);
       issue = replay_now_ns ();
+      g_array_index (ap->results, ReplayIoResult, i).intended_ns = intended - t0;
       for (guint k = i; k < i + count; k++)
-        {
-          ReplayIoResult *r = &g_array_index (ap->results, ReplayIoResult, k);
-          r->intended_ns = k == i ? intended - t0
-                                  : g_array_index (ap->proc->ios, ReplayIo, k).sched_ns;
-          r->issue_ns = issue - t0;
-        }
+        g_array_index (ap->results, ReplayIoResult, k).issue_ns = issue - t0;
       g_atomic_int_add (&ap->submitted, (gint) count);
       run->issued[ap->process] = i + count;
       backend_submit (ap, i, count);
       submitted = replay_now_ns () - t0;
       for (guint k = i; k < i + count; k++)
         g_array_index (ap->results, ReplayIoResult, k).submitted_ns = submitted;
-      prev_intended = intended;
+      /* The batch's last: the next I/O's gap counts from it. */
+      prev_intended = t0 + g_array_index (ap->results, ReplayIoResult, i + count - 1).intended_ns;
       i += count;
     }
   g_atomic_int_set (&ap->submit_done, 1);
@@ -714,6 +768,7 @@ proc_clear (AsyncProc *ap)
 #endif
   free (ap->read_buf);
   free (ap->write_buf);
+  g_free (ap->done);
 }
 
 gboolean
@@ -732,6 +787,7 @@ replay_engine_run_async (ReplayRun *run, GError **error)
       procs[p].poll = run->opts->poll;
       procs[p].proc = g_ptr_array_index (run->plan->processes, p);
       procs[p].results = g_ptr_array_index (run->io_results, p);
+      procs[p].done = g_new0 (gint, MAX (procs[p].proc->ios->len, 1));
       ok = proc_setup (&procs[p], error);
     }
   for (guint p = 0; p < n; p++)

@@ -39,6 +39,8 @@ typedef struct {
   gint        *device_inflight;     /* per target, atomic: device_depth is per device */
   gint         max_device_inflight; /* atomic: most on any one target */
   gint         max_process_inflight;/* atomic */
+  guint32     *tids;         /* per process: the thread that issues its I/Os (gettid), 0 when
+                              * several share it (psync pool) */
   gint         outside;      /* atomic: set once, by the first I/O refused as outside */
   guint        outside_process, outside_index; /* that I/O (written by its setter only) */
 } ReplayRun;
@@ -104,9 +106,11 @@ gboolean replay_slots_try_acquire (ReplayRun *run, guint target, gint *process_i
                                    guint limit);
 void     replay_slots_release   (ReplayRun *run, guint target, gint *process_inflight);
 /* Intended absolute time of I/O @i for closed and afap timing, or the
- * recorded schedule. */
+ * recorded schedule.  @prev_complete: when I/O i - 1 completed (afap);
+ * @dep_complete: when I/O dep_index completed (closed, when >= 0). */
 gint64   replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,
-                                 gint64 t0_ns, gint64 prev_intended, gint64 prev_complete);
+                                 gint64 t0_ns, gint64 prev_intended, gint64 prev_complete,
+                                 gint64 dep_complete);
 /* Run @n threads of @func (data: @datas + k * @data_size) from a common t0,
  * reporting progress, and join them. */
 gboolean replay_threads_run     (ReplayRun *run, guint n, GThreadFunc func, gpointer datas,

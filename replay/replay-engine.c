@@ -183,7 +183,7 @@ replay_wait_until_ns (ReplayRun *run, gint64 target_ns)
 
 gint64
 replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i, gint64 t0_ns,
-                        gint64 prev_intended, gint64 prev_complete)
+                        gint64 prev_intended, gint64 prev_complete, gint64 dep_complete)
 {
   const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
 
@@ -191,11 +191,12 @@ replay_intended_abs_ns (ReplayTiming timing, const ReplayProcess *proc, guint i,
     return timing == REPLAY_TIMING_AFAP ? t0_ns : t0_ns + io->sched_ns;
   if (timing == REPLAY_TIMING_AFAP)
     return prev_complete;
-  if (io->think_ns >= 0)
-    return prev_complete + io->think_ns;
-  /* No usable think time: keep the recorded gap from the previous issue,
-   * but never before the previous I/O completed (QD1). */
-  return MAX (prev_intended + io->gap_ns, prev_complete);
+  /* Released by a completion: the think time after it, never before the
+   * previous I/O's own time (per-process order). */
+  if (io->dep_index >= 0)
+    return MAX (dep_complete + io->think_ns, prev_intended);
+  /* Submitted right after the previous one: the recorded gap. */
+  return prev_intended + io->gap_ns;
 }
 
 static void
@@ -377,12 +378,17 @@ psync_worker_main (gpointer data)
   gint64 t0 = replay_thread_start (run, proc->name, (gint) w->process);
   gint64 prev_intended = t0, prev_complete = t0;
 
+  run->tids[w->process] = (guint32) gettid ();
+
   for (guint i = 0; i < proc->ios->len; i++)
     {
       const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
       ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+      /* Synchronous: every earlier I/O, the releasing one too, is done. */
+      gint64 dep_complete = io->dep_index >= 0
+        ? t0 + g_array_index (results, ReplayIoResult, io->dep_index).complete_ns : t0;
       gint64 intended = replay_intended_abs_ns (run->plan->timing, proc, i, t0, prev_intended,
-                                                prev_complete);
+                                                prev_complete, dep_complete);
       gint64 issue, complete;
 
       if (!replay_io_check (run, w->process, i)
@@ -873,8 +879,10 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   guint n_proc = res->plan->processes->len;
   g_autofree guint *issued = g_new0 (guint, n_proc);
   g_autofree gint *device_inflight = g_new0 (gint, res->targets->len);
+  g_autofree guint32 *tids = g_new0 (guint32, MAX (n_proc, 1));
   ReplayRun run = {
     .opts = opts, .plan = res->plan, .io_results = res->io_results, .issued = issued,
+    .tids = tids,
     .fds = fds, .target_bytes = target_bytes, .n_targets = res->targets->len,
     .device_inflight = device_inflight,
     .device_depth = opts->device_depth,
@@ -918,6 +926,9 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   res->iodepth = run.iodepth ? run.iodepth : n_threads;
   res->device_depth = run.device_depth;
   res->threads = n_threads;
+  /* Written by each thread before it joined, read after the join. */
+  g_free (res->process_tids);
+  res->process_tids = g_steal_pointer (&tids);
   res->buffered = opts->buffered;
   res->max_inflight_process = (guint) run.max_process_inflight;
   res->max_inflight_device = (guint) run.max_device_inflight;
@@ -1056,6 +1067,7 @@ replay_result_free (ReplayResult *result)
   if (result->targets)
     g_array_unref (result->targets);
   replay_plan_free (result->plan);
+  g_free (result->process_tids);
   if (result->io_results)
     g_ptr_array_unref (result->io_results);
   if (result->processes)

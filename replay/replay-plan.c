@@ -4,8 +4,9 @@
  * (Q, or D where the trace has no Q, as fio's replay_issue proposal,
  * reference/anchors.md §C.2), the per-process order, think times for
  * closed-loop timing (next Q minus previous C, as //TRACE records compute
- * time), alignment to the target's logical block size, wrapping, and the
- * write policy (reads only unless told).
+ * time, from the completion that released each I/O: see set_dependency()),
+ * alignment to the target's logical block size, wrapping, and the write
+ * policy (reads only unless told).
  */
 #include "replay/replay.h"
 
@@ -307,11 +308,151 @@ io_selected (const TraceIo *io, const ReplayOptions *opts)
          && (opts->dev_minor == G_MAXUINT32 || io->dev_minor == opts->dev_minor);
 }
 
-static char *
-process_name (const TraceIo *io)
+/* Each pid's name as fit and the trace summary give it (models/fit/fit.c
+ * fit_processes): trace_process_name() of the first non-empty comm among
+ * the pid's I/Os in trace order, whichever of them are replayed; so the
+ * results of a replay and of fit --measured name a process alike even
+ * when its first replayed I/O carries no comm (a request seen only from
+ * D, a write skipped by --reads-only before it).  pid -> char *. */
+static GHashTable *
+process_names (const GArray *ios, const ReplayOptions *opts)
 {
-  g_autofree char *comm = g_strndup (io->comm, TRACE_COMM_MAX);
-  return trace_process_name (comm, io->pid);
+  g_autoptr (GHashTable) comms = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GHashTable *names = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  GHashTableIter iter;
+  gpointer pid, io;
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *t = &g_array_index (ios, TraceIo, i);
+      const TraceIo *seen;
+
+      if (!io_selected (t, opts))
+        continue;
+      seen = g_hash_table_lookup (comms, GUINT_TO_POINTER (t->pid));
+      if (seen == NULL || (seen->comm[0] == '\0' && t->comm[0] != '\0'))
+        g_hash_table_insert (comms, GUINT_TO_POINTER (t->pid), (gpointer) t);
+    }
+  g_hash_table_iter_init (&iter, comms);
+  while (g_hash_table_iter_next (&iter, &pid, &io))
+    {
+      g_autofree char *comm = g_strndup (((const TraceIo *) io)->comm, TRACE_COMM_MAX);
+
+      g_hash_table_insert (names, pid, trace_process_name (comm, GPOINTER_TO_UINT (pid)));
+    }
+  return names;
+}
+
+/* What identifies the request that carried a bio: bios merged into one
+ * request share its D and C (trace-lifecycle.h, TraceIo.issue_ns and
+ * complete_ns); pid and op keep each process's own submissions apart. */
+typedef struct {
+  guint32 dev_major, dev_minor, pid;
+  TraceOp op;
+  gint64  issue_ns, complete_ns;
+} RequestKey;
+
+static guint
+request_key_hash (gconstpointer p)
+{
+  const RequestKey *k = p;
+  guint64 h = (guint64) k->issue_ns * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)
+              ^ (guint64) k->complete_ns ^ ((guint64) k->pid << 32) ^ k->dev_minor;
+
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+request_key_equal (gconstpointer a, gconstpointer b)
+{
+  const RequestKey *x = a, *y = b;
+
+  return x->dev_major == y->dev_major && x->dev_minor == y->dev_minor && x->pid == y->pid
+         && x->op == y->op && x->issue_ns == y->issue_ns && x->complete_ns == y->complete_ns;
+}
+
+/* Fold @io into @into when it extends it at either end (a back or front
+ * merge, block/blk-merge.c) and the sum stays a valid extent. */
+static gboolean
+try_fold (TraceIo *into, const TraceIo *io)
+{
+  guint64 sectors = (guint64) into->nr_sectors + io->nr_sectors;
+  guint64 end;
+
+  /* ReplayIo.bytes is 32-bit and the extent's end must fit in bytes. */
+  if (sectors * 512 > G_MAXINT32 || !g_uint64_checked_add (&end, into->sector, into->nr_sectors))
+    return FALSE;
+  if (io->sector == end)
+    {
+      into->nr_sectors = (guint32) sectors;
+      return TRUE;
+    }
+  if (g_uint64_checked_add (&end, io->sector, io->nr_sectors) && end == into->sector)
+    {
+      into->sector = io->sector;
+      into->nr_sectors = (guint32) sectors;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Fold @io into one of @runs (indices into @out), the I/Os built so far
+ * for its request key; FALSE when it touches none of them. */
+static gboolean
+fold_into_runs (GArray *out, const GArray *runs, const TraceIo *io)
+{
+  for (guint r = runs->len; r-- > 0;)
+    if (try_fold (&g_array_index (out, TraceIo, g_array_index (runs, guint, r)), io))
+      return TRUE;
+  return FALSE;
+}
+
+/* The trace's bios with each run that one request carried for one process
+ * folded into its first bio (which keeps its Q time, comm and position):
+ * the kernel built that request from the process's submission (plug and
+ * elevator merges), so replaying it as one I/O reproduces what the device
+ * saw, where one O_DIRECT I/O per bio would issue 32 4 KiB writes for one
+ * 128 KiB request, each waiting for the last.  Bios without Q, D or C,
+ * and request-only records, are kept as they are.  O(bios). */
+static GArray *
+coalesce_bios (const GArray *ios, guint64 *coalesced)
+{
+  g_autoptr (GHashTable) open = g_hash_table_new_full (request_key_hash, request_key_equal,
+                                                       g_free, (GDestroyNotify) g_array_unref);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), ios->len);
+
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      RequestKey key = { io->dev_major, io->dev_minor, io->pid, io->op, io->issue_ns,
+                         io->complete_ns };
+      GArray *runs;
+      guint at = out->len;
+
+      /* Only bios the trace saw queued (Q) and carried by a request seen
+       * from D to C; a request-only record is a request already. */
+      if ((io->op == TRACE_OP_READ || io->op == TRACE_OP_WRITE) && io->nr_sectors > 0
+          && !io->request_only && io->queue_ns >= 0 && io->issue_ns >= 0
+          && io->complete_ns >= 0)
+        {
+          runs = g_hash_table_lookup (open, &key);
+          if (runs != NULL && fold_into_runs (out, runs, io))
+            {
+              (*coalesced)++;
+              continue;
+            }
+          /* Usually one run per key; more only when requests share D and
+           * C to the nanosecond, which a real trace does not show. */
+          if (runs == NULL)
+            {
+              runs = g_array_new (FALSE, FALSE, sizeof (guint));
+              g_hash_table_insert (open, g_memdup2 (&key, sizeof key), runs);
+            }
+          g_array_append_val (runs, at);
+        }
+      g_array_append_val (out, *io);
+    }
+  return out;
 }
 
 /* Count writes and refuse them unless the user chose what to do. */
@@ -333,7 +474,9 @@ check_write_policy (const GArray *ios, const ReplayOptions *opts, const GArray *
                    "--allow-write and --reads-only contradict each other");
       return FALSE;
     }
-  if (writes == 0 || opts->allow_write || opts->reads_only)
+  /* A dry run writes nothing: it plans the writes as --allow-write would
+   * (so its counts are the real run's) and says that run needs the flag. */
+  if (writes == 0 || opts->allow_write || opts->reads_only || opts->dry_run)
     return TRUE;
   g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES,
                "the trace has %" G_GUINT64_FORMAT " write%s; refusing to write to the target "
@@ -454,10 +597,64 @@ measure_extents (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
   return TRUE;
 }
 
+/* An earlier I/O of the process still in flight in the trace. */
+typedef struct {
+  gint32 index;            /* in the process's schedule */
+  gint64 complete_ns;      /* its C in the trace */
+} Outstanding;
+
+/* Closed-loop dependency of @p, the next I/O of a process whose earlier
+ * completed ones are in @outstanding: the I/O whose completion released
+ * it is the latest one to complete in the trace before its event, if that
+ * completion came after the previous I/O's event (nothing else happened
+ * in between); then it is issued think_ns after that I/O completes in the
+ * replay.  Otherwise, with nothing completed since the previous
+ * submission (a burst, a split request, an asynchronous submitter keeping
+ * several in flight), it follows the previous I/O by the trace's gap and
+ * waits for no completion: waiting for the previous one there serialised
+ * I/Os the trace overlapped (a queue-depth-4 reader replayed closed took
+ * about 4x its recording).  Completed I/Os leave @outstanding; @p joins
+ * it.  O(in-flight I/Os). */
+static void
+set_dependency (Pending *p, const Pending *prev, GArray *outstanding, gint32 index,
+                double speed)
+{
+  Outstanding released = { -1, G_MININT64 };
+  Outstanding self = { index, p->io->complete_ns };
+
+  for (guint k = 0; k < outstanding->len;)
+    {
+      const Outstanding *o = &g_array_index (outstanding, Outstanding, k);
+
+      if (o->complete_ns <= p->event_ns)
+        {
+          /* Of completions at the same time, the later I/O's: the replay
+           * then waits for all of them. */
+          if (o->complete_ns > released.complete_ns
+              || (o->complete_ns == released.complete_ns && o->index > released.index))
+            released = *o;
+          g_array_remove_index_fast (outstanding, k);
+        }
+      else
+        k++;
+    }
+  p->rio.dep_index = -1;
+  p->rio.think_ns = -1;
+  if (released.index >= 0 && prev != NULL && released.complete_ns >= prev->event_ns)
+    {
+      p->rio.dep_index = released.index;
+      p->rio.think_ns = scale_ns (p->event_ns - released.complete_ns, speed);
+    }
+  /* An I/O the trace never saw complete releases nothing. */
+  if (p->io->complete_ns >= 0)
+    g_array_append_val (outstanding, self);
+}
+
 /* Group sorted pending I/Os into processes and fill in their times. */
 static void
-build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
+build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns, GHashTable *names)
 {
+  g_autoptr (GArray) outstanding = g_array_new (FALSE, FALSE, sizeof (Outstanding));
   ReplayProcess *proc = NULL;
   const Pending *prev = NULL;
 
@@ -469,21 +666,15 @@ build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns)
         {
           proc = g_new0 (ReplayProcess, 1);
           proc->pid = p->io->pid;
-          proc->name = process_name (p->io);
+          proc->name = g_strdup (g_hash_table_lookup (names, GUINT_TO_POINTER (proc->pid)));
           proc->ios = g_array_new (FALSE, TRUE, sizeof (ReplayIo));
           g_ptr_array_add (plan->processes, proc);
           prev = NULL;
+          g_array_set_size (outstanding, 0);
         }
       p->rio.sched_ns = scale_ns (p->event_ns - first_ns, plan->speed);
-      p->rio.think_ns = -1;
-      p->rio.gap_ns = 0;
-      if (prev != NULL)
-        {
-          gint64 prev_complete_ns = prev->io->complete_ns;
-          p->rio.gap_ns = scale_ns (p->event_ns - prev->event_ns, plan->speed);
-          if (prev_complete_ns >= 0 && p->event_ns >= prev_complete_ns)
-            p->rio.think_ns = scale_ns (p->event_ns - prev_complete_ns, plan->speed);
-        }
+      p->rio.gap_ns = prev != NULL ? scale_ns (p->event_ns - prev->event_ns, plan->speed) : 0;
+      set_dependency (p, prev, outstanding, (gint32) proc->ios->len, plan->speed);
       plan->span_ns = MAX (plan->span_ns, p->rio.sched_ns);
       plan->n_ios++;
       count_on_target (&g_array_index (plan->targets, ReplayPlanTarget, p->rio.target_index),
@@ -516,15 +707,18 @@ replay_plan_build (const GArray *ios, const ReplayOptions *opts,
 }
 
 ReplayPlan *
-replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
+replay_plan_build_mapped (const GArray *traced, const ReplayOptions *opts,
                           const ReplayPlanTarget *targets, guint n_targets, GError **error)
 {
   g_autoptr (ReplayPlan) plan = g_new0 (ReplayPlan, 1);
+  g_autoptr (GArray) coalesced = NULL;
+  const GArray *ios = traced;
   g_autoptr (GArray) pending = NULL;
+  g_autoptr (GHashTable) names = NULL;
   gint64 first_ns = G_MAXINT64;
   gboolean ok;
 
-  g_return_val_if_fail (ios != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
+  g_return_val_if_fail (traced != NULL && opts != NULL && targets != NULL && n_targets > 0, NULL);
   g_return_val_if_fail (opts->speed > 0, NULL);
 
   plan->processes = g_ptr_array_new_with_free_func (replay_process_free);
@@ -546,6 +740,8 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
   plan->events = opts->events;
   if (plan->events == REPLAY_EVENTS_QUEUE && !trace_has_queue_times (ios))
     plan->events = REPLAY_EVENTS_ISSUE;
+  if (!opts->per_bio)
+    ios = coalesced = coalesce_bios (traced, &plan->coalesced);
 
   if (!check_write_policy (ios, opts, plan->targets, error))
     return NULL;
@@ -560,7 +756,7 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
                    "nothing to replay: %u I/Os in the trace, %" G_GUINT64_FORMAT
                    " writes skipped, %" G_GUINT64_FORMAT " discards/flushes skipped, %"
                    G_GUINT64_FORMAT " without a time, %" G_GUINT64_FORMAT
-                   " on devices without a --map", ios->len, plan->skipped_writes,
+                   " on devices without a --map", traced->len, plan->skipped_writes,
                    plan->skipped_other, plan->skipped_untimed, plan->skipped_unmapped);
       return NULL;
     }
@@ -568,7 +764,10 @@ replay_plan_build_mapped (const GArray *ios, const ReplayOptions *opts,
     first_ns = MIN (first_ns, g_array_index (pending, Pending, i).event_ns);
   plan->n_devices = count_devices (pending);
   g_array_sort (pending, pending_compare);
-  build_processes (plan, pending, first_ns);
+  names = process_names (traced, opts);
+  build_processes (plan, pending, first_ns, names);
+  if (opts->dry_run && !opts->allow_write && !opts->reads_only)
+    plan->writes_need_allow_write = plan->n_writes;
   /* The postcondition, checked whatever the build: place_io() keeps
    * every I/O inside, so a failure here is a bug (it asserts where
    * assertions are on) and the plan is refused either way. */
@@ -644,6 +843,14 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
   if (plan->skipped_unmapped > 0)
     fprintf (out, "unmapped    %" G_GUINT64_FORMAT " I/Os of traced devices without a --map\n",
              plan->skipped_unmapped);
+  if (plan->writes_need_allow_write > 0)
+    fprintf (out, "needs       --allow-write for the %" G_GUINT64_FORMAT " write%s (a real run "
+             "refuses without it; it destroys data on the target), or --reads-only to skip "
+             "them\n", plan->writes_need_allow_write,
+             plan->writes_need_allow_write == 1 ? "" : "s");
+  if (plan->coalesced > 0)
+    fprintf (out, "coalesced   %" G_GUINT64_FORMAT " bios into the I/Os of the requests that "
+             "carried them (--per-bio replays each bio)\n", plan->coalesced);
   fprintf (out, "adjusted    %" G_GUINT64_FORMAT " aligned to %u bytes, %" G_GUINT64_FORMAT
            " wrapped, %" G_GUINT64_FORMAT " scaled, %" G_GUINT64_FORMAT " moved back inside the "
            "end, %" G_GUINT64_FORMAT " at issue time (no Q)\n",

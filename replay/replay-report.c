@@ -9,6 +9,7 @@
 
 #include <json-glib/json-glib.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   gint64 intended_ns;
@@ -33,7 +34,9 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
 {
   g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (RowKey));
 
-  trace_results_write_header (out);
+  /* The engines time each I/O around its system call (or its submission
+   * and reaped completion), not the block layer's Q to C. */
+  trace_results_write_header_kind (out, TRACE_LATENCY_SYSCALL);
   if (result->io_results == NULL)
     return;
   /* One time-ordered file across processes; ties in a fixed order. */
@@ -63,9 +66,48 @@ replay_result_write_csv (const ReplayResult *result, FILE *out)
         .op = io->op, .offset_bytes = io->offset_bytes, .bytes = io->bytes,
         .intended_ns = r->intended_ns, .issue_ns = r->issue_ns,
         .complete_ns = r->complete_ns, .error = r->error,
+        .latency_kind = TRACE_LATENCY_SYSCALL,
       };
       trace_results_write_row (out, &row);
     }
+}
+
+/* The traced comm in a process name (trace_process_name: "<comm>-<pid>",
+ * "pid<N>" without one), already free of spaces and commas. */
+static char *
+process_comm (const ReplayProcess *proc)
+{
+  g_autofree char *suffix = g_strdup_printf ("-%u", proc->pid);
+
+  if (g_str_has_suffix (proc->name, suffix) && strlen (proc->name) > strlen (suffix))
+    return g_strndup (proc->name, strlen (proc->name) - strlen (suffix));
+  return g_strdup ("");
+}
+
+char *
+replay_result_pid_map_line (const ReplayResult *result)
+{
+  g_autoptr (GString) line = g_string_new ("# iosim-capture replay_pids=");
+  gsize empty = line->len;
+
+  g_return_val_if_fail (result != NULL, NULL);
+  for (guint p = 0; result->process_tids && p < result->plan->processes->len; p++)
+    {
+      const ReplayProcess *proc = g_ptr_array_index (result->plan->processes, p);
+      g_autofree char *comm = NULL;
+
+      if (result->process_tids[p] == 0)
+        continue;
+      /* The comm too: a thread's comm holds 15 characters, and a process
+       * the trace does not name ran under the replayer's. */
+      comm = process_comm (proc);
+      g_string_append_printf (line, "%s%u:%u:%s", line->len > empty ? "," : "",
+                              result->process_tids[p], proc->pid, comm);
+    }
+  if (line->len == empty)
+    return NULL;
+  g_string_append_c (line, '\n');
+  return g_string_free (g_steal_pointer (&line), FALSE);
 }
 
 void
@@ -139,7 +181,9 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
   replay_json_add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
   replay_json_add_int (b, "skipped_other", (gint64) plan->skipped_other);
   replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
+  replay_json_add_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
   replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
+  replay_json_add_int (b, "coalesced", (gint64) plan->coalesced);
   replay_json_add_int (b, "aligned", (gint64) plan->aligned);
   replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);
   replay_json_add_int (b, "scaled", (gint64) plan->scaled);

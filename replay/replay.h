@@ -40,7 +40,9 @@ typedef enum {
 
 typedef enum {
   REPLAY_TIMING_RECORDED, /* open loop: absolute schedule from the trace times */
-  REPLAY_TIMING_CLOSED,   /* next I/O after the previous completion + recorded think time */
+  REPLAY_TIMING_CLOSED,   /* each I/O after the completion that released it in the trace +
+                           * the recorded think time; the trace's back-to-back submissions
+                           * keep their gaps (async engines overlap them; psync is QD1) */
   REPLAY_TIMING_AFAP,     /* as fast as possible, per-process order kept */
 } ReplayTiming;
 
@@ -88,6 +90,9 @@ typedef struct {
   double       speed;           /* time compression: 2 = twice as fast; > 0 */
   gboolean     allow_write;     /* replay writes (destroys data on the target) */
   gboolean     reads_only;      /* skip writes (counted) */
+  gboolean     per_bio;         /* one I/O per traced bio, even where bios were merged into
+                                 * one request (default: one I/O per request's run of a
+                                 * process's bios, as the device saw it) */
   gboolean     wrap;            /* wrap offsets beyond the target modulo its size */
   gboolean     dry_run;         /* plan and print; open nothing */
   guint32      dev_major;       /* trace filter, G_MAXUINT32 = every device */
@@ -140,8 +145,12 @@ typedef struct {
   guint32  target_index;   /* which target (ReplayOptions.maps order; 0 with --target) */
   guint64  trace_sector;   /* as the trace gives it, for messages */
   gint64   sched_ns;       /* recorded timing: intended issue, relative to t0 */
-  gint64   think_ns;       /* closed timing: gap after the previous completion, -1 = use gap_ns */
-  gint64   gap_ns;         /* closed timing: gap after the previous I/O's intended issue */
+  gint64   think_ns;       /* closed timing: gap after dep_index's completion, -1 = none */
+  gint64   gap_ns;         /* closed timing: gap after the previous I/O's intended issue,
+                            * used when no completion released this I/O (dep_index -1) */
+  gint32   dep_index;      /* closed timing: the earlier I/O of the process whose completion
+                            * released this one in the trace (the last to complete before
+                            * its event, after the previous I/O's event), -1 = none */
 } ReplayIo;
 
 typedef struct {
@@ -185,13 +194,23 @@ typedef struct {
   guint64  clamped;        /* moved back so that they end at the target's end (their
                             * tail stuck out after --wrap, --scale-offsets or alignment) */
   guint64  skipped_unmapped; /* I/Os of traced devices without a --map */
+  guint64  coalesced;      /* bios folded into the I/O of the request that carried them */
+  guint64  writes_need_allow_write; /* dry run without --allow-write or --reads-only: the
+                                     * planned writes a real run would refuse */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
 /* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
- * them, from any source: nothing about their values is trusted.  Fails
+ * them, from any source: nothing about their values is trusted.  Unless
+ * per_bio, the contiguous bios of one process that one request carried
+ * (same device, op, D and C times) replay as one I/O of their total size,
+ * at the first one's time: a buffered writer's writeback (4 KiB bios
+ * merged into 512 KiB requests) replays as the requests the device saw,
+ * not as one 4 KiB O_DIRECT write per page.  Fails
  * with REPLAY_ERROR_WRITES when the trace writes and neither allow_write
- * nor reads_only is set, REPLAY_ERROR_RANGE for an I/O beyond the target
+ * nor reads_only is set (a dry run, which writes nothing, plans the writes
+ * as --allow-write would and counts them in writes_need_allow_write),
+ * REPLAY_ERROR_RANGE for an I/O beyond the target
  * (without wrap or scale_offsets) or larger than it, and for any I/O whose
  * extent does not fit in 64-bit bytes (sector * 512 + length overflows),
  * whatever wrap and scale_offsets say; REPLAY_ERROR_EMPTY when nothing is
@@ -273,6 +292,9 @@ typedef struct {
   guint        device_depth; /* 0 = none */
   guint        threads;      /* submitting/issuing threads */
   gboolean     buffered;
+  guint32     *process_tids; /* per process (plan order): the thread id that issued its I/Os,
+                             * as a capture taken during the replay records it; 0 when
+                             * threads share processes (psync pool) or before a run */
   guint        max_inflight_process;  /* most I/Os one process had in flight */
   guint        max_inflight_device;   /* most I/Os in flight on one target device */
 } ReplayResult;
@@ -294,6 +316,15 @@ gboolean      replay_result_write_json (const ReplayResult *result,
                                         GError            **error);
 void          replay_result_print      (const ReplayResult *result,
                                         FILE               *out);
+
+/* The "# iosim-capture replay_pids=TID:PID:COMM,..." line (with its
+ * newline) that maps each replaying thread of @result to the traced pid and
+ * comm (as in its process name, maybe empty) it replayed,
+ * for a capture taken during the replay: trace_load_ios() then gives the
+ * capture's I/Os the trace's pids, so that fit --measured of the capture
+ * names processes as the trace does.  NULL when no thread maps to one
+ * process.  Caller frees. */
+char         *replay_result_pid_map_line (const ReplayResult *result);
 
 /* Percentile by nearest rank of @n sorted values (p in [0,100]); 0 when empty. */
 gint64        replay_percentile_ns     (const gint64 *sorted,

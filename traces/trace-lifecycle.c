@@ -873,6 +873,59 @@ drain (TraceLifecycle *lc, GArray *ios, GArray *requests)
       }
 }
 
+/* One replaying thread of a replay_pids map: the traced process it replayed. */
+typedef struct {
+  guint32 pid;
+  char    comm[TRACE_COMM_MAX];
+} ReplayedProcess;
+
+/* "# iosim-capture replay_pids=TID:PID:COMM,..." (written by `iosim replay
+ * --capture` after the replay, replay_result_pid_map_line()): the capture
+ * recorded the replaying threads' ids and comms; each I/O of such a thread
+ * gets the traced pid and comm (empty for a process the trace does not
+ * name) it replayed, so that a capture of a replay names its processes as
+ * the replayed trace does.  Malformed text is an error naming the file. */
+static gboolean
+apply_replay_pids (const char *path, const char *map, GArray *sorted_ios, GError **error)
+{
+  g_autoptr (GHashTable) threads = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                          g_free);
+  g_auto (GStrv) entries = g_strsplit (map, ",", -1);
+
+  for (char **entry = entries; *entry != NULL; entry++)
+    {
+      /* The comm may hold ':' (kworker/u8:2): it is the rest. */
+      g_auto (GStrv) fields = g_strsplit (*entry, ":", 3);
+      ReplayedProcess *rp = g_new0 (ReplayedProcess, 1);
+      guint64 tid, pid;
+
+      if (g_strv_length (fields) != 3
+          || !g_ascii_string_to_unsigned (fields[0], 10, 1, G_MAXUINT32, &tid, NULL)
+          || !g_ascii_string_to_unsigned (fields[1], 10, 0, G_MAXUINT32, &pid, NULL))
+        {
+          g_free (rp);
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                       "%s: bad replay_pids entry \"%s\" (expected TID:PID:COMM)", path,
+                       *entry);
+          return FALSE;
+        }
+      rp->pid = (guint32) pid;
+      g_strlcpy (rp->comm, fields[2], sizeof rp->comm);
+      g_hash_table_insert (threads, GUINT_TO_POINTER (tid), rp);
+    }
+  for (guint i = 0; i < sorted_ios->len; i++)
+    {
+      TraceIo *io = &g_array_index (sorted_ios, SortedIo, i).io;
+      const ReplayedProcess *rp = g_hash_table_lookup (threads, GUINT_TO_POINTER (io->pid));
+
+      if (rp == NULL)
+        continue;
+      io->pid = rp->pid;
+      memcpy (io->comm, rp->comm, sizeof io->comm);
+    }
+  return TRUE;
+}
+
 GArray *
 trace_load_ios (const char          *path,
                 guint32              dev_major,
@@ -916,6 +969,9 @@ trace_load_ios (const char          *path,
     }
   trace_lifecycle_finish (lc);
   drain (lc, sorted_ios, sorted_rqs);
+  if (trace_reader_meta (reader, "replay_pids") != NULL
+      && !apply_replay_pids (path, trace_reader_meta (reader, "replay_pids"), sorted_ios, error))
+    return NULL;
 
   g_array_sort (sorted_ios, compare_ios);
   ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), sorted_ios->len);

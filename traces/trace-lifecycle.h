@@ -116,7 +116,9 @@ guint           trace_lifecycle_held    (const TraceLifecycle *lc);
  * where there is no Q), then by pid.  An NFS capture gives its answered
  * READs and WRITEs (trace_nfs_load_ios, traces/trace-nfs-ios.c).  Optional filters: @dev_major/@dev_minor
  * (G_MAXUINT32 = any).  @requests (may be NULL) receives the TraceRequests
- * sorted by issue time.  @stats (may be NULL) receives the counts. */
+ * sorted by issue time.  @stats (may be NULL) receives the counts.  A
+ * capture of a replay ("# iosim-capture replay_pids=TID:PID,...") gives its
+ * I/Os the replayed trace's pids instead of the replaying threads' ids. */
 GArray         *trace_load_ios          (const char        *path,
                                          guint32            dev_major,
                                          guint32            dev_minor,

@@ -9,8 +9,9 @@
  *
  * Required columns: process, pid, op, bytes, issue_ns, complete_ns.
  * Optional ones take defaults: device "", offset_bytes 0, intended_ns =
- * issue_ns, error 0; latency_ns, when present, must equal complete_ns -
- * issue_ns (a file that disagrees with itself is rejected, not trusted).
+ * issue_ns, error 0, latency_kind unknown; latency_ns, when present, must
+ * equal complete_ns - issue_ns, and latency_kind must be the same on every
+ * row (a file that disagrees with itself is rejected, not trusted).
  */
 #include <errno.h>
 #include <string.h>
@@ -19,7 +20,34 @@
 struct _TraceResults {
   GArray       *rows;      /* TraceResult */
   GStringChunk *strings;   /* process and device names */
+  TraceLatencyKind latency_kind;   /* of the first row */
+  guint64      kind_lineno;        /* the line that set it, for messages */
 };
+
+static const char *const results_kind_names[TRACE_LATENCY_N_KINDS] = {
+  [TRACE_LATENCY_UNKNOWN] = "unknown",
+  [TRACE_LATENCY_SYSCALL] = "syscall",
+  [TRACE_LATENCY_BLOCK_Q2C] = "block-q2c",
+};
+
+const char *
+trace_latency_kind_name (TraceLatencyKind kind)
+{
+  g_return_val_if_fail ((guint) kind < TRACE_LATENCY_N_KINDS, "?");
+  return results_kind_names[kind];
+}
+
+gboolean
+trace_latency_kind_parse (const char *text, TraceLatencyKind *out)
+{
+  for (guint i = 0; i < TRACE_LATENCY_N_KINDS; i++)
+    if (g_strcmp0 (text, results_kind_names[i]) == 0)
+      {
+        *out = (TraceLatencyKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
 
 /* The op names of the header comment, in TraceOp order.  Kept here rather
  * than calling trace_op_name() so that results files need nothing else
@@ -36,6 +64,22 @@ void
 trace_results_write_header (FILE *out)
 {
   fputs (TRACE_RESULTS_HEADER, out);
+}
+
+void
+trace_results_write_header_kind (FILE *out, TraceLatencyKind kind)
+{
+  g_return_if_fail ((guint) kind < TRACE_LATENCY_N_KINDS);
+
+  if (kind == TRACE_LATENCY_UNKNOWN)
+    {
+      fputs (TRACE_RESULTS_HEADER, out);
+      return;
+    }
+  /* The old header with one more column: readers that do not know it
+   * ignore it, as they ignore every unknown column. */
+  fwrite (TRACE_RESULTS_HEADER, 1, strlen (TRACE_RESULTS_HEADER) - 1, out);
+  fputs (",latency_kind\n", out);
 }
 
 static gboolean
@@ -76,16 +120,20 @@ trace_results_write_row (FILE *out, const TraceResult *row)
 {
   g_return_if_fail (row != NULL);
   g_return_if_fail ((guint) row->op < G_N_ELEMENTS (results_op_names));
+  g_return_if_fail ((guint) row->latency_kind < TRACE_LATENCY_N_KINDS);
 
   results_write_text (out, row->process);
   fprintf (out, ",%u,", row->pid);
   results_write_text (out, row->device);
   fprintf (out, ",%s,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
            ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-           ",%" G_GINT64_FORMAT ",%d\n",
+           ",%" G_GINT64_FORMAT ",%d",
            results_op_names[row->op], row->offset_bytes, row->bytes,
            row->intended_ns, row->issue_ns, row->complete_ns,
            row->complete_ns - row->issue_ns, row->error);
+  if (row->latency_kind != TRACE_LATENCY_UNKNOWN)
+    fprintf (out, ",%s", results_kind_names[row->latency_kind]);
+  fputc ('\n', out);
 }
 
 /* ---- Loader ------------------------------------------------------------ */
@@ -102,6 +150,7 @@ typedef enum {
   COL_COMPLETE,
   COL_LATENCY,
   COL_ERROR,
+  COL_LATENCY_KIND,
   N_COLS
 } ResultsColumn;
 
@@ -120,6 +169,7 @@ static const struct {
   [COL_COMPLETE] = { "complete_ns", TRUE },
   [COL_LATENCY] = { "latency_ns", FALSE },
   [COL_ERROR] = { "error", FALSE },
+  [COL_LATENCY_KIND] = { "latency_kind", FALSE },
 };
 
 /* Split one line into fields.  Returns FALSE with @why set on an
@@ -259,10 +309,43 @@ results_parse_header (GPtrArray *fields, int index[N_COLS], GError **error)
   return TRUE;
 }
 
+/* The row's latency_kind, which must be the file's: the first row sets
+ * it, every later one must agree. */
+static gboolean
+results_parse_kind (TraceResults *results, const char *text, guint64 lineno,
+                    TraceLatencyKind *out, GError **error)
+{
+  if (text == NULL)
+    {
+      *out = TRACE_LATENCY_UNKNOWN;
+      return TRUE;
+    }
+  if (!trace_latency_kind_parse (text, out))
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                   "bad latency_kind \"%s\": expected syscall, block-q2c or unknown", text);
+      return FALSE;
+    }
+  if (results->rows->len == 0)
+    {
+      results->latency_kind = *out;
+      results->kind_lineno = lineno;
+    }
+  else if (*out != results->latency_kind)
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_PARSE,
+                   "latency_kind %s where line %" G_GUINT64_FORMAT " has %s: one file "
+                   "holds one kind of latency", text, results->kind_lineno,
+                   results_kind_names[results->latency_kind]);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 results_parse_row (TraceResults *results, GPtrArray *fields,
                    const int index[N_COLS], guint n_header_fields,
-                   GError **error)
+                   guint64 lineno, GError **error)
 {
   TraceResult row = { 0 };
   const char *f[N_COLS] = { NULL };
@@ -340,6 +423,8 @@ results_parse_row (TraceResults *results, GPtrArray *fields,
         return FALSE;
       row.error = (gint32) err;
     }
+  if (!results_parse_kind (results, f[COL_LATENCY_KIND], lineno, &row.latency_kind, error))
+    return FALSE;
   g_array_append_val (results->rows, row);
   return TRUE;
 }
@@ -401,7 +486,7 @@ trace_results_load (const char *path, GError **error)
           n_header_fields = fields->len;
         }
       else
-        ok = results_parse_row (results, fields, index, n_header_fields, error);
+        ok = results_parse_row (results, fields, index, n_header_fields, lineno, error);
       if (!ok && error != NULL && *error != NULL && why == NULL)
         g_prefix_error (error, "%s:%" G_GUINT64_FORMAT ": ", path, lineno);
     }
@@ -436,6 +521,13 @@ trace_results_len (const TraceResults *results)
 {
   g_return_val_if_fail (results != NULL, 0);
   return results->rows->len;
+}
+
+TraceLatencyKind
+trace_results_latency_kind (const TraceResults *results)
+{
+  g_return_val_if_fail (results != NULL, TRACE_LATENCY_UNKNOWN);
+  return results->latency_kind;
 }
 
 const TraceResult *

@@ -340,7 +340,7 @@ fit_write_measured_results (const FitResult *r, const char *path, GError **error
                    "%s: %s", path, g_strerror (saved));
       return FALSE;
     }
-  trace_results_write_header (out);
+  trace_results_write_header_kind (out, TRACE_LATENCY_BLOCK_Q2C);
   for (guint i = 0; i < r->ios->len; i++)
     {
       const TraceIo *io = &g_array_index (r->ios, TraceIo, i);
@@ -355,7 +355,7 @@ fit_write_measured_results (const FitResult *r, const char *path, GError **error
         .intended_ns = start_ns - origin_ns,
         .issue_ns = start_ns - origin_ns,
         .complete_ns = io->complete_ns - origin_ns,
-        .error = io->error,
+        .error = io->error, .latency_kind = TRACE_LATENCY_BLOCK_Q2C,
       };
 
       trace_results_write_row (out, &row);

@@ -147,6 +147,53 @@ test_compare_errors (void)
   g_assert_cmpint (r2.status, ==, 2);
 }
 
+/* Latency kinds: a block-layer file against a system-call one is refused
+ * naming each file's kind, compared with --allow-mixed-latency; a file of
+ * unknown kind compares with a note. */
+static void
+test_compare_latency_kinds (void)
+{
+  g_autofree char *q2c = fixture ("cli-sim-q2c.csv");
+  g_autofree char *syscall = fixture ("cli-meas-syscall.csv");
+  g_autofree char *unknown = fixture ("cli-sim.csv");
+  g_autofree char *sim_says = NULL, *meas_says = NULL, *note = NULL;
+  g_auto(Run) refused = { 0 };
+  g_auto(Run) allowed = { 0 };
+  g_auto(Run) noted = { 0 };
+  g_auto(Run) same = { 0 };
+
+  if (iosim_bin () == NULL)
+    {
+      g_test_skip ("IOSIM_BIN is not set to the built iosim");
+      return;
+    }
+  run_iosim (&refused, (const char *const[]) { "compare", q2c, syscall, NULL });
+  g_assert_cmpint (refused.status, ==, 1);
+  g_assert_cmpstr (refused.out, ==, "");
+  sim_says = g_strdup_printf ("simulated %s holds block-q2c latencies", q2c);
+  meas_says = g_strdup_printf ("measured %s holds syscall latencies", syscall);
+  g_assert_nonnull (strstr (refused.err, sim_says));
+  g_assert_nonnull (strstr (refused.err, meas_says));
+  g_assert_nonnull (strstr (refused.err, "--capture"));
+
+  run_iosim (&allowed, (const char *const[]) { "compare", q2c, syscall,
+                                               "--allow-mixed-latency", NULL });
+  g_assert_cmpint (allowed.status, ==, 0);
+  g_assert_nonnull (strstr (allowed.out, "latency kind: simulated block-q2c, measured syscall\n"));
+  g_assert_nonnull (strstr (allowed.out, "\ndd-1 "));
+
+  run_iosim (&noted, (const char *const[]) { "compare", unknown, syscall, NULL });
+  g_assert_cmpint (noted.status, ==, 0);
+  note = g_strdup_printf ("note: %s has no latency_kind column (unknown), %s holds syscall",
+                          unknown, syscall);
+  g_assert_nonnull (strstr (noted.err, note));
+
+  run_iosim (&same, (const char *const[]) { "compare", q2c, q2c, NULL });
+  g_assert_cmpint (same.status, ==, 0);
+  g_assert_cmpstr (same.err, ==, "");
+  g_assert_nonnull (strstr (same.out, "latency kind: simulated block-q2c, measured block-q2c\n"));
+}
+
 /* A blkparse trace of one closed-loop reader (pid 4756, "dd") on 7,0 with
  * D2C = 40 us + bytes / 400 MB/s exactly, two sizes, 10 us think time, and
  * a capture header naming the device. */
@@ -264,10 +311,13 @@ test_fit_blkparse (void)
   g_assert_cmpint (json_object_get_int_member (read, "used"), ==, 60);
 
   /* The measured side: a header and one row per bio, Q2C of the first is
-   * 2 us (Q to D) + 40 us + 4096 B at 2.5 ns/B = 52,240 ns. */
+   * 2 us (Q to D) + 40 us + 4096 B at 2.5 ns/B = 52,240 ns, each row saying
+   * that its latency is the block layer's Q to C. */
   g_assert_true (g_file_get_contents (measured, &csv, NULL, NULL));
-  g_assert_true (g_str_has_prefix (csv, "process,pid,device,op,offset_bytes,bytes,"));
-  g_assert_nonnull (strstr (csv, "\ndd-4756,4756,dev7_0,read,1048576,4096,0,0,52240,52240,0\n"));
+  g_assert_true (g_str_has_prefix (csv, "process,pid,device,op,offset_bytes,bytes,intended_ns,"
+                                   "issue_ns,complete_ns,latency_ns,error,latency_kind\n"));
+  g_assert_nonnull (strstr (csv, "\ndd-4756,4756,dev7_0,read,1048576,4096,0,0,52240,52240,0,"
+                                 "block-q2c\n"));
 
   check_round_trip (ini, measured);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (read, "r2"), 1.0, 1e-9);
@@ -646,6 +696,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/cli/compare/fixtures", test_compare_fixtures);
   g_test_add_func ("/cli/compare/errors", test_compare_errors);
+  g_test_add_func ("/cli/compare/latency-kinds", test_compare_latency_kinds);
   g_test_add_func ("/cli/compare/cdf", test_compare_cdf);
   g_test_add_func ("/cli/compare/cdf-large", test_compare_cdf_large);
   g_test_add_func ("/cli/compare/plot", test_compare_plot);

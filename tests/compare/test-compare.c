@@ -1,6 +1,7 @@
 /* test-compare.c — the comparison metrics of replay/replay-compare.h:
  * demerit figure (RMS horizontal CDF distance, DiskSim rms.c method), mean
  * distance, KS statistic, quantiles, and the per-process report. */
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,7 +107,7 @@ typedef struct {
 } Io;
 
 static char *
-write_results (const char *name, const Io *ios, gsize n)
+write_results_kind (const char *name, const Io *ios, gsize n, TraceLatencyKind kind)
 {
   char *path = g_build_filename (g_get_user_cache_dir (), name, NULL);
   FILE *out;
@@ -114,16 +115,22 @@ write_results (const char *name, const Io *ios, gsize n)
   g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
   out = fopen (path, "w");
   g_assert_nonnull (out);
-  trace_results_write_header (out);
+  trace_results_write_header_kind (out, kind);
   for (gsize i = 0; i < n; i++)
     {
       TraceResult r = { (char *) ios[i].process, ios[i].pid, (char *) "loop0",
                         TRACE_OP_READ, 0, ios[i].bytes, ios[i].issue_ns,
-                        ios[i].issue_ns, ios[i].issue_ns + ios[i].latency_ns, 0 };
+                        ios[i].issue_ns, ios[i].issue_ns + ios[i].latency_ns, 0, kind };
       trace_results_write_row (out, &r);
     }
   g_assert_cmpint (fclose (out), ==, 0);
   return path;
+}
+
+static char *
+write_results (const char *name, const Io *ios, gsize n)
+{
+  return write_results_kind (name, ios, n, TRACE_LATENCY_UNKNOWN);
 }
 
 /* Simulated latencies are the measured ones times 1.25 for "a", equal for
@@ -226,6 +233,107 @@ test_report_empty (void)
   g_assert_nonnull (strstr (error->message, "simulated"));
 }
 
+/* Which latency kinds compare: equal ones, and unknown with anything;
+ * two different known kinds are refused unless allowed. */
+typedef struct {
+  TraceLatencyKind sim, meas;
+  gboolean         refused;
+} KindCase;
+
+static const KindCase kind_cases[] = {
+  { TRACE_LATENCY_SYSCALL, TRACE_LATENCY_SYSCALL, FALSE },
+  { TRACE_LATENCY_BLOCK_Q2C, TRACE_LATENCY_BLOCK_Q2C, FALSE },
+  { TRACE_LATENCY_UNKNOWN, TRACE_LATENCY_SYSCALL, FALSE },
+  { TRACE_LATENCY_BLOCK_Q2C, TRACE_LATENCY_UNKNOWN, FALSE },
+  { TRACE_LATENCY_UNKNOWN, TRACE_LATENCY_UNKNOWN, FALSE },
+  { TRACE_LATENCY_BLOCK_Q2C, TRACE_LATENCY_SYSCALL, TRUE },
+  { TRACE_LATENCY_SYSCALL, TRACE_LATENCY_BLOCK_Q2C, TRUE },
+};
+
+static void
+test_report_kinds (gconstpointer data)
+{
+  const KindCase *c = data;
+  const Io sim[] = { { "a-1", 1, 4096, 0, 100 }, { "a-1", 1, 4096, 200, 100 } };
+  const Io meas[] = { { "a-1", 1, 4096, 0, 150 }, { "a-1", 1, 4096, 200, 150 } };
+  g_autofree char *sim_path = write_results_kind ("kind-sim.csv", sim, 2, c->sim);
+  g_autofree char *meas_path = write_results_kind ("kind-meas.csv", meas, 2, c->meas);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ReplayCompareReport) report = replay_compare_files (sim_path, meas_path, &error);
+  g_autoptr(ReplayCompareReport) allowed = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *sim_member = NULL, *meas_member = NULL;
+
+  if (c->refused)
+    {
+      g_autofree char *sim_says = g_strdup_printf ("%s holds %s latencies", sim_path,
+                                                   trace_latency_kind_name (c->sim));
+      g_autofree char *meas_says = g_strdup_printf ("%s holds %s latencies", meas_path,
+                                                    trace_latency_kind_name (c->meas));
+
+      g_assert_null (report);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+      /* Which file has which, and how to get matching ones. */
+      g_assert_nonnull (strstr (error->message, sim_says));
+      g_assert_nonnull (strstr (error->message, meas_says));
+      g_assert_nonnull (strstr (error->message, "--capture"));
+      g_assert_nonnull (strstr (error->message, "fit --measured"));
+      g_assert_nonnull (strstr (error->message, "--allow-mixed-latency"));
+      g_clear_error (&error);
+      allowed = replay_compare_files_full (sim_path, meas_path,
+                                           REPLAY_COMPARE_ALLOW_MIXED_LATENCY, &error);
+      g_assert_no_error (error);
+      report = g_steal_pointer (&allowed);
+    }
+  g_assert_no_error (error);
+  g_assert_nonnull (report);
+  g_assert_cmpint (report->simulated_latency_kind, ==, c->sim);
+  g_assert_cmpint (report->measured_latency_kind, ==, c->meas);
+  g_assert_cmpfloat_with_epsilon (report->overall->mean_error_pct, -100.0 / 3.0, 1e-9);
+  json = replay_compare_report_to_json (report);
+  sim_member = g_strdup_printf ("\"simulated_latency_kind\" : \"%s\"",
+                                trace_latency_kind_name (c->sim));
+  meas_member = g_strdup_printf ("\"measured_latency_kind\" : \"%s\"",
+                                 trace_latency_kind_name (c->meas));
+  g_assert_nonnull (strstr (json, sim_member));
+  g_assert_nonnull (strstr (json, meas_member));
+}
+
+/* The in-memory entry point refuses too, naming the sides. */
+static void
+test_report_kinds_results (void)
+{
+  const Io one = { "a-1", 1, 4096, 0, 100 };
+  g_autofree char *sim_path = write_results_kind ("kind-r-sim.csv", &one, 1,
+                                                  TRACE_LATENCY_SYSCALL);
+  g_autofree char *meas_path = write_results_kind ("kind-r-meas.csv", &one, 1,
+                                                   TRACE_LATENCY_BLOCK_Q2C);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceResults) sim = trace_results_load (sim_path, &error);
+  g_autoptr(TraceResults) meas = trace_results_load (meas_path, &error);
+  g_autoptr(ReplayCompareReport) report = NULL;
+
+  g_assert_no_error (error);
+  report = replay_compare_results (sim, meas, &error);
+  g_assert_null (report);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "the simulated file holds syscall latencies"));
+  g_assert_nonnull (strstr (error->message, "the measured file holds block-q2c latencies"));
+}
+
+static void
+add_kind_tests (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (kind_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/compare/report/kinds/%s-%s",
+                                               trace_latency_kind_name (kind_cases[i].sim),
+                                               trace_latency_kind_name (kind_cases[i].meas));
+      g_test_add_data_func (path, &kind_cases[i], test_report_kinds);
+    }
+  g_test_add_func ("/compare/report/kinds/results", test_report_kinds_results);
+}
+
 /* Every sample below the limit; above it, evenly spaced ranks
  * 1 + round((k - 1)(n - 1) / (max - 1)) that keep the minimum and the
  * maximum, each point being (x_i, i / n) of the full step CDF. */
@@ -319,6 +427,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compare/ks/known", test_ks_known);
   g_test_add_func ("/compare/report", test_report);
   g_test_add_func ("/compare/report/empty", test_report_empty);
+  add_kind_tests ();
   g_test_add_func ("/compare/cdf/points", test_cdf_points);
   g_test_add_func ("/compare/cdf/csv", test_cdf_csv);
   return g_test_run ();

@@ -57,6 +57,77 @@ test_round_trip (void)
     }
 }
 
+/* A producer that knows its latency kind writes the old header plus a
+ * latency_kind column, and the kind on every row; it reads back. */
+static void
+test_round_trip_kind (gconstpointer data)
+{
+  TraceLatencyKind kind = GPOINTER_TO_INT (data);
+  const TraceResult rows[] = {
+    { "fio-7", 7, "loop0", TRACE_OP_READ, 0, 4096, 100, 120, 52300, 0, kind },
+    { "fio-8", 8, "loop0", TRACE_OP_WRITE, 4096, 4096, 200, 200, 90000, -5, kind },
+  };
+  g_autofree char *path = tmp_path ("round-trip-kind.csv");
+  g_autofree char *text = NULL;
+  g_autofree char *header = NULL;
+  g_autoptr(TraceResults) loaded = NULL;
+  g_autoptr(GError) error = NULL;
+  FILE *out;
+
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  out = fopen (path, "w");
+  g_assert_nonnull (out);
+  trace_results_write_header_kind (out, kind);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    trace_results_write_row (out, &rows[i]);
+  g_assert_cmpint (fclose (out), ==, 0);
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  header = g_strconcat ("process,pid,device,op,offset_bytes,bytes,intended_ns,issue_ns,"
+                        "complete_ns,latency_ns,error,latency_kind\nfio-7,7,loop0,read,0,4096,"
+                        "100,120,52300,52180,0,", trace_latency_kind_name (kind), "\n", NULL);
+  g_assert_true (g_str_has_prefix (text, header));
+  loaded = trace_results_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace_results_len (loaded), ==, 2);
+  g_assert_cmpint (trace_results_latency_kind (loaded), ==, kind);
+  g_assert_cmpint (trace_results_get (loaded, 1)->latency_kind, ==, kind);
+  g_assert_cmpint (trace_results_get (loaded, 1)->error, ==, -5);
+}
+
+/* Unknown kind is the old format, byte for byte: no column at all. */
+static void
+test_write_unknown_kind (void)
+{
+  const TraceResult row = { "a", 1, "d", TRACE_OP_READ, 0, 512, 0, 0, 1, 0,
+                            TRACE_LATENCY_UNKNOWN };
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream (&buf, &len);
+
+  trace_results_write_header_kind (out, TRACE_LATENCY_UNKNOWN);
+  trace_results_write_row (out, &row);
+  fclose (out);
+  g_assert_cmpstr (buf, ==, TRACE_RESULTS_HEADER "a,1,d,read,0,512,0,0,1,1,0\n");
+  free (buf);
+}
+
+static void
+test_kind_names (void)
+{
+  for (guint k = 0; k < TRACE_LATENCY_N_KINDS; k++)
+    {
+      TraceLatencyKind parsed = TRACE_LATENCY_N_KINDS;
+
+      g_assert_true (trace_latency_kind_parse (trace_latency_kind_name (k), &parsed));
+      g_assert_cmpint (parsed, ==, k);
+    }
+  g_assert_cmpstr (trace_latency_kind_name (TRACE_LATENCY_SYSCALL), ==, "syscall");
+  g_assert_cmpstr (trace_latency_kind_name (TRACE_LATENCY_BLOCK_Q2C), ==, "block-q2c");
+  g_assert_false (trace_latency_kind_parse ("Syscall", &(TraceLatencyKind) { 0 }));
+  g_assert_false (trace_latency_kind_parse ("", &(TraceLatencyKind) { 0 }));
+}
+
 /* Names the writer cannot represent: control characters become '?'. */
 static void
 test_write_control_chars (void)
@@ -145,6 +216,8 @@ test_valid_values (void)
   const TraceResult *r;
 
   g_assert_no_error (error);
+  /* Written before the latency_kind column: read as before, kind unknown. */
+  g_assert_cmpint (trace_results_latency_kind (a), ==, TRACE_LATENCY_UNKNOWN);
   r = trace_results_get (a, 1);
   g_assert_cmpstr (r->process, ==, "dd-4756");
   g_assert_cmpint (r->op, ==, TRACE_OP_WRITE);
@@ -165,6 +238,19 @@ test_valid_values (void)
   r = trace_results_get (b, 1);
   g_assert_cmpstr (r->process, ==, "say \"hi\"");
   g_assert_cmpint (r->op, ==, TRACE_OP_DISCARD);
+}
+
+static void
+test_valid_kind (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "compare", "data",
+                                                 "valid-latency-kind.csv", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceResults) r = trace_results_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (trace_results_latency_kind (r), ==, TRACE_LATENCY_BLOCK_Q2C);
+  g_assert_cmpint (trace_results_get (r, 0)->latency_kind, ==, TRACE_LATENCY_BLOCK_Q2C);
 }
 
 static int
@@ -203,6 +289,13 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/results/round-trip", test_round_trip);
+  g_test_add_data_func ("/results/round-trip-kind/syscall",
+                        GINT_TO_POINTER (TRACE_LATENCY_SYSCALL), test_round_trip_kind);
+  g_test_add_data_func ("/results/round-trip-kind/block-q2c",
+                        GINT_TO_POINTER (TRACE_LATENCY_BLOCK_Q2C), test_round_trip_kind);
+  g_test_add_func ("/results/write-unknown-kind", test_write_unknown_kind);
+  g_test_add_func ("/results/kind-names", test_kind_names);
+  g_test_add_func ("/results/valid-kind", test_valid_kind);
   g_test_add_func ("/results/write-control-chars", test_write_control_chars);
   g_test_add_func ("/results/missing-file", test_missing_file);
   g_test_add_func ("/results/valid-values", test_valid_values);

@@ -306,8 +306,13 @@ test_depth_limits (Fixture *f, gconstpointer data)
     g_assert_cmpuint (res->max_inflight_device, >=, 2);
 }
 
-/* Closed timing: each I/O is issued after the previous one of its
- * process completed. */
+/* Closed timing: each I/O that a completion released in the trace (every
+ * burst's first: the previous burst had completed) is issued its think
+ * time after that I/O completed in the replay, and in process order; the
+ * rest of a burst, queued together in the trace, follows without waiting,
+ * so the asynchronous engines keep a burst in flight together (never more:
+ * each burst waits for the last), submitting it in one call, and psync,
+ * synchronous, one at a time. */
 static void
 test_closed_order (Fixture *f, gconstpointer data)
 {
@@ -333,9 +338,35 @@ test_closed_order (Fixture *f, gconstpointer data)
   for (guint p = 0; p < res->io_results->len; p++)
     {
       const GArray *results = g_ptr_array_index (res->io_results, p);
+      const ReplayProcess *proc = g_ptr_array_index (res->plan->processes, p);
+
       for (guint i = 1; i < results->len; i++)
-        g_assert_cmpint (g_array_index (results, ReplayIoResult, i).issue_ns, >=,
-                         g_array_index (results, ReplayIoResult, i - 1).complete_ns);
+        {
+          const ReplayIo *io = &g_array_index (proc->ios, ReplayIo, i);
+          const ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+          const ReplayIoResult *prev = &g_array_index (results, ReplayIoResult, i - 1);
+
+          /* Bursts of 4: the first of each is released by the last one
+           * of the burst before, 100 us - 50 us after it completed. */
+          g_assert_cmpint (io->dep_index, ==, i % 4 == 0 ? (gint32) i - 1 : -1);
+          if (io->dep_index >= 0)
+            g_assert_cmpint (r->issue_ns, >=,
+                             g_array_index (results, ReplayIoResult, io->dep_index).complete_ns
+                             + io->think_ns);
+          g_assert_cmpint (r->issue_ns, >=, prev->issue_ns);
+          if (c->engine == REPLAY_ENGINE_PSYNC)
+            g_assert_cmpint (r->issue_ns, >=, prev->complete_ns);
+          /* A burst is due at once: one submit call carries it. */
+          else if (io->dep_index < 0)
+            g_assert_cmpint (r->submitted_ns, ==, prev->submitted_ns);
+        }
+    }
+  if (c->engine == REPLAY_ENGINE_PSYNC)
+    g_assert_cmpuint (res->max_inflight_process, ==, 1);
+  else
+    {
+      g_assert_cmpuint (res->max_inflight_process, >=, 2);
+      g_assert_cmpuint (res->max_inflight_process, <=, 4);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 
 #include "replay/replay.h"
+#include "traces/trace.h"
 
 static TraceIo
 mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, guint32 nr_sectors,
@@ -101,6 +102,34 @@ test_names_of_processes (void)
   g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 2))->name, ==, "a_b_c_-3");
 }
 
+/* A pid's name comes from its first non-empty comm in trace order, as fit
+ * names it, whichever I/Os are replayed: here pid 4's first I/O has no
+ * comm and pid 5's only named I/O is a write that --reads-only skips. */
+static void
+test_names_first_comm (void)
+{
+  const TraceIo in[] = {
+    mkio (4, "",    TRACE_OP_READ,  0,  8, 0,   1,   2),
+    mkio (5, "tar", TRACE_OP_WRITE, 64, 8, 5,   6,   7),
+    mkio (4, "cat", TRACE_OP_READ,  8,  8, 10,  11,  12),
+    mkio (5, "",    TRACE_OP_READ,  72, 8, 20,  21,  22),
+    mkio (4, "sh",  TRACE_OP_READ,  16, 8, 30,  31,  32),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.reads_only = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->processes->len, ==, 2);
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 0))->name, ==, "cat-4");
+  g_assert_cmpstr (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->name, ==, "tar-5");
+  g_assert_cmpuint (((ReplayProcess *) g_ptr_array_index (plan->processes, 1))->ios->len, ==, 1);
+}
+
 static void
 test_think_time (void)
 {
@@ -120,12 +149,55 @@ test_think_time (void)
   plan = replay_plan_build (ios, &opts, MIB, 512, &error);
   g_assert_no_error (error);
   g_assert_cmpint (io_at (plan, 0, 0)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 0)->dep_index, ==, -1);
   g_assert_cmpint (io_at (plan, 0, 1)->think_ns, ==, 30000);
+  g_assert_cmpint (io_at (plan, 0, 1)->dep_index, ==, 0);
   g_assert_cmpint (io_at (plan, 0, 1)->gap_ns, ==, 80000);
-  /* Negative think time (Q before the previous C): use the inter-arrival gap. */
+  /* Q before the previous C, nothing completed since the previous Q: no
+   * completion released it, it follows by the inter-arrival gap. */
   g_assert_cmpint (io_at (plan, 0, 2)->think_ns, ==, -1);
+  g_assert_cmpint (io_at (plan, 0, 2)->dep_index, ==, -1);
   g_assert_cmpint (io_at (plan, 0, 2)->gap_ns, ==, 20000);
+  /* Both earlier ones done by then: the later completion (160 us) released it. */
   g_assert_cmpint (io_at (plan, 0, 3)->think_ns, ==, 40000);
+  g_assert_cmpint (io_at (plan, 0, 3)->dep_index, ==, 2);
+}
+
+/* An asynchronous submitter keeping up to 3 in flight: each I/O queued
+ * after a completion depends on that completion (the latest before it),
+ * even when it was not the previous I/O's; the ones queued with nothing
+ * completed since the previous submission depend on none.  Times in us:
+ *   Q0 0, Q1 1, Q2 2 (burst)  C1 40  Q3 45 (released by 1)
+ *   C0 50  C2 60  Q4 70 (by 2: the latest completion before it)
+ *   Q5 71 (right after Q4)  C3 90 C4 95 C5 99  Q6 100 (by 5, think 1). */
+static void
+test_think_time_overlapped (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 0,  8, 0,      100,    50000),
+    mkio (1, "a", TRACE_OP_READ, 8,  8, 1000,   1100,   40000),
+    mkio (1, "a", TRACE_OP_READ, 16, 8, 2000,   2100,   60000),
+    mkio (1, "a", TRACE_OP_READ, 24, 8, 45000,  45100,  90000),
+    mkio (1, "a", TRACE_OP_READ, 32, 8, 70000,  70100,  95000),
+    mkio (1, "a", TRACE_OP_READ, 40, 8, 71000,  71100,  99000),
+    mkio (1, "a", TRACE_OP_READ, 48, 8, 100000, 100100, 120000),
+  };
+  const gint32 dep[] = { -1, -1, -1, 1, 2, -1, 5 };
+  const gint64 think[] = { -1, -1, -1, 5000, 10000, -1, 1000 };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.timing = REPLAY_TIMING_CLOSED;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    {
+      g_assert_cmpint (io_at (plan, 0, i)->dep_index, ==, dep[i]);
+      g_assert_cmpint (io_at (plan, 0, i)->think_ns, ==, think[i]);
+    }
 }
 
 static void
@@ -398,6 +470,191 @@ test_write_policy (void)
   g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
 }
 
+/* A dry run writes nothing: without --allow-write it plans the writes
+ * exactly as --allow-write does and counts them as needing the flag; with
+ * either choice made, nothing needs it. */
+static void
+test_write_policy_dry_run (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ,    0,  8, 0,  1,  2),
+    mkio (1, "a", TRACE_OP_WRITE,   8,  8, 10, 11, 12),
+    mkio (2, "b", TRACE_OP_WRITE,   16, 8, 20, 21, 22),
+    mkio (2, "b", TRACE_OP_DISCARD, 24, 8, 30, 31, 32),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) dry = NULL, allowed = NULL, reads = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.dry_run = TRUE;
+  dry = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (dry->writes_need_allow_write, ==, 2);
+
+  opts.allow_write = TRUE;
+  allowed = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (allowed->writes_need_allow_write, ==, 0);
+  g_assert_cmpuint (dry->n_ios, ==, allowed->n_ios);
+  g_assert_cmpuint (dry->n_writes, ==, allowed->n_writes);
+  g_assert_cmpuint (dry->bytes_written, ==, allowed->bytes_written);
+  g_assert_cmpuint (dry->skipped_writes, ==, 0);
+  g_assert_cmpuint (dry->processes->len, ==, allowed->processes->len);
+
+  opts.allow_write = FALSE;
+  opts.reads_only = TRUE;
+  reads = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (reads->writes_need_allow_write, ==, 0);
+  g_assert_cmpuint (reads->skipped_writes, ==, 2);
+
+  /* The contradiction is refused in a dry run too. */
+  opts.allow_write = TRUE;
+  g_assert_null (replay_plan_build (ios, &opts, MIB, 512, &error));
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_WRITES);
+}
+
+/* Issue 14: a buffered writer of 100 MiB came back as 25,600 O_DIRECT
+ * 4 KiB writes instead of 200 x 512 KiB.  Its writeback queues one 4 KiB
+ * bio per page and the block layer merges 128 of them into each 512 KiB
+ * request (every bio of a request has the request's D and C): the plan
+ * replays each request's run of bios as one I/O.  Expected: 200 writes of
+ * 512 KiB, 25,400 bios coalesced; buggy: 25,600 writes of 4 KiB. */
+static void
+test_coalesce_writeback (void)
+{
+  g_autoptr (GArray) ios = g_array_new (FALSE, FALSE, sizeof (TraceIo));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL, per_bio = NULL;
+  ReplayOptions opts;
+  gint64 t = 1000000;
+
+  for (guint r = 0; r < 200; r++)
+    {
+      gint64 d = t + 128 * 1000 + 2000, c = d + 900000;
+
+      for (guint b = 0; b < 128; b++)
+        {
+          TraceIo io = mkio (77, "kworker/u4:1", TRACE_OP_WRITE, 2048 + (r * 128 + b) * 8, 8,
+                             t + b * 1000, d, c);
+          g_array_append_val (ios, io);
+        }
+      t = c + 5000;
+    }
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, 256 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->n_writes, ==, 200);
+  g_assert_cmpuint (plan->bytes_written, ==, 100 * MIB);
+  g_assert_cmpuint (plan->coalesced, ==, 25400);
+  for (guint i = 0; i < 200; i++)
+    {
+      const ReplayIo *io = io_at (plan, 0, i);
+
+      g_assert_cmpuint (io->bytes, ==, 512 * 1024);
+      g_assert_cmpuint (io->offset_bytes, ==, (2048 + (guint64) i * 1024) * 512);
+    }
+  /* At its first bio's Q: 1 ms + the previous requests' 902 us + 5 us. */
+  g_assert_cmpint (io_at (plan, 0, 1)->sched_ns, ==, 128 * 1000 + 2000 + 900000 + 5000);
+
+  opts.per_bio = TRUE;
+  per_bio = replay_plan_build (ios, &opts, 256 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (per_bio->n_writes, ==, 25600);
+  g_assert_cmpuint (per_bio->coalesced, ==, 0);
+  g_assert_cmpuint (io_at (per_bio, 0, 0)->bytes, ==, 4096);
+}
+
+/* Only what one request carried for one process folds, at either end
+ * (back and front merges): not another request's bios, even adjacent; not
+ * another pid's bios in the same request; not a bio that does not touch
+ * the run; not an I/O without D or C. */
+static void
+test_coalesce_rules (void)
+{
+  const TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_READ, 100, 8, 0, 50, 90),    /* request 1 ... */
+    mkio (1, "a", TRACE_OP_READ, 108, 8, 1, 50, 90),    /* back merge */
+    mkio (1, "a", TRACE_OP_READ, 92,  8, 2, 50, 90),    /* front merge */
+    mkio (2, "b", TRACE_OP_READ, 116, 8, 3, 50, 90),    /* another pid in it */
+    mkio (1, "a", TRACE_OP_READ, 300, 8, 4, 50, 90),    /* not touching */
+    mkio (1, "a", TRACE_OP_READ, 116, 8, 5, 60, 95),    /* adjacent, request 2 */
+    mkio (1, "a", TRACE_OP_WRITE, 124, 8, 6, 50, 90),   /* another op */
+    mkio (1, "a", TRACE_OP_READ, 400, 8, 7, -1, 97),    /* never issued */
+    mkio (1, "a", TRACE_OP_READ, 408, 8, 8, -1, 97),
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->coalesced, ==, 2);
+  g_assert_cmpuint (plan->n_ios, ==, G_N_ELEMENTS (in) - 2);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 92 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 24 * 512);
+  g_assert_cmpint (io_at (plan, 0, 0)->sched_ns, ==, 0);
+  g_assert_cmpuint (io_at (plan, 0, 1)->offset_bytes, ==, 300 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 2)->offset_bytes, ==, 116 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 2)->bytes, ==, 8 * 512);
+  g_assert_cmpuint (io_at (plan, 1, 0)->bytes, ==, 8 * 512);
+}
+
+/* Request-only records (no Q in the trace: MSR, SPC, blkparse without Q)
+ * are requests already: two contiguous ones stamped alike stay two. */
+static void
+test_coalesce_request_only (void)
+{
+  TraceIo in[] = {
+    mkio (1, "a", TRACE_OP_WRITE, 100, 8, 10, 10, 90),
+    mkio (1, "a", TRACE_OP_WRITE, 108, 8, 10, 10, 90),
+  };
+  g_autoptr (GArray) ios = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  in[0].request_only = in[1].request_only = TRUE;
+  ios = ios_new (in, G_N_ELEMENTS (in));
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->coalesced, ==, 0);
+  g_assert_cmpuint (plan->n_writes, ==, 2);
+}
+
+/* The real capture of a buffered dd (tests/data, Linux 6.18): 32 4 KiB
+ * bios back-merged into one 128 KiB request (WS 800 + 256) replay as one
+ * write; the readahead requests stay four reads. */
+static void
+test_coalesce_capture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data",
+                                                 "valid-blk-loop-mqdeadline-6.18.ftrace", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) ios = trace_load_ios (path, G_MAXUINT32, G_MAXUINT32, NULL, NULL, &error);
+  g_autoptr (ReplayPlan) plan = NULL;
+  ReplayOptions opts;
+
+  g_assert_no_error (error);
+  replay_options_init (&opts);
+  opts.allow_write = TRUE;
+  plan = replay_plan_build (ios, &opts, 64 * MIB, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (plan->n_writes, ==, 1);
+  g_assert_cmpuint (plan->n_reads, ==, 4);
+  g_assert_cmpuint (plan->coalesced, ==, 31);
+  g_assert_cmpuint (io_at (plan, 0, 0)->offset_bytes, ==, 800 * 512);
+  g_assert_cmpuint (io_at (plan, 0, 0)->bytes, ==, 256 * 512);
+}
+
 static void
 test_empty (void)
 {
@@ -579,7 +836,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/replay/plan/schedule", test_schedule);
   g_test_add_func ("/replay/plan/process-names", test_names_of_processes);
+  g_test_add_func ("/replay/plan/process-names-first-comm", test_names_first_comm);
   g_test_add_func ("/replay/plan/think-time", test_think_time);
+  g_test_add_func ("/replay/plan/think-time-overlapped", test_think_time_overlapped);
   g_test_add_func ("/replay/plan/issue-events", test_issue_events);
   g_test_add_func ("/replay/plan/align-and-range", test_align_and_range);
   for (guint i = 0; i < G_N_ELEMENTS (overflow_cases); i++)
@@ -591,6 +850,11 @@ main (int argc, char **argv)
   g_test_add_func ("/replay/plan/clamp-counted", test_clamp_counted);
   g_test_add_func ("/replay/plan/check-ranges", test_check_ranges);
   g_test_add_func ("/replay/plan/write-policy", test_write_policy);
+  g_test_add_func ("/replay/plan/write-policy-dry-run", test_write_policy_dry_run);
+  g_test_add_func ("/replay/plan/coalesce/writeback", test_coalesce_writeback);
+  g_test_add_func ("/replay/plan/coalesce/rules", test_coalesce_rules);
+  g_test_add_func ("/replay/plan/coalesce/request-only", test_coalesce_request_only);
+  g_test_add_func ("/replay/plan/coalesce/capture", test_coalesce_capture);
   g_test_add_func ("/replay/plan/empty", test_empty);
   g_test_add_func ("/replay/safety/mountinfo", test_mountinfo);
   g_test_add_func ("/replay/safety/partition", test_target_partition);

@@ -787,6 +787,69 @@ json_plan (JsonParser *parser, const char *path)
                                         "plan");
 }
 
+/* --dry-run of a trace with writes, without --allow-write: exit 0, the
+ * plan of a run with --allow-write (same counts in the JSON), the writes
+ * it needs the flag for named on stdout and in plan.writes_need_allow_write,
+ * and nothing written or even read. */
+static void
+test_dry_run_writes_cli (Fixture *f, gconstpointer data)
+{
+  static const char *const members[] = { "ios", "reads", "writes", "bytes_read",
+                                         "bytes_written", "skipped_writes" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonParser) dry_parser = json_parser_new ();
+  g_autoptr (JsonParser) allowed_parser = json_parser_new ();
+  g_autofree char *dir = NULL, *trace = NULL, *dry_json = NULL, *allowed_json = NULL;
+  g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL;
+  JsonObject *dry, *allowed;
+  guint64 before;
+
+  if (f->dev == NULL)
+    return;
+  if (g_getenv ("IOSIM_BIN") == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not set (run through meson test)");
+      return;
+    }
+  dir = g_dir_make_tmp ("iosim-replay-dryw-XXXXXX", &error);
+  g_assert_no_error (error);
+  /* 10 I/Os at sectors 0..72, the last a write. */
+  trace = write_ftrace_trace (dir, 10, TRUE);
+  dry_json = g_build_filename (dir, "dry.json", NULL);
+  allowed_json = g_build_filename (dir, "allowed.json", NULL);
+  before = reads_completed (f->dev);
+  {
+    const char *args[] = { "replay", trace, "--target", f->dev->path, "--dry-run",
+                           "--json", dry_json, NULL };
+    int rc = run_iosim (args, &out, &err);
+    g_test_message ("stdout:\n%s\nstderr:\n%s", out, err);
+    g_assert_cmpint (rc, ==, 0);
+  }
+  g_assert_nonnull (strstr (out, "ios         10 (9 reads, 1 writes)"));
+  g_assert_nonnull (strstr (out, "--allow-write for the 1 write "));
+  g_assert_nonnull (strstr (out, "bytes would be written with --allow-write"));
+  {
+    const char *args[] = { "replay", trace, "--target", f->dev->path, "--dry-run",
+                           "--allow-write", "--json", allowed_json, NULL };
+    g_assert_cmpint (run_iosim (args, &out2, &err2), ==, 0);
+  }
+  g_assert_null (strstr (out2, "--allow-write for"));
+  dry = json_plan (dry_parser, dry_json);
+  allowed = json_plan (allowed_parser, allowed_json);
+  for (guint m = 0; m < G_N_ELEMENTS (members); m++)
+    g_assert_cmpint (json_object_get_int_member (dry, members[m]), ==,
+                     json_object_get_int_member (allowed, members[m]));
+  g_assert_cmpint (json_object_get_int_member (dry, "writes"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (dry, "writes_need_allow_write"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (allowed, "writes_need_allow_write"), ==, 0);
+  g_assert_cmpuint (reads_completed (f->dev), ==, before);
+  g_assert_true (backing_all_bytes (f->dev, 0, 80 * 512, 0));
+  unlink (trace);
+  unlink (dry_json);
+  unlink (allowed_json);
+  rmdir (dir);
+}
+
 /* --dry-run reports what the run does: the same plan counts (aligned,
  * wrapped, scaled, moved back) as the real run's JSON, and the run issues
  * every I/O the dry run planned. */
@@ -985,6 +1048,7 @@ main (int argc, char **argv)
                   fixture_teardown);
     }
   ADD ("/replay/realdev/dry-run-matches", test_dry_run_matches);
+  ADD ("/replay/realdev/dry-run-writes-cli", test_dry_run_writes_cli);
   for (guint i = 0; i < G_N_ELEMENTS (engine_range_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/replay/realdev/engine-range/%s",
