@@ -419,7 +419,7 @@ test_check_accepts (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   ADD_CASES ("estimate", estimate_cases, test_estimate);
   ADD_CASES ("change", change_cases, test_change);
   ADD_CASES ("jain", jain_cases, test_jain);
