@@ -31,20 +31,45 @@ args_clear (ValidateArgs *a)
   g_free (a->model);
 }
 
-static void
-show_progress (guint step, guint n_steps, const char *label, gint64 elapsed_ns, gpointer data)
-{
-  double elapsed_s = elapsed_ns / 1e9;
+/* The progress line is up (no newline yet): a log line clears it first. */
+static gboolean progress_shown;
 
-  /* The steps are not equally long (a measured run outlasts a simulated
-   * one), so the estimate is rough, and says so. */
-  if (step > 0 && step < n_steps)
-    fprintf (stderr, "\r  validate [%u/%u] %-32s %6.1f s, about %.0f s left   ", step + 1, n_steps,
-             label, elapsed_s, elapsed_s / step * (n_steps - step));
-  else
-    fprintf (stderr, "\r  validate [%u/%u] %-32s %6.1f s                   ", MIN (step + 1, n_steps),
-             n_steps, label, elapsed_s);
+static void
+show_progress (guint step, guint n_steps, const char *label, gint64 elapsed_ns, gint64 eta_ns,
+               gpointer data)
+{
+  g_autofree char *left = eta_ns >= 0 && step < n_steps
+                        ? g_strdup_printf (", about %.0f s left", eta_ns / 1e9) : g_strdup ("");
+
+  fprintf (stderr, "\r\033[K  validate [%u/%u] %s  %.1f s%s", MIN (step + 1, n_steps), n_steps,
+           label, elapsed_ns / 1e9, left);
   fflush (stderr);
+  progress_shown = TRUE;
+}
+
+static ssize_t
+log_write (void *cookie, const char *buf, size_t size)
+{
+  if (progress_shown)
+    {
+      fputs ("\r\033[K", stderr);
+      progress_shown = FALSE;
+    }
+  return (ssize_t) fwrite (buf, 1, size, stderr);
+}
+
+/* stderr for the stages' messages, clearing the progress line before
+ * each: on a terminal the two would otherwise share a line. */
+static FILE *
+open_log (void)
+{
+  cookie_io_functions_t io = { .write = log_write };
+  FILE *log = fopencookie (NULL, "w", io);
+
+  if (log == NULL)
+    return stderr;
+  setvbuf (log, NULL, _IOLBF, 0);
+  return log;
 }
 
 /* Remove the files of a temporary work directory (flat: the stages write
@@ -180,14 +205,21 @@ cli_cmd_validate (int argc, char **argv)
     "     predicted against measured (inside the measured interval?); the rankings.");
   g_option_context_set_description (ctx,
     "Latency is block-layer latency on both sides: from the captures (queue to completion)\n"
-    "and from the simulator's per-I/O log.  Processes are matched as COMM.K (the K-th\n"
-    "process of that name to start), since pids differ between runs.  Schedulers are the\n"
-    "blk-mq ones: mq-deadline, bfq, kyber, none (the simulator has each under that name).\n\n"
+    "and from the simulator's per-I/O log.  Processes are matched as COMM.K, since pids\n"
+    "differ between runs: K counts the processes of that name by the offset of their first\n"
+    "I/O, then by its time.  Schedulers are the blk-mq ones: mq-deadline, bfq, kyber,\n"
+    "none (the simulator has each under that name).\n\n"
     "The target's scheduler is journaled before it changes and restored after each\n"
     "scheduler's runs, also on error and after Ctrl-C/SIGTERM; after a SIGKILL the next\n"
     "replay, capture or validate on the device, or 'iosim restore', puts it back.  Needs\n"
     "root and the blk tracer.  With a TRACE, writes are replayed only with --allow-write,\n"
     "never on a mounted or busy device (as iosim replay).\n\n"
+    "Reading the change table: 'inside' says whether the predicted change lies in the\n"
+    "95 % interval of the measured change (Welch's, from the repeats of both schedulers);\n"
+    "'significant' whether that interval excludes 0 (the schedulers really differed on\n"
+    "this device); 'same sign' whether model and device moved the same way.  With\n"
+    "--repeat 1 there are no intervals ('-').  Rankings: by mean latency, lowest first\n"
+    "(the JSON's ranking_predicted and ranking_measured), and by throughput, highest first.\n\n"
     "Files (--work-dir): capture-SCHED-rN.txt, fitted.ini, measured-SCHED-rN.csv and\n"
     "predicted-SCHED-sN.csv (per-I/O results); each step can be rerun by hand, e.g.\n"
     "  iosim run fitted.ini --set 'device loop3.sched=bfq' --io-log sim.csv\n"
@@ -234,12 +266,18 @@ cli_cmd_validate (int argc, char **argv)
   opts.stop = &cli_stop_requested;
   opts.log = stderr;
   if (isatty (STDERR_FILENO))
-    opts.progress = show_progress;
+    {
+      opts.progress = show_progress;
+      opts.log = open_log ();
+    }
   cli_install_stop_handlers ();
 
   report = replay_validate_run (&opts, &error);
   if (opts.progress)
-    fprintf (stderr, "\r%*s\r", 100, "");
+    {
+      fflush (opts.log);
+      fputs ("\r\033[K", stderr);
+    }
   if (report == NULL)
     {
       fprintf (stderr, "iosim validate: %s\n", error->message);
@@ -249,6 +287,8 @@ cli_cmd_validate (int argc, char **argv)
     status = write_outputs (report, &a);
   if (temp_dir)
     remove_work_dir (temp_dir);
+  if (opts.log != stderr)
+    fclose (opts.log);
   args_clear (&a);
   return status;
 }

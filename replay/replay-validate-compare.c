@@ -72,10 +72,11 @@ replay_validate_report_free (ReplayValidateReport *report)
 
 /* ---- Canonical process names ------------------------------------------- */
 
-/* Each process name of @results and its first issue, in order of first
- * appearance. */
+/* Each process name of @results with the offset and time of its first
+ * I/O (earliest issue; rows of a results file need not be in issue
+ * order), in order of first appearance. */
 static void
-first_issues (const TraceResults *results, GPtrArray *names, GArray *first_ns)
+first_ios (const TraceResults *results, GPtrArray *names, GArray *first_offset, GArray *first_ns)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
 
@@ -86,12 +87,19 @@ first_issues (const TraceResults *results, GPtrArray *names, GArray *first_ns)
 
       if (g_hash_table_lookup_extended (seen, row->process, NULL, &slot))
         {
-          gint64 *t = &g_array_index (first_ns, gint64, GPOINTER_TO_UINT (slot));
-          *t = MIN (*t, row->issue_ns);
+          guint k = GPOINTER_TO_UINT (slot);
+          gint64 *t = &g_array_index (first_ns, gint64, k);
+
+          if (row->issue_ns < *t)
+            {
+              *t = row->issue_ns;
+              g_array_index (first_offset, guint64, k) = row->offset_bytes;
+            }
           continue;
         }
       g_hash_table_insert (seen, row->process, GUINT_TO_POINTER (names->len));
       g_ptr_array_add (names, row->process);
+      g_array_append_val (first_offset, row->offset_bytes);
       g_array_append_val (first_ns, row->issue_ns);
     }
 }
@@ -134,13 +142,15 @@ canonicalize_file (const char *in_path, const char *out_path, GError **error)
   g_autoptr (TraceResults) results = trace_results_load (in_path, error);
   g_autoptr (GPtrArray) names = g_ptr_array_new ();
   g_autoptr (GArray) first_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) first_offset = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_autoptr (GHashTable) rename = g_hash_table_new (g_str_hash, g_str_equal);
   g_auto (GStrv) canonical = NULL;
 
   if (results == NULL)
     return FALSE;
-  first_issues (results, names, first_ns);
+  first_ios (results, names, first_offset, first_ns);
   canonical = replay_validate_canonical_names ((const char *const *) names->pdata,
+                                               (const guint64 *) (void *) first_offset->data,
                                                (const gint64 *) (void *) first_ns->data,
                                                names->len);
   for (guint i = 0; i < names->len; i++)

@@ -165,7 +165,7 @@ print_processes (const ReplayValidateReport *report, FILE *out)
       for (guint k = 0; k < s->predicted.process_names->len; k++)
         pw = MAX (pw, (int) strlen (g_ptr_array_index (s->predicted.process_names, k)));
     }
-  fprintf (out, "\nthroughput per process (MB/s; COMM.K: the K-th process of COMM to start)\n"
+  fprintf (out, "\nthroughput per process (MB/s; COMM.K: the processes of COMM by where their first I/O went)\n"
            "%-*s %-*s %10s %10s %-20s\n", w, "sched", pw, "process", "predicted", "measured",
            " 95% CI");
   for (guint i = 0; i < report->scheds->len; i++)

@@ -175,10 +175,11 @@ comm_of (const char *name)
 }
 
 typedef struct {
-  char   *comm;
+  char       *comm;
   const char *name;
-  gint64  first_issue_ns;
-  guint   index;
+  guint64     first_offset_bytes;
+  gint64      first_issue_ns;
+  guint       index;
 } NamedProcess;
 
 static gint
@@ -189,20 +190,24 @@ named_process_cmp (const void *pa, const void *pb)
 
   if (c != 0)
     return c;
+  if (a->first_offset_bytes != b->first_offset_bytes)
+    return a->first_offset_bytes < b->first_offset_bytes ? -1 : 1;
   if (a->first_issue_ns != b->first_issue_ns)
     return a->first_issue_ns < b->first_issue_ns ? -1 : 1;
   return strcmp (a->name, b->name);
 }
 
 GStrv
-replay_validate_canonical_names (const char *const *names, const gint64 *first_issue_ns, guint n)
+replay_validate_canonical_names (const char *const *names, const guint64 *first_offset_bytes,
+                                 const gint64 *first_issue_ns, guint n)
 {
   g_autofree NamedProcess *procs = g_new0 (NamedProcess, MAX (n, 1));
   GStrv out = g_new0 (char *, n + 1);
   guint k = 0;
 
   for (guint i = 0; i < n; i++)
-    procs[i] = (NamedProcess) { comm_of (names[i]), names[i], first_issue_ns[i], i };
+    procs[i] = (NamedProcess) { comm_of (names[i]), names[i], first_offset_bytes[i],
+                                 first_issue_ns[i], i };
   qsort (procs, n, sizeof *procs, named_process_cmp);
   for (guint i = 0; i < n; i++)
     {

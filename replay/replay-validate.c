@@ -109,6 +109,8 @@ typedef struct {
   guint        n_scheds;
   guint        step, n_steps;
   gint64       start_us;
+  guint        measured_done, simulated_done;   /* runs so far, and their wall time */
+  gint64       measure_us, simulate_us;
   GPtrArray   *captures;      /* char *, [s * repeat + r] */
   GPtrArray   *measured;      /* char *, raw measured results, same order */
   GPtrArray   *predicted;     /* char *, raw simulated results, same order */
@@ -136,6 +138,24 @@ work_file (const Validate *v, const char *prefix, const char *sched, char kind, 
   return g_build_filename (v->opts->work_dir, base, NULL);
 }
 
+/* What is left, from the mean wall time of the runs of each kind done so
+ * far (measured runs outlast simulated ones by far); a kind not started
+ * yet counts as nothing, and before the first measured run nothing is
+ * known (-1). */
+static gint64
+eta_ns (const Validate *v)
+{
+  guint total = v->n_scheds * v->opts->repeat;
+  double eta_us;
+
+  if (v->measured_done == 0)
+    return -1;
+  eta_us = (double) v->measure_us / v->measured_done * (total - v->measured_done);
+  if (v->simulated_done > 0)
+    eta_us += (double) v->simulate_us / v->simulated_done * (total - v->simulated_done);
+  return (gint64) (eta_us * 1000);
+}
+
 static void
 progress (Validate *v, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
@@ -151,7 +171,7 @@ progress (Validate *v, const char *format, ...)
   label = g_strdup_vprintf (format, args);
   va_end (args);
   v->opts->progress (v->step, v->n_steps, label, (g_get_monotonic_time () - v->start_us) * 1000,
-                     v->opts->progress_data);
+                     eta_ns (v), v->opts->progress_data);
 }
 
 static gboolean
@@ -305,17 +325,21 @@ measure_repeats (Validate *v, const char *sched, GError **error)
   for (guint r = 0; r < v->opts->repeat; r++)
     {
       char *capture = work_file (v, "capture", sched, 'r', r, "txt");
+      gint64 t0_us;
 
       g_ptr_array_add (v->captures, capture);
       progress (v, "measure %s %u/%u", sched, r + 1, v->opts->repeat);
       if (stopped (v, error))
         return FALSE;
+      t0_us = g_get_monotonic_time ();
       if (!(v->opts->argv ? capture_command (v, capture, error)
                           : capture_replay (v, capture, error)))
         {
           g_prefix_error (error, "under %s, run %u: ", sched, r + 1);
           return FALSE;
         }
+      v->measure_us += g_get_monotonic_time () - t0_us;
+      v->measured_done++;
       v->step++;
     }
   return TRUE;
@@ -419,15 +443,19 @@ simulate (Validate *v, GError **error)
     for (guint r = 0; r < v->opts->repeat; r++)
       {
         const char *sched = v->opts->scheds[s];
+        gint64 t0_us;
 
         progress (v, "simulate %s seed %u", sched, r + 1);
         if (stopped (v, error))
           return FALSE;
+        t0_us = g_get_monotonic_time ();
         if (!simulate_one (v, sched, r, error))
           {
             g_prefix_error (error, "simulating %s under %s: ", v->scenario_path, sched);
             return FALSE;
           }
+        v->simulate_us += g_get_monotonic_time () - t0_us;
+        v->simulated_done++;
         v->step++;
       }
   return TRUE;

@@ -21,9 +21,9 @@
  * (queue to completion, fit_write_measured_results), predicted from the
  * simulator's per-I/O log (submission to completion).  Process names
  * carry pids, which differ between runs; both sides are renamed to
- * "COMM.K", K counting the processes of one COMM by their first I/O
- * (replay_validate_canonical_names), so that processes match across
- * schedulers, repeats and the simulation.
+ * "COMM.K", K counting the processes of one COMM by where and when their
+ * first I/O went (replay_validate_canonical_names), so that processes
+ * match across schedulers, repeats and the simulation.
  */
 #pragma once
 
@@ -103,11 +103,16 @@ void   replay_validate_rank (const double *values,
                              guint        *order);
 
 /* New names for the processes of one run: @names[i] "COMM-PID" (or
- * "pidN", any name without a "-DIGITS" tail being its own COMM) first
- * issued at @first_issue_ns[i] becomes "COMM.K", K = 1, 2, ... over the
- * processes of that COMM in order of first issue (then of name).
+ * "pidN", any name without a "-DIGITS" tail being its own COMM), whose
+ * first I/O (in issue order) starts at @first_offset_bytes[i] and was
+ * issued at @first_issue_ns[i], becomes "COMM.K", K = 1, 2, ... over the
+ * processes of that COMM in order of that first offset, then of first
+ * issue, then of name.  The offset comes first because it belongs to the
+ * workload (dd skip=, fio offset= or its seeded random offsets), while
+ * which of two processes started at once issues first is a race.
  * Returns a NULL-terminated array parallel to @names. */
 GStrv  replay_validate_canonical_names (const char *const *names,
+                                        const guint64     *first_offset_bytes,
                                         const gint64      *first_issue_ns,
                                         guint              n);
 
@@ -115,10 +120,14 @@ GStrv  replay_validate_canonical_names (const char *const *names,
 
 #define REPLAY_VALIDATE_MAX_REPEAT 100
 
+/* Called before each step (and once when done): steps done, of how many,
+ * what comes next, wall time so far, and an estimate of the time left
+ * from the runs timed so far (-1 before the first measured run ends). */
 typedef void (*ReplayValidateProgressFunc) (guint        step,
                                             guint        n_steps,
                                             const char  *label,
                                             gint64       elapsed_ns,
+                                            gint64       eta_ns,
                                             gpointer     data);
 
 typedef struct {

@@ -176,12 +176,18 @@ static void
 test_canonical_names (void)
 {
   const char *names[] = { "dd-200", "dd-100", "fio-5", "pid7", "kworker/0:1-ev-9", "dd-300",
-                          "fio-4" };
-  /* dd-200 starts first of the dd, then dd-100; dd-300 ties with dd-100
-   * and comes after it by name.  pid7 has no -DIGITS tail. */
-  const gint64 first[] = { 5, 10, 1, 3, 2, 10, 1 };
-  const char *want[] = { "dd.1", "dd.2", "fio.2", "pid7.1", "kworker/0:1-ev.1", "dd.3", "fio.1" };
-  g_auto (GStrv) got = replay_validate_canonical_names (names, first, G_N_ELEMENTS (names));
+                          "fio-4", "dd-400" };
+  /* The dd: dd-200 and dd-100 start at offset 0, dd-200 issued first;
+   * dd-300 ties with dd-100 on both and comes after it by name; dd-400
+   * issued first of all but further in, so last.  The fio: fio-5 reads
+   * from 4096, fio-4 from 8192, whatever the times.  pid7 has no -DIGITS
+   * tail. */
+  const guint64 offset[] = { 0, 0, 4096, 0, 0, 0, 8192, 1 << 20 };
+  const gint64 first[] = { 5, 10, 9, 3, 2, 10, 1, 0 };
+  const char *want[] = { "dd.1", "dd.2", "fio.1", "pid7.1", "kworker/0:1-ev.1", "dd.3", "fio.2",
+                         "dd.4" };
+  g_auto (GStrv) got = replay_validate_canonical_names (names, offset, first,
+                                                        G_N_ELEMENTS (names));
 
   g_assert_cmpuint (g_strv_length (got), ==, G_N_ELEMENTS (names));
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
