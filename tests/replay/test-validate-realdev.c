@@ -18,7 +18,9 @@
 #include <json-glib/json-glib.h>
 #include <linux/magic.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "replay/replay-capture.h"
@@ -297,57 +299,146 @@ tracefs_mounted (void)
 #define ENV_LOOP "IOSIM_TEST_VALIDATE_LOOP"
 #define ENV_DIR "IOSIM_TEST_VALIDATE_DIR"
 
-/* In the subprocess: the checks.  A reason to skip goes to DIR/skip. */
-static void
-validate_and_check (const char *loop, const char *dir)
+/* What a case's subprocess knows. */
+typedef struct {
+  const char *loop, *dir;
+  char       *sched_file, *list, *skip;
+  const char *first, *second, *start;   /* validated, validated, set before */
+} Child;
+
+typedef void (*ChildFunc) (Child *c);
+
+/* TRUE (and the reason in DIR/skip) when validate failed because tracefs
+ * or the device belongs to someone else now, or the kernel lacks the
+ * tracer: nothing this test can judge. */
+static gboolean
+skip_if_not_ours (Child *c, int status, const char *err)
 {
-  g_autofree char *work = g_build_filename (dir, "work", NULL);
-  g_autofree char *json = g_build_filename (dir, "validate.json", NULL);
-  g_autofree char *skip = g_build_filename (dir, "skip", NULL);
-  g_autofree char *sched_file = g_strdup_printf ("/sys/block/%s/queue/scheduler",
-                                                 strrchr (loop, '/') + 1);
-  g_autofree char *script = NULL, *list = NULL, *out = NULL, *err = NULL, *after = NULL;
-  const char *first, *second, *start;
-  gboolean tracefs_before;
+  g_autofree char *why = NULL;
+
+  if (g_spawn_check_wait_status (status, NULL)
+      || (strstr (err, "another iosim") == NULL && strstr (err, "tracer is in use") == NULL
+          && strstr (err, "CONFIG_BLK_DEV_IO_TRACE") == NULL))
+    return FALSE;
+  why = g_strdup_printf ("tracefs or the device is not ours to use: %s", err);
+  g_assert_true (g_file_set_contents (c->skip, why, -1, NULL));
+  return TRUE;
+}
+
+/* Two dd readers, two schedulers, --repeat 2: the whole report. */
+static void
+child_end_to_end (Child *c)
+{
+  g_autofree char *work = g_build_filename (c->dir, "work", NULL);
+  g_autofree char *json = g_build_filename (c->dir, "validate.json", NULL);
+  g_autofree char *script = NULL, *out = NULL, *err = NULL;
   int status = -1;
 
-  if (!pick_scheds (sched_file, &first, &second, &start))
-    {
-      g_assert_true (g_file_set_contents (skip, "the loop device offers fewer than two blk-mq "
-                                          "schedulers", -1, NULL));
-      return;
-    }
-  g_assert_true (write_sched (sched_file, start));
-  tracefs_before = tracefs_mounted ();
-  list = g_strdup_printf ("%s,%s", first, second);
   /* Two direct readers of 16 MiB in 128 KiB reads, 32 MiB apart. */
   script = g_strdup_printf ("dd if=%s of=/dev/null bs=128k count=128 iflag=direct 2>/dev/null & "
                             "dd if=%s of=/dev/null bs=128k count=128 skip=256 iflag=direct "
-                            "2>/dev/null; wait", loop, loop);
+                            "2>/dev/null; wait", c->loop, c->loop);
   {
-    const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", loop,
-                           "--sched", list, "--repeat", "2", "--json", json, "--work-dir", work,
+    const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop,
+                           "--sched", c->list, "--repeat", "2", "--json", json, "--work-dir", work,
                            "--", "sh", "-c", script, NULL };
     g_assert_true (run (argv, &out, &err, &status));
   }
   g_printerr ("# iosim validate's stderr:\n%s\n# its table:\n%s", err, out);
-  /* Restored whatever the outcome. */
-  after = active_sched (sched_file);
-  g_assert_cmpstr (after, ==, start);
-  /* tracefs is left mounted or not as it was. */
-  g_assert_cmpint (tracefs_mounted (), ==, tracefs_before);
-  if (!g_spawn_check_wait_status (status, NULL)
-      && (strstr (err, "another iosim") != NULL || strstr (err, "tracer is in use") != NULL
-          || strstr (err, "CONFIG_BLK_DEV_IO_TRACE") != NULL))
-    {
-      g_autofree char *why = g_strdup_printf ("tracefs or the device is not ours to use: %s",
-                                              err);
-      g_assert_true (g_file_set_contents (skip, why, -1, NULL));
-      return;
-    }
+  if (skip_if_not_ours (c, status, err))
+    return;
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_nonnull (strstr (out, "ranking by mean latency"));
-  check_json (json, first, second);
+  check_json (json, c->first, c->second);
+}
+
+/* A command that fails: an error naming its status, nothing reported. */
+static void
+child_failing_command (Child *c)
+{
+  g_autofree char *json = g_build_filename (c->dir, "validate.json", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop, "--sched",
+                         c->list, "--repeat", "1", "--json", json, "--", "sh", "-c", "exit 3",
+                         NULL };
+  int status = -1;
+
+  g_assert_true (run (argv, &out, &err, &status));
+  g_printerr ("# iosim validate's stderr:\n%s", err);
+  if (skip_if_not_ours (c, status, err))
+    return;
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (err, "exited with status 3"));
+  g_assert_false (g_file_test (json, G_FILE_TEST_EXISTS));
+}
+
+/* SIGTERM while the first scheduler's command runs: exit 130, restored. */
+static void
+child_sigterm (Child *c)
+{
+  g_autofree char *script = g_strdup_printf ("while :; do dd if=%s of=/dev/null bs=4k "
+                                             "iflag=direct 2>/dev/null; done", c->loop);
+  const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop, "--sched",
+                         c->list, "--repeat", "1", "--", "sh", "-c", script, NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int status = -1;
+  gboolean switched = FALSE;
+
+  g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                NULL, &pid, &error));
+  g_assert_no_error (error);
+  /* Wait (up to 20 s) for the first scheduler to be set, then let the
+   * capture run a little. */
+  for (int i = 0; i < 2000 && !switched; i++)
+    {
+      g_autofree char *now = active_sched (c->sched_file);
+
+      switched = g_strcmp0 (now, c->first) == 0;
+      if (!switched)
+        g_usleep (10000);
+    }
+  g_usleep (500000);
+  g_assert_cmpint (kill (pid, SIGTERM), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (switched);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 130);
+}
+
+/* In the subprocess: set a starting scheduler, run the case, and check
+ * that the scheduler and tracefs are as they were, whatever the outcome.
+ * A reason to skip goes to DIR/skip. */
+static void
+run_child (const char *loop, const char *dir, ChildFunc func)
+{
+  Child c = { .loop = loop, .dir = dir };
+  g_autofree char *after = NULL;
+  gboolean tracefs_before;
+
+  c.sched_file = g_strdup_printf ("/sys/block/%s/queue/scheduler", strrchr (loop, '/') + 1);
+  c.skip = g_build_filename (dir, "skip", NULL);
+  if (!pick_scheds (c.sched_file, &c.first, &c.second, &c.start))
+    g_assert_true (g_file_set_contents (c.skip, "the loop device offers fewer than two blk-mq "
+                                        "schedulers", -1, NULL));
+  else
+    {
+      g_assert_true (write_sched (c.sched_file, c.start));
+      tracefs_before = tracefs_mounted ();
+      c.list = g_strdup_printf ("%s,%s", c.first, c.second);
+      func (&c);
+      /* Restored whatever the outcome. */
+      after = active_sched (c.sched_file);
+      g_assert_cmpstr (after, ==, c.start);
+      /* tracefs is left mounted or not as it was. */
+      g_assert_cmpint (tracefs_mounted (), ==, tracefs_before);
+    }
+  g_free (c.sched_file);
+  g_free (c.skip);
+  g_free (c.list);
 }
 
 static void
@@ -373,16 +464,19 @@ remove_files (const char *dir)
     }
 }
 
+/* Each case in a subprocess with its own loop device, so that a failed
+ * assertion still leaves this process to detach it. */
 static void
-test_two_scheds (void)
+test_case (gconstpointer data)
 {
+  ChildFunc func = (ChildFunc) data;
   Fixture f = { 0 };
   g_autofree char *skip = NULL, *reason = NULL;
   gboolean passed;
 
   if (g_test_subprocess ())
     {
-      validate_and_check (g_getenv (ENV_LOOP), g_getenv (ENV_DIR));
+      run_child (g_getenv (ENV_LOOP), g_getenv (ENV_DIR), func);
       return;
     }
   fixture_setup (&f, NULL);
@@ -393,7 +487,7 @@ test_two_scheds (void)
     }
   g_setenv (ENV_LOOP, f.loop, TRUE);
   g_setenv (ENV_DIR, f.dir, TRUE);
-  g_test_trap_subprocess (NULL, 170 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
   passed = g_test_trap_has_passed ();
   skip = g_build_filename (f.dir, "skip", NULL);
   if (g_file_get_contents (skip, &reason, NULL, NULL))
@@ -407,6 +501,8 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/validate/realdev/two-scheds-repeat-2", test_two_scheds);
+  g_test_add_data_func ("/validate/realdev/two-scheds-repeat-2", child_end_to_end, test_case);
+  g_test_add_data_func ("/validate/realdev/failing-command", child_failing_command, test_case);
+  g_test_add_data_func ("/validate/realdev/sigterm-restores", child_sigterm, test_case);
   return g_test_run ();
 }

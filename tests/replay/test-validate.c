@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "replay/replay-plot.h"
 #include "replay/replay-validate.h"
 
 #define TOL 1e-5
@@ -237,33 +238,56 @@ sched_at (const ReplayValidateReport *r, guint i)
 }
 
 static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_dir (p);
+      else
+        g_assert_cmpint (g_unlink (p), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* The report of two schedulers, two repeats, built from files in @dir:
+ * measured mq-deadline 100 and 120 us, none 200 and 220 us; predicted
+ * mq-deadline 100 us, none 150 us (both seeds). */
+static ReplayValidateReport *
+hand_built_report (const char *dir, GError **error)
+{
+  const char *scheds[] = { "mq-deadline", "none", NULL };
+  /* Measured pids differ per run; the simulation's are its own. */
+  g_autofree char *m1 = write_results (dir, "m-dl-1.csv", "dd-11", 11, 100);
+  g_autofree char *m2 = write_results (dir, "m-dl-2.csv", "dd-12", 12, 120);
+  g_autofree char *m3 = write_results (dir, "m-none-1.csv", "dd-13", 13, 200);
+  g_autofree char *m4 = write_results (dir, "m-none-2.csv", "dd-14", 14, 220);
+  g_autofree char *p1 = write_results (dir, "p-dl-1.csv", "dd-1", 1, 100);
+  g_autofree char *p2 = write_results (dir, "p-dl-2.csv", "dd-1", 1, 100);
+  g_autofree char *p3 = write_results (dir, "p-none-1.csv", "dd-1", 1, 150);
+  g_autofree char *p4 = write_results (dir, "p-none-2.csv", "dd-1", 1, 150);
+  const char *measured[] = { m1, m2, m3, m4, NULL };
+  const char *predicted[] = { p1, p2, p3, p4, NULL };
+
+  return replay_validate_compare_files (scheds, 2, measured, predicted, dir, error);
+}
+
+static void
 test_compare_files (void)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
-  const char *scheds[] = { "mq-deadline", "none", NULL };
-  /* Measured pids differ per run; the simulation's are its own. */
-  char *measured[] = {
-    write_results (dir, "m-dl-1.csv", "dd-11", 11, 100),
-    write_results (dir, "m-dl-2.csv", "dd-12", 12, 120),
-    write_results (dir, "m-none-1.csv", "dd-13", 13, 200),
-    write_results (dir, "m-none-2.csv", "dd-14", 14, 220),
-    NULL,
-  };
-  char *predicted[] = {
-    write_results (dir, "p-dl-1.csv", "dd-1", 1, 100),
-    write_results (dir, "p-dl-2.csv", "dd-1", 1, 100),
-    write_results (dir, "p-none-1.csv", "dd-1", 1, 150),
-    write_results (dir, "p-none-2.csv", "dd-1", 1, 150),
-    NULL,
-  };
   g_autoptr (ReplayValidateReport) r = NULL;
   const ValidateSched *dl, *none;
   const ValidateChange *c;
 
   g_assert_no_error (error);
-  r = replay_validate_compare_files (scheds, 2, (const char *const *) measured,
-                                     (const char *const *) predicted, dir, &error);
+  r = hand_built_report (dir, &error);
   g_assert_no_error (error);
   g_assert_nonnull (r);
   g_assert_cmpuint (r->scheds->len, ==, 2);
@@ -322,22 +346,87 @@ test_compare_files (void)
     g_assert_nonnull (strstr (json, "\"ci95\""));
     g_assert_nonnull (strstr (json, "\"demerit_ns\""));
   }
-  for (guint i = 0; measured[i]; i++)
-    {
-      g_free (measured[i]);
-      g_free (predicted[i]);
-    }
   g_clear_pointer (&r, replay_validate_report_free);
+  remove_dir (dir);
+}
+
+/* Same files, same report: the JSON and the table are byte-identical. */
+static void
+test_deterministic (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) a = hand_built_report (dir, &error);
+  g_autoptr (ReplayValidateReport) b = hand_built_report (dir, &error);
+  g_autofree char *ja = NULL, *jb = NULL, *ta = NULL, *tb = NULL;
+  gsize la = 0, lb = 0;
+  FILE *fa, *fb;
+
+  g_assert_no_error (error);
+  ja = replay_validate_report_to_json (a);
+  jb = replay_validate_report_to_json (b);
+  g_assert_cmpstr (ja, ==, jb);
+  fa = open_memstream (&ta, &la);
+  fb = open_memstream (&tb, &lb);
+  replay_validate_report_print (a, fa);
+  replay_validate_report_print (b, fb);
+  fclose (fa);
+  fclose (fb);
+  g_assert_cmpstr (ta, ==, tb);
+  /* The figures table lines up: its header and every row have one
+   * width (fixed columns), the trained scheduler is marked. */
   {
-    g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-    const char *name;
-    while ((name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *p = g_build_filename (dir, name, NULL);
-        g_assert_cmpint (g_unlink (p), ==, 0);
-      }
+    g_auto (GStrv) lines = g_strsplit (ta, "\n", -1);
+    guint header = 0, rows = 0;
+
+    while (lines[header] && !g_str_has_prefix (lines[header], "sched "))
+      header++;
+    g_assert_nonnull (lines[header]);
+    g_assert_nonnull (strstr (lines[header], "mean_us"));
+    for (guint i = header + 1; lines[i] && !g_str_has_prefix (lines[i], "(*"); i++, rows++)
+      g_assert_cmpuint (strlen (lines[i]), ==, strlen (lines[header]));
+    g_assert_cmpuint (rows, ==, 4);
+    g_assert_true (g_str_has_prefix (lines[header + 1], "mq-deadline* "));
   }
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  remove_dir (dir);
+}
+
+/* Without gnuplot the plot says so (and nothing else fails); with it,
+ * both charts are written. */
+static void
+test_plot (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) r = hand_built_report (dir, &error);
+  g_autofree char *plots = g_build_filename (dir, "plots", NULL);
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  g_autofree char *path = g_strdup (g_getenv ("PATH"));
+
+  g_assert_no_error (error);
+  g_setenv ("PATH", "/nonexistent", TRUE);
+  g_assert_false (replay_validate_plot (r, plots, &error));
+  g_assert_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_GNUPLOT);
+  g_clear_error (&error);
+  g_setenv ("PATH", path, TRUE);
+  if (gnuplot != NULL)
+    {
+      g_autofree char *cdf = g_build_filename (plots, "latency-cdf.png", NULL);
+      g_autofree char *bars = g_build_filename (plots, "predicted-vs-measured.png", NULL);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      g_assert_true (replay_validate_plot (r, plots, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (cdf, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 0);
+      g_clear_pointer (&data, g_free);
+      g_assert_true (g_file_get_contents (bars, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 0);
+    }
+  else
+    g_test_message ("gnuplot not installed: only the refusal was checked");
+  remove_dir (dir);
 }
 
 /* A file that is not results: the error names it. */
@@ -435,5 +524,7 @@ main (int argc, char **argv)
   g_test_add_func ("/validate/canonical-names", test_canonical_names);
   g_test_add_func ("/validate/compare-files", test_compare_files);
   g_test_add_func ("/validate/compare-files-bad-input", test_compare_files_bad_input);
+  g_test_add_func ("/validate/deterministic", test_deterministic);
+  g_test_add_func ("/validate/plot", test_plot);
   return g_test_run ();
 }
