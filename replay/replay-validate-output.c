@@ -356,6 +356,15 @@ add_sched (JsonBuilder *b, const ValidateSched *s)
   add_side (b, "measured", &s->measured);
   add_number (b, "demerit_ns", s->demerit_ns);
   add_number (b, "demerit_pct", s->demerit_pct);
+  /* (predicted - measured) / measured of each figure's mean, in %. */
+  json_builder_set_member_name (b, "error_pct");
+  json_builder_begin_object (b);
+  for (guint m = 0; m < VALIDATE_N_METRICS; m++)
+    {
+      double meas = s->measured.estimate[m].mean, pred = s->predicted.estimate[m].mean;
+      add_number (b, replay_validate_metric_name (m), meas != 0 ? 100.0 * (pred - meas) / meas : NAN);
+    }
+  json_builder_end_object (b);
   add_changes (b, s);
   json_builder_end_object (b);
 }

@@ -123,15 +123,18 @@ double
 replay_validate_jain (const double *values, guint n)
 {
   double sum = 0, sum_sq = 0;
+  guint used = 0;
 
   for (guint i = 0; i < n; i++)
-    {
-      sum += values[i];
-      sum_sq += values[i] * values[i];
-    }
-  if (n == 0 || sum_sq == 0)
+    if (!isnan (values[i]))
+      {
+        sum += values[i];
+        sum_sq += values[i] * values[i];
+        used++;
+      }
+  if (used == 0 || sum_sq == 0)
     return NAN;
-  return sum * sum / (n * sum_sq);
+  return sum * sum / (used * sum_sq);
 }
 
 void

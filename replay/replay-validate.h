@@ -90,8 +90,9 @@ ValidateChange replay_validate_change (const ValidateEstimate *measured_trained,
                                        double                  predicted);
 
 /* Jain's fairness index (sum x)^2 / (n sum x^2) (Jain, Chiu, Hawe 1984):
- * 1 when all @n values are equal, 1/n when one takes everything.  NaN for
- * n = 0 or when every value is 0. */
+ * 1 when all n values are equal, 1/n when one takes everything.  NaN
+ * values (a process of one instantaneous I/O has no throughput) are left
+ * out; NaN when none is left or every value is 0. */
 double replay_validate_jain (const double *values,
                              guint         n);
 

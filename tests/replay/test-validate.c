@@ -7,6 +7,7 @@
  * (t(0.975; 1) = 12.7062047, 2: 4.3026527, 4: 2.7764451, 3.857: 2.8174738),
  * not from the code under test. */
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -129,6 +130,9 @@ static const JainCase jain_cases[] = {
   { "single", { 7 }, 1, 1.0 },
   { "empty", { 0 }, 0, NAN },
   { "all-zero", { 0, 0 }, 2, NAN },
+  /* a process without a throughput is left out: (1 + 3)^2 / (2 * 10) */
+  { "nan-left-out", { 1, NAN, 3 }, 3, 16.0 / 20.0 },
+  { "only-nan", { NAN }, 1, NAN },
 };
 
 static void
@@ -345,6 +349,25 @@ test_compare_files (void)
     g_assert_nonnull (strstr (json, "\"ranking_predicted\""));
     g_assert_nonnull (strstr (json, "\"ci95\""));
     g_assert_nonnull (strstr (json, "\"demerit_ns\""));
+    {
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *s1, *measured;
+
+      g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+      s1 = json_array_get_object_element (
+        json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                      "schedulers"), 1);
+      /* (150 - 210) / 210 */
+      assert_close (json_object_get_double_member (
+                      json_object_get_object_member (s1, "error_pct"), "mean_latency_ns"),
+                    -100.0 * 60 / 210);
+      measured = json_object_get_object_member (s1, "measured");
+      assert_close (json_object_get_double_member (measured, "mean_latency_ns"), 210e3);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                          json_object_get_object_member (measured, "ci95"), "mean_latency_ns")),
+                        ==, 2);
+      g_assert_false (json_object_get_boolean_member (s1, "trained"));
+    }
   }
   g_clear_pointer (&r, replay_validate_report_free);
   remove_dir (dir);
