@@ -312,8 +312,8 @@ capture_replay (Validate *v, const char *capture, GError **error)
     return !stopped (v, error);
   if (result->errors > 0)
     {
-      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_RUN, "%" G_GUINT64_FORMAT " I/Os of the "
-                   "replay failed", result->errors);
+      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_RUN,
+                   "%" G_GUINT64_FORMAT " I/Os of the replay failed", result->errors);
       return FALSE;
     }
   return TRUE;
