@@ -2,7 +2,8 @@
  * device over a tmpfs file (attached with losetup --find --show, detached
  * afterwards): two dd readers, two schedulers, --repeat 2.  Asserts the
  * JSON's shape, that exactly the first scheduler is trained, that every
- * figure is present and positive on both sides, and that the target's
+ * figure is present and positive on both sides (also when a captured
+ * trace is replayed instead of a command run), and that the target's
  * scheduler afterwards is the one it had before (a starting scheduler
  * different from both validated ones is set first, and the device's own
  * is put back at the end).  The figures themselves are reported with
@@ -352,6 +353,41 @@ child_end_to_end (Child *c)
   check_json (json, c->first, c->second);
 }
 
+/* A trace instead of a command: captured here from two dd readers, then
+ * replayed (reads only) under each scheduler with a capture running. */
+static void
+child_trace (Child *c)
+{
+  g_autofree char *trace = g_build_filename (c->dir, "trace.txt", NULL);
+  g_autofree char *json = g_build_filename (c->dir, "validate.json", NULL);
+  g_autofree char *script = NULL, *out = NULL, *err = NULL;
+  int status = -1;
+
+  script = g_strdup_printf ("dd if=%s of=/dev/null bs=64k count=256 iflag=direct 2>/dev/null & "
+                            "dd if=%s of=/dev/null bs=4k count=1000 skip=8192 iflag=direct "
+                            "2>/dev/null; wait", c->loop, c->loop);
+  {
+    const char *argv[] = { g_getenv ("IOSIM_BIN"), "capture", "--device", c->loop, "-o", trace,
+                           "--", "sh", "-c", script, NULL };
+    g_assert_true (run (argv, &out, &err, &status));
+    if (skip_if_not_ours (c, status, err))
+      return;
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  {
+    const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop, "--sched",
+                           c->list, "--repeat", "2", "--json", json, trace, NULL };
+    g_assert_true (run (argv, &out, &err, &status));
+  }
+  g_printerr ("# iosim validate's stderr:\n%s\n# its table:\n%s", err, out);
+  if (skip_if_not_ours (c, status, err))
+    return;
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  check_json (json, c->first, c->second);
+}
+
 /* A command that fails: an error naming its status, nothing reported. */
 static void
 child_failing_command (Child *c)
@@ -502,6 +538,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/validate/realdev/two-scheds-repeat-2", child_end_to_end, test_case);
+  g_test_add_data_func ("/validate/realdev/trace-replay", child_trace, test_case);
   g_test_add_data_func ("/validate/realdev/failing-command", child_failing_command, test_case);
   g_test_add_data_func ("/validate/realdev/sigterm-restores", child_sigterm, test_case);
   return g_test_run ();
