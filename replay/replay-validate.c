@@ -92,6 +92,12 @@ replay_validate_check (const ReplayValidateOptions *opts, GError **error)
                    "give either one TRACE or -- COMMAND [ARGS...]");
       return FALSE;
     }
+  if (opts->trace_path != NULL && !g_file_test (opts->trace_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such trace file",
+                   opts->trace_path);
+      return FALSE;
+    }
   if (opts->work_dir == NULL || !g_file_test (opts->work_dir, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "work directory %s: not a directory",
@@ -385,7 +391,12 @@ fit_captures (Validate *v, GError **error)
       progress (v, "fit %s", base);
       fit = fit_trace (capture, &fo, error);
       if (fit == NULL || !fit_write_measured_results (fit, measured, error))
-        return FALSE;
+        {
+          /* No I/O on the target is the usual cause: say which run. */
+          g_prefix_error (error, "under %s, run %u (did it do I/O on %s?): ", sched,
+                          i % v->opts->repeat + 1, v->target.path);
+          return FALSE;
+        }
       if (i == 0)
         {
           v->scenario_path = g_build_filename (v->opts->work_dir, "fitted.ini", NULL);
