@@ -94,13 +94,14 @@ replay_validate_check (const ReplayValidateOptions *opts, GError **error)
     }
   if (opts->trace_path != NULL && !g_file_test (opts->trace_path, G_FILE_TEST_IS_REGULAR))
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such trace file",
+      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS, "%s: no such trace file",
                    opts->trace_path);
       return FALSE;
     }
   if (opts->work_dir == NULL || !g_file_test (opts->work_dir, G_FILE_TEST_IS_DIR))
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "work directory %s: not a directory",
+      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS,
+                   "work directory %s: not a directory",
                    opts->work_dir ? opts->work_dir : "(none)");
       return FALSE;
     }

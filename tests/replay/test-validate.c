@@ -491,6 +491,8 @@ static const CheckCase check_cases[] = {
   { "repeat-huge", { "none", NULL }, REPLAY_VALIDATE_MAX_REPEAT + 1, TRUE, NULL, "--repeat" },
   { "both-workloads", { "none", NULL }, 1, TRUE, "t.txt", "either one TRACE" },
   { "no-workload", { "none", NULL }, 1, FALSE, NULL, "either one TRACE" },
+  { "missing-trace", { "none", NULL }, 1, FALSE, "/nonexistent/trace.txt",
+    "/nonexistent/trace.txt: no such trace file" },
 };
 
 static void
