@@ -281,7 +281,8 @@ cli_cmd_validate (int argc, char **argv)
   if (report == NULL)
     {
       fprintf (stderr, "iosim validate: %s\n", error->message);
-      status = g_error_matches (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_INTERRUPTED) ? 130 : 1;
+      status = g_error_matches (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_INTERRUPTED)
+               ? 130 : 1;
     }
   else
     status = write_outputs (report, &a);

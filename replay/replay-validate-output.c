@@ -42,7 +42,10 @@ sched_width (const ReplayValidateReport *report)
   int w = (int) strlen ("sched") + 1;
 
   for (guint i = 0; i < report->scheds->len; i++)
-    w = MAX (w, (int) strlen (((ValidateSched *) g_ptr_array_index (report->scheds, i))->sched) + 1);
+    {
+      const ValidateSched *s = g_ptr_array_index (report->scheds, i);
+      w = MAX (w, (int) strlen (s->sched) + 1);
+    }
   return w;
 }
 
@@ -165,7 +168,8 @@ print_processes (const ReplayValidateReport *report, FILE *out)
       for (guint k = 0; k < s->predicted.process_names->len; k++)
         pw = MAX (pw, (int) strlen (g_ptr_array_index (s->predicted.process_names, k)));
     }
-  fprintf (out, "\nthroughput per process (MB/s; COMM.K: the processes of COMM by where their first I/O went)\n"
+  fprintf (out, "\nthroughput per process (MB/s; COMM.K: the processes of COMM by where their "
+           "first I/O went)\n"
            "%-*s %-*s %10s %10s %-20s\n", w, "sched", pw, "process", "predicted", "measured",
            " 95% CI");
   for (guint i = 0; i < report->scheds->len; i++)
@@ -176,8 +180,11 @@ print_processes (const ReplayValidateReport *report, FILE *out)
       /* Measured processes first, then those only the simulation has. */
       g_ptr_array_extend (names, s->measured.process_names, NULL, NULL);
       for (guint k = 0; k < s->predicted.process_names->len; k++)
-        if (process_estimate (&s->measured, g_ptr_array_index (s->predicted.process_names, k)) == NULL)
-          g_ptr_array_add (names, g_ptr_array_index (s->predicted.process_names, k));
+        {
+          const char *name = g_ptr_array_index (s->predicted.process_names, k);
+          if (process_estimate (&s->measured, name) == NULL)
+            g_ptr_array_add (names, (gpointer) name);
+        }
       for (guint k = 0; k < names->len; k++)
         {
           const char *name = g_ptr_array_index (names, k);
@@ -213,7 +220,8 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
 {
   const ValidateSched *trained = g_ptr_array_index (report->scheds, 0);
 
-  fprintf (out, "validate %s: %u scheduler%s x %u run%s; trained on %s; scenario %s (device %s)\n\n",
+  fprintf (out,
+           "validate %s: %u scheduler%s x %u run%s; trained on %s; scenario %s (device %s)\n\n",
            report->target ? report->target : "-", report->scheds->len,
            report->scheds->len == 1 ? "" : "s", report->repeat, report->repeat == 1 ? "" : "s",
            trained->sched, report->scenario_path ? report->scenario_path : "-",
@@ -362,7 +370,8 @@ add_sched (JsonBuilder *b, const ValidateSched *s)
   for (guint m = 0; m < VALIDATE_N_METRICS; m++)
     {
       double meas = s->measured.estimate[m].mean, pred = s->predicted.estimate[m].mean;
-      add_number (b, replay_validate_metric_name (m), meas != 0 ? 100.0 * (pred - meas) / meas : NAN);
+      add_number (b, replay_validate_metric_name (m),
+                  meas != 0 ? 100.0 * (pred - meas) / meas : NAN);
     }
   json_builder_end_object (b);
   add_changes (b, s);
@@ -480,7 +489,8 @@ plot_cdfs (const ReplayValidateReport *report, const char *path, GError **error)
       const ValidateRun *m = g_ptr_array_index (s->measured.runs, 0);
       g_autofree char *pn = g_strdup_printf ("p%u", i), *mn = g_strdup_printf ("m%u", i);
       g_autofree char *pl = g_strdup_printf ("%s predicted", s->sched);
-      g_autofree char *ml = g_strdup_printf ("%s measured%s", s->sched, s->trained ? " (trained)" : "");
+      g_autofree char *ml = g_strdup_printf ("%s measured%s", s->sched,
+                                             s->trained ? " (trained)" : "");
 
       if (!append_cdf (script, pn, p->latency_ns, &x_min, &x_max)
           || !append_cdf (script, mn, m->latency_ns, &x_min, &x_max))

@@ -75,7 +75,8 @@ replay_validate_check (const ReplayValidateOptions *opts, GError **error)
 {
   if (opts->target == NULL)
     {
-      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS, "need --target /dev/X");
+      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS,
+                   "need --target /dev/X");
       return FALSE;
     }
   if (!check_scheds (opts->scheds, error))
@@ -94,8 +95,8 @@ replay_validate_check (const ReplayValidateOptions *opts, GError **error)
     }
   if (opts->trace_path != NULL && !g_file_test (opts->trace_path, G_FILE_TEST_IS_REGULAR))
     {
-      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS, "%s: no such trace file",
-                   opts->trace_path);
+      g_set_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS,
+                   "%s: no such trace file", opts->trace_path);
       return FALSE;
     }
   if (opts->work_dir == NULL || !g_file_test (opts->work_dir, G_FILE_TEST_IS_DIR))

@@ -217,7 +217,8 @@ check_side (JsonObject *sched, const char *side_name, gboolean with_ci)
           g_assert_cmpfloat (json_array_get_double_element (interval, 1), >=, v);
         }
     }
-  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (side, "processes")), >=, 1);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (side, "processes")),
+                    >=, 1);
 }
 
 static void

@@ -305,7 +305,8 @@ test_compare_files (void)
   assert_close (dl->measured.estimate[VALIDATE_MEAN_LATENCY_NS].mean, 110e3);
   assert_close (dl->measured.estimate[VALIDATE_MEAN_LATENCY_NS].ci95_lo, 110e3 - 127062.04736);
   assert_close (dl->measured.estimate[VALIDATE_P99_LATENCY_NS].mean, 110e3);
-  assert_close (dl->measured.estimate[VALIDATE_MB_PER_S].mean, (mb_per_s (100) + mb_per_s (120)) / 2);
+  assert_close (dl->measured.estimate[VALIDATE_MB_PER_S].mean,
+                (mb_per_s (100) + mb_per_s (120)) / 2);
   assert_close (dl->measured.estimate[VALIDATE_JAIN_INDEX].mean, 1.0);
   assert_close (dl->predicted.estimate[VALIDATE_MEAN_LATENCY_NS].mean, 100e3);
   assert_close (dl->predicted.estimate[VALIDATE_MEAN_LATENCY_NS].sd, 0);
