@@ -285,7 +285,12 @@ cli_cmd_validate (int argc, char **argv)
                ? 130 : 1;
     }
   else
-    status = write_outputs (report, &a);
+    {
+      /* A temporary work directory goes away: do not point at it. */
+      if (temp_dir)
+        g_clear_pointer (&report->scenario_path, g_free);
+      status = write_outputs (report, &a);
+    }
   if (temp_dir)
     remove_work_dir (temp_dir);
   if (opts.log != stderr)

@@ -224,7 +224,8 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
            "validate %s: %u scheduler%s x %u run%s; trained on %s; scenario %s (device %s)\n\n",
            report->target ? report->target : "-", report->scheds->len,
            report->scheds->len == 1 ? "" : "s", report->repeat, report->repeat == 1 ? "" : "s",
-           trained->sched, report->scenario_path ? report->scenario_path : "-",
+           trained->sched,
+           report->scenario_path ? report->scenario_path : "not kept (--work-dir DIR keeps it)",
            report->sim_device ? report->sim_device : "-");
   print_figures (report, out);
   print_demerits (report, out);
