@@ -67,6 +67,10 @@ replay_validate_report_free (ReplayValidateReport *report)
   g_strfreev (report->ranking_measured);
   g_strfreev (report->ranking_predicted_mb_per_s);
   g_strfreev (report->ranking_measured_mb_per_s);
+  g_free (report->ranking_predicted_text);
+  g_free (report->ranking_measured_text);
+  g_free (report->ranking_predicted_mb_per_s_text);
+  g_free (report->ranking_measured_mb_per_s_text);
   g_free (report);
 }
 
@@ -310,23 +314,28 @@ sched_demerit (ValidateSched *s, GError **error)
   return TRUE;
 }
 
+/* Scheduler names best first by @metric's mean on one side, and the same
+ * as text with ties shown in *@text. */
 static GStrv
 ranking (const ReplayValidateReport *report, gboolean predicted, ValidateMetric metric,
-         gboolean lower_is_better)
+         gboolean lower_is_better, char **text)
 {
   guint n = report->scheds->len;
   g_autofree double *values = g_new0 (double, n);
   g_autofree guint *order = g_new0 (guint, n);
+  g_autofree const char **names = g_new0 (const char *, n + 1);
   GStrv out = g_new0 (char *, n + 1);
 
   for (guint i = 0; i < n; i++)
     {
       const ValidateSched *s = g_ptr_array_index (report->scheds, i);
       values[i] = (predicted ? &s->predicted : &s->measured)->estimate[metric].mean;
+      names[i] = s->sched;
     }
   replay_validate_rank (values, n, lower_is_better, order);
   for (guint i = 0; i < n; i++)
-    out[i] = g_strdup (((ValidateSched *) g_ptr_array_index (report->scheds, order[i]))->sched);
+    out[i] = g_strdup (names[order[i]]);
+  *text = replay_validate_ranking_text (values, order, n, names);
   return out;
 }
 
@@ -344,10 +353,14 @@ report_changes_and_rankings (ReplayValidateReport *report)
                                                trained->predicted.estimate[m].mean,
                                                s->predicted.estimate[m].mean);
     }
-  report->ranking_predicted = ranking (report, TRUE, VALIDATE_MEAN_LATENCY_NS, TRUE);
-  report->ranking_measured = ranking (report, FALSE, VALIDATE_MEAN_LATENCY_NS, TRUE);
-  report->ranking_predicted_mb_per_s = ranking (report, TRUE, VALIDATE_MB_PER_S, FALSE);
-  report->ranking_measured_mb_per_s = ranking (report, FALSE, VALIDATE_MB_PER_S, FALSE);
+  report->ranking_predicted = ranking (report, TRUE, VALIDATE_MEAN_LATENCY_NS, TRUE,
+                                       &report->ranking_predicted_text);
+  report->ranking_measured = ranking (report, FALSE, VALIDATE_MEAN_LATENCY_NS, TRUE,
+                                      &report->ranking_measured_text);
+  report->ranking_predicted_mb_per_s = ranking (report, TRUE, VALIDATE_MB_PER_S, FALSE,
+                                                &report->ranking_predicted_mb_per_s_text);
+  report->ranking_measured_mb_per_s = ranking (report, FALSE, VALIDATE_MB_PER_S, FALSE,
+                                               &report->ranking_measured_mb_per_s_text);
 }
 
 ReplayValidateReport *

@@ -200,19 +200,11 @@ print_processes (const ReplayValidateReport *report, FILE *out)
     }
 }
 
-static gboolean
-same_ranking (GStrv a, GStrv b)
-{
-  return g_strv_equal ((const char *const *) a, (const char *const *) b);
-}
-
 static void
-print_ranking (FILE *out, const char *by, GStrv predicted, GStrv measured)
+print_ranking (FILE *out, const char *by, const char *predicted, const char *measured)
 {
-  g_autofree char *p = g_strjoinv (", ", predicted), *m = g_strjoinv (", ", measured);
-
-  fprintf (out, "ranking by %s:\n  predicted  %s\n  measured   %s   (%s)\n", by, p, m,
-           same_ranking (predicted, measured) ? "same" : "differ");
+  fprintf (out, "ranking by %s:\n  predicted  %s\n  measured   %s   (%s)\n", by, predicted,
+           measured, strcmp (predicted, measured) == 0 ? "same" : "differ");
 }
 
 void
@@ -232,10 +224,10 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
   print_changes (report, out);
   print_processes (report, out);
   fputc ('\n', out);
-  print_ranking (out, "mean latency (best first)", report->ranking_predicted,
-                 report->ranking_measured);
-  print_ranking (out, "throughput (best first)", report->ranking_predicted_mb_per_s,
-                 report->ranking_measured_mb_per_s);
+  print_ranking (out, "mean latency (best first; = a tie)", report->ranking_predicted_text,
+                 report->ranking_measured_text);
+  print_ranking (out, "throughput (best first; = a tie)", report->ranking_predicted_mb_per_s_text,
+                 report->ranking_measured_mb_per_s_text);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -273,6 +265,16 @@ add_interval (JsonBuilder *b, const char *name, double lo, double hi)
   json_builder_add_double_value (b, lo);
   json_builder_add_double_value (b, hi);
   json_builder_end_array (b);
+}
+
+static void
+add_string (JsonBuilder *b, const char *name, const char *v)
+{
+  json_builder_set_member_name (b, name);
+  if (v)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
 }
 
 static void
@@ -427,11 +429,19 @@ replay_validate_report_to_json (const ReplayValidateReport *report)
   json_builder_add_string_value (b, "mean_latency_ns");
   add_strv (b, "ranking_predicted", report->ranking_predicted);
   add_strv (b, "ranking_measured", report->ranking_measured);
+  add_string (b, "ranking_predicted_text", report->ranking_predicted_text);
+  add_string (b, "ranking_measured_text", report->ranking_measured_text);
+  /* A tie in one ranking and an order in the other do not agree. */
   json_builder_set_member_name (b, "ranking_agrees");
-  json_builder_add_boolean_value (b, same_ranking (report->ranking_predicted,
-                                                   report->ranking_measured));
+  json_builder_add_boolean_value (b, strcmp (report->ranking_predicted_text,
+                                             report->ranking_measured_text) == 0);
   add_strv (b, "ranking_predicted_mb_per_s", report->ranking_predicted_mb_per_s);
   add_strv (b, "ranking_measured_mb_per_s", report->ranking_measured_mb_per_s);
+  add_string (b, "ranking_predicted_mb_per_s_text", report->ranking_predicted_mb_per_s_text);
+  add_string (b, "ranking_measured_mb_per_s_text", report->ranking_measured_mb_per_s_text);
+  json_builder_set_member_name (b, "ranking_mb_per_s_agrees");
+  json_builder_add_boolean_value (b, strcmp (report->ranking_predicted_mb_per_s_text,
+                                             report->ranking_measured_mb_per_s_text) == 0);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

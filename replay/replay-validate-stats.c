@@ -163,6 +163,21 @@ replay_validate_rank (const double *values, guint n, gboolean lower_is_better, g
     }
 }
 
+char *
+replay_validate_ranking_text (const double *values, const guint *order, guint n,
+                              const char *const *names)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append (out, values[order[i]] == values[order[i - 1]] ? " = " : ", ");
+      g_string_append (out, names[order[i]]);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* "COMM" of "COMM-PID"; a name without a "-DIGITS" tail is its own. */
 static char *
 comm_of (const char *name)

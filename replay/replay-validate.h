@@ -103,6 +103,14 @@ void   replay_validate_rank (const double *values,
                              gboolean      lower_is_better,
                              guint        *order);
 
+/* @names in @order (from replay_validate_rank), "a, b": a better than b;
+ * neighbours with equal @values are joined by " = " ("a = b, c"), so that
+ * a tie does not pass for an order.  Caller frees. */
+char  *replay_validate_ranking_text (const double      *values,
+                                     const guint       *order,
+                                     guint              n,
+                                     const char *const *names);
+
 /* New names for the processes of one run: @names[i] "COMM-PID" (or
  * "pidN", any name without a "-DIGITS" tail being its own COMM), whose
  * first I/O (in issue order) starts at @first_offset_bytes[i] and was
@@ -193,6 +201,10 @@ typedef struct {
   GStrv      ranking_measured;
   GStrv      ranking_predicted_mb_per_s;  /* by throughput, highest first */
   GStrv      ranking_measured_mb_per_s;
+  /* The same with ties shown (replay_validate_ranking_text); two rankings
+   * agree when these are equal. */
+  char      *ranking_predicted_text, *ranking_measured_text;
+  char      *ranking_predicted_mb_per_s_text, *ranking_measured_mb_per_s_text;
 } ReplayValidateReport;
 
 /* The simulator's name of a blk-mq kernel scheduler (mq-deadline, bfq,

@@ -64,7 +64,7 @@ declare -A workloads=(
 )
 
 echo
-echo "| workload | sched | trained | mean pred (us) | mean meas (us) [95% CI] | error | demerit (% of mean) | change pred | change meas [95% CI] | inside | ranking pred / meas (best first) |"
+echo "| workload | sched | trained | mean pred (us) | mean meas (us) [95% CI] | error | demerit (% of mean) | change pred | change meas [95% CI] | inside | ranking pred / meas (best first, = tie) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in seq-vs-rand 4-readers writer-reader; do
   json=$work/$name.json
@@ -78,7 +78,7 @@ for name in seq-vs-rand 4-readers writer-reader; do
     def us: if . == null then "-" else (. / 1000 | . * 10 | round / 10 | tostring) end;
     def pct: if . == null then "-" else ((. * 10 | round / 10) | tostring) + "%" end;
     def ci(f): if . == null then "" else " [" + (.[0] | f) + ", " + (.[1] | f) + "]" end;
-    (.ranking_predicted | join(", ")) as $rp | (.ranking_measured | join(", ")) as $rm |
+    .ranking_predicted_text as $rp | .ranking_measured_text as $rm |
     .schedulers[] |
     "| \($w) | \(.sched) | \(if .trained then "yes" else "" end) | \(.predicted.mean_latency_ns | us) | " +
     "\(.measured.mean_latency_ns | us)\(.measured.ci95.mean_latency_ns | ci(us)) | " +

@@ -151,28 +151,34 @@ typedef struct {
   guint       n;
   gboolean    lower_is_better;
   guint       order[4];
+  const char *text;        /* names a, b, c, d; ties joined by " = " */
 } RankCase;
 
 static const RankCase rank_cases[] = {
-  { "lower", { 3, 1, 2 }, 3, TRUE, { 1, 2, 0 } },
-  { "higher", { 3, 1, 2 }, 3, FALSE, { 0, 2, 1 } },
-  /* ties keep the --sched order */
-  { "ties", { 1, 1, 0 }, 3, TRUE, { 2, 0, 1 } },
-  { "ties-higher", { 2, 5, 5, 1 }, 4, FALSE, { 1, 2, 0, 3 } },
-  /* a missing figure ranks last */
-  { "nan-last", { NAN, 2, 1 }, 3, TRUE, { 2, 1, 0 } },
-  { "nan-last-higher", { 1, NAN, 2 }, 3, FALSE, { 2, 0, 1 } },
+  { "lower", { 3, 1, 2 }, 3, TRUE, { 1, 2, 0 }, "b, c, a" },
+  { "higher", { 3, 1, 2 }, 3, FALSE, { 0, 2, 1 }, "a, c, b" },
+  /* ties keep the --sched order, and show */
+  { "ties", { 1, 1, 0 }, 3, TRUE, { 2, 0, 1 }, "c, a = b" },
+  { "ties-higher", { 2, 5, 5, 1 }, 4, FALSE, { 1, 2, 0, 3 }, "b = c, a, d" },
+  { "all-tied", { 7, 7 }, 2, TRUE, { 0, 1 }, "a = b" },
+  /* a missing figure ranks last (NaN equals nothing, itself included) */
+  { "nan-last", { NAN, 2, 1 }, 3, TRUE, { 2, 1, 0 }, "c, b, a" },
+  { "nan-last-higher", { 1, NAN, 2 }, 3, FALSE, { 2, 0, 1 }, "c, a, b" },
 };
 
 static void
 test_rank (gconstpointer data)
 {
   const RankCase *c = data;
+  const char *names[] = { "a", "b", "c", "d" };
+  g_autofree char *text = NULL;
   guint order[4];
 
   replay_validate_rank (c->values, c->n, c->lower_is_better, order);
   for (guint i = 0; i < c->n; i++)
     g_assert_cmpuint (order[i], ==, c->order[i]);
+  text = replay_validate_ranking_text (c->values, order, c->n, names);
+  g_assert_cmpstr (text, ==, c->text);
 }
 
 /* ---- Canonical names ------------------------------------------------------ */
@@ -261,9 +267,9 @@ remove_dir (const char *dir)
 
 /* The report of two schedulers, two repeats, built from files in @dir:
  * measured mq-deadline 100 and 120 us, none 200 and 220 us; predicted
- * mq-deadline 100 us, none 150 us (both seeds). */
+ * mq-deadline 100 us, none @none_us (both seeds). */
 static ReplayValidateReport *
-hand_built_report (const char *dir, GError **error)
+hand_built_report_with (const char *dir, double none_us, GError **error)
 {
   const char *scheds[] = { "mq-deadline", "none", NULL };
   /* Measured pids differ per run; the simulation's are its own. */
@@ -273,12 +279,39 @@ hand_built_report (const char *dir, GError **error)
   g_autofree char *m4 = write_results (dir, "m-none-2.csv", "dd-14", 14, 220);
   g_autofree char *p1 = write_results (dir, "p-dl-1.csv", "dd-1", 1, 100);
   g_autofree char *p2 = write_results (dir, "p-dl-2.csv", "dd-1", 1, 100);
-  g_autofree char *p3 = write_results (dir, "p-none-1.csv", "dd-1", 1, 150);
-  g_autofree char *p4 = write_results (dir, "p-none-2.csv", "dd-1", 1, 150);
+  g_autofree char *p3 = write_results (dir, "p-none-1.csv", "dd-1", 1, none_us);
+  g_autofree char *p4 = write_results (dir, "p-none-2.csv", "dd-1", 1, none_us);
   const char *measured[] = { m1, m2, m3, m4, NULL };
   const char *predicted[] = { p1, p2, p3, p4, NULL };
 
   return replay_validate_compare_files (scheds, 2, measured, predicted, dir, error);
+}
+
+static ReplayValidateReport *
+hand_built_report (const char *dir, GError **error)
+{
+  return hand_built_report_with (dir, 150, error);
+}
+
+/* A model that predicts no difference ranks the schedulers as a tie,
+ * which does not agree with the measured order. */
+static void
+test_ranking_tie (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) r = hand_built_report_with (dir, 100, &error);
+  g_autofree char *json = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->ranking_predicted_text, ==, "mq-deadline = none");
+  g_assert_cmpstr (r->ranking_measured_text, ==, "mq-deadline, none");
+  json = replay_validate_report_to_json (r);
+  g_assert_nonnull (strstr (json, "\"ranking_agrees\" : false"));
+  /* No predicted change against a measured rise: the signs differ. */
+  g_assert_cmpint (((ValidateSched *) g_ptr_array_index (r->scheds, 1))
+                     ->change[VALIDATE_MEAN_LATENCY_NS].sign_agrees, ==, 0);
+  remove_dir (dir);
 }
 
 static void
@@ -342,6 +375,7 @@ test_compare_files (void)
   g_assert_cmpstr (r->ranking_measured[0], ==, "mq-deadline");
   g_assert_cmpstr (r->ranking_measured[1], ==, "none");
   g_assert_cmpstr (r->ranking_measured_mb_per_s[0], ==, "mq-deadline");
+  g_assert_cmpstr (r->ranking_predicted_text, ==, "mq-deadline, none");
 
   /* The JSON carries the members the issue names. */
   {
@@ -551,6 +585,7 @@ main (int argc, char **argv)
   g_test_add_func ("/validate/compare-files", test_compare_files);
   g_test_add_func ("/validate/compare-files-bad-input", test_compare_files_bad_input);
   g_test_add_func ("/validate/deterministic", test_deterministic);
+  g_test_add_func ("/validate/ranking-tie", test_ranking_tie);
   g_test_add_func ("/validate/plot", test_plot);
   return g_test_run ();
 }
