@@ -22,6 +22,7 @@ static const CliCommand commands[] = {
   { "replay",  cli_cmd_replay,  "replay a trace on a real block device with precise timing" },
   { "restore", cli_cmd_restore, "put back what a killed replay, capture or emulate left changed" },
   { "emulate", cli_cmd_emulate, "serve a real block device whose timing follows an iosim device model" },
+  { "validate", cli_cmd_validate, "check the model's scheduler predictions on a real device" },
   { "compare", cli_cmd_compare, "compare two per-I/O result files (simulated vs measured)" },
   { "bench",   cli_cmd_bench,   "measure simulator speed (1,000,000 random reads)" },
 };

@@ -1,0 +1,255 @@
+/* replay-validate.h — `iosim validate`: does the model's answer to "what
+ * if I used another scheduler?" hold on the real device?
+ *
+ * The stages are the existing ones, called in order (DESIGN.md, round 2):
+ *   1. measure: for each kernel scheduler (replay-setup.h sets it with a
+ *      journal and restores it), run a command --repeat times under a
+ *      tracefs capture (replay-capture.h), or replay a trace (replay.h)
+ *      with a capture running;
+ *   2. fit (models/fit/fit.h) the first scheduler's first capture: the
+ *      trained scheduler;
+ *   3. simulate (models/scenario.h) the fitted scenario under each
+ *      scheduler ("device NAME.sched=..." override), --repeat seeds 1..N;
+ *   4. compare (replay-compare.h) predicted with measured: figures per
+ *      scheduler, their spread across repeats, the change from the
+ *      trained scheduler, demerit, rankings.
+ * Every intermediate is a file in the work directory (captures, fitted
+ * scenario, per-I/O results CSVs), so each step can be rerun by hand with
+ * iosim capture, fit, run and compare.
+ *
+ * Both sides' latency is block-layer latency: measured from the captures
+ * (queue to completion, fit_write_measured_results), predicted from the
+ * simulator's per-I/O log (submission to completion).  Process names
+ * carry pids, which differ between runs; both sides are renamed to
+ * "COMM.K", K counting the processes of one COMM by where and when their
+ * first I/O went (replay_validate_canonical_names), so that processes
+ * match across schedulers, repeats and the simulation.
+ */
+#pragma once
+
+#include <glib.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "replay/replay-compare.h"
+
+G_BEGIN_DECLS
+
+#define REPLAY_VALIDATE_ERROR (replay_validate_error_quark ())
+GQuark replay_validate_error_quark (void);
+
+typedef enum {
+  REPLAY_VALIDATE_ERROR_OPTIONS,      /* unusable options (no device touched) */
+  REPLAY_VALIDATE_ERROR_INTERRUPTED,  /* the stop flag rose; settings restored */
+  REPLAY_VALIDATE_ERROR_RUN,          /* a measured run failed (command status, I/O errors) */
+} ReplayValidateError;
+
+/* ---- The figures and their arithmetic (replay-validate-stats.c; pure) -- */
+
+/* The figures of one run, both sides alike. */
+typedef enum {
+  VALIDATE_MB_PER_S,          /* 10^6 bytes per second, first issue to last completion */
+  VALIDATE_MEAN_LATENCY_NS,
+  VALIDATE_P50_LATENCY_NS,
+  VALIDATE_P95_LATENCY_NS,
+  VALIDATE_P99_LATENCY_NS,
+  VALIDATE_JAIN_INDEX,        /* over the processes' throughputs */
+  VALIDATE_N_METRICS,
+} ValidateMetric;
+
+/* The JSON member name of @metric ("mb_per_s", "mean_latency_ns", ...). */
+const char *replay_validate_metric_name (ValidateMetric metric);
+
+/* A mean over repeats with its Student-t 95 % confidence interval. */
+typedef struct {
+  guint  n;
+  double mean;
+  double sd;                  /* sample standard deviation; NaN for n < 2 */
+  double ci95_lo, ci95_hi;    /* mean -/+ t(0.975, n-1) sd / sqrt(n); NaN for n < 2 */
+} ValidateEstimate;
+
+/* NaN values are left out (a repeat that lacks the figure). */
+ValidateEstimate replay_validate_estimate (const double *values,
+                                           guint         n);
+
+/* A scheduler's change from the trained one, in % of the trained value. */
+typedef struct {
+  double   predicted_pct;     /* (pred - pred_trained) / pred_trained */
+  double   measured_pct;      /* the same on the measured means */
+  double   measured_lo_pct;   /* Welch 95 % interval of the difference of the */
+  double   measured_hi_pct;   /* measured means, over the trained mean; NaN for n < 2 */
+  int      inside;            /* predicted_pct within [lo, hi]: 1, 0, -1 = unknown */
+  int      significant;       /* the interval excludes 0: 1, 0, -1 = unknown */
+  int      sign_agrees;       /* predicted and measured change have one sign: 1, 0
+                               * (a zero change agrees only with zero), -1 = unknown */
+} ValidateChange;
+
+ValidateChange replay_validate_change (const ValidateEstimate *measured_trained,
+                                       const ValidateEstimate *measured,
+                                       double                  predicted_trained,
+                                       double                  predicted);
+
+/* Jain's fairness index (sum x)^2 / (n sum x^2) (Jain, Chiu, Hawe 1984):
+ * 1 when all n values are equal, 1/n when one takes everything.  NaN
+ * values (a process of one instantaneous I/O has no throughput) are left
+ * out; NaN when none is left or every value is 0. */
+double replay_validate_jain (const double *values,
+                             guint         n);
+
+/* Indexes 0..n-1 of @values, best first: ascending when @lower_is_better,
+ * else descending; equal values (and NaNs, last) keep their order. */
+void   replay_validate_rank (const double *values,
+                             guint         n,
+                             gboolean      lower_is_better,
+                             guint        *order);
+
+/* @names in @order (from replay_validate_rank), "a, b": a better than b;
+ * neighbours with equal @values are joined by " = " ("a = b, c"), so that
+ * a tie does not pass for an order.  Caller frees. */
+char  *replay_validate_ranking_text (const double      *values,
+                                     const guint       *order,
+                                     guint              n,
+                                     const char *const *names);
+
+/* New names for the processes of one run: @names[i] "COMM-PID" (or
+ * "pidN", any name without a "-DIGITS" tail being its own COMM), whose
+ * first I/O (in issue order) starts at @first_offset_bytes[i] and was
+ * issued at @first_issue_ns[i], becomes "COMM.K", K = 1, 2, ... over the
+ * processes of that COMM in order of that first offset, then of first
+ * issue, then of name.  The offset comes first because it belongs to the
+ * workload (dd skip=, fio offset= or its seeded random offsets), while
+ * which of two processes started at once issues first is a race.
+ * Returns a NULL-terminated array parallel to @names. */
+GStrv  replay_validate_canonical_names (const char *const *names,
+                                        const guint64     *first_offset_bytes,
+                                        const gint64      *first_issue_ns,
+                                        guint              n);
+
+/* ---- The run ------------------------------------------------------------ */
+
+#define REPLAY_VALIDATE_MAX_REPEAT 100
+
+/* Called before each step (and once when done): steps done, of how many,
+ * what comes next, wall time so far, and an estimate of the time left
+ * from the runs timed so far (-1 before the first measured run ends). */
+typedef void (*ReplayValidateProgressFunc) (guint        step,
+                                            guint        n_steps,
+                                            const char  *label,
+                                            gint64       elapsed_ns,
+                                            gint64       eta_ns,
+                                            gpointer     data);
+
+typedef struct {
+  const char        *target;        /* /dev/X, a block device */
+  const char *const *scheds;        /* kernel names, NULL-terminated; the first is trained */
+  guint              repeat;        /* runs per scheduler and simulated seeds; >= 1 */
+  const char        *trace_path;    /* replay this trace ... */
+  char             **argv;          /* ... or run this command (exactly one of the two) */
+  gboolean           allow_write;   /* a trace's writes are replayed */
+  const char        *work_dir;      /* existing directory for every intermediate file */
+  const char        *journal_dir;   /* NULL: replay_journal_default_dir () */
+  volatile sig_atomic_t *stop;      /* may be NULL; nonzero: stop, restore, fail */
+  ReplayValidateProgressFunc progress; /* may be NULL */
+  gpointer           progress_data;
+  FILE              *log;           /* setup, journal and capture messages; NULL: none */
+} ReplayValidateOptions;
+
+/* One process's throughput in one run, by canonical name. */
+typedef struct {
+  char   *name;
+  double  mb_per_s;
+} ValidateProcessFigure;
+
+/* One run (a measured repeat or a simulated seed). */
+typedef struct {
+  char      *results_path;            /* per-I/O CSV with canonical names */
+  double     values[VALIDATE_N_METRICS];
+  GPtrArray *processes;               /* ValidateProcessFigure *, by name */
+  GArray    *latency_ns;              /* gint64, ascending (for the CDF plots) */
+} ValidateRun;
+
+/* One side of one scheduler across its runs. */
+typedef struct {
+  GPtrArray        *runs;             /* ValidateRun * */
+  ValidateEstimate  estimate[VALIDATE_N_METRICS];
+  GPtrArray        *process_names;    /* char *, sorted; each seen in some run */
+  GArray           *process_mb_per_s; /* ValidateEstimate, parallel to process_names */
+} ValidateSide;
+
+typedef struct {
+  char          *sched;               /* kernel name */
+  const char    *sim_sched;           /* the simulator's name of it */
+  gboolean       trained;
+  ValidateSide   predicted;
+  ValidateSide   measured;
+  double         demerit_ns;          /* mean over repeats r of the demerit of seed r
+                                       * against measured repeat r */
+  double         demerit_pct;         /* of the measured mean latency */
+  ValidateChange change[VALIDATE_N_METRICS];   /* from the trained scheduler */
+} ValidateSched;
+
+typedef struct {
+  char      *target;
+  char      *trace_path;              /* or NULL */
+  GStrv      argv;                    /* or NULL */
+  guint      repeat;
+  char      *scenario_path;           /* the fitted scenario */
+  char      *sim_device;              /* its device name */
+  GPtrArray *scheds;                  /* ValidateSched *, in --sched order */
+  /* Rankings, scheduler names best first. */
+  GStrv      ranking_predicted;       /* by mean latency, lowest first */
+  GStrv      ranking_measured;
+  GStrv      ranking_predicted_mb_per_s;  /* by throughput, highest first */
+  GStrv      ranking_measured_mb_per_s;
+  /* The same with ties shown (replay_validate_ranking_text); two rankings
+   * agree when these are equal. */
+  char      *ranking_predicted_text, *ranking_measured_text;
+  char      *ranking_predicted_mb_per_s_text, *ranking_measured_mb_per_s_text;
+} ReplayValidateReport;
+
+/* The simulator's name of a blk-mq kernel scheduler (mq-deadline, bfq,
+ * kyber, none map to themselves), or NULL for another name. */
+const char *replay_validate_sim_sched (const char *kernel_name);
+
+/* Check the options (no device touched): a block device target, known
+ * schedulers without repeats, repeat within 1..REPLAY_VALIDATE_MAX_REPEAT,
+ * one workload. */
+gboolean    replay_validate_check (const ReplayValidateOptions *opts,
+                                   GError                     **error);
+
+/* Run all four stages.  The target's scheduler is restored after each
+ * scheduler's runs, on every path. */
+ReplayValidateReport *replay_validate_run (const ReplayValidateOptions *opts,
+                                           GError                     **error);
+
+/* Stage 4 alone, from per-I/O results files (traces/trace-results.h):
+ * @measured[s * repeat + r] and @predicted[s * repeat + r] for scheduler
+ * s of @scheds (NULL-terminated, the first trained) and repeat r.  The
+ * processes are renamed as above and each file rewritten with the new
+ * names into @work_dir as measured-SCHED-rR.csv and predicted-SCHED-sR.csv
+ * (R from 1).  For tests and for reruns by hand. */
+ReplayValidateReport *replay_validate_compare_files (const char *const *scheds,
+                                                     guint              repeat,
+                                                     const char *const *measured,
+                                                     const char *const *predicted,
+                                                     const char        *work_dir,
+                                                     GError           **error);
+
+void   replay_validate_report_free  (ReplayValidateReport *report);
+/* Aligned tables. */
+void   replay_validate_report_print (const ReplayValidateReport *report,
+                                     FILE                       *out);
+/* The JSON document (pretty, deterministic); caller frees. */
+char  *replay_validate_report_to_json (const ReplayValidateReport *report);
+/* --plot DIR: DIR/latency-cdf.png (the first repeat's response-time CDFs,
+ * predicted dashed and measured solid, one colour per scheduler) and
+ * DIR/predicted-vs-measured.png (mean latency and throughput bars with
+ * the measured 95 % intervals).  REPLAY_PLOT_ERROR_NO_GNUPLOT without
+ * gnuplot. */
+gboolean replay_validate_plot (const ReplayValidateReport *report,
+                               const char                 *dir,
+                               GError                    **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayValidateReport, replay_validate_report_free)
+
+G_END_DECLS

@@ -1,0 +1,591 @@
+/* test-validate.c — the arithmetic of `iosim validate` on hand-built data
+ * (replay/replay-validate.h): estimates with Student-t intervals, the
+ * change from the trained scheduler against Welch's interval, Jain's
+ * index, rankings, canonical process names, and stage 4 end to end on
+ * hand-written per-I/O results files.  The expected numbers are worked
+ * out by hand in the comments; t quantiles come from a table
+ * (t(0.975; 1) = 12.7062047, 2: 4.3026527, 4: 2.7764451, 3.857: 2.8174738),
+ * not from the code under test. */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay/replay-plot.h"
+#include "replay/replay-validate.h"
+
+#define TOL 1e-5
+
+/* Equal within TOL relative (absolute near zero); NaN equals NaN. */
+static void
+assert_close (double got, double want)
+{
+  if (isnan (want))
+    {
+      g_assert_true (isnan (got));
+      return;
+    }
+  g_assert_false (isnan (got));
+  g_assert_cmpfloat_with_epsilon (got, want, TOL * MAX (1.0, fabs (want)));
+}
+
+/* ---- Estimates ----------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  double      values[4];
+  guint       n_values;
+  guint       n, pad;
+  double      mean, sd, lo, hi;
+} EstimateCase;
+
+static const EstimateCase estimate_cases[] = {
+  /* mean 12, sd 2, half width 4.3026527 * 2 / sqrt 3 = 4.9682754 */
+  { "three", { 10, 12, 14 }, 3, 3, 0, 12, 2, 7.031724576, 16.968275424 },
+  /* one value: a mean, no spread */
+  { "one", { 5 }, 1, 1, 0, 5, NAN, NAN, NAN },
+  /* the NaN is a missing repeat: mean 5, sd sqrt 2, half 12.7062047 */
+  { "missing", { NAN, 4, 6 }, 3, 2, 0, 5, M_SQRT2, 5 - 12.706204736, 5 + 12.706204736 },
+  { "none", { 0 }, 0, 0, 0, NAN, NAN, NAN, NAN },
+  /* equal values: an interval of width 0 */
+  { "constant", { 3, 3, 3 }, 3, 3, 0, 3, 0, 3, 3 },
+};
+
+static void
+test_estimate (gconstpointer data)
+{
+  const EstimateCase *c = data;
+  ValidateEstimate e = replay_validate_estimate (c->values, c->n_values);
+
+  g_assert_cmpuint (e.n, ==, c->n);
+  assert_close (e.mean, c->mean);
+  assert_close (e.sd, c->sd);
+  assert_close (e.ci95_lo, c->lo);
+  assert_close (e.ci95_hi, c->hi);
+}
+
+/* ---- Changes ------------------------------------------------------------- */
+
+typedef struct {
+  const char      *name;
+  ValidateEstimate trained, other;   /* measured; only n, mean, sd are read */
+  double           pred_trained, pred;
+  double           pred_pct, meas_pct, lo_pct, hi_pct;
+  int              inside, significant, sign_agrees;
+} ChangeCase;
+
+static const ChangeCase change_cases[] = {
+  /* Welch: se = sqrt (100/3 + 100/3), df 4, half 2.7764451 * 8.1649658 =
+   * 22.6695794 around -20, over 100. */
+  { "inside-not-significant", { 3, 100, 10 }, { 3, 80, 10 }, 100, 90,
+    -10, -20, -42.669579355, 2.669579355, 1, 0, 1 },
+  /* se = sqrt (25/3 + 25/3), df 4, half 11.3347897 around -50 */
+  { "outside-significant", { 3, 100, 5 }, { 3, 50, 5 }, 100, 90,
+    -10, -50, -61.334789678, -38.665210322, 0, 1, 1 },
+  /* one run each: no interval, the signs still compare */
+  { "single-runs", { 1, 100, NAN }, { 1, 120, NAN }, 100, 90,
+    -10, 20, NAN, NAN, -1, -1, 0 },
+  /* no spread: the interval is the difference; a prediction on it is inside */
+  { "no-spread", { 2, 200, 0 }, { 2, 150, 0 }, 100, 75,
+    -25, -25, -25, -25, 1, 1, 1 },
+  /* unequal n and sd: va 0.5, vb 1, df 1.5^2 / (0.25 + 1/3) = 3.857143,
+   * half 2.8174738 * sqrt 1.5 = 3.4506865 around 2, over 10 */
+  { "welch-df", { 2, 10, 1 }, { 4, 12, 2 }, 10, 10,
+    0, 20, -14.506865295, 54.506865295, 1, 0, 0 },
+  /* a predicted change of zero agrees only with a measured zero */
+  { "zero-prediction", { 3, 100, 10 }, { 3, 100, 10 }, 50, 50,
+    0, 0, -22.669579355, 22.669579355, 1, 0, 1 },
+};
+
+static void
+test_change (gconstpointer data)
+{
+  const ChangeCase *c = data;
+  ValidateChange ch = replay_validate_change (&c->trained, &c->other, c->pred_trained, c->pred);
+
+  assert_close (ch.predicted_pct, c->pred_pct);
+  assert_close (ch.measured_pct, c->meas_pct);
+  assert_close (ch.measured_lo_pct, c->lo_pct);
+  assert_close (ch.measured_hi_pct, c->hi_pct);
+  g_assert_cmpint (ch.inside, ==, c->inside);
+  g_assert_cmpint (ch.significant, ==, c->significant);
+  g_assert_cmpint (ch.sign_agrees, ==, c->sign_agrees);
+}
+
+/* ---- Jain's index --------------------------------------------------------- */
+
+typedef struct {
+  const char *name;
+  double      values[4];
+  guint       n;
+  double      jain;
+} JainCase;
+
+static const JainCase jain_cases[] = {
+  { "equal", { 5, 5, 5, 5 }, 4, 1.0 },
+  { "one-takes-all", { 8, 0, 0, 0 }, 4, 0.25 },
+  /* (1+2+3)^2 / (3 * 14) = 36 / 42 */
+  { "ramp", { 1, 2, 3 }, 3, 36.0 / 42.0 },
+  { "single", { 7 }, 1, 1.0 },
+  { "empty", { 0 }, 0, NAN },
+  { "all-zero", { 0, 0 }, 2, NAN },
+  /* a process without a throughput is left out: (1 + 3)^2 / (2 * 10) */
+  { "nan-left-out", { 1, NAN, 3 }, 3, 16.0 / 20.0 },
+  { "only-nan", { NAN }, 1, NAN },
+};
+
+static void
+test_jain (gconstpointer data)
+{
+  const JainCase *c = data;
+
+  assert_close (replay_validate_jain (c->values, c->n), c->jain);
+}
+
+/* ---- Rankings ------------------------------------------------------------ */
+
+typedef struct {
+  const char *name;
+  double      values[4];
+  guint       n;
+  gboolean    lower_is_better;
+  guint       order[4];
+  const char *text;        /* names a, b, c, d; ties joined by " = " */
+} RankCase;
+
+static const RankCase rank_cases[] = {
+  { "lower", { 3, 1, 2 }, 3, TRUE, { 1, 2, 0 }, "b, c, a" },
+  { "higher", { 3, 1, 2 }, 3, FALSE, { 0, 2, 1 }, "a, c, b" },
+  /* ties keep the --sched order, and show */
+  { "ties", { 1, 1, 0 }, 3, TRUE, { 2, 0, 1 }, "c, a = b" },
+  { "ties-higher", { 2, 5, 5, 1 }, 4, FALSE, { 1, 2, 0, 3 }, "b = c, a, d" },
+  { "all-tied", { 7, 7 }, 2, TRUE, { 0, 1 }, "a = b" },
+  /* a missing figure ranks last (NaN equals nothing, itself included) */
+  { "nan-last", { NAN, 2, 1 }, 3, TRUE, { 2, 1, 0 }, "c, b, a" },
+  { "nan-last-higher", { 1, NAN, 2 }, 3, FALSE, { 2, 0, 1 }, "c, a, b" },
+};
+
+static void
+test_rank (gconstpointer data)
+{
+  const RankCase *c = data;
+  const char *names[] = { "a", "b", "c", "d" };
+  g_autofree char *text = NULL;
+  guint order[4];
+
+  replay_validate_rank (c->values, c->n, c->lower_is_better, order);
+  for (guint i = 0; i < c->n; i++)
+    g_assert_cmpuint (order[i], ==, c->order[i]);
+  text = replay_validate_ranking_text (c->values, order, c->n, names);
+  g_assert_cmpstr (text, ==, c->text);
+}
+
+/* ---- Canonical names ------------------------------------------------------ */
+
+static void
+test_canonical_names (void)
+{
+  const char *names[] = { "dd-200", "dd-100", "fio-5", "pid7", "kworker/0:1-ev-9", "dd-300",
+                          "fio-4", "dd-400" };
+  /* The dd: dd-200 and dd-100 start at offset 0, dd-200 issued first;
+   * dd-300 ties with dd-100 on both and comes after it by name; dd-400
+   * issued first of all but further in, so last.  The fio: fio-5 reads
+   * from 4096, fio-4 from 8192, whatever the times.  pid7 has no -DIGITS
+   * tail. */
+  const guint64 offset[] = { 0, 0, 4096, 0, 0, 0, 8192, 1 << 20 };
+  const gint64 first[] = { 5, 10, 9, 3, 2, 10, 1, 0 };
+  const char *want[] = { "dd.1", "dd.2", "fio.1", "pid7.1", "kworker/0:1-ev.1", "dd.3", "fio.2",
+                         "dd.4" };
+  g_auto (GStrv) got = replay_validate_canonical_names (names, offset, first,
+                                                        G_N_ELEMENTS (names));
+
+  g_assert_cmpuint (g_strv_length (got), ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_cmpstr (got[i], ==, want[i]);
+}
+
+/* ---- Stage 4 on hand-written files ---------------------------------------- */
+
+#define N_IOS 4
+#define IO_BYTES 4096
+#define GAP_NS 1000000
+
+/* @process issues N_IOS reads of IO_BYTES, GAP_NS apart, each taking
+ * @latency_us: mean = p50 = p99 = latency, throughput = 16384 bytes over
+ * 3 ms + latency. */
+static char *
+write_results (const char *dir, const char *file, const char *process, guint pid,
+               double latency_us)
+{
+  char *path = g_build_filename (dir, file, NULL);
+  FILE *out = fopen (path, "w");
+
+  g_assert_nonnull (out);
+  fputs ("process,pid,device,op,offset_bytes,bytes,intended_ns,issue_ns,complete_ns,latency_ns,"
+         "error\n", out);
+  for (guint i = 0; i < N_IOS; i++)
+    {
+      gint64 issue = (gint64) i * GAP_NS, lat = (gint64) (latency_us * 1000);
+      fprintf (out, "%s,%u,loop9,read,%u,%d,%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+               G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",0\n", process, pid, i * IO_BYTES, IO_BYTES,
+               issue, issue, issue + lat, lat);
+    }
+  g_assert_cmpint (fclose (out), ==, 0);
+  return path;
+}
+
+static double
+mb_per_s (double latency_us)
+{
+  return N_IOS * IO_BYTES / 1e6 / ((3 * GAP_NS + latency_us * 1000) / 1e9);
+}
+
+static const ValidateSched *
+sched_at (const ReplayValidateReport *r, guint i)
+{
+  return g_ptr_array_index (r->scheds, i);
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      if (g_file_test (p, G_FILE_TEST_IS_DIR))
+        remove_dir (p);
+      else
+        g_assert_cmpint (g_unlink (p), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* The report of two schedulers, two repeats, built from files in @dir:
+ * measured mq-deadline 100 and 120 us, none 200 and 220 us; predicted
+ * mq-deadline 100 us, none @none_us (both seeds). */
+static ReplayValidateReport *
+hand_built_report_with (const char *dir, double none_us, GError **error)
+{
+  const char *scheds[] = { "mq-deadline", "none", NULL };
+  /* Measured pids differ per run; the simulation's are its own. */
+  g_autofree char *m1 = write_results (dir, "m-dl-1.csv", "dd-11", 11, 100);
+  g_autofree char *m2 = write_results (dir, "m-dl-2.csv", "dd-12", 12, 120);
+  g_autofree char *m3 = write_results (dir, "m-none-1.csv", "dd-13", 13, 200);
+  g_autofree char *m4 = write_results (dir, "m-none-2.csv", "dd-14", 14, 220);
+  g_autofree char *p1 = write_results (dir, "p-dl-1.csv", "dd-1", 1, 100);
+  g_autofree char *p2 = write_results (dir, "p-dl-2.csv", "dd-1", 1, 100);
+  g_autofree char *p3 = write_results (dir, "p-none-1.csv", "dd-1", 1, none_us);
+  g_autofree char *p4 = write_results (dir, "p-none-2.csv", "dd-1", 1, none_us);
+  const char *measured[] = { m1, m2, m3, m4, NULL };
+  const char *predicted[] = { p1, p2, p3, p4, NULL };
+
+  return replay_validate_compare_files (scheds, 2, measured, predicted, dir, error);
+}
+
+static ReplayValidateReport *
+hand_built_report (const char *dir, GError **error)
+{
+  return hand_built_report_with (dir, 150, error);
+}
+
+/* A model that predicts no difference ranks the schedulers as a tie,
+ * which does not agree with the measured order. */
+static void
+test_ranking_tie (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) r = hand_built_report_with (dir, 100, &error);
+  g_autofree char *json = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->ranking_predicted_text, ==, "mq-deadline = none");
+  g_assert_cmpstr (r->ranking_measured_text, ==, "mq-deadline, none");
+  json = replay_validate_report_to_json (r);
+  g_assert_nonnull (strstr (json, "\"ranking_agrees\" : false"));
+  /* No predicted change against a measured rise: the signs differ. */
+  g_assert_cmpint (((ValidateSched *) g_ptr_array_index (r->scheds, 1))
+                     ->change[VALIDATE_MEAN_LATENCY_NS].sign_agrees, ==, 0);
+  remove_dir (dir);
+}
+
+static void
+test_compare_files (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) r = NULL;
+  const ValidateSched *dl, *none;
+  const ValidateChange *c;
+
+  g_assert_no_error (error);
+  r = hand_built_report (dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (r);
+  g_assert_cmpuint (r->scheds->len, ==, 2);
+  dl = sched_at (r, 0);
+  none = sched_at (r, 1);
+  g_assert_true (dl->trained);
+  g_assert_false (none->trained);
+
+  /* Measured mq-deadline: 100 and 120 us: mean 110, sd 14.142, half width
+   * 12.7062 * 14.142 / sqrt 2 = 127.062 us. */
+  assert_close (dl->measured.estimate[VALIDATE_MEAN_LATENCY_NS].mean, 110e3);
+  assert_close (dl->measured.estimate[VALIDATE_MEAN_LATENCY_NS].ci95_lo, 110e3 - 127062.04736);
+  assert_close (dl->measured.estimate[VALIDATE_P99_LATENCY_NS].mean, 110e3);
+  assert_close (dl->measured.estimate[VALIDATE_MB_PER_S].mean,
+                (mb_per_s (100) + mb_per_s (120)) / 2);
+  assert_close (dl->measured.estimate[VALIDATE_JAIN_INDEX].mean, 1.0);
+  assert_close (dl->predicted.estimate[VALIDATE_MEAN_LATENCY_NS].mean, 100e3);
+  assert_close (dl->predicted.estimate[VALIDATE_MEAN_LATENCY_NS].sd, 0);
+  assert_close (none->predicted.estimate[VALIDATE_MEAN_LATENCY_NS].mean, 150e3);
+
+  /* Demerit: every CDF is one step, so it is the gap: mq-deadline 0 and
+   * 20 us -> 10 us, 9.0909 % of 110; none 50 and 70 -> 60 us. */
+  assert_close (dl->demerit_ns, 10e3);
+  assert_close (dl->demerit_pct, 100.0 * 10 / 110);
+  assert_close (none->demerit_ns, 60e3);
+
+  /* Change of mean latency: predicted +50 %, measured (210 - 110) / 110;
+   * Welch: se = sqrt (100 + 100) us, df 2, half 4.3026527 * 14.142. */
+  c = &none->change[VALIDATE_MEAN_LATENCY_NS];
+  assert_close (c->predicted_pct, 50);
+  assert_close (c->measured_pct, 100.0 * 100 / 110);
+  assert_close (c->measured_lo_pct, 35.592092322);
+  assert_close (c->measured_hi_pct, 146.226089496);
+  g_assert_cmpint (c->inside, ==, 1);
+  g_assert_cmpint (c->significant, ==, 1);
+  g_assert_cmpint (c->sign_agrees, ==, 1);
+  /* The trained scheduler's own change is zero on both sides. */
+  assert_close (dl->change[VALIDATE_MEAN_LATENCY_NS].predicted_pct, 0);
+  assert_close (dl->change[VALIDATE_MEAN_LATENCY_NS].measured_pct, 0);
+
+  /* One process, named alike on both sides and across runs. */
+  g_assert_cmpuint (none->measured.process_names->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (none->measured.process_names, 0), ==, "dd.1");
+  g_assert_cmpstr (g_ptr_array_index (none->predicted.process_names, 0), ==, "dd.1");
+  g_assert_cmpuint (g_array_index (none->measured.process_mb_per_s, ValidateEstimate, 0).n, ==, 2);
+
+  g_assert_cmpstr (r->ranking_predicted[0], ==, "mq-deadline");
+  g_assert_cmpstr (r->ranking_measured[0], ==, "mq-deadline");
+  g_assert_cmpstr (r->ranking_measured[1], ==, "none");
+  g_assert_cmpstr (r->ranking_measured_mb_per_s[0], ==, "mq-deadline");
+  g_assert_cmpstr (r->ranking_predicted_text, ==, "mq-deadline, none");
+
+  /* The JSON carries the members the issue names. */
+  {
+    g_autofree char *json = replay_validate_report_to_json (r);
+    g_assert_nonnull (strstr (json, "\"trained\" : true"));
+    g_assert_nonnull (strstr (json, "\"ranking_predicted\""));
+    g_assert_nonnull (strstr (json, "\"ci95\""));
+    g_assert_nonnull (strstr (json, "\"demerit_ns\""));
+    {
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      JsonObject *s1, *measured;
+
+      g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+      s1 = json_array_get_object_element (
+        json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                      "schedulers"), 1);
+      /* (150 - 210) / 210 */
+      assert_close (json_object_get_double_member (
+                      json_object_get_object_member (s1, "error_pct"), "mean_latency_ns"),
+                    -100.0 * 60 / 210);
+      measured = json_object_get_object_member (s1, "measured");
+      assert_close (json_object_get_double_member (measured, "mean_latency_ns"), 210e3);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                          json_object_get_object_member (measured, "ci95"), "mean_latency_ns")),
+                        ==, 2);
+      g_assert_false (json_object_get_boolean_member (s1, "trained"));
+    }
+  }
+  g_clear_pointer (&r, replay_validate_report_free);
+  remove_dir (dir);
+}
+
+/* Same files, same report: the JSON and the table are byte-identical. */
+static void
+test_deterministic (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) a = hand_built_report (dir, &error);
+  g_autoptr (ReplayValidateReport) b = hand_built_report (dir, &error);
+  g_autofree char *ja = NULL, *jb = NULL, *ta = NULL, *tb = NULL;
+  gsize la = 0, lb = 0;
+  FILE *fa, *fb;
+
+  g_assert_no_error (error);
+  ja = replay_validate_report_to_json (a);
+  jb = replay_validate_report_to_json (b);
+  g_assert_cmpstr (ja, ==, jb);
+  fa = open_memstream (&ta, &la);
+  fb = open_memstream (&tb, &lb);
+  replay_validate_report_print (a, fa);
+  replay_validate_report_print (b, fb);
+  fclose (fa);
+  fclose (fb);
+  g_assert_cmpstr (ta, ==, tb);
+  /* The figures table lines up: its header and every row have one
+   * width (fixed columns), the trained scheduler is marked. */
+  {
+    g_auto (GStrv) lines = g_strsplit (ta, "\n", -1);
+    guint header = 0, rows = 0;
+
+    while (lines[header] && !g_str_has_prefix (lines[header], "sched "))
+      header++;
+    g_assert_nonnull (lines[header]);
+    g_assert_nonnull (strstr (lines[header], "mean_us"));
+    for (guint i = header + 1; lines[i] && !g_str_has_prefix (lines[i], "(*"); i++, rows++)
+      g_assert_cmpuint (strlen (lines[i]), ==, strlen (lines[header]));
+    g_assert_cmpuint (rows, ==, 4);
+    g_assert_true (g_str_has_prefix (lines[header + 1], "mq-deadline* "));
+  }
+  remove_dir (dir);
+}
+
+/* Without gnuplot the plot says so (and nothing else fails); with it,
+ * both charts are written. */
+static void
+test_plot (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autoptr (ReplayValidateReport) r = hand_built_report (dir, &error);
+  g_autofree char *plots = g_build_filename (dir, "plots", NULL);
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  g_autofree char *path = g_strdup (g_getenv ("PATH"));
+
+  g_assert_no_error (error);
+  g_setenv ("PATH", "/nonexistent", TRUE);
+  g_assert_false (replay_validate_plot (r, plots, &error));
+  g_assert_error (error, REPLAY_PLOT_ERROR, REPLAY_PLOT_ERROR_NO_GNUPLOT);
+  g_clear_error (&error);
+  g_setenv ("PATH", path, TRUE);
+  if (gnuplot != NULL)
+    {
+      g_autofree char *cdf = g_build_filename (plots, "latency-cdf.png", NULL);
+      g_autofree char *bars = g_build_filename (plots, "predicted-vs-measured.png", NULL);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      g_assert_true (replay_validate_plot (r, plots, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (cdf, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 0);
+      g_clear_pointer (&data, g_free);
+      g_assert_true (g_file_get_contents (bars, &data, &len, NULL));
+      g_assert_cmpuint (len, >, 0);
+    }
+  else
+    g_test_message ("gnuplot not installed: only the refusal was checked");
+  remove_dir (dir);
+}
+
+/* A file that is not results: the error names it. */
+static void
+test_compare_files_bad_input (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autofree char *bad = g_build_filename (dir, "bad.csv", NULL);
+  const char *scheds[] = { "none", NULL };
+  const char *files[] = { bad, NULL };
+  ReplayValidateReport *r;
+
+  g_assert_true (g_file_set_contents (bad, "not,a,results,file\n1,2,3,4\n", -1, NULL));
+  r = replay_validate_compare_files (scheds, 1, files, files, dir, &error);
+  g_assert_null (r);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "bad.csv"));
+  g_assert_cmpint (g_unlink (bad), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* ---- Options refused before any device is touched ------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *scheds[4];
+  guint       repeat;
+  gboolean    with_command;
+  const char *trace;
+  const char *message;
+} CheckCase;
+
+static const CheckCase check_cases[] = {
+  { "legacy-sched", { "cfq", NULL }, 1, TRUE, NULL, "not a blk-mq scheduler" },
+  { "twice", { "bfq", "none", "bfq", NULL }, 1, TRUE, NULL, "listed twice" },
+  { "no-sched", { NULL }, 1, TRUE, NULL, "at least one scheduler" },
+  { "repeat-zero", { "none", NULL }, 0, TRUE, NULL, "--repeat" },
+  { "repeat-huge", { "none", NULL }, REPLAY_VALIDATE_MAX_REPEAT + 1, TRUE, NULL, "--repeat" },
+  { "both-workloads", { "none", NULL }, 1, TRUE, "t.txt", "either one TRACE" },
+  { "no-workload", { "none", NULL }, 1, FALSE, NULL, "either one TRACE" },
+  { "missing-trace", { "none", NULL }, 1, FALSE, "/nonexistent/trace.txt",
+    "/nonexistent/trace.txt: no such trace file" },
+};
+
+static void
+test_check (gconstpointer data)
+{
+  const CheckCase *c = data;
+  char *command[] = { (char *) "true", NULL };
+  ReplayValidateOptions opts = {
+    .target = "/dev/null", .scheds = c->scheds, .repeat = c->repeat,
+    .argv = c->with_command ? command : NULL, .trace_path = c->trace, .work_dir = "/",
+  };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (replay_validate_check (&opts, &error));
+  g_assert_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS);
+  g_assert_nonnull (strstr (error->message, c->message));
+}
+
+static void
+test_check_accepts (void)
+{
+  const char *scheds[] = { "mq-deadline", "bfq", "kyber", "none", NULL };
+  char *command[] = { (char *) "true", NULL };
+  ReplayValidateOptions opts = {
+    .target = "/dev/null", .scheds = scheds, .repeat = 2, .argv = command, .work_dir = "/",
+  };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (replay_validate_check (&opts, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; scheds[i]; i++)
+    g_assert_cmpstr (replay_validate_sim_sched (scheds[i]), ==, scheds[i]);
+  g_assert_null (replay_validate_sim_sched ("deadline"));
+}
+
+#define ADD_CASES(prefix, cases, func)                                             \
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)                                 \
+    {                                                                              \
+      g_autofree char *path = g_strdup_printf ("/validate/%s/%s", prefix,          \
+                                               cases[i].name);                     \
+      g_test_add_data_func (path, &cases[i], func);                                \
+    }
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  ADD_CASES ("estimate", estimate_cases, test_estimate);
+  ADD_CASES ("change", change_cases, test_change);
+  ADD_CASES ("jain", jain_cases, test_jain);
+  ADD_CASES ("rank", rank_cases, test_rank);
+  ADD_CASES ("check", check_cases, test_check);
+  g_test_add_func ("/validate/check/accepts", test_check_accepts);
+  g_test_add_func ("/validate/canonical-names", test_canonical_names);
+  g_test_add_func ("/validate/compare-files", test_compare_files);
+  g_test_add_func ("/validate/compare-files-bad-input", test_compare_files_bad_input);
+  g_test_add_func ("/validate/deterministic", test_deterministic);
+  g_test_add_func ("/validate/ranking-tie", test_ranking_tie);
+  g_test_add_func ("/validate/plot", test_plot);
+  return g_test_run ();
+}
