@@ -208,18 +208,26 @@ atomic_max (gint *max, gint value)
     old = g_atomic_int_get (max);
 }
 
-/* Take one unit of @counter if it stays within @limit (0 = none). */
+/* Take one unit of @counter if it stays within @limit (0 = none).  A
+ * compare-and-exchange lost to another thread (a reaper releasing, another
+ * process's submitter taking the device's slot) is tried again: only the
+ * limit refuses, or a burst the trace queued together would be cut into
+ * several submissions. */
 static gboolean
 try_take (gint *counter, guint limit, gint *max)
 {
-  gint old = g_atomic_int_get (counter);
+  for (;;)
+    {
+      gint old = g_atomic_int_get (counter);
 
-  if (limit > 0 && old >= (gint) limit)
-    return FALSE;
-  if (!g_atomic_int_compare_and_exchange (counter, old, old + 1))
-    return FALSE;
-  atomic_max (max, old + 1);
-  return TRUE;
+      if (limit > 0 && old >= (gint) limit)
+        return FALSE;
+      if (g_atomic_int_compare_and_exchange (counter, old, old + 1))
+        {
+          atomic_max (max, old + 1);
+          return TRUE;
+        }
+    }
 }
 
 gboolean

@@ -122,7 +122,8 @@ write_renamed (const TraceResults *results, GHashTable *rename, const char *out_
                    g_strerror (saved));
       return FALSE;
     }
-  trace_results_write_header (out);
+  /* The renamed copy keeps the file's latency kind. */
+  trace_results_write_header_kind (out, trace_results_latency_kind (results));
   for (guint i = 0; i < trace_results_len (results); i++)
     {
       TraceResult row = *trace_results_get (results, i);
