@@ -38,9 +38,12 @@ typedef struct {
   gboolean matched;
 } RouteIssue;
 
+typedef enum { ROUTE_EVENT_NONE, ROUTE_EVENT_ISSUE, ROUTE_EVENT_COMPLETE } RouteEvent;
+
 struct _ReplayEmulateRoute {
   char *instance;            /* TRACEFS/instances/iosim-emulate-route-PID */
   char *enable;              /* .../events/block/block_rq_issue/enable */
+  char *complete_enable;     /* .../events/block/block_rq_complete/enable */
   guint dev_major, dev_minor;
   /* Live: the instance's trace_pipe, non-blocking, and what it gave. */
   int        pipe_fd;
@@ -49,6 +52,7 @@ struct _ReplayEmulateRoute {
   RouteIssue ring[ROUTE_RING];
   guint      ring_next;      /* next slot to fill (oldest entry when full) */
   guint      ring_len;
+  GArray    *completes;      /* ReplayEmulateCompletion, in trace order */
 };
 
 /* Instances of emulators that died before removing theirs. */
@@ -109,6 +113,7 @@ replay_emulate_route_start (const char *device_path, GError **error)
       return NULL;
     }
   r->pipe_fd = -1;
+  r->completes = g_array_new (FALSE, FALSE, sizeof (ReplayEmulateCompletion));
   r->dev_major = major (st.st_rdev);
   r->dev_minor = minor (st.st_rdev);
   tracefs = replay_tracefs_find (NULL, FALSE, NULL, error);
@@ -125,40 +130,55 @@ replay_emulate_route_start (const char *device_path, GError **error)
       return NULL;
     }
   r->enable = g_build_filename (r->instance, "events", "block", "block_rq_issue", "enable", NULL);
+  r->complete_enable = g_build_filename (r->instance, "events", "block", "block_rq_complete",
+                                         "enable", NULL);
   /* The kernel's dev_t in trace filters is MKDEV: major << 20 | minor. */
   filter = g_strdup_printf ("dev == %u", (r->dev_major << 20) | r->dev_minor);
   if (!write_in (r->instance, "trace_clock", "mono", error)
       || !write_in (r->instance, "events/block/block_rq_issue/filter", filter, error)
+      || !write_in (r->instance, "events/block/block_rq_complete/filter", filter, error)
       || !replay_setup_write_value (r->enable, "1", error))
     return NULL;
   return g_steal_pointer (&r);
 }
 
 /* "  comm-pid  [cpu] flags  SECONDS.USEC: block_rq_issue: MAJ,MIN RWBS
- * BYTES () SECTOR + N ..." of our device -> its time (ns), sector, N. */
-static gboolean
-parse_issue (const ReplayEmulateRoute *r, const char *line, RouteIssue *out)
+ * BYTES () SECTOR + N ..." or "...: block_rq_complete: MAJ,MIN RWBS ()
+ * SECTOR + N ..." of our device -> which, its time (ns), sector, N. */
+static RouteEvent
+parse_event (const ReplayEmulateRoute *r, const char *line, RouteIssue *out)
 {
-  const char *ev = strstr (line, ": block_rq_issue: ");
-  const char *p = ev;
+  static const char issue_tag[] = ": block_rq_issue: ", complete_tag[] = ": block_rq_complete: ";
+  const char *ev = strstr (line, issue_tag);
+  RouteEvent kind = ROUTE_EVENT_ISSUE;
+  const char *p, *fields;
   guint maj, min;
   double seconds;
   char rwbs[16];
+  int got;
 
+  if (ev == NULL)
+    {
+      ev = strstr (line, complete_tag);
+      kind = ROUTE_EVENT_COMPLETE;
+    }
   if (ev == NULL || line[0] == '#')
-    return FALSE;
-  while (p > line && p[-1] != ' ')
-    p--;
-  if (sscanf (p, "%lf", &seconds) != 1
-      || sscanf (ev + strlen (": block_rq_issue: "),
-                 "%u,%u %15s %*u () %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT, &maj, &min, rwbs,
-                 &out->sector, &out->nr_sectors) != 5)
-    return FALSE;
-  if (maj != r->dev_major || min != r->dev_minor)
-    return FALSE;
+    return ROUTE_EVENT_NONE;
+  fields = ev + (kind == ROUTE_EVENT_ISSUE ? strlen (issue_tag) : strlen (complete_tag));
+  for (p = ev; p > line && p[-1] != ' '; p--)
+    ;
+  if (sscanf (p, "%lf", &seconds) != 1)
+    return ROUTE_EVENT_NONE;
+  got = kind == ROUTE_EVENT_ISSUE
+        ? sscanf (fields, "%u,%u %15s %*u () %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT, &maj,
+                  &min, rwbs, &out->sector, &out->nr_sectors)
+        : sscanf (fields, "%u,%u %15s () %" G_GUINT64_FORMAT " + %" G_GUINT64_FORMAT, &maj, &min,
+                  rwbs, &out->sector, &out->nr_sectors);
+  if (got != 5 || maj != r->dev_major || min != r->dev_minor)
+    return ROUTE_EVENT_NONE;
   out->issue_ns = (gint64) (seconds * 1e9 + 0.5);
   out->matched = FALSE;
-  return TRUE;
+  return kind;
 }
 
 gboolean
@@ -177,7 +197,7 @@ replay_emulate_route_issues (ReplayEmulateRoute *r, guint64 sector, GArray *issu
     {
       RouteIssue issue;
 
-      if (parse_issue (r, lines[i], &issue) && issue.sector == sector)
+      if (parse_event (r, lines[i], &issue) == ROUTE_EVENT_ISSUE && issue.sector == sector)
         g_array_append_val (issue_ns, issue.issue_ns);
     }
   return TRUE;
@@ -200,8 +220,10 @@ replay_emulate_route_follow (ReplayEmulateRoute *r, GError **error)
     }
   r->partial = g_string_new (NULL);
   r->read_buf = g_malloc (ROUTE_READ_BYTES);
-  return replay_setup_write_value (r->enable, "1", error);
+  return replay_setup_write_value (r->enable, "1", error)
+         && replay_setup_write_value (r->complete_enable, "1", error);
 }
+
 
 static void
 ring_push (ReplayEmulateRoute *r, const RouteIssue *issue)
@@ -228,12 +250,33 @@ drain_pipe (ReplayEmulateRoute *r)
           RouteIssue issue;
 
           *nl = '\0';
-          if (parse_issue (r, line, &issue))
-            ring_push (r, &issue);
+          switch (parse_event (r, line, &issue))
+            {
+            case ROUTE_EVENT_ISSUE:
+              ring_push (r, &issue);
+              break;
+            case ROUTE_EVENT_COMPLETE:
+              {
+                ReplayEmulateCompletion c = { issue.sector, issue.issue_ns };
+                g_array_append_val (r->completes, c);
+              }
+              break;
+            case ROUTE_EVENT_NONE:
+            default:
+              break;
+            }
           line = nl + 1;
         }
       g_string_erase (r->partial, 0, line - r->partial->str);
     }
+}
+
+const GArray *
+replay_emulate_route_completions (ReplayEmulateRoute *r)
+{
+  if (r->pipe_fd >= 0)
+    drain_pipe (r);
+  return r->completes;
 }
 
 gboolean
@@ -271,11 +314,16 @@ replay_emulate_route_free (ReplayEmulateRoute *r)
     {
       if (r->enable != NULL)
         replay_setup_write_value (r->enable, "0", NULL);
+      if (r->complete_enable != NULL)
+        replay_setup_write_value (r->complete_enable, "0", NULL);
       g_rmdir (r->instance);
     }
   if (r->partial != NULL)
     g_string_free (r->partial, TRUE);
   g_free (r->read_buf);
+  if (r->completes != NULL)
+    g_array_unref (r->completes);
+  g_free (r->complete_enable);
   g_free (r->enable);
   g_free (r->instance);
   g_free (r);

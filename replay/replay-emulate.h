@@ -163,6 +163,14 @@ gboolean            replay_emulate_route_issue_of (ReplayEmulateRoute *route,
                                                    guint64             sector,
                                                    gint64             *issue_ns);
 void                replay_emulate_route_free   (ReplayEmulateRoute *route);
+/* The kernel's block_rq_complete of each request since _follow (read
+ * from trace_pipe now too), in trace order. */
+typedef struct {
+  guint64 sector;
+  gint64  complete_ns;           /* CLOCK_MONOTONIC */
+} ReplayEmulateCompletion;
+
+const GArray       *replay_emulate_route_completions (ReplayEmulateRoute *route);
 /* Remove the route instances of emulators that are no longer running
  * (SIGKILL leaves them; a tracefs that is not mounted has none). */
 void                replay_emulate_route_remove_stale (gboolean dry_run,

@@ -461,6 +461,11 @@ test_fixed_throughput (void)
                          json_object_get_object_member (json_node_get_object (stats), "route"),
                          "from"), ==, "block_rq_issue");
       g_assert_cmpint (stats_int (stats, "route", "timed_from_issue"), ==, G_N_ELEMENTS (blocks));
+      /* ... and every read's block_rq_complete was found, near its end. */
+      g_assert_cmpint (stats_int (stats, "kernel_completion_error_ns", "matched"), ==,
+                       G_N_ELEMENTS (blocks));
+      g_assert_cmpint (ABS (stats_int (stats, "kernel_completion_error_ns", "p50")), <,
+                       1000 * 1000);
     }
   /* The stack passed each read whole and one at a time. */
   g_assert_cmpint (stats_int (stats, NULL, "max_request_bytes"), ==, 512 * 1024);
