@@ -1,7 +1,7 @@
 /* cmd-fit.c — `iosim fit TRACE [-o model.ini] [--json FILE] [--measured FILE]
- * [--device MAJ,MIN] [--sched NAME]`: option parsing around fit_trace() and
- * its writers (models/fit/fit.h).  The report goes to standard output; at
- * least one file must be asked for. */
+ * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|auto]`: option parsing
+ * around fit_trace() and its writers (models/fit/fit.h).  The report goes to
+ * standard output; at least one file must be asked for. */
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -26,7 +26,7 @@ int
 cli_cmd_fit (int argc, char **argv)
 {
   g_autofree char *output = NULL, *device = NULL, *sched = NULL, *json = NULL;
-  g_autofree char *measured = NULL;
+  g_autofree char *measured = NULL, *model = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the scenario .ini", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "Fit this device of the trace", "MAJ,MIN" },
@@ -34,6 +34,9 @@ cli_cmd_fit (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Write the fit as JSON", "FILE" },
     { "measured", 0, 0, G_OPTION_ARG_FILENAME, &measured,
       "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+      "Device model kind: fixed (overhead + bytes / bandwidth), disk (with a seek curve), "
+      "auto (the better on held-out requests; default)", "KIND" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - fit a device model and process streams to a trace");
@@ -75,6 +78,11 @@ cli_cmd_fit (int argc, char **argv)
       opts.has_device = TRUE;
     }
   opts.sched = sched;
+  if (model != NULL && !fit_model_kind_parse (model, &opts.model))
+    {
+      fprintf (stderr, "iosim fit: --model wants fixed, disk or auto, not \"%s\"\n", model);
+      return 2;
+    }
 
   result = fit_trace (argv[1], &opts, &error);
   if (result == NULL)
