@@ -43,6 +43,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "models/dev/dev.h"
 #include "models/fit/fit.h"
 
 #define FIT_DISK_SECTOR_BYTES 512
@@ -273,6 +274,22 @@ fit_disk_name_coefs (FitDiskFit *f)
   f->seek_third_ns = fit_disk_seek_ns (f, d_third, &f->seek_third_ci95_ns);
 }
 
+/* The residual RMS of the requests that moved: where rotation shows. */
+static void
+fit_disk_moved_rms (const FitDiskRow *rows, gsize n, const gboolean *use, FitDiskFit *out)
+{
+  double ss = 0.0;
+
+  for (gsize i = 0; i < n; i++)
+    if ((use == NULL || use[i]) && rows[i].d_sectors > 0)
+      {
+        double e = rows[i].service_ns - fit_disk_predict (out, &rows[i]);
+
+        ss += e * e;
+      }
+  out->residual_rms_moved_ns = sqrt (ss / (double) MAX (out->n_random, 1));
+}
+
 /* Least squares over the rows with @use (NULL: all). */
 static void
 fit_disk_regress (const FitDiskRow *rows, gsize n, const gboolean *use,
@@ -319,6 +336,7 @@ fit_disk_regress (const FitDiskRow *rows, gsize n, const gboolean *use,
   out->r2 = sst > 0 ? 1.0 - chisq / sst : NAN;
   out->residual_rms_ns = sqrt (chisq / (double) out->n_used);
   fit_disk_name_coefs (out);
+  fit_disk_moved_rms (rows, n, use, out);
   gsl_multifit_linear_free (work);
   gsl_matrix_free (cov);
   gsl_vector_free (c);
@@ -553,4 +571,124 @@ fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize 
       fit_model_compare ((const FitDiskRow *) rows->data, rows->len, stroke_sectors, out);
     }
   fit_model_decide (out);
+}
+
+/* ---- The disk kind as a scenario device (models/dev/dev-disk.c) --------- */
+
+/* dev-disk.c's documented defaults for what a fit of service times cannot
+ * identify: the spindle speed ("7200 is the common desktop drive") and the
+ * cylinders ("only the ratio of distances matters"). */
+#define FIT_DISK_RPM        7200.0
+#define FIT_DISK_CYLINDERS  100000u
+
+/* The fitted seek curve at @d_sectors without the mean rotation. */
+static double
+fit_disk_seek_only_ns (const FitDiskFit *d, double d_sectors, double half_turn_ns)
+{
+  return fit_disk_seek_ns (d, d_sectors, NULL) - half_turn_ns;
+}
+
+/* Whether the fit can become dev-disk's parameters at all. */
+static gboolean
+fit_disk_mappable (const FitDiskFit *d, double period_ns, GError **error)
+{
+  double spread_ns = period_ns / sqrt (12.0);
+  /* The RMS of n residuals estimates its sigma within about 1 / sqrt(2 n)
+   * (normal theory); three of those are allowed. */
+  double allow = 1.0 - 3.0 / sqrt (2.0 * (double) MAX (d->n_random, 1));
+
+  if (!d->overhead_separated)
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED, "no sequential request: the overhead "
+                   "cannot be told from the seek curve");
+      return FALSE;
+    }
+  if (!(d->bandwidth_identified && d->ns_per_byte > 0))
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED, "the bandwidth is not identified");
+      return FALSE;
+    }
+  /* A request that moved waits a uniform share of a revolution, spread
+   * period / sqrt(12); residuals smaller than that leave no room for the
+   * rotation a disk model would add. */
+  if (!(d->residual_rms_moved_ns >= allow * spread_ns))
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED, "the residuals of requests that moved "
+                   "(RMS %.1fus) are smaller than the rotational spread of a %.0f rpm disk "
+                   "(%.1fus): the trace shows no rotation", d->residual_rms_moved_ns / 1e3,
+                   FIT_DISK_RPM, spread_ns / 1e3);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The fitted curve against dev-disk's, which passes through seek_track,
+ * seek_avg and seek_full in its own shape: every cylinder distance in
+ * a geometric ladder must lie within the fit's 95 % half-width there. */
+static gboolean
+fit_disk_check_curve (const FitDiskFit *d, DevModel *dev, double sectors_per_cyl,
+                      double half_turn_ns, double *worst_ns, GError **error)
+{
+  *worst_ns = 0.0;
+  for (guint64 k = 1; k < FIT_DISK_CYLINDERS; k = k * 2 + 1)
+    {
+      double dist = (double) k * sectors_per_cyl, ci;
+      double want = fit_disk_seek_ns (d, dist, &ci) - half_turn_ns;
+      double got = dev_disk_seek_ns (dev, k);
+
+      *worst_ns = MAX (*worst_ns, fabs (got - want));
+      if (fabs (got - want) > ci)
+        {
+          g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED, "dev-disk's seek curve through "
+                       "seek_track, seek_avg and seek_full is %.1fus off the fitted one at "
+                       "%" G_GUINT64_FORMAT " cylinders (95%% half-width %.1fus)",
+                       (got - want) / 1e3, k, ci / 1e3);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+char *
+fit_disk_device_keys (const FitDiskFit *d, guint64 capacity_bytes, GError **error)
+{
+  const double period_ns = 60e9 / FIT_DISK_RPM, half_turn_ns = period_ns / 2.0;
+  const double c_cyl = FIT_DISK_CYLINDERS;
+  double sectors_per_cyl = (double) (capacity_bytes / FIT_DISK_SECTOR_BYTES) / c_cyl;
+  double track_ns, full_ns, avg_sum = 0.0, worst_ns;
+  g_autoptr(GString) keys = g_string_new (NULL);
+  g_autofree char *ini = NULL;
+  g_autoptr(DevModel) dev = NULL;
+  GError *local = NULL;
+
+  g_return_val_if_fail (d != NULL && d->fitted, NULL);
+  if (!fit_disk_mappable (d, period_ns, error))
+    return NULL;
+  track_ns = fit_disk_seek_only_ns (d, sectors_per_cyl, half_turn_ns);
+  full_ns = fit_disk_seek_only_ns (d, (c_cyl - 1) * sectors_per_cyl, half_turn_ns);
+  /* dev-disk.c's average seek: over pairs of distinct cylinders, distance k
+   * weighted C - k (dev_disk_solve_seek). */
+  for (guint64 k = 1; k < FIT_DISK_CYLINDERS; k++)
+    avg_sum += (c_cyl - (double) k) * fit_disk_seek_only_ns (d, (double) k * sectors_per_cyl,
+                                                             half_turn_ns);
+  g_string_append_printf (keys,
+    "kind = disk\nrpm = %.0f\nseek_track = %.3fus\nseek_avg = %.3fus\nseek_full = %.3fus\n"
+    "cylinders = %u\nouter_rate = %.3fMB/s\ninner_rate = %.3fMB/s\noverhead = %.3fus\n"
+    "write_overhead = %.3fus\nread_lookahead = true\nwrite_cache = true\n",
+    FIT_DISK_RPM, track_ns / 1e3, avg_sum / (c_cyl * (c_cyl - 1) / 2.0) / 1e3, full_ns / 1e3,
+    FIT_DISK_CYLINDERS, d->bandwidth_bytes_per_s / 1e6, d->bandwidth_bytes_per_s / 1e6,
+    d->overhead_ns / 1e3, (d->overhead_ns + d->write_extra_ns) / 1e3);
+  ini = g_strdup_printf ("[device]\n%scapacity = %" G_GUINT64_FORMAT "\n", keys->str,
+                         capacity_bytes);
+  dev = dev_model_new_from_data ("fit", ini, &local);
+  if (dev == NULL)
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED, "dev-disk refuses the mapped "
+                   "parameters: %s", local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  if (!fit_disk_check_curve (d, dev, sectors_per_cyl, half_turn_ns, &worst_ns, error))
+    return NULL;
+  return g_string_free (g_steal_pointer (&keys), FALSE);
 }

@@ -154,11 +154,13 @@ fit_describe_queue (GString *out, const FitResult *r)
  * elevator hands on, so the simulated one must too (via = loop); another
  * device had at least max_in_flight at once. */
 static void
-fit_append_queue_keys (GString *out, const FitResult *r)
+fit_append_queue_keys (GString *out, const FitResult *r, gboolean fixed)
 {
   const FitDeviceQueue *q = &r->queue;
 
-  g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
+  /* dev-disk.c serves one at a time and has no such key. */
+  if (fixed)
+    g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
   if (q->loop)
     {
       /* drivers/block/loop.c (Linux 6.x): loop_add() sets tag_set.queue_depth
@@ -269,12 +271,45 @@ fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
 
 /* ---- The model kind (fit-disk.c), in the scenario and the report -------- */
 
-/* Why the scenario keeps kind = fixed when the disk kind is chosen. */
-#define FIT_DISK_NOT_WRITTEN \
-  "the disk fit is not written as kind = disk: models/dev/dev-disk.c needs an rpm " \
-  "(this fit holds a + rotation as one figure), a seek curve over cylinders and zone " \
-  "rates that the fit does not identify, so the scenario keeps kind = fixed; " \
-  "the disk figures above are the fit's own"
+/* The disk kind's device keys when it is chosen and reproduces the fit
+ * (fit_disk_device_keys); NULL otherwise, with *@why_not set when it was
+ * chosen but cannot be written. */
+static char *
+fit_scenario_disk_keys (const FitResult *r, char **why_not)
+{
+  g_autoptr(GError) error = NULL;
+  char *keys;
+
+  *why_not = NULL;
+  if (r->model.chosen != FIT_MODEL_DISK)
+    return NULL;
+  keys = fit_disk_device_keys (&r->model.disk, r->capacity_bytes, &error);
+  if (keys == NULL)
+    *why_not = g_strdup_printf ("the disk fit is not written as kind = disk (%s), so the "
+                                "scenario keeps kind = fixed; the disk figures above are the "
+                                "fit's own", error->message);
+  return keys;
+}
+
+/* What the scenario's device gets, one line. */
+static char *
+fit_scenario_kind_line (const FitResult *r, gboolean *disk)
+{
+  g_autofree char *why_not = NULL;
+  g_autofree char *keys = fit_scenario_disk_keys (r, &why_not);
+
+  *disk = keys != NULL;
+  if (keys != NULL)
+    return g_strdup ("scenario: kind = disk (models/dev/dev-disk.c): rpm 7200 and cylinders "
+                     "100000 are dev-disk.c's documented defaults, not fitted (the rpm is not "
+                     "identifiable: its mean half revolution is taken off a + rotation); one "
+                     "rate for every zone (the fit has one bandwidth); lookahead and write "
+                     "cache on (sequential requests paid no rotation in the fit); its seek "
+                     "curve is within the fit's 95% half-width at every distance checked");
+  if (why_not != NULL)
+    return g_steal_pointer (&why_not);
+  return g_strdup ("scenario: kind = fixed");
+}
 
 /* Lines (no newline) saying which kind was chosen and both kinds' figures. */
 static GPtrArray *
@@ -333,8 +368,6 @@ fit_model_lines (const FitResult *r)
     g_ptr_array_add (lines, g_strdup_printf ("disk: writes take %.3fus +- %.3fus more "
                                              "than reads", d->write_extra_ns / 1e3,
                                              d->t95 * d->write_extra_se_ns / 1e3));
-  if (m->chosen == FIT_MODEL_DISK)
-    g_ptr_array_add (lines, g_strdup (FIT_DISK_NOT_WRITTEN));
   return lines;
 }
 
@@ -342,9 +375,31 @@ static void
 fit_describe_model (GString *out, const FitResult *r)
 {
   g_autoptr(GPtrArray) lines = fit_model_lines (r);
+  gboolean disk;
+  g_autofree char *kind = fit_scenario_kind_line (r, &disk);
 
   for (guint i = 0; i < lines->len; i++)
     fit_append_comment (out, "%s", (const char *) g_ptr_array_index (lines, i));
+  fit_append_comment (out, "%s", kind);
+}
+
+/* The [device] group: the fixed kind's op keys, or the disk kind's. */
+static void
+fit_append_device_keys (GString *out, const FitResult *r)
+{
+  g_autofree char *why_not = NULL;
+  g_autofree char *disk = fit_scenario_disk_keys (r, &why_not);
+
+  g_string_append_printf (out, "[device %s]\n", r->device_name);
+  if (disk != NULL)
+    g_string_append (out, disk);
+  else
+    {
+      g_string_append (out, "kind = fixed\n");
+      fit_append_op_keys (out, &r->read, "");
+      fit_append_op_keys (out, &r->write, "write_");
+    }
+  fit_append_queue_keys (out, r, disk == NULL);
 }
 
 char *
@@ -371,10 +426,7 @@ fit_scenario_to_data (const FitResult *r)
                         "devMAJ_MIN in every trace format", r->dev_major, r->dev_minor,
                         r->kernel_name);
   fit_describe_model (out, r);
-  g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
-  fit_append_op_keys (out, &r->read, "");
-  fit_append_op_keys (out, &r->write, "write_");
-  fit_append_queue_keys (out, r);
+  fit_append_device_keys (out, r);
   g_string_append (out, "capacity = ");
   fit_append_size (out, r->capacity_bytes);
   g_string_append (out, "\nsched = ");
@@ -622,8 +674,12 @@ fit_print_model (FILE *out, const FitResult *r)
 {
   g_autoptr(GPtrArray) lines = fit_model_lines (r);
 
+  gboolean disk;
+  g_autofree char *kind = fit_scenario_kind_line (r, &disk);
+
   for (guint i = 0; i < lines->len; i++)
     fprintf (out, "%s\n", (const char *) g_ptr_array_index (lines, i));
+  fprintf (out, "%s\n", kind);
 }
 
 void
@@ -900,6 +956,8 @@ static void
 fit_json_model (JsonBuilder *b, const FitResult *r)
 {
   const FitModelChoice *m = &r->model;
+  g_autofree char *kind = NULL;
+  gboolean disk;
 
   json_builder_set_member_name (b, "model");
   json_builder_begin_object (b);
@@ -909,8 +967,11 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   json_builder_add_string_value (b, fit_model_kind_name (m->chosen));
   json_builder_set_member_name (b, "reason");
   json_builder_add_string_value (b, m->reason);
+  kind = fit_scenario_kind_line (r, &disk);
   json_builder_set_member_name (b, "scenario_kind");
-  json_builder_add_string_value (b, "fixed");
+  json_builder_add_string_value (b, disk ? "disk" : "fixed");
+  json_builder_set_member_name (b, "scenario_note");
+  json_builder_add_string_value (b, kind);
   json_builder_set_member_name (b, "held_out_figure");
   json_builder_add_string_value (b, "mean absolute error of the service time");
   fit_json_int (b, "train", (gint64) m->n_train);

@@ -184,6 +184,7 @@ typedef struct {
   double   t95;                  /* Student t, 97.5 %, n - k degrees of freedom */
   double   r2;                   /* of the whole regression */
   double   residual_rms_ns;
+  double   residual_rms_moved_ns;  /* of the requests with d > 0 */
   guint64  stroke_sectors;       /* the capacity: the longest seek */
   /* The seek curve (a + rotation + b sqrt(d) + c d, with the overhead when
    * not separated) at a third of the stroke, with its 95 % half-width. */
@@ -229,6 +230,18 @@ void        fit_disk_fit         (const TraceRequest *requests,
 double      fit_disk_seek_ns     (const FitDiskFit   *fit,
                                   double              d_sectors,
                                   double             *ci95_ns);
+/* The [device] keys of a `kind = disk` device (models/dev/dev-disk.c)
+ * that reproduce @fit, for a disk of @capacity_bytes: the rpm and the
+ * cylinders are dev-disk's documented defaults (not identified: the mean
+ * rotation is taken off a + rotation), one rate for all zones, lookahead
+ * and write cache on (a sequential request paid no rotation in the fit).
+ * NULL and @error when that would not reproduce the fit: overhead or
+ * bandwidth not identified, residuals with no room for the rotation,
+ * parameters dev-disk refuses, or its seek curve off the fitted one by
+ * more than the fit's 95 % half-width at some distance. */
+char       *fit_disk_device_keys (const FitDiskFit   *fit,
+                                  guint64             capacity_bytes,
+                                  GError            **error);
 /* Fit both kinds and choose (see FitModelChoice). */
 void        fit_model_choose     (const TraceRequest *requests,
                                   const double       *service_ns,

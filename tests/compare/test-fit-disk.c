@@ -308,34 +308,33 @@ test_outputs (void)
 
 /* ---- Requests served by the simulator's own disk model ----------------- */
 
-static void
-test_simulated_disk (void)
+/* disk-7200-sata.ini through dev_model_load, as the scenario loader does. */
+static DevModel *
+load_sata_disk (void)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) dirs = dev_model_default_search_dirs ();
-  g_autoptr(DevModel) dev = NULL;
-  g_autoptr(GArray) rqs = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
-  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
-  DevDiskGeometry geo;
-  FitModelChoice m;
-  guint64 stroke, prev_end = 0, third;
-  gint64 now = 0;
-  double fitted, ci, model_seek, excess;
-  guint p;
+  DevModel *dev;
 
-  if (g_getenv ("IOSIM_MODELS_DIR") == NULL)
-    {
-      g_test_skip ("IOSIM_MODELS_DIR is not set (run under meson test)");
-      gsl_rng_free (rng);
-      return;
-    }
   g_assert_true (g_key_file_load_from_data (kf, "[device hda]\nmodel = disk-7200-sata\n", -1,
                                             G_KEY_FILE_NONE, NULL));
   dev = dev_model_load ("hda", kf, "device hda", (const char *const *) dirs, NULL, &error);
   g_assert_no_error (error);
-  dev_disk_get_geometry (dev, &geo);
-  stroke = dev->capacity_bytes / 512;
+  return dev;
+}
+
+/* N_REQUESTS reads served one at a time by @dev, 40 % sequential, each
+ * dispatched a uniform 0 .. 1 ms after the previous completion (so the
+ * platter's angle at each start varies). */
+static GArray *
+generate_simulated (DevModel *dev)
+{
+  GArray *rqs = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  gsl_rng *rng = gsl_rng_alloc (gsl_rng_mt19937);
+  guint64 stroke = dev->capacity_bytes / 512, prev_end = 0;
+  gint64 now = 0;
+
   gsl_rng_set (rng, 41);
   for (guint k = 0; k < N_REQUESTS; k++)
     {
@@ -355,6 +354,35 @@ test_simulated_disk (void)
       g_array_append_val (rqs, rq);
     }
   gsl_rng_free (rng);
+  return rqs;
+}
+
+static gboolean
+skip_without_models (void)
+{
+  if (g_getenv ("IOSIM_MODELS_DIR") != NULL)
+    return FALSE;
+  g_test_skip ("IOSIM_MODELS_DIR is not set (run under meson test)");
+  return TRUE;
+}
+
+static void
+test_simulated_disk (void)
+{
+  g_autoptr(DevModel) dev = NULL;
+  g_autoptr(GArray) rqs = NULL;
+  DevDiskGeometry geo;
+  FitModelChoice m;
+  guint64 stroke, third;
+  double fitted, ci, model_seek, excess;
+  guint p;
+
+  if (skip_without_models ())
+    return;
+  dev = load_sata_disk ();
+  dev_disk_get_geometry (dev, &geo);
+  stroke = dev->capacity_bytes / 512;
+  rqs = generate_simulated (dev);
   {
     g_autofree double *service = g_new (double, rqs->len);
     FitDeviceQueue queue;
@@ -384,6 +412,57 @@ test_simulated_disk (void)
   g_assert_cmpfloat (excess, <=, (double) geo.period_ns);
 }
 
+/* The same requests through fit_arrays: the scenario gets kind = disk, its
+ * device loads as the scenario loader loads it, and its seek curve plus
+ * half its revolution is the fitted one within the fit's 95 % half-width
+ * at a third of the stroke. */
+static void
+test_simulated_scenario (void)
+{
+  static const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
+  g_autoptr(DevModel) truth = NULL, written = NULL;
+  g_autoptr(GArray) rqs = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(FitResult) r = NULL;
+  g_autofree char *ini = NULL, *cap = NULL, *group = NULL;
+  g_auto(GStrv) dirs = dev_model_default_search_dirs ();
+  FitOptions opts = { .model = FIT_MODEL_AUTO };
+  DevDiskGeometry geo;
+  guint64 third_cyl;
+  double fitted, ci, got;
+
+  if (skip_without_models ())
+    return;
+  truth = load_sata_disk ();
+  rqs = generate_simulated (truth);
+  cap = g_strdup_printf ("%" G_GUINT64_FORMAT, truth->capacity_bytes);
+  r = fit_arrays ("simulated", NULL, 0, (const TraceRequest *) rqs->data, rqs->len, NULL, NULL,
+                  cap, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->model.chosen, ==, FIT_MODEL_DISK);
+  ini = fit_scenario_to_data (r);
+  g_test_message ("%s", ini);
+  g_assert_nonnull (strstr (ini, "kind = disk\n"));
+  g_assert_null (strstr (ini, "kind = fixed\n"));
+  g_assert_true (g_key_file_load_from_data (kf, ini, -1, G_KEY_FILE_NONE, &error));
+  g_assert_no_error (error);
+  group = g_strdup_printf ("device %s", r->device_name);
+  written = dev_model_load (r->device_name, kf, group, (const char *const *) dirs, ignore,
+                            &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (written->ops->name, ==, "disk");
+  dev_disk_get_geometry (written, &geo);
+  third_cyl = geo.cylinders / 3;
+  fitted = fit_disk_seek_ns (&r->model.disk,
+                             (double) third_cyl * (double) (truth->capacity_bytes / 512)
+                               / (double) geo.cylinders, &ci);
+  got = dev_disk_seek_ns (written, third_cyl) + geo.period_ns / 2.0;
+  g_test_message ("written model at a third of the stroke: %.1fus + half a turn; fitted "
+                  "%.1fus +- %.1fus", (got - geo.period_ns / 2.0) / 1e3, fitted / 1e3, ci / 1e3);
+  g_assert_cmpfloat (fabs (got - fitted), <=, ci);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -402,5 +481,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fit-disk/parse", test_parse);
   g_test_add_func ("/fit-disk/outputs", test_outputs);
   g_test_add_func ("/fit-disk/simulated-disk", test_simulated_disk);
+  g_test_add_func ("/fit-disk/simulated-scenario", test_simulated_scenario);
   return g_test_run ();
 }
