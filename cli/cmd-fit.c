@@ -48,7 +48,10 @@ cli_cmd_fit (int argc, char **argv)
   g_option_context_set_description (ctx,
     "Fits D2C = overhead + bytes / bandwidth per op by least squares on the requests\n"
     "issued with nothing else in flight, finds each process's timing (closed loop when\n"
-    "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n\n"
+    "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n"
+    "For a serial device the disk kind adds a seek curve over the distance from the\n"
+    "previous request; --model auto keeps it when it predicts held-out requests\n"
+    "(every 5th) better, and writes kind = disk when that reproduces the fit.\n\n"
     "At least one of -o, --json and --measured is needed.\n\n"
     "Example: iosim fit cap.txt -o loop0.ini --measured measured.csv\n"
     "         iosim run loop0.ini --io-log sim.csv && iosim compare sim.csv measured.csv");

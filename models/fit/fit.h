@@ -43,6 +43,10 @@
  *    the last step to the maximum holds the mass of one request instead
  *    of 5 %.  The scenario gives them to the fixed model with their
  *    probabilities (overhead_quantiles, overhead_quantile_p).
+ *  - the kind of model (fit-disk.c): `fixed` (the above) or `disk`, which
+ *    adds a seek curve over the distance from the previous request served
+ *    (serial devices only), chosen by the mean absolute error on every
+ *    5th request held out of both fits, or forced by --model.
  *
  * Processes: per pid, counts, bytes, op mix, and whether the stream is
  * closed-loop: its I/Os are taken in queue order as steps (a bio that is
