@@ -339,8 +339,8 @@ fit_model_lines (const FitResult *r)
   g_ptr_array_add (lines, g_strdup_printf (
     "disk fit (linear least squares, %" G_GUINT64_FORMAT " requests: %" G_GUINT64_FORMAT
     " sequential, %" G_GUINT64_FORMAT " moved; +- are 95%% half-widths): R^2 %.4f, "
-    "residual RMS %.3fus", d->n_used, d->n_sequential, d->n_random, d->r2,
-    d->residual_rms_ns / 1e3));
+    "residual RMS %.3fus (of those that moved %.3fus)", d->n_used, d->n_sequential,
+    d->n_random, d->r2, d->residual_rms_ns / 1e3, d->residual_rms_moved_ns / 1e3));
   if (d->overhead_separated)
     g_ptr_array_add (lines, g_strdup_printf (
       "disk: overhead %.3fus +- %.3fus; a + mean rotational latency (half a revolution, "
@@ -930,6 +930,7 @@ fit_json_disk (JsonBuilder *b, const FitDiskFit *d)
   json_builder_add_boolean_value (b, d->overhead_separated);
   fit_json_num (b, "r2", d->r2, d->fitted);
   fit_json_num (b, "residual_rms_us", d->residual_rms_ns / 1e3, d->fitted);
+  fit_json_num (b, "residual_rms_moved_us", d->residual_rms_moved_ns / 1e3, d->fitted);
   fit_json_num (b, "overhead_us", d->overhead_ns / 1e3, d->fitted && d->overhead_separated);
   fit_json_num (b, "overhead_ci95_us", d->t95 * d->overhead_se_ns / 1e3,
                 d->fitted && d->overhead_separated);
