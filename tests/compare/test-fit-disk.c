@@ -22,6 +22,7 @@
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "models/scenario.h"
 #include "sim/sim.h"
 
 #define N_REQUESTS       3000
@@ -461,6 +462,20 @@ test_simulated_scenario (void)
   g_test_message ("written model at a third of the stroke: %.1fus + half a turn; fitted "
                   "%.1fus +- %.1fus", (got - geo.period_ns / 2.0) / 1e3, fitted / 1e3, ci / 1e3);
   g_assert_cmpfloat (fabs (got - fitted), <=, ci);
+
+  /* The scenario loader itself takes it (a process added: the fit had no
+   * bios, so the scenario has none) and a run completes on it. */
+  {
+    g_autofree char *full = g_strconcat (ini, "\n[process p]\nop = read\npattern = random\n"
+                                         "io = direct\nbs = 4KiB\nsize = 4MiB\n", NULL);
+    g_autoptr(Scenario) s = scenario_load_data (full, "fitted", NULL, NULL, &error);
+    g_autoptr(SimRunResult) run = NULL;
+
+    g_assert_no_error (error);
+    run = scenario_run (s, 0, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_nonnull (run);
+  }
 }
 
 int
