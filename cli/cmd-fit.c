@@ -1,7 +1,7 @@
 /* cmd-fit.c — `iosim fit TRACE [-o model.ini] [--json FILE] [--measured FILE]
- * [--device MAJ,MIN] [--sched NAME]`: option parsing around fit_trace() and
- * its writers (models/fit/fit.h).  The report goes to standard output; at
- * least one file must be asked for. */
+ * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|auto]`: option parsing
+ * around fit_trace() and its writers (models/fit/fit.h).  The report goes to
+ * standard output; at least one file must be asked for. */
 #include <stdio.h>
 
 #include "cli/cli.h"
@@ -26,7 +26,7 @@ int
 cli_cmd_fit (int argc, char **argv)
 {
   g_autofree char *output = NULL, *device = NULL, *sched = NULL, *json = NULL;
-  g_autofree char *measured = NULL;
+  g_autofree char *measured = NULL, *model = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write the scenario .ini", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "Fit this device of the trace", "MAJ,MIN" },
@@ -34,6 +34,9 @@ cli_cmd_fit (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json, "Write the fit as JSON", "FILE" },
     { "measured", 0, 0, G_OPTION_ARG_FILENAME, &measured,
       "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &model,
+      "Device model kind: fixed (overhead + bytes / bandwidth), disk (with a seek curve), "
+      "auto (the better on held-out requests; default)", "KIND" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - fit a device model and process streams to a trace");
@@ -45,7 +48,10 @@ cli_cmd_fit (int argc, char **argv)
   g_option_context_set_description (ctx,
     "Fits D2C = overhead + bytes / bandwidth per op by least squares on the requests\n"
     "issued with nothing else in flight, finds each process's timing (closed loop when\n"
-    "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n\n"
+    "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n"
+    "For a serial device the disk kind adds a seek curve over the distance from the\n"
+    "previous request; --model auto keeps it when it predicts held-out requests\n"
+    "(every 5th) better, and writes kind = disk when that reproduces the fit.\n\n"
     "At least one of -o, --json and --measured is needed.\n\n"
     "Example: iosim fit cap.txt -o loop0.ini --measured measured.csv\n"
     "         iosim run loop0.ini --io-log sim.csv && iosim compare sim.csv measured.csv");
@@ -75,6 +81,11 @@ cli_cmd_fit (int argc, char **argv)
       opts.has_device = TRUE;
     }
   opts.sched = sched;
+  if (model != NULL && !fit_model_kind_parse (model, &opts.model))
+    {
+      fprintf (stderr, "iosim fit: --model wants fixed, disk or auto, not \"%s\"\n", model);
+      return 2;
+    }
 
   result = fit_trace (argv[1], &opts, &error);
   if (result == NULL)

@@ -756,4 +756,8 @@ fit_device (const TraceRequest *requests, gsize n_requests, FitResult *r)
   r->queue.loop = r->dev_major == FIT_LOOP_MAJOR;
   fit_device_op_service (requests, service_ns, n_requests, TRACE_OP_READ, &r->read);
   fit_device_op_service (requests, service_ns, n_requests, TRACE_OP_WRITE, &r->write);
+  /* The kind of model (fit-disk.c): the requested one, else the better on
+   * held-out requests; r->model.requested is the caller's. */
+  fit_model_choose (requests, service_ns, n_requests, r->queue.parallelism,
+                    r->capacity_bytes / FIT_DEVICE_SECTOR_BYTES, r->model.requested, &r->model);
 }

@@ -154,11 +154,13 @@ fit_describe_queue (GString *out, const FitResult *r)
  * elevator hands on, so the simulated one must too (via = loop); another
  * device had at least max_in_flight at once. */
 static void
-fit_append_queue_keys (GString *out, const FitResult *r)
+fit_append_queue_keys (GString *out, const FitResult *r, gboolean fixed)
 {
   const FitDeviceQueue *q = &r->queue;
 
-  g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
+  /* dev-disk.c serves one at a time and has no such key. */
+  if (fixed)
+    g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
   if (q->loop)
     {
       /* drivers/block/loop.c (Linux 6.x): loop_add() sets tag_set.queue_depth
@@ -267,6 +269,139 @@ fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
                           p->closed_loop ? "closed" : "open");
 }
 
+/* ---- The model kind (fit-disk.c), in the scenario and the report -------- */
+
+/* The disk kind's device keys when it is chosen and reproduces the fit
+ * (fit_disk_device_keys); NULL otherwise, with *@why_not set when it was
+ * chosen but cannot be written. */
+static char *
+fit_scenario_disk_keys (const FitResult *r, char **why_not)
+{
+  g_autoptr(GError) error = NULL;
+  char *keys;
+
+  *why_not = NULL;
+  if (r->model.chosen != FIT_MODEL_DISK)
+    return NULL;
+  keys = fit_disk_device_keys (&r->model.disk, r->capacity_bytes, &error);
+  if (keys == NULL)
+    *why_not = g_strdup_printf ("the disk fit is not written as kind = disk (%s), so the "
+                                "scenario keeps kind = fixed; the disk figures above are the "
+                                "fit's own", error->message);
+  return keys;
+}
+
+/* What the scenario's device gets, one line. */
+static char *
+fit_scenario_kind_line (const FitResult *r, gboolean *disk)
+{
+  g_autofree char *why_not = NULL;
+  g_autofree char *keys = fit_scenario_disk_keys (r, &why_not);
+
+  *disk = keys != NULL;
+  if (keys != NULL)
+    return g_strdup ("scenario: kind = disk (models/dev/dev-disk.c): rpm 7200 and cylinders "
+                     "100000 are dev-disk.c's documented defaults, not fitted (the rpm is not "
+                     "identifiable: its mean half revolution is taken off a + rotation); one "
+                     "rate for every zone (the fit has one bandwidth); lookahead and write "
+                     "cache on (sequential requests paid no rotation in the fit); its seek "
+                     "curve is within the fit's 95% half-width at every distance checked");
+  if (why_not != NULL)
+    return g_steal_pointer (&why_not);
+  return g_strdup ("scenario: kind = fixed");
+}
+
+/* Lines (no newline) saying which kind was chosen and both kinds' figures. */
+static GPtrArray *
+fit_model_lines (const FitResult *r)
+{
+  const FitModelChoice *m = &r->model;
+  const FitDiskFit *d = &m->disk;
+  GPtrArray *lines = g_ptr_array_new_with_free_func (g_free);
+
+  g_ptr_array_add (lines, g_strdup_printf ("model kind %s (asked: %s): %s",
+                                           fit_model_kind_name (m->chosen),
+                                           fit_model_kind_name (m->requested), m->reason));
+  if (m->compared)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "held out every 5th request in service order (%" G_GUINT64_FORMAT " of %"
+      G_GUINT64_FORMAT "): mean absolute error of the service time fixed %.3fus, "
+      "disk %.3fus (gain t %.2f); R^2 on the other %" G_GUINT64_FORMAT ": fixed %.4f, "
+      "disk %.4f", m->n_held_out, m->n_held_out + m->n_train,
+      m->fixed_held_out_mae_ns / 1e3, m->disk_held_out_mae_ns / 1e3, m->mae_gain_t,
+      m->n_train, m->fixed_r2, m->disk_r2));
+  if (!d->fitted)
+    {
+      g_ptr_array_add (lines, g_strdup_printf ("disk kind not fitted: %s",
+                                               d->why_not != NULL ? d->why_not : "no data"));
+      return lines;
+    }
+  g_ptr_array_add (lines, g_strdup_printf (
+    "disk fit (linear least squares, %" G_GUINT64_FORMAT " requests: %" G_GUINT64_FORMAT
+    " sequential, %" G_GUINT64_FORMAT " moved; +- are 95%% half-widths): R^2 %.4f, "
+    "residual RMS %.3fus (of those that moved %.3fus)", d->n_used, d->n_sequential,
+    d->n_random, d->r2, d->residual_rms_ns / 1e3, d->residual_rms_moved_ns / 1e3));
+  if (d->overhead_separated)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "disk: overhead %.3fus +- %.3fus; a + mean rotational latency (half a revolution, "
+      "not separable from a; no rpm is identified) %.3fus +- %.3fus",
+      d->overhead_ns / 1e3, d->t95 * d->overhead_se_ns / 1e3, d->seek_a_rot_ns / 1e3,
+      d->t95 * d->seek_a_rot_se_ns / 1e3));
+  else
+    g_ptr_array_add (lines, g_strdup_printf (
+      "disk: overhead + a + mean rotational latency %.3fus +- %.3fus (no sequential "
+      "request: the overhead is not separable; no rpm is identified)",
+      d->seek_a_rot_ns / 1e3, d->t95 * d->seek_a_rot_se_ns / 1e3));
+  g_ptr_array_add (lines, g_strdup_printf (
+    "disk: seek(d) = a + b sqrt(d) + c d, d in sectors: b %.6g +- %.3g ns, c %.6g +- %.3g ns; "
+    "at a third of the stroke (%" G_GUINT64_FORMAT " sectors) %.3fus +- %.3fus",
+    d->seek_b_ns, d->t95 * d->seek_b_se_ns, d->seek_c_ns, d->t95 * d->seek_c_se_ns,
+    d->stroke_sectors / 3, d->seek_third_ns / 1e3, d->seek_third_ci95_ns / 1e3));
+  if (d->bandwidth_identified && d->ns_per_byte > 0)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "disk: transfer %.4f +- %.4f ns/B (%.2fMB/s)", d->ns_per_byte,
+      d->t95 * d->ns_per_byte_se, d->bandwidth_bytes_per_s / 1e6));
+  else
+    g_ptr_array_add (lines, g_strdup ("disk: bandwidth not identified (one size or no "
+                                      "positive slope)"));
+  if (d->writes_separate)
+    g_ptr_array_add (lines, g_strdup_printf ("disk: writes take %.3fus +- %.3fus more "
+                                             "than reads", d->write_extra_ns / 1e3,
+                                             d->t95 * d->write_extra_se_ns / 1e3));
+  return lines;
+}
+
+static void
+fit_describe_model (GString *out, const FitResult *r)
+{
+  g_autoptr(GPtrArray) lines = fit_model_lines (r);
+  gboolean disk;
+  g_autofree char *kind = fit_scenario_kind_line (r, &disk);
+
+  for (guint i = 0; i < lines->len; i++)
+    fit_append_comment (out, "%s", (const char *) g_ptr_array_index (lines, i));
+  fit_append_comment (out, "%s", kind);
+}
+
+/* The [device] group: the fixed kind's op keys, or the disk kind's. */
+static void
+fit_append_device_keys (GString *out, const FitResult *r)
+{
+  g_autofree char *why_not = NULL;
+  g_autofree char *disk = fit_scenario_disk_keys (r, &why_not);
+
+  g_string_append_printf (out, "[device %s]\n", r->device_name);
+  if (disk != NULL)
+    g_string_append (out, disk);
+  else
+    {
+      g_string_append (out, "kind = fixed\n");
+      fit_append_op_keys (out, &r->read, "");
+      fit_append_op_keys (out, &r->write, "write_");
+    }
+  fit_append_queue_keys (out, r, disk == NULL);
+}
+
 char *
 fit_scenario_to_data (const FitResult *r)
 {
@@ -290,10 +425,8 @@ fit_scenario_to_data (const FitResult *r)
     fit_append_comment (out, "device %u,%u is %s in the capture; the scenario names devices "
                         "devMAJ_MIN in every trace format", r->dev_major, r->dev_minor,
                         r->kernel_name);
-  g_string_append_printf (out, "[device %s]\nkind = fixed\n", r->device_name);
-  fit_append_op_keys (out, &r->read, "");
-  fit_append_op_keys (out, &r->write, "write_");
-  fit_append_queue_keys (out, r);
+  fit_describe_model (out, r);
+  fit_append_device_keys (out, r);
   g_string_append (out, "capacity = ");
   fit_append_size (out, r->capacity_bytes);
   g_string_append (out, "\nsched = ");
@@ -536,6 +669,19 @@ fit_print_dropped (FILE *out, const FitResult *r)
     }
 }
 
+static void
+fit_print_model (FILE *out, const FitResult *r)
+{
+  g_autoptr(GPtrArray) lines = fit_model_lines (r);
+
+  gboolean disk;
+  g_autofree char *kind = fit_scenario_kind_line (r, &disk);
+
+  for (guint i = 0; i < lines->len; i++)
+    fprintf (out, "%s\n", (const char *) g_ptr_array_index (lines, i));
+  fprintf (out, "%s\n", kind);
+}
+
 void
 fit_print_report (const FitResult *r, FILE *out)
 {
@@ -573,6 +719,8 @@ fit_print_report (const FitResult *r, FILE *out)
   fit_print_op_row (out, &r->write);
   fit_print_op_note (out, r, &r->read);
   fit_print_op_note (out, r, &r->write);
+  fputc ('\n', out);
+  fit_print_model (out, r);
   fputc ('\n', out);
   fit_print_processes (out, r);
   fit_print_dropped (out, r);
@@ -763,6 +911,81 @@ fit_json_flushes (JsonBuilder *b, const FitResult *r)
   json_builder_end_object (b);
 }
 
+static void
+fit_json_disk (JsonBuilder *b, const FitDiskFit *d)
+{
+  json_builder_set_member_name (b, "disk");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "fitted");
+  json_builder_add_boolean_value (b, d->fitted);
+  json_builder_set_member_name (b, "why_not");
+  if (d->why_not != NULL)
+    json_builder_add_string_value (b, d->why_not);
+  else
+    json_builder_add_null_value (b);
+  fit_json_int (b, "used", (gint64) d->n_used);
+  fit_json_int (b, "sequential", (gint64) d->n_sequential);
+  fit_json_int (b, "moved", (gint64) d->n_random);
+  json_builder_set_member_name (b, "overhead_separated");
+  json_builder_add_boolean_value (b, d->overhead_separated);
+  fit_json_num (b, "r2", d->r2, d->fitted);
+  fit_json_num (b, "residual_rms_us", d->residual_rms_ns / 1e3, d->fitted);
+  fit_json_num (b, "residual_rms_moved_us", d->residual_rms_moved_ns / 1e3, d->fitted);
+  fit_json_num (b, "overhead_us", d->overhead_ns / 1e3, d->fitted && d->overhead_separated);
+  fit_json_num (b, "overhead_ci95_us", d->t95 * d->overhead_se_ns / 1e3,
+                d->fitted && d->overhead_separated);
+  /* a + rotation, with the overhead too when overhead_separated is false. */
+  fit_json_num (b, "seek_a_plus_rotation_us", d->seek_a_rot_ns / 1e3, d->fitted);
+  fit_json_num (b, "seek_a_plus_rotation_ci95_us", d->t95 * d->seek_a_rot_se_ns / 1e3,
+                d->fitted);
+  fit_json_num (b, "seek_b_ns_per_sqrt_sector", d->seek_b_ns, d->fitted);
+  fit_json_num (b, "seek_b_ci95", d->t95 * d->seek_b_se_ns, d->fitted);
+  fit_json_num (b, "seek_c_ns_per_sector", d->seek_c_ns, d->fitted);
+  fit_json_num (b, "seek_c_ci95", d->t95 * d->seek_c_se_ns, d->fitted);
+  fit_json_num (b, "write_extra_us", d->write_extra_ns / 1e3, d->fitted && d->writes_separate);
+  fit_json_num (b, "bandwidth_mb_per_s", d->bandwidth_bytes_per_s / 1e6,
+                d->fitted && d->bandwidth_identified && d->ns_per_byte > 0);
+  fit_json_num (b, "ns_per_byte_ci95", d->t95 * d->ns_per_byte_se,
+                d->fitted && d->bandwidth_identified);
+  fit_json_int (b, "stroke_sectors", (gint64) d->stroke_sectors);
+  fit_json_num (b, "seek_third_stroke_us", d->seek_third_ns / 1e3, d->fitted);
+  fit_json_num (b, "seek_third_stroke_ci95_us", d->seek_third_ci95_ns / 1e3, d->fitted);
+  json_builder_end_object (b);
+}
+
+static void
+fit_json_model (JsonBuilder *b, const FitResult *r)
+{
+  const FitModelChoice *m = &r->model;
+  g_autofree char *kind = NULL;
+  gboolean disk;
+
+  json_builder_set_member_name (b, "model");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "requested");
+  json_builder_add_string_value (b, fit_model_kind_name (m->requested));
+  json_builder_set_member_name (b, "chosen");
+  json_builder_add_string_value (b, fit_model_kind_name (m->chosen));
+  json_builder_set_member_name (b, "reason");
+  json_builder_add_string_value (b, m->reason);
+  kind = fit_scenario_kind_line (r, &disk);
+  json_builder_set_member_name (b, "scenario_kind");
+  json_builder_add_string_value (b, disk ? "disk" : "fixed");
+  json_builder_set_member_name (b, "scenario_note");
+  json_builder_add_string_value (b, kind);
+  json_builder_set_member_name (b, "held_out_figure");
+  json_builder_add_string_value (b, "mean absolute error of the service time");
+  fit_json_int (b, "train", (gint64) m->n_train);
+  fit_json_int (b, "held_out", (gint64) m->n_held_out);
+  fit_json_num (b, "fixed_r2", m->fixed_r2, m->compared);
+  fit_json_num (b, "disk_r2", m->disk_r2, m->compared);
+  fit_json_num (b, "fixed_held_out_mae_us", m->fixed_held_out_mae_ns / 1e3, m->compared);
+  fit_json_num (b, "disk_held_out_mae_us", m->disk_held_out_mae_ns / 1e3, m->compared);
+  fit_json_num (b, "gain_t", m->mae_gain_t, m->compared);
+  fit_json_disk (b, &m->disk);
+  json_builder_end_object (b);
+}
+
 char *
 fit_result_to_json (const FitResult *r)
 {
@@ -797,6 +1020,7 @@ fit_result_to_json (const FitResult *r)
   fit_json_queue (b, r);
   fit_json_op (b, &r->read);
   fit_json_op (b, &r->write);
+  fit_json_model (b, r);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "processes");
   json_builder_begin_array (b);

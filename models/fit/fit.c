@@ -429,6 +429,7 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
     }
   r->n_requests = n_requests;
   r->n_ios = n_ios;
+  r->model.requested = options != NULL ? options->model : FIT_MODEL_AUTO;
   fit_device (requests, n_requests, r);
   r->processes = fit_processes (ios, n_ios);
   r->ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), n_ios);

@@ -43,6 +43,10 @@
  *    the last step to the maximum holds the mass of one request instead
  *    of 5 %.  The scenario gives them to the fixed model with their
  *    probabilities (overhead_quantiles, overhead_quantile_p).
+ *  - the kind of model (fit-disk.c): `fixed` (the above) or `disk`, which
+ *    adds a seek curve over the distance from the previous request served
+ *    (serial devices only), chosen by the mean absolute error on every
+ *    5th request held out of both fits, or forced by --model.
  *
  * Processes: per pid, counts, bytes, op mix, and whether the stream is
  * closed-loop: its I/Os are taken in queue order as steps (a bio that is
@@ -142,6 +146,115 @@ typedef struct {
   gboolean loop;                 /* a loop device (major 7): written via = loop */
 } FitDeviceQueue;
 
+/* Model kinds of the device (fit-disk.c): `fixed` is overhead + bytes /
+ * bandwidth per op; `disk` adds a seek curve over the distance from the
+ * previous request served.  AUTO chooses by held-out goodness of fit. */
+typedef enum {
+  FIT_MODEL_AUTO,
+  FIT_MODEL_FIXED,
+  FIT_MODEL_DISK,
+} FitModelKind;
+
+/* Columns of the disk regression, at most (fit-disk.c). */
+#define FIT_DISK_MAX_COLS 6
+
+/* The disk kind: for a serial device, each request's service time against
+ * the seek distance d (sectors from the end of the previous request served
+ * to its start) by linear least squares:
+ *   service = overhead + write_extra [write] + [d > 0] (a + rotation)
+ *             + b sqrt(d) + c d + bytes / bandwidth.
+ * The mean rotational latency (half a revolution) of a request that moved
+ * cannot be told from the seek curve's a: seek_a_rot_ns holds both.  With
+ * no sequential request (d = 0) the overhead cannot be told from them
+ * either: seek_a_rot_ns then holds overhead + a + rotation and
+ * overhead_separated is FALSE. */
+typedef struct {
+  gboolean fitted;
+  const char *why_not;           /* static text when not fitted, else NULL */
+  guint64  n_used;               /* requests in the regression */
+  guint64  n_sequential;         /* d = 0 */
+  guint64  n_random;             /* d > 0 */
+  guint    n_sizes;
+  gboolean overhead_separated;   /* sequential and random requests present */
+  gboolean writes_separate;      /* reads and writes present: write_extra fitted */
+  gboolean bandwidth_identified; /* >= 2 sizes */
+  double   overhead_ns, overhead_se_ns;          /* NaN when not separated */
+  double   write_extra_ns, write_extra_se_ns;    /* 0 / NaN when not fitted */
+  double   seek_a_rot_ns, seek_a_rot_se_ns;      /* a + mean rotation (+ overhead, see above) */
+  double   seek_b_ns, seek_b_se_ns;              /* ns per sqrt(sector) */
+  double   seek_c_ns, seek_c_se_ns;              /* ns per sector */
+  double   ns_per_byte, ns_per_byte_se;          /* 0 / NaN when not identified */
+  double   bandwidth_bytes_per_s;                /* 1e9 / ns_per_byte; 0 if not identified */
+  double   t95;                  /* Student t, 97.5 %, n - k degrees of freedom */
+  double   r2;                   /* of the whole regression */
+  double   residual_rms_ns;
+  double   residual_rms_moved_ns;  /* of the requests with d > 0 */
+  guint64  stroke_sectors;       /* the capacity: the longest seek */
+  /* The seek curve (a + rotation + b sqrt(d) + c d, with the overhead when
+   * not separated) at a third of the stroke, with its 95 % half-width. */
+  double   seek_third_ns, seek_third_ci95_ns;
+  /* Internal: which column holds what (-1 absent), and the covariance. */
+  int      col_intercept, col_write, col_random, col_sqrt, col_lin, col_bytes;
+  guint    n_cols;
+  double   coef[FIT_DISK_MAX_COLS];
+  double   cov[FIT_DISK_MAX_COLS * FIT_DISK_MAX_COLS];
+} FitDiskFit;
+
+/* The choice of kind: both fitted on four requests in five (service
+ * order), judged on the fifth. */
+typedef struct {
+  FitModelKind requested;
+  FitModelKind chosen;
+  const char  *reason;           /* static text: why this kind */
+  gboolean     compared;         /* both kinds fitted and judged */
+  guint64      n_train;
+  guint64      n_held_out;
+  double       fixed_r2, disk_r2;                 /* on the training requests */
+  double       fixed_held_out_mae_ns, disk_held_out_mae_ns;
+  double       mae_gain_t;       /* t of mean(|e_fixed| - |e_disk|) over the held out */
+  FitDiskFit   disk;             /* on every usable request */
+} FitModelChoice;
+
+const char *fit_model_kind_name  (FitModelKind kind);
+/* "fixed", "disk", "auto"; FALSE for anything else. */
+gboolean    fit_model_kind_parse (const char   *text,
+                                  FitModelKind *out);
+
+/* The disk kind on @requests with the service times fit_device_queue
+ * rebuilt, for a device serving @parallelism at once (only 1 is fitted:
+ * the service order is then the completion order); @stroke_sectors is
+ * the capacity. */
+void        fit_disk_fit         (const TraceRequest *requests,
+                                  const double       *service_ns,
+                                  gsize               n_requests,
+                                  guint               parallelism,
+                                  guint64             stroke_sectors,
+                                  FitDiskFit         *out);
+/* The seek curve of @fit at @d sectors (0 at d = 0) and its 95 % half-width. */
+double      fit_disk_seek_ns     (const FitDiskFit   *fit,
+                                  double              d_sectors,
+                                  double             *ci95_ns);
+/* The [device] keys of a `kind = disk` device (models/dev/dev-disk.c)
+ * that reproduce @fit, for a disk of @capacity_bytes: the rpm and the
+ * cylinders are dev-disk's documented defaults (not identified: the mean
+ * rotation is taken off a + rotation), one rate for all zones, lookahead
+ * and write cache on (a sequential request paid no rotation in the fit).
+ * NULL and @error when that would not reproduce the fit: overhead or
+ * bandwidth not identified, residuals with no room for the rotation,
+ * parameters dev-disk refuses, or its seek curve off the fitted one by
+ * more than the fit's 95 % half-width at some distance. */
+char       *fit_disk_device_keys (const FitDiskFit   *fit,
+                                  guint64             capacity_bytes,
+                                  GError            **error);
+/* Fit both kinds and choose (see FitModelChoice). */
+void        fit_model_choose     (const TraceRequest *requests,
+                                  const double       *service_ns,
+                                  gsize               n_requests,
+                                  guint               parallelism,
+                                  guint64             stroke_sectors,
+                                  FitModelKind        requested,
+                                  FitModelChoice     *out);
+
 /* One traced process (pid). */
 typedef struct {
   guint32  pid;
@@ -188,6 +301,7 @@ typedef struct {
   FitDeviceQueue queue;
   FitDeviceOp read;
   FitDeviceOp write;
+  FitModelChoice model;         /* kind of device model (fit-disk.c) */
   gboolean have_stats;           /* fit_trace fills @stats */
   TraceLifecycleStats stats;
   GPtrArray *processes;          /* FitProcess *, sorted by pid */
@@ -200,6 +314,7 @@ typedef struct {
   guint32     dev_minor;
   const char *sched;             /* override the trace's scheduler, "A" or "A,B,..."
                                   * (kernel names; NULL: the trace's) */
+  FitModelKind model;            /* --model; 0 = auto */
 } FitOptions;
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the

@@ -1,8 +1,8 @@
 /* test-fit-cli.c — `iosim fit` run as a user runs it ($IOSIM_BIN) on a real
  * 6.18 capture of a loop device (tests/data): which of the scenario, the
  * JSON and the measured CSV it writes for each combination of -o, --json
- * and --measured, and the errors (nothing asked for, unknown --sched), each
- * in a fresh temporary folder.  Data-driven: one table row per command. */
+ * and --measured, --model, and the errors (nothing asked for, unknown --sched
+ * or --model), each in a fresh temporary folder.  Data-driven: one table row per command. */
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -34,6 +34,13 @@ static const FitCliCase cases[] = {
     "--sched 'elevator9': 'elevator9' is not a scheduler the simulator has" },
   { "sched-list", OUT_INI, { "--sched", "mq-deadline,bfq,none", NULL }, 0,
     "scheduler mq-deadline,bfq,none (option)", NULL },
+  { "model-fixed", OUT_JSON, { "--model", "fixed", NULL }, 0,
+    "model kind fixed (asked: fixed): forced by --model fixed", NULL },
+  /* A sequential reader: no request moved the head, so no seek curve. */
+  { "model-disk-unfittable", OUT_INI, { "--model", "disk", NULL }, 0,
+    "--model disk asked, but the disk kind cannot be fitted", NULL },
+  { "model-unknown", OUT_INI, { "--model", "ssd", NULL }, 2, NULL,
+    "--model wants fixed, disk or auto, not \"ssd\"" },
 };
 
 static const char *
