@@ -129,16 +129,17 @@ write_outputs (const ReplayValidateReport *report, const ValidateArgs *a)
 static int
 check_args (const ValidateArgs *a, int argc, char **command)
 {
+  FitModelKind kind;
+
   if (a->target_dir)
     {
       fprintf (stderr, "iosim validate: --target-dir (an NFS capture replayed server-side) is not "
                "yet supported; validate a block trace or a command on --target /dev/X\n");
       return 2;
     }
-  if (a->model)
+  if (a->model && !fit_model_kind_parse (a->model, &kind))
     {
-      fprintf (stderr, "iosim validate: --model is not yet supported: iosim fit has one device "
-               "model (fixed) so far\n");
+      fprintf (stderr, "iosim validate: --model '%s': fixed, disk or auto\n", a->model);
       return 2;
     }
   if (a->target == NULL || a->sched == NULL || (argc == 2) == (command != NULL) || argc > 2)
@@ -170,7 +171,9 @@ cli_cmd_validate (int argc, char **argv)
     { "allow-write", 0, 0, G_OPTION_ARG_NONE, &a.allow_write,
       "With a TRACE: replay its writes too (destroys data on the target)", NULL },
     { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir, "NFS captures: not yet", "DIR" },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &a.model, "Device model kind for the fit: not yet",
+    { "model", 0, 0, G_OPTION_ARG_STRING, &a.model,
+      "Device model kind for the fit: fixed, disk or auto (default: the held-out choice, as "
+      "iosim fit)",
       "KIND" },
     { NULL }
   };
@@ -224,7 +227,7 @@ cli_cmd_validate (int argc, char **argv)
     "predicted-SCHED-sN.csv (per-I/O results); each step can be rerun by hand, e.g.\n"
     "  iosim run fitted.ini --set 'device loop3.sched=bfq' --io-log sim.csv\n"
     "  iosim compare predicted-bfq-s1.csv measured-bfq-r1.csv\n\n"
-    "Not yet: NFS captures with --target-dir, and --model (iosim fit has one device model).\n\n"
+    "Not yet: NFS captures with --target-dir.\n\n"
     "Example:\n"
     "  iosim validate --target /dev/loop3 --sched mq-deadline,bfq,none --repeat 3 \\\n"
     "      --json val.json --plot plots -- \\\n"
@@ -245,6 +248,8 @@ cli_cmd_validate (int argc, char **argv)
   opts.target = a.target;
   opts.scheds = (const char *const *) scheds;
   opts.repeat = a.repeat < 0 ? 0 : (guint) a.repeat;
+  if (a.model != NULL)
+    fit_model_kind_parse (a.model, &opts.model);
   opts.trace_path = command ? NULL : argv[1];
   opts.argv = command;
   opts.allow_write = a.allow_write;

@@ -384,7 +384,7 @@ fit_captures (Validate *v, GError **error)
     {
       const char *capture = g_ptr_array_index (v->captures, i);
       const char *sched = v->opts->scheds[i / v->opts->repeat];
-      FitOptions fo = { .sched = sched };
+      FitOptions fo = { .sched = sched, .model = v->opts->model };
       g_autoptr (FitResult) fit = NULL;
       g_autofree char *base = g_path_get_basename (capture);
       char *measured = work_file (v, "measured-raw", sched, 'r', i % v->opts->repeat, "csv");

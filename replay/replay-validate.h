@@ -31,6 +31,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "models/fit/fit.h"
 #include "replay/replay-compare.h"
 
 G_BEGIN_DECLS
@@ -146,6 +147,7 @@ typedef struct {
   const char        *trace_path;    /* replay this trace ... */
   char             **argv;          /* ... or run this command (exactly one of the two) */
   gboolean           allow_write;   /* a trace's writes are replayed */
+  FitModelKind       model;         /* the fit's device model kind (0: auto) */
   const char        *work_dir;      /* existing directory for every intermediate file */
   const char        *journal_dir;   /* NULL: replay_journal_default_dir () */
   volatile sig_atomic_t *stop;      /* may be NULL; nonzero: stop, restore, fail */
