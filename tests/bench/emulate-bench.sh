@@ -7,9 +7,11 @@
 #   random 4 KiB O_DIRECT reads, one at a time (fio psync randread),
 #   sequential 512 KiB O_DIRECT reads, one at a time (the largest request
 #   the loop device passes to FUSE whole: max_segments 128 x 4 KiB pages).
-# Printed per run: replies, timing error p50/p99/max, the reply write's own
-# p50/p99, the device's throughput as fio saw it, and the CPU time the
-# hypervisor stole meanwhile.  Needs root, /dev/fuse,
+# And random 4 KiB reads four at a time (libaio), where replies follow
+# each other.  Printed per run: replies, timing error p50/p99/max, the
+# reply write's own p50/p99, with tracefs mounted the error the kernel saw
+# (block_rq_complete minus the modelled completion), the device's
+# throughput as fio saw it, and the CPU time the hypervisor stole.  Needs root, /dev/fuse,
 # /dev/loop-control, fio and python3; exits 77 (skip) otherwise.
 #
 # Command (from the source tree, after meson compile -C build):
@@ -62,12 +64,17 @@ name, stats, fio = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys
 stolen = int(sys.argv[4])
 e, s = stats["timing_error_ns"], stats["reply_syscall_ns"]
 bw = fio["jobs"][0]["read"]["bw_bytes"] / 1e6
+k = stats.get("kernel_completion_error_ns", {})
+kernel = (f"  kernel's completion - end p50 {k['p50']/1e3:.1f} us p99 {k['p99']/1e3:.1f} us"
+          if k.get("matched") else "  (no tracefs: the kernel's completion not traced)")
 print(f"{name:<28} replies {e['replies']:5d}  timing error p50 {e['p50']/1e3:7.1f} us  "
       f"p99 {e['p99']/1e3:7.1f} us  max {e['max']/1e3:8.1f} us  (reply write p50 "
-      f"{s['p50']/1e3:.1f} us, p99 {s['p99']/1e3:.1f} us)  {bw:.2f} MB/s  steal {stolen} ms")
+      f"{s['p50']/1e3:.1f} us, p99 {s['p99']/1e3:.1f} us){kernel}  {bw:.2f} MB/s  "
+      f"steal {stolen} ms")
 PY
 }
 
 echo "iosim emulate, disk-7200-sata, 4 GiB, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 bench "random 4 KiB reads, qd 1" --rw=randread --bs=4k
 bench "sequential 512 KiB, qd 1" --rw=read --bs=512k
+bench "random 4 KiB reads, qd 4" --rw=randread --bs=4k --ioengine=libaio --iodepth=4
