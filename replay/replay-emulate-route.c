@@ -53,6 +53,7 @@ struct _ReplayEmulateRoute {
   guint      ring_next;      /* next slot to fill (oldest entry when full) */
   guint      ring_len;
   GArray    *completes;      /* ReplayEmulateCompletion, in trace order */
+  guint      completes_taken;/* replay_emulate_route_new_completions gave these */
 };
 
 /* Instances of emulators that died before removing theirs. */
@@ -269,6 +270,20 @@ drain_pipe (ReplayEmulateRoute *r)
         }
       g_string_erase (r->partial, 0, line - r->partial->str);
     }
+}
+
+const ReplayEmulateCompletion *
+replay_emulate_route_new_completions (ReplayEmulateRoute *r, guint *n)
+{
+  const ReplayEmulateCompletion *first;
+
+  *n = 0;
+  if (r == NULL || r->pipe_fd < 0)
+    return NULL;
+  first = &g_array_index (r->completes, ReplayEmulateCompletion, r->completes_taken);
+  *n = r->completes->len - r->completes_taken;
+  r->completes_taken = r->completes->len;
+  return first;
 }
 
 const GArray *

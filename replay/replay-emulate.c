@@ -68,6 +68,8 @@
 #define EMU_ROUTE_PROBE_GAP_US 5000
 /* The completer's nap after each reply (let_completions_run). */
 #define EMU_COMPLETION_NAP_NS 1000
+/* Replies remembered until their completion is read from the trace. */
+#define EMU_REPLIED_RING 256
 /* Size classes (log2 of the bytes) of the reply-cost estimate. */
 #define EMU_COST_CLASSES 32
 #define EMU_DEPTH_HIST 1024
@@ -97,6 +99,13 @@ typedef struct _EmuSlot {
   char            *buf;             /* read data */
   gsize            buf_bytes;
 } EmuSlot;
+
+/* A reply whose kernel completion has not been read yet. */
+typedef struct {
+  guint64 sector;
+  gint64  reply_abs_ns;             /* the reply's write returned; 0: slot unused */
+  guint   cost_class;
+} EmuReplied;
 
 /* What is kept per request for the statistics. */
 typedef struct {
@@ -153,6 +162,13 @@ struct _ReplayEmulator {
    * end and the kernel has the completion at the end: a 512 KiB read's
    * reply copies the data and takes ~300 us here. */
   gint64       reply_cost_ns[EMU_COST_CLASSES];
+  /* Under lock: from a reply's return to the kernel's block_rq_complete
+   * of it (the softirq's path), by size class (EWMA, ns), learned from the
+   * live trace: the reply goes that much earlier again.  The last replies
+   * wait in @replied for their completion to be read. */
+  gint64       complete_lag_ns[EMU_COST_CLASSES];
+  EmuReplied   replied[EMU_REPLIED_RING];
+  guint        replied_next;
 
   /* The model's queue and the completer's heap, under lock. */
   pthread_mutex_t lock;
@@ -300,6 +316,45 @@ model_schedule (ReplayEmulator *emu, EmuSlot *s)
   emu->server_free_ns[best] = s->end_ns;
 }
 
+/* Under lock (completer). */
+static void
+remember_reply (ReplayEmulator *emu, const EmuSlot *s, gint64 reply_abs_ns)
+{
+  EmuReplied *r = &emu->replied[emu->replied_next];
+
+  r->sector = s->offset_bytes / 512;
+  r->reply_abs_ns = reply_abs_ns;
+  r->cost_class = g_bit_storage (s->bytes);
+  emu->replied_next = (emu->replied_next + 1) % EMU_REPLIED_RING;
+}
+
+/* Under lock (receiver, after the trace was read): each new completion
+ * of a remembered reply teaches its class's lag.  Lags above a
+ * millisecond are a preemption of ksoftirqd, not its path: left out. */
+static void
+learn_complete_lags (ReplayEmulator *emu)
+{
+  guint n;
+  const ReplayEmulateCompletion *c = replay_emulate_route_new_completions (emu->issues, &n);
+
+  for (guint i = 0; i < n; i++)
+    for (guint k = 0; k < EMU_REPLIED_RING; k++)
+      {
+        EmuReplied *r = &emu->replied[k];
+        gint64 lag = c[i].complete_ns - r->reply_abs_ns;
+        gint64 *l;
+
+        if (r->reply_abs_ns == 0 || r->sector != c[i].sector || lag < 0)
+          continue;
+        r->reply_abs_ns = 0;
+        if (lag > 1000 * 1000)
+          break;
+        l = &emu->complete_lag_ns[r->cost_class];
+        *l = *l == 0 ? lag : *l + (lag - *l) / 8;
+        break;
+      }
+}
+
 static void
 count_arrival (ReplayEmulator *emu, EmuSlot *s)
 {
@@ -341,6 +396,8 @@ emu_submit (ReplayEmulator *emu, fuse_req_t req, EmuOp op, guint64 offset, gsize
                     && replay_emulate_route_issue_of (emu->issues, offset / 512, &issue_abs_ns);
 
   pthread_mutex_lock (&emu->lock);
+  if (issued || emu->issues != NULL)
+    learn_complete_lags (emu);
   s = slot_get (emu);
   s->req = req;
   s->op = op;
@@ -489,6 +546,7 @@ completer_main (gpointer data)
       EmuSlot *s;
       gint64 target;
       gboolean queued_behind;
+      gint64 reply_abs_ns;
 
       if (emu->heap->len == 0)
         {
@@ -498,7 +556,8 @@ completer_main (gpointer data)
           continue;
         }
       s = emu->heap->pdata[0];
-      target = emu->t0_ns + s->end_ns - emu->reply_cost_ns[g_bit_storage (s->bytes)];
+      target = emu->t0_ns + s->end_ns - emu->reply_cost_ns[g_bit_storage (s->bytes)]
+               - emu->complete_lag_ns[g_bit_storage (s->bytes)];
       /* An earlier end may arrive meanwhile (parallelism > 1): wait on
        * the condition, not in a sleep, until the spin window. */
       if (!g_atomic_int_get (&emu->stopping) && target - now_ns () > emu->spin_ns)
@@ -516,12 +575,15 @@ completer_main (gpointer data)
       while ((send = now_ns ()) < target && !g_atomic_int_get (&emu->stopping))
         ;
       reply (s);
-      learn_reply_cost (emu, s, now_ns () - send);
+      reply_abs_ns = now_ns ();
+      learn_reply_cost (emu, s, reply_abs_ns - send);
       if (!s->probe)
-        record (emu, s, send - emu->t0_ns, now_ns () - emu->t0_ns);
+        record (emu, s, send - emu->t0_ns, reply_abs_ns - emu->t0_ns);
       if (queued_behind)
         let_completions_run ();
       pthread_mutex_lock (&emu->lock);
+      if (!s->probe && s->op != EMU_OP_FLUSH)
+        remember_reply (emu, s, reply_abs_ns);
       emu->in_flight--;
       s->next_free = emu->free_slots;
       emu->free_slots = s;

@@ -171,6 +171,10 @@ typedef struct {
 } ReplayEmulateCompletion;
 
 const GArray       *replay_emulate_route_completions (ReplayEmulateRoute *route);
+/* The completions read since the last call (by _issue_of or _completions),
+ * *@n of them; valid until the next read. */
+const ReplayEmulateCompletion *replay_emulate_route_new_completions (ReplayEmulateRoute *route,
+                                                                   guint              *n);
 /* Remove the route instances of emulators that are no longer running
  * (SIGKILL leaves them; a tracefs that is not mounted has none). */
 void                replay_emulate_route_remove_stale (gboolean dry_run,
