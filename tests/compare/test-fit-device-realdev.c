@@ -23,6 +23,8 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 
+#include <json-glib/json-glib.h>
+
 #include "models/fit/fit.h"
 #include "../replay/loopdev.h"
 
@@ -91,6 +93,7 @@ workload_main (const char *dev, guint threads)
 typedef struct {
   GPid  pid;
   char *dev;
+  char *stats;                   /* its --stats file */
 } Emu;
 
 static gboolean
@@ -116,8 +119,9 @@ emu_start (Emu *emu, const char *dir)
 {
   g_autofree char *model = g_build_filename (dir, "model.ini", NULL);
   g_autofree char *journal = g_build_filename (dir, "journal", NULL);
+  g_autofree char *stats = g_build_filename (dir, "stats.json", NULL);
   const char *argv[] = { g_getenv ("IOSIM_BIN"), "emulate", "--model", model, "--size", "64MiB",
-                         "--journal-dir", journal, NULL };
+                         "--journal-dir", journal, "--stats", stats, NULL };
   g_autoptr(GError) error = NULL;
   g_autoptr(GString) line = g_string_new (NULL);
   gint64 deadline = g_get_monotonic_time () + READY_TIMEOUT_US;
@@ -125,6 +129,7 @@ emu_start (Emu *emu, const char *dir)
 
   g_assert_true (g_file_set_contents (model, model_ini, -1, NULL));
   g_mkdir_with_parents (journal, 0700);
+  emu->stats = g_strdup (stats);
   g_assert_true (g_spawn_async_with_pipes (dir, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
                                            NULL, NULL, &emu->pid, NULL, &out_fd, NULL, &error));
   g_assert_no_error (error);
@@ -168,6 +173,24 @@ emu_stop (Emu *emu)
   g_spawn_close_pid (emu->pid);
   emu->pid = 0;
   g_clear_pointer (&emu->dev, g_free);
+}
+
+/* The emulator's error p99 (ns) as the kernel saw it, else its own
+ * (without the live trace), from its --stats once it has stopped. */
+static gint64
+emu_error_p99_ns (const Emu *emu)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  JsonObject *root, *kernel;
+
+  if (emu->stats == NULL || !json_parser_load_from_file (p, emu->stats, NULL))
+    return -1;
+  root = json_node_get_object (json_parser_get_root (p));
+  kernel = json_object_get_object_member (root, "kernel_completion_error_ns");
+  if (kernel != NULL && json_object_get_int_member (kernel, "matched") > 0)
+    return json_object_get_int_member (kernel, "p99");
+  return json_object_get_int_member (json_object_get_object_member (root, "timing_error_ns"),
+                                     "p99");
 }
 
 /* Microseconds some task waited for a CPU since boot (PSI, Linux 4.20+),
@@ -302,6 +325,8 @@ test_emulated (void)
   g_autofree char *dir = NULL;
   g_autofree char *cap1 = NULL, *cap4 = NULL, *why = NULL;
   g_autoptr(FitResult) r1 = NULL, r4 = NULL;
+  g_autofree char *busy = NULL;
+  gint64 error_p99_ns;
   Emu emu = { 0 };
 
   if (!can_run ())
@@ -313,48 +338,60 @@ test_emulated (void)
   if (!emu_start (&emu, dir))
     {
       emu_stop (&emu);
+      g_free (emu.stats);
       g_test_skip ("iosim emulate did not start");
       return;
     }
   if (!capture (emu.dev, 1, cap1, &why) || !capture (emu.dev, 4, cap4, &why))
     {
       emu_stop (&emu);
+      g_free (emu.stats);
       g_test_skip (why);
       return;
     }
   r1 = fit_capture (cap1, emu.dev);
   r4 = fit_capture (cap4, emu.dev);
   emu_stop (&emu);
-
-  assert_serial (r1);
-  assert_serial (r4);
-  assert_model (r1);
-  /* Depth 4 waited inside the device; the fit took that out. */
-  g_assert_cmpfloat (r4->queue.mean_in_flight, >, 2.0);
-  g_assert_cmpfloat (r4->read.mean_d2c_ns, >, 2 * r4->read.mean_service_ns);
-  /* Whether p = 1 is more than a lower bound rests on the requests
-   * dispatched at depth 2 showing their wait; with four readers most
-   * start at 3 or 4 (15-38 of 1,600 at 2 here) and the t of that wait
-   * came out on either side of 3: reported, not asserted. */
-  g_test_message ("p = 1 %s (t of the wait at depth 2: %.2f over %" G_GUINT64_FORMAT
-                  " requests)", r4->queue.parallelism_bounded ? "identified" : "a lower bound",
-                  r4->queue.next_depth_t, dispatched_at (&r4->queue, 2));
-  /* One device, whatever the depth: overhead and transfer time within four
-   * standard errors of the difference.  Known to fail on this emulator:
-   * back-to-back requests complete 25 us + 9.9 ns/B apart while requests
-   * alone take 328 us + 5.6 ns/B (model: 300 us + 5 ns/B), so the split
-   * of the (right) mean differs; reported, not hidden. */
-  if (fabs (r1->read.overhead_ns - r4->read.overhead_ns)
-        >= 4 * hypot (r1->read.overhead_se_ns, r4->read.overhead_se_ns)
-      || fabs (r1->read.ns_per_byte - r4->read.ns_per_byte)
-           >= 4 * hypot (r1->read.ns_per_byte_se, r4->read.ns_per_byte_se))
+  /* The fit can only find the model when the device kept its timing: a
+   * run whose error the kernel saw reached milliseconds at p99 (hypervisor
+   * steal; CI once saw 1.9 ms and a slope 20 % off) tests the host. */
+  error_p99_ns = emu_error_p99_ns (&emu);
+  g_clear_pointer (&emu.stats, g_free);
+  if (error_p99_ns > 1000 * 1000)
+    busy = g_strdup_printf ("the emulated device missed its model's timing (error p99 %.0f us): "
+                            "fits not compared with the model", error_p99_ns / 1e3);
+  if (busy == NULL)
     {
-      g_autofree char *msg = g_strdup_printf (
-        "depth 1 fits %.1f us + %.2f ns/B, depth 4 %.1f us + %.2f ns/B: the emulated device "
-        "does not serve queued requests as its model", r1->read.overhead_ns / 1e3,
-        r1->read.ns_per_byte, r4->read.overhead_ns / 1e3, r4->read.ns_per_byte);
 
-      g_test_incomplete (msg);
+    assert_serial (r1);
+    assert_serial (r4);
+    assert_model (r1);
+    /* Depth 4 waited inside the device; the fit took that out. */
+    g_assert_cmpfloat (r4->queue.mean_in_flight, >, 2.0);
+    g_assert_cmpfloat (r4->read.mean_d2c_ns, >, 2 * r4->read.mean_service_ns);
+    /* Whether p = 1 is more than a lower bound rests on the requests
+     * dispatched at depth 2 showing their wait; with four readers most
+     * start at 3 or 4 (15-38 of 1,600 at 2 here) and the t of that wait
+     * came out on either side of 3: reported, not asserted. */
+    g_test_message ("p = 1 %s (t of the wait at depth 2: %.2f over %" G_GUINT64_FORMAT
+                    " requests)", r4->queue.parallelism_bounded ? "identified" : "a lower bound",
+                    r4->queue.next_depth_t, dispatched_at (&r4->queue, 2));
+    /* One device, whatever the depth: overhead and transfer time within four
+     * standard errors of the difference.  It failed (74 us + 9.5 ns/B at
+     * depth 4) while the emulator's spinning completer starved ksoftirqd;
+     * recorded as a TODO with both fits, should it come back. */
+    if (fabs (r1->read.overhead_ns - r4->read.overhead_ns)
+          >= 4 * hypot (r1->read.overhead_se_ns, r4->read.overhead_se_ns)
+        || fabs (r1->read.ns_per_byte - r4->read.ns_per_byte)
+             >= 4 * hypot (r1->read.ns_per_byte_se, r4->read.ns_per_byte_se))
+      {
+        g_autofree char *msg = g_strdup_printf (
+          "depth 1 fits %.1f us + %.2f ns/B, depth 4 %.1f us + %.2f ns/B: the emulated device "
+          "does not serve queued requests as its model", r1->read.overhead_ns / 1e3,
+          r1->read.ns_per_byte, r4->read.overhead_ns / 1e3, r4->read.ns_per_byte);
+
+        g_test_incomplete (msg);
+      }
     }
   g_unlink (cap1);
   g_unlink (cap4);
@@ -363,6 +400,8 @@ test_emulated (void)
     g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL,
                   NULL);
   }
+  if (busy != NULL)
+    g_test_skip (busy);
 }
 
 /* /sys/block/loopN/queue/scheduler of @dev_path. */
