@@ -15,6 +15,11 @@ G_BEGIN_DECLS
 extern volatile sig_atomic_t cli_stop_requested;
 void cli_install_stop_handlers (void);
 
+/* Everything after "--" is a command, untouched by option parsing: returns
+ * it (NULL when there is none or it is empty) and sets *@opt_argc to the
+ * number of arguments before "--", the ones to parse. */
+char **cli_split_command (int argc, char **argv, int *opt_argc);
+
 int cli_cmd_run     (int argc, char **argv);
 int cli_cmd_sched   (int argc, char **argv);
 int cli_cmd_bench   (int argc, char **argv);

@@ -31,17 +31,10 @@ cli_cmd_capture (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   ReplayCaptureOptions opts = { 0 };
   ReplayCaptureStats stats;
-  char **command = NULL;
-  int opt_argc = argc;
+  char **command;
+  int opt_argc;
 
-  /* Everything after "--" is the command, untouched by option parsing. */
-  for (int i = 1; i < argc; i++)
-    if (strcmp (argv[i], "--") == 0)
-      {
-        opt_argc = i;
-        command = i + 1 < argc ? argv + i + 1 : NULL;
-        break;
-      }
+  command = cli_split_command (argc, argv, &opt_argc);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx,
     "Uses the ftrace blk tracer through tracefs with trace_clock=mono; every tracer\n"

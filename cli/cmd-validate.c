@@ -184,17 +184,10 @@ cli_cmd_validate (int argc, char **argv)
   g_auto (GStrv) scheds = NULL;
   g_autofree char *temp_dir = NULL;
   ReplayValidateOptions opts = { 0 };
-  char **command = NULL;
-  int opt_argc = argc, status;
+  char **command;
+  int opt_argc, status;
 
-  /* Everything after "--" is the command, untouched by option parsing. */
-  for (int i = 1; i < argc; i++)
-    if (strcmp (argv[i], "--") == 0)
-      {
-        opt_argc = i;
-        command = i + 1 < argc ? argv + i + 1 : NULL;
-        break;
-      }
+  command = cli_split_command (argc, argv, &opt_argc);
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_summary (ctx,
     "Asks the model \"what if I used another scheduler?\" and lets the device answer too:\n"

@@ -27,6 +27,7 @@
 
 #include "models/fit/fit.h"
 #include "../replay/loopdev.h"
+#include "../replay/emulate-test.h"
 
 #define MODEL_OVERHEAD_NS   300000.0     /* 300 us */
 #define MODEL_NS_PER_BYTE   5.0          /* 200 MB/s */
@@ -96,23 +97,6 @@ typedef struct {
   char *stats;                   /* its --stats file */
 } Emu;
 
-static gboolean
-can_run (void)
-{
-  const char *missing = NULL;
-
-  if (geteuid () != 0)
-    missing = "not root";
-  else if (g_getenv ("IOSIM_BIN") == NULL)
-    missing = "IOSIM_BIN not set (run through meson test)";
-  else if (access ("/dev/fuse", R_OK | W_OK) != 0)
-    missing = "no /dev/fuse";
-  else if (access ("/dev/loop-control", R_OK | W_OK) != 0)
-    missing = "no /dev/loop-control";
-  if (missing != NULL)
-    g_test_skip (missing);
-  return missing == NULL;
-}
 
 static gboolean
 emu_start (Emu *emu, const char *dir)
@@ -193,19 +177,6 @@ emu_error_p99_ns (const Emu *emu)
                                      "p99");
 }
 
-/* Microseconds some task waited for a CPU since boot (PSI, Linux 4.20+),
- * or -1 without /proc/pressure/cpu. */
-static gint64
-cpu_pressure_us (void)
-{
-  g_autofree char *text = NULL;
-  const char *total;
-
-  if (!g_file_get_contents ("/proc/pressure/cpu", &text, NULL, NULL)
-      || (total = strstr (text, "total=")) == NULL)
-    return -1;
-  return g_ascii_strtoll (total + 6, NULL, 10);
-}
 
 /* The largest share of a capture's time during which some task waited for
  * a CPU (0 without PSI). */
@@ -227,12 +198,12 @@ capture (const char *dev, guint threads, const char *out, char **why)
       g_autoptr(GError) error = NULL;
       g_autofree char *std_out = NULL, *std_err = NULL;
       int status = 0;
-      gint64 t0 = g_get_monotonic_time (), p0 = cpu_pressure_us (), p1;
+      gint64 t0 = g_get_monotonic_time (), p0 = emulate_test_cpu_wait_us (), p1;
 
       g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                                    &std_out, &std_err, &status, &error));
       g_assert_no_error (error);
-      p1 = cpu_pressure_us ();
+      p1 = emulate_test_cpu_wait_us ();
       if (p0 >= 0 && p1 >= p0 && g_get_monotonic_time () > t0)
         capture_pressure = MAX (capture_pressure,
                                 (double) (p1 - p0) / (double) (g_get_monotonic_time () - t0));
@@ -329,7 +300,7 @@ test_emulated (void)
   gint64 error_p99_ns;
   Emu emu = { 0 };
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   dir = g_dir_make_tmp ("iosim-fitdev-XXXXXX", NULL);
   g_assert_nonnull (dir);
@@ -476,7 +447,7 @@ test_tmpfs_loop (void)
   FILE *backing;
   double se1, se4;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   if (strcmp (g_get_tmp_dir (), "/dev/shm") != 0)
     {

@@ -27,6 +27,7 @@
 
 #include "replay/replay-emulate.h"
 #include "replay/replay-journal.h"
+#include "emulate-test.h"
 
 #define READY_TIMEOUT_US (20 * G_USEC_PER_SEC)
 #define EXIT_TIMEOUT_US (20 * G_USEC_PER_SEC)
@@ -39,23 +40,6 @@ typedef struct {
   char  *emulate_dir;  /* TMP/iosim-emulate-XXXXXX, from the journal */
 } Emu;
 
-static gboolean
-can_run (void)
-{
-  const char *missing = NULL;
-
-  if (geteuid () != 0)
-    missing = "not root";
-  else if (g_getenv ("IOSIM_BIN") == NULL)
-    missing = "IOSIM_BIN not set (run through meson test)";
-  else if (access ("/dev/fuse", R_OK | W_OK) != 0)
-    missing = "no /dev/fuse";
-  else if (access ("/dev/loop-control", R_OK | W_OK) != 0)
-    missing = "no /dev/loop-control";
-  if (missing != NULL)
-    g_test_skip (missing);
-  return missing == NULL;
-}
 
 static char *
 tmp_dir (void)
@@ -340,20 +324,6 @@ steal_ms (void)
   return (gint64) ticks * 1000 / sysconf (_SC_CLK_TCK);
 }
 
-/* Time tasks of this machine waited for a CPU so far (PSI, "some" line
- * of /proc/pressure/cpu), in ms; -1 without PSI.  The loop worker is a
- * CFS kworker: behind other work it is late, and so is every request. */
-static double
-cpu_wait_ms (void)
-{
-  g_autofree char *text = NULL;
-  const char *total;
-
-  if (!g_file_get_contents ("/proc/pressure/cpu", &text, NULL, NULL)
-      || (total = strstr (text, "total=")) == NULL)
-    return -1;
-  return g_ascii_strtod (total + strlen ("total="), NULL) / 1000;
-}
 
 /* A measurement is retried (fresh emulator) while the host disturbed it:
  * the hypervisor stole more CPU time during it than a tenth of what its
@@ -380,14 +350,14 @@ host_noise_begin (HostNoise *n)
 {
   n->t0_ns = mono_ns ();
   n->steal0_ms = steal_ms ();
-  n->wait0_ms = cpu_wait_ms ();
+  n->wait0_ms = emulate_test_cpu_wait_us () / 1e3;
 }
 
 static gboolean
 host_noise_spoils (HostNoise *n, double tolerance)
 {
   double elapsed_ms = (double) (mono_ns () - n->t0_ns) / 1e6;
-  double wait_ms = cpu_wait_ms ();
+  double wait_ms = emulate_test_cpu_wait_us () / 1e3;
 
   n->stolen_ms = steal_ms () - n->steal0_ms;
   n->waited_ms = wait_ms >= 0 && n->wait0_ms >= 0 ? wait_ms - n->wait0_ms : 0;
@@ -410,7 +380,7 @@ test_fixed_throughput (void)
   double predicted, measured = 0;
   gboolean spoiled = TRUE;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   dir = tmp_dir ();
   model = g_build_filename (dir, "fixed.ini", NULL);
@@ -494,7 +464,7 @@ test_disk_ratio (void)
   double p_seq, p_rnd, m_seq = 0, m_rnd = 0, p_ratio, m_ratio;
   gboolean spoiled = TRUE;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   dir = tmp_dir ();
   /* The emulated device is the model's first GiB: the random reader's
@@ -591,7 +561,7 @@ test_ext4_remount (void)
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   Emu *emu;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   if ((mkfs_path = g_find_program_in_path ("mkfs.ext4")) == NULL)
     {
@@ -658,7 +628,7 @@ test_signal (gconstpointer data)
   Emu *emu;
   int fd;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   dir = tmp_dir ();
   emu = emu_spawn ("disk-7200-sata", "256MiB", NULL, dir);
@@ -832,7 +802,7 @@ test_dirty (DirtyFixture *f, gconstpointer data)
   g_autofree char *dir = NULL, *left = NULL, *out = NULL;
   Emu *emu;
 
-  if (!can_run ())
+  if (!emulate_test_can_run ())
     return;
   dir = tmp_dir ();
   emu = emu_spawn_args ("usb-stick", "64MiB", NULL, dir, extra);
