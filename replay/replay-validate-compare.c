@@ -71,6 +71,8 @@ replay_validate_report_free (ReplayValidateReport *report)
   g_free (report->ranking_measured_text);
   g_free (report->ranking_predicted_mb_per_s_text);
   g_free (report->ranking_measured_mb_per_s_text);
+  g_free (report->ranking_check.text);
+  g_free (report->ranking_check_mb_per_s.text);
   g_free (report);
 }
 
@@ -340,6 +342,45 @@ ranking (const ReplayValidateReport *report, gboolean predicted, ValidateMetric 
   return out;
 }
 
+/* The order of two predicted means as replay_validate_measured_order
+ * gives it: a prediction has no spread to test, only its values. */
+static int
+predicted_order (double a, double b, gboolean lower_is_better)
+{
+  if (isnan (a) || isnan (b) || a == b)
+    return 0;
+  return (a < b) == lower_is_better ? -1 : 1;
+}
+
+static ValidateRankingCheck
+ranking_check (const ReplayValidateReport *report, ValidateMetric metric, gboolean lower_is_better)
+{
+  ValidateRankingCheck c = { 0, 0, 0, NULL };
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < report->scheds->len; i++)
+    for (guint j = i + 1; j < report->scheds->len; j++)
+      {
+        const ValidateSched *a = g_ptr_array_index (report->scheds, i);
+        const ValidateSched *b = g_ptr_array_index (report->scheds, j);
+        int measured = replay_validate_measured_order (&a->measured.estimate[metric],
+                                                       &b->measured.estimate[metric],
+                                                       lower_is_better);
+        c.pairs++;
+        if (measured == 0)
+          continue;
+        c.significant++;
+        if (predicted_order (a->predicted.estimate[metric].mean,
+                             b->predicted.estimate[metric].mean, lower_is_better) == measured)
+          c.predicted++;
+        g_string_append_printf (text, "%s%s before %s", text->len ? ", " : "",
+                                measured < 0 ? a->sched : b->sched,
+                                measured < 0 ? b->sched : a->sched);
+      }
+  c.text = g_string_free (text, FALSE);
+  return c;
+}
+
 static void
 report_changes_and_rankings (ReplayValidateReport *report)
 {
@@ -362,6 +403,8 @@ report_changes_and_rankings (ReplayValidateReport *report)
                                                 &report->ranking_predicted_mb_per_s_text);
   report->ranking_measured_mb_per_s = ranking (report, FALSE, VALIDATE_MB_PER_S, FALSE,
                                                &report->ranking_measured_mb_per_s_text);
+  report->ranking_check = ranking_check (report, VALIDATE_MEAN_LATENCY_NS, TRUE);
+  report->ranking_check_mb_per_s = ranking_check (report, VALIDATE_MB_PER_S, FALSE);
 }
 
 ReplayValidateReport *

@@ -200,11 +200,22 @@ print_processes (const ReplayValidateReport *report, FILE *out)
     }
 }
 
+/* Both rankings, then what the measurement could tell: the pairs whose
+ * measured means differ significantly, and whether the model put each in
+ * the same order. */
 static void
-print_ranking (FILE *out, const char *by, const char *predicted, const char *measured)
+print_ranking (FILE *out, const char *by, const char *predicted, const char *measured,
+               const ValidateRankingCheck *check)
 {
   fprintf (out, "ranking by %s:\n  predicted  %s\n  measured   %s   (%s)\n", by, predicted,
            measured, strcmp (predicted, measured) == 0 ? "same" : "differ");
+  if (check->significant == 0)
+    fprintf (out, "  measured apart: none of %u pair%s (nothing to predict)\n", check->pairs,
+             check->pairs == 1 ? "" : "s");
+  else
+    fprintf (out, "  measured apart: %u of %u pair%s (%s); predicted in that order: %u\n",
+             check->significant, check->pairs, check->pairs == 1 ? "" : "s", check->text,
+             check->predicted);
 }
 
 void
@@ -225,9 +236,9 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
   print_processes (report, out);
   fputc ('\n', out);
   print_ranking (out, "mean latency (best first; = a tie)", report->ranking_predicted_text,
-                 report->ranking_measured_text);
+                 report->ranking_measured_text, &report->ranking_check);
   print_ranking (out, "throughput (best first; = a tie)", report->ranking_predicted_mb_per_s_text,
-                 report->ranking_measured_mb_per_s_text);
+                 report->ranking_measured_mb_per_s_text, &report->ranking_check_mb_per_s);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -396,6 +407,26 @@ add_workload (JsonBuilder *b, const ReplayValidateReport *report)
   json_builder_end_object (b);
 }
 
+/* {"pairs", "measured_apart", "predicted_in_order", "apart": "a before
+ * b, ...", "agrees"}: agrees when every pair the measurement tells apart
+ * is predicted in its order (vacuously so when none is). */
+static void
+add_ranking_check (JsonBuilder *b, const char *name, const ValidateRankingCheck *check)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pairs");
+  json_builder_add_int_value (b, check->pairs);
+  json_builder_set_member_name (b, "measured_apart");
+  json_builder_add_int_value (b, check->significant);
+  json_builder_set_member_name (b, "predicted_in_order");
+  json_builder_add_int_value (b, check->predicted);
+  add_string (b, "apart", check->text);
+  json_builder_set_member_name (b, "agrees");
+  json_builder_add_boolean_value (b, check->predicted == check->significant);
+  json_builder_end_object (b);
+}
+
 char *
 replay_validate_report_to_json (const ReplayValidateReport *report)
 {
@@ -442,6 +473,8 @@ replay_validate_report_to_json (const ReplayValidateReport *report)
   json_builder_set_member_name (b, "ranking_mb_per_s_agrees");
   json_builder_add_boolean_value (b, strcmp (report->ranking_predicted_mb_per_s_text,
                                              report->ranking_measured_mb_per_s_text) == 0);
+  add_ranking_check (b, "ranking_significant", &report->ranking_check);
+  add_ranking_check (b, "ranking_mb_per_s_significant", &report->ranking_check_mb_per_s);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

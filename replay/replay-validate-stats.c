@@ -87,6 +87,23 @@ welch_interval (const ValidateEstimate *a, const ValidateEstimate *b, double *lo
   *hi = diff + t975 (df) * se;
 }
 
+int
+replay_validate_measured_order (const ValidateEstimate *a, const ValidateEstimate *b,
+                                gboolean lower_is_better)
+{
+  double lo, hi;
+
+  if (a->n < 2 || b->n < 2 || isnan (a->mean) || isnan (b->mean))
+    return 0;
+  welch_interval (a, b, &lo, &hi);
+  /* The interval is of b - a: above 0, b's figure is larger. */
+  if (lo > 0)
+    return lower_is_better ? -1 : 1;
+  if (hi < 0)
+    return lower_is_better ? 1 : -1;
+  return 0;
+}
+
 ValidateChange
 replay_validate_change (const ValidateEstimate *measured_trained, const ValidateEstimate *measured,
                         double predicted_trained, double predicted)

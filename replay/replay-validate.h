@@ -112,6 +112,26 @@ char  *replay_validate_ranking_text (const double      *values,
                                      guint              n,
                                      const char *const *names);
 
+/* How the measured means of schedulers a and b order, for @metric's
+ * direction: -1 when a is better, +1 when b is better, each only when
+ * Welch's 95 % interval of the difference excludes 0; 0 when it holds 0
+ * or either side has fewer than two repeats (no order can be told). */
+int    replay_validate_measured_order (const ValidateEstimate *a,
+                                       const ValidateEstimate *b,
+                                       gboolean                lower_is_better);
+
+/* A ranking checked where the measurement can tell: over the pairs of
+ * schedulers, those whose measured means differ significantly, and how
+ * many of them the prediction orders the same way (a predicted tie does
+ * not).  An exact match of two rankings asks the model to reproduce the
+ * order of schedulers the device could not tell apart. */
+typedef struct {
+  guint  pairs;
+  guint  significant;
+  guint  predicted;
+  char  *text;                /* "a before b, c before b" (significant pairs), or "" */
+} ValidateRankingCheck;
+
 /* New names for the processes of one run: @names[i] "COMM-PID" (or
  * "pidN", any name without a "-DIGITS" tail being its own COMM), whose
  * first I/O (in issue order) starts at @first_offset_bytes[i] and was
@@ -207,6 +227,8 @@ typedef struct {
    * agree when these are equal. */
   char      *ranking_predicted_text, *ranking_measured_text;
   char      *ranking_predicted_mb_per_s_text, *ranking_measured_mb_per_s_text;
+  /* The same rankings checked on the significantly different pairs only. */
+  ValidateRankingCheck ranking_check, ranking_check_mb_per_s;
 } ReplayValidateReport;
 
 /* The simulator's name of a blk-mq kernel scheduler (mq-deadline, bfq,

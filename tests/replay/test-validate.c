@@ -114,6 +114,38 @@ test_change (gconstpointer data)
   g_assert_cmpint (ch.sign_agrees, ==, c->sign_agrees);
 }
 
+/* ---- Measured order of two schedulers -------------------------------------- */
+
+typedef struct {
+  const char      *name;
+  ValidateEstimate a, b;             /* only n, mean, sd are read */
+  gboolean         lower_is_better;
+  int              order;
+} OrderCase;
+
+static const OrderCase order_cases[] = {
+  /* b - a = -50, Welch half 11.3347897 (as outside-significant): apart */
+  { "apart-lower", { 3, 100, 5 }, { 3, 50, 5 }, TRUE, 1 },
+  { "apart-higher", { 3, 100, 5 }, { 3, 50, 5 }, FALSE, -1 },
+  /* b - a = -20, half 22.6695794: the interval holds 0 */
+  { "not-apart", { 3, 100, 10 }, { 3, 80, 10 }, TRUE, 0 },
+  { "a-better", { 3, 50, 5 }, { 3, 100, 5 }, TRUE, -1 },
+  /* one repeat on a side: nothing can be told */
+  { "single-run", { 1, 100, NAN }, { 3, 50, 5 }, TRUE, 0 },
+  /* no spread: the difference itself decides */
+  { "no-spread", { 2, 10, 0 }, { 2, 11, 0 }, TRUE, -1 },
+  { "equal", { 2, 10, 0 }, { 2, 10, 0 }, TRUE, 0 },
+};
+
+static void
+test_order (gconstpointer data)
+{
+  const OrderCase *c = data;
+
+  g_assert_cmpint (replay_validate_measured_order (&c->a, &c->b, c->lower_is_better), ==,
+                   c->order);
+}
+
 /* ---- Jain's index --------------------------------------------------------- */
 
 typedef struct {
@@ -309,6 +341,13 @@ test_ranking_tie (void)
   g_assert_cmpstr (r->ranking_measured_text, ==, "mq-deadline, none");
   json = replay_validate_report_to_json (r);
   g_assert_nonnull (strstr (json, "\"ranking_agrees\" : false"));
+  /* Measured 110 +- 14 against 210 +- 14 us over two repeats: Welch's
+   * half width 60.85 around 100 excludes 0, so the pair is apart, and the
+   * predicted tie does not order it. */
+  g_assert_cmpuint (r->ranking_check.pairs, ==, 1);
+  g_assert_cmpuint (r->ranking_check.significant, ==, 1);
+  g_assert_cmpuint (r->ranking_check.predicted, ==, 0);
+  g_assert_cmpstr (r->ranking_check.text, ==, "mq-deadline before none");
   /* No predicted change against a measured rise: the signs differ. */
   g_assert_cmpint (((ValidateSched *) g_ptr_array_index (r->scheds, 1))
                      ->change[VALIDATE_MEAN_LATENCY_NS].sign_agrees, ==, 0);
@@ -377,6 +416,13 @@ test_compare_files (void)
   g_assert_cmpstr (r->ranking_measured[1], ==, "none");
   g_assert_cmpstr (r->ranking_measured_mb_per_s[0], ==, "mq-deadline");
   g_assert_cmpstr (r->ranking_predicted_text, ==, "mq-deadline, none");
+  /* The one pair is measured apart (see ranking-tie) and predicted in its
+   * order, by latency and by throughput. */
+  g_assert_cmpuint (r->ranking_check.significant, ==, 1);
+  g_assert_cmpuint (r->ranking_check.predicted, ==, 1);
+  g_assert_cmpuint (r->ranking_check_mb_per_s.significant, ==, 1);
+  g_assert_cmpuint (r->ranking_check_mb_per_s.predicted, ==, 1);
+  g_assert_cmpstr (r->ranking_check_mb_per_s.text, ==, "mq-deadline before none");
 
   /* The JSON carries the members the issue names. */
   {
@@ -385,6 +431,7 @@ test_compare_files (void)
     g_assert_nonnull (strstr (json, "\"ranking_predicted\""));
     g_assert_nonnull (strstr (json, "\"ci95\""));
     g_assert_nonnull (strstr (json, "\"demerit_ns\""));
+    g_assert_nonnull (strstr (json, "\"ranking_significant\""));
     {
       g_autoptr (JsonParser) parser = json_parser_new ();
       JsonObject *s1, *measured;
@@ -607,6 +654,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   ADD_CASES ("estimate", estimate_cases, test_estimate);
   ADD_CASES ("change", change_cases, test_change);
+  ADD_CASES ("order", order_cases, test_order);
   ADD_CASES ("jain", jain_cases, test_jain);
   ADD_CASES ("rank", rank_cases, test_rank);
   ADD_CASES ("check", check_cases, test_check);
