@@ -1,5 +1,5 @@
 /* cmd-fit.c — `iosim fit TRACE [-o model.ini] [--json FILE] [--measured FILE]
- * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|auto]`: option parsing
+ * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|empirical|auto]`: option parsing
  * around fit_trace() and its writers (models/fit/fit.h).  The report goes to
  * standard output; at least one file must be asked for. */
 #include <stdio.h>
@@ -36,7 +36,8 @@ cli_cmd_fit (int argc, char **argv)
       "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model,
       "Device model kind: fixed (overhead + bytes / bandwidth), disk (with a seek curve), "
-      "auto (the better on held-out requests; default)", "KIND" },
+      "empirical (the measured service times by size and distance class), auto (the better "
+      "on held-out requests; default)", "KIND" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - fit a device model and process streams to a trace");
@@ -51,7 +52,11 @@ cli_cmd_fit (int argc, char **argv)
     "it waits for its previous I/O) and writes a scenario that re-creates the trace.\n"
     "For a serial device the disk kind adds a seek curve over the distance from the\n"
     "previous request; --model auto keeps it when it predicts held-out requests\n"
-    "(every 5th) better, and writes kind = disk when that reproduces the fit.\n\n"
+    "(every 5th) better, and writes kind = disk when that reproduces the fit.\n"
+    "The empirical kind keeps the measured service times themselves, by op, size\n"
+    "class and distance class (sequential, near, far); auto takes it when its\n"
+    "distributions score better on the held-out requests (continuous ranked\n"
+    "probability score) than the kind chosen above.\n\n"
     "At least one of -o, --json and --measured is needed.\n\n"
     "Example: iosim fit cap.txt -o loop0.ini --measured measured.csv\n"
     "         iosim run loop0.ini --io-log sim.csv && iosim compare sim.csv measured.csv");
@@ -83,7 +88,7 @@ cli_cmd_fit (int argc, char **argv)
   opts.sched = sched;
   if (model != NULL && !fit_model_kind_parse (model, &opts.model))
     {
-      fprintf (stderr, "iosim fit: --model wants fixed, disk or auto, not \"%s\"\n", model);
+      fprintf (stderr, "iosim fit: --model wants fixed, disk, empirical or auto, not \"%s\"\n", model);
       return 2;
     }
 

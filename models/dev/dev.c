@@ -24,6 +24,7 @@ static const DevOps *const dev_registry[] = {
   &dev_fixed_ops,
   &dev_disk_ops,
   &dev_ssd_ops,
+  &dev_empirical_ops,
   NULL,
 };
 
@@ -685,6 +686,8 @@ dev_model_free (DevModel *dev)
 {
   if (dev == NULL)
     return;
+  if (dev->priv != NULL && dev->ops->finalize != NULL)
+    dev->ops->finalize (dev);
   if (dev->priv != NULL)
     for (const DevParam *row = dev->ops->params; row->key != NULL; row++)
       if (row->type == DEV_PARAM_STRING)

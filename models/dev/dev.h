@@ -8,6 +8,8 @@
  *   disk   seek curve by distance, rotation from rpm, zoned transfer rate,
  *          per-command overhead (Ruemmler & Wilkes 1994 style)
  *   ssd    latency by size and operation, internal parallelism, bandwidth
+ *   empirical  measured service-time distributions by size and distance
+ *          class (what a fit of an unknown device gives)
  * Parameters live in .ini files under models/devices/ (group [device]),
  * overridable in a scenario's [device NAME] group.
  */
@@ -89,12 +91,18 @@ typedef struct {
 
   /* Optional: kind-specific defaults of the common parameters. */
   const DevDefault *common_defaults;
+
+  /* Optional: free what init allocated in dev->priv (string parameters
+   * and dev->priv itself are the core's).  Called once by dev_model_free,
+   * also after a failed init. */
+  void     (*finalize)      (DevModel *dev);
 } DevOps;
 
-/* The registered kinds (dev-fixed.c, dev-disk.c, dev-ssd.c). */
+/* The registered kinds (dev-fixed.c, dev-disk.c, dev-ssd.c, dev-empirical.c). */
 extern const DevOps dev_fixed_ops;
 extern const DevOps dev_disk_ops;
 extern const DevOps dev_ssd_ops;
+extern const DevOps dev_empirical_ops;
 
 struct _DevModel {
   const DevOps *ops;

@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "models/dev/dev.h"
-#include "models/fit/fit.h"
+#include "models/fit/fit-private.h"
 
 #define FIT_DISK_SECTOR_BYTES 512
 /* Requests that moved (d > 0) needed before a, b, c are fitted: three
@@ -56,12 +56,7 @@
  * choose the richer kind. */
 #define FIT_MODEL_GAIN_T 3.0
 
-typedef struct {
-  double   service_ns;
-  double   bytes;
-  double   d_sectors;
-  gboolean write;
-} FitDiskRow;
+typedef FitRow FitDiskRow;
 
 const char *
 fit_model_kind_name (FitModelKind kind)
@@ -72,6 +67,8 @@ fit_model_kind_name (FitModelKind kind)
       return "fixed";
     case FIT_MODEL_DISK:
       return "disk";
+    case FIT_MODEL_EMPIRICAL:
+      return "empirical";
     case FIT_MODEL_AUTO:
     default:
       return "auto";
@@ -81,7 +78,8 @@ fit_model_kind_name (FitModelKind kind)
 gboolean
 fit_model_kind_parse (const char *text, FitModelKind *out)
 {
-  static const FitModelKind kinds[] = { FIT_MODEL_AUTO, FIT_MODEL_FIXED, FIT_MODEL_DISK };
+  static const FitModelKind kinds[] = { FIT_MODEL_AUTO, FIT_MODEL_FIXED, FIT_MODEL_DISK,
+                                        FIT_MODEL_EMPIRICAL };
 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     if (g_strcmp0 (text, fit_model_kind_name (kinds[k])) == 0)
@@ -394,7 +392,26 @@ fit_disk_fit (const TraceRequest *requests, const double *service_ns, gsize n_re
 typedef struct {
   double overhead_ns[2];         /* [0] reads, [1] writes */
   double ns_per_byte[2];
+  /* What the fixed kind simulates around the line: the quantiles of the
+   * training rows' overhead (service - bytes * slope, at least 0), as
+   * fit-device.c writes them; n 0 when the op had no rows. */
+  FitDeviceOp overhead[2];
 } FitFixedLine;
+
+static void
+fit_fixed_overhead_quantiles (const double *bytes, const double *service, gsize n,
+                              double ns_per_byte, FitDeviceOp *out)
+{
+  g_autofree double *resid = g_new (double, n + 1);
+
+  memset (out, 0, sizeof *out);
+  if (n == 0)
+    return;
+  for (gsize i = 0; i < n; i++)
+    resid[i] = MAX (0.0, service[i] - bytes[i] * ns_per_byte);
+  qsort (resid, n, sizeof *resid, fit_double_cmp);
+  fit_tail_quantiles (resid, n, out);
+}
 
 /* service = overhead + bytes * slope per op by least squares, as
  * fit-device.c fits it: the mean where the slope is not positive or
@@ -426,6 +443,8 @@ fit_fixed_train (const FitDiskRow *rows, gsize n, const gboolean *use, FitFixedL
         }
       out->overhead_ns[w] = c0;
       out->ns_per_byte[w] = c1;
+      fit_fixed_overhead_quantiles ((const double *) x->data, (const double *) y->data, x->len,
+                                    c1, &out->overhead[w]);
     }
   /* An op absent from the training rows takes the other's line. */
   for (int w = 0; w < 2; w++)
@@ -433,6 +452,7 @@ fit_fixed_train (const FitDiskRow *rows, gsize n, const gboolean *use, FitFixedL
       {
         out->overhead_ns[w] = out->overhead_ns[1 - w];
         out->ns_per_byte[w] = out->ns_per_byte[1 - w];
+        out->overhead[w] = out->overhead[1 - w];
       }
 }
 
@@ -442,6 +462,18 @@ fit_fixed_predict (const FitFixedLine *f, const FitDiskRow *row)
   int w = row->write ? 1 : 0;
 
   return f->overhead_ns[w] + f->ns_per_byte[w] * row->bytes;
+}
+
+/* CRPS of @row under what the fixed kind simulates: the transfer time on
+ * the line plus a draw of the overhead quantiles. */
+static double
+fit_fixed_crps (const FitFixedLine *f, const FitRow *row)
+{
+  int w = row->write ? 1 : 0;
+  const FitDeviceOp *q = &f->overhead[w];
+
+  return fit_crps_quantiles (q->quantile_p, q->overhead_quantiles_ns, q->n_quantiles,
+                             f->ns_per_byte[w] * row->bytes, row->service_ns);
 }
 
 static double
@@ -515,6 +547,7 @@ fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
   out->compared = TRUE;
 }
 
+/* fixed against disk, as far as the request allows. */
 static void
 fit_model_decide (FitModelChoice *out)
 {
@@ -553,24 +586,118 @@ fit_model_decide (FitModelChoice *out)
     }
 }
 
+/* The empirical kind and the kind chosen so far (its rival), fitted on
+ * the training rows, scored on the held-out ones by CRPS. */
+static void
+fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 stroke_sectors,
+                             FitModelChoice *out)
+{
+  g_autofree gboolean *train = g_new (gboolean, n + 1);
+  FitEmpiricalFit emp = { 0 };
+  FitFixedLine fixed;
+  FitDiskFit disk = { 0 };
+  double sum = 0.0, sum2 = 0.0, crps_r = 0.0, crps_e = 0.0, mean, se;
+  guint64 m = 0;
+
+  for (gsize i = 0; i < n; i++)
+    train[i] = i % FIT_HOLD_OUT_EVERY != FIT_HOLD_OUT_EVERY - 1;
+  out->empirical_rival = out->chosen;
+  out->empirical_n_held_out = n / FIT_HOLD_OUT_EVERY;
+  out->empirical_n_train = n - out->empirical_n_held_out;
+  if (out->empirical_n_held_out < 2)
+    return;
+  fit_empirical_fit_rows (rows, n, train, window, &emp);
+  fit_fixed_train (rows, n, train, &fixed);
+  if (out->chosen == FIT_MODEL_DISK)
+    fit_disk_regress (rows, n, train, stroke_sectors, &disk);
+  if (!emp.fitted || (out->chosen == FIT_MODEL_DISK && !disk.fitted))
+    {
+      fit_empirical_clear (&emp);
+      return;
+    }
+  for (gsize i = 0; i < n; i++)
+    {
+      double c_r, c_e;
+
+      if (train[i])
+        continue;
+      c_r = out->chosen == FIT_MODEL_DISK ? fabs (rows[i].service_ns
+                                                  - fit_disk_predict (&disk, &rows[i]))
+                                          : fit_fixed_crps (&fixed, &rows[i]);
+      c_e = fit_empirical_crps (&emp, &rows[i]);
+      crps_r += c_r;
+      crps_e += c_e;
+      sum += c_r - c_e;
+      sum2 += (c_r - c_e) * (c_r - c_e);
+      m++;
+    }
+  fit_empirical_clear (&emp);
+  out->rival_held_out_crps_ns = crps_r / (double) m;
+  out->empirical_held_out_crps_ns = crps_e / (double) m;
+  mean = sum / (double) m;
+  se = sqrt (MAX (0.0, (sum2 - m * mean * mean) / (double) (m - 1)) / (double) m);
+  out->crps_gain_t = se > 0 ? mean / se : (mean > 0 ? INFINITY : 0.0);
+  out->empirical_compared = TRUE;
+}
+
+/* The empirical kind, asked for or better on held-out requests. */
+static void
+fit_model_decide_empirical (FitModelChoice *out)
+{
+  if (out->requested == FIT_MODEL_EMPIRICAL)
+    {
+      if (out->empirical.fitted)
+        {
+          out->chosen = FIT_MODEL_EMPIRICAL;
+          out->reason = "forced by --model empirical";
+        }
+      else
+        {
+          out->chosen = FIT_MODEL_FIXED;
+          out->reason = "--model empirical asked, but no request has a service time";
+        }
+      return;
+    }
+  if (out->requested == FIT_MODEL_AUTO && out->empirical.fitted && out->empirical_compared
+      && out->crps_gain_t > FIT_MODEL_GAIN_T)
+    {
+      out->chosen = FIT_MODEL_EMPIRICAL;
+      out->reason = "held-out continuous ranked probability score lower than the other "
+                    "kind's by more than 3 standard errors";
+    }
+}
+
 void
 fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize n_requests,
                   guint parallelism, guint64 stroke_sectors, FitModelKind requested,
                   FitModelChoice *out)
 {
+  g_autoptr(GArray) rows = NULL;
+  guint window = fit_empirical_window (parallelism);
+
   g_return_if_fail (out != NULL);
   memset (out, 0, sizeof *out);
   out->requested = requested;
   out->fixed_r2 = out->disk_r2 = NAN;
   out->fixed_held_out_mae_ns = out->disk_held_out_mae_ns = out->mae_gain_t = NAN;
+  out->rival_held_out_crps_ns = out->empirical_held_out_crps_ns = out->crps_gain_t = NAN;
   fit_disk_fit (requests, service_ns, n_requests, parallelism, stroke_sectors, &out->disk);
+  rows = parallelism == 1 ? fit_disk_rows (requests, service_ns, n_requests)
+                          : fit_empirical_window_rows (requests, service_ns, n_requests, window);
   if (parallelism == 1)
-    {
-      g_autoptr(GArray) rows = fit_disk_rows (requests, service_ns, n_requests);
-
-      fit_model_compare ((const FitDiskRow *) rows->data, rows->len, stroke_sectors, out);
-    }
+    fit_model_compare ((const FitDiskRow *) rows->data, rows->len, stroke_sectors, out);
   fit_model_decide (out);
+  fit_empirical_fit_rows ((const FitRow *) rows->data, rows->len, NULL, window, &out->empirical);
+  if (requested == FIT_MODEL_AUTO)
+    fit_model_compare_empirical ((const FitRow *) rows->data, rows->len, window,
+                                 stroke_sectors, out);
+  fit_model_decide_empirical (out);
+}
+
+void
+fit_model_choice_clear (FitModelChoice *choice)
+{
+  fit_empirical_clear (&choice->empirical);
 }
 
 /* ---- The disk kind as a scenario device (models/dev/dev-disk.c) --------- */

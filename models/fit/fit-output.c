@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include "models/dev/dev.h"
-#include "models/fit/fit.h"
+#include "models/fit/fit-private.h"
 #include "sim/sim-loop.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -299,6 +299,11 @@ fit_scenario_kind_line (const FitResult *r, gboolean *disk)
   g_autofree char *keys = fit_scenario_disk_keys (r, &why_not);
 
   *disk = keys != NULL;
+  if (r->model.chosen == FIT_MODEL_EMPIRICAL)
+    return g_strdup ("scenario: kind = empirical (models/dev/dev-empirical.c): each request's "
+                     "service time is drawn from the measured ones of its op, size class and "
+                     "distance class; sizes or distances the trace never had take the nearest "
+                     "cell's");
   if (keys != NULL)
     return g_strdup ("scenario: kind = disk (models/dev/dev-disk.c): rpm 7200 and cylinders "
                      "100000 are dev-disk.c's documented defaults, not fitted (the rpm is not "
@@ -309,6 +314,50 @@ fit_scenario_kind_line (const FitResult *r, gboolean *disk)
   if (why_not != NULL)
     return g_steal_pointer (&why_not);
   return g_strdup ("scenario: kind = fixed");
+}
+
+/* The cell's quantile function at p = 0.5. */
+static double
+fit_cell_median_ns (const FitEmpiricalCell *c)
+{
+  for (guint k = 1; k < c->n_quantiles; k++)
+    if (c->p[k] >= 0.5)
+      return c->q_ns[k - 1] + (0.5 - c->p[k - 1]) / (c->p[k] - c->p[k - 1])
+                                * (c->q_ns[k] - c->q_ns[k - 1]);
+  return c->q_ns[c->n_quantiles - 1];
+}
+
+/* The empirical kind's comparison and cells, as lines. */
+static void
+fit_empirical_lines (const FitModelChoice *m, GPtrArray *lines)
+{
+  const FitEmpiricalFit *e = &m->empirical;
+
+  if (m->empirical_compared)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "empirical against %s: held out every 5th request (%" G_GUINT64_FORMAT " of %"
+      G_GUINT64_FORMAT "), continuous ranked probability score of what each simulates "
+      "(a distribution; the disk kind's is a point, so its score is its absolute error) "
+      "%s %.3fus, empirical %.3fus (gain t %.2f)", fit_model_kind_name (m->empirical_rival),
+      m->empirical_n_held_out, m->empirical_n_held_out + m->empirical_n_train,
+      fit_model_kind_name (m->empirical_rival), m->rival_held_out_crps_ns / 1e3,
+      m->empirical_held_out_crps_ns / 1e3, m->crps_gain_t));
+  if (!e->fitted)
+    return;
+  for (int w = 0; w < 2; w++)
+    for (guint i = 0; i < e->cells[w]->len; i++)
+      {
+        const FitEmpiricalCell *c = &g_array_index (e->cells[w], FitEmpiricalCell, i);
+        g_autofree char *dist_hi = c->dist_hi == G_MAXUINT64
+                                     ? g_strdup ("inf")
+                                     : g_strdup_printf ("%" G_GUINT64_FORMAT, c->dist_hi);
+        g_ptr_array_add (lines, g_strdup_printf (
+          "empirical %s cell: bytes (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+          "], distance [%" G_GUINT64_FORMAT ", %s] sectors: %" G_GUINT64_FORMAT
+          " requests, p50 %.3fus, max %.3fus", w == 1 ? "write" : "read", c->bytes_lo,
+          c->bytes_hi, c->dist_lo, dist_hi, c->n, fit_cell_median_ns (c) / 1e3,
+          c->q_ns[c->n_quantiles - 1] / 1e3));
+      }
 }
 
 /* Lines (no newline) saying which kind was chosen and both kinds' figures. */
@@ -330,6 +379,7 @@ fit_model_lines (const FitResult *r)
       "disk %.4f", m->n_held_out, m->n_held_out + m->n_train,
       m->fixed_held_out_mae_ns / 1e3, m->disk_held_out_mae_ns / 1e3, m->mae_gain_t,
       m->n_train, m->fixed_r2, m->disk_r2));
+  fit_empirical_lines (m, lines);
   if (!d->fitted)
     {
       g_ptr_array_add (lines, g_strdup_printf ("disk kind not fitted: %s",
@@ -391,6 +441,14 @@ fit_append_device_keys (GString *out, const FitResult *r)
   g_autofree char *disk = fit_scenario_disk_keys (r, &why_not);
 
   g_string_append_printf (out, "[device %s]\n", r->device_name);
+  if (r->model.chosen == FIT_MODEL_EMPIRICAL)
+    {
+      g_autofree char *keys = fit_empirical_device_keys (&r->model.empirical,
+                                                         r->queue.parallelism);
+      g_string_append (out, keys);
+      fit_append_queue_keys (out, r, FALSE);
+      return;
+    }
   if (disk != NULL)
     g_string_append (out, disk);
   else
@@ -953,6 +1011,52 @@ fit_json_disk (JsonBuilder *b, const FitDiskFit *d)
   json_builder_end_object (b);
 }
 
+/* "empirical": {"rival", "held_out", "rival_held_out_crps_us",
+ * "empirical_held_out_crps_us", "gain_t", "window", "cells": [{"op",
+ * "bytes_lo", "bytes_hi", "dist_lo", "dist_hi" (null: no bound), "n",
+ * "p50_us", "max_us"}]}. */
+static void
+fit_json_empirical (JsonBuilder *b, const FitModelChoice *m)
+{
+  const FitEmpiricalFit *e = &m->empirical;
+
+  json_builder_set_member_name (b, "empirical");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "rival");
+  json_builder_add_string_value (b, fit_model_kind_name (m->empirical_rival));
+  fit_json_int (b, "held_out", (gint64) m->empirical_n_held_out);
+  fit_json_num (b, "rival_held_out_crps_us", m->rival_held_out_crps_ns / 1e3,
+                m->empirical_compared);
+  fit_json_num (b, "empirical_held_out_crps_us", m->empirical_held_out_crps_ns / 1e3,
+                m->empirical_compared);
+  fit_json_num (b, "gain_t", m->crps_gain_t, m->empirical_compared);
+  fit_json_int (b, "window", e->window);
+  json_builder_set_member_name (b, "cells");
+  json_builder_begin_array (b);
+  for (int w = 0; e->fitted && w < 2; w++)
+    for (guint i = 0; i < e->cells[w]->len; i++)
+      {
+        const FitEmpiricalCell *c = &g_array_index (e->cells[w], FitEmpiricalCell, i);
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "op");
+        json_builder_add_string_value (b, w == 1 ? "write" : "read");
+        fit_json_int (b, "bytes_lo", (gint64) c->bytes_lo);
+        fit_json_int (b, "bytes_hi", (gint64) c->bytes_hi);
+        fit_json_int (b, "dist_lo", (gint64) c->dist_lo);
+        json_builder_set_member_name (b, "dist_hi");
+        if (c->dist_hi == G_MAXUINT64)
+          json_builder_add_null_value (b);
+        else
+          json_builder_add_int_value (b, (gint64) c->dist_hi);
+        fit_json_int (b, "n", (gint64) c->n);
+        fit_json_num (b, "p50_us", fit_cell_median_ns (c) / 1e3, TRUE);
+        fit_json_num (b, "max_us", c->q_ns[c->n_quantiles - 1] / 1e3, TRUE);
+        json_builder_end_object (b);
+      }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
 static void
 fit_json_model (JsonBuilder *b, const FitResult *r)
 {
@@ -970,7 +1074,8 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   json_builder_add_string_value (b, m->reason);
   kind = fit_scenario_kind_line (r, &disk);
   json_builder_set_member_name (b, "scenario_kind");
-  json_builder_add_string_value (b, disk ? "disk" : "fixed");
+  json_builder_add_string_value (b, m->chosen == FIT_MODEL_EMPIRICAL ? "empirical"
+                                    : disk ? "disk" : "fixed");
   json_builder_set_member_name (b, "scenario_note");
   json_builder_add_string_value (b, kind);
   json_builder_set_member_name (b, "held_out_figure");
@@ -983,6 +1088,7 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   fit_json_num (b, "disk_held_out_mae_us", m->disk_held_out_mae_ns / 1e3, m->compared);
   fit_json_num (b, "gain_t", m->mae_gain_t, m->compared);
   fit_json_disk (b, &m->disk);
+  fit_json_empirical (b, m);
   json_builder_end_object (b);
 }
 

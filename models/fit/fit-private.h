@@ -15,6 +15,48 @@ double fit_quantile   (const double *sorted,
                        gsize         n,
                        double        p);
 
+/* A request as the kinds of model see it (fit-disk.c, fit-empirical.c):
+ * its rebuilt service time, size, distance in sectors from the end of the
+ * request before it (INFINITY: none) and op. */
+typedef struct {
+  double   service_ns;
+  double   bytes;
+  double   d_sectors;
+  gboolean write;
+} FitRow;
+
+/* Rows of a device serving several at once: dispatch order, the distance
+ * from the nearest end of the last @window requests started. */
+GArray *fit_empirical_window_rows (const TraceRequest *requests,
+                                   const double       *service_ns,
+                                   gsize               n,
+                                   guint               window);
+/* The distance window of a device of @parallelism (1: the seek distance). */
+guint   fit_empirical_window      (guint               parallelism);
+/* The cells of the rows in @use (NULL: all); @out is cleared first. */
+void    fit_empirical_fit_rows    (const FitRow       *rows,
+                                   gsize               n,
+                                   const gboolean     *use,
+                                   guint               window,
+                                   FitEmpiricalFit    *out);
+void    fit_empirical_clear       (FitEmpiricalFit    *fit);
+/* The cell the model would draw @row's time from. */
+const FitEmpiricalCell *fit_empirical_cell_of (const FitEmpiricalFit *fit,
+                                               const FitRow          *row);
+/* CRPS of the value @y under the piecewise-linear quantile function
+ * through (@p[k], @q[k] + @shift), k < @n (p from 0 to 1, rising). */
+double  fit_crps_quantiles        (const double       *p,
+                                   const double       *q,
+                                   guint               n,
+                                   double              shift,
+                                   double              y);
+/* CRPS of @row's service time under its cell. */
+double  fit_empirical_crps        (const FitEmpiricalFit *fit,
+                                   const FitRow          *row);
+/* The [device] keys of kind = empirical (models/dev/dev-empirical.c). */
+char   *fit_empirical_device_keys (const FitEmpiricalFit *fit,
+                                   guint                  parallelism);
+
 /* The device half of fit_arrays: @r's queue (parallelism, levels, whether
  * it is a loop device, from r->dev_major), read and write fits. */
 void   fit_device     (const TraceRequest *requests,

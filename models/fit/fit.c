@@ -326,6 +326,7 @@ fit_result_free (FitResult *result)
   g_free (result->sched);
   g_free (result->sched_source);
   fit_device_queue_clear (&result->queue);
+  fit_model_choice_clear (&result->model);
   if (result->processes != NULL)
     g_ptr_array_unref (result->processes);
   if (result->ios != NULL)

@@ -148,12 +148,34 @@ typedef struct {
 
 /* Model kinds of the device (fit-disk.c): `fixed` is overhead + bytes /
  * bandwidth per op; `disk` adds a seek curve over the distance from the
- * previous request served.  AUTO chooses by held-out goodness of fit. */
+ * previous request served; `empirical` (fit-empirical.c) keeps the
+ * measured service times by size and distance class.  AUTO chooses by
+ * held-out goodness of fit. */
 typedef enum {
   FIT_MODEL_AUTO,
   FIT_MODEL_FIXED,
   FIT_MODEL_DISK,
+  FIT_MODEL_EMPIRICAL,
 } FitModelKind;
+
+/* The empirical kind (fit-empirical.c): per op, cells of size class x
+ * distance class, each with the quantiles of its requests' service times
+ * (models/dev/dev-empirical.c draws from them). */
+typedef struct {
+  guint64  bytes_lo, bytes_hi;   /* (lo, hi] */
+  guint64  dist_lo, dist_hi;     /* [lo, hi] sectors; hi G_MAXUINT64: no bound */
+  guint64  n;                    /* requests in the cell */
+  guint    n_quantiles;
+  double   p[FIT_MAX_QUANTILES];
+  double   q_ns[FIT_MAX_QUANTILES];
+} FitEmpiricalCell;
+
+typedef struct {
+  gboolean fitted;
+  const char *why_not;           /* static text when not fitted, else NULL */
+  guint    window;               /* a request's distance is from the last this many started */
+  GArray  *cells[2];             /* FitEmpiricalCell: [0] reads, [1] writes */
+} FitEmpiricalFit;
 
 /* Columns of the disk regression, at most (fit-disk.c). */
 #define FIT_DISK_MAX_COLS 6
@@ -200,23 +222,36 @@ typedef struct {
   double   cov[FIT_DISK_MAX_COLS * FIT_DISK_MAX_COLS];
 } FitDiskFit;
 
-/* The choice of kind: both fitted on four requests in five (service
- * order), judged on the fifth. */
+/* The choice of kind: fitted on four requests in five (service order),
+ * judged on the fifth.  fixed against disk by the mean absolute error of
+ * their predictions; then the empirical kind against the one chosen by
+ * the continuous ranked probability score of what each simulates (the
+ * fixed kind's distribution, the disk kind's point, the empirical cell). */
 typedef struct {
   FitModelKind requested;
   FitModelKind chosen;
   const char  *reason;           /* static text: why this kind */
-  gboolean     compared;         /* both kinds fitted and judged */
+  gboolean     compared;         /* fixed and disk fitted and judged */
   guint64      n_train;
   guint64      n_held_out;
   double       fixed_r2, disk_r2;                 /* on the training requests */
   double       fixed_held_out_mae_ns, disk_held_out_mae_ns;
   double       mae_gain_t;       /* t of mean(|e_fixed| - |e_disk|) over the held out */
   FitDiskFit   disk;             /* on every usable request */
+  /* The empirical kind against the fixed/disk choice. */
+  gboolean     empirical_compared;
+  FitModelKind empirical_rival;  /* the kind it was judged against */
+  guint64      empirical_n_train, empirical_n_held_out;
+  double       rival_held_out_crps_ns, empirical_held_out_crps_ns;
+  double       crps_gain_t;      /* t of mean(crps_rival - crps_empirical) */
+  FitEmpiricalFit empirical;     /* on every usable request */
 } FitModelChoice;
 
+/* Free what @choice holds (the empirical cells). */
+void        fit_model_choice_clear (FitModelChoice *choice);
+
 const char *fit_model_kind_name  (FitModelKind kind);
-/* "fixed", "disk", "auto"; FALSE for anything else. */
+/* "fixed", "disk", "empirical", "auto"; FALSE for anything else. */
 gboolean    fit_model_kind_parse (const char   *text,
                                   FitModelKind *out);
 

@@ -49,7 +49,7 @@ static void
 test_registry (void)
 {
   const DevOps *const *all = dev_ops_all ();
-  const char *names[] = { "fixed", "disk", "ssd" };
+  const char *names[] = { "fixed", "disk", "ssd", "empirical" };
   gsize n = 0;
 
   for (; all[n] != NULL; n++)
@@ -282,6 +282,134 @@ test_fixed_quantiles_errors (void)
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *ini = g_strdup_printf ("[device]\nkind = fixed\n%s\n", cases[i].line);
+      const char *needles[4] = { cases[i].needles[0], cases[i].needles[1],
+                                 cases[i].needles[2], NULL };
+
+      assert_model_error (ini, DEV_ERROR_PARAM, needles);
+    }
+}
+
+/* -------------------------------------------------------------- empirical */
+
+/* Two size classes of reads, the small one split into sequential and
+ * moved; writes have one cell of their own. */
+static const char empirical_ini[] =
+  "[device]\nkind = empirical\n"
+  "read_cells = 0-4096/0-0 n=10: 0:10us 1:30us; 0-4096/1-inf n=20: 0:1ms 0.5:2ms 1:6ms;"
+  " 4096-inf/0-inf n=5: 0:50us 1:50us\n"
+  "write_cells = 0-inf/0-inf n=7: 0:100us 0.5:300us 1:301us\n";
+
+/* Without a stream each request takes its cell's median; the cell is
+ * chosen by size and by the distance from the last request started. */
+static void
+test_empirical_cells (void)
+{
+  g_autoptr(DevModel) dev = model_new (empirical_ini);
+  g_autoptr(GString) dump = g_string_new (NULL);
+
+  /* The first request has no predecessor: infinitely far, so moved. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 1000, 8, 0), ==, 2000000);
+  /* Starts where it ended: sequential, median of 10us..30us. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 1008, 8, 0), ==, 20000);
+  /* 8 KiB is the larger class whatever the distance. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 1016, 16, 0), ==, 50000);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 5, 16, 0), ==, 50000);
+  /* 4096 bytes exactly is the small class (upper bound included). */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 9000, 8, 0), ==, 2000000);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_WRITE, 1, 8, 0), ==, 300000);
+  g_assert_cmpuint (dev->parallelism, ==, 1);
+  dev_model_dump (dev, dump);
+  g_assert_nonnull (strstr (dump->str, "read: 3 cells, distance over the last 1 started, "
+                                       "0 requests outside every cell"));
+}
+
+/* A window of 2: a request that continues the one before last is
+ * sequential too (two interleaved streams). */
+static void
+test_empirical_window (void)
+{
+  g_autofree char *ini = g_strconcat (empirical_ini, "distance_window = 2\nparallelism = 4\n",
+                                      NULL);
+  g_autoptr(DevModel) dev = model_new (ini);
+
+  g_assert_cmpuint (dev->parallelism, ==, 4);
+  dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0);
+  dev_model_service_time (dev, SIM_OP_READ, 100000, 8, 0);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 8, 8, 0), ==, 20000);
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 100008, 8, 0), ==, 20000);
+}
+
+/* Outside every cell: the nearest in size, then in distance, counted. */
+static void
+test_empirical_outside (void)
+{
+  g_autoptr(DevModel) dev = model_new ("[device]\nkind = empirical\n"
+                                       "read_cells = 0-4096/0-0 n=10: 0:10us 1:10us;"
+                                       " 0-4096/1-2048 n=10: 0:1ms 1:1ms;"
+                                       " 8192-16384/0-inf n=3: 0:7ms 1:7ms\n");
+  g_autoptr(GString) dump = g_string_new (NULL);
+
+  dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0);
+  /* 4 KiB moved 1 GiB: nearest distance class of its size, 1..2048. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 2097152, 8, 0), ==, 1000000);
+  /* 6 KiB lies between the classes, nearer 8 KiB in log2 (0.58 against
+   * 0.42 of a doubling): the larger class. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 12, 0), ==, 7000000);
+  /* 64 KiB: only the 8-16 KiB class is near. */
+  g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 128, 0), ==, 7000000);
+  dev_model_dump (dev, dump);
+  /* The first request (infinitely far) is outside too. */
+  g_assert_nonnull (strstr (dump->str, "4 requests outside every cell"));
+}
+
+/* Draws follow the cell's quantiles (inverse transform), as for the
+ * fixed kind: the empirical CDF at the middle quantile. */
+static void
+test_empirical_draws (void)
+{
+  const guint n = 20000;
+  g_autoptr(Sim) sim = sim_new (5);
+  g_autoptr(DevModel) dev = model_new (empirical_ini);
+  guint at_most_2ms = 0, in_range = 0;
+
+  dev->rng = sim_rng (sim, "x");
+  for (guint i = 0; i < n; i++)
+    {
+      /* Each moves far from the previous: the 1ms..6ms cell. */
+      SimTime t = dev_model_service_time (dev, SIM_OP_READ, (i % 2) * 1000000, 8, 0);
+      at_most_2ms += t <= 2000000;
+      in_range += t >= 1000000 && t <= 6000000;
+    }
+  g_assert_cmpuint (in_range, ==, n);
+  g_assert_cmpfloat (fabs ((double) at_most_2ms / n - 0.5), <=, dkw_eps (n));
+}
+
+static void
+test_empirical_errors (void)
+{
+  static const struct {
+    const char *line;
+    const char *needles[3];
+  } cases[] = {
+    { "read_cells = ", { "'read_cells'", "0 cells", NULL } },
+    { "read_cells = 0-4096/0-0 n=1 0 1", { "'read_cells'", "no ':'", NULL } },
+    { "read_cells = 4096-4096/0-0 n=1: 0:1us 1:2us", { "'read_cells'", "cell 1", "LO below HI" } },
+    { "read_cells = 0-4096/5-1 n=1: 0:1us 1:2us", { "'read_cells'", "cell 1", NULL } },
+    { "read_cells = 0-4096/0-0 x=1: 0:1us 1:2us", { "'read_cells'", "n=N", NULL } },
+    { "read_cells = 0-4096/0-0 n=1: 0:1us", { "'read_cells'", "at least two", NULL } },
+    { "read_cells = 0-4096/0-0 n=1: 0:2us 1:1us", { "'read_cells'", "must not fall", NULL } },
+    { "read_cells = 0-4096/0-0 n=1: 0.5:1us 0.5:2us 1:3us", { "'read_cells'", "rise", NULL } },
+    { "read_cells = 0-4096/0-0 n=1: 0:1us 0.5:2us", { "'read_cells'", "p 0 to p 1", NULL } },
+    { "read_cells = 0-4096/0-0 n=1: 0:1us 1:2parsecs", { "'read_cells'", "parsecs", NULL } },
+    { "read_cells = 0-1/0-0 n=1: 0:1us 1:2us; x", { "'read_cells'", "cell 2", NULL } },
+    { "read_cells = 0-1/0-0 n=1: 0:1us 1:2us\ndistance_window = 0",
+      { "'distance_window'", NULL, NULL } },
+    { "read_cells = 0-1/0-0 n=1: 0:1us 1:2us\nparallelism = 0", { "'parallelism'", NULL, NULL } },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *ini = g_strdup_printf ("[device]\nkind = empirical\n%s\n", cases[i].line);
       const char *needles[4] = { cases[i].needles[0], cases[i].needles[1],
                                  cases[i].needles[2], NULL };
 
@@ -1003,6 +1131,11 @@ main (int argc, char **argv)
 
   g_test_add_func ("/dev/registry", test_registry);
   g_test_add_func ("/dev/fixed/formula", test_fixed_formula);
+  g_test_add_func ("/dev/empirical/cells", test_empirical_cells);
+  g_test_add_func ("/dev/empirical/window", test_empirical_window);
+  g_test_add_func ("/dev/empirical/outside", test_empirical_outside);
+  g_test_add_func ("/dev/empirical/draws", test_empirical_draws);
+  g_test_add_func ("/dev/empirical/errors", test_empirical_errors);
   g_test_add_func ("/dev/fixed/defaults", test_fixed_defaults);
   g_test_add_func ("/dev/fixed/sequential", test_fixed_sequential);
   g_test_add_func ("/dev/fixed/quantiles/draws", test_fixed_quantiles_draws);

@@ -40,7 +40,7 @@ static const FitCliCase cases[] = {
   { "model-disk-unfittable", OUT_INI, { "--model", "disk", NULL }, 0,
     "--model disk asked, but the disk kind cannot be fitted", NULL },
   { "model-unknown", OUT_INI, { "--model", "ssd", NULL }, 2, NULL,
-    "--model wants fixed, disk or auto, not \"ssd\"" },
+    "--model wants fixed, disk, empirical or auto, not \"ssd\"" },
 };
 
 static const char *
