@@ -417,6 +417,63 @@ test_empirical_errors (void)
     }
 }
 
+/* Mutated cell lists (bytes replaced, dropped, doubled) either load or
+ * fail with an error naming the key: never a crash, never a model whose
+ * draws leave its cells (run under the sanitizers in CI). */
+static void
+test_empirical_mutations (void)
+{
+  static const char alphabet[] = "0123456789-/:;. =ninfus";
+  const char *base = "0-4096/0-0 n=10: 0:10us 0.5:20us 1:30us; 4096-inf/1-inf n=5: 0:1ms 1:2ms";
+  GRand *rng = g_rand_new_with_seed (17);
+  guint loaded = 0;
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      GString *cells = g_string_new (base);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *ini = NULL;
+      DevModel *dev;
+
+      for (guint k = g_rand_int_range (rng, 1, 4); k > 0; k--)
+        {
+          guint at = g_rand_int_range (rng, 0, (gint32) cells->len);
+          switch (g_rand_int_range (rng, 0, 3))
+            {
+            case 0:
+              cells->str[at] = alphabet[g_rand_int_range (rng, 0, sizeof alphabet - 1)];
+              break;
+            case 1:
+              g_string_erase (cells, at, 1);
+              break;
+            default:
+              g_string_insert_c (cells, at, cells->str[at]);
+              break;
+            }
+        }
+      ini = g_strdup_printf ("[device]\nkind = empirical\nread_cells = %s\n", cells->str);
+      g_string_free (cells, TRUE);
+      dev = dev_model_new_from_data ("m", ini, &error);
+      if (dev == NULL)
+        {
+          g_assert_nonnull (error);
+          g_assert_nonnull (strstr (error->message, "read_cells"));
+          continue;
+        }
+      loaded++;
+      for (guint i = 0; i < 16; i++)
+        {
+          SimTime t = dev_model_service_time (dev, i % 2 ? SIM_OP_WRITE : SIM_OP_READ,
+                                              (guint64) g_rand_int (rng) % 100000,
+                                              g_rand_int_range (rng, 1, 4096), 0);
+          g_assert_cmpint (t, >=, 0);
+        }
+      dev_model_free (dev);
+    }
+  g_test_message ("%u of 3000 mutated lists loaded", loaded);
+  g_rand_free (rng);
+}
+
 /* -------------------------------------------------------------------- ssd */
 
 /* Each request pays its latency, then its transfer at the full bandwidth
@@ -1136,6 +1193,7 @@ main (int argc, char **argv)
   g_test_add_func ("/dev/empirical/outside", test_empirical_outside);
   g_test_add_func ("/dev/empirical/draws", test_empirical_draws);
   g_test_add_func ("/dev/empirical/errors", test_empirical_errors);
+  g_test_add_func ("/dev/empirical/mutations", test_empirical_mutations);
   g_test_add_func ("/dev/fixed/defaults", test_fixed_defaults);
   g_test_add_func ("/dev/fixed/sequential", test_fixed_sequential);
   g_test_add_func ("/dev/fixed/quantiles/draws", test_fixed_quantiles_draws);
