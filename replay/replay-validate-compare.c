@@ -60,6 +60,8 @@ replay_validate_report_free (ReplayValidateReport *report)
   g_free (report->target);
   g_free (report->trace_path);
   g_strfreev (report->argv);
+  g_free (report->target_dir);
+  g_clear_pointer (&report->nfs_runs, g_ptr_array_unref);
   g_free (report->scenario_path);
   g_free (report->sim_device);
   g_clear_pointer (&report->scheds, g_ptr_array_unref);

@@ -239,6 +239,7 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
                  report->ranking_measured_text, &report->ranking_check);
   print_ranking (out, "throughput (best first; = a tie)", report->ranking_predicted_mb_per_s_text,
                  report->ranking_measured_mb_per_s_text, &report->ranking_check_mb_per_s);
+  replay_validate_nfs_print (report, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -398,9 +399,15 @@ add_workload (JsonBuilder *b, const ReplayValidateReport *report)
   json_builder_set_member_name (b, "workload");
   json_builder_begin_object (b);
   if (report->argv)
-    add_strv (b, "command", report->argv);
+    {
+      add_string (b, "kind", "command");
+      add_strv (b, "command", report->argv);
+    }
+  else if (report->target_dir)
+    replay_validate_nfs_add_json (b, report);
   else if (report->trace_path)
     {
+      add_string (b, "kind", "trace");
       json_builder_set_member_name (b, "trace");
       json_builder_add_string_value (b, report->trace_path);
     }
