@@ -22,7 +22,8 @@
  * simulator's per-I/O log (submission to completion).  Process names
  * carry pids, which differ between runs; both sides are renamed to
  * "COMM.K", K counting the processes of one COMM by where and when their
- * first I/O went (replay_validate_canonical_names), so that processes
+ * first I/O with data went (replay_validate_canonical_names; processes of
+ * flushes only, which the simulation drops, come last), so that processes
  * match across schedulers, repeats and the simulation.
  */
 #pragma once

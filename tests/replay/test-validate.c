@@ -16,6 +16,7 @@
 
 #include "replay/replay-plot.h"
 #include "replay/replay-validate.h"
+#include "traces/trace-results.h"
 
 #define TOL 1e-5
 
@@ -325,6 +326,43 @@ static ReplayValidateReport *
 hand_built_report (const char *dir, GError **error)
 {
   return hand_built_report_with (dir, 150, error);
+}
+
+/* Processes of one COMM in a results file: a flush (no data, offset 0)
+ * does not rank its process; one of flushes only comes after those with
+ * data, so that the measured side (which has them) and the simulated side
+ * (which drops them) give the reader the same K. */
+static void
+test_canonical_names_flushes (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autofree char *in = g_build_filename (dir, "in.csv", NULL);
+  const char *scheds[] = { "none", NULL };
+  const char *files[] = { in, NULL };
+  g_autoptr (ReplayValidateReport) r = NULL;
+  g_autoptr (TraceResults) out = NULL;
+  g_autofree char *renamed = NULL;
+
+  /* w-30 flushes first of all; w-20 flushes, then reads at 8192; w-10
+   * reads at 4096 only. */
+  g_assert_true (g_file_set_contents (in,
+    "process,pid,device,op,offset_bytes,bytes,intended_ns,issue_ns,complete_ns,latency_ns,error\n"
+    "w-30,30,loop9,flush,0,0,0,0,1000,1000,0\n"
+    "w-20,20,loop9,flush,0,0,10,10,2000,1990,0\n"
+    "w-20,20,loop9,read,8192,4096,3000,3000,4000,1000,0\n"
+    "w-10,10,loop9,read,4096,4096,5000,5000,6000,1000,0\n", -1, NULL));
+  r = replay_validate_compare_files (scheds, 1, files, files, dir, &error);
+  g_assert_no_error (error);
+  renamed = g_build_filename (dir, "measured-none-r1.csv", NULL);
+  out = trace_results_load (renamed, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace_results_len (out), ==, 4);
+  g_assert_cmpstr (trace_results_get (out, 0)->process, ==, "w.3");
+  g_assert_cmpstr (trace_results_get (out, 1)->process, ==, "w.2");
+  g_assert_cmpstr (trace_results_get (out, 2)->process, ==, "w.2");
+  g_assert_cmpstr (trace_results_get (out, 3)->process, ==, "w.1");
+  remove_dir (dir);
 }
 
 /* A model that predicts no difference ranks the schedulers as a tie,
@@ -910,6 +948,7 @@ main (int argc, char **argv)
                    test_nfs_refused_touches_nothing);
   g_test_add_func ("/validate/nfs-check/cli", test_nfs_cli);
   g_test_add_func ("/validate/canonical-names", test_canonical_names);
+  g_test_add_func ("/validate/canonical-names-flushes", test_canonical_names_flushes);
   g_test_add_func ("/validate/compare-files", test_compare_files);
   g_test_add_func ("/validate/compare-files-bad-input", test_compare_files_bad_input);
   g_test_add_func ("/validate/deterministic", test_deterministic);
