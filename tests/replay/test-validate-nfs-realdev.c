@@ -12,19 +12,25 @@
  * run's capture holds the setup's writes (the 300,000-byte file setup
  * fills) and that every run read that file from the device (cold); that
  * nothing was written in the mount outside iosim-nfs-replay/, and that the
- * scheduler is put back.  The checks run in a subprocess; the parent
+ * scheduler is put back.  A SIGTERM during the first scheduler's replays
+ * (of a longer capture made by tests/bench/gen-nfs-pcap.py craft) ends
+ * validate with status 130, the scheduler and the device's block tracing
+ * as they were.  The checks run in a subprocess; the parent
  * unmounts, detaches and deletes whatever the outcome.  Needs root,
  * losetup, mkfs.ext4, a tmpfs /dev/shm, the blk tracer, mq-deadline and
- * none, and the stored capture (IOSIM_SHARED_TESTDATA); skips otherwise. */
+ * none, and the stored capture (IOSIM_SHARED_TESTDATA), python3 for the
+ * SIGTERM case; skips otherwise. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "replay/replay-capture.h"
@@ -249,6 +255,7 @@ fixture_teardown (Fixture *f)
 typedef struct {
   const char *name;
   gboolean    allow_write;
+  gboolean    sigterm;       /* stop it during the first scheduler's runs */
 } Case;
 
 typedef struct {
@@ -467,6 +474,95 @@ skip_if_not_ours (const Child *c, int status, const char *err)
   return TRUE;
 }
 
+/* 1,000 READs of 4 KiB of one 16 MiB file, 1 ms apart: a run of about
+ * a second, so that a signal finds the replay running. */
+static char *
+craft_long_capture (const char *dir)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *gen = g_test_build_filename (G_TEST_DIST, "bench", "gen-nfs-pcap.py", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  char *path = g_build_filename (dir, "long.pcap", NULL);
+  int status = -1;
+
+  g_ptr_array_add (argv, g_strdup (python));
+  g_ptr_array_add (argv, g_strdup (gen));
+  g_ptr_array_add (argv, g_strdup ("craft"));
+  g_ptr_array_add (argv, g_strdup (path));
+  g_ptr_array_add (argv, g_strdup ("lookup:long.dat:fhl"));
+  g_ptr_array_add (argv, g_strdup ("getattr:fhl:16777216"));
+  for (guint i = 0; i < 1000; i++)
+    g_ptr_array_add (argv, g_strdup_printf ("read:fhl:%u:4096", (i * 397u % 4096u) * 4096u));
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                               NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static char *
+read_trimmed (const char *path)
+{
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return g_strdup (g_strstrip (text));
+}
+
+/* SIGTERM a quarter of a second into the first scheduler's replays: exit
+ * 130, and the capture's block tracing switched off again (the scheduler
+ * is checked by the caller). */
+static void
+child_sigterm (Child *c, const char *sched_file)
+{
+  g_autofree char *capture = craft_long_capture (c->dir);
+  g_autofree char *err_path = g_build_filename (c->dir, "sigterm.err", NULL);
+  g_autofree char *err = NULL;
+  g_autofree char *enable_path = g_strdup_printf ("/sys/block/%s/trace/enable",
+                                                  strrchr (c->loop, '/') + 1);
+  g_autofree char *enable_before = read_trimmed (enable_path);
+  g_autofree char *enable_after = NULL;
+  const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop, "--target-dir",
+                         c->mnt, "--sched", FIRST "," SECOND, "--repeat", "3", "--work-dir",
+                         c->work, capture, NULL };
+  g_autoptr (GError) error = NULL;
+  gboolean switched = FALSE;
+  int status = -1, err_fd;
+  GPid pid;
+
+  err_fd = g_open (err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  g_assert_cmpint (err_fd, >=, 0);
+  g_assert_true (g_spawn_async_with_fds (NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                         NULL, NULL, &pid, -1, -1, err_fd, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (close (err_fd), ==, 0);
+  for (int i = 0; i < 2000 && !switched; i++)
+    {
+      g_autofree char *now = active_sched (sched_file);
+
+      switched = g_strcmp0 (now, FIRST) == 0;
+      if (!switched)
+        g_usleep (10000);
+    }
+  g_usleep (250000);
+  g_assert_cmpint (kill (pid, SIGTERM), ==, 0);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  g_assert_true (g_file_get_contents (err_path, &err, NULL, NULL));
+  g_printerr ("# iosim validate's stderr:\n%s", err);
+  if (skip_if_not_ours (c, status, err))
+    return;
+  g_assert_true (switched);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 130);
+  g_assert_nonnull (strstr (err, "interrupted"));
+  enable_after = read_trimmed (enable_path);
+  g_assert_cmpstr (enable_after, ==, enable_before);
+  check_mount (c);
+}
+
 static void
 run_child (const Case *cs, const char *loop, const char *dir)
 {
@@ -484,6 +580,11 @@ run_child (const Case *cs, const char *loop, const char *dir)
   c.skip = g_build_filename (dir, "skip", NULL);
   c.capture = capture_path ();
   g_assert_true (write_sched (sched_file, start));
+  if (cs->sigterm)
+    {
+      child_sigterm (&c, sched_file);
+      goto restored;
+    }
   {
     const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", loop, "--target-dir",
                            c.mnt, "--sched", FIRST "," SECOND, "--repeat", "2", "--json", c.json,
@@ -501,6 +602,7 @@ run_child (const Case *cs, const char *loop, const char *dir)
       check_scenario (&c);
       check_mount (&c);
     }
+restored:
   after = active_sched (sched_file);
   g_assert_cmpstr (after, ==, start);
   g_free (c.mnt);
@@ -517,7 +619,7 @@ test_case (gconstpointer data)
 {
   const Case *cs = data;
   Fixture f = { 0 };
-  g_autofree char *reason = NULL, *skip = NULL, *child_reason = NULL;
+  g_autofree char *reason = NULL, *skip = NULL, *child_reason = NULL, *python = NULL;
   gboolean passed;
 
   if (g_test_subprocess ())
@@ -525,7 +627,10 @@ test_case (gconstpointer data)
       run_child (cs, g_getenv (ENV_LOOP), g_getenv (ENV_DIR));
       return;
     }
+  python = g_find_program_in_path ("python3");
   reason = skip_reason ();
+  if (reason == NULL && cs->sigterm && python == NULL)
+    reason = g_strdup ("python3 not installed (tests/bench/gen-nfs-pcap.py makes the capture)");
   if (reason == NULL)
     reason = fixture_setup (&f);
   if (reason != NULL)
@@ -546,8 +651,9 @@ test_case (gconstpointer data)
 }
 
 static const Case cases[] = {
-  { "reads-only", FALSE },
-  { "allow-write", TRUE },
+  { "reads-only", FALSE, FALSE },
+  { "allow-write", TRUE, FALSE },
+  { "sigterm-restores", FALSE, TRUE },
 };
 
 int
