@@ -199,15 +199,7 @@ fit_append_op_keys (GString *out, const FitDeviceOp *f, const char *prefix)
 {
   if (!f->fitted)
     return;
-  /* A line through few sizes can cross zero below the smallest request:
-   * no request takes less than nothing, and the device model refuses a
-   * negative time, so the key gets 0 (the model draws each request's
-   * overhead from the quantiles below, which are clamped alike). */
-  if (f->overhead_ns < 0)
-    fit_append_comment (out, "%s: the fitted overhead %.3fus is below 0 (the line is "
-                        "extrapolated past the requests); written as 0", fit_op_name (f->op),
-                        f->overhead_ns / 1e3);
-  g_string_append_printf (out, "%soverhead = %.3fus\n", prefix, MAX (0.0, f->overhead_ns) / 1e3);
+  g_string_append_printf (out, "%soverhead = %.3fus\n", prefix, f->overhead_ns / 1e3);
   if (f->bandwidth_identified)
     g_string_append_printf (out, "%sbandwidth = %.2fMB/s\n", prefix,
                             f->bandwidth_bytes_per_s / 1e6);
