@@ -169,7 +169,7 @@ print_processes (const ReplayValidateReport *report, FILE *out)
         pw = MAX (pw, (int) strlen (g_ptr_array_index (s->predicted.process_names, k)));
     }
   fprintf (out, "\nthroughput per process (MB/s; COMM.K: the processes of COMM by where their "
-           "first I/O went)\n"
+           "first I/O with data went)\n"
            "%-*s %-*s %10s %10s %-20s\n", w, "sched", pw, "process", "predicted", "measured",
            " 95% CI");
   for (guint i = 0; i < report->scheds->len; i++)
