@@ -5,7 +5,8 @@
  *   1. measure: for each kernel scheduler (replay-setup.h sets it with a
  *      journal and restores it), run a command --repeat times under a
  *      tracefs capture (replay-capture.h), or replay a trace (replay.h)
- *      with a capture running;
+ *      with a capture running, or an NFS capture server-side in a
+ *      directory of the target's file system (replay-validate-nfs.c);
  *   2. fit (models/fit/fit.h) the first scheduler's first capture: the
  *      trained scheduler;
  *   3. simulate (models/scenario.h) the fitted scenario under each
