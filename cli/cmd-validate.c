@@ -240,9 +240,11 @@ cli_cmd_validate (int argc, char **argv)
     "Reads, lookups and opens only unless --allow-write; nothing is written outside\n"
     "DIR/iosim-nfs-replay/.  The fit is of the block capture: the workers and the file\n"
     "system's threads (jbd2, kworker) as trace-driven processes, the pool as\n"
-    "independent threads (fitted.ini says what that loses).  A freshly made ext4\n"
-    "initialises its inode tables in the background (ext4lazyinit) for a while and\n"
-    "those writes would be captured: mkfs.ext4 -E lazy_itable_init=0,lazy_journal_init=0.\n\n"
+    "independent threads (fitted.ini says what that loses).  A freshly made and\n"
+    "mounted ext4 initialises its inode tables and reads its block bitmaps in the\n"
+    "background (ext4lazyinit) for a while, and that I/O would be captured: make it\n"
+    "with mkfs.ext4 -E lazy_itable_init=0,lazy_journal_init=0 and mount it with\n"
+    "-o no_prefetch_block_bitmaps.\n\n"
     "Files (--work-dir): capture-SCHED-rN.txt, fitted.ini, measured-SCHED-rN.csv and\n"
     "predicted-SCHED-sN.csv (per-I/O results); with an NFS capture also\n"
     "nfs-replay-SCHED-rN.json and .csv (the replay's own summary and operations).\n"
@@ -254,7 +256,7 @@ cli_cmd_validate (int argc, char **argv)
     "      --json val.json --plot plots -- \\\n"
     "      fio --name=r --filename=/dev/loop3 --direct=1 --rw=randread --bs=4k --size=64m "
     "--numjobs=2\n"
-    "  mount /dev/loop3 /mnt/test\n"
+    "  mount -o no_prefetch_block_bitmaps /dev/loop3 /mnt/test\n"
     "  iosim validate --target /dev/loop3 --target-dir /mnt/test --allow-write \\\n"
     "      --sched mq-deadline,none --repeat 3 --json val.json server.pcap");
   if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
