@@ -1,5 +1,6 @@
 /* cmd-validate.c — `iosim validate --target /dev/X --sched A,B,... [--repeat N]
- * [--json F] [--plot DIR] (TRACE | -- CMD ARGS...)`: option parsing, the
+ * [--json F] [--plot DIR] (TRACE | --target-dir DIR CAPTURE | -- CMD ARGS...)`:
+ * option parsing, the
  * work directory, progress and signals around replay_validate_run()
  * (replay/replay-validate.h).  SIGINT, SIGTERM and SIGHUP raise the flag
  * the stages poll: the running capture or replay stops, the target's
@@ -15,7 +16,7 @@
 
 typedef struct {
   char    *target, *sched, *json, *plot, *work_dir, *target_dir, *model;
-  gint     repeat;
+  gint     repeat, threads;
   gboolean allow_write;
 } ValidateArgs;
 
@@ -131,10 +132,9 @@ check_args (const ValidateArgs *a, int argc, char **command)
 {
   FitModelKind kind;
 
-  if (a->target_dir)
+  if (a->threads < 0)
     {
-      fprintf (stderr, "iosim validate: --target-dir (an NFS capture replayed server-side) is not "
-               "yet supported; validate a block trace or a command on --target /dev/X\n");
+      fprintf (stderr, "iosim validate: --threads takes a count from 1\n");
       return 2;
     }
   if (a->model && !fit_model_kind_parse (a->model, &kind))
@@ -145,7 +145,8 @@ check_args (const ValidateArgs *a, int argc, char **command)
   if (a->target == NULL || a->sched == NULL || (argc == 2) == (command != NULL) || argc > 2)
     {
       fprintf (stderr, "iosim validate: need --target /dev/X, --sched A,B,... and either one "
-               "TRACE or -- COMMAND [ARGS...] (see --help)\n");
+               "TRACE (an NFS capture with --target-dir DIR) or -- COMMAND [ARGS...] (see "
+               "--help)\n");
       return 2;
     }
   return 0;
@@ -169,8 +170,14 @@ cli_cmd_validate (int argc, char **argv)
     { "work-dir", 'w', 0, G_OPTION_ARG_FILENAME, &a.work_dir,
       "Keep every intermediate file here (default: a temporary directory, removed)", "DIR" },
     { "allow-write", 0, 0, G_OPTION_ARG_NONE, &a.allow_write,
-      "With a TRACE: replay its writes too (destroys data on the target)", NULL },
-    { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir, "NFS captures: not yet", "DIR" },
+      "With a TRACE: replay its writes too (a block trace: destroys data on the target; an NFS "
+      "capture: only inside DIR/iosim-nfs-replay/)", NULL },
+    { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir,
+      "NFS capture: replay it server-side in DIR/iosim-nfs-replay/; DIR is on the file system "
+      "mounted from the target",
+      "DIR" },
+    { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
+      "NFS capture: worker threads of the replay, as nfsd threads (default 8)", "N" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &a.model,
       "Device model kind for the fit: fixed, disk, empirical or auto (default: the held-out choice, as "
       "iosim fit)",
@@ -178,7 +185,8 @@ cli_cmd_validate (int argc, char **argv)
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new (
-    "(TRACE | -- COMMAND [ARGS...]) - check the model's scheduler predictions on a real device");
+    "(TRACE | --target-dir DIR CAPTURE | -- COMMAND [ARGS...]) - check the model's scheduler "
+    "predictions on a real device");
   g_autoptr (GError) error = NULL;
   g_autoptr (ReplayValidateReport) report = NULL;
   g_auto (GStrv) scheds = NULL;
@@ -192,7 +200,8 @@ cli_cmd_validate (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "Asks the model \"what if I used another scheduler?\" and lets the device answer too:\n"
     "  1. measure: for each --sched, set it on the target and run COMMAND --repeat times\n"
-    "     under a tracefs capture (or replay TRACE, captured the same way);\n"
+    "     under a tracefs capture (or replay TRACE, captured the same way; an NFS\n"
+    "     CAPTURE replays server-side in --target-dir DIR, see below);\n"
     "  2. fit the first scheduler's first capture (the trained scheduler);\n"
     "  3. simulate the fitted scenario under every scheduler, seeds 1..N;\n"
     "  4. compare per scheduler: throughput (also per process), mean and p50/p95/p99\n"
@@ -203,29 +212,53 @@ cli_cmd_validate (int argc, char **argv)
     "Latency is block-layer latency on both sides: from the captures (queue to completion)\n"
     "and from the simulator's per-I/O log.  Processes are matched as COMM.K, since pids\n"
     "differ between runs: K counts the processes of that name by the offset of their first\n"
-    "I/O, then by its time.  Schedulers are the blk-mq ones: mq-deadline, bfq, kyber,\n"
-    "none (the simulator has each under that name).\n\n"
+    "I/O with data, then by its time (processes of flushes only last).  Schedulers are\n"
+    "the blk-mq ones: mq-deadline, bfq, kyber, none (the simulator has each under that\n"
+    "name).\n\n"
     "The target's scheduler is journaled before it changes and restored after each\n"
     "scheduler's runs, also on error and after Ctrl-C/SIGTERM; after a SIGKILL the next\n"
     "replay, capture or validate on the device, or 'iosim restore', puts it back.  Needs\n"
-    "root and the blk tracer.  With a TRACE, writes are replayed only with --allow-write,\n"
-    "never on a mounted or busy device (as iosim replay).\n\n"
+    "root and the blk tracer.  With a block TRACE, writes are replayed only with\n"
+    "--allow-write, never on a mounted or busy device (as iosim replay).\n\n"
     "Reading the change table: 'inside' says whether the predicted change lies in the\n"
     "95 % interval of the measured change (Welch's, from the repeats of both schedulers);\n"
     "'significant' whether that interval excludes 0 (the schedulers really differed on\n"
     "this device); 'same sign' whether model and device moved the same way.  With\n"
     "--repeat 1 there are no intervals ('-').  Rankings: by mean latency, lowest first\n"
     "(the JSON's ranking_predicted and ranking_measured), and by throughput, highest first.\n\n"
+    "NFS captures (pcap, pcapng) with --target-dir DIR, a directory of the file system\n"
+    "mounted from the target (DIR's device must be the target: checked before anything\n"
+    "is touched).  Each run replays the capture server-side, as 'iosim replay CAPTURE\n"
+    "--target-dir DIR' does: a pool of --threads workers (named iosim-nfsd, as nfsd\n"
+    "threads) takes the operations in trace order at their recorded times.  In order:\n"
+    "setup (DIR/iosim-nfs-replay/ emptied, the capture's files made and filled), sync\n"
+    "and 1 into /proc/sys/vm/drop_caches (clean page cache dropped, so every run\n"
+    "starts cold; not a setting, nothing to restore), then the block capture starts,\n"
+    "the workers run, the file system is synced (syncfs: the run's writes are\n"
+    "recorded) and the capture stops.  Setup is outside the capture, and redone each\n"
+    "run so that a run with --allow-write starts from the capture's tree again.\n"
+    "Reads, lookups and opens only unless --allow-write; nothing is written outside\n"
+    "DIR/iosim-nfs-replay/.  The fit is of the block capture: the workers and the file\n"
+    "system's threads (jbd2, kworker) as trace-driven processes, the pool as\n"
+    "independent threads (fitted.ini says what that loses).  A freshly made and\n"
+    "mounted ext4 initialises its inode tables and reads its block bitmaps in the\n"
+    "background (ext4lazyinit) for a while, and that I/O would be captured: make it\n"
+    "with mkfs.ext4 -E lazy_itable_init=0,lazy_journal_init=0 and mount it with\n"
+    "-o no_prefetch_block_bitmaps.\n\n"
     "Files (--work-dir): capture-SCHED-rN.txt, fitted.ini, measured-SCHED-rN.csv and\n"
-    "predicted-SCHED-sN.csv (per-I/O results); each step can be rerun by hand, e.g.\n"
+    "predicted-SCHED-sN.csv (per-I/O results); with an NFS capture also\n"
+    "nfs-replay-SCHED-rN.json and .csv (the replay's own summary and operations).\n"
+    "Each step can be rerun by hand, e.g.\n"
     "  iosim run fitted.ini --set 'device loop3.sched=bfq' --io-log sim.csv\n"
     "  iosim compare predicted-bfq-s1.csv measured-bfq-r1.csv\n\n"
-    "Not yet: NFS captures with --target-dir.\n\n"
-    "Example:\n"
+    "Examples:\n"
     "  iosim validate --target /dev/loop3 --sched mq-deadline,bfq,none --repeat 3 \\\n"
     "      --json val.json --plot plots -- \\\n"
     "      fio --name=r --filename=/dev/loop3 --direct=1 --rw=randread --bs=4k --size=64m "
-    "--numjobs=2");
+    "--numjobs=2\n"
+    "  mount -o no_prefetch_block_bitmaps /dev/loop3 /mnt/test\n"
+    "  iosim validate --target /dev/loop3 --target-dir /mnt/test --allow-write \\\n"
+    "      --sched mq-deadline,none --repeat 3 --json val.json server.pcap");
   if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
     {
       fprintf (stderr, "iosim validate: %s\n", error->message);
@@ -246,6 +279,8 @@ cli_cmd_validate (int argc, char **argv)
   opts.trace_path = command ? NULL : argv[1];
   opts.argv = command;
   opts.allow_write = a.allow_write;
+  opts.target_dir = a.target_dir;
+  opts.threads = (guint) a.threads;
   opts.work_dir = a.work_dir;
   if (a.work_dir == NULL)
     opts.work_dir = temp_dir = g_dir_make_tmp ("iosim-validate-XXXXXX", &error);
@@ -279,8 +314,11 @@ cli_cmd_validate (int argc, char **argv)
   if (report == NULL)
     {
       fprintf (stderr, "iosim validate: %s\n", error->message);
+      /* 2 for options refused before anything was touched, as check_args. */
       status = g_error_matches (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_INTERRUPTED)
-               ? 130 : 1;
+               ? 130
+               : g_error_matches (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS)
+               ? 2 : 1;
     }
   else
     {

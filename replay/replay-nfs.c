@@ -2032,7 +2032,6 @@ nfs_worker_main (gpointer data)
   g_autofree guint8 *own_buf = run->shared_read_buf == NULL ? g_malloc (MAX (run->read_bytes, 1)) : NULL;
   guint8 *read_buf = own_buf != NULL ? own_buf : run->shared_read_buf;
   gint64 t0;
-  char comm[16];
 
   g_mutex_lock (&run->gate.lock);
   while (!run->gate.go)
@@ -2040,8 +2039,7 @@ nfs_worker_main (gpointer data)
   t0 = run->gate.t0_ns;
   g_mutex_unlock (&run->gate.lock);
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  g_snprintf (comm, sizeof comm, "nfsreplay%u", w->index);
-  prctl (PR_SET_NAME, comm, 0, 0, 0);
+  prctl (PR_SET_NAME, REPLAY_NFS_WORKER_COMM, 0, 0, 0);
 
   for (;;)
     {
@@ -2093,10 +2091,9 @@ nfs_threads_run (NfsRun *run, guint n, GError **error)
   g_cond_init (&run->gate.cond);
   for (; started < n; started++)
     {
-      char name[16];
       workers[started] = (NfsWorker) { run, started };
-      g_snprintf (name, sizeof name, "nfsreplay%u", started);
-      threads[started] = g_thread_try_new (name, nfs_worker_main, &workers[started], error);
+      threads[started] = g_thread_try_new (REPLAY_NFS_WORKER_COMM, nfs_worker_main,
+                                           &workers[started], error);
       if (threads[started] == NULL)
         {
           g_atomic_int_set (&run->abort, 1);
@@ -2442,6 +2439,7 @@ replay_nfs_run_plan (ReplayNfsPlan *plan_in, const ReplayNfsOptions *opts, GErro
   ok = ok && setup_check_space (res->plan, dir, res->fs_free_bytes, error)
        && make_nodes (dirfd, res->plan, fds, setup_fds, error)
        && fill_files (res->plan, setup_fds, error)
+       && (opts->prepared == NULL || opts->prepared (res->replay_dir, opts->prepared_data, error))
        && run_pool (res, opts, dirfd, fds, error);
   close_fds (setup_fds, n_nodes);
   close_fds (fds, n_nodes);

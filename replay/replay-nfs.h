@@ -228,7 +228,20 @@ typedef struct {
   guint64      max_setup_bytes; /* most bytes setup may write; REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES */
   guint32      max_io_bytes;    /* 0: the protocol's limit (ReplayNfsIoLimit); else this for all */
   volatile sig_atomic_t *stop;  /* may be NULL */
+  /* May be NULL.  Called once setup is done (files made, filled,
+   * fdatasync'ed, their pages dropped) and before the workers start, with
+   * the replay directory; FALSE ends the run with its error.  For callers
+   * that record the device during the replay only (iosim validate starts
+   * its block capture here), so that setup's writes are not recorded. */
+  gboolean (*prepared) (const char *replay_dir, gpointer data, GError **error);
+  gpointer     prepared_data;
 } ReplayNfsOptions;
+
+/* The command name (comm) of every worker thread: one name for the whole
+ * pool, as the kernel's nfsd threads all share "nfsd", so that block
+ * traces of the replay (which record comm and thread id) name them alike
+ * from run to run whichever worker took which operation. */
+#define REPLAY_NFS_WORKER_COMM "iosim-nfsd"
 
 /* threads 8, recorded timing, speed 1, reads only, 20 ms lead, 50 us spin,
  * setup limit REPLAY_NFS_DEFAULT_MAX_SETUP_BYTES, protocol I/O limits. */

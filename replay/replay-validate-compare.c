@@ -60,6 +60,8 @@ replay_validate_report_free (ReplayValidateReport *report)
   g_free (report->target);
   g_free (report->trace_path);
   g_strfreev (report->argv);
+  g_free (report->target_dir);
+  g_clear_pointer (&report->nfs_runs, g_ptr_array_unref);
   g_free (report->scenario_path);
   g_free (report->sim_device);
   g_clear_pointer (&report->scheds, g_ptr_array_unref);
@@ -79,34 +81,46 @@ replay_validate_report_free (ReplayValidateReport *report)
 /* ---- Canonical process names ------------------------------------------- */
 
 /* Each process name of @results with the offset and time of its first
- * I/O (earliest issue; rows of a results file need not be in issue
- * order), in order of first appearance. */
+ * I/O with data (earliest issue; rows of a results file need not be in
+ * issue order), in order of first appearance.  A flush carries no data
+ * and no offset of the workload, and the simulated side has none (the fit
+ * drops them): a process of flushes only (an NFS worker that only ran a
+ * COMMIT, jbd2's cache flushes) sorts after those with data, at offset
+ * G_MAXUINT64, so that it does not take the K its reads and writes would
+ * have given another process. */
 static void
 first_ios (const TraceResults *results, GPtrArray *names, GArray *first_offset, GArray *first_ns)
 {
   g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GArray) has_data = g_array_new (FALSE, FALSE, sizeof (gboolean));
 
   for (guint i = 0; i < trace_results_len (results); i++)
     {
       const TraceResult *row = trace_results_get (results, i);
+      gboolean data = row->bytes > 0;
+      guint64 offset = data ? row->offset_bytes : G_MAXUINT64;
       gpointer slot;
 
       if (g_hash_table_lookup_extended (seen, row->process, NULL, &slot))
         {
           guint k = GPOINTER_TO_UINT (slot);
           gint64 *t = &g_array_index (first_ns, gint64, k);
+          gboolean *had = &g_array_index (has_data, gboolean, k);
 
-          if (row->issue_ns < *t)
+          /* Data beats none; then the earlier issue. */
+          if ((data && !*had) || (data == *had && row->issue_ns < *t))
             {
               *t = row->issue_ns;
-              g_array_index (first_offset, guint64, k) = row->offset_bytes;
+              g_array_index (first_offset, guint64, k) = offset;
+              *had = data;
             }
           continue;
         }
       g_hash_table_insert (seen, row->process, GUINT_TO_POINTER (names->len));
       g_ptr_array_add (names, row->process);
-      g_array_append_val (first_offset, row->offset_bytes);
+      g_array_append_val (first_offset, offset);
       g_array_append_val (first_ns, row->issue_ns);
+      g_array_append_val (has_data, data);
     }
 }
 

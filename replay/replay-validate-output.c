@@ -169,7 +169,7 @@ print_processes (const ReplayValidateReport *report, FILE *out)
         pw = MAX (pw, (int) strlen (g_ptr_array_index (s->predicted.process_names, k)));
     }
   fprintf (out, "\nthroughput per process (MB/s; COMM.K: the processes of COMM by where their "
-           "first I/O went)\n"
+           "first I/O with data went)\n"
            "%-*s %-*s %10s %10s %-20s\n", w, "sched", pw, "process", "predicted", "measured",
            " 95% CI");
   for (guint i = 0; i < report->scheds->len; i++)
@@ -239,6 +239,7 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
                  report->ranking_measured_text, &report->ranking_check);
   print_ranking (out, "throughput (best first; = a tie)", report->ranking_predicted_mb_per_s_text,
                  report->ranking_measured_mb_per_s_text, &report->ranking_check_mb_per_s);
+  replay_validate_nfs_print (report, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -398,9 +399,15 @@ add_workload (JsonBuilder *b, const ReplayValidateReport *report)
   json_builder_set_member_name (b, "workload");
   json_builder_begin_object (b);
   if (report->argv)
-    add_strv (b, "command", report->argv);
+    {
+      add_string (b, "kind", "command");
+      add_strv (b, "command", report->argv);
+    }
+  else if (report->target_dir)
+    replay_validate_nfs_add_json (b, report);
   else if (report->trace_path)
     {
+      add_string (b, "kind", "trace");
       json_builder_set_member_name (b, "trace");
       json_builder_add_string_value (b, report->trace_path);
     }

@@ -106,7 +106,7 @@ replay_validate_check (const ReplayValidateOptions *opts, GError **error)
                    opts->work_dir ? opts->work_dir : "(none)");
       return FALSE;
     }
-  return TRUE;
+  return replay_validate_nfs_check (opts, error);
 }
 
 /* ---- The state of one validation ---------------------------------------- */
@@ -122,6 +122,7 @@ typedef struct {
   GPtrArray   *captures;      /* char *, [s * repeat + r] */
   GPtrArray   *measured;      /* char *, raw measured results, same order */
   GPtrArray   *predicted;     /* char *, raw simulated results, same order */
+  GPtrArray   *nfs_runs;      /* ValidateNfsRun *, same order; NULL unless an NFS capture */
   char        *scenario_path;
   char        *sim_device;
 } Validate;
@@ -133,6 +134,7 @@ validate_clear (Validate *v)
   g_clear_pointer (&v->captures, g_ptr_array_unref);
   g_clear_pointer (&v->measured, g_ptr_array_unref);
   g_clear_pointer (&v->predicted, g_ptr_array_unref);
+  g_clear_pointer (&v->nfs_runs, g_ptr_array_unref);
   g_free (v->scenario_path);
   g_free (v->sim_device);
 }
@@ -327,6 +329,21 @@ capture_replay (Validate *v, const char *capture, GError **error)
   return TRUE;
 }
 
+/* An NFS capture, replayed server-side; its own results files are kept
+ * beside the block capture. */
+static gboolean
+capture_nfs (Validate *v, const char *sched, guint r, const char *capture, GError **error)
+{
+  ValidateNfsRun *run = g_new0 (ValidateNfsRun, 1);
+
+  run->sched = g_strdup (sched);
+  run->run = r + 1;
+  run->json_path = work_file (v, "nfs-replay", sched, 'r', r, "json");
+  run->csv_path = work_file (v, "nfs-replay", sched, 'r', r, "csv");
+  g_ptr_array_add (v->nfs_runs, run);
+  return replay_validate_nfs_measure (v->opts, capture, run, error);
+}
+
 static gboolean
 measure_repeats (Validate *v, const char *sched, GError **error)
 {
@@ -340,8 +357,9 @@ measure_repeats (Validate *v, const char *sched, GError **error)
       if (stopped (v, error))
         return FALSE;
       t0_us = g_get_monotonic_time ();
-      if (!(v->opts->argv ? capture_command (v, capture, error)
-                          : capture_replay (v, capture, error)))
+      if (!(v->opts->argv         ? capture_command (v, capture, error)
+            : v->opts->target_dir ? capture_nfs (v, sched, r, capture, error)
+                                  : capture_replay (v, capture, error)))
         {
           g_prefix_error (error, "under %s, run %u: ", sched, r + 1);
           return FALSE;
@@ -403,7 +421,9 @@ fit_captures (Validate *v, GError **error)
         {
           v->scenario_path = g_build_filename (v->opts->work_dir, "fitted.ini", NULL);
           v->sim_device = g_strdup (fit->device_name);
-          if (!fit_write_scenario (fit, v->scenario_path, error))
+          if (!(v->opts->target_dir
+                  ? replay_validate_nfs_write_scenario (v->opts, fit, v->scenario_path, error)
+                  : fit_write_scenario (fit, v->scenario_path, error)))
             return FALSE;
         }
     }
@@ -495,6 +515,8 @@ compare (Validate *v, GError **error)
   report->argv = v->opts->argv ? g_strdupv (v->opts->argv) : NULL;
   report->scenario_path = g_strdup (v->scenario_path);
   report->sim_device = g_strdup (v->sim_device);
+  if (v->opts->target_dir)
+    replay_validate_nfs_report_take (report, v->opts, g_steal_pointer (&v->nfs_runs));
   return report;
 }
 
@@ -513,6 +535,8 @@ replay_validate_run (const ReplayValidateOptions *opts, GError **error)
   v.captures = g_ptr_array_new_with_free_func (g_free);
   v.measured = g_ptr_array_new_with_free_func (g_free);
   v.predicted = g_ptr_array_new_with_free_func (g_free);
+  if (opts->target_dir)
+    v.nfs_runs = g_ptr_array_new_with_free_func ((GDestroyNotify) replay_validate_nfs_run_free);
   for (guint s = 0; s < v.n_scheds; s++)
     if (!measure_sched (&v, opts->scheds[s], error))
       goto out;

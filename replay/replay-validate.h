@@ -5,7 +5,8 @@
  *   1. measure: for each kernel scheduler (replay-setup.h sets it with a
  *      journal and restores it), run a command --repeat times under a
  *      tracefs capture (replay-capture.h), or replay a trace (replay.h)
- *      with a capture running;
+ *      with a capture running, or an NFS capture server-side in a
+ *      directory of the target's file system (replay-validate-nfs.c);
  *   2. fit (models/fit/fit.h) the first scheduler's first capture: the
  *      trained scheduler;
  *   3. simulate (models/scenario.h) the fitted scenario under each
@@ -22,7 +23,8 @@
  * simulator's per-I/O log (submission to completion).  Process names
  * carry pids, which differ between runs; both sides are renamed to
  * "COMM.K", K counting the processes of one COMM by where and when their
- * first I/O went (replay_validate_canonical_names), so that processes
+ * first I/O with data went (replay_validate_canonical_names; processes of
+ * flushes only, which the simulation drops, come last), so that processes
  * match across schedulers, repeats and the simulation.
  */
 #pragma once
@@ -166,6 +168,10 @@ typedef struct {
   guint              repeat;        /* runs per scheduler and simulated seeds; >= 1 */
   const char        *trace_path;    /* replay this trace ... */
   char             **argv;          /* ... or run this command (exactly one of the two) */
+  const char        *target_dir;    /* with an NFS capture as trace_path: replay it server-side
+                                     * in DIR/iosim-nfs-replay/; DIR is on the target's file
+                                     * system (replay-validate-nfs.c) */
+  guint              threads;       /* NFS replay worker threads; 0 = 8 */
   gboolean           allow_write;   /* a trace's writes are replayed */
   FitModelKind       model;         /* the fit's device model kind (0: auto) */
   const char        *work_dir;      /* existing directory for every intermediate file */
@@ -210,10 +216,25 @@ typedef struct {
   ValidateChange change[VALIDATE_N_METRICS];   /* from the trained scheduler */
 } ValidateSched;
 
+/* One measured run of an NFS capture: what the server-side replay
+ * itself reports (replay-nfs.h), next to its block capture. */
+typedef struct {
+  char    *sched;
+  guint    run;                       /* 1..repeat */
+  char    *json_path, *csv_path;      /* the replay's own summary and per-operation results */
+  guint64  ops, errors;
+  double   achieved_ops_per_s;
+  gint64   issue_error_p99_ns;
+  double   latency_mean_ns;           /* issue to completion, over the operations replayed */
+} ValidateNfsRun;
+
 typedef struct {
   char      *target;
   char      *trace_path;              /* or NULL */
   GStrv      argv;                    /* or NULL */
+  char      *target_dir;              /* NFS capture (trace_path): replayed here, else NULL */
+  guint      nfs_threads;
+  GPtrArray *nfs_runs;                /* ValidateNfsRun *, [s * repeat + r]; NULL unless NFS */
   guint      repeat;
   char      *scenario_path;           /* the fitted scenario */
   char      *sim_device;              /* its device name */
@@ -237,7 +258,8 @@ const char *replay_validate_sim_sched (const char *kernel_name);
 
 /* Check the options (no device touched): a block device target, known
  * schedulers without repeats, repeat within 1..REPLAY_VALIDATE_MAX_REPEAT,
- * one workload. */
+ * one workload; an NFS capture with a target_dir on the target's file
+ * system, and a target_dir only with one (replay_validate_nfs_check). */
 gboolean    replay_validate_check (const ReplayValidateOptions *opts,
                                    GError                     **error);
 
@@ -273,6 +295,54 @@ char  *replay_validate_report_to_json (const ReplayValidateReport *report);
 gboolean replay_validate_plot (const ReplayValidateReport *report,
                                const char                 *dir,
                                GError                    **error);
+
+/* ---- NFS captures (replay-validate-nfs.c) --------------------------------
+ * An NFS capture is replayed server-side (replay-nfs.h) in target_dir, on
+ * the file system of the target, with the block capture running on the
+ * target; the fit is of that block capture. */
+
+/* The NFS half of replay_validate_check: a capture needs target_dir and
+ * target_dir needs a capture; threads only with it; target_dir is an
+ * existing directory whose file system's device (st_dev) is the target
+ * (st_rdev), both named when not.  Stats only: no device is opened. */
+gboolean replay_validate_nfs_check   (const ReplayValidateOptions *opts,
+                                      GError                     **error);
+
+/* One measured run: replay the capture in target_dir with a block
+ * capture of the target written to @block_capture.  The replay's setup
+ * (files made and filled under DIR/iosim-nfs-replay/) runs first, then
+ * sync(2) and /proc/sys/vm/drop_caches = 1 so the run starts cold, then
+ * the block capture starts, the workers run, the file system is synced
+ * (syncfs) so the run's writes are recorded whenever writeback would have
+ * sent them, and the capture stops.  @run's sched, run, json_path and
+ * csv_path are the caller's; the figures are filled in, and both files
+ * written, also when operations failed (then an error names them). */
+gboolean replay_validate_nfs_measure (const ReplayValidateOptions *opts,
+                                      const char                  *block_capture,
+                                      ValidateNfsRun              *run,
+                                      GError                     **error);
+
+/* The fitted scenario with a header saying what the workload was: the
+ * pool of workers, how many of its threads did block I/O, and that they
+ * are fitted as independent trace-driven processes (what that loses). */
+gboolean replay_validate_nfs_write_scenario (const ReplayValidateOptions *opts,
+                                             const FitResult             *fit,
+                                             const char                  *path,
+                                             GError                     **error);
+
+void     replay_validate_nfs_run_free (ValidateNfsRun *run);
+/* Give @report the NFS workload's members (target_dir, nfs_threads) and
+ * take @runs (ValidateNfsRun *, freed with the report). */
+void     replay_validate_nfs_report_take (ReplayValidateReport        *report,
+                                          const ReplayValidateOptions *opts,
+                                          GPtrArray                   *runs);
+/* The NFS lines of the text report (the workload, then one per run), and
+ * its members of the JSON "workload" object; nothing for other workloads. */
+void     replay_validate_nfs_print    (const ReplayValidateReport *report,
+                                       FILE                       *out);
+struct _JsonBuilder;
+void     replay_validate_nfs_add_json (struct _JsonBuilder        *builder,
+                                       const ReplayValidateReport *report);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayValidateReport, replay_validate_report_free)
 

@@ -656,9 +656,14 @@ fit_linear (const double *x, const double *y, gsize n, double mean_y, FitDeviceO
   double c0, c1, cov00, cov01, cov11, sumsq, sst = 0.0, t;
 
   gsl_fit_linear (x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
-  if (!(c1 > 0.0))
+  if (!(c1 > 0.0) || c0 < 0.0)
     {
-      /* Larger requests are not slower: no transfer rate can be read off. */
+      /* Larger requests are not slower: no transfer rate can be read off.
+       * Or the line crosses zero before the smallest request (few sizes,
+       * one of them rare): no request takes less than nothing, so it is
+       * no device's cost, and the per-request overheads under it would be
+       * negative, which the device model cannot draw; the service times
+       * themselves can. */
       fit_mean_only (y, n, out);
       return;
     }

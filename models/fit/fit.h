@@ -35,7 +35,9 @@
  *    and 95 % confidence intervals (Student t, n - 2 degrees of freedom).
  *    With a single request size the slope is not identifiable: the
  *    overhead is the mean service time (transfer included) and no
- *    bandwidth is written, so the model default applies;
+ *    bandwidth is written, so the model default applies; the same when
+ *    larger requests are not slower, or when the line's intercept is
+ *    below 0 (no request takes less than nothing);
  *  - the spread around that line: quantiles of the per-request overhead
  *    (service minus the fitted transfer time) every 5 % up to p95, then
  *    finer in the tail (p96 .. p99, p99.1 .. p99.9, ...) as far as the
@@ -93,7 +95,7 @@ typedef struct {
   guint64  n_inconsistent;       /* completed before the rebuilt start: left out */
   guint    n_sizes;              /* distinct sizes among the used requests */
   gboolean fitted;               /* n_used >= FIT_MIN_REQUESTS */
-  gboolean bandwidth_identified; /* >= 2 sizes and a positive slope */
+  gboolean bandwidth_identified; /* >= 2 sizes, a positive slope and intercept */
   double   overhead_ns;          /* intercept, or mean service if not identified */
   double   overhead_se_ns;       /* standard error of the intercept (OLS) */
   double   overhead_ci95_ns;     /* half-width of its 95 % confidence interval */

@@ -527,6 +527,52 @@ test_tail (void)
   g_assert_cmpfloat (model_mean (even_p, even_q, FIT_N_QUANTILES, &bound), >, 2 * sum / TAIL_N);
 }
 
+/* ---- A line that crosses zero ------------------------------------------ */
+
+/* Three isolated writes of two sizes whose line crosses zero below the
+ * smaller size (4 KiB in 10 us, 8 KiB in 60 us: intercept -40 us): no
+ * device's cost, so the fit falls back to the service times themselves
+ * (mean 43.333 us, no bandwidth), as for one size, and the device model
+ * accepts the scenario (a negative time it refuses). */
+static void
+test_negative_intercept (void)
+{
+  static const struct { guint32 sectors; gint64 service_ns; } writes[] = {
+    { 8, 10000 }, { 16, 60000 }, { 16, 60000 },
+  };
+  g_autoptr(GArray) a = g_array_new (FALSE, FALSE, sizeof (TraceRequest));
+  g_autoptr(FitResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(DevModel) dev = NULL;
+  g_autofree char *text = NULL;
+  const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
+  gint64 t = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (writes); i++)
+    {
+      TraceRequest rq = { .dev_major = 7, .op = TRACE_OP_WRITE, .nr_sectors = writes[i].sectors,
+                          .sector = 1024 * i };
+
+      rq.issue_ns = t;
+      rq.complete_ns = t + writes[i].service_ns;
+      t = rq.complete_ns + 100000;
+      g_array_append_val (a, rq);
+    }
+  r = fit_arrays ("/negative", NULL, 0, (const TraceRequest *) a->data, a->len, "/dev/loop0",
+                  "none", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (r->write.fitted);
+  g_assert_false (r->write.bandwidth_identified);
+  g_assert_cmpfloat (fabs (r->write.overhead_ns - 130000.0 / 3), <, 1.0);
+  text = fit_scenario_to_data (r);
+  g_assert_nonnull (strstr (text, "\nwrite_overhead = 43.333us\n"));
+  g_assert_true (g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &error));
+  dev = dev_model_new_from_keyfile ("dev7_0", kf, "device dev7_0", ignore, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (dev);
+}
+
 /* ---- The fixed model's probabilities ------------------------------------ */
 
 typedef struct {
@@ -587,6 +633,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/fit-device/scenario/queue", test_scenario_queue);
   g_test_add_func ("/fit-device/tail", test_tail);
+  g_test_add_func ("/fit-device/scenario/negative-intercept", test_negative_intercept);
   for (guint i = 0; i < G_N_ELEMENTS (prob_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/fit-device/quantile-p/%u", i);

@@ -1384,6 +1384,121 @@ test_cli_limits (void)
   test_remove_tree (dir);
 }
 
+/* ---- the prepared hook ------------------------------------------------- */
+
+typedef struct {
+  const char *dir;
+  guint       calls;
+  gint64      big_size_at_call;    /* f300k.bin's size when the hook ran */
+  gint64      big_blocks_at_call;  /* and its allocated bytes: setup filled it */
+  gboolean    fail;                /* return FALSE with an error */
+  GThread    *poller;              /* looks for the workers' comm */
+  gint        poll_stop;           /* atomic */
+  gint        comm_seen;           /* atomic: a thread named REPLAY_NFS_WORKER_COMM */
+} Prepared;
+
+/* Some thread of this process is named @comm. */
+static gboolean
+thread_named (const char *comm)
+{
+  g_autoptr (GDir) d = g_dir_open ("/proc/self/task", 0, NULL);
+  const char *tid;
+
+  while (d && (tid = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/task", tid, "comm", NULL);
+      g_autofree char *text = NULL;
+
+      if (g_file_get_contents (path, &text, NULL, NULL) && strcmp (g_strstrip (text), comm) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gpointer
+poll_comm (gpointer data)
+{
+  Prepared *p = data;
+
+  while (!g_atomic_int_get (&p->poll_stop) && !g_atomic_int_get (&p->comm_seen))
+    {
+      if (thread_named (REPLAY_NFS_WORKER_COMM))
+        g_atomic_int_set (&p->comm_seen, 1);
+      g_usleep (1000);
+    }
+  return NULL;
+}
+
+static gboolean
+on_prepared (const char *replay_dir, gpointer data, GError **error)
+{
+  Prepared *p = data;
+  g_autofree char *big = g_build_filename (replay_dir, "f300k.bin", NULL);
+  g_autofree char *expected = g_build_filename (p->dir, REPLAY_NFS_SUBDIR, NULL);
+  struct stat st;
+
+  g_assert_cmpstr (replay_dir, ==, expected);
+  p->calls++;
+  g_assert_cmpint (stat (big, &st), ==, 0);
+  p->big_size_at_call = st.st_size;
+  p->big_blocks_at_call = (gint64) st.st_blocks * 512;
+  if (p->fail)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "prepared refused");
+      return FALSE;
+    }
+  p->poller = g_thread_new ("poll-comm", poll_comm, p);
+  return TRUE;
+}
+
+/* The hook runs once, after setup made and filled the files and before
+ * any operation; the workers carry the pool's one comm; a hook that fails
+ * ends the run with its error before any operation is issued. */
+static void
+test_capture_prepared (void)
+{
+  g_autofree char *capture = capture_path ();
+  g_autofree char *dir = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayNfsResult) res = NULL;
+  ReplayNfsOptions opts;
+  Prepared p = { 0 };
+
+  if (capture == NULL)
+    return;
+  dir = g_dir_make_tmp ("iosim-nfs-XXXXXX", NULL);
+  p.dir = dir;
+  replay_nfs_options_init (&opts);
+  opts.target_dir = dir;
+  opts.threads = 3;
+  /* Slowed down to about 0.3 s, so that the poller sees the workers. */
+  opts.speed = 0.05;
+  opts.prepared = on_prepared;
+  opts.prepared_data = &p;
+  res = replay_nfs_run (capture, &opts, &error);
+  g_atomic_int_set (&p.poll_stop, 1);
+  if (p.poller)
+    g_thread_join (p.poller);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p.calls, ==, 1);
+  g_assert_cmpint (p.big_size_at_call, ==, 300000);
+  g_assert_cmpint (p.big_blocks_at_call, >=, 300000);
+  g_assert_cmpuint (res->errors, ==, 0);
+  g_assert_cmpuint (res->issued, ==, res->plan->ops->len);
+  g_assert_true (g_atomic_int_get (&p.comm_seen));
+  g_assert_false (thread_named (REPLAY_NFS_WORKER_COMM));
+  g_clear_pointer (&res, replay_nfs_result_free);
+
+  memset (&p, 0, sizeof p);
+  p.dir = dir;
+  p.fail = TRUE;
+  res = replay_nfs_run (capture, &opts, &error);
+  g_assert_null (res);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED);
+  g_assert_cmpuint (p.calls, ==, 1);
+  test_remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1402,6 +1517,7 @@ main (int argc, char **argv)
   g_test_add_func ("/replay-nfs/capture/reads-only", test_capture_reads_only);
   g_test_add_func ("/replay-nfs/capture/dry-run", test_capture_dry_run);
   g_test_add_func ("/replay-nfs/capture/pool-order", test_capture_pool_order);
+  g_test_add_func ("/replay-nfs/capture/prepared", test_capture_prepared);
   g_test_add_func ("/replay-nfs/cli", test_cli);
   for (guint i = 0; i < G_N_ELEMENTS (io_limit_cases); i++)
     {

@@ -11,10 +11,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "replay/replay-plot.h"
 #include "replay/replay-validate.h"
+#include "traces/trace-results.h"
 
 #define TOL 1e-5
 
@@ -324,6 +326,43 @@ static ReplayValidateReport *
 hand_built_report (const char *dir, GError **error)
 {
   return hand_built_report_with (dir, 150, error);
+}
+
+/* Processes of one COMM in a results file: a flush (no data, offset 0)
+ * does not rank its process; one of flushes only comes after those with
+ * data, so that the measured side (which has them) and the simulated side
+ * (which drops them) give the reader the same K. */
+static void
+test_canonical_names_flushes (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autofree char *in = g_build_filename (dir, "in.csv", NULL);
+  const char *scheds[] = { "none", NULL };
+  const char *files[] = { in, NULL };
+  g_autoptr (ReplayValidateReport) r = NULL;
+  g_autoptr (TraceResults) out = NULL;
+  g_autofree char *renamed = NULL;
+
+  /* w-30 flushes first of all; w-20 flushes, then reads at 8192; w-10
+   * reads at 4096 only. */
+  g_assert_true (g_file_set_contents (in,
+    "process,pid,device,op,offset_bytes,bytes,intended_ns,issue_ns,complete_ns,latency_ns,error\n"
+    "w-30,30,loop9,flush,0,0,0,0,1000,1000,0\n"
+    "w-20,20,loop9,flush,0,0,10,10,2000,1990,0\n"
+    "w-20,20,loop9,read,8192,4096,3000,3000,4000,1000,0\n"
+    "w-10,10,loop9,read,4096,4096,5000,5000,6000,1000,0\n", -1, NULL));
+  r = replay_validate_compare_files (scheds, 1, files, files, dir, &error);
+  g_assert_no_error (error);
+  renamed = g_build_filename (dir, "measured-none-r1.csv", NULL);
+  out = trace_results_load (renamed, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace_results_len (out), ==, 4);
+  g_assert_cmpstr (trace_results_get (out, 0)->process, ==, "w.3");
+  g_assert_cmpstr (trace_results_get (out, 1)->process, ==, "w.2");
+  g_assert_cmpstr (trace_results_get (out, 2)->process, ==, "w.2");
+  g_assert_cmpstr (trace_results_get (out, 3)->process, ==, "w.1");
+  remove_dir (dir);
 }
 
 /* A model that predicts no difference ranks the schedulers as a tie,
@@ -640,6 +679,251 @@ test_check_accepts (void)
   g_assert_null (replay_validate_sim_sched ("deadline"));
 }
 
+/* ---- NFS captures: options refused before any device is touched ---------- */
+
+typedef enum { NFS_CAPTURE, NFS_BLOCK_TRACE, NFS_COMMAND } NfsWorkload;
+typedef enum { DIR_NONE, DIR_TEMP, DIR_MISSING, DIR_ROOT } NfsDir;
+/* BLOCK_OTHER: a block device that does not hold DIR; BLOCK_HOLDING: the
+ * one that does; CHAR: /dev/null. */
+typedef enum { TARGET_BLOCK_OTHER, TARGET_BLOCK_HOLDING, TARGET_CHAR } NfsTarget;
+
+typedef struct {
+  const char *name;
+  NfsWorkload workload;
+  NfsDir      dir;
+  NfsTarget   target;
+  guint       threads;
+  const char *message;        /* NULL: accepted */
+  gboolean    names_workload; /* the message names the capture or trace file */
+  gboolean    names_dir;
+  gboolean    names_target;
+} NfsCheckCase;
+
+static const NfsCheckCase nfs_check_cases[] = {
+  { "capture-without-dir", NFS_CAPTURE, DIR_NONE, TARGET_BLOCK_OTHER, 0,
+    "is an NFS capture: it replays server-side", TRUE, FALSE, TRUE },
+  { "dir-with-block-trace", NFS_BLOCK_TRACE, DIR_TEMP, TARGET_BLOCK_HOLDING, 0,
+    "is not an NFS capture", TRUE, FALSE, FALSE },
+  { "dir-with-command", NFS_COMMAND, DIR_TEMP, TARGET_BLOCK_HOLDING, 0,
+    "--target-dir is for NFS captures", FALSE, FALSE, FALSE },
+  { "threads-without-dir", NFS_BLOCK_TRACE, DIR_NONE, TARGET_BLOCK_OTHER, 4,
+    "--threads is the NFS replay's worker count", FALSE, FALSE, FALSE },
+  { "threads-too-many", NFS_CAPTURE, DIR_TEMP, TARGET_BLOCK_HOLDING, 5000,
+    "--threads takes a count from 1 to 4096", FALSE, FALSE, FALSE },
+  { "dir-missing", NFS_CAPTURE, DIR_MISSING, TARGET_BLOCK_HOLDING, 0,
+    "not an existing directory", FALSE, TRUE, FALSE },
+  { "dir-root", NFS_CAPTURE, DIR_ROOT, TARGET_BLOCK_HOLDING, 0,
+    "refusing the root directory", FALSE, FALSE, FALSE },
+  { "target-not-block", NFS_CAPTURE, DIR_TEMP, TARGET_CHAR, 0,
+    "not a block device", FALSE, FALSE, TRUE },
+  { "dir-not-on-target", NFS_CAPTURE, DIR_TEMP, TARGET_BLOCK_OTHER, 0,
+    "not on the target", FALSE, TRUE, TRUE },
+  { "accepted", NFS_CAPTURE, DIR_TEMP, TARGET_BLOCK_HOLDING, 8, NULL, FALSE, FALSE, FALSE },
+};
+
+/* The /dev node of a block device: the one with device number @dev when
+ * @holding, else any other, a loop device first (should a broken check
+ * let a run go on, it would set the scheduler of a device nobody uses).
+ * NULL when the machine has none (a container without block devices, or
+ * DIR on tmpfs or overlayfs). */
+static char *
+find_block_device (dev_t dev, gboolean holding)
+{
+  for (guint pass = holding ? 1 : 0; pass < 2; pass++)
+    {
+      g_autoptr (GDir) d = g_dir_open ("/dev", 0, NULL);
+      const char *name;
+
+      while (d && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = g_build_filename ("/dev", name, NULL);
+          struct stat st;
+
+          if ((pass == 1 || g_str_has_prefix (name, "loop")) && lstat (path, &st) == 0
+              && S_ISBLK (st.st_mode) && (st.st_rdev == dev) == holding)
+            return g_steal_pointer (&path);
+        }
+    }
+  return NULL;
+}
+
+/* A scratch folder: capture.pcap (a pcap header is what makes a capture),
+ * trace.txt (a blkparse line), dir/ (the target directory). */
+typedef struct {
+  char *root, *capture, *trace, *dir, *missing;
+} NfsFiles;
+
+static void
+nfs_files_init (NfsFiles *f)
+{
+  static const guint8 pcap_header[24] = { 0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0,
+                                          0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0 };
+
+  f->root = g_dir_make_tmp ("test-validate-nfs-XXXXXX", NULL);
+  g_assert_nonnull (f->root);
+  f->capture = g_build_filename (f->root, "capture.pcap", NULL);
+  f->trace = g_build_filename (f->root, "trace.txt", NULL);
+  f->dir = g_build_filename (f->root, "dir", NULL);
+  f->missing = g_build_filename (f->root, "missing", NULL);
+  g_assert_true (g_file_set_contents (f->capture, (const char *) pcap_header,
+                                      sizeof pcap_header, NULL));
+  g_assert_true (g_file_set_contents (f->trace, "  8,0    1        1     0.000000000  100  Q   R "
+                                      "0 + 8 [dd]\n", -1, NULL));
+  g_assert_cmpint (g_mkdir (f->dir, 0755), ==, 0);
+}
+
+static void
+nfs_files_clear (NfsFiles *f)
+{
+  g_unlink (f->capture);
+  g_unlink (f->trace);
+  g_rmdir (f->dir);
+  g_assert_cmpint (g_rmdir (f->root), ==, 0);
+  g_free (f->root);
+  g_free (f->capture);
+  g_free (f->trace);
+  g_free (f->dir);
+  g_free (f->missing);
+}
+
+/* The target of @c, or NULL (and the test skipped) when there is none. */
+static char *
+nfs_target (const NfsCheckCase *c, const NfsFiles *f)
+{
+  struct stat st;
+  char *target;
+
+  if (c->target == TARGET_CHAR)
+    return g_strdup ("/dev/null");
+  g_assert_cmpint (stat (f->dir, &st), ==, 0);
+  target = find_block_device (st.st_dev, c->target == TARGET_BLOCK_HOLDING);
+  if (target == NULL)
+    g_test_skip (c->target == TARGET_BLOCK_HOLDING
+                 ? "the temporary directory is on no block device with a /dev node"
+                 : "no block device node in /dev");
+  return target;
+}
+
+static void
+test_nfs_check (gconstpointer data)
+{
+  const NfsCheckCase *c = data;
+  const char *scheds[] = { "mq-deadline", "none", NULL };
+  char *command[] = { (char *) "true", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *target = NULL;
+  const char *workload_path;
+  ReplayValidateOptions opts = { .scheds = scheds, .repeat = 2 };
+  NfsFiles f;
+  gboolean ok;
+
+  nfs_files_init (&f);
+  target = nfs_target (c, &f);
+  if (target == NULL)
+    {
+      nfs_files_clear (&f);
+      return;
+    }
+  workload_path = c->workload == NFS_CAPTURE ? f.capture : f.trace;
+  opts.target = target;
+  opts.trace_path = c->workload == NFS_COMMAND ? NULL : workload_path;
+  opts.argv = c->workload == NFS_COMMAND ? command : NULL;
+  opts.target_dir = c->dir == DIR_TEMP    ? f.dir
+                    : c->dir == DIR_MISSING ? f.missing
+                    : c->dir == DIR_ROOT    ? "/" : NULL;
+  opts.threads = c->threads;
+  opts.work_dir = f.root;
+  ok = replay_validate_check (&opts, &error);
+  if (c->message == NULL)
+    {
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
+  else
+    {
+      g_assert_false (ok);
+      g_assert_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, c->message));
+      if (c->names_workload)
+        g_assert_nonnull (strstr (error->message, workload_path));
+      if (c->names_dir)
+        g_assert_nonnull (strstr (error->message, opts.target_dir));
+      if (c->names_target)
+        g_assert_nonnull (strstr (error->message, target));
+    }
+  nfs_files_clear (&f);
+}
+
+/* A DIR on another device refused by the whole run before it sets
+ * anything up: no journal (nothing was to restore), no capture or other
+ * file in the work directory, and the target's scheduler untouched. */
+static void
+test_nfs_refused_touches_nothing (void)
+{
+  static const NfsCheckCase c = { "run", NFS_CAPTURE, DIR_TEMP, TARGET_BLOCK_OTHER, 0 };
+  const char *scheds[] = { "none", NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *target = NULL, *work = NULL, *journal = NULL;
+  ReplayValidateOptions opts = { .scheds = scheds, .repeat = 1 };
+  ReplayValidateReport *report;
+  NfsFiles f;
+
+  nfs_files_init (&f);
+  target = nfs_target (&c, &f);
+  if (target == NULL)
+    {
+      nfs_files_clear (&f);
+      return;
+    }
+  work = g_build_filename (f.root, "work", NULL);
+  journal = g_build_filename (f.root, "journal", NULL);
+  g_assert_cmpint (g_mkdir (work, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (journal, 0755), ==, 0);
+  opts.target = target;
+  opts.trace_path = f.capture;
+  opts.target_dir = f.dir;
+  opts.work_dir = work;
+  opts.journal_dir = journal;
+  report = replay_validate_run (&opts, &error);
+  g_assert_null (report);
+  g_assert_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS);
+  /* rmdir succeeds only on an empty folder. */
+  g_assert_cmpint (g_rmdir (work), ==, 0);
+  g_assert_cmpint (g_rmdir (journal), ==, 0);
+  nfs_files_clear (&f);
+}
+
+/* The command line: a capture without --target-dir is refused with exit
+ * status 2 (bad options), naming the capture, before any device is
+ * looked at (the target does not even exist). */
+static void
+test_nfs_cli (void)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autofree char *err = NULL;
+  int status = 0;
+  NfsFiles f;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN is not set");
+      return;
+    }
+  nfs_files_init (&f);
+  {
+    const char *argv[] = { bin, "validate", "--target", "/nonexistent/dev", "--sched", "none",
+                           f.capture, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err, &status, NULL));
+  }
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (strstr (err, f.capture));
+  g_assert_nonnull (strstr (err, "--target-dir"));
+  nfs_files_clear (&f);
+}
+
 #define ADD_CASES(prefix, cases, func)                                             \
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)                                 \
     {                                                                              \
@@ -659,7 +943,12 @@ main (int argc, char **argv)
   ADD_CASES ("rank", rank_cases, test_rank);
   ADD_CASES ("check", check_cases, test_check);
   g_test_add_func ("/validate/check/accepts", test_check_accepts);
+  ADD_CASES ("nfs-check", nfs_check_cases, test_nfs_check);
+  g_test_add_func ("/validate/nfs-check/refused-run-touches-nothing",
+                   test_nfs_refused_touches_nothing);
+  g_test_add_func ("/validate/nfs-check/cli", test_nfs_cli);
   g_test_add_func ("/validate/canonical-names", test_canonical_names);
+  g_test_add_func ("/validate/canonical-names-flushes", test_canonical_names_flushes);
   g_test_add_func ("/validate/compare-files", test_compare_files);
   g_test_add_func ("/validate/compare-files-bad-input", test_compare_files_bad_input);
   g_test_add_func ("/validate/deterministic", test_deterministic);
