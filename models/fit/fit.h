@@ -55,7 +55,13 @@
  * several bios); a step is dependent when it was queued after every bio of
  * the previous step completed; the stream is closed when most steps are
  * dependent.  Think time = queue time - previous step's last completion,
- * over the dependent steps.  Flushes are counted, not simulated (the
+ * over the dependent steps.  A contiguous bio queued after one of the
+ * stream's own bios completed starts a new step even when others are
+ * still in flight: the kernel queues the bios of one submission without
+ * waiting for the device, and a submitter that does wait (for a request
+ * in blk_mq_get_tag / get_request, or for a completion at its iodepth) is
+ * woken by a completion; so a kworker writing at the device's pace is a
+ * stream of steps, not one burst.  Flushes are counted, not simulated (the
  * trace-driven process issues reads and writes only), and said so.
  */
 #pragma once
