@@ -407,6 +407,9 @@ fit_result_free (FitResult *result)
     g_ptr_array_unref (result->processes);
   if (result->ios != NULL)
     g_array_unref (result->ios);
+  if (result->writers != NULL)
+    g_ptr_array_unref (result->writers);
+  g_free (result->writeback_note);
   g_free (result);
 }
 
@@ -454,6 +457,8 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
 
   g_return_val_if_fail (trace_path != NULL, NULL);
 
+  if (options != NULL && !fit_host_check (&options->host, error))
+    return NULL;
   if (n_requests == 0 && options != NULL && options->has_device)
     {
       g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
@@ -512,5 +517,6 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
   r->ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), n_ios);
   if (n_ios > 0)
     g_array_append_vals (r->ios, ios, n_ios);
+  fit_writeback (r, requests, n_requests, options != NULL ? &options->host : NULL);
   return g_steal_pointer (&r);
 }
