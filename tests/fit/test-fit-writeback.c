@@ -224,13 +224,32 @@ test_host_check (gconstpointer data)
 #define SYNTH_KWORKER_BYTES (16 * MIB)
 #define SYNTH_FSYNC_BYTES (8 * MIB)
 
-/* A file in the test's own cache folder (G_TEST_OPTION_ISOLATE_DIRS):
- * parallel runs of the suite never share one. */
+/* This run's own temporary folder (main), so that parallel runs of the
+ * suite never share a file; removed at the end. */
+static char *scratch_dir;
+
 static char *
 scratch_path (const char *name)
 {
-  g_assert_cmpint (g_mkdir_with_parents (g_get_user_cache_dir (), 0700), ==, 0);
-  return g_build_filename (g_get_user_cache_dir (), name, NULL);
+  g_assert_nonnull (scratch_dir);
+  return g_build_filename (scratch_dir, name, NULL);
+}
+
+static void
+remove_scratch (void)
+{
+  g_autoptr(GDir) d = g_dir_open (scratch_dir, 0, NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (scratch_dir, name, NULL);
+
+      g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (scratch_dir), ==, 0);
+  g_clear_pointer (&scratch_dir, g_free);
 }
 
 static void
@@ -796,7 +815,12 @@ test_real_no_writeback (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  scratch_dir = g_dir_make_tmp ("test-fit-writeback-XXXXXX", &error);
+  g_assert_no_error (error);
   g_test_add_func ("/fit/steps/paced-stream", test_paced_stream_is_steps);
   g_test_add_func ("/fit/steps/split-among-others", test_split_submission_among_others);
   for (guint i = 0; i < G_N_ELEMENTS (comm_cases); i++)
@@ -825,5 +849,7 @@ main (int argc, char **argv)
 
       g_test_add_data_func (path, &no_writeback_cases[i], test_real_no_writeback);
     }
-  return g_test_run ();
+  status = g_test_run ();
+  remove_scratch ();
+  return status;
 }
