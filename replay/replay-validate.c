@@ -398,11 +398,17 @@ measure_sched (Validate *v, const char *sched, GError **error)
 static gboolean
 fit_captures (Validate *v, GError **error)
 {
+  FitHost host;
+
+  /* The workload ran on this machine: its memory and dirty limits are the
+   * host the fitted buffered writers' page cache needs. */
+  if (!replay_validate_read_host (v->opts->proc_dir, &host, error))
+    return FALSE;
   for (guint i = 0; i < v->captures->len; i++)
     {
       const char *capture = g_ptr_array_index (v->captures, i);
       const char *sched = v->opts->scheds[i / v->opts->repeat];
-      FitOptions fo = { .sched = sched, .model = v->opts->model };
+      FitOptions fo = { .sched = sched, .model = v->opts->model, .host = host };
       g_autoptr (FitResult) fit = NULL;
       g_autofree char *base = g_path_get_basename (capture);
       char *measured = work_file (v, "measured-raw", sched, 'r', i % v->opts->repeat, "csv");
@@ -441,6 +447,7 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
   const char *sets[] = { set, NULL };
   g_autoptr (Scenario) scenario = scenario_load_file (v->scenario_path, sets, error);
   char *path = work_file (v, "predicted-raw", sched, 's', r, "csv");
+  g_autofree char *trace = work_file (v, "simtrace", sched, 's', r, "blk");
   ScenarioOutputs outputs = { 0 };
   g_autoptr (SimRunResult) result = NULL;
   gboolean failed;
@@ -450,23 +457,24 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
     return FALSE;
   /* Seeds 1..N: the same under every scheduler. */
   scenario_set_seed (scenario, r + 1);
-  if ((outputs.io_log = fopen (path, "w")) == NULL)
+  /* The block trace, not the per-I/O log: a buffered writer's I/Os in the
+   * log are its write() calls, while the captures' are bios. */
+  if ((outputs.trace_out = fopen (trace, "w")) == NULL)
     {
       int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", path,
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", trace,
                    g_strerror (saved));
       return FALSE;
     }
-  trace_results_write_header (outputs.io_log);
   result = scenario_run (scenario, 0, &outputs, error);
-  failed = ferror (outputs.io_log) != 0;
-  if (fclose (outputs.io_log) != 0 || failed)
+  failed = ferror (outputs.trace_out) != 0;
+  if (fclose (outputs.trace_out) != 0 || failed)
     {
       g_clear_error (error);
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", path);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", trace);
       return FALSE;
     }
-  return result != NULL;
+  return result != NULL && replay_validate_sim_trace_results (trace, path, error);
 }
 
 static gboolean

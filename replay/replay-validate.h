@@ -11,6 +11,8 @@
  *      trained scheduler;
  *   3. simulate (models/scenario.h) the fitted scenario under each
  *      scheduler ("device NAME.sched=..." override), --repeat seeds 1..N;
+ *      the fit is given the machine's host (memory, dirty limits), so that
+ *      page-cache writeback is simulated by buffered writers;
  *   4. compare (replay-compare.h) predicted with measured: figures per
  *      scheduler, their spread across repeats, the change from the
  *      trained scheduler, demerit, rankings.
@@ -18,9 +20,10 @@
  * scenario, per-I/O results CSVs), so each step can be rerun by hand with
  * iosim capture, fit, run and compare.
  *
- * Both sides' latency is block-layer latency: measured from the captures
- * (queue to completion, fit_write_measured_results), predicted from the
- * simulator's per-I/O log (submission to completion).  Process names
+ * Both sides' latency is block-layer latency, bio by bio: measured from
+ * the captures (queue to completion, fit_write_measured_results),
+ * predicted from the simulator's block trace the same way
+ * (replay_validate_sim_trace_results).  Process names
  * carry pids, which differ between runs; both sides are renamed to
  * "COMM.K", K counting the processes of one COMM by where and when their
  * first I/O with data went (replay_validate_canonical_names; processes of
@@ -180,6 +183,8 @@ typedef struct {
   ReplayValidateProgressFunc progress; /* may be NULL */
   gpointer           progress_data;
   FILE              *log;           /* setup, journal and capture messages; NULL: none */
+  const char        *proc_dir;      /* where the host is read (replay_validate_read_host);
+                                     * NULL: /proc */
 } ReplayValidateOptions;
 
 /* One process's throughput in one run, by canonical name. */
@@ -255,6 +260,27 @@ typedef struct {
 /* The simulator's name of a blk-mq kernel scheduler (mq-deadline, bfq,
  * kyber, none map to themselves), or NULL for another name. */
 const char *replay_validate_sim_sched (const char *kernel_name);
+
+/* The host the fit's buffered writers need (fit.h, FitHost), read from the
+ * machine the workload runs on, since validate measures there: MemTotal of
+ * @proc_dir/meminfo and vm.dirty_ratio, dirty_background_ratio,
+ * dirty_bytes, dirty_background_bytes, dirty_expire_centisecs and
+ * dirty_writeback_centisecs of @proc_dir/sys/vm.  Every field is given;
+ * the error names the file that is missing or unreadable. */
+gboolean    replay_validate_read_host (const char *proc_dir,
+                                       FitHost    *host,
+                                       GError    **error);
+
+/* A simulated block trace (the simulator's --trace-out, blkparse text) as
+ * per-I/O results (traces/trace-results.h): one row per bio from its queue
+ * (Q) to its completion, as the captures' rows (fit_write_measured_results),
+ * so that both sides' latency is block-layer latency bio by bio, buffered
+ * writers' writeback included (the simulator's per-I/O log has their
+ * write() calls instead).  Rows are named by the trace's comm, which is the
+ * scenario's process name ("flush" for the simulated flusher). */
+gboolean    replay_validate_sim_trace_results (const char *trace_path,
+                                               const char *results_path,
+                                               GError    **error);
 
 /* Check the options (no device touched): a block device target, known
  * schedulers without repeats, repeat within 1..REPLAY_VALIDATE_MAX_REPEAT,

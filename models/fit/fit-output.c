@@ -58,7 +58,7 @@ fit_append_keyfile_value (GString *out, const char *value)
 }
 
 /* A comment line: control characters would end it early. */
-static void G_GNUC_PRINTF (2, 3)
+void
 fit_append_comment (GString *out, const char *format, ...)
 {
   g_autofree char *text = NULL;
@@ -79,7 +79,7 @@ fit_append_comment (GString *out, const char *format, ...)
  * rather than the model's default, which would count the transfer twice. */
 #define FIT_UNIDENTIFIED_BANDWIDTH "1000000MB/s"
 
-static void
+void
 fit_append_size (GString *out, guint64 bytes)
 {
   const guint64 mib = 1024 * 1024;
@@ -239,9 +239,37 @@ fit_append_process_dropped (GString *out, const FitProcess *p)
                         "not simulated", other);
 }
 
+/* The writer that carries @p's writeback: its own (an fsync'ing process),
+ * else the one that took the flusher's writes. */
+static const FitWriter *
+fit_writer_of (const FitResult *r, const FitProcess *p)
+{
+  for (guint k = 0; k < r->writers->len; k++)
+    {
+      const FitWriter *w = g_ptr_array_index (r->writers, k);
+
+      if (p->writeback == FIT_WRITEBACK_FSYNC ? w->pid == p->pid : w->flusher_bios > 0)
+        return w;
+    }
+  return NULL;
+}
+
 static void
 fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
 {
+  if (p->in_writer)
+    {
+      const FitWriter *w = fit_writer_of (r, p);
+
+      g_assert (w != NULL);
+      if (w->pid == p->pid)
+        fit_append_writer (out, r, w);
+      else
+        fit_append_comment (out, "process %s (pid %u): %" G_GUINT64_FORMAT " bios of flusher "
+                            "writeback, written by the buffered writer [process %s]",
+                            p->name, p->pid, p->ios, w->name);
+      return;
+    }
   if (p->simulated_ios == 0)
     {
       /* iosim run refuses a trace process with nothing to issue. */
@@ -469,6 +497,8 @@ fit_scenario_to_data (const FitResult *r)
 
   fit_append_comment (out, "written by iosim fit from %s", r->trace_path);
   g_string_append (out, "[sim]\nseed = 1\nhz = 1000\n\n");
+  if (r->writers->len > 0)
+    fit_append_writeback_host (out, r);
 
   fit_append_comment (out, "device %u,%u: %" G_GUINT64_FORMAT " requests, at most %u in flight",
                       r->dev_major, r->dev_minor, r->n_requests, r->max_in_flight);
@@ -485,6 +515,8 @@ fit_scenario_to_data (const FitResult *r)
                         r->kernel_name);
   fit_describe_model (out, r);
   fit_append_device_keys (out, r);
+  if (r->writers->len > 0)
+    fit_append_request_cap_keys (out, r);
   g_string_append (out, "capacity = ");
   fit_append_size (out, r->capacity_bytes);
   g_string_append (out, "\nsched = ");
@@ -495,6 +527,22 @@ fit_scenario_to_data (const FitResult *r)
     {
       g_string_append_c (out, '\n');
       fit_append_process (out, r, g_ptr_array_index (r->processes, i));
+    }
+  /* The device's own writer stands for no traced process. */
+  for (guint k = 0; k < r->writers->len; k++)
+    {
+      const FitWriter *w = g_ptr_array_index (r->writers, k);
+
+      if (w->pid == 0)
+        {
+          g_string_append_c (out, '\n');
+          fit_append_writer (out, r, w);
+        }
+    }
+  if (r->writeback_note != NULL)
+    {
+      g_string_append_c (out, '\n');
+      fit_append_comment (out, "%s", r->writeback_note);
     }
   return g_string_free (out, FALSE);
 }
@@ -782,6 +830,7 @@ fit_print_report (const FitResult *r, FILE *out)
   fputc ('\n', out);
   fit_print_processes (out, r);
   fit_print_dropped (out, r);
+  fit_print_writeback (out, r);
 }
 
 /* ---- JSON --------------------------------------------------------------- */
@@ -945,7 +994,12 @@ fit_json_process (JsonBuilder *b, const FitProcess *p)
   fit_json_num (b, "think_p95_us", p->think_p95_ns / 1e3, TRUE);
   fit_json_int (b, "simulated_ios", (gint64) p->simulated_ios);
   json_builder_set_member_name (b, "in_scenario");
-  json_builder_add_boolean_value (b, p->simulated_ios > 0);
+  json_builder_add_boolean_value (b, p->simulated_ios > 0 && !p->in_writer);
+  json_builder_set_member_name (b, "writeback");
+  json_builder_add_string_value (b, p->writeback == FIT_WRITEBACK_FLUSHER ? "flusher"
+                                    : p->writeback == FIT_WRITEBACK_FSYNC ? "fsync" : "none");
+  json_builder_set_member_name (b, "in_buffered_writer");
+  json_builder_add_boolean_value (b, p->in_writer);
   fit_json_int (b, "flushes_dropped", (gint64) p->flushes);
   fit_json_int (b, "fua_or_preflush_writes", (gint64) p->fua_writes);
   json_builder_end_object (b);
@@ -1134,6 +1188,7 @@ fit_result_to_json (const FitResult *r)
     fit_json_process (b, g_ptr_array_index (r->processes, i));
   json_builder_end_array (b);
   fit_json_flushes (b, r);
+  fit_json_writeback (b, r);
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);

@@ -181,7 +181,75 @@ typedef struct {
   gint64      last_complete_ns;   /* completion of the last bio */
   guint64     last_end_sector;
   TraceOp     last_op;
+  /* Completions of the stream's bios not yet passed by a later queue time:
+   * a binary min-heap of gint64. */
+  GArray     *pending_complete_ns;
 } FitProcessState;
+
+/* ---- A min-heap of completion times ------------------------------------ */
+
+static void
+fit_heap_push (GArray *heap, gint64 value)
+{
+  guint i = heap->len;
+
+  g_array_append_val (heap, value);
+  while (i > 0)
+    {
+      guint parent = (i - 1) / 2;
+      gint64 *a = &g_array_index (heap, gint64, parent), *b = &g_array_index (heap, gint64, i);
+
+      if (*a <= *b)
+        break;
+      gint64 t = *a;
+      *a = *b;
+      *b = t;
+      i = parent;
+    }
+}
+
+static void
+fit_heap_pop (GArray *heap)
+{
+  guint i = 0, n;
+
+  g_assert (heap->len > 0);
+  g_array_index (heap, gint64, 0) = g_array_index (heap, gint64, heap->len - 1);
+  g_array_set_size (heap, heap->len - 1);
+  n = heap->len;
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+
+      if (l < n && g_array_index (heap, gint64, l) < g_array_index (heap, gint64, m))
+        m = l;
+      if (r < n && g_array_index (heap, gint64, r) < g_array_index (heap, gint64, m))
+        m = r;
+      if (m == i)
+        break;
+      gint64 t = g_array_index (heap, gint64, m);
+      g_array_index (heap, gint64, m) = g_array_index (heap, gint64, i);
+      g_array_index (heap, gint64, i) = t;
+      i = m;
+    }
+}
+
+/* Drop the stream's completions at or before @queue_ns; TRUE when there was
+ * one, i.e. one of its bios completed since its previous bio was queued
+ * (those before were dropped then). */
+static gboolean
+fit_completed_since_last_queue (FitProcessState *st, gint64 queue_ns)
+{
+  gboolean any = FALSE;
+
+  while (st->pending_complete_ns->len > 0
+         && g_array_index (st->pending_complete_ns, gint64, 0) <= queue_ns)
+    {
+      fit_heap_pop (st->pending_complete_ns);
+      any = TRUE;
+    }
+  return any;
+}
 
 static void
 fit_process_free (gpointer data)
@@ -201,6 +269,7 @@ fit_process_state_free (gpointer data)
   FitProcessState *st = data;
 
   g_array_unref (st->think_ns);
+  g_array_unref (st->pending_complete_ns);
   g_free (st);
 }
 
@@ -258,6 +327,7 @@ fit_processes (const TraceIo *ios, gsize n_ios)
         {
           st = g_new0 (FitProcessState, 1);
           st->think_ns = g_array_new (FALSE, FALSE, sizeof (double));
+          st->pending_complete_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
           st->proc = g_new0 (FitProcess, 1);
           st->proc->pid = io->pid;
           st->proc->comm = g_strdup ("");
@@ -268,10 +338,15 @@ fit_processes (const TraceIo *ios, gsize n_ios)
           g_ptr_array_add (out, st->proc);
         }
       else if (start_ns < st->last_complete_ns && io->op == st->last_op
-               && io->sector == st->last_end_sector)
+               && io->sector == st->last_end_sector
+               && !fit_completed_since_last_queue (st, start_ns))
         {
-          /* A contiguous bio queued while the previous one was in flight:
-           * the same submission split up (max_sectors_kb), not a new step. */
+          /* A contiguous bio queued while the previous one was in flight,
+           * with none of the stream's bios completing in between: the same
+           * submission split up (max_sectors_kb, max_segments), or pages
+           * written back in one go, not a new step.  One queued after a
+           * completion may have waited for it (a request, or a slot at
+           * its depth): a new step (fit.h). */
           st->step_complete_ns = MAX (st->step_complete_ns, io->complete_ns);
         }
       else
@@ -301,6 +376,8 @@ fit_processes (const TraceIo *ios, gsize n_ios)
       p->bytes_by_op[io->op] += bytes;
       p->first_queue_ns = MIN (p->first_queue_ns, start_ns);
       p->last_complete_ns = MAX (p->last_complete_ns, io->complete_ns);
+      fit_completed_since_last_queue (st, start_ns);
+      fit_heap_push (st->pending_complete_ns, io->complete_ns);
       st->last_complete_ns = io->complete_ns;
       st->last_end_sector = io->sector + io->nr_sectors;
       st->last_op = io->op;
@@ -331,6 +408,9 @@ fit_result_free (FitResult *result)
     g_ptr_array_unref (result->processes);
   if (result->ios != NULL)
     g_array_unref (result->ios);
+  if (result->writers != NULL)
+    g_ptr_array_unref (result->writers);
+  g_free (result->writeback_note);
   g_free (result);
 }
 
@@ -378,6 +458,8 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
 
   g_return_val_if_fail (trace_path != NULL, NULL);
 
+  if (options != NULL && !fit_host_check (&options->host, error))
+    return NULL;
   if (n_requests == 0 && options != NULL && options->has_device)
     {
       g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
@@ -436,5 +518,6 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
   r->ios = g_array_sized_new (FALSE, FALSE, sizeof (TraceIo), n_ios);
   if (n_ios > 0)
     g_array_append_vals (r->ios, ios, n_ios);
+  fit_writeback (r, requests, n_requests, options != NULL ? &options->host : NULL);
   return g_steal_pointer (&r);
 }

@@ -57,8 +57,33 @@
  * several bios); a step is dependent when it was queued after every bio of
  * the previous step completed; the stream is closed when most steps are
  * dependent.  Think time = queue time - previous step's last completion,
- * over the dependent steps.  Flushes are counted, not simulated (the
+ * over the dependent steps.  A contiguous bio queued after one of the
+ * stream's own bios completed starts a new step even when others are
+ * still in flight: the kernel queues the bios of one submission without
+ * waiting for the device, and a submitter that does wait (for a request
+ * in blk_mq_get_tag / get_request, or for a completion at its iodepth) is
+ * woken by a completion; so a kworker writing at the device's pace is a
+ * stream of steps, not one burst.  Flushes are counted, not simulated (the
  * trace-driven process issues reads and writes only), and said so.
+ *
+ * Writeback (fit-writeback.c): page-cache writeback is the kernel's, not
+ * the process's, so it is fitted as a buffered writer of the simulator
+ * ([process] io = buffered, op = write) whose simulated page cache and
+ * writeback era pace the writes, given the host (memory, dirty limits)
+ * that no trace records.  What is writeback:
+ *  - the data writes of a flusher thread without the sync flag
+ *    (wbc_to_write_flags, 4.10+: REQ_SYNC only for WB_SYNC_ALL; before,
+ *    WRITE_SYNC only for WB_SYNC_ALL too): kworker/ (the bdi_wq workers,
+ *    wb_workfn, 3.10+; not the high-priority kworker/N:MH of kblockd),
+ *    flush-MAJ:MIN (per-bdi flushers, 2.6.32-3.9), pdflush (2.6.0-2.6.31),
+ *    bdflush and kupdated (2.4);
+ *  - the sync writes of an fsync: a process's sync data writes followed by
+ *    its own flush (vfs_fsync -> file_write_and_wait_range with
+ *    WB_SYNC_ALL, then blkdev_issue_flush), each burst of more than one
+ *    bio queued without waiting for the previous one (writeback submits
+ *    the dirty pages in one go; O_DIRECT writes at iodepth 1 wait).
+ * A process is folded into a writer only when all its data I/O is such
+ * writeback; otherwise it stays trace-driven, whole.
  */
 #pragma once
 
@@ -75,6 +100,7 @@ typedef enum {
   FIT_ERROR_FAILED,
   FIT_ERROR_NO_DATA,        /* nothing to fit (no completed requests) */
   FIT_ERROR_DEVICE,         /* several devices and none chosen, or bad --device */
+  FIT_ERROR_OPTIONS,        /* options that cannot hold (the host: fit_host_check) */
 } FitError;
 
 /* Fewer requests than this of an op: no fit for that op. */
@@ -292,6 +318,13 @@ void        fit_model_choose     (const TraceRequest *requests,
                                   FitModelKind        requested,
                                   FitModelChoice     *out);
 
+/* What a process's I/O was, for the writeback fit (fit-writeback.c). */
+typedef enum {
+  FIT_WRITEBACK_NONE,            /* its own I/O: trace-driven */
+  FIT_WRITEBACK_FLUSHER,         /* a flusher thread's async data writes */
+  FIT_WRITEBACK_FSYNC,           /* sync writes each followed by its own flush */
+} FitWritebackKind;
+
 /* One traced process (pid). */
 typedef struct {
   guint32  pid;
@@ -315,7 +348,73 @@ typedef struct {
   guint64  flushes;              /* fit_io_is_flush: dropped, FIT_FLUSH_DROPPED_REASON */
   guint64  fua_writes;           /* simulated writes the trace flags FUA or preflush:
                                   * simulated as plain writes */
+  FitWritebackKind writeback;    /* what its writes were (fit-writeback.c) */
+  guint    fsyncs;               /* FSYNC: bursts ended by its flush */
+  gboolean in_writer;            /* folded into a FitWriter: no trace-driven process */
 } FitProcess;
+
+/* The host the page cache needs, which no block trace records: iosim fit's
+ * --host-memory and --dirty-* options, or the measuring machine's /proc
+ * (iosim validate).  @given says which fields were given; the others take
+ * the kernel's defaults (3.2+: 20 % / 10 %, 30 s expiry, 5 s period). */
+typedef enum {
+  FIT_HOST_MEMORY                 = 1 << 0,
+  FIT_HOST_DIRTY_RATIO            = 1 << 1,
+  FIT_HOST_DIRTY_BACKGROUND_RATIO = 1 << 2,
+  FIT_HOST_DIRTY_BYTES            = 1 << 3,
+  FIT_HOST_DIRTY_BACKGROUND_BYTES = 1 << 4,
+  FIT_HOST_DIRTY_EXPIRE           = 1 << 5,
+  FIT_HOST_DIRTY_WRITEBACK        = 1 << 6,
+} FitHostField;
+
+typedef struct {
+  guint        given;                      /* FitHostField bits */
+  guint64      memory_bytes;
+  guint        dirty_ratio_pct;
+  guint        dirty_background_ratio_pct;
+  guint64      dirty_bytes;                /* 0: the ratio applies, as the sysctl */
+  guint64      dirty_background_bytes;     /* 0: the ratio applies */
+  guint        dirty_expire_centisecs;
+  guint        dirty_writeback_centisecs;
+  const char  *source;                     /* where the given values come from
+                                            * (static text); NULL: "options" */
+} FitHost;
+
+/* The kernel's defaults since 2.6.30 (mm/page-writeback.c): assumed for
+ * what the host does not give. */
+#define FIT_HOST_DEFAULT_DIRTY_RATIO_PCT            20
+#define FIT_HOST_DEFAULT_DIRTY_BACKGROUND_RATIO_PCT 10
+#define FIT_HOST_DEFAULT_DIRTY_EXPIRE_CENTISECS     3000
+#define FIT_HOST_DEFAULT_DIRTY_WRITEBACK_CENTISECS  500
+
+/* The simulated writer's write() size: the page, the unit the page cache
+ * dirties and writes back; the application's own size is not in a block
+ * trace. */
+#define FIT_WRITER_BS_BYTES 4096u
+
+/* A buffered writer of the scenario: the writeback of one process (its
+ * fsyncs, and the flusher's writes when it is the only process that
+ * fsync'd), or of the device (pid 0) when no single process can be named. */
+typedef struct {
+  char    *name;                 /* [process NAME] */
+  guint32  pid;                  /* the process it stands for; 0: the device's writeback */
+  guint64  flusher_bios;
+  guint64  flusher_bytes;
+  guint64  fsync_bios;
+  guint64  fsync_bytes;
+  guint    fsyncs;               /* bursts ended by a flush of the process */
+  gboolean ends_with_fsync;      /* nothing of it was written after its last flush */
+  guint64  offset_bytes;         /* first page written */
+  guint64  region_bytes;         /* first to last page written, whole pages */
+  guint64  size_bytes;           /* distinct pages written, in bytes */
+  gboolean sequential;           /* every page of the region was written */
+  guint    fsync_every;          /* writes of FIT_WRITER_BS_BYTES between fsyncs; 0: none */
+  gint64   first_queue_ns;       /* its first writeback bio (trace time) */
+  gint64   start_ns;             /* the process's start, from the trace's first I/O */
+  gboolean expiry_start;         /* start moved back by the expiry interval (see fit_writeback) */
+  guint64  background_thresh_bytes; /* the simulated era's background threshold at start */
+  char    *flusher_comms;        /* the flusher threads seen, comma-separated; "" if none */
+} FitWriter;
 
 /* Why the fitted workload cannot keep a flush: said wherever one is dropped. */
 #define FIT_FLUSH_DROPPED_REASON \
@@ -343,6 +442,15 @@ typedef struct {
   TraceLifecycleStats stats;
   GPtrArray *processes;          /* FitProcess *, sorted by pid */
   GArray    *ios;                /* TraceIo of the fitted device, queue order */
+  /* Writeback (fit-writeback.c). */
+  FitHost    host;               /* as given, defaults filled in where not */
+  guint64    writeback_bios;     /* bios of processes whose writes were writeback */
+  GPtrArray *writers;            /* FitWriter *; empty without the host's memory */
+  char      *writeback_note;     /* why writeback stays trace-driven, or NULL */
+  guint32    request_cap_sectors;/* largest request, when a queue limit (see
+                                  * fit_writeback); 0: not identified */
+  guint64    request_cap_count;  /* requests of exactly that size */
+  guint32    max_bio_sectors;    /* largest data bio */
 } FitResult;
 
 typedef struct {
@@ -352,7 +460,19 @@ typedef struct {
   const char *sched;             /* override the trace's scheduler, "A" or "A,B,..."
                                   * (kernel names; NULL: the trace's) */
   FitModelKind model;            /* --model; 0 = auto */
+  FitHost     host;              /* zero: no host given (writeback stays trace-driven) */
 } FitOptions;
+
+/* TRUE for the comm of a kernel flusher thread of any era (see above):
+ * "kworker/..." but not a high-priority "kworker/...H" worker, "flush-...",
+ * "pdflush", "bdflush", "kupdated". */
+gboolean   fit_comm_is_flusher   (const char         *comm);
+
+/* Check @host as given: ratios up to 100, a ratio and its _bytes twin not
+ * both non-zero, dirty limits only with the memory.  The error names the
+ * option (--dirty-ratio, ...). */
+gboolean   fit_host_check        (const FitHost      *host,
+                                  GError            **error);
 
 /* Map a kernel scheduler name ("none", "mq-deadline", "[bfq] none") to the
  * simulator's of the same block layer: blk-mq names (none, mq-deadline,

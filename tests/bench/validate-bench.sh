@@ -20,14 +20,16 @@
 #
 # Command (from the source tree, after meson compile -C build):
 #   sudo IOSIM_BIN=build/cli/iosim tests/bench/validate-bench.sh
-# IOSIM_VALIDATE_SCHEDS (default mq-deadline,bfq,none; the first is
-# trained), IOSIM_VALIDATE_REPEAT (default 3), IOSIM_VALIDATE_KEEP=1 keeps
-# the work directories.
+# IOSIM_VALIDATE_SCHEDS (default: mq-deadline,bfq,none as far as the loop
+# device's /sys/block/*/queue/scheduler offers them: a kernel without bfq
+# compares mq-deadline and none; the first is trained; a list asking for a
+# scheduler the kernel lacks is a skip), IOSIM_VALIDATE_REPEAT (default 3),
+# IOSIM_VALIDATE_KEEP=1 keeps the work directories.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${IOSIM_BIN:-$here/../../build/cli/iosim}
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
-scheds=${IOSIM_VALIDATE_SCHEDS:-mq-deadline,bfq,none}
+wanted=${IOSIM_VALIDATE_SCHEDS:-mq-deadline,bfq,none}
 repeat=${IOSIM_VALIDATE_REPEAT:-3}
 
 [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
@@ -51,6 +53,19 @@ cleanup () {
 trap cleanup EXIT
 truncate -s 256M "$work/backing.img"
 loop=$(losetup --find --show "$work/backing.img")
+# The schedulers this kernel offers for the device ("none [mq-deadline] kyber").
+offered=$(tr -d '[]' < "/sys/block/$(basename "$loop")/queue/scheduler")
+scheds=
+for s in ${wanted//,/ }; do
+  if [[ " $offered " == *" $s "* ]]; then
+    scheds=${scheds:+$scheds,}$s
+  elif [ -n "${IOSIM_VALIDATE_SCHEDS:-}" ]; then
+    echo "SKIP: IOSIM_VALIDATE_SCHEDS asks for $s; this kernel offers: $offered"; exit 77
+  else
+    echo "note: $s is not offered by this kernel ($offered): left out"
+  fi
+done
+[ -n "$scheds" ] || { echo "SKIP: none of $wanted is offered ($offered)"; exit 77; }
 echo "target $loop (256 MiB tmpfs file), schedulers $scheds, --repeat $repeat, kernel $(uname -r)"
 
 common="--filename=$loop --ioengine=psync --group_reporting=0 --output=/dev/null"

@@ -1,14 +1,18 @@
-/* test-fit-cli.c — `iosim fit` run as a user runs it ($IOSIM_BIN) on a real
- * 6.18 capture of a loop device (tests/data): which of the scenario, the
+/* test-fit-cli.c — `iosim fit` run as a user runs it ($IOSIM_BIN) on real
+ * 6.18 captures of loop devices (tests/data): which of the scenario, the
  * JSON and the measured CSV it writes for each combination of -o, --json
- * and --measured, --model, and the errors (nothing asked for, unknown --sched
- * or --model), each in a fresh temporary folder.  Data-driven: one table row per command. */
+ * and --measured, --model, the host options that turn writeback into
+ * buffered writers (--host-memory, --dirty-*), and the errors (nothing
+ * asked for, unknown --sched or --model, host options that cannot hold),
+ * each in a fresh temporary folder.  Data-driven: one table row per command. */
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 
 #define TRACE_FILE "valid-blk-loop-mqdeadline-6.18.ftrace"
+/* kworker writeback, an fsync and O_DIRECT reads (see its header). */
+#define WRITEBACK_FILE "valid-blk-loop-kworker-writeback-6.18.ftrace"
 
 /* The files a row may ask for, by option. */
 enum { OUT_INI = 1 << 0, OUT_JSON = 1 << 1, OUT_CSV = 1 << 2 };
@@ -16,10 +20,12 @@ enum { OUT_INI = 1 << 0, OUT_JSON = 1 << 1, OUT_CSV = 1 << 2 };
 typedef struct {
   const char *name;
   guint       outputs;          /* OUT_* asked for */
-  const char *extra[3];         /* more arguments, NULL-terminated */
+  const char *extra[7];         /* more arguments, NULL-terminated */
   int         status;           /* expected exit status */
   const char *out_text;         /* in standard output, or NULL */
   const char *err_text;         /* in standard error, or NULL */
+  const char *trace;            /* tests/data file; NULL: TRACE_FILE */
+  const char *ini_text;         /* in the scenario written, or NULL */
 } FitCliCase;
 
 static const FitCliCase cases[] = {
@@ -41,6 +47,31 @@ static const FitCliCase cases[] = {
     "--model disk asked, but the disk kind cannot be fitted", NULL },
   { "model-unknown", OUT_INI, { "--model", "ssd", NULL }, 2, NULL,
     "--model wants fixed, disk, empirical or auto, not \"ssd\"" },
+  /* Writeback: without the host it stays trace-driven, and says why. */
+  { "writeback-no-host", OUT_INI, { NULL }, 0,
+    "note: 320 bios of page-cache writeback kept trace-driven", NULL, WRITEBACK_FILE,
+    "\n[process kworker/u8:1-6117]\ndevice = dev7_1\npattern = trace\n" },
+  { "writeback-host", OUT_INI | OUT_JSON,
+    { "--host-memory", "24GiB", "--dirty-ratio", "20", "--dirty-background-bytes", "64MiB", NULL },
+    0, "writeback  320 bios, fitted as 2 buffered writers", NULL, WRITEBACK_FILE,
+    "[host]\nmemory = 25769803776\nwriteback = io-less-3.2\n\n[writeback]\ndirty_ratio = 20\n"
+    "dirty_background_ratio = 10\ndirty_background_bytes = 67108864\n" },
+  { "writeback-memory-bad", OUT_INI, { "--host-memory", "lots", NULL }, 2, NULL,
+    "--host-memory wants a size (e.g. 16GiB, 200MB, 4096), not \"lots\"" },
+  { "writeback-dirty-without-memory", OUT_INI, { "--dirty-ratio", "30", NULL }, 2, NULL,
+    "the dirty limits (--dirty-*) need --host-memory" },
+  { "writeback-ratio-and-bytes", OUT_INI,
+    { "--host-memory", "1GiB", "--dirty-ratio", "30", "--dirty-bytes", "100MiB", NULL }, 2, NULL,
+    "give --dirty-ratio or --dirty-bytes, not both" },
+  { "writeback-ratio-over-100", OUT_INI,
+    { "--host-memory", "1GiB", "--dirty-background-ratio", "101", NULL }, 2, NULL,
+    "are percentages (0 to 100)" },
+  { "writeback-negative-expire", OUT_INI,
+    { "--host-memory", "1GiB", "--dirty-expire-centisecs", "-1", NULL }, 2, NULL,
+    "--dirty-expire-centisecs wants a whole number of at least 0, not -1" },
+  { "writeback-dirty-bytes-tiny", OUT_INI,
+    { "--host-memory", "1GiB", "--dirty-bytes", "4096", NULL }, 2, NULL,
+    "the kernel's least is two pages" },
 };
 
 static const char *
@@ -73,7 +104,8 @@ static void
 test_fit_cli (gconstpointer data)
 {
   const FitCliCase *c = data;
-  g_autofree char *trace = g_test_build_filename (G_TEST_DIST, "data", TRACE_FILE, NULL);
+  g_autofree char *trace = g_test_build_filename (G_TEST_DIST, "data",
+                                                  c->trace != NULL ? c->trace : TRACE_FILE, NULL);
   g_autofree char *dir = NULL;
   g_autofree char *ini = NULL, *json = NULL, *csv = NULL;
   g_autofree char *out = NULL, *err = NULL;
@@ -131,6 +163,13 @@ test_fit_cli (gconstpointer data)
                    c->status == 0 && (c->outputs & OUT_JSON) != 0);
   g_assert_cmpint (g_file_test (csv, G_FILE_TEST_EXISTS), ==,
                    c->status == 0 && (c->outputs & OUT_CSV) != 0);
+  if (c->ini_text != NULL)
+    {
+      g_autofree char *text = NULL;
+
+      g_assert_true (g_file_get_contents (ini, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, c->ini_text));
+    }
   if (c->status == 0 && (c->outputs & OUT_CSV))
     {
       g_autofree char *text = NULL;

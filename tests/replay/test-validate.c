@@ -1,8 +1,9 @@
 /* test-validate.c — the arithmetic of `iosim validate` on hand-built data
  * (replay/replay-validate.h): estimates with Student-t intervals, the
  * change from the trained scheduler against Welch's interval, Jain's
- * index, rankings, canonical process names, and stage 4 end to end on
- * hand-written per-I/O results files.  The expected numbers are worked
+ * index, rankings, canonical process names, stage 4 end to end on
+ * hand-written per-I/O results files, the host read from a /proc made by
+ * hand, and a simulated block trace turned into per-bio rows.  The expected numbers are worked
  * out by hand in the comments; t quantiles come from a table
  * (t(0.975; 1) = 12.7062047, 2: 4.3026527, 4: 2.7764451, 3.857: 2.8174738),
  * not from the code under test. */
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "models/scenario.h"
 #include "replay/replay-plot.h"
 #include "replay/replay-validate.h"
 #include "traces/trace-results.h"
@@ -924,6 +926,133 @@ test_nfs_cli (void)
   nfs_files_clear (&f);
 }
 
+/* ---- The host and the simulated side ------------------------------------ */
+
+static void
+write_file (const char *dir, const char *name, const char *text)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (parent, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+/* A /proc as a 24 GiB machine with dirty_bytes set shows it: every field
+ * given, MemTotal from kB; a missing file is named in the error. */
+static void
+test_read_host (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autofree char *expire = NULL;
+  FitHost host;
+
+  g_assert_no_error (error);
+  write_file (dir, "meminfo", "MemTotal:       24684700 kB\nMemFree:        24000000 kB\n");
+  write_file (dir, "sys/vm/dirty_ratio", "0\n");
+  write_file (dir, "sys/vm/dirty_background_ratio", "10\n");
+  write_file (dir, "sys/vm/dirty_bytes", "268435456\n");
+  write_file (dir, "sys/vm/dirty_background_bytes", "0\n");
+  write_file (dir, "sys/vm/dirty_expire_centisecs", "1500\n");
+  write_file (dir, "sys/vm/dirty_writeback_centisecs", "0\n");
+  g_assert_true (replay_validate_read_host (dir, &host, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (host.memory_bytes, ==, 24684700ull * 1024);
+  g_assert_cmpuint (host.dirty_ratio_pct, ==, 0);
+  g_assert_cmpuint (host.dirty_background_ratio_pct, ==, 10);
+  g_assert_cmpuint (host.dirty_bytes, ==, 268435456);
+  g_assert_cmpuint (host.dirty_background_bytes, ==, 0);
+  g_assert_cmpuint (host.dirty_expire_centisecs, ==, 1500);
+  g_assert_cmpuint (host.dirty_writeback_centisecs, ==, 0);
+  g_assert_cmpuint (host.given, ==, FIT_HOST_MEMORY | FIT_HOST_DIRTY_RATIO
+                    | FIT_HOST_DIRTY_BACKGROUND_RATIO | FIT_HOST_DIRTY_BYTES
+                    | FIT_HOST_DIRTY_BACKGROUND_BYTES | FIT_HOST_DIRTY_EXPIRE
+                    | FIT_HOST_DIRTY_WRITEBACK);
+  g_assert_nonnull (strstr (host.source, "/proc/meminfo"));
+  /* What the fit checks: the sysctls as /proc shows them hold. */
+  g_assert_true (fit_host_check (&host, &error));
+  g_assert_no_error (error);
+
+  expire = g_build_filename (dir, "sys", "vm", "dirty_expire_centisecs", NULL);
+  g_assert_cmpint (g_unlink (expire), ==, 0);
+  g_assert_false (replay_validate_read_host (dir, &host, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "dirty_expire_centisecs"));
+  g_clear_error (&error);
+  write_file (dir, "sys/vm/dirty_expire_centisecs", "soon\n");
+  g_assert_false (replay_validate_read_host (dir, &host, &error));
+  g_assert_error (error, REPLAY_VALIDATE_ERROR, REPLAY_VALIDATE_ERROR_OPTIONS);
+  g_clear_error (&error);
+  write_file (dir, "meminfo", "MemFree:        24000000 kB\n");
+  g_assert_false (replay_validate_read_host (dir, &host, &error));
+  g_assert_nonnull (strstr (error->message, "MemTotal"));
+  remove_dir (dir);
+}
+
+/* A buffered writer simulated with its block trace: the trace's bios
+ * become rows from queue to completion, of kind block-q2c, named by the
+ * simulator's processes (the writer's fsync, the flusher "flush"), and
+ * they carry the bytes written; the per-I/O log would have had the
+ * write() calls instead. */
+static void
+test_sim_trace_results (void)
+{
+  static const char scenario_text[] =
+    "[sim]\nseed = 1\n[host]\nmemory = 256MiB\nwriteback = io-less-3.2\n"
+    "[device d]\nkind = fixed\nbandwidth = 100MB/s\noverhead = 100us\ncapacity = 1GiB\n"
+    "devno = 7,3\nsched = mq-deadline\n"
+    "[process w]\ndevice = d\nop = write\nio = buffered\nbs = 64KiB\nsize = 4MiB\n"
+    "end_fsync = true\n"
+    "[process r]\ndevice = d\nop = read\nio = direct\nbs = 128KiB\noffset = 512MiB\nsize = 1MiB\n";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-validate-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "sim.blk", NULL);
+  g_autofree char *csv = g_build_filename (dir, "predicted.csv", NULL);
+  g_autoptr (Scenario) s = scenario_load_data (scenario_text, "t", dir, NULL, &error);
+  g_autoptr (SimRunResult) run = NULL;
+  g_autoptr (TraceResults) rows = NULL;
+  ScenarioOutputs outputs = { 0 };
+  guint64 written = 0, read = 0;
+
+  g_assert_no_error (error);
+  outputs.trace_out = fopen (trace, "w");
+  g_assert_nonnull (outputs.trace_out);
+  run = scenario_run (s, 0, &outputs, &error);
+  g_assert_cmpint (fclose (outputs.trace_out), ==, 0);
+  g_assert_no_error (error);
+  g_assert_true (replay_validate_sim_trace_results (trace, csv, &error));
+  g_assert_no_error (error);
+  rows = trace_results_load (csv, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (trace_results_latency_kind (rows), ==, TRACE_LATENCY_BLOCK_Q2C);
+  for (guint i = 0; i < trace_results_len (rows); i++)
+    {
+      const TraceResult *row = trace_results_get (rows, i);
+
+      g_assert_cmpstr (row->device, ==, "dev7_3");
+      g_assert_cmpint (row->complete_ns, >=, row->issue_ns);
+      if (row->op == TRACE_OP_WRITE)
+        {
+          g_assert_true (g_strcmp0 (row->process, "w") == 0
+                         || g_strcmp0 (row->process, "flush") == 0);
+          written += row->bytes;
+        }
+      else
+        {
+          g_assert_cmpstr (row->process, ==, "r");
+          read += row->bytes;
+        }
+    }
+  g_assert_cmpuint (written, ==, 4 << 20);
+  g_assert_cmpuint (read, ==, 1 << 20);
+  g_assert_false (replay_validate_sim_trace_results ("/nonexistent/sim.blk", csv, &error));
+  g_assert_nonnull (error);
+  remove_dir (dir);
+}
+
 #define ADD_CASES(prefix, cases, func)                                             \
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)                                 \
     {                                                                              \
@@ -955,5 +1084,7 @@ main (int argc, char **argv)
   g_test_add_func ("/validate/ranking-tie", test_ranking_tie);
   g_test_add_func ("/validate/plot", test_plot);
   g_test_add_func ("/validate/cli-model", test_cli_model);
+  g_test_add_func ("/validate/read-host", test_read_host);
+  g_test_add_func ("/validate/sim-trace-results", test_sim_trace_results);
   return g_test_run ();
 }
