@@ -11,10 +11,16 @@
  *  - below the freerun ceiling (thresh + bg)/2 a writer is not throttled;
  *    a task calls balance_dirty_pages only once it has dirtied
  *    nr_dirtied_pause pages (balance_dirty_pages_ratelimited);
- *  - the flusher writes back while dirty pages are over the background
- *    threshold, globally or a device over its share of it
- *    (over_bground_thresh), skipping congested queues; kupdate writes
- *    expired pages.
+ *  - balance_dirty_pages starts background writeback only on global
+ *    counts: in its loop when dirty + writeback pages are over the freerun
+ *    ceiling and no writeback is in progress, and on its way out when the
+ *    dirty pages alone are over the background threshold;
+ *  - the flusher, once started or woken by its dirty_writeback_interval
+ *    timer (wb_do_writeback: wb_check_old_data_flush, then
+ *    wb_check_background_flush), writes back while dirty pages are over
+ *    the background threshold, globally or a device over its share of it
+ *    (over_bground_thresh(bdi), per device since 3.2), skipping congested
+ *    queues; kupdate writes expired pages.
  * All arithmetic is in wb-limits.c.  Simplified: one flusher for all
  * devices; bandwidth is only updated from balance_dirty_pages (3.2 also
  * updates the write bandwidth from wb_writeback); strict_limit (3.14's
@@ -176,15 +182,55 @@ flush (WbPolicy *w, SimTime before, gboolean background, guint64 bg)
 
 static void background_step (Sim *sim, gpointer subject, gpointer object);
 
-/* bdi_start_background_writeback when over the background threshold. */
+/* bdi_start_background_writeback: the flusher runs background work,
+ * which goes on while over_bground_thresh (background_step). */
 static void
-wake_background (WbPolicy *w, guint64 bg)
+start_background (WbPolicy *w)
 {
   IolessData *d = w->priv;
-  if (d->background_running || !any_over_bground (w, bg))
+  if (d->background_running)
     return;
   d->background_running = TRUE;
   d->background_event = sim_schedule_in (w->sim, 0, background_step, w, NULL);
+}
+
+/* wb_check_background_flush: a woken flusher looks at every device's
+ * over_bground_thresh, its share included. */
+static void
+check_background (WbPolicy *w, guint64 bg)
+{
+  if (any_over_bground (w, bg))
+    start_background (w);
+}
+
+/* balance_dirty_pages (3.2) kicks the flusher on global counts only: a
+ * device's share of the background threshold is looked at once the
+ * flusher runs.  A fresh device's share is 0, so a kick on it would start
+ * writeback at the first dirty page, which the kernel does not do.  Under
+ * strictlimit (3.14) the loop's test is the device's own: its dirty and
+ * writeback pages against the freerun ceiling of its share (background
+ * threshold scaled alike), "small writeouts when the bdi limits are
+ * ramping up are the price we consciously pay". */
+static void
+kick_background (WbPolicy *w, const WbPosInput *pos)
+{
+  IolessData *d = w->priv;
+  guint64 dirty = sim_page_cache_nr_dirty (w->pc);
+  gboolean over_freerun;
+
+  if (d->strict_limit)
+    {
+      guint64 bdi_bg = pos->thresh_pages > 0
+                         ? pos->bg_thresh_pages * pos->bdi_thresh_pages / pos->thresh_pages
+                         : 0;
+      over_freerun = pos->bdi_dirty_pages
+                     > wb_dirty_freerun_ceiling (pos->bdi_thresh_pages, bdi_bg);
+    }
+  else
+    over_freerun = pos->dirty_pages > wb_dirty_freerun_ceiling (pos->thresh_pages,
+                                                                pos->bg_thresh_pages);
+  if (over_freerun || dirty > pos->bg_thresh_pages)
+    start_background (w);
 }
 
 /* wb_writeback for background work: over_bground_thresh. */
@@ -205,11 +251,17 @@ background_step (Sim *sim, gpointer subject, gpointer object)
   d->background_event = sim_schedule_in (sim, WB_CONGESTION_WAIT_NS, background_step, w, NULL);
 }
 
-/* wb_check_old_data_flush: write what has been dirty longer than the expiry. */
+/* The flusher's periodic wakeup (wb_do_writeback): wb_check_old_data_flush
+ * writes what has been dirty longer than the expiry, then
+ * wb_check_background_flush. */
 static void
 flush_old (WbPolicy *w, SimTime dirtied_before_ns)
 {
+  guint64 bg, thresh;
+
   flush (w, dirtied_before_ns, FALSE, 0);
+  limits (w, &bg, &thresh);
+  check_background (w, bg);
 }
 
 static IolessTask *
@@ -275,7 +327,7 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
 
   WbPause p;
   wb_balance_dirty_pages_pause (&pos, &ib->bw, task->nr_dirtied, task->nr_dirtied_pause, &p);
-  wake_background (w, bg);
+  kick_background (w, &pos);
   if (p.sleep_jiffies == 0)
     {
       task->nr_dirtied = 0;
