@@ -31,6 +31,7 @@ typedef struct {
   gboolean nr_requests_given;
   gboolean via_loop;        /* via = loop: a loop driver in front of the model */
   SimLoopConfig loop;
+  guint    max_segments;    /* the queue's max_segments */
   guint32  major;
   guint32  minor;
   guint64  capacity_bytes;
@@ -74,7 +75,8 @@ static const char *const device_scenario_keys[] = { "sched", "nr_requests", "dev
                                                      "read_ahead_kb", "adapter", "via",
                                                      "loop_tags", "loop_max_io",
                                                      "loop_max_sectors_kb", "loop_rotational",
-                                                     "loop_max_background", NULL };
+                                                     "loop_max_background", "max_segments",
+                                                     NULL };
 
 /* The keys that describe the loop driver, valid only with via = loop. */
 static const char *const loop_keys[] = { "loop_tags", "loop_max_io", "loop_max_sectors_kb",
@@ -387,12 +389,15 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
 
   if (!load_via (s->kf, group, d, error))
     return FALSE;
-  guint64 nr;
+  guint64 nr, segs;
   d->nr_requests_given = g_key_file_has_key (s->kf, group, "nr_requests", NULL);
   if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error)
-      || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error))
+      || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error)
+      || !get_uint (s->kf, group, "max_segments", SIM_QUEUE_DEFAULT_MAX_SEGMENTS, 1, 65535,
+                    &segs, error))
     return FALSE;
   d->nr_requests = (guint) nr;
+  d->max_segments = (guint) segs;
 
   g_autofree char *devno = scenario_get_string (s->kf, group, "devno");
   d->major = 8;
@@ -1511,6 +1516,7 @@ device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
   sim_queue_limits_init (limits, s->hz);
   limits->nr_requests = d->nr_requests;
   limits->max_sectors = MAX (8u, model->max_sectors);
+  limits->max_segments = d->max_segments;
   if (!d->via_loop)
     return;
   limits->max_sectors = MAX (8u, d->loop.max_sectors);

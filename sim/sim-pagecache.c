@@ -413,8 +413,10 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
 static void wake_syncs (SimPageCache *pc);
 
-/* Submit pages [first, first + n) of @f as @op bios of at most max_sectors:
- * reads are synchronous (plus @flags, e.g. readahead), writeback is async.
+/* Submit pages [first, first + n) of @f as @op bios within the queue's
+ * limits (max_sectors; max_segments, one per page: cache pages are
+ * scattered): reads are synchronous (plus @flags, e.g. readahead),
+ * writeback is async.
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
 static void
@@ -422,13 +424,14 @@ submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
               const SimIoContext *ioc, guint32 flags)
 {
   SimRequestQueue *q = f->q;
-  guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
   while (n > 0)
     {
-      guint64 chunk = MIN (n, max_pages);
+      guint64 chunk = MAX (1u, sim_queue_bio_sectors (q, 0, n * SIM_PAGE_SECTORS)
+                               / SIM_PAGE_SECTORS);
       SimBio *bio = sim_queue_bio_alloc (q);
       bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
       bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
+      bio->nr_segments = (guint32) chunk;
       bio->op = op;
       bio->flags = op == SIM_OP_READ ? SIM_BIO_SYNC | flags : flags;
       bio->ioc = (SimIoContext *) ioc;

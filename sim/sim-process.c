@@ -300,10 +300,14 @@ submit_bios (SimProcess *p)
   sim_queue_start_plug (p->q, &p->plug, p->ioc);
   while (p->cur_sectors_left > 0)
     {
-      guint32 n = (guint32) MIN (p->cur_sectors_left, (guint64) p->q->limits.max_sectors);
+      /* The user buffer is page-aligned and its pages scattered: a bio
+       * ends at max_sectors or at its max_segments-th page. */
+      guint64 buf_offset = io->bytes - p->cur_sectors_left * SIM_SECTOR_BYTES;
+      guint32 n = sim_queue_bio_sectors (p->q, buf_offset, p->cur_sectors_left);
       SimBio *bio = sim_queue_bio_alloc (p->q);
       bio->sector = p->cur_sector;
       bio->nr_sectors = n;
+      bio->nr_segments = sim_segments_for (buf_offset, (guint64) n * SIM_SECTOR_BYTES);
       bio->op = io->op;
       /* O_DIRECT: reads and direct writes are synchronous requests;
        * writeback-like writers send async writes. */
@@ -667,11 +671,17 @@ host_aio (const SimProcess *p)
   return p->cfg.page_cache == NULL && p->cfg.aio;
 }
 
+/* The bios submit_bios cuts an I/O of @bytes into. */
 static guint64
 requests_of (const SimProcess *p, guint64 bytes)
 {
-  guint64 max_bytes = (guint64) p->q->limits.max_sectors * SIM_SECTOR_BYTES;
-  return MAX (G_GUINT64_CONSTANT (1), (bytes + max_bytes - 1) / max_bytes);
+  guint64 n = 0, left = bytes / SIM_SECTOR_BYTES;
+  while (left > 0)
+    {
+      left -= sim_queue_bio_sectors (p->q, bytes - left * SIM_SECTOR_BYTES, left);
+      n++;
+    }
+  return MAX (G_GUINT64_CONSTANT (1), n);
 }
 
 static void

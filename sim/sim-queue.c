@@ -2,9 +2,10 @@
  * dispatch, following 2.6.28 block/blk-core.c (__make_request, get_request,
  * freed_request), block/elevator.c (elv_merge, elv_dispatch_sort,
  * elv_rqhash_*) and block/blk-merge.c (attempt_back/front_merge).
- * Simplifications, each a candidate for later issues: segment limits are
- * not modelled (only max_sectors); a woken submitter gets the freed request
- * at once (no batching window of BLK_BATCH_REQ); barriers do not exist.
+ * Segments: max_segments with every page a segment of its own (see
+ * sim-queue.h).  Simplifications, each a candidate for later issues: a
+ * woken submitter gets the freed request at once (no batching window of
+ * BLK_BATCH_REQ); barriers do not exist.
  *
  * blk-mq elevators (SCHED_F_MQ) take the 6.18 path instead (block/blk-mq.c
  * blk_mq_submit_bio, blk_add_rq_to_plug, blk_mq_flush_plug_list;
@@ -70,10 +71,29 @@ sim_queue_limits_init (SimQueueLimits *limits, guint hz)
 {
   limits->nr_requests = 128;
   limits->max_sectors = 1024;
+  limits->max_segments = SIM_QUEUE_DEFAULT_MAX_SEGMENTS;
   /* unplug_delay = msecs_to_jiffies(3), at least one jiffy. */
   gint64 jiffies = MAX (1, (3 * (gint64) hz + 999) / 1000);
   limits->unplug_delay_ns = jiffies * (SIM_NS_PER_S / (SimTime) hz);
   limits->unplug_thresh = 4;
+}
+
+guint32
+sim_queue_limits_bio_sectors (const SimQueueLimits *limits, guint64 buf_offset_bytes,
+                              guint64 sectors_left)
+{
+  g_assert (limits->max_segments >= 1 && sectors_left > 0);
+  /* The end of the max_segments-th page from the bio's first one. */
+  guint64 page_end = (buf_offset_bytes / SIM_QUEUE_SEGMENT_BYTES + limits->max_segments)
+                     * SIM_QUEUE_SEGMENT_BYTES;
+  guint64 by_segments = (page_end - buf_offset_bytes) / SIM_SECTOR_BYTES;
+  return (guint32) MIN (MIN (sectors_left, (guint64) limits->max_sectors), by_segments);
+}
+
+guint32
+sim_queue_bio_sectors (const SimRequestQueue *q, guint64 buf_offset_bytes, guint64 sectors_left)
+{
+  return sim_queue_limits_bio_sectors (&q->limits, buf_offset_bytes, sectors_left);
 }
 
 SimRequestQueue *
@@ -83,7 +103,7 @@ sim_queue_new (Sim *sim, const char *name, const SimQueueLimits *limits)
   q->sim = sim;
   q->name = g_strdup (name);
   q->limits = *limits;
-  g_assert (q->limits.nr_requests >= 1);
+  g_assert (q->limits.nr_requests >= 1 && q->limits.max_segments >= 1);
   sim_list_init (&q->dispatch);
   for (guint d = 0; d < SIM_N_OPS; d++)
     sim_list_init (&q->wait_list[d]);
@@ -201,6 +221,7 @@ request_alloc (SimRequestQueue *q, SimBio *bio)
   rq->state = SIM_RQ_PENDING;
   rq->sector = bio->sector;
   rq->nr_sectors = bio->nr_sectors;
+  rq->nr_segments = bio->nr_segments;
   rq->op = bio->op;
   rq->sync = (bio->flags & SIM_BIO_SYNC) != 0;
   rq->ioc = bio->ioc;
@@ -341,10 +362,20 @@ find_merge (SimRequestQueue *q, const SimBio *bio, SimRequest **out)
   return SCHED_NO_MERGE;
 }
 
+/* ll_back/front_merge_fn, ll_merge_requests_fn: the merged request stays
+ * within max_sectors and, its segments simply adding up (scattered pages,
+ * never physically contiguous), within max_segments. */
 static gboolean
-size_ok (SimRequestQueue *q, guint64 a, guint64 b)
+size_ok (SimRequestQueue *q, guint64 sectors_a, guint64 sectors_b, guint32 segs_a, guint32 segs_b)
 {
-  return a + b <= q->limits.max_sectors;
+  if (sectors_a + sectors_b > q->limits.max_sectors)
+    return FALSE;
+  if (segs_a + segs_b > q->limits.max_segments)
+    {
+      q->counters.segment_limited++;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* attempt_merge(): merge @next into @rq when contiguous. */
@@ -355,13 +386,14 @@ attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
     return FALSE;
   if (sim_request_end_sector (rq) != next->sector || rq->op != next->op)
     return FALSE;
-  if (!size_ok (q, rq->nr_sectors, next->nr_sectors))
+  if (!size_ok (q, rq->nr_sectors, next->nr_sectors, rq->nr_segments, next->nr_segments))
     return FALSE;
 
   rq->biotail->next = next->bio;
   rq->biotail = next->biotail;
   rq->nr_bios += next->nr_bios;
   rq->nr_sectors += next->nr_sectors;
+  rq->nr_segments += next->nr_segments;
   next->bio = next->biotail = NULL;
   next->nr_bios = 0;
   if (next->alloc_ns < rq->alloc_ns)
@@ -417,7 +449,8 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
 {
   SimRequest *rq = NULL;
   SchedMerge type = find_merge (q, bio, &rq);
-  if (type == SCHED_NO_MERGE || !size_ok (q, rq->nr_sectors, bio->nr_sectors))
+  if (type == SCHED_NO_MERGE
+      || !size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
     return FALSE;
 
   if (type == SCHED_BACK_MERGE)
@@ -428,6 +461,7 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
       rq->biotail = bio;
       bio->next = NULL;
       rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
       rq->nr_bios++;
       q->counters.back_merges++;
       if (!attempt_back_merge (q, rq))
@@ -441,6 +475,7 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
       rq->bio = bio;
       rq->sector = bio->sector;
       rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
       rq->nr_bios++;
       q->counters.front_merges++;
       if (!attempt_front_merge (q, rq))
@@ -608,15 +643,13 @@ plug_add (SimRequestQueue *q, SimPlug *plug, SimRequest *rq)
   plug->rq_count++;
 }
 
-/* blk_rq_merge_ok for a plugged request: same direction, within
- * max_sectors.  Its I/O priority check (5.17+) always passes here: a
- * plug holds one task's requests and the simulated priority is the
- * task's. */
+/* blk_rq_merge_ok for a plugged request: same direction.  Its I/O
+ * priority check (5.17+) always passes here: a plug holds one task's
+ * requests and the simulated priority is the task's. */
 static gboolean
-plug_rq_merge_ok (const SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
+plug_rq_merge_ok (const SimRequest *rq, const SimBio *bio)
 {
-  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op
-         && rq->nr_sectors + bio->nr_sectors <= q->limits.max_sectors;
+  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op;
 }
 
 /* blk_attempt_plug_merge (6.18 block/blk-merge.c): only the newest request
@@ -629,10 +662,16 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
   if (plug->rq_count == 0)
     return FALSE;
   SimRequest *rq = sim_container_of (plug->list.prev, SimRequest, queuelist);
-  if (!plug_rq_merge_ok (q, rq, bio))
+  if (!plug_rq_merge_ok (rq, bio))
+    return FALSE;
+  gboolean back = sim_request_end_sector (rq) == bio->sector;
+  if (!back && rq->sector != bio->sector + bio->nr_sectors)
+    return FALSE;
+  /* bio_attempt_back/front_merge -> ll_back/front_merge_fn. */
+  if (!size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
     return FALSE;
   gboolean sync = (bio->flags & SIM_BIO_SYNC) != 0;
-  if (sim_request_end_sector (rq) == bio->sector)
+  if (back)
     {
       emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
       rq->biotail->next = bio;
@@ -640,7 +679,7 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
       bio->next = NULL;
       q->counters.back_merges++;
     }
-  else if (rq->sector == bio->sector + bio->nr_sectors)
+  else
     {
       emit (q, TRACE_ACT_FRONTMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
       bio->next = rq->bio;
@@ -648,9 +687,8 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
       rq->sector = bio->sector;
       q->counters.front_merges++;
     }
-  else
-    return FALSE;
   rq->nr_sectors += bio->nr_sectors;
+  rq->nr_segments += bio->nr_segments;
   rq->nr_bios++;
   q->counters.plug_merges++;
   return TRUE;
@@ -729,6 +767,10 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
 {
   g_assert (bio->nr_sectors > 0 && bio->nr_sectors <= q->limits.max_sectors);
   g_assert (bio->end_io != NULL);
+  /* Built within the limits (bio_split_to_limits has nothing to cut). */
+  if (bio->nr_segments == 0)
+    bio->nr_segments = sim_segments_for (0, (guint64) bio->nr_sectors * SIM_SECTOR_BYTES);
+  g_assert (bio->nr_segments <= q->limits.max_segments);
   bio->queue_ns = sim_now (q->sim);
   q->counters.bios++;
   emit (q, TRACE_ACT_QUEUE, bio->sector, bio->nr_sectors, bio->op,

@@ -72,6 +72,8 @@ struct _SimBio {
   guint32       nr_sectors;
   SimOp         op;
   guint32       flags;       /* SimBioFlags */
+  guint32       nr_segments; /* pages its data spans (each a segment of its own:
+                              * scattered pages); 0: the queue counts whole pages */
   SimIoContext *ioc;
   SimTime       queue_ns;    /* when it was submitted (Q) */
   SimBioEndIo   end_io;
@@ -96,6 +98,7 @@ struct _SimRequest {
   SimRequestState state;
   guint64        sector;
   guint32        nr_sectors;
+  guint32        nr_segments;/* nr_phys_segments: at most the queue's max_segments */
   SimOp          op;
   gboolean       sync;
   SimIoContext  *ioc;        /* of the first bio */
