@@ -416,7 +416,8 @@ static void wake_syncs (SimPageCache *pc);
 /* Submit pages [first, first + n) of @f as @op bios within the queue's
  * limits (max_sectors; max_segments, one per page: cache pages are
  * scattered): reads are synchronous (plus @flags, e.g. readahead),
- * writeback is async.
+ * writeback carries @flags (SIM_BIO_SYNC for WB_SYNC_ALL,
+ * SIM_BIO_BACKGROUND for the flusher's).
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
 static void
@@ -893,6 +894,10 @@ guint64
 sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages,
                                 SimTime dirtied_before_ns, const SimIoContext *ioc)
 {
+  /* The flusher's work is background or periodic writeback (for_background,
+   * for_kupdate): REQ_BACKGROUND (wbc_to_write_flags).  A writer cleaning
+   * pages itself, WB_SYNC_NONE, sets no flag. */
+  guint32 flags = ioc == pc->flusher ? SIM_BIO_BACKGROUND : 0;
   guint64 started = 0, skipped = 0;
   SimFile *run_file = NULL;
   guint64 run_first = 0, run_len = 0;
@@ -918,7 +923,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       /* Pages go to the device in runs of contiguous pages of one file. */
       if (run_len && (page->file != run_file || page->index != run_first + run_len))
         {
-          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
+          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
           run_len = 0;
         }
       if (run_len == 0)
@@ -933,7 +938,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       started++;
     }
   if (run_len)
-    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
+    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
   wb_plug_finish (&wp);
   return started;
 }

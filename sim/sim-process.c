@@ -291,6 +291,17 @@ bio_end_io (Sim *sim, SimBio *bio, SimTime now)
 
 /* ---- submission -------------------------------------------------------- */
 
+/* O_DIRECT: reads are synchronous, direct writes REQ_SYNC | REQ_IDLE
+ * (block/fops.c dio_bio_write_op), which blk-wbt leaves alone; a
+ * writeback-like writer (sync = false) sends plain async writes. */
+static guint32
+bio_flags (const SimProcess *p, SimOp op)
+{
+  if (op == SIM_OP_READ)
+    return SIM_BIO_SYNC;
+  return p->cfg.async_writes ? 0 : SIM_BIO_SYNC | SIM_BIO_IDLE;
+}
+
 /* Submit the remaining bios of cur_io; FALSE if the task went to sleep. */
 static gboolean
 submit_bios (SimProcess *p)
@@ -309,9 +320,7 @@ submit_bios (SimProcess *p)
       bio->nr_sectors = n;
       bio->nr_segments = sim_segments_for (buf_offset, (guint64) n * SIM_SECTOR_BYTES);
       bio->op = io->op;
-      /* O_DIRECT: reads and direct writes are synchronous requests;
-       * writeback-like writers send async writes. */
-      bio->flags = (io->op == SIM_OP_WRITE && p->cfg.async_writes) ? 0 : SIM_BIO_SYNC;
+      bio->flags = bio_flags (p, io->op);
       bio->ioc = p->ioc;
       bio->end_io = bio_end_io;
       bio->end_io_data = io;

@@ -25,10 +25,23 @@ typedef enum {
 
 const char *sim_op_name (SimOp op);
 
+/* The request flags the elevators and blk-wbt look at (include/linux/
+ * blk_types.h REQ_*).  Who sets which, as the kernel does:
+ *  - reads: SYNC (plus AHEAD for readahead windows);
+ *  - O_DIRECT writes: SYNC | IDLE (block/fops.c dio_bio_write_op,
+ *    fs/iomap/direct-io.c iomap_dio_bio_opflags), which blk-wbt never
+ *    throttles;
+ *  - writeback for fsync()/sync() (WB_SYNC_ALL): SYNC;
+ *  - the flusher's background and periodic writeback (for_background,
+ *    for_kupdate): BACKGROUND (include/linux/writeback.h
+ *    wbc_to_write_flags);
+ *  - other writeback (a writer cleaning its own pages, reclaim): none. */
 typedef enum {
-  SIM_BIO_SYNC  = 1 << 0,    /* reads, O_DIRECT and O_SYNC writes */
-  SIM_BIO_AHEAD = 1 << 1,    /* readahead */
-  SIM_BIO_META  = 1 << 2,
+  SIM_BIO_SYNC       = 1 << 0,    /* REQ_SYNC */
+  SIM_BIO_AHEAD      = 1 << 1,    /* REQ_RAHEAD: readahead */
+  SIM_BIO_META       = 1 << 2,    /* REQ_META */
+  SIM_BIO_IDLE       = 1 << 3,    /* REQ_IDLE: no more I/O follows soon (O_DIRECT writes) */
+  SIM_BIO_BACKGROUND = 1 << 4,    /* REQ_BACKGROUND: background writeback */
 } SimBioFlags;
 
 typedef struct _SimBio       SimBio;
