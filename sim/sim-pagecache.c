@@ -104,6 +104,12 @@ sim_page_cache_free (SimPageCache *pc)
   if (pc == NULL)
     return;
   wb_policy_free (pc->policy);
+  for (guint i = 0; i < pc->bdis->len; i++)
+    {
+      SimBdi *b = g_ptr_array_index (pc->bdis, i);
+      if (b->q->last_bdp_sleep_ns == &b->last_bdp_sleep_ns)
+        b->q->last_bdp_sleep_ns = NULL;
+    }
   g_ptr_array_unref (pc->bdis);
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
@@ -139,6 +145,8 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
     {
       f->bdi = g_new0 (SimBdi, 1);
       f->bdi->q = q;
+      f->bdi->last_bdp_sleep_ns = SIM_TIME_NEVER;
+      q->last_bdp_sleep_ns = &f->bdi->last_bdp_sleep_ns;
       sim_list_init (&f->bdi->dirty);
       g_ptr_array_add (pc->bdis, f->bdi);
     }

@@ -24,6 +24,7 @@
  */
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
+#include "sim/sim-wbt.h"
 #include "models/sched/sched.h"
 
 #include <string.h>
@@ -119,6 +120,7 @@ sim_queue_free (SimRequestQueue *q)
     return;
   if (q->elevator)
     sched_queue_free (q->elevator);
+  sim_wbt_free (q->wbt);
   /* Requests and bios still in use when a timed run ends live in the same
    * chunks as the free ones; freeing the chunks releases all of them. */
   g_ptr_array_unref (q->chunks);
@@ -224,6 +226,8 @@ request_alloc (SimRequestQueue *q, SimBio *bio)
   rq->nr_segments = bio->nr_segments;
   rq->op = bio->op;
   rq->sync = (bio->flags & SIM_BIO_SYNC) != 0;
+  /* rq_qos_track -> wbt_track. */
+  rq->wbt_flags = q->wbt ? sim_wbt_bio_flags (q->wbt, bio) : 0;
   rq->ioc = bio->ioc;
   rq->bio = rq->biotail = bio;
   rq->nr_bios = 1;
@@ -409,7 +413,12 @@ attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
   q->nr_sorted--;
   q->last_merge = rq;
   q->counters.request_merges++;
+  /* blk_mq_free_request -> rq_qos_done: the absorbed request's token. */
+  guint8 wbt_flags = next->wbt_flags;
+  guint64 seq = next->seq;
   request_free (q, next);
+  if (q->wbt)
+    sim_wbt_done (q->wbt, wbt_flags, seq);
   return TRUE;
 }
 
@@ -762,6 +771,114 @@ may_exceed_pool (SimRequestQueue *q, const SimBio *bio)
          == SCHED_MAY_QUEUE_MUST;
 }
 
+/* No request of @bio's direction is free for it. */
+static gboolean
+pool_empty (SimRequestQueue *q, const SimBio *bio)
+{
+  return q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio);
+}
+
+/* A request for @bio (blk_mq_get_new_requests after the throttle; 2.6
+ * get_request), into @cur's plug or the elevator; or, with the pool of
+ * its direction empty, its task sleeps (get_request_wait /
+ * blk_mq_get_tag): FALSE with @bio parked on @waiter, which wake_waiter
+ * resumes once the bio has its request.  The queue is unplugged (2.6) or
+ * the task's plug flushed (blk-mq) first so that it drains. */
+static gboolean
+get_request (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter, SimPlug *cur)
+{
+  if (pool_empty (q, bio))
+    {
+      g_assert (waiter != NULL);
+      q->counters.sleeps++;
+      emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      waiter->bio = bio;
+      sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
+      plug_sleep (q, cur);
+      sim_queue_unplug (q, bio->ioc);
+      return FALSE;
+    }
+  SimRequest *rq = request_alloc (q, bio);
+  if (cur)
+    plug_add (q, cur, rq);
+  else
+    add_new_request (q, rq);
+  return TRUE;
+}
+
+/* A throttled task woke with its token and got @rq: it goes on building
+ * its I/O (write_cache_pages after rq_qos_wait returns), and its next
+ * bios merge into the request in its plug (blk_attempt_plug_merge) without
+ * a token, until one does not fit.  The simulation has already cut those
+ * bios and parked them behind it: the contiguous ones of the same task
+ * back-merge into @rq here, before it leaves for the elevator; their
+ * waiters join @woken. */
+static void
+absorb_parked_bios (SimRequestQueue *q, SimRequest *rq, SimList *woken)
+{
+  for (;;)
+    {
+      SimBioWaiter *next = sim_wbt_first_waiter (q->wbt);
+      if (next == NULL)
+        return;
+      SimBio *bio = next->bio;
+      if (bio->ioc != rq->ioc || bio->op != rq->op || bio->sector != sim_request_end_sector (rq)
+          || !size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
+        return;
+      sim_wbt_unqueue (q->wbt, next);
+      next->bio = NULL;
+      emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      rq->biotail->next = bio;
+      rq->biotail = bio;
+      bio->next = NULL;
+      rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
+      rq->nr_bios++;
+      q->counters.back_merges++;
+      q->counters.plug_merges++;
+      sim_list_add_tail (&next->link, woken);
+    }
+}
+
+/* blk-wbt woke a throttled task with its token: it goes on to allocate
+ * its request.  As after a sleep for a request, that request goes to the
+ * elevator, not to the task's plug. */
+static void
+wbt_granted (SimRequestQueue *q, SimBioWaiter *w)
+{
+  SimBio *bio = w->bio;
+  w->bio = NULL;
+  if (pool_empty (q, bio))
+    {
+      get_request (q, bio, w, NULL);
+      return;
+    }
+  SimRequest *rq = request_alloc (q, bio);
+  SimList woken;
+  sim_list_init (&woken);
+  absorb_parked_bios (q, rq, &woken);
+  add_new_request (q, rq);
+  SimTime now = sim_now (q->sim);
+  if (w->resume)
+    w->resume (q->sim, w->resume_data, now);
+  while (!sim_list_empty (&woken))
+    {
+      SimBioWaiter *next = sim_list_first_entry (&woken, SimBioWaiter, link);
+      sim_list_del (&next->link);
+      if (next->resume)
+        next->resume (q->sim, next->resume_data, now);
+    }
+}
+
+void
+sim_queue_init_wbt (SimRequestQueue *q, const SimWbtConfig *cfg)
+{
+  g_assert (q->wbt == NULL && q->counters.bios == 0);
+  q->wbt = sim_wbt_new (q, cfg, wbt_granted);
+}
+
 gboolean
 sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
 {
@@ -791,27 +908,14 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
       && !elv_queue_empty (q) && bio_merge (q, bio))
     return TRUE;
 
-  if (q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio))
+  /* rq_qos_throttle: over wbt's limit the task sleeps (rq_qos_wait ->
+   * io_schedule, which flushes its plug) until wbt gives it a token. */
+  if (q->wbt && !sim_wbt_throttle (q->wbt, bio, waiter))
     {
-      /* get_request_wait() / blk_mq_get_tag(): sleep until a request of
-       * this direction is freed; the queue is unplugged (2.6) or the
-       * task's plug flushed (blk-mq) first so that it drains. */
-      g_assert (waiter != NULL);
-      q->counters.sleeps++;
-      emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
-            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
-      waiter->bio = bio;
-      sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
       plug_sleep (q, cur);
-      sim_queue_unplug (q, bio->ioc);
       return FALSE;
     }
-  SimRequest *rq = request_alloc (q, bio);
-  if (cur)
-    plug_add (q, cur, rq);
-  else
-    add_new_request (q, rq);
-  return TRUE;
+  return get_request (q, bio, waiter, cur);
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
@@ -898,6 +1002,8 @@ sim_queue_run (SimRequestQueue *q)
       q->in_flight++;
       q->counters.dispatched++;
       emit_rq (q, TRACE_ACT_ISSUE, rq);
+      if (q->wbt)
+        sim_wbt_issue (q->wbt, rq);
       if (q->elevator->ops->activate)
         q->elevator->ops->activate (q->elevator, rq, rq->dispatch_ns);
       sim_device_start (q->device, rq);
@@ -927,11 +1033,20 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
    * submit their next I/O: the dispatch decision made here does not see a
    * reader's next request, which is what anticipation and idling are for.
    * The request is freed first so that a woken submitter finds the pool
-   * consistent. */
+   * consistent.  blk-wbt (blk_mq_end_request): the window's sample
+   * (blk_stat_add), then rq_qos_done as the request is freed; the tasks
+   * it wakes take their tokens then and run, like those woken by end_io,
+   * after the refill. */
+  if (q->wbt)
+    sim_wbt_stat_add (q->wbt, rq);
+  guint8 wbt_flags = rq->wbt_flags;
+  guint64 seq = rq->seq;
   SimBio *bio = rq->bio;
   rq->bio = rq->biotail = NULL;
   request_free (q, rq);
   sim_queue_run (q);
+  if (q->wbt)
+    sim_wbt_done (q->wbt, wbt_flags, seq);
   while (bio)
     {
       SimBio *next = bio->next;

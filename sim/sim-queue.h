@@ -38,6 +38,13 @@
  * (no two are physically contiguous): 128 segments hold 512 KiB.  A bio
  * larger than the limits is built in pieces that fit (what
  * bio_split_to_limits would cut it into).
+ *
+ * blk-wbt (sim-wbt.h), on blk-mq queues that have one: a bio that does
+ * not merge is throttled before its request is allocated
+ * (blk_mq_get_new_requests -> rq_qos_throttle), the request records the
+ * bio's wbt flags (rq_qos_track), issue and completion are reported
+ * (rq_qos_issue, blk_stat_add, rq_qos_done), as is a request freed by a
+ * request-to-request merge.
  */
 #pragma once
 
@@ -52,6 +59,8 @@ G_BEGIN_DECLS
 typedef struct _SchedQueue SchedQueue;
 typedef struct _SimDevice  SimDevice;
 typedef struct _SimPlug    SimPlug;
+typedef struct _SimWbt     SimWbt;
+typedef struct _SimWbtConfig SimWbtConfig;
 
 #define SIM_QUEUE_HASH_BUCKETS 64
 
@@ -150,6 +159,13 @@ struct _SimRequestQueue {
   SimQueueCounters counters;
   SimTimeAvg       depth_avg;             /* requests allocated (queued + in flight) */
 
+  /* blk-wbt (sim-wbt.h); NULL: none (legacy elevators, or not set up). */
+  SimWbt           *wbt;
+  /* Its BDI's last sleep of a writer in balance_dirty_pages
+   * (bdi->last_bdp_sleep, SIM_TIME_NEVER: none yet); NULL without a page
+   * cache on the queue.  Set by sim-pagecache.c, read by blk-wbt. */
+  const SimTime    *last_bdp_sleep_ns;
+
   SimQueueTraceFunc trace;
   gpointer          trace_data;
   /* Called as each request completes (the host model's interrupt work). */
@@ -199,6 +215,11 @@ void             sim_queue_set_device (SimRequestQueue     *q,
 void             sim_queue_set_trace (SimRequestQueue      *q,
                                       SimQueueTraceFunc     fn,
                                       gpointer              data);
+/* wbt_init on a blk-mq queue (@cfg: sim-wbt.h SimWbtConfig); call before
+ * the first bio.  The queue owns its wbt. */
+void             sim_queue_init_wbt  (SimRequestQueue      *q,
+                                      const SimWbtConfig   *cfg);
+
 /* The next bio's sectors (sim_queue_limits_bio_sectors with @q's limits). */
 guint32          sim_queue_bio_sectors (const SimRequestQueue *q,
                                       guint64               buf_offset_bytes,

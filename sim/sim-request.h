@@ -114,6 +114,7 @@ struct _SimRequest {
   guint32        nr_segments;/* nr_phys_segments: at most the queue's max_segments */
   SimOp          op;
   gboolean       sync;
+  guint8         wbt_flags;  /* SimWbtFlags of its first bio (wbt_track) */
   SimIoContext  *ioc;        /* of the first bio */
   SimBio        *bio;
   SimBio        *biotail;

@@ -1,7 +1,8 @@
 /* scenario-trace.h — whole-scenario runs for the block-layer tests: a
  * scenario text run once with its blkparse trace and --trace-sched log
  * kept in memory, the D/C lines replayed (writes at the device at once,
- * request sizes), and a reader next to a buffered writer. */
+ * request sizes), and the reader-next-to-a-buffered-writer scenario the
+ * wbt and max_segments tests share. */
 #pragma once
 
 #include <glib.h>
@@ -37,7 +38,7 @@ run_text (const char *text)
   g_assert_nonnull (out.trace_out);
   g_assert_nonnull (out.sched_log);
   g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (text, "trace", NULL, NULL, &error);
+  g_autoptr (Scenario) s = scenario_load_data (text, "wbt", NULL, NULL, &error);
   g_assert_no_error (error);
   run.r = scenario_run (s, 0, &out, &error);
   g_assert_no_error (error);
@@ -69,6 +70,26 @@ parse_line (const char *line, SimTime *t, char *action, char *rwbs, guint *nr)
   return act[1] == '\0';
 }
 
+/* The wbt max_depth in force at @t_ns from the wbt_step lines (16 before
+ * the first). */
+static inline guint
+max_depth_at (const char *sched_log, SimTime t_ns)
+{
+  guint max = 16;
+  g_auto (GStrv) lines = g_strsplit (sched_log, "\n", -1);
+  for (guint i = 0; lines[i]; i++)
+    {
+      long long t;
+      const char *m = strstr (lines[i], " wbt_step ");
+      if (m == NULL || sscanf (lines[i], "%lld", &t) != 1 || t > t_ns)
+        continue;
+      const char *mx = strstr (m, " max=");
+      g_assert_nonnull (mx);
+      max = (guint) atoi (mx + 5);
+    }
+  return max;
+}
+
 typedef struct {
   guint   max_writes;       /* writes at the device at once */
   guint   write_requests;
@@ -76,13 +97,16 @@ typedef struct {
   guint   read_requests;
   guint   max_read_sectors;
   guint   min_read_sectors;
+  guint   scaled_writes;    /* write D's while max_depth <= 2 */
 } TraceStats;
 
-/* Replays the D/C lines: writes at the device, request sizes. */
+/* Replays the D/C lines: writes at the device, request sizes; with
+ * @check_depth, asserts that every write issued finds at most the
+ * max_depth then in force at the device (itself included). */
 static inline TraceStats
-trace_stats (const Run *run)
+trace_stats (const Run *run, gboolean check_depth)
 {
-  TraceStats st = { 0, 0, 0, 0, 0, G_MAXUINT };
+  TraceStats st = { 0, 0, 0, 0, 0, G_MAXUINT, 0 };
   guint at_dev = 0;
   g_auto (GStrv) lines = g_strsplit (run->trace, "\n", -1);
   for (guint i = 0; lines[i]; i++)
@@ -110,6 +134,13 @@ trace_stats (const Run *run)
       st.write_requests++;
       st.max_write_sectors = MAX (st.max_write_sectors, nr);
       st.max_writes = MAX (st.max_writes, at_dev);
+      if (check_depth)
+        {
+          guint max = max_depth_at (run->sched_log, t);
+          g_assert_cmpuint (at_dev, <=, max);
+          if (max <= 2)
+            st.scaled_writes++;
+        }
     }
   return st;
 }

@@ -52,7 +52,7 @@ test_scenario_segments (void)
 {
   g_autofree char *text = rw_scenario ("mq-deadline", "");
   Run run = run_text (text);
-  TraceStats st = trace_stats (&run);
+  TraceStats st = trace_stats (&run, FALSE);
   g_assert_cmpuint (st.max_write_sectors, ==, 1024);
   g_assert_cmpuint (device0 (run.r)->counters.segment_limited, >, 0);
   run_clear (&run);
@@ -70,7 +70,7 @@ test_scenario_segments (void)
         "[process reader]\ndevice = d\nop = read\npattern = sequential\nio = direct\nbs = 1MiB\n"
         "size = 64MiB\n", cases[c].keys);
       Run r = run_text (rd);
-      TraceStats rs = trace_stats (&r);
+      TraceStats rs = trace_stats (&r, FALSE);
       g_assert_cmpuint (rs.read_requests, ==, 64 * cases[c].per_read);
       g_assert_cmpuint (rs.max_read_sectors, ==, cases[c].sectors);
       g_assert_cmpuint (rs.min_read_sectors, ==, cases[c].sectors);
