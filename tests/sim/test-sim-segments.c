@@ -102,7 +102,7 @@ test_scenario_keys (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/segments/bio-sectors", test_bio_sectors);
   g_test_add_func ("/segments/scenario", test_scenario_segments);
   g_test_add_func ("/segments/keys", test_scenario_keys);

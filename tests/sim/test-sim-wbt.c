@@ -589,7 +589,7 @@ test_scenario_keys (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/wbt/max-depth", test_max_depth);
   g_test_add_func ("/wbt/limits", test_limits);
   g_test_add_func ("/wbt/window", test_window);
