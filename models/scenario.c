@@ -11,6 +11,7 @@
 #include "models/wb/wb.h"
 #include "sim/sim-device.h"
 #include "sim/sim-loop.h"
+#include "sim/sim-wbt.h"
 #include "sim/sim-process.h"
 #include "sim/sim-units.h"
 #include "sim/sim-timeseries.h"
@@ -31,6 +32,9 @@ typedef struct {
   gboolean nr_requests_given;
   gboolean via_loop;        /* via = loop: a loop driver in front of the model */
   SimLoopConfig loop;
+  guint    max_segments;    /* the queue's max_segments */
+  gboolean wbt_lat_given;   /* wbt_lat_usec set (to a value, not -1): wbt by hand */
+  SimTime  wbt_lat_ns;
   guint32  major;
   guint32  minor;
   guint64  capacity_bytes;
@@ -74,7 +78,8 @@ static const char *const device_scenario_keys[] = { "sched", "nr_requests", "dev
                                                      "read_ahead_kb", "adapter", "via",
                                                      "loop_tags", "loop_max_io",
                                                      "loop_max_sectors_kb", "loop_rotational",
-                                                     "loop_max_background", NULL };
+                                                     "loop_max_background", "max_segments",
+                                                     "wbt_lat_usec", NULL };
 
 /* The keys that describe the loop driver, valid only with via = loop. */
 static const char *const loop_keys[] = { "loop_tags", "loop_max_io", "loop_max_sectors_kb",
@@ -342,6 +347,24 @@ load_via (GKeyFile *kf, const char *group, ScenarioDevice *d, GError **error)
   return TRUE;
 }
 
+/* wbt_lat_usec as sysfs takes it (6.18 block/blk-sysfs.c
+ * queue_wb_lat_store): -1 for the kernel's default, 0 to turn wbt off,
+ * else the read latency target in microseconds. */
+static gboolean
+load_wbt_lat (GKeyFile *kf, const char *group, ScenarioDevice *d, GError **error)
+{
+  g_autofree char *text = scenario_get_string (kf, group, "wbt_lat_usec");
+  d->wbt_lat_given = FALSE;
+  if (text == NULL || strcmp (text, "-1") == 0)
+    return TRUE;
+  guint64 usec;
+  if (!get_uint (kf, group, "wbt_lat_usec", 0, 0, G_GUINT64_CONSTANT (1000000000), &usec, error))
+    return FALSE;
+  d->wbt_lat_given = TRUE;
+  d->wbt_lat_ns = (SimTime) usec * SIM_NS_PER_US;
+  return TRUE;
+}
+
 static gboolean
 load_device (Scenario *s, const char *group, guint index, GError **error)
 {
@@ -387,12 +410,16 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
 
   if (!load_via (s->kf, group, d, error))
     return FALSE;
-  guint64 nr;
+  guint64 nr, segs;
   d->nr_requests_given = g_key_file_has_key (s->kf, group, "nr_requests", NULL);
   if (!get_uint (s->kf, group, "nr_requests", 128, 4, 1u << 20, &nr, error)
-      || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error))
+      || !get_uint (s->kf, group, "read_ahead_kb", 128, 0, 1u << 20, &d->read_ahead_kb, error)
+      || !get_uint (s->kf, group, "max_segments", SIM_QUEUE_DEFAULT_MAX_SEGMENTS, 1, 65535,
+                    &segs, error)
+      || !load_wbt_lat (s->kf, group, d, error))
     return FALSE;
   d->nr_requests = (guint) nr;
+  d->max_segments = (guint) segs;
 
   g_autofree char *devno = scenario_get_string (s->kf, group, "devno");
   d->major = 8;
@@ -1499,6 +1526,22 @@ loop_result (const SimDevice *dev, SimTime now, SimDeviceResult *dr)
   dr->loop.max_pending = loop->max_pending;
 }
 
+static void
+wbt_result (const SimWbt *w, SimDeviceResult *dr)
+{
+  dr->has_wbt = TRUE;
+  dr->wbt.enabled = sim_wbt_enabled (w);
+  dr->wbt.min_lat_ns = dr->wbt.enabled ? w->cfg.min_lat_ns : 0;
+  dr->wbt.queue_depth = w->cfg.queue_depth;
+  dr->wbt.write_cache = w->cfg.write_cache;
+  dr->wbt.scale_step = w->rq_depth.scale_step;
+  dr->wbt.max_depth = w->rq_depth.max_depth;
+  dr->wbt.wb_normal = w->wb_normal;
+  dr->wbt.wb_background = w->wb_background;
+  dr->wbt.inflight = w->inflight;
+  dr->wbt.stats = w->stats;
+}
+
 /* The request queue's limits.  Behind a loop driver the block layer sees
  * the loop device's: its max_sectors, and blk-mq's request count, the tags
  * without an elevator and 2 * min (tags, BLKDEV_DEFAULT_RQ = 128) with one
@@ -1511,6 +1554,7 @@ device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
   sim_queue_limits_init (limits, s->hz);
   limits->nr_requests = d->nr_requests;
   limits->max_sectors = MAX (8u, model->max_sectors);
+  limits->max_segments = d->max_segments;
   if (!d->via_loop)
     return;
   limits->max_sectors = MAX (8u, d->loop.max_sectors);
@@ -1520,6 +1564,49 @@ device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
       gboolean none = ops != NULL && strcmp (ops->name, "none") == 0;
       limits->nr_requests = MAX (4u, none ? d->loop.tags : 2 * MIN (d->loop.tags, 128u));
     }
+}
+
+static void
+wbt_log_sink (gpointer data, SimTime now_ns, const char *device, const char *message)
+{
+  fprintf (data, "%" SIM_TIME_FORMAT " %s wbt %s\n", now_ns, device, message);
+}
+
+/* blk-wbt on a blk-mq queue (6.18 block/blk-wbt.c).  On by default
+ * (wbt_init_enable_default at add_disk) unless the elevator turns the
+ * default off (bfq: wbt_disable_default); wbt_lat_usec sets it by hand
+ * (wbt_set_lat: 0 off, else on, whatever the elevator).  The default target
+ * is picked once, at wbt_init (wbt_default_latency_nsec), from the queue as
+ * it is then: a loop device is created non-rotational (measured here:
+ * wbt_lat_usec 2000 on a new loop device, unchanged when queue/rotational
+ * is written later, which is what loop_rotational stands for), any other
+ * device as its model says.  The depth is the queue's (blk_queue_depth):
+ * the driver's command depth, which for a loop device is its tags, the
+ * nr_requests of the elevator it is created with (none).  Legacy
+ * elevators have no blk-wbt (blk-mq only, 4.10+). */
+static void
+device_wbt (const Scenario *s, const ScenarioDevice *d, const SchedOps *ops, SimRequestQueue *q,
+            const SimDevice *dev, const ScenarioOutputs *outputs)
+{
+  if (!(ops->flags & SCHED_F_MQ))
+    return;
+  SimWbtConfig cfg = {
+    .state = (ops->flags & SCHED_F_NO_WBT) ? SIM_WBT_STATE_OFF_DEFAULT : SIM_WBT_STATE_ON_DEFAULT,
+    .min_lat_ns = sim_wbt_default_latency_ns (d->via_loop ? FALSE : sim_device_rotational (dev)),
+    .queue_depth = dev->queue_depth,
+    .write_cache = sim_device_write_cache (dev),
+    .hz = s->hz,
+  };
+  /* wbt_set_lat leaves everything as it is when the value is the current
+   * one (so 2000 on a new non-rotational queue under bfq stays off). */
+  if (d->wbt_lat_given && d->wbt_lat_ns != cfg.min_lat_ns)
+    {
+      cfg.min_lat_ns = d->wbt_lat_ns;
+      cfg.state = d->wbt_lat_ns ? SIM_WBT_STATE_ON_MANUAL : SIM_WBT_STATE_OFF_MANUAL;
+    }
+  sim_queue_init_wbt (q, &cfg);
+  if (outputs && outputs->sched_log)
+    sim_wbt_set_log (q->wbt, wbt_log_sink, outputs->sched_log);
 }
 
 SimRunResult *
@@ -1571,6 +1658,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           e->log_data = outputs->sched_log;
         }
       sim_queue_set_elevator (devs[i].q, e);
+      device_wbt (s, d, e->ops, devs[i].q, devs[i].dev, outputs);
       if (trace.trace_out)
         sim_queue_set_trace (devs[i].q, trace_sink, &trace);
       io_sinks[i].io_log = outputs ? outputs->io_log : NULL;
@@ -1766,6 +1854,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           dr->jain_index = jain_index (result->groups, dr->name);
           if (devs[i].dev->loop != NULL)
             loop_result (devs[i].dev, now, dr);
+          if (devs[i].q->wbt != NULL)
+            wbt_result (devs[i].q->wbt, dr);
           g_ptr_array_add (result->devices, dr);
         }
       if (host)

@@ -136,3 +136,9 @@ sim_device_rotational (const SimDevice *dev)
     return sim_loop_rotational (dev->loop, dev->model->rotational);
   return dev->model->rotational;
 }
+
+gboolean
+sim_device_write_cache (const SimDevice *dev)
+{
+  return dev->loop != NULL || dev->model->write_cache;
+}

@@ -45,6 +45,11 @@ gboolean   sim_device_can_start  (const SimDevice *dev);
 void       sim_device_start      (SimDevice *dev, SimRequest *rq);
 double     sim_device_utilisation (const SimDevice *dev, SimTime now_ns);
 gboolean   sim_device_rotational (const SimDevice *dev);
+/* Whether the queue has a volatile write cache (QUEUE_FLAG_WC, sysfs
+ * queue/write_cache "write back"): behind a loop driver always (loop_configure
+ * sets BLK_FEAT_WRITE_CACHE for a backing file with fsync, as a FUSE file
+ * has; measured "write back" on a loop device here), else the model's. */
+gboolean   sim_device_write_cache (const SimDevice *dev);
 
 /* For sim-topology.c: @rq, started earlier, reaches the device's servers
  * (its write data has crossed the path); a command of the device is

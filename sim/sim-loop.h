@@ -10,7 +10,10 @@
  *    elevator may have 128 requests at the loop driver at once; the queue's
  *    max_hw_sectors is BLK_DEF_MAX_SECTORS (measured here: max_sectors_kb =
  *    max_hw_sectors_kb = 1280), the logical block 512 bytes on a backing
- *    file without a block device;
+ *    file without a block device; max_segments 128 and max_segment_size
+ *    64 KiB (measured), so that requests of scattered 4 KiB pages (the
+ *    page cache's, an O_DIRECT buffer's) stop at 512 KiB, the queue's
+ *    max_segments (sim-queue.h);
  *  - loop_update_rotational(): rotational only when the backing file's
  *    superblock has a rotational s_bdev; a FUSE file has none, so the loop
  *    device is non-rotational (sysfs queue/rotational may override it);

@@ -104,6 +104,12 @@ sim_page_cache_free (SimPageCache *pc)
   if (pc == NULL)
     return;
   wb_policy_free (pc->policy);
+  for (guint i = 0; i < pc->bdis->len; i++)
+    {
+      SimBdi *b = g_ptr_array_index (pc->bdis, i);
+      if (b->q->last_bdp_sleep_ns == &b->last_bdp_sleep_ns)
+        b->q->last_bdp_sleep_ns = NULL;
+    }
   g_ptr_array_unref (pc->bdis);
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
@@ -139,6 +145,8 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
     {
       f->bdi = g_new0 (SimBdi, 1);
       f->bdi->q = q;
+      f->bdi->last_bdp_sleep_ns = SIM_TIME_NEVER;
+      q->last_bdp_sleep_ns = &f->bdi->last_bdp_sleep_ns;
       sim_list_init (&f->bdi->dirty);
       g_ptr_array_add (pc->bdis, f->bdi);
     }
@@ -413,8 +421,11 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
 static void wake_syncs (SimPageCache *pc);
 
-/* Submit pages [first, first + n) of @f as @op bios of at most max_sectors:
- * reads are synchronous (plus @flags, e.g. readahead), writeback is async.
+/* Submit pages [first, first + n) of @f as @op bios within the queue's
+ * limits (max_sectors; max_segments, one per page: cache pages are
+ * scattered): reads are synchronous (plus @flags, e.g. readahead),
+ * writeback carries @flags (SIM_BIO_SYNC for WB_SYNC_ALL,
+ * SIM_BIO_BACKGROUND for the flusher's).
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
 static void
@@ -422,13 +433,14 @@ submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
               const SimIoContext *ioc, guint32 flags)
 {
   SimRequestQueue *q = f->q;
-  guint64 max_pages = MAX (1u, q->limits.max_sectors / SIM_PAGE_SECTORS);
   while (n > 0)
     {
-      guint64 chunk = MIN (n, max_pages);
+      guint64 chunk = MAX (1u, sim_queue_bio_sectors (q, 0, n * SIM_PAGE_SECTORS)
+                               / SIM_PAGE_SECTORS);
       SimBio *bio = sim_queue_bio_alloc (q);
       bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
       bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
+      bio->nr_segments = (guint32) chunk;
       bio->op = op;
       bio->flags = op == SIM_OP_READ ? SIM_BIO_SYNC | flags : flags;
       bio->ioc = (SimIoContext *) ioc;
@@ -890,6 +902,10 @@ guint64
 sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages,
                                 SimTime dirtied_before_ns, const SimIoContext *ioc)
 {
+  /* The flusher's work is background or periodic writeback (for_background,
+   * for_kupdate): REQ_BACKGROUND (wbc_to_write_flags).  A writer cleaning
+   * pages itself, WB_SYNC_NONE, sets no flag. */
+  guint32 flags = ioc == pc->flusher ? SIM_BIO_BACKGROUND : 0;
   guint64 started = 0, skipped = 0;
   SimFile *run_file = NULL;
   guint64 run_first = 0, run_len = 0;
@@ -915,7 +931,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       /* Pages go to the device in runs of contiguous pages of one file. */
       if (run_len && (page->file != run_file || page->index != run_first + run_len))
         {
-          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
+          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
           run_len = 0;
         }
       if (run_len == 0)
@@ -930,7 +946,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       started++;
     }
   if (run_len)
-    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, 0);
+    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
   wb_plug_finish (&wp);
   return started;
 }

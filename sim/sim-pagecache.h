@@ -46,6 +46,8 @@ typedef struct {
   guint64          pauses;         /* their sleeps begun (wb_pause) */
   SimTime          pause_ns;       /* total length of those sleeps */
   SimTime          max_pause_ns;   /* longest since the reader reset it */
+  SimTime          last_bdp_sleep_ns; /* the last of those sleeps began (bdi->last_bdp_sleep,
+                                    * read by blk-wbt); SIM_TIME_NEVER: none yet */
   guint64          flusher_pages;  /* pages the flusher started writing */
 } SimBdi;
 

@@ -291,6 +291,17 @@ bio_end_io (Sim *sim, SimBio *bio, SimTime now)
 
 /* ---- submission -------------------------------------------------------- */
 
+/* O_DIRECT: reads are synchronous, direct writes REQ_SYNC | REQ_IDLE
+ * (block/fops.c dio_bio_write_op), which blk-wbt leaves alone; a
+ * writeback-like writer (sync = false) sends plain async writes. */
+static guint32
+bio_flags (const SimProcess *p, SimOp op)
+{
+  if (op == SIM_OP_READ)
+    return SIM_BIO_SYNC;
+  return p->cfg.async_writes ? 0 : SIM_BIO_SYNC | SIM_BIO_IDLE;
+}
+
 /* Submit the remaining bios of cur_io; FALSE if the task went to sleep. */
 static gboolean
 submit_bios (SimProcess *p)
@@ -300,14 +311,16 @@ submit_bios (SimProcess *p)
   sim_queue_start_plug (p->q, &p->plug, p->ioc);
   while (p->cur_sectors_left > 0)
     {
-      guint32 n = (guint32) MIN (p->cur_sectors_left, (guint64) p->q->limits.max_sectors);
+      /* The user buffer is page-aligned and its pages scattered: a bio
+       * ends at max_sectors or at its max_segments-th page. */
+      guint64 buf_offset = io->bytes - p->cur_sectors_left * SIM_SECTOR_BYTES;
+      guint32 n = sim_queue_bio_sectors (p->q, buf_offset, p->cur_sectors_left);
       SimBio *bio = sim_queue_bio_alloc (p->q);
       bio->sector = p->cur_sector;
       bio->nr_sectors = n;
+      bio->nr_segments = sim_segments_for (buf_offset, (guint64) n * SIM_SECTOR_BYTES);
       bio->op = io->op;
-      /* O_DIRECT: reads and direct writes are synchronous requests;
-       * writeback-like writers send async writes. */
-      bio->flags = (io->op == SIM_OP_WRITE && p->cfg.async_writes) ? 0 : SIM_BIO_SYNC;
+      bio->flags = bio_flags (p, io->op);
       bio->ioc = p->ioc;
       bio->end_io = bio_end_io;
       bio->end_io_data = io;
@@ -667,11 +680,17 @@ host_aio (const SimProcess *p)
   return p->cfg.page_cache == NULL && p->cfg.aio;
 }
 
+/* The bios submit_bios cuts an I/O of @bytes into. */
 static guint64
 requests_of (const SimProcess *p, guint64 bytes)
 {
-  guint64 max_bytes = (guint64) p->q->limits.max_sectors * SIM_SECTOR_BYTES;
-  return MAX (G_GUINT64_CONSTANT (1), (bytes + max_bytes - 1) / max_bytes);
+  guint64 n = 0, left = bytes / SIM_SECTOR_BYTES;
+  while (left > 0)
+    {
+      left -= sim_queue_bio_sectors (p->q, bytes - left * SIM_SECTOR_BYTES, left);
+      n++;
+    }
+  return MAX (G_GUINT64_CONSTANT (1), n);
 }
 
 static void

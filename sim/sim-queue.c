@@ -2,9 +2,10 @@
  * dispatch, following 2.6.28 block/blk-core.c (__make_request, get_request,
  * freed_request), block/elevator.c (elv_merge, elv_dispatch_sort,
  * elv_rqhash_*) and block/blk-merge.c (attempt_back/front_merge).
- * Simplifications, each a candidate for later issues: segment limits are
- * not modelled (only max_sectors); a woken submitter gets the freed request
- * at once (no batching window of BLK_BATCH_REQ); barriers do not exist.
+ * Segments: max_segments with every page a segment of its own (see
+ * sim-queue.h).  Simplifications, each a candidate for later issues: a
+ * woken submitter gets the freed request at once (no batching window of
+ * BLK_BATCH_REQ); barriers do not exist.
  *
  * blk-mq elevators (SCHED_F_MQ) take the 6.18 path instead (block/blk-mq.c
  * blk_mq_submit_bio, blk_add_rq_to_plug, blk_mq_flush_plug_list;
@@ -23,6 +24,7 @@
  */
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
+#include "sim/sim-wbt.h"
 #include "models/sched/sched.h"
 
 #include <string.h>
@@ -70,10 +72,29 @@ sim_queue_limits_init (SimQueueLimits *limits, guint hz)
 {
   limits->nr_requests = 128;
   limits->max_sectors = 1024;
+  limits->max_segments = SIM_QUEUE_DEFAULT_MAX_SEGMENTS;
   /* unplug_delay = msecs_to_jiffies(3), at least one jiffy. */
   gint64 jiffies = MAX (1, (3 * (gint64) hz + 999) / 1000);
   limits->unplug_delay_ns = jiffies * (SIM_NS_PER_S / (SimTime) hz);
   limits->unplug_thresh = 4;
+}
+
+guint32
+sim_queue_limits_bio_sectors (const SimQueueLimits *limits, guint64 buf_offset_bytes,
+                              guint64 sectors_left)
+{
+  g_assert (limits->max_segments >= 1 && sectors_left > 0);
+  /* The end of the max_segments-th page from the bio's first one. */
+  guint64 page_end = (buf_offset_bytes / SIM_QUEUE_SEGMENT_BYTES + limits->max_segments)
+                     * SIM_QUEUE_SEGMENT_BYTES;
+  guint64 by_segments = (page_end - buf_offset_bytes) / SIM_SECTOR_BYTES;
+  return (guint32) MIN (MIN (sectors_left, (guint64) limits->max_sectors), by_segments);
+}
+
+guint32
+sim_queue_bio_sectors (const SimRequestQueue *q, guint64 buf_offset_bytes, guint64 sectors_left)
+{
+  return sim_queue_limits_bio_sectors (&q->limits, buf_offset_bytes, sectors_left);
 }
 
 SimRequestQueue *
@@ -83,7 +104,7 @@ sim_queue_new (Sim *sim, const char *name, const SimQueueLimits *limits)
   q->sim = sim;
   q->name = g_strdup (name);
   q->limits = *limits;
-  g_assert (q->limits.nr_requests >= 1);
+  g_assert (q->limits.nr_requests >= 1 && q->limits.max_segments >= 1);
   sim_list_init (&q->dispatch);
   for (guint d = 0; d < SIM_N_OPS; d++)
     sim_list_init (&q->wait_list[d]);
@@ -99,6 +120,7 @@ sim_queue_free (SimRequestQueue *q)
     return;
   if (q->elevator)
     sched_queue_free (q->elevator);
+  sim_wbt_free (q->wbt);
   /* Requests and bios still in use when a timed run ends live in the same
    * chunks as the free ones; freeing the chunks releases all of them. */
   g_ptr_array_unref (q->chunks);
@@ -201,8 +223,11 @@ request_alloc (SimRequestQueue *q, SimBio *bio)
   rq->state = SIM_RQ_PENDING;
   rq->sector = bio->sector;
   rq->nr_sectors = bio->nr_sectors;
+  rq->nr_segments = bio->nr_segments;
   rq->op = bio->op;
   rq->sync = (bio->flags & SIM_BIO_SYNC) != 0;
+  /* rq_qos_track -> wbt_track. */
+  rq->wbt_flags = q->wbt ? sim_wbt_bio_flags (q->wbt, bio) : 0;
   rq->ioc = bio->ioc;
   rq->bio = rq->biotail = bio;
   rq->nr_bios = 1;
@@ -341,10 +366,20 @@ find_merge (SimRequestQueue *q, const SimBio *bio, SimRequest **out)
   return SCHED_NO_MERGE;
 }
 
+/* ll_back/front_merge_fn, ll_merge_requests_fn: the merged request stays
+ * within max_sectors and, its segments simply adding up (scattered pages,
+ * never physically contiguous), within max_segments. */
 static gboolean
-size_ok (SimRequestQueue *q, guint64 a, guint64 b)
+size_ok (SimRequestQueue *q, guint64 sectors_a, guint64 sectors_b, guint32 segs_a, guint32 segs_b)
 {
-  return a + b <= q->limits.max_sectors;
+  if (sectors_a + sectors_b > q->limits.max_sectors)
+    return FALSE;
+  if (segs_a + segs_b > q->limits.max_segments)
+    {
+      q->counters.segment_limited++;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* attempt_merge(): merge @next into @rq when contiguous. */
@@ -355,13 +390,14 @@ attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
     return FALSE;
   if (sim_request_end_sector (rq) != next->sector || rq->op != next->op)
     return FALSE;
-  if (!size_ok (q, rq->nr_sectors, next->nr_sectors))
+  if (!size_ok (q, rq->nr_sectors, next->nr_sectors, rq->nr_segments, next->nr_segments))
     return FALSE;
 
   rq->biotail->next = next->bio;
   rq->biotail = next->biotail;
   rq->nr_bios += next->nr_bios;
   rq->nr_sectors += next->nr_sectors;
+  rq->nr_segments += next->nr_segments;
   next->bio = next->biotail = NULL;
   next->nr_bios = 0;
   if (next->alloc_ns < rq->alloc_ns)
@@ -377,7 +413,12 @@ attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
   q->nr_sorted--;
   q->last_merge = rq;
   q->counters.request_merges++;
+  /* blk_mq_free_request -> rq_qos_done: the absorbed request's token. */
+  guint8 wbt_flags = next->wbt_flags;
+  guint64 seq = next->seq;
   request_free (q, next);
+  if (q->wbt)
+    sim_wbt_done (q->wbt, wbt_flags, seq);
   return TRUE;
 }
 
@@ -417,7 +458,8 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
 {
   SimRequest *rq = NULL;
   SchedMerge type = find_merge (q, bio, &rq);
-  if (type == SCHED_NO_MERGE || !size_ok (q, rq->nr_sectors, bio->nr_sectors))
+  if (type == SCHED_NO_MERGE
+      || !size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
     return FALSE;
 
   if (type == SCHED_BACK_MERGE)
@@ -428,6 +470,7 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
       rq->biotail = bio;
       bio->next = NULL;
       rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
       rq->nr_bios++;
       q->counters.back_merges++;
       if (!attempt_back_merge (q, rq))
@@ -441,6 +484,7 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
       rq->bio = bio;
       rq->sector = bio->sector;
       rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
       rq->nr_bios++;
       q->counters.front_merges++;
       if (!attempt_front_merge (q, rq))
@@ -608,15 +652,13 @@ plug_add (SimRequestQueue *q, SimPlug *plug, SimRequest *rq)
   plug->rq_count++;
 }
 
-/* blk_rq_merge_ok for a plugged request: same direction, within
- * max_sectors.  Its I/O priority check (5.17+) always passes here: a
- * plug holds one task's requests and the simulated priority is the
- * task's. */
+/* blk_rq_merge_ok for a plugged request: same direction.  Its I/O
+ * priority check (5.17+) always passes here: a plug holds one task's
+ * requests and the simulated priority is the task's. */
 static gboolean
-plug_rq_merge_ok (const SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
+plug_rq_merge_ok (const SimRequest *rq, const SimBio *bio)
 {
-  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op
-         && rq->nr_sectors + bio->nr_sectors <= q->limits.max_sectors;
+  return rq->state == SIM_RQ_PLUGGED && rq->op == bio->op;
 }
 
 /* blk_attempt_plug_merge (6.18 block/blk-merge.c): only the newest request
@@ -629,10 +671,16 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
   if (plug->rq_count == 0)
     return FALSE;
   SimRequest *rq = sim_container_of (plug->list.prev, SimRequest, queuelist);
-  if (!plug_rq_merge_ok (q, rq, bio))
+  if (!plug_rq_merge_ok (rq, bio))
+    return FALSE;
+  gboolean back = sim_request_end_sector (rq) == bio->sector;
+  if (!back && rq->sector != bio->sector + bio->nr_sectors)
+    return FALSE;
+  /* bio_attempt_back/front_merge -> ll_back/front_merge_fn. */
+  if (!size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
     return FALSE;
   gboolean sync = (bio->flags & SIM_BIO_SYNC) != 0;
-  if (sim_request_end_sector (rq) == bio->sector)
+  if (back)
     {
       emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
       rq->biotail->next = bio;
@@ -640,7 +688,7 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
       bio->next = NULL;
       q->counters.back_merges++;
     }
-  else if (rq->sector == bio->sector + bio->nr_sectors)
+  else
     {
       emit (q, TRACE_ACT_FRONTMERGE, bio->sector, bio->nr_sectors, bio->op, sync, bio->ioc, 0);
       bio->next = rq->bio;
@@ -648,9 +696,8 @@ plug_merge (SimRequestQueue *q, SimPlug *plug, SimBio *bio)
       rq->sector = bio->sector;
       q->counters.front_merges++;
     }
-  else
-    return FALSE;
   rq->nr_sectors += bio->nr_sectors;
+  rq->nr_segments += bio->nr_segments;
   rq->nr_bios++;
   q->counters.plug_merges++;
   return TRUE;
@@ -724,11 +771,123 @@ may_exceed_pool (SimRequestQueue *q, const SimBio *bio)
          == SCHED_MAY_QUEUE_MUST;
 }
 
+/* No request of @bio's direction is free for it. */
+static gboolean
+pool_empty (SimRequestQueue *q, const SimBio *bio)
+{
+  return q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio);
+}
+
+/* A request for @bio (blk_mq_get_new_requests after the throttle; 2.6
+ * get_request), into @cur's plug or the elevator; or, with the pool of
+ * its direction empty, its task sleeps (get_request_wait /
+ * blk_mq_get_tag): FALSE with @bio parked on @waiter, which wake_waiter
+ * resumes once the bio has its request.  The queue is unplugged (2.6) or
+ * the task's plug flushed (blk-mq) first so that it drains. */
+static gboolean
+get_request (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter, SimPlug *cur)
+{
+  if (pool_empty (q, bio))
+    {
+      g_assert (waiter != NULL);
+      q->counters.sleeps++;
+      emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      waiter->bio = bio;
+      sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
+      plug_sleep (q, cur);
+      sim_queue_unplug (q, bio->ioc);
+      return FALSE;
+    }
+  SimRequest *rq = request_alloc (q, bio);
+  if (cur)
+    plug_add (q, cur, rq);
+  else
+    add_new_request (q, rq);
+  return TRUE;
+}
+
+/* A throttled task woke with its token and got @rq: it goes on building
+ * its I/O (write_cache_pages after rq_qos_wait returns), and its next
+ * bios merge into the request in its plug (blk_attempt_plug_merge) without
+ * a token, until one does not fit.  The simulation has already cut those
+ * bios and parked them behind it: the contiguous ones of the same task
+ * back-merge into @rq here, before it leaves for the elevator; their
+ * waiters join @woken. */
+static void
+absorb_parked_bios (SimRequestQueue *q, SimRequest *rq, SimList *woken)
+{
+  for (;;)
+    {
+      SimBioWaiter *next = sim_wbt_first_waiter (q->wbt);
+      if (next == NULL)
+        return;
+      SimBio *bio = next->bio;
+      if (bio->ioc != rq->ioc || bio->op != rq->op || bio->sector != sim_request_end_sector (rq)
+          || !size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
+        return;
+      sim_wbt_unqueue (q->wbt, next);
+      next->bio = NULL;
+      emit (q, TRACE_ACT_BACKMERGE, bio->sector, bio->nr_sectors, bio->op,
+            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
+      rq->biotail->next = bio;
+      rq->biotail = bio;
+      bio->next = NULL;
+      rq->nr_sectors += bio->nr_sectors;
+      rq->nr_segments += bio->nr_segments;
+      rq->nr_bios++;
+      q->counters.back_merges++;
+      q->counters.plug_merges++;
+      sim_list_add_tail (&next->link, woken);
+    }
+}
+
+/* blk-wbt woke a throttled task with its token: it goes on to allocate
+ * its request.  As after a sleep for a request, that request goes to the
+ * elevator, not to the task's plug. */
+static void
+wbt_granted (SimRequestQueue *q, SimBioWaiter *w)
+{
+  SimBio *bio = w->bio;
+  w->bio = NULL;
+  if (pool_empty (q, bio))
+    {
+      get_request (q, bio, w, NULL);
+      return;
+    }
+  SimRequest *rq = request_alloc (q, bio);
+  SimList woken;
+  sim_list_init (&woken);
+  absorb_parked_bios (q, rq, &woken);
+  add_new_request (q, rq);
+  SimTime now = sim_now (q->sim);
+  if (w->resume)
+    w->resume (q->sim, w->resume_data, now);
+  while (!sim_list_empty (&woken))
+    {
+      SimBioWaiter *next = sim_list_first_entry (&woken, SimBioWaiter, link);
+      sim_list_del (&next->link);
+      if (next->resume)
+        next->resume (q->sim, next->resume_data, now);
+    }
+}
+
+void
+sim_queue_init_wbt (SimRequestQueue *q, const SimWbtConfig *cfg)
+{
+  g_assert (q->wbt == NULL && q->counters.bios == 0);
+  q->wbt = sim_wbt_new (q, cfg, wbt_granted);
+}
+
 gboolean
 sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
 {
   g_assert (bio->nr_sectors > 0 && bio->nr_sectors <= q->limits.max_sectors);
   g_assert (bio->end_io != NULL);
+  /* Built within the limits (bio_split_to_limits has nothing to cut). */
+  if (bio->nr_segments == 0)
+    bio->nr_segments = sim_segments_for (0, (guint64) bio->nr_sectors * SIM_SECTOR_BYTES);
+  g_assert (bio->nr_segments <= q->limits.max_segments);
   bio->queue_ns = sim_now (q->sim);
   q->counters.bios++;
   emit (q, TRACE_ACT_QUEUE, bio->sector, bio->nr_sectors, bio->op,
@@ -749,27 +908,14 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
       && !elv_queue_empty (q) && bio_merge (q, bio))
     return TRUE;
 
-  if (q->rq_count[bio->op] >= q->limits.nr_requests && !may_exceed_pool (q, bio))
+  /* rq_qos_throttle: over wbt's limit the task sleeps (rq_qos_wait ->
+   * io_schedule, which flushes its plug) until wbt gives it a token. */
+  if (q->wbt && !sim_wbt_throttle (q->wbt, bio, waiter))
     {
-      /* get_request_wait() / blk_mq_get_tag(): sleep until a request of
-       * this direction is freed; the queue is unplugged (2.6) or the
-       * task's plug flushed (blk-mq) first so that it drains. */
-      g_assert (waiter != NULL);
-      q->counters.sleeps++;
-      emit (q, TRACE_ACT_SLEEPRQ, bio->sector, bio->nr_sectors, bio->op,
-            (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
-      waiter->bio = bio;
-      sim_list_add_tail (&waiter->link, &q->wait_list[bio->op]);
       plug_sleep (q, cur);
-      sim_queue_unplug (q, bio->ioc);
       return FALSE;
     }
-  SimRequest *rq = request_alloc (q, bio);
-  if (cur)
-    plug_add (q, cur, rq);
-  else
-    add_new_request (q, rq);
-  return TRUE;
+  return get_request (q, bio, waiter, cur);
 }
 
 /* ---- dispatch ---------------------------------------------------------- */
@@ -856,6 +1002,8 @@ sim_queue_run (SimRequestQueue *q)
       q->in_flight++;
       q->counters.dispatched++;
       emit_rq (q, TRACE_ACT_ISSUE, rq);
+      if (q->wbt)
+        sim_wbt_issue (q->wbt, rq);
       if (q->elevator->ops->activate)
         q->elevator->ops->activate (q->elevator, rq, rq->dispatch_ns);
       sim_device_start (q->device, rq);
@@ -885,11 +1033,20 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
    * submit their next I/O: the dispatch decision made here does not see a
    * reader's next request, which is what anticipation and idling are for.
    * The request is freed first so that a woken submitter finds the pool
-   * consistent. */
+   * consistent.  blk-wbt (blk_mq_end_request): the window's sample
+   * (blk_stat_add), then rq_qos_done as the request is freed; the tasks
+   * it wakes take their tokens then and run, like those woken by end_io,
+   * after the refill. */
+  if (q->wbt)
+    sim_wbt_stat_add (q->wbt, rq);
+  guint8 wbt_flags = rq->wbt_flags;
+  guint64 seq = rq->seq;
   SimBio *bio = rq->bio;
   rq->bio = rq->biotail = NULL;
   request_free (q, rq);
   sim_queue_run (q);
+  if (q->wbt)
+    sim_wbt_done (q->wbt, wbt_flags, seq);
   while (bio)
     {
       SimBio *next = bio->next;

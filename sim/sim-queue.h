@@ -28,6 +28,23 @@
  *    (blk_mq_sched_bio_merge -> ops.bio_merge); "none" merges in the plug
  *    only;
  *  - requests on the dispatch list or on the device never merge.
+ *
+ * Request size: a request grows up to max_sectors and max_segments
+ * (6.18 block/blk-merge.c ll_back_merge_fn, ll_front_merge_fn ->
+ * ll_new_hw_segment, ll_merge_requests_fn; 2.6.28 the same with
+ * max_phys_segments/max_hw_segments, ../shared/reference/
+ * kernel-algorithms.md §6.1).  Page-cache pages and the pages of a user
+ * buffer are scattered in memory, so every page is a segment of its own
+ * (no two are physically contiguous): 128 segments hold 512 KiB.  A bio
+ * larger than the limits is built in pieces that fit (what
+ * bio_split_to_limits would cut it into).
+ *
+ * blk-wbt (sim-wbt.h), on blk-mq queues that have one: a bio that does
+ * not merge is throttled before its request is allocated
+ * (blk_mq_get_new_requests -> rq_qos_throttle), the request records the
+ * bio's wbt flags (rq_qos_track), issue and completion are reported
+ * (rq_qos_issue, blk_stat_add, rq_qos_done), as is a request freed by a
+ * request-to-request merge.
  */
 #pragma once
 
@@ -42,17 +59,46 @@ G_BEGIN_DECLS
 typedef struct _SchedQueue SchedQueue;
 typedef struct _SimDevice  SimDevice;
 typedef struct _SimPlug    SimPlug;
+typedef struct _SimWbt     SimWbt;
+typedef struct _SimWbtConfig SimWbtConfig;
 
 #define SIM_QUEUE_HASH_BUCKETS 64
 
 typedef struct {
   guint    nr_requests;        /* per direction; default 128, minimum 4 */
   guint32  max_sectors;        /* largest request; default 1024 (512 KiB) */
+  guint    max_segments;       /* segments of a request; default 128 (BLK_MAX_SEGMENTS) */
   SimTime  unplug_delay_ns;    /* default 3 ms (at least one jiffy) */
   guint    unplug_thresh;      /* default 4 */
 } SimQueueLimits;
 
+/* BLK_MAX_SEGMENTS (include/linux/blkdev.h); 2.6's MAX_PHYS_SEGMENTS and
+ * MAX_HW_SEGMENTS were 128 as well. */
+#define SIM_QUEUE_DEFAULT_MAX_SEGMENTS 128u
+/* One segment per page: pages are scattered in memory. */
+#define SIM_QUEUE_SEGMENT_BYTES        4096u
+
 void sim_queue_limits_init (SimQueueLimits *limits, guint hz);
+
+/* Segments of @bytes of data that start @buf_offset_bytes into a page-
+ * aligned buffer: the pages they touch. */
+static inline guint32
+sim_segments_for (guint64 buf_offset_bytes, guint64 bytes)
+{
+  if (bytes == 0)
+    return 0;
+  guint64 first = buf_offset_bytes / SIM_QUEUE_SEGMENT_BYTES;
+  guint64 last = (buf_offset_bytes + bytes - 1) / SIM_QUEUE_SEGMENT_BYTES;
+  return (guint32) (last - first + 1);
+}
+
+/* The sectors of the next bio of an I/O with @sectors_left sectors still to
+ * go, its data @buf_offset_bytes into a page-aligned buffer: at most
+ * max_sectors, and no more pages than max_segments (bio_split_to_limits ->
+ * bio_split_rw_at: a bio is cut where either limit is reached). */
+guint32 sim_queue_limits_bio_sectors (const SimQueueLimits *limits,
+                                      guint64               buf_offset_bytes,
+                                      guint64               sectors_left);
 
 /* Called for every blktrace-like event when tracing is on (--trace-out). */
 typedef void (*SimQueueTraceFunc) (gpointer data, const TraceRecord *rec);
@@ -72,6 +118,7 @@ typedef struct {
   guint64  unplugs_io;         /* blk-mq: explicit plug flushes (blk_finish_plug) */
   guint64  plug_merges;        /* blk-mq: bios merged in their task's plug (also counted
                                 * as back or front merges, as /sys/block/X/stat does) */
+  guint64  segment_limited;    /* merges refused because of max_segments alone */
   guint64  bytes[SIM_N_OPS];
   guint64  ios[SIM_N_OPS];     /* completed requests by direction */
 } SimQueueCounters;
@@ -111,6 +158,13 @@ struct _SimRequestQueue {
   /* statistics */
   SimQueueCounters counters;
   SimTimeAvg       depth_avg;             /* requests allocated (queued + in flight) */
+
+  /* blk-wbt (sim-wbt.h); NULL: none (legacy elevators, or not set up). */
+  SimWbt           *wbt;
+  /* Its BDI's last sleep of a writer in balance_dirty_pages
+   * (bdi->last_bdp_sleep, SIM_TIME_NEVER: none yet); NULL without a page
+   * cache on the queue.  Set by sim-pagecache.c, read by blk-wbt. */
+  const SimTime    *last_bdp_sleep_ns;
 
   SimQueueTraceFunc trace;
   gpointer          trace_data;
@@ -161,6 +215,15 @@ void             sim_queue_set_device (SimRequestQueue     *q,
 void             sim_queue_set_trace (SimRequestQueue      *q,
                                       SimQueueTraceFunc     fn,
                                       gpointer              data);
+/* wbt_init on a blk-mq queue (@cfg: sim-wbt.h SimWbtConfig); call before
+ * the first bio.  The queue owns its wbt. */
+void             sim_queue_init_wbt  (SimRequestQueue      *q,
+                                      const SimWbtConfig   *cfg);
+
+/* The next bio's sectors (sim_queue_limits_bio_sectors with @q's limits). */
+guint32          sim_queue_bio_sectors (const SimRequestQueue *q,
+                                      guint64               buf_offset_bytes,
+                                      guint64               sectors_left);
 
 /* A bio from the queue's free list; fields zeroed. */
 SimBio          *sim_queue_bio_alloc (SimRequestQueue      *q);

@@ -114,6 +114,29 @@ append_host_text (GString *out, const SimRunResult *r)
     g_string_append_printf (out, "  (%u more locks in the JSON output)\n", r->locks->len - LOCK_ROWS);
 }
 
+/* One line for a queue whose blk-wbt throttled anything, so that runs
+ * without buffered writes keep their shape. */
+static void
+report_wbt_text (GString *out, const SimDeviceResult *d)
+{
+  if (!d->has_wbt || d->wbt.stats.tracked == 0)
+    return;
+  const SimWbtResult *w = &d->wbt;
+  const SimWbtStats *st = &w->stats;
+  g_string_append_printf (out, "  %-16s wbt: lat %" SIM_TIME_FORMAT "us%s; tracked %" G_GUINT64_FORMAT
+                          " (slept %" G_GUINT64_FORMAT ", waiting max %u, tokens max %u);"
+                          " windows %" G_GUINT64_FORMAT " (exceeded %" G_GUINT64_FORMAT
+                          ", ok %" G_GUINT64_FORMAT ", unknown %" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
+                          "); scale down %" G_GUINT64_FORMAT " up %" G_GUINT64_FORMAT
+                          ", step %d..%d, now %d: max %u normal %u background %u\n",
+                          d->name, w->min_lat_ns / SIM_NS_PER_US, w->enabled ? "" : " (off)",
+                          st->tracked, st->waits, st->max_waiting, st->max_inflight, st->windows,
+                          st->status[SIM_WBT_LAT_EXCEEDED], st->status[SIM_WBT_LAT_OK],
+                          st->status[SIM_WBT_LAT_UNKNOWN], st->status[SIM_WBT_LAT_UNKNOWN_WRITES],
+                          st->scale_downs, st->scale_ups, st->min_step, st->max_step, w->scale_step,
+                          w->max_depth, w->wb_normal, w->wb_background);
+}
+
 void
 sim_report_run_text (GString *out, const SimRunResult *r)
 {
@@ -230,6 +253,8 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               l->pieces, l->mean_model_in_flight, l->max_model_in_flight,
                               l->max_pending);
     }
+  for (guint i = 0; i < r->devices->len; i++)
+    report_wbt_text (out, g_ptr_array_index (r->devices, i));
 }
 
 void
@@ -418,6 +443,45 @@ add_loop_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_end_object (b);
 }
 
+/* "wbt": present for blk-mq queues only (legacy elevators have none). */
+static void
+add_wbt_json (JsonBuilder *b, const SimDeviceResult *d)
+{
+  const SimWbtResult *w = &d->wbt;
+  const SimWbtStats *st = &w->stats;
+  json_builder_set_member_name (b, "wbt");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "enabled");
+  json_builder_add_boolean_value (b, w->enabled);
+  add_uint_member (b, "lat_usec", (guint64) (w->min_lat_ns / SIM_NS_PER_US));
+  add_uint_member (b, "queue_depth", w->queue_depth);
+  json_builder_set_member_name (b, "write_cache");
+  json_builder_add_boolean_value (b, w->write_cache);
+  add_uint_member (b, "tracked", st->tracked);
+  add_uint_member (b, "waits", st->waits);
+  add_uint_member (b, "max_waiting", st->max_waiting);
+  add_uint_member (b, "max_inflight", st->max_inflight);
+  add_uint_member (b, "windows", st->windows);
+  add_uint_member (b, "windows_exceeded", st->status[SIM_WBT_LAT_EXCEEDED]);
+  add_uint_member (b, "windows_exceeded_sync_issue", st->sync_issue_exceeded);
+  add_uint_member (b, "windows_ok", st->status[SIM_WBT_LAT_OK]);
+  add_uint_member (b, "windows_unknown", st->status[SIM_WBT_LAT_UNKNOWN]);
+  add_uint_member (b, "windows_unknown_writes", st->status[SIM_WBT_LAT_UNKNOWN_WRITES]);
+  add_uint_member (b, "scale_downs", st->scale_downs);
+  add_uint_member (b, "scale_ups", st->scale_ups);
+  json_builder_set_member_name (b, "min_step");
+  json_builder_add_int_value (b, st->min_step);
+  json_builder_set_member_name (b, "max_step");
+  json_builder_add_int_value (b, st->max_step);
+  json_builder_set_member_name (b, "scale_step");
+  json_builder_add_int_value (b, w->scale_step);
+  add_uint_member (b, "max_depth", w->max_depth);
+  add_uint_member (b, "wb_normal", w->wb_normal);
+  add_uint_member (b, "wb_background", w->wb_background);
+  add_uint_member (b, "inflight", w->inflight);
+  json_builder_end_object (b);
+}
+
 static void
 add_device_json (JsonBuilder *b, const SimDeviceResult *d)
 {
@@ -448,6 +512,8 @@ add_device_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_int_value (b, (gint64) d->counters.bytes[SIM_OP_WRITE]);
   if (d->via_loop)
     add_loop_json (b, d);
+  if (d->has_wbt)
+    add_wbt_json (b, d);
   json_builder_end_object (b);
 }
 

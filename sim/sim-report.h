@@ -10,6 +10,7 @@
 #include "sim/sim-cpu.h"
 #include "sim/sim-lock.h"
 #include "sim/sim-queue.h"
+#include "sim/sim-wbt.h"
 
 G_BEGIN_DECLS
 
@@ -67,12 +68,28 @@ typedef struct {
   guint    max_pending;         /* pieces waiting for a model slot at once */
 } SimLoopResult;
 
+/* blk-wbt on the device's queue (sim-wbt.h), at the end of the run. */
+typedef struct {
+  gboolean    enabled;
+  SimTime     min_lat_ns;       /* wbt_lat_usec * 1000 (0 when off) */
+  guint       queue_depth;
+  gboolean    write_cache;
+  gint        scale_step;
+  guint       max_depth;
+  guint       wb_normal;
+  guint       wb_background;
+  guint       inflight;
+  SimWbtStats stats;
+} SimWbtResult;
+
 typedef struct {
   char    *name;
   char    *sched;
   char    *model;
   gboolean via_loop;      /* the fields of @loop are set */
   SimLoopResult loop;
+  gboolean has_wbt;       /* a blk-mq queue: the fields of @wbt are set */
+  SimWbtResult wbt;
   double   utilisation;
   guint64  merges;        /* back + front + request merges */
   double   mean_queue_depth;

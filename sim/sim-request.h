@@ -25,10 +25,23 @@ typedef enum {
 
 const char *sim_op_name (SimOp op);
 
+/* The request flags the elevators and blk-wbt look at (include/linux/
+ * blk_types.h REQ_*).  Who sets which, as the kernel does:
+ *  - reads: SYNC (plus AHEAD for readahead windows);
+ *  - O_DIRECT writes: SYNC | IDLE (block/fops.c dio_bio_write_op,
+ *    fs/iomap/direct-io.c iomap_dio_bio_opflags), which blk-wbt never
+ *    throttles;
+ *  - writeback for fsync()/sync() (WB_SYNC_ALL): SYNC;
+ *  - the flusher's background and periodic writeback (for_background,
+ *    for_kupdate): BACKGROUND (include/linux/writeback.h
+ *    wbc_to_write_flags);
+ *  - other writeback (a writer cleaning its own pages, reclaim): none. */
 typedef enum {
-  SIM_BIO_SYNC  = 1 << 0,    /* reads, O_DIRECT and O_SYNC writes */
-  SIM_BIO_AHEAD = 1 << 1,    /* readahead */
-  SIM_BIO_META  = 1 << 2,
+  SIM_BIO_SYNC       = 1 << 0,    /* REQ_SYNC */
+  SIM_BIO_AHEAD      = 1 << 1,    /* REQ_RAHEAD: readahead */
+  SIM_BIO_META       = 1 << 2,    /* REQ_META */
+  SIM_BIO_IDLE       = 1 << 3,    /* REQ_IDLE: no more I/O follows soon (O_DIRECT writes) */
+  SIM_BIO_BACKGROUND = 1 << 4,    /* REQ_BACKGROUND: background writeback */
 } SimBioFlags;
 
 typedef struct _SimBio       SimBio;
@@ -72,6 +85,8 @@ struct _SimBio {
   guint32       nr_sectors;
   SimOp         op;
   guint32       flags;       /* SimBioFlags */
+  guint32       nr_segments; /* pages its data spans (each a segment of its own:
+                              * scattered pages); 0: the queue counts whole pages */
   SimIoContext *ioc;
   SimTime       queue_ns;    /* when it was submitted (Q) */
   SimBioEndIo   end_io;
@@ -96,8 +111,10 @@ struct _SimRequest {
   SimRequestState state;
   guint64        sector;
   guint32        nr_sectors;
+  guint32        nr_segments;/* nr_phys_segments: at most the queue's max_segments */
   SimOp          op;
   gboolean       sync;
+  guint8         wbt_flags;  /* SimWbtFlags of its first bio (wbt_track) */
   SimIoContext  *ioc;        /* of the first bio */
   SimBio        *bio;
   SimBio        *biotail;

@@ -252,6 +252,7 @@ dev_disk_init (DevModel *dev, GError **error)
   d->overhead_op_ns[SIM_OP_WRITE] = d->write_overhead_ns;
   d->skip_sequential[SIM_OP_READ] = d->read_lookahead;
   d->skip_sequential[SIM_OP_WRITE] = d->write_cache;
+  dev->write_cache = d->write_cache;
   d->head_cyl = 0;
   d->last_end_sector = G_MAXUINT64;
   dev->parallelism = 1;

@@ -116,6 +116,8 @@ struct _DevModel {
   guint32       max_sectors;    /* "max_sectors_kb" as sectors, default 512 KiB */
   /* Set by the model's init: */
   guint         parallelism;
+  gboolean      write_cache;    /* a volatile write cache the host is told of
+                                 * (sd: QUEUE_FLAG_WC); default FALSE */
   /* Set by the engine (sim_device_new): the device's own random stream,
    * "device.NAME.service", for models with random service times.  NULL
    * when the model is used outside a simulation (unit tests). */

@@ -76,6 +76,10 @@ typedef enum {
                              * it still holds (elevator_mq_ops.bio_merge: mq-deadline,
                              * bfq, kyber); without it ("none") bios merge only in
                              * their task's plug.  Legacy elevators always merge. */
+  SCHED_F_NO_WBT = 1 << 2,  /* blk-mq: the scheduler turns blk-wbt's default off
+                             * (bfq_init_queue -> wbt_disable_default, 6.18
+                             * block/bfq-iosched.c); a wbt_lat_usec set by hand
+                             * still applies */
 } SchedFlags;
 
 typedef struct _SchedTimer SchedTimer;

@@ -74,6 +74,9 @@ wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn)
   sim_page_cache_throttle (w->pc, wr);
   b->pauses++;
   b->pause_ns += ns;
+  /* balance_dirty_pages: bdi->last_bdp_sleep = jiffies before the sleep
+   * (6.18 mm/page-writeback.c), which blk-wbt's wb_recent_wait reads. */
+  b->last_bdp_sleep_ns = sim_now (w->sim);
   b->max_pause_ns = MAX (b->max_pause_ns, ns);
   wr->pause = sim_schedule_in (w->sim, ns, fn, w, wr);
 }

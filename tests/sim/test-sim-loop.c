@@ -63,6 +63,9 @@ fixture_setup (Fixture *f, const char *model_text, const SimLoopConfig *loop)
   sim_queue_limits_init (&limits, 1000);
   limits.nr_requests = 1024;
   limits.max_sectors = loop ? loop->max_sectors : 1024;
+  /* Requests of up to 2 MiB are cut into pieces here: no segment limit in
+   * the way (test_scenario_segments checks the kernel's 128). */
+  limits.max_segments = 1024;
   f->q = sim_queue_new (f->sim, "t", &limits);
   g_autoptr (GError) error = NULL;
   DevModel *model = dev_model_new_from_data ("t", model_text, &error);
@@ -363,11 +366,16 @@ test_scenario_iodepth (void)
 static void
 test_scenario_throughput (void)
 {
+  /* max_segments = 1024 lifts the segment limit so that requests are as
+   * large as max_sectors allows; without it 128 scattered 4 KiB pages
+   * make every request 512 KiB, as the kernel's are. */
   static const struct { const char *keys; guint commands_per_read; } cases[] = {
-    { "max_sectors_kb = 1024\n", 2 },                      /* direct: two 1 MiB requests */
+    { "max_sectors_kb = 1024\nmax_segments = 1024\n", 2 },  /* direct: two 1 MiB requests */
     { "max_sectors_kb = 512\n", 4 },
-    { "via = loop\nloop_max_sectors_kb = 2048\n", 2 },     /* one request, two 1 MiB pieces */
-    { "via = loop\n", 3 },                                 /* 1280 KiB (1 MiB + 256 KiB) + 768 KiB */
+    { "max_sectors_kb = 1024\n", 4 },                      /* 128 segments: 512 KiB requests */
+    { "via = loop\nloop_max_sectors_kb = 2048\nmax_segments = 1024\n", 2 }, /* one request, two 1 MiB pieces */
+    { "via = loop\nmax_segments = 1024\n", 3 },           /* 1280 KiB (1 MiB + 256 KiB) + 768 KiB */
+    { "via = loop\n", 4 },                                 /* 512 KiB requests, one piece each */
     { "via = loop\nloop_max_io = 256KiB\n", 8 },
   };
   const guint n_reads = 32;
