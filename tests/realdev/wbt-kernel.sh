@@ -53,10 +53,11 @@ bin=${IOSIM_BIN:-}
 work=$(mktemp -d /tmp/iosim-wbt-kernel.XXXXXX)
 img=/dev/shm/iosim-wbt-kernel.$$.img
 inst=$tracing/instances/iosim-wbt-kernel-$$
-dev= qd= orig_sched= orig_wbt= wbt_written=0 sampler=
+dev= qd= orig_sched= orig_wbt= wbt_written=0 sampler= reader=
 cleanup () {
   set +e
   [ -n "$sampler" ] && kill "$sampler" 2>/dev/null && wait "$sampler" 2>/dev/null
+  [ -n "$reader" ] && kill "$reader" 2>/dev/null && wait "$reader" 2>/dev/null
   if [ -d "$inst" ]; then
     echo 0 > "$inst/tracing_on"
     echo 0 > "$inst/events/wbt/enable"
@@ -122,7 +123,11 @@ echo 1 > "$inst/tracing_on"
 ( while :; do awk '{ print $2 }' "/sys/block/${dev#/dev/}/inflight"; sleep 0.01; done ) \
   > "$work/inflight" &
 sampler=$!
-dd if="$dev" of=/dev/null bs=64k iflag=direct count=100000 2>/dev/null &
+# The reader must outlast the writer: a window without reads is not a
+# miss, and wbt scales such windows up (a lone dd reads the 512 MiB file
+# in under a second on an idle machine).
+( trap 'kill $! 2>/dev/null; exit 0' TERM
+  while :; do dd if="$dev" of=/dev/null bs=64k iflag=direct 2>/dev/null & wait $!; done ) &
 reader=$!
 major_minor=$(cat "/sys/block/${dev#/dev/}/dev")
 for _ in $(seq 20); do
@@ -131,6 +136,7 @@ for _ in $(seq 20); do
 done
 kill "$reader" 2>/dev/null || true
 wait "$reader" 2>/dev/null || true
+reader=
 kill "$sampler"
 wait "$sampler" 2>/dev/null || true
 sampler=
