@@ -48,6 +48,10 @@ typedef struct {
   gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
   guint            client_window; /* shared stream: requests in flight (0 = threads) */
   guint            threads;
+  /* start = T1, T2, ...: thread t starts at thread_start_ns[t] (NULL: all
+   * at cfg.start_ns).  Threads started "at once" by a tool begin in an
+   * order its fork and the CPUs decide; a scenario can state it. */
+  SimTime         *thread_start_ns;
   SimProcessConfig cfg;          /* cfg.name unset; trace_ios from @trace */
   GArray          *trace;        /* SimTraceIo, trace-driven only */
 } ScenarioProcess;
@@ -121,6 +125,34 @@ get_time (GKeyFile *kf, const char *group, const char *key, SimTime dflt,
   g_autoptr (GError) local = NULL;
   if (!sim_parse_time_ns (text, 0, out, &local))
     return scenario_invalid (error, group, key, "%s", local->message);
+  return TRUE;
+}
+
+/* start = T, or one time per thread (T1, T2, ...): cfg.start_ns is the
+ * earliest, thread_start_ns each thread's own. */
+static gboolean
+get_starts (GKeyFile *kf, const char *group, ScenarioProcess *p, GError **error)
+{
+  g_autofree char *text = scenario_get_string (kf, group, "start");
+  g_auto (GStrv) items = NULL;
+  guint n;
+
+  if (text == NULL || strchr (text, ',') == NULL)
+    return get_time (kf, group, "start", 0, &p->cfg.start_ns, error);
+  items = g_strsplit (text, ",", -1);
+  n = g_strv_length (items);
+  if (n != p->threads)
+    return scenario_invalid (error, group, "start", "%u times for %u thread%s: give one start, "
+                             "or one per thread", n, p->threads, p->threads == 1 ? "" : "s");
+  p->thread_start_ns = g_new0 (SimTime, n);
+  p->cfg.start_ns = G_MAXINT64;
+  for (guint t = 0; t < n; t++)
+    {
+      g_autoptr (GError) local = NULL;
+      if (!sim_parse_time_ns (g_strstrip (items[t]), 0, &p->thread_start_ns[t], &local))
+        return scenario_invalid (error, group, "start", "time %u: %s", t + 1, local->message);
+      p->cfg.start_ns = MIN (p->cfg.start_ns, p->thread_start_ns[t]);
+    }
   return TRUE;
 }
 
@@ -457,6 +489,7 @@ process_free (gpointer data)
   g_free (p->name);
   if (p->trace)
     g_array_unref (p->trace);
+  g_free (p->thread_start_ns);
   g_free (p);
 }
 
@@ -748,7 +781,7 @@ load_process (Scenario *s, const char *group, GError **error)
   if (!get_uint (s->kf, group, "threads", 1, 1, 1024, &threads, error))
     return FALSE;
   p->threads = (guint) threads;
-  if (!get_time (s->kf, group, "start", 0, &p->cfg.start_ns, error)
+  if (!get_starts (s->kf, group, p, error)
       || !get_time (s->kf, group, "stop", 0, &p->cfg.stop_ns, error)
       || !load_identity (s, p, group, error))
     return FALSE;
@@ -1742,6 +1775,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           cfg.cursor = &cursors[i];
           cfg.thread_index = t;
           cfg.n_threads = sp->threads;
+          if (sp->thread_start_ns != NULL)
+            cfg.start_ns = sp->thread_start_ns[t];
           cfg.shared_ioc = sp->shared_ioc ? &shared_iocs[i] : NULL;
           g_autofree char *name = sp->threads > 1 ? g_strdup_printf ("%s.%u", sp->name, t)
                                                   : g_strdup (sp->name);
