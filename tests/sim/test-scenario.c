@@ -208,6 +208,10 @@ test_bad_scenarios (void)
     { "[device a]\nkind = fixed\n[process p]\nio = buffered\nend_fsync = yes\nsize = 1MiB\n",
       "end_fsync" },
     { "[device a]\nkind = fixed\n[process p]\nop = fsync\nsize = 1MiB\n", "sync" },
+    { "[device a]\nkind = fixed\n[process p]\nthreads = 3\nstart = 0us, 5us\nsize = 1MiB\n",
+      "start: 2 times for 3 threads" },
+    { "[device a]\nkind = fixed\n[process p]\nthreads = 2\nstart = 0us, soon\nsize = 1MiB\n",
+      "start: time 2" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -217,6 +221,52 @@ test_bad_scenarios (void)
       g_assert_nonnull (error);
       if (strstr (error->message, cases[i].needle) == NULL)
         g_error ("case %u: '%s' does not mention '%s'", i, error->message, cases[i].needle);
+    }
+}
+
+/* start = T1, T2, ...: each thread of the group starts at its own time
+ * (interleaved readers started in the order 0, 2, 1, 3). */
+static void
+test_thread_starts (void)
+{
+  const char *text =
+    "[sim]\nseed = 1\n"
+    "[device d]\nkind = fixed\noverhead = 1ms\nbandwidth = 100MB/s\nsched = noop\n"
+    "[process r]\ndevice = d\nop = read\npattern = sequential\nstream = interleaved\n"
+    "threads = 4\nstart = 3ms, 9ms, 6ms, 12ms\nio = direct\nbs = 64KiB\nsize = 4MiB\n";
+  static const gint64 start_ns[] = { 3000000, 9000000, 6000000, 12000000 };
+  gint64 first_ns[4] = { G_MAXINT64, G_MAXINT64, G_MAXINT64, G_MAXINT64 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *log_text = NULL;
+  char *log_buf = NULL;
+  gsize log_len = 0;
+  FILE *log = open_memstream (&log_buf, &log_len);
+  ScenarioOutputs outputs = { .io_log = log };
+  g_autoptr (Scenario) s = scenario_load_data (text, "starts", NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  log_text = log_buf;
+  /* Each thread's first I/O is issued at its own start (the io log's
+   * eighth column, issue_ns). */
+  {
+    g_auto (GStrv) lines = g_strsplit (log_text, "\n", -1);
+    for (guint k = 0; lines[k] != NULL && lines[k][0] != '\0'; k++)
+      {
+        g_auto (GStrv) f = g_strsplit (lines[k], ",", -1);
+        if (strcmp (f[0], "process") == 0)
+          continue;
+        guint t = (guint) (f[0][2] - '0');
+        g_assert_cmpuint (t, <, 4);
+        first_ns[t] = MIN (first_ns[t], g_ascii_strtoll (f[7], NULL, 10));
+      }
+  }
+  for (guint t = 0; t < 4; t++)
+    {
+      g_autofree char *name = g_strdup_printf ("r.%u", t);
+      g_assert_cmpuint (find_process (r, name)->ios, ==, 16);
+      g_assert_cmpint (first_ns[t], ==, start_ns[t]);
     }
 }
 
@@ -279,6 +329,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/bad", test_bad_scenarios);
   g_test_add_func ("/scenario/fsync", test_fsync_keys);
   g_test_add_func ("/scenario/counted-groups", test_counted_groups);
+  g_test_add_func ("/scenario/thread-starts", test_thread_starts);
   g_test_add_func ("/scenario/set", test_set_override);
   g_test_add_func ("/scenario/inline-comments", test_inline_comments);
   return g_test_run ();
