@@ -69,6 +69,7 @@ struct _Scenario {
   GStrv       search_dirs;
   GStrv       sim_scheds;        /* [sim] sched: every device without its own */
   guint64     memory_bytes;      /* [host] memory: the page cache's size */
+  SimTime     writeback_page_cost_ns; /* [host] writeback_page_cost (sim-pagecache.h) */
   SimRaEra    ra_era;            /* [host] readahead */
   GPtrArray  *writebacks;        /* [host] writeback: const WbOps *, one run set each */
   guint       n_sched_runs;      /* runs per writeback era (elevator combinations) */
@@ -1020,10 +1021,11 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
-                                           "timeslice", NULL };
+                                           "timeslice", "writeback_page_cost", NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
     return NULL;
-  if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error))
+  if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error)
+      || !get_time (kf, "host", "writeback_page_cost", 0, &s->writeback_page_cost_ns, error))
     return NULL;
   g_autofree char *writeback = scenario_get_string (kf, "host", "writeback");
   g_auto (GStrv) eras = g_strsplit (writeback ? writeback : "none", ",", -1);
@@ -1730,6 +1732,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   WbPolicy *policy = NULL;
   if (page_cache)
     {
+      sim_page_cache_set_writeback_page_cost (page_cache, s->writeback_page_cost_ns);
       policy = wb_policy_new (run_writeback (s, run), page_cache, sim, s->hz,
                                         s->kf, error);
       if (policy == NULL)

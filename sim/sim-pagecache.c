@@ -25,6 +25,18 @@ struct _SimPage {
 
 #define PAGE_CHUNK 1024
 
+/* A writeback bio waiting for its submitter to have prepared its pages
+ * (sim_page_cache_set_writeback_page_cost). */
+typedef struct _PacedBio PacedBio;
+struct _PacedBio {
+  PacedBio           *next_free;
+  SimFile            *file;
+  guint64             first;
+  guint64             n;
+  const SimIoContext *ioc;
+  guint32             flags;
+};
+
 struct _SimPageCache {
   Sim        *sim;
   SimRaEra    era;
@@ -49,6 +61,10 @@ struct _SimPageCache {
   gboolean    reclaim_rotates;      /* 3.2+ direct reclaim, see reclaim_one */
   guint64     dirty_seq;            /* pages made dirty so far (fsync's tag) */
   const SimIoContext *flusher;
+  SimTime     wb_page_cost_ns;      /* sim_page_cache_set_writeback_page_cost */
+  GHashTable *submit_clock;         /* SimIoContext* -> SimTime*: when its submitter is free */
+  PacedBio   *free_paced;           /* PacedBio free list */
+  GPtrArray  *paced_chunks;         /* PacedBio storage */
   SimPageCacheStats stats;
 };
 
@@ -76,6 +92,8 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->era = era;
   pc->max_pages = MAX (G_GUINT64_CONSTANT (64), memory_bytes / SIM_PAGE_BYTES);
   pc->chunks = g_ptr_array_new_with_free_func (g_free);
+  pc->paced_chunks = g_ptr_array_new_with_free_func (g_free);
+  pc->submit_clock = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   guint64 buckets = 1024;
   while (buckets < pc->max_pages && buckets < (G_GUINT64_CONSTANT (1) << 20))
     buckets <<= 1;
@@ -114,6 +132,8 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
+  g_ptr_array_unref (pc->paced_chunks);
+  g_hash_table_unref (pc->submit_clock);
   g_free (pc->buckets);
   g_free (pc);
 }
@@ -876,10 +896,90 @@ typedef struct {
   SimRequestQueue *q;
 } WbPlug;
 
+void
+sim_page_cache_set_writeback_page_cost (SimPageCache *pc, SimTime ns_per_page)
+{
+  g_assert (ns_per_page >= 0);
+  pc->wb_page_cost_ns = ns_per_page;
+}
+
+#define PACED_CHUNK 64
+
+static PacedBio *
+paced_alloc (SimPageCache *pc)
+{
+  if (pc->free_paced == NULL)
+    {
+      PacedBio *chunk = g_new0 (PacedBio, PACED_CHUNK);
+      g_ptr_array_add (pc->paced_chunks, chunk);
+      for (guint i = 0; i < PACED_CHUNK; i++)
+        {
+          chunk[i].next_free = pc->free_paced;
+          pc->free_paced = &chunk[i];
+        }
+    }
+  PacedBio *pb = pc->free_paced;
+  pc->free_paced = pb->next_free;
+  return pb;
+}
+
+/* The paced bio's pages are ready: it enters the block layer as its own
+ * plug section (blk-mq: the task's plug, flushed once the request is
+ * full), and a sync one kicks a legacy queue as the fsync's unplug does. */
+static void
+paced_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageCache *pc = subject;
+  PacedBio *pb = object;
+  SimRequestQueue *q = pb->file->q;
+  SimPlug plug = { 0 };
+
+  sim_queue_start_plug (q, &plug, pb->ioc);
+  submit_pages (pc, pb->file, SIM_OP_WRITE, pb->first, pb->n, pb->ioc, pb->flags);
+  sim_queue_finish_plug (q, &plug);
+  if (pb->flags & SIM_BIO_SYNC)
+    sim_queue_unplug (q, pb->ioc);
+  pb->next_free = pc->free_paced;
+  pc->free_paced = pb;
+}
+
+/* The submitter of @ioc prepares the run's pages one after another: each
+ * bio-sized chunk goes to the queue when its pages are done. */
+static void
+submit_paced (SimPageCache *pc, SimFile *f, guint64 first, guint64 n, const SimIoContext *ioc,
+              guint32 flags)
+{
+  SimTime *clock = g_hash_table_lookup (pc->submit_clock, ioc);
+  SimTime now = sim_now (pc->sim);
+
+  if (clock == NULL)
+    {
+      clock = g_new0 (SimTime, 1);
+      g_hash_table_insert (pc->submit_clock, (gpointer) ioc, clock);
+    }
+  while (n > 0)
+    {
+      guint64 chunk = MAX (1u, sim_queue_bio_sectors (f->q, 0, n * SIM_PAGE_SECTORS)
+                               / SIM_PAGE_SECTORS);
+      PacedBio *pb = paced_alloc (pc);
+
+      *clock = MAX (*clock, now) + (SimTime) chunk * pc->wb_page_cost_ns;
+      *pb = (PacedBio) { NULL, f, first, chunk, ioc, flags };
+      sim_schedule_at (pc->sim, *clock, paced_fired, pc, pb);
+      first += chunk;
+      n -= chunk;
+    }
+}
+
 static void
 wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64 n,
                 const SimIoContext *ioc, guint32 flags)
 {
+  if (pc->wb_page_cost_ns > 0)
+    {
+      submit_paced (pc, f, first, n, ioc, flags);
+      return;
+    }
   if (wp->q != f->q)
     {
       if (wp->q)

@@ -176,6 +176,15 @@ void          sim_page_cache_write_finish (SimPageCache *pc,
 /* 3.2+ direct reclaim: no pageout, pages it cannot free are put back at
  * the hot end (default FALSE: the 2.4-3.1 behaviour). */
 void          sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates);
+/* The CPU time the kernel spends on each page it writes back (the
+ * writepages path: page locking, set_page_writeback, bio building) before
+ * the page's bio reaches the block layer.  A submitter (the flusher, an
+ * fsync) prepares its pages one after another, so with a cost each of
+ * its writeback bios enters the queue when the pages before it and its
+ * own are done: chunk pages x cost after the previous one (a clock per
+ * submitting context).  0 (the default): all at once, as before.  The
+ * pages count as under writeback from the start. */
+void          sim_page_cache_set_writeback_page_cost (SimPageCache *pc, SimTime ns_per_page);
 /* The identity the writeback policy's flusher submits with: pages it
  * starts count in SimBdi.flusher_pages. */
 void          sim_page_cache_set_flusher (SimPageCache *pc, const SimIoContext *flusher);

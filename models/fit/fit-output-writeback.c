@@ -64,7 +64,23 @@ fit_append_writeback_host (GString *out, const FitResult *r)
                       "blk-mq kernel (IO-less balance_dirty_pages, 3.2+), whatever era the "
                       "trace's flusher threads name; set [host] writeback to simulate another");
   g_string_append_printf (out, "[host]\nmemory = %" G_GUINT64_FORMAT "\nwriteback = "
-                          FIT_WRITEBACK_ERA "\n\n[writeback]\n", h->memory_bytes);
+                          FIT_WRITEBACK_ERA "\n", h->memory_bytes);
+  if (r->writeback_page_cost_ns > 0)
+    {
+      fit_append_comment (out, "writeback_page_cost: the writeback submitters' time per page "
+                          "(%" G_GUINT64_FORMAT " gaps between their back-to-back bios over the "
+                          "pages of the first, the sleeps left out): the kernel prepares the "
+                          "pages one by one, so the bios reach the queue paced by it",
+                          r->writeback_page_cost_gaps);
+      g_string_append_printf (out, "writeback_page_cost = %.3fus\n",
+                              r->writeback_page_cost_ns / 1e3);
+    }
+  else
+    fit_append_comment (out, "writeback_page_cost not fitted: %" G_GUINT64_FORMAT " gaps between "
+                        "back-to-back writeback bios, fewer than %d; the simulated submitters "
+                        "queue their pages at once", r->writeback_page_cost_gaps,
+                        FIT_WB_PAGE_COST_MIN);
+  g_string_append (out, "\n[writeback]\n");
   /* As the sysctls: a _bytes value, when set, overrides its ratio. */
   g_string_append_printf (out, "dirty_ratio = %u\ndirty_background_ratio = %u\n",
                           h->dirty_ratio_pct, h->dirty_background_ratio_pct);
@@ -278,6 +294,12 @@ fit_json_writeback (JsonBuilder *b, const FitResult *r)
   json_builder_set_member_name (b, "era");
   json_builder_add_string_value (b, FIT_WRITEBACK_ERA);
   fit_json_uint (b, "request_cap_kib", r->request_cap_sectors / 2);
+  json_builder_set_member_name (b, "page_cost_us");
+  if (r->writeback_page_cost_ns > 0)
+    json_builder_add_double_value (b, r->writeback_page_cost_ns / 1e3);
+  else
+    json_builder_add_null_value (b);
+  fit_json_uint (b, "page_cost_gaps", r->writeback_page_cost_gaps);
   json_builder_set_member_name (b, "writers");
   json_builder_begin_array (b);
   for (guint k = 0; k < r->writers->len; k++)

@@ -545,6 +545,71 @@ fit_request_cap (FitResult *r, const TraceRequest *requests, gsize n_requests)
     }
 }
 
+/* How long the kernel took per page to hand writeback to the block layer:
+ * a submitter (the flusher, an fsync) prepares page after page (lock it,
+ * set_page_writeback, add it to a bio) and queues each bio as it fills,
+ * so between two of its writeback bios queued back to back lies the CPU
+ * time of the first one's pages.  A submitter that sleeps (a request tag,
+ * wbt, the flusher's timer) leaves a longer gap; the median of the
+ * per-page times is what the pages cost, the sleeps' rare long gaps
+ * aside, and gaps over FIT_WB_PAGE_COST_GAP_NS are not back to back.
+ * The figure is the pairs' total time over their total pages, leaving out
+ * the pairs above 4 times the median (a sleep): a text trace's times are
+ * whole microseconds, about one page's time, which a median of single
+ * gaps would round. */
+static void
+fit_writeback_page_cost (FitResult *r, GHashTable *by_pid)
+{
+  const TraceIo *ios = (const TraceIo *) r->ios->data;
+  g_autoptr(GArray) per_page = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) gaps = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) pages = g_array_new (FALSE, FALSE, sizeof (double));
+  double median, sum_gap = 0.0, sum_pages = 0.0;
+
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *p = g_ptr_array_index (r->processes, i);
+      const GArray *idx = g_hash_table_lookup (by_pid, GUINT_TO_POINTER (p->pid));
+      const TraceIo *prev = NULL;
+
+      if (p->writeback == FIT_WRITEBACK_NONE)
+        continue;
+      for (guint k = 0; k < idx->len; k++)
+        {
+          const TraceIo *io = &ios[g_array_index (idx, guint, k)];
+          gint64 gap;
+
+          if (!fit_is_data_write (io))
+            {
+              prev = NULL;
+              continue;
+            }
+          gap = prev != NULL ? fit_queue_ns (io) - fit_queue_ns (prev) : -1;
+          if (gap >= 0 && gap <= FIT_WB_PAGE_COST_GAP_NS)
+            {
+              double np = MAX (1.0, prev->nr_sectors / (double) FIT_PAGE_SECTORS);
+              double g = (double) gap, v = g / np;
+              g_array_append_val (gaps, g);
+              g_array_append_val (pages, np);
+              g_array_append_val (per_page, v);
+            }
+          prev = io;
+        }
+    }
+  r->writeback_page_cost_gaps = per_page->len;
+  if (per_page->len < FIT_WB_PAGE_COST_MIN)
+    return;
+  g_array_sort (per_page, fit_double_cmp);
+  median = fit_quantile ((const double *) per_page->data, per_page->len, 0.5);
+  for (guint k = 0; k < gaps->len; k++)
+    if (g_array_index (gaps, double, k) <= 4.0 * median * g_array_index (pages, double, k))
+      {
+        sum_gap += g_array_index (gaps, double, k);
+        sum_pages += g_array_index (pages, double, k);
+      }
+  r->writeback_page_cost_ns = sum_pages > 0 ? sum_gap / sum_pages : 0.0;
+}
+
 void
 fit_writeback (FitResult *r, const TraceRequest *requests, gsize n_requests,
                const FitHost *host)
@@ -569,4 +634,5 @@ fit_writeback (FitResult *r, const TraceRequest *requests, gsize n_requests,
       return;
     }
   fit_build_writers (r, by_pid);
+  fit_writeback_page_cost (r, by_pid);
 }

@@ -451,7 +451,17 @@ typedef struct {
                                   * fit_writeback); 0: not identified */
   guint64    request_cap_count;  /* requests of exactly that size */
   guint32    max_bio_sectors;    /* largest data bio */
+  /* The writeback submitters' time per page: the median over their
+   * back-to-back writeback bios of (next bio's queue time - this one's) /
+   * this one's pages; 0 when fewer than FIT_WB_PAGE_COST_MIN gaps. */
+  double     writeback_page_cost_ns;
+  guint64    writeback_page_cost_gaps;
 } FitResult;
+
+/* Gaps a submitter's per-page time needs, and the longest gap that still
+ * counts as back to back (longer: it slept, on a tag, wbt or the timer). */
+#define FIT_WB_PAGE_COST_MIN      32
+#define FIT_WB_PAGE_COST_GAP_NS   (1000 * 1000)
 
 typedef struct {
   gboolean    has_device;        /* restrict to dev_major,dev_minor */

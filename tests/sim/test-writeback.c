@@ -4,6 +4,8 @@
  * rate.  scenario_run itself asserts that no page is lost (dirtied =
  * written back + dirty + under writeback). */
 #include <glib.h>
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "models/scenario.h"
@@ -27,6 +29,67 @@ mbps (GPtrArray *runs, const char *label, const char *name)
         }
     }
   g_error ("no %s in %s", name, label);
+}
+
+/* [host] writeback_page_cost paces the writeback submitter: an fsync of
+ * 8 MiB (2048 pages) on a fast device hands its 512 KiB bios (128 pages)
+ * to the queue 128 x 10 us = 1.28 ms apart, so the last one is queued
+ * 15 x 1.28 ms after the first; without the cost all 16 go at once.  The
+ * simulated block trace (--trace-out) shows the Q events. */
+static void
+check_paced_fsync (const char *cost, gint64 want_spacing_ns)
+{
+  g_autofree char *text = g_strdup_printf (
+    "[sim]\nseed = 1\n[host]\nmemory = 1GiB\nwriteback = io-less-3.2\n"
+    "writeback_page_cost = %s\n"
+    "[device d]\nkind = fixed\noverhead = 10us\nbandwidth = 10000MB/s\nsched = none\n"
+    "[process w]\ndevice = d\nop = write\nio = buffered\nbs = 1MiB\nsize = 8MiB\n"
+    "end_fsync = true\n", cost);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) sc = scenario_load_data (text, "paced", NULL, NULL, &error);
+  char *buf = NULL;
+  gsize len = 0;
+  FILE *trace = open_memstream (&buf, &len);
+  ScenarioOutputs outputs = { .trace_out = trace };
+  g_autofree char *out = NULL;
+  g_auto (GStrv) lines = NULL;
+  gint64 first = -1, last = -1;
+  guint queued = 0;
+
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (sc, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (trace);
+  out = buf;
+  lines = g_strsplit (out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit_set (g_strstrip (lines[i]), " \t", -1);
+      guint n = 0;
+      const char *fields[8] = { NULL };
+
+      for (guint k = 0; f[k] != NULL && n < 8; k++)
+        if (f[k][0] != '\0')
+          fields[n++] = f[k];
+      /* blkparse: dev cpu seq time pid action rwbs sector + n */
+      if (n < 7 || strcmp (fields[5], "Q") != 0 || strchr (fields[6], 'W') == NULL)
+        continue;
+      gint64 t = (gint64) llround (g_ascii_strtod (fields[3], NULL) * 1e9);
+      first = first < 0 ? t : first;
+      last = t;
+      queued++;
+    }
+  g_test_message ("writeback_page_cost %s: %u writes queued from %" G_GINT64_FORMAT
+                  " to %" G_GINT64_FORMAT " ns", cost, queued, first, last);
+  g_assert_cmpuint (queued, ==, 16);
+  g_assert_cmpint (last - first, ==, 15 * want_spacing_ns);
+}
+
+static void
+test_paced_writeback (void)
+{
+  check_paced_fsync ("10us", 128 * 10000);
+  check_paced_fsync ("0us", 0);
 }
 
 static void
@@ -137,6 +200,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/writeback/two-writers", test_two_writers);
+  g_test_add_func ("/writeback/paced", test_paced_writeback);
   g_test_add_func ("/writeback/slow-writer-reader", test_slow_writer_reader);
   return g_test_run ();
 }
