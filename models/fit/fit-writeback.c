@@ -554,9 +554,11 @@ fit_request_cap (FitResult *r, const TraceRequest *requests, gsize n_requests)
  * per-page times is what the pages cost, the sleeps' rare long gaps
  * aside, and gaps over FIT_WB_PAGE_COST_GAP_NS are not back to back.
  * The figure is the pairs' total time over their total pages, leaving out
- * the pairs above 4 times the median (a sleep): a text trace's times are
- * whole microseconds, about one page's time, which a median of single
- * gaps would round. */
+ * the pairs whose time a page is above 4 times the median or the 99th
+ * percentile, whichever is larger (a sleep; they are rare, one per
+ * request at most): a text trace's times are whole microseconds, about a
+ * page's time, so the median alone is often 0 and would round the figure
+ * away. */
 static void
 fit_writeback_page_cost (FitResult *r, GHashTable *by_pid)
 {
@@ -564,7 +566,7 @@ fit_writeback_page_cost (FitResult *r, GHashTable *by_pid)
   g_autoptr(GArray) per_page = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) gaps = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) pages = g_array_new (FALSE, FALSE, sizeof (double));
-  double median, sum_gap = 0.0, sum_pages = 0.0;
+  double median, bound, sum_gap = 0.0, sum_pages = 0.0;
 
   for (guint i = 0; i < r->processes->len; i++)
     {
@@ -601,8 +603,9 @@ fit_writeback_page_cost (FitResult *r, GHashTable *by_pid)
     return;
   g_array_sort (per_page, fit_double_cmp);
   median = fit_quantile ((const double *) per_page->data, per_page->len, 0.5);
+  bound = MAX (4.0 * median, fit_quantile ((const double *) per_page->data, per_page->len, 0.99));
   for (guint k = 0; k < gaps->len; k++)
-    if (g_array_index (gaps, double, k) <= 4.0 * median * g_array_index (pages, double, k))
+    if (g_array_index (gaps, double, k) <= bound * g_array_index (pages, double, k))
       {
         sum_gap += g_array_index (gaps, double, k);
         sum_pages += g_array_index (pages, double, k);
