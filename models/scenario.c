@@ -70,6 +70,7 @@ struct _Scenario {
   GStrv       sim_scheds;        /* [sim] sched: every device without its own */
   guint64     memory_bytes;      /* [host] memory: the page cache's size */
   SimTime     writeback_page_cost_ns; /* [host] writeback_page_cost (sim-pagecache.h) */
+  guint64     writeback_bio_max_bytes; /* [host] writeback_bio_max; 0: the queue's limits */
   SimRaEra    ra_era;            /* [host] readahead */
   GPtrArray  *writebacks;        /* [host] writeback: const WbOps *, one run set each */
   guint       n_sched_runs;      /* runs per writeback era (elevator combinations) */
@@ -1021,12 +1022,20 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
-                                           "timeslice", "writeback_page_cost", NULL };
+                                           "timeslice", "writeback_page_cost",
+                                           "writeback_bio_max", NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error)
-      || !get_time (kf, "host", "writeback_page_cost", 0, &s->writeback_page_cost_ns, error))
+      || !get_time (kf, "host", "writeback_page_cost", 0, &s->writeback_page_cost_ns, error)
+      || !get_size (kf, "host", "writeback_bio_max", 0, &s->writeback_bio_max_bytes, error))
     return NULL;
+  if (s->writeback_bio_max_bytes % SIM_PAGE_BYTES != 0)
+    {
+      scenario_invalid (error, "host", "writeback_bio_max", "%" G_GUINT64_FORMAT " bytes is not "
+                        "a whole number of 4 KiB pages", s->writeback_bio_max_bytes);
+      return NULL;
+    }
   g_autofree char *writeback = scenario_get_string (kf, "host", "writeback");
   g_auto (GStrv) eras = g_strsplit (writeback ? writeback : "none", ",", -1);
   s->writebacks = g_ptr_array_new ();
@@ -1733,6 +1742,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   if (page_cache)
     {
       sim_page_cache_set_writeback_page_cost (page_cache, s->writeback_page_cost_ns);
+      sim_page_cache_set_writeback_bio_pages (page_cache,
+                                              s->writeback_bio_max_bytes / SIM_PAGE_BYTES);
       policy = wb_policy_new (run_writeback (s, run), page_cache, sim, s->hz,
                                         s->kf, error);
       if (policy == NULL)

@@ -25,17 +25,29 @@ struct _SimPage {
 
 #define PAGE_CHUNK 1024
 
-/* A writeback bio waiting for its submitter to have prepared its pages
- * (sim_page_cache_set_writeback_page_cost). */
-typedef struct _PacedBio PacedBio;
-struct _PacedBio {
-  PacedBio           *next_free;
-  SimFile            *file;
-  guint64             first;
-  guint64             n;
-  const SimIoContext *ioc;
-  guint32             flags;
+/* A run of contiguous pages a writeback submitter still has to prepare
+ * and queue (sim_page_cache_set_writeback_page_cost). */
+typedef struct _PacedRun PacedRun;
+struct _PacedRun {
+  PacedRun *next;
+  SimFile  *file;
+  guint64   first;
+  guint64   n;
+  guint32   flags;
 };
+
+/* One writeback submitter (the flusher, an fsync's task): it prepares
+ * its runs' pages one after another, queueing each bio when its pages are
+ * done, inside one plug section, and stops while a bio of it sleeps. */
+typedef struct {
+  SimPageCache       *pc;
+  const SimIoContext *ioc;
+  PacedRun           *head, *tail;
+  gboolean            busy;       /* a step is scheduled, or a bio of it sleeps */
+  SimPlug             plug;
+  SimRequestQueue    *plug_q;     /* the queue of the open plug section, or NULL */
+  SimBioWaiter        waiter;     /* its sleeping bio's */
+} Submitter;
 
 struct _SimPageCache {
   Sim        *sim;
@@ -62,9 +74,10 @@ struct _SimPageCache {
   guint64     dirty_seq;            /* pages made dirty so far (fsync's tag) */
   const SimIoContext *flusher;
   SimTime     wb_page_cost_ns;      /* sim_page_cache_set_writeback_page_cost */
-  GHashTable *submit_clock;         /* SimIoContext* -> SimTime*: when its submitter is free */
-  PacedBio   *free_paced;           /* PacedBio free list */
-  GPtrArray  *paced_chunks;         /* PacedBio storage */
+  guint64     wb_bio_pages;         /* sim_page_cache_set_writeback_bio_pages; 0: limits */
+  GHashTable *submitters;           /* SimIoContext* -> Submitter* */
+  PacedRun   *free_runs;            /* PacedRun free list */
+  GPtrArray  *run_chunks;           /* PacedRun storage */
   SimPageCacheStats stats;
 };
 
@@ -92,8 +105,8 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->era = era;
   pc->max_pages = MAX (G_GUINT64_CONSTANT (64), memory_bytes / SIM_PAGE_BYTES);
   pc->chunks = g_ptr_array_new_with_free_func (g_free);
-  pc->paced_chunks = g_ptr_array_new_with_free_func (g_free);
-  pc->submit_clock = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  pc->run_chunks = g_ptr_array_new_with_free_func (g_free);
+  pc->submitters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   guint64 buckets = 1024;
   while (buckets < pc->max_pages && buckets < (G_GUINT64_CONSTANT (1) << 20))
     buckets <<= 1;
@@ -132,8 +145,8 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
-  g_ptr_array_unref (pc->paced_chunks);
-  g_hash_table_unref (pc->submit_clock);
+  g_ptr_array_unref (pc->run_chunks);
+  g_hash_table_unref (pc->submitters);
   g_free (pc->buckets);
   g_free (pc);
 }
@@ -903,72 +916,170 @@ sim_page_cache_set_writeback_page_cost (SimPageCache *pc, SimTime ns_per_page)
   pc->wb_page_cost_ns = ns_per_page;
 }
 
-#define PACED_CHUNK 64
-
-static PacedBio *
-paced_alloc (SimPageCache *pc)
+void
+sim_page_cache_set_writeback_bio_pages (SimPageCache *pc, guint64 pages)
 {
-  if (pc->free_paced == NULL)
+  pc->wb_bio_pages = pages;
+}
+
+#define RUN_CHUNK 64
+
+static PacedRun *
+run_alloc (SimPageCache *pc)
+{
+  if (pc->free_runs == NULL)
     {
-      PacedBio *chunk = g_new0 (PacedBio, PACED_CHUNK);
-      g_ptr_array_add (pc->paced_chunks, chunk);
-      for (guint i = 0; i < PACED_CHUNK; i++)
+      PacedRun *chunk = g_new0 (PacedRun, RUN_CHUNK);
+      g_ptr_array_add (pc->run_chunks, chunk);
+      for (guint i = 0; i < RUN_CHUNK; i++)
         {
-          chunk[i].next_free = pc->free_paced;
-          pc->free_paced = &chunk[i];
+          chunk[i].next = pc->free_runs;
+          pc->free_runs = &chunk[i];
         }
     }
-  PacedBio *pb = pc->free_paced;
-  pc->free_paced = pb->next_free;
-  return pb;
+  PacedRun *run = pc->free_runs;
+  pc->free_runs = run->next;
+  return run;
 }
 
-/* The paced bio's pages are ready: it enters the block layer as its own
- * plug section (blk-mq: the task's plug, flushed once the request is
- * full), and a sync one kicks a legacy queue as the fsync's unplug does. */
-static void
-paced_fired (Sim *sim, gpointer subject, gpointer object)
+static void submitter_step (Sim *sim, gpointer subject, gpointer object);
+
+/* The pages of the next bio of @su's first run. */
+static guint64
+next_bio_pages (const Submitter *su)
 {
-  SimPageCache *pc = subject;
-  PacedBio *pb = object;
-  SimRequestQueue *q = pb->file->q;
-  SimPlug plug = { 0 };
+  const PacedRun *run = su->head;
+  guint64 n = MAX (1u, sim_queue_bio_sectors (run->file->q, 0, run->n * SIM_PAGE_SECTORS)
+                       / SIM_PAGE_SECTORS);
 
-  sim_queue_start_plug (q, &plug, pb->ioc);
-  submit_pages (pc, pb->file, SIM_OP_WRITE, pb->first, pb->n, pb->ioc, pb->flags);
-  sim_queue_finish_plug (q, &plug);
-  if (pb->flags & SIM_BIO_SYNC)
-    sim_queue_unplug (q, pb->ioc);
-  pb->next_free = pc->free_paced;
-  pc->free_paced = pb;
+  return su->pc->wb_bio_pages ? MIN (n, su->pc->wb_bio_pages) : n;
 }
 
-/* The submitter of @ioc prepares the run's pages one after another: each
- * bio-sized chunk goes to the queue when its pages are done. */
+/* Prepare the next bio's pages: it is queued that much CPU time later. */
+static void
+submitter_schedule (Submitter *su)
+{
+  su->busy = TRUE;
+  sim_schedule_in (su->pc->sim, (SimTime) next_bio_pages (su) * su->pc->wb_page_cost_ns,
+                   submitter_step, su, NULL);
+}
+
+/* Nothing left: the section ends (blk_finish_plug), and an fsync's task
+ * kicks a legacy queue as it waits. */
+static void
+submitter_done (Submitter *su)
+{
+  if (su->plug_q != NULL)
+    {
+      sim_queue_finish_plug (su->plug_q, &su->plug);
+      sim_queue_unplug (su->plug_q, su->ioc);
+    }
+  su->plug_q = NULL;
+  su->busy = FALSE;
+}
+
+static void
+submitter_continue (Submitter *su)
+{
+  if (su->head != NULL)
+    submitter_schedule (su);
+  else
+    submitter_done (su);
+}
+
+/* The sleeping bio got its request (or a wbt token): the task runs on. */
+static void
+submitter_resumed (Sim *sim, gpointer data, SimTime now)
+{
+  submitter_continue (data);
+}
+
+/* One bio, inside the submitter's plug section; FALSE if it sleeps. */
+static gboolean
+submitter_queue_bio (Submitter *su, SimFile *f, guint64 first, guint64 n, guint32 flags)
+{
+  SimRequestQueue *q = f->q;
+  SimBio *bio = sim_queue_bio_alloc (q);
+
+  if (su->plug_q != q)
+    {
+      if (su->plug_q != NULL)
+        sim_queue_finish_plug (su->plug_q, &su->plug);
+      su->plug_q = q;
+      sim_queue_start_plug (q, &su->plug, su->ioc);
+    }
+  else
+    sim_queue_resume_plug (q, &su->plug);
+  bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
+  bio->nr_sectors = (guint32) (n * SIM_PAGE_SECTORS);
+  bio->nr_segments = (guint32) n;
+  bio->op = SIM_OP_WRITE;
+  bio->flags = flags;
+  bio->ioc = (SimIoContext *) su->ioc;
+  bio->end_io = write_bio_done;
+  bio->end_io_data = f;
+  su->pc->stats.write_ios++;
+  sim_list_init (&su->waiter.link);
+  su->waiter.resume = submitter_resumed;
+  su->waiter.resume_data = su;
+  if (!sim_queue_submit_bio (q, bio, &su->waiter))
+    {
+      /* It sleeps: schedule() flushed and left the plug (plug_sleep);
+       * the section goes on when it wakes. */
+      if (q->current_plug == &su->plug)
+        sim_queue_suspend_plug (q, &su->plug);
+      return FALSE;
+    }
+  sim_queue_suspend_plug (q, &su->plug);
+  return TRUE;
+}
+
+static void
+submitter_step (Sim *sim, gpointer subject, gpointer object)
+{
+  Submitter *su = subject;
+  PacedRun *run = su->head;
+  guint64 n = next_bio_pages (su), first = run->first;
+  SimFile *f = run->file;
+  guint32 flags = run->flags;
+
+  run->first += n;
+  run->n -= n;
+  if (run->n == 0)
+    {
+      su->head = run->next;
+      if (su->head == NULL)
+        su->tail = NULL;
+      run->next = su->pc->free_runs;
+      su->pc->free_runs = run;
+    }
+  if (submitter_queue_bio (su, f, first, n, flags))
+    submitter_continue (su);
+}
+
+/* @ioc's submitter takes the run after whatever it still has to do. */
 static void
 submit_paced (SimPageCache *pc, SimFile *f, guint64 first, guint64 n, const SimIoContext *ioc,
               guint32 flags)
 {
-  SimTime *clock = g_hash_table_lookup (pc->submit_clock, ioc);
-  SimTime now = sim_now (pc->sim);
+  Submitter *su = g_hash_table_lookup (pc->submitters, ioc);
+  PacedRun *run = run_alloc (pc);
 
-  if (clock == NULL)
+  if (su == NULL)
     {
-      clock = g_new0 (SimTime, 1);
-      g_hash_table_insert (pc->submit_clock, (gpointer) ioc, clock);
+      su = g_new0 (Submitter, 1);
+      su->pc = pc;
+      su->ioc = ioc;
+      g_hash_table_insert (pc->submitters, (gpointer) ioc, su);
     }
-  while (n > 0)
-    {
-      guint64 chunk = MAX (1u, sim_queue_bio_sectors (f->q, 0, n * SIM_PAGE_SECTORS)
-                               / SIM_PAGE_SECTORS);
-      PacedBio *pb = paced_alloc (pc);
-
-      *clock = MAX (*clock, now) + (SimTime) chunk * pc->wb_page_cost_ns;
-      *pb = (PacedBio) { NULL, f, first, chunk, ioc, flags };
-      sim_schedule_at (pc->sim, *clock, paced_fired, pc, pb);
-      first += chunk;
-      n -= chunk;
-    }
+  *run = (PacedRun) { NULL, f, first, n, flags };
+  if (su->tail != NULL)
+    su->tail->next = run;
+  else
+    su->head = run;
+  su->tail = run;
+  if (!su->busy)
+    submitter_schedule (su);
 }
 
 static void

@@ -179,12 +179,20 @@ void          sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rot
 /* The CPU time the kernel spends on each page it writes back (the
  * writepages path: page locking, set_page_writeback, bio building) before
  * the page's bio reaches the block layer.  A submitter (the flusher, an
- * fsync) prepares its pages one after another, so with a cost each of
- * its writeback bios enters the queue when the pages before it and its
- * own are done: chunk pages x cost after the previous one (a clock per
- * submitting context).  0 (the default): all at once, as before.  The
- * pages count as under writeback from the start. */
+ * fsync's task) prepares its pages one after another inside one plug
+ * section (wb_writeback, ext4_do_writepages: blk_start_plug around the
+ * pass), so each bio is queued its pages x cost after the one before; a
+ * bio that sleeps (a request, a wbt token) stops the submitter until it
+ * wakes, as it stops the kernel's task; the section ends when the last
+ * bio is queued.  0 (the default): all at once.  Pages count as under
+ * writeback from the start. */
 void          sim_page_cache_set_writeback_page_cost (SimPageCache *pc, SimTime ns_per_page);
+/* At most @pages pages per writeback bio (0: the queue's limits): a block
+ * device's page cache writes through buffer heads, one bio a block
+ * (fs/buffer.c block_write_full_folio -> submit_bh_wbc), so 4 KiB bios
+ * that merge into requests in the submitter's plug; a file system's
+ * writepages builds larger ones.  Applies with a page cost. */
+void          sim_page_cache_set_writeback_bio_pages (SimPageCache *pc, guint64 pages);
 /* The identity the writeback policy's flusher submits with: pages it
  * starts count in SimBdi.flusher_pages. */
 void          sim_page_cache_set_flusher (SimPageCache *pc, const SimIoContext *flusher);

@@ -743,6 +743,25 @@ sim_queue_finish_plug (SimRequestQueue *q, SimPlug *plug)
   plug_flush (q, plug, FALSE);
 }
 
+void
+sim_queue_suspend_plug (SimRequestQueue *q, SimPlug *plug)
+{
+  if (!queue_is_mq (q))
+    return;
+  g_assert (plug->q == q && q->current_plug == plug);
+  plug_leave (q, plug);
+}
+
+void
+sim_queue_resume_plug (SimRequestQueue *q, SimPlug *plug)
+{
+  if (!queue_is_mq (q))
+    return;
+  g_assert (plug->q == q && q->current_plug != plug);
+  plug->prev = q->current_plug;
+  q->current_plug = plug;
+}
+
 /* The submitter sleeps (for a request): schedule() flushes its plug
  * (sched_submit_work -> blk_flush_plug(plug, true)); it is no longer the
  * running task. */

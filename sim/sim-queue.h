@@ -248,6 +248,16 @@ void             sim_queue_start_plug (SimRequestQueue     *q,
 /* blk_finish_plug: flush @plug into the elevator (U) and end the section. */
 void             sim_queue_finish_plug (SimRequestQueue    *q,
                                       SimPlug              *plug);
+/* A plug section that spans several events of one busy task (a writeback
+ * submitter preparing page after page): suspend when the event ends
+ * (the plug keeps its requests, unlike a sleep, which flushes them; the
+ * task is not sleeping, only other tasks run meanwhile), resume in the
+ * task's next event before it submits again.  Every resume is followed
+ * by a suspend or finish in the same event. */
+void             sim_queue_suspend_plug (SimRequestQueue   *q,
+                                      SimPlug              *plug);
+void             sim_queue_resume_plug (SimRequestQueue    *q,
+                                      SimPlug              *plug);
 
 /* A task (@ioc, may be NULL) waits on its I/O, or submitted a direct I/O:
  * unplug (U). */

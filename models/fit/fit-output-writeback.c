@@ -74,6 +74,12 @@ fit_append_writeback_host (GString *out, const FitResult *r)
                           r->writeback_page_cost_gaps);
       g_string_append_printf (out, "writeback_page_cost = %.3fus\n",
                               r->writeback_page_cost_ns / 1e3);
+      fit_append_comment (out, "writeback_bio_max: the largest writeback bio of the trace; a "
+                          "block device's page cache writes a bio per 4 KiB block (buffer "
+                          "heads), a file system larger ones, and they merge in the "
+                          "submitter's plug");
+      g_string_append_printf (out, "writeback_bio_max = %" G_GUINT64_FORMAT "\n",
+                              r->writeback_bio_max_bytes);
     }
   else
     fit_append_comment (out, "writeback_page_cost not fitted: %" G_GUINT64_FORMAT " gaps between "
@@ -300,6 +306,7 @@ fit_json_writeback (JsonBuilder *b, const FitResult *r)
   else
     json_builder_add_null_value (b);
   fit_json_uint (b, "page_cost_gaps", r->writeback_page_cost_gaps);
+  fit_json_uint (b, "bio_max_bytes", r->writeback_bio_max_bytes);
   json_builder_set_member_name (b, "writers");
   json_builder_begin_array (b);
   for (guint k = 0; k < r->writers->len; k++)

@@ -586,6 +586,8 @@ fit_writeback_page_cost (FitResult *r, GHashTable *by_pid)
               prev = NULL;
               continue;
             }
+          r->writeback_bio_max_bytes = MAX (r->writeback_bio_max_bytes,
+                                            (guint64) io->nr_sectors * FIT_SECTOR_BYTES);
           gap = prev != NULL ? fit_queue_ns (io) - fit_queue_ns (prev) : -1;
           if (gap >= 0 && gap <= FIT_WB_PAGE_COST_GAP_NS)
             {

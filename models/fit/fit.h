@@ -456,6 +456,7 @@ typedef struct {
    * this one's pages; 0 when fewer than FIT_WB_PAGE_COST_MIN gaps. */
   double     writeback_page_cost_ns;
   guint64    writeback_page_cost_gaps;
+  guint64    writeback_bio_max_bytes; /* largest writeback bio (data): the path's bio size */
 } FitResult;
 
 /* Gaps a submitter's per-page time needs, and the longest gap that still

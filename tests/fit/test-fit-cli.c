@@ -57,7 +57,9 @@ static const FitCliCase cases[] = {
     "[host]\nmemory = 25769803776\nwriteback = io-less-3.2\n# writeback_page_cost: the "
     "writeback submitters' time per page (318 gaps between their back-to-back bios over the "
     "pages of the first, the sleeps left out): the kernel prepares the pages one by one, so the "
-    "bios reach the queue paced by it\nwriteback_page_cost = 0.933us\n\n[writeback]\ndirty_ratio = 20\n"
+    "bios reach the queue paced by it\nwriteback_page_cost = 0.933us\n# writeback_bio_max: the largest writeback bio of the trace; a block device's page cache "
+    "writes a bio per 4 KiB block (buffer heads), a file system larger ones, and they merge in "
+    "the submitter's plug\nwriteback_bio_max = 4096\n\n[writeback]\ndirty_ratio = 20\n"
     "dirty_background_ratio = 10\ndirty_background_bytes = 67108864\n" },
   { "writeback-memory-bad", OUT_INI, { "--host-memory", "lots", NULL }, 2, NULL,
     "--host-memory wants a size (e.g. 16GiB, 200MB, 4096), not \"lots\"" },

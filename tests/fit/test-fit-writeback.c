@@ -506,6 +506,7 @@ assert_synthetic_writer (const FitResult *r)
    * (the device's pace, 23 times the median), under the 1 ms that counts
    * as back to back but left out of the figure as a sleep. */
   g_assert_cmpfloat_with_epsilon (r->writeback_page_cost_ns, 2000.0, 1e-6);
+  g_assert_cmpuint (r->writeback_bio_max_bytes, ==, 4096);
   g_assert_cmpuint (r->writeback_page_cost_gaps, ==, 48 * 127 + 31 + 15);
 }
 

@@ -34,17 +34,22 @@ mbps (GPtrArray *runs, const char *label, const char *name)
 /* [host] writeback_page_cost paces the writeback submitter: an fsync of
  * 8 MiB (2048 pages) on a fast device hands its 512 KiB bios (128 pages)
  * to the queue 128 x 10 us = 1.28 ms apart, so the last one is queued
- * 15 x 1.28 ms after the first; without the cost all 16 go at once.  The
- * simulated block trace (--trace-out) shows the Q events. */
+ * 15 x 1.28 ms after the first; without the cost all 16 go at once.  With
+ * writeback_bio_max = 4KiB (a block device's buffer heads) the 2048 bios
+ * of one page are queued 10 us apart and merge, in the submitter's plug,
+ * into the same 16 requests of 512 KiB (max_segments 128), each sent on as
+ * the next one starts.  The simulated block trace (--trace-out) shows the
+ * Q and D events. */
 static void
-check_paced_fsync (const char *cost, gint64 want_spacing_ns)
+check_paced_fsync (const char *cost, const char *bio_max, guint want_bios,
+                   gint64 want_span_ns)
 {
   g_autofree char *text = g_strdup_printf (
     "[sim]\nseed = 1\n[host]\nmemory = 1GiB\nwriteback = io-less-3.2\n"
-    "writeback_page_cost = %s\n"
+    "writeback_page_cost = %s\nwriteback_bio_max = %s\n"
     "[device d]\nkind = fixed\noverhead = 10us\nbandwidth = 10000MB/s\nsched = none\n"
     "[process w]\ndevice = d\nop = write\nio = buffered\nbs = 1MiB\nsize = 8MiB\n"
-    "end_fsync = true\n", cost);
+    "end_fsync = true\n", cost, bio_max);
   g_autoptr (GError) error = NULL;
   g_autoptr (Scenario) sc = scenario_load_data (text, "paced", NULL, NULL, &error);
   char *buf = NULL;
@@ -54,7 +59,7 @@ check_paced_fsync (const char *cost, gint64 want_spacing_ns)
   g_autofree char *out = NULL;
   g_auto (GStrv) lines = NULL;
   gint64 first = -1, last = -1;
-  guint queued = 0;
+  guint queued = 0, dispatched = 0;
 
   g_assert_no_error (error);
   g_autoptr (SimRunResult) r = scenario_run (sc, 0, &outputs, &error);
@@ -72,24 +77,31 @@ check_paced_fsync (const char *cost, gint64 want_spacing_ns)
         if (f[k][0] != '\0')
           fields[n++] = f[k];
       /* blkparse: dev cpu seq time pid action rwbs sector + n */
-      if (n < 7 || strcmp (fields[5], "Q") != 0 || strchr (fields[6], 'W') == NULL)
+      if (n < 7 || strchr (fields[6], 'W') == NULL)
+        continue;
+      if (strcmp (fields[5], "D") == 0)
+        dispatched++;
+      if (strcmp (fields[5], "Q") != 0)
         continue;
       gint64 t = (gint64) llround (g_ascii_strtod (fields[3], NULL) * 1e9);
       first = first < 0 ? t : first;
       last = t;
       queued++;
     }
-  g_test_message ("writeback_page_cost %s: %u writes queued from %" G_GINT64_FORMAT
-                  " to %" G_GINT64_FORMAT " ns", cost, queued, first, last);
-  g_assert_cmpuint (queued, ==, 16);
-  g_assert_cmpint (last - first, ==, 15 * want_spacing_ns);
+  g_test_message ("writeback_page_cost %s, bios of at most %s: %u writes queued from %"
+                  G_GINT64_FORMAT " to %" G_GINT64_FORMAT " ns, %u dispatched", cost, bio_max,
+                  queued, first, last, dispatched);
+  g_assert_cmpuint (queued, ==, want_bios);
+  g_assert_cmpuint (dispatched, ==, 16);
+  g_assert_cmpint (last - first, ==, want_span_ns);
 }
 
 static void
 test_paced_writeback (void)
 {
-  check_paced_fsync ("10us", 128 * 10000);
-  check_paced_fsync ("0us", 0);
+  check_paced_fsync ("10us", "0", 16, 15 * 128 * 10000);
+  check_paced_fsync ("0us", "0", 16, 0);
+  check_paced_fsync ("10us", "4KiB", 2048, 2047 * 10000);
 }
 
 static void
