@@ -309,6 +309,32 @@ load_sides (ValidateSched *s, guint index, guint repeat, const char *const *meas
   return TRUE;
 }
 
+/* Mean over repeats r of the demerit of measured repeat r + 1 against r. */
+static gboolean
+repeat_demerit (ValidateSched *s, GError **error)
+{
+  double sum_ns = 0;
+  guint n = s->measured.runs->len;
+
+  s->repeat_demerit_ns = s->repeat_demerit_pct = NAN;
+  if (n < 2)
+    return TRUE;
+  for (guint r = 0; r + 1 < n; r++)
+    {
+      const ValidateRun *a = g_ptr_array_index (s->measured.runs, r + 1);
+      const ValidateRun *b = g_ptr_array_index (s->measured.runs, r);
+      g_autoptr (ReplayCompareReport) cmp = replay_compare_files (a->results_path,
+                                                                  b->results_path, error);
+      if (cmp == NULL)
+        return FALSE;
+      sum_ns += cmp->overall->demerit_ms * 1e6;
+    }
+  s->repeat_demerit_ns = sum_ns / (n - 1);
+  s->repeat_demerit_pct = 100.0 * s->repeat_demerit_ns
+                          / s->measured.estimate[VALIDATE_MEAN_LATENCY_NS].mean;
+  return TRUE;
+}
+
 /* Mean over repeats of the demerit of seed r against measured repeat r. */
 static gboolean
 sched_demerit (ValidateSched *s, GError **error)
@@ -328,7 +354,7 @@ sched_demerit (ValidateSched *s, GError **error)
     }
   s->demerit_ns = sum_ns / n;
   s->demerit_pct = 100.0 * s->demerit_ns / s->measured.estimate[VALIDATE_MEAN_LATENCY_NS].mean;
-  return TRUE;
+  return repeat_demerit (s, error);
 }
 
 /* Scheduler names best first by @metric's mean on one side, and the same

@@ -90,8 +90,8 @@ print_demerits (const ReplayValidateReport *report, FILE *out)
 {
   int w = sched_width (report);
 
-  fprintf (out, "\n%-*s %12s %10s   (demerit: RMS distance of the response-time CDFs, predicted "
-           "against measured)\n", w, "sched", "demerit_us", "% of mean");
+  fprintf (out, "\n%-*s %12s %10s %16s %10s\n", w, "sched", "demerit_us", "% of mean",
+           "repeats_demerit", "% of mean");
   for (guint i = 0; i < report->scheds->len; i++)
     {
       const ValidateSched *s = g_ptr_array_index (report->scheds, i);
@@ -99,8 +99,13 @@ print_demerits (const ReplayValidateReport *report, FILE *out)
       fprintf (out, "%-*s", w, s->sched);
       print_number (out, 12, 1, s->demerit_ns / 1e3);
       print_number (out, 10, 1, s->demerit_pct);
+      print_number (out, 16, 1, s->repeat_demerit_ns / 1e3);
+      print_number (out, 10, 1, s->repeat_demerit_pct);
       fputc ('\n', out);
     }
+  fprintf (out, "(demerit: RMS distance of the response-time CDFs, predicted against measured; "
+           "repeats: of each measured repeat against the one before, the floor the device's own "
+           "spread sets)\n");
 }
 
 static const char *
@@ -379,6 +384,8 @@ add_sched (JsonBuilder *b, const ValidateSched *s)
   add_side (b, "measured", &s->measured);
   add_number (b, "demerit_ns", s->demerit_ns);
   add_number (b, "demerit_pct", s->demerit_pct);
+  add_number (b, "repeat_demerit_ns", s->repeat_demerit_ns);
+  add_number (b, "repeat_demerit_pct", s->repeat_demerit_pct);
   /* (predicted - measured) / measured of each figure's mean, in %. */
   json_builder_set_member_name (b, "error_pct");
   json_builder_begin_object (b);

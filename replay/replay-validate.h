@@ -218,6 +218,12 @@ typedef struct {
   double         demerit_ns;          /* mean over repeats r of the demerit of seed r
                                        * against measured repeat r */
   double         demerit_pct;         /* of the measured mean latency */
+  /* The same figure between the measured repeats themselves (repeat r
+   * against r + 1, averaged): what the device's own spread from run to
+   * run gives, the floor a prediction of one run can reach.  NaN with one
+   * repeat. */
+  double         repeat_demerit_ns;
+  double         repeat_demerit_pct;
   ValidateChange change[VALIDATE_N_METRICS];   /* from the trained scheduler */
 } ValidateSched;
 

@@ -190,6 +190,9 @@ for i in range(0, len(args), 3):
         if s["trained"]:
             checks.append(("mean within 10 %", err is not None and abs(err) <= 10))
             checks.append(("demerit <= 10 %", s.get("demerit_pct") is not None and s["demerit_pct"] <= 10))
+            floor = s.get("repeat_demerit_pct")
+            if floor is not None:
+                checks[-1] = (checks[-1][0] + f" (the repeats' own: {floor:.0f} %)", checks[-1][1])
         elif ch.get("significant"):
             mp, pp = ch.get("measured_pct"), ch.get("predicted_pct")
             ok = (mp is not None and pp is not None and (mp > 0) == (pp > 0)

@@ -431,6 +431,11 @@ test_compare_files (void)
   assert_close (dl->demerit_ns, 10e3);
   assert_close (dl->demerit_pct, 100.0 * 10 / 110);
   assert_close (none->demerit_ns, 60e3);
+  /* Between the measured repeats themselves: 120 against 100 us, 220
+   * against 200 us, a gap of 20 us each. */
+  assert_close (dl->repeat_demerit_ns, 20e3);
+  assert_close (dl->repeat_demerit_pct, 100.0 * 20 / 110);
+  assert_close (none->repeat_demerit_ns, 20e3);
 
   /* Change of mean latency: predicted +50 %, measured (210 - 110) / 110;
    * Welch: se = sqrt (100 + 100) us, df 2, half 4.3026527 * 14.142. */
@@ -473,6 +478,7 @@ test_compare_files (void)
     g_assert_nonnull (strstr (json, "\"ci95\""));
     g_assert_nonnull (strstr (json, "\"demerit_ns\""));
     g_assert_nonnull (strstr (json, "\"ranking_significant\""));
+    g_assert_nonnull (strstr (json, "\"repeat_demerit_ns\""));
     {
       g_autoptr (JsonParser) parser = json_parser_new ();
       JsonObject *s1, *measured;
