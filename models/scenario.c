@@ -48,6 +48,8 @@ typedef struct {
   gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
   guint            client_window; /* shared stream: requests in flight (0 = threads) */
   guint            threads;
+  gboolean         pool;         /* pattern = trace, stream = shared: the
+                                  * threads serve the traced I/Os as a pool */
   /* start = T1, T2, ...: thread t starts at thread_start_ns[t] (NULL: all
    * at cfg.start_ns).  Threads started "at once" by a tool begin in an
    * order its fork and the CPUs decide; a scenario can state it. */
@@ -497,7 +499,7 @@ process_free (gpointer data)
 
 static const char *const process_keys[] = {
   "device", "op", "pattern", "io", "bs", "iodepth", "think", "think_distribution",
-  "start", "stop", "size", "offset", "region", "threads",
+  "start", "stop", "size", "offset", "region", "threads", "trace_comm",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
   "client_window", "fsync", "end_fsync", "engine", "cpu", NULL
@@ -569,10 +571,15 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
   g_autofree char *path = g_path_is_absolute (path_text)
                           ? g_strdup (path_text) : g_build_filename (s->base_dir, path_text, NULL);
   guint64 pid;
+  g_autofree char *comm = scenario_get_string (s->kf, group, "trace_comm");
   if (!get_uint (s->kf, group, "trace_pid", G_MAXUINT64, 0, G_MAXUINT32, &pid, error))
     return FALSE;
-  if (pid == G_MAXUINT64)
-    return scenario_invalid (error, group, "trace_pid", "pattern = trace needs trace_pid = PID");
+  if ((pid == G_MAXUINT64) == (comm == NULL))
+    return scenario_invalid (error, group, "trace_pid", "pattern = trace needs trace_pid = PID "
+                             "or, for a pool, trace_comm = NAME (one of them)");
+  if (comm != NULL && !p->pool)
+    return scenario_invalid (error, group, "trace_comm", "the threads named so are a pool: "
+                             "give stream = shared and threads = N too");
   guint32 major = G_MAXUINT32, minor = G_MAXUINT32;
   g_autofree char *devno = scenario_get_string (s->kf, group, "trace_devno");
   if (devno && !parse_devno (devno, &major, &minor))
@@ -600,11 +607,13 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
   for (guint i = 0; i < ios->len; i++)
     {
       const TraceIo *io = &g_array_index (ios, TraceIo, i);
-      if (io->pid != pid || (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE))
+      if ((comm != NULL ? strcmp (io->comm, comm) != 0 : io->pid != pid)
+          || (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE))
         continue;
       gint64 q = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
       SimTraceIo t = { io->sector, io->nr_sectors,
-                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0 };
+                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0,
+                       q - genesis };
       if (p->trace->len == 0)
         p->cfg.start_ns = q - genesis;
       else if (closed && q >= max_c)
@@ -620,6 +629,9 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
         continue;
       g_array_append_val (p->trace, t);
     }
+  if (p->trace->len == 0 && comm != NULL)
+    return scenario_invalid (error, group, "trace_comm", "no completed read or write of a "
+                             "process named '%s' in %s", comm, path);
   if (p->trace->len == 0)
     return scenario_invalid (error, group, "trace_pid", "no completed read or write of pid %" G_GUINT64_FORMAT
                     " in %s", pid, path);
@@ -791,10 +803,18 @@ load_process (Scenario *s, const char *group, GError **error)
   g_autofree char *pattern = scenario_get_string (s->kf, group, "pattern");
   if (pattern && strcmp (pattern, "trace") == 0)
     {
-      if (p->threads != 1)
-        return scenario_invalid (error, group, "threads", "a trace-driven process has one thread");
+      g_autofree char *stream = scenario_get_string (s->kf, group, "stream");
+      p->pool = stream != NULL && strcmp (stream, "shared") == 0;
+      if (stream != NULL && !p->pool && strcmp (stream, "private") != 0)
+        return scenario_invalid (error, group, "stream", "'%s': a trace-driven process is "
+                                 "private, or a pool (shared)", stream);
+      if (p->threads != 1 && !p->pool)
+        return scenario_invalid (error, group, "threads", "a trace-driven process has one "
+                                 "thread (stream = shared makes the threads a pool)");
       if (!load_trace_stream (s, p, group, error))
         return FALSE;
+      if (p->pool)
+        p->cfg.stream = SIM_STREAM_SHARED;
       for (guint i = 0; i < p->trace->len; i++)
         {
           const SimTraceIo *t = &g_array_index (p->trace, SimTraceIo, i);
@@ -1757,9 +1777,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   for (guint i = 0; ok && i < s->processes->len; i++)
     {
       const ScenarioProcess *sp = g_ptr_array_index (s->processes, i);
-      sim_shared_cursor_init (&cursors[i], sp->cfg.offset_bytes,
-                              sp->cfg.offset_bytes + sp->cfg.size_bytes,
-                              sp->client_window ? sp->client_window : sp->threads);
+      if (sp->pool)
+        sim_shared_cursor_init_trace (&cursors[i], sim, sp->cfg.trace_ios, sp->cfg.n_trace_ios);
+      else
+        sim_shared_cursor_init (&cursors[i], sp->cfg.offset_bytes,
+                                sp->cfg.offset_bytes + sp->cfg.size_bytes,
+                                sp->client_window ? sp->client_window : sp->threads);
       if (sp->shared_ioc)
         shared_iocs[i].pid = sim_next_pid (sim);
       shared_iocs[i].comm = sp->name;
@@ -1792,8 +1815,11 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           if (sp->thread_start_ns != NULL)
             cfg.start_ns = sp->thread_start_ns[t];
           cfg.shared_ioc = sp->shared_ioc ? &shared_iocs[i] : NULL;
-          g_autofree char *name = sp->threads > 1 ? g_strdup_printf ("%s.%u", sp->name, t)
-                                                  : g_strdup (sp->name);
+          /* A traced pool's threads are NAME-1 .. NAME-N, as the traced
+           * threads were COMM-PID (validate matches COMM.K by that form). */
+          g_autofree char *name = sp->pool ? g_strdup_printf ("%s-%u", sp->name, t + 1)
+                                  : sp->threads > 1 ? g_strdup_printf ("%s.%u", sp->name, t)
+                                  : g_strdup (sp->name);
           cfg.name = name;
           if (sp->threads > 1 && cfg.pattern == SIM_PATTERN_SEQUENTIAL
               && cfg.stream == SIM_STREAM_PRIVATE)

@@ -389,19 +389,14 @@ replay_validate_nfs_write_scenario (const ReplayValidateOptions *opts, const Fit
   append_comment (text, "the kernel's on the replay's behalf (jbd2 journal commits, kworker "
                   "writeback) or the syncfs");
   append_comment (text, "that ends each run, so that the run's writes are all recorded.");
-  append_comment (text, "The pool is fitted as independent trace-driven processes, one per "
-                  "thread, each re-issuing");
-  append_comment (text, "the block I/Os its thread issued: the simulator's pool (stream = "
-                  "shared) hands out one");
-  append_comment (text, "sequential file through a shared cursor, which is not what these "
-                  "operations are.  Lost:");
-  append_comment (text, "a free worker taking the next operation whichever worker had the "
-                  "previous one (here a");
-  append_comment (text, "thread's I/Os stay with it, so a slow I/O delays only its own thread), "
-                  "the order between");
-  append_comment (text, "operations on one file across workers (kept only as timing), and the "
-                  "operations the page");
-  append_comment (text, "cache answered (no block I/O: their time is in the think times).");
+  append_comment (text, "The pool is fitted as a pool (the [process %s] below): its threads' "
+                  "block I/Os in queue", REPLAY_NFS_WORKER_COMM);
+  append_comment (text, "order, each taken at its recorded time by the thread idle longest, or "
+                  "by the first to free");
+  append_comment (text, "up when all are busy.  Lost: the operations the page cache answered "
+                  "(no block I/O), and");
+  append_comment (text, "which bios one operation issued together (each is a request of its "
+                  "own to the pool).");
   g_string_append_c (text, '\n');
   g_string_append (text, body);
   return g_file_set_contents (path, text->str, (gssize) text->len, error);

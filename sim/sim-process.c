@@ -51,11 +51,73 @@ sim_shared_cursor_init (SimSharedCursor *c, guint64 start_bytes, guint64 end_byt
   sim_list_init (&c->idle);
 }
 
+void
+sim_shared_cursor_init_trace (SimSharedCursor *c, Sim *sim, const SimTraceIo *trace, gsize n)
+{
+  sim_shared_cursor_init (c, 0, 0, G_MAXUINT);
+  c->trace = trace;
+  c->n_trace = n;
+  c->sim = sim;
+}
+
+static gboolean
+pool_has_more (const SimSharedCursor *c)
+{
+  return c->trace ? c->trace_next < c->n_trace : c->next_bytes < c->end_bytes;
+}
+
+static void pool_assign (SimSharedCursor *c);
+
+static void
+pool_arrival_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimSharedCursor *c = subject;
+  c->arrival_event = 0;
+  pool_assign (c);
+}
+
+/* A traced pool: each I/O that has arrived goes to the longest-idle
+ * thread; idle threads wait for the next arrival. */
+static void
+pool_assign_trace (SimSharedCursor *c)
+{
+  SimTime now = sim_now (c->sim);
+
+  while (c->trace_next < c->n_trace && !sim_list_empty (&c->idle))
+    {
+      const SimTraceIo *t = &c->trace[c->trace_next];
+      if (t->arrival_ns > now)
+        {
+          if (c->arrival_event == 0)
+            c->arrival_event = sim_schedule_at (c->sim, t->arrival_ns, pool_arrival_fired, c,
+                                                NULL);
+          return;
+        }
+      SimProcess *p = sim_list_first_entry (&c->idle, SimProcess, pool_link);
+      sim_list_del (&p->pool_link);
+      c->trace_next++;
+      c->outstanding++;
+      start_io (p, t->op, t->sector * SIM_SECTOR_BYTES, (guint64) t->nr_sectors * SIM_SECTOR_BYTES);
+    }
+}
+
 /* The client sends requests while its window allows; the longest-idle
  * thread takes each. */
 static void
 pool_assign (SimSharedCursor *c)
 {
+  if (c->trace)
+    {
+      pool_assign_trace (c);
+      /* Everything is handed out: idle threads have nothing left. */
+      while (!pool_has_more (c) && !sim_list_empty (&c->idle))
+        {
+          SimProcess *p = sim_list_first_entry (&c->idle, SimProcess, pool_link);
+          sim_list_del (&p->pool_link);
+          maybe_finish (p);
+        }
+      return;
+    }
   while (c->outstanding < c->window && c->next_bytes < c->end_bytes
          && !sim_list_empty (&c->idle))
     {
@@ -89,7 +151,8 @@ pool_join (SimProcess *p)
 static gboolean
 in_pool (const SimProcess *p)
 {
-  return p->cfg.pattern == SIM_PATTERN_SEQUENTIAL && p->cfg.stream == SIM_STREAM_SHARED;
+  return (p->cfg.pattern == SIM_PATTERN_SEQUENTIAL || p->cfg.pattern == SIM_PATTERN_TRACE)
+         && p->cfg.stream == SIM_STREAM_SHARED;
 }
 
 static void pump (SimProcess *p);
@@ -212,7 +275,9 @@ maybe_finish (SimProcess *p)
   if (!p->finished && p->outstanding == 0 && p->cur_io == NULL)
     {
       gboolean more;
-      if (p->cfg.pattern == SIM_PATTERN_TRACE)
+      if (in_pool (p) && p->cfg.pattern == SIM_PATTERN_TRACE)
+        more = pool_has_more (p->cfg.cursor);
+      else if (p->cfg.pattern == SIM_PATTERN_TRACE)
         more = p->trace_pos < p->cfg.n_trace_ios;
       else
         more = generator_has_more (p);

@@ -82,6 +82,8 @@ typedef struct {
   gboolean depends;      /* issued only after every earlier I/O completed */
   SimTime  gap_ns;       /* depends: think time after the last completion;
                           * else: delay after the previous I/O's issue */
+  SimTime  arrival_ns;   /* its recorded queue time, from the trace's first I/O
+                          * (a pool's stream: when it may be taken) */
 } SimTraceIo;
 
 /* How the threads of one [process] group share a file (sequential only). */
@@ -105,10 +107,22 @@ typedef struct {
   guint   window;
   guint   outstanding;
   SimList idle;           /* SimProcess.pool_link */
+  /* A traced pool (sim_shared_cursor_init_trace): the pool's I/Os in queue
+   * order, each handed at its recorded arrival to the thread idle longest,
+   * or to the first that frees up when all are busy (sunrpc's queue in
+   * front of nfsd threads).  NULL: the sequential file above. */
+  const SimTraceIo *trace;
+  gsize   n_trace;
+  gsize   trace_next;
+  Sim    *sim;
+  SimEventId arrival_event;   /* the next arrival, while threads idle */
 } SimSharedCursor;
 
 void sim_shared_cursor_init (SimSharedCursor *c, guint64 start_bytes, guint64 end_bytes,
                              guint window);
+/* A pool serving @n traced I/Os (borrowed, arrival_ns rising) of @sim. */
+void sim_shared_cursor_init_trace (SimSharedCursor *c, Sim *sim, const SimTraceIo *trace,
+                                   gsize n);
 
 typedef struct {
   const char      *name;

@@ -254,9 +254,73 @@ fit_writer_of (const FitResult *r, const FitProcess *p)
   return NULL;
 }
 
+/* A process the scenario re-issues from the trace as its own. */
+static gboolean
+fit_process_traced (const FitProcess *p)
+{
+  return !p->in_writer && p->simulated_ios > 0;
+}
+
+/* The traced processes of @p's comm when they are a pool (at least two of
+ * a pool comm, fit_comm_is_pool); 0 otherwise. */
+static guint
+fit_pool_size (const FitResult *r, const FitProcess *p)
+{
+  guint n = 0;
+
+  if (!fit_process_traced (p) || !fit_comm_is_pool (p->comm))
+    return 0;
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *q = g_ptr_array_index (r->processes, i);
+
+      n += fit_process_traced (q) && strcmp (q->comm, p->comm) == 0;
+    }
+  return n >= 2 ? n : 0;
+}
+
+/* The pool of @p's comm, once, at its first thread. */
+static void
+fit_append_pool (GString *out, const FitResult *r, const FitProcess *p, guint threads)
+{
+  guint64 ios = 0;
+
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *q = g_ptr_array_index (r->processes, i);
+
+      if (fit_process_traced (q) && strcmp (q->comm, p->comm) == 0)
+        {
+          if (q != p && q->pid < p->pid)
+            return;
+          ios += q->simulated_ios;
+        }
+    }
+  fit_append_comment (out, "a pool: %u threads named %s, which take requests from one queue, "
+                      "whichever is free (svc_recv), so their %" G_GUINT64_FORMAT " traced I/Os "
+                      "are served together: each at its recorded queue time by the thread "
+                      "idle longest, or by the first to free up when all are busy", threads,
+                      p->comm, ios);
+  g_string_append_printf (out, "[process %s]\ndevice = %s\npattern = trace\ntrace = ",
+                          p->comm, r->device_name);
+  fit_append_keyfile_value (out, r->trace_path);
+  g_string_append (out, "\ntrace_comm = ");
+  fit_append_keyfile_value (out, p->comm);
+  g_string_append_printf (out, "\ntrace_devno = %u,%u\nstream = shared\nthreads = %u\n",
+                          r->dev_major, r->dev_minor, threads);
+}
+
 static void
 fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
 {
+  guint pool = fit_pool_size (r, p);
+
+  if (pool > 0)
+    {
+      fit_append_process_dropped (out, p);
+      fit_append_pool (out, r, p, pool);
+      return;
+    }
   if (p->in_writer)
     {
       const FitWriter *w = fit_writer_of (r, p);

@@ -33,6 +33,13 @@ fit_comm_is_flusher (const char *comm)
          || strcmp (comm, "bdflush") == 0 || strcmp (comm, "kupdated") == 0;
 }
 
+gboolean
+fit_comm_is_pool (const char *comm)
+{
+  g_return_val_if_fail (comm != NULL, FALSE);
+  return strcmp (comm, "nfsd") == 0 || strcmp (comm, "iosim-nfsd") == 0;
+}
+
 /* ---- The host ------------------------------------------------------------- */
 
 gboolean

@@ -478,6 +478,13 @@ typedef struct {
  * "kworker/..." but not a high-priority "kworker/...H" worker, "flush-...",
  * "pdflush", "bdflush", "kupdated". */
 gboolean   fit_comm_is_flusher   (const char         *comm);
+/* TRUE for the comm of a server's pool threads, which take requests from
+ * one queue, whichever thread is free: "nfsd" (svc_recv: any nfsd thread
+ * takes the next RPC of the transport's queue) and "iosim-nfsd" (iosim
+ * replay's NFS workers, replay-nfs.h).  The fit writes two or more such
+ * threads of one comm as one pool: [process COMM] pattern = trace,
+ * trace_comm = COMM, stream = shared, threads = their number. */
+gboolean   fit_comm_is_pool      (const char         *comm);
 
 /* Check @host as given: ratios up to 100, a ratio and its _bytes twin not
  * both non-zero, dirty limits only with the memory.  The error names the

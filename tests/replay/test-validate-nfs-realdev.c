@@ -459,8 +459,22 @@ check_scenario (const Child *c)
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, "by a pool of 8 worker threads (comm " REPLAY_NFS_WORKER_COMM));
-  g_assert_nonnull (strstr (text, "fitted as independent trace-driven processes"));
-  g_assert_nonnull (strstr (text, "[process " REPLAY_NFS_WORKER_COMM "-"));
+  g_assert_nonnull (strstr (text, "The pool is fitted as a pool"));
+  /* The workers that did block I/O with data are one pool of the
+   * simulator; the stored capture moves so few blocks that sometimes only
+   * one worker did (a single traced process then, not a pool). */
+  if (strstr (text, "[process " REPLAY_NFS_WORKER_COMM "]\n") != NULL)
+    {
+      g_assert_nonnull (strstr (text, "\ntrace_comm = " REPLAY_NFS_WORKER_COMM "\n"));
+      g_assert_nonnull (strstr (text, "\nstream = shared\n"));
+      g_assert_null (strstr (text, "[process " REPLAY_NFS_WORKER_COMM "-"));
+    }
+  else
+    {
+      const char *one = strstr (text, "[process " REPLAY_NFS_WORKER_COMM "-");
+      g_assert_nonnull (one);
+      g_assert_null (strstr (one + 1, "[process " REPLAY_NFS_WORKER_COMM "-"));
+    }
 }
 
 /* TRUE (and the reason in DIR/skip) when tracefs or the device is someone

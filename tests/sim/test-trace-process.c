@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/fit/fit.h"
 #include "models/scenario.h"
 #include "traces/trace-results.h"
 
@@ -61,6 +62,183 @@ run_with_log (const char *dir, const char *timing, char **trace_out_text)
   return text;
 }
 
+/* ---- A traced pool ---------------------------------------------------------- */
+
+/* Six reads queued 1 ms apart by four nfsd threads (pids 201..204), each
+ * completing 3 ms after its queue time in the trace. */
+static char *
+pool_trace_text (void)
+{
+  GString *t = g_string_new (NULL);
+  guint seq = 1;
+
+  for (guint k = 0; k < 6; k++)
+    {
+      guint pid = 201 + k % 4;
+      guint64 sector = 1000 * (k + 1);
+      double q = k * 0.001;
+
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   R %" G_GUINT64_FORMAT
+                              " + 8 [nfsd]\n", seq++, q, pid, sector);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   R %" G_GUINT64_FORMAT
+                              " + 8 [nfsd]\n", seq++, q + 0.000001, pid, sector);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   R %" G_GUINT64_FORMAT
+                              " + 8 [0]\n", seq++, q + 0.003, sector);
+    }
+  return g_string_free (t, FALSE);
+}
+
+typedef struct {
+  const char *name;
+  guint       threads;
+  gint64      issue_ns[6];   /* in issue order */
+} PoolCase;
+
+/* A device serving four at once in 3 ms and 4 ns each (4 KiB at 10^12
+ * B/s): with 2 threads the third read (arrived at 2 ms) waits for the
+ * first thread to free at 3 ms, the fourth (3 ms) for the second at 4, the
+ * fifth (4 ms) for the first again at 6, the sixth (5 ms) for the second
+ * at 7; with 6 threads each goes at its arrival; with 1 thread they go one
+ * after another. */
+#define SVC 3000004
+static const PoolCase pool_cases[] = {
+  { "two-threads", 2, { 0, 1000000, SVC, 1000000 + SVC, 2 * SVC, 1000000 + 2 * SVC } },
+  { "six-threads", 6, { 0, 1000000, 2000000, 3000000, 4000000, 5000000 } },
+  { "one-thread", 1, { 0, SVC, 2 * SVC, 3 * SVC, 4 * SVC, 5 * SVC } },
+};
+
+static int
+cmp_gint64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+static GArray *issue_times (const char *csv);
+
+static void
+test_pool (gconstpointer data)
+{
+  const PoolCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-trace-pool-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "pool.blkparse", NULL);
+  g_autofree char *text = pool_trace_text ();
+  g_autofree char *ini = g_strdup_printf (
+    "[device d]\nkind = fixed\noverhead = 3ms\nbandwidth = 1000000MB/s\nparallelism = 4\n"
+    "queue_depth = 4\nsched = noop\n"
+    "[process nfsd]\npattern = trace\ntrace = pool.blkparse\ntrace_comm = nfsd\n"
+    "stream = shared\nthreads = %u\n", c->threads);
+  g_autofree char *log_path = g_build_filename (dir, "io.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_autoptr (GArray) issues = NULL;
+  FILE *log;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (trace, text, -1, NULL));
+  g_autoptr (Scenario) s = scenario_load_data (ini, "pool", dir, NULL, &error);
+  g_assert_no_error (error);
+  log = fopen (log_path, "w");
+  trace_results_write_header (log);
+  ScenarioOutputs outputs = { .io_log = log };
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  g_assert_cmpuint (r->processes->len, ==, c->threads);
+  g_assert_cmpstr (((SimProcessResult *) g_ptr_array_index (r->processes, 0))->name, ==, "nfsd-1");
+  g_assert_true (g_file_get_contents (log_path, &csv, NULL, NULL));
+  issues = issue_times (csv);
+  g_array_sort (issues, cmp_gint64);
+  g_assert_cmpuint (issues->len, ==, 6);
+  for (guint k = 0; k < 6; k++)
+    g_assert_cmpint (g_array_index (issues, gint64, k), ==, c->issue_ns[k]);
+  g_unlink (log_path);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
+/* iosim fit writes the four nfsd threads as one pool of four, and the
+ * scenario it writes runs as the pool above; one nfsd thread alone stays
+ * a traced process of its own. */
+static void
+test_pool_fit (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-trace-pool-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "pool.blkparse", NULL);
+  g_autofree char *text = pool_trace_text ();
+  FitOptions opts = { 0 };
+  g_autoptr (FitResult) fit = NULL;
+  g_autofree char *ini = NULL;
+
+  g_assert_true (g_file_set_contents (trace, text, -1, NULL));
+  fit = fit_trace (trace, &opts, &error);
+  g_assert_no_error (error);
+  ini = fit_scenario_to_data (fit);
+  g_assert_nonnull (strstr (ini, "[process nfsd]\n"));
+  g_assert_nonnull (strstr (ini, "\ntrace_comm = nfsd\n"));
+  g_assert_nonnull (strstr (ini, "\nstream = shared\nthreads = 4\n"));
+  g_assert_null (strstr (ini, "trace_pid"));
+  {
+    g_autoptr (Scenario) s = scenario_load_data (ini, "fitted", dir, NULL, &error);
+    g_assert_no_error (error);
+    g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (r->processes->len, ==, 4);
+  }
+  /* Only pid 201's reads: one thread, no pool. */
+  {
+    g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+    g_autoptr (GString) one = g_string_new (NULL);
+    g_autoptr (FitResult) fit1 = NULL;
+    g_autofree char *ini1 = NULL;
+
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (strstr (lines[i], " 201 ") != NULL || strstr (lines[i], " C ") != NULL)
+        g_string_append_printf (one, "%s\n", lines[i]);
+    g_assert_true (g_file_set_contents (trace, one->str, -1, NULL));
+    fit1 = fit_trace (trace, &opts, &error);
+    g_assert_no_error (error);
+    ini1 = fit_scenario_to_data (fit1);
+    g_assert_null (strstr (ini1, "trace_comm"));
+    g_assert_nonnull (strstr (ini1, "trace_pid = 201\n"));
+  }
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
+/* trace_comm is for pools; a pool needs trace_comm or a pid. */
+static void
+test_pool_errors (void)
+{
+  static const struct { const char *keys; const char *needle; } cases[] = {
+    { "trace_comm = nfsd\n", "stream = shared" },
+    { "stream = shared\nthreads = 2\n", "trace_comm" },
+    { "trace_pid = 201\nthreads = 2\n", "stream = shared makes the threads a pool" },
+    { "stream = sideways\ntrace_pid = 201\n", "private, or a pool" },
+    { "trace_comm = mountd\nstream = shared\nthreads = 2\n", "no completed read or write of a process named 'mountd'" },
+  };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-trace-pool-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "pool.blkparse", NULL);
+  g_autofree char *text = pool_trace_text ();
+
+  g_assert_true (g_file_set_contents (trace, text, -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) e = NULL;
+      g_autofree char *ini = g_strdup_printf (
+        "[device d]\nkind = fixed\n[process nfsd]\npattern = trace\ntrace = pool.blkparse\n%s",
+        cases[i].keys);
+      g_autoptr (Scenario) s = scenario_load_data (ini, "pool", dir, NULL, &e);
+      g_assert_null (s);
+      if (strstr (e->message, cases[i].needle) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, e->message, cases[i].needle);
+    }
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
 /* issue_ns of each row of a results CSV, in file order (completion order). */
 static GArray *
 issue_times (const char *csv)
@@ -112,5 +290,13 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scenario/trace-process/closed-open", test_closed_and_open);
+  for (guint i = 0; i < G_N_ELEMENTS (pool_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/scenario/trace-process/pool/%s",
+                                               pool_cases[i].name);
+      g_test_add_data_func (path, &pool_cases[i], test_pool);
+    }
+  g_test_add_func ("/scenario/trace-process/pool-errors", test_pool_errors);
+  g_test_add_func ("/scenario/trace-process/pool-fit", test_pool_fit);
   return g_test_run ();
 }
