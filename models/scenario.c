@@ -561,6 +561,103 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
   return TRUE;
 }
 
+/* A pool's traced I/O: its thread, queue and completion times. */
+typedef struct {
+  guint32 pid;
+  gint64  q_ns;
+  gint64  c_ns;
+} PoolIo;
+
+/* A thread that waited for a completion reacts within this (its wakeup
+ * and the server's work on the next request: tens to hundreds of us):
+ * an I/O queued this soon after one of the pool's completions may have
+ * been its consequence. */
+#define POOL_CAUSE_NS (1000 * 1000)
+
+typedef struct {
+  gint64 c_ns;
+  gsize  index;
+} PoolDone;
+
+static int
+cmp_pool_done (gconstpointer a, gconstpointer b)
+{
+  const PoolDone *x = a, *y = b;
+  if (x->c_ns != y->c_ns)
+    return (x->c_ns > y->c_ns) - (x->c_ns < y->c_ns);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The last of @done (sorted by completion) at or before @t, or -1. */
+static gssize
+pool_last_done (const PoolDone *done, gsize n, gint64 t)
+{
+  gsize lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      gsize mid = (lo + hi) / 2;
+      if (done[mid].c_ns <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return (gssize) lo - 1;
+}
+
+/* When each of a pool's @n traced I/Os (queue order) may be taken.  A
+ * server pool's requests often follow one another: a client sends its
+ * next read once a reply came, iosim's NFS replay holds an operation
+ * until an earlier one on its file is done.  So an I/O queued within
+ * POOL_CAUSE_NS after the pool's latest completion follows that one
+ * (after, gap_ns): simulated, it goes that long after the simulated
+ * completion, and the chain keeps the pace of the simulated device.  Only
+ * when the trace shows it: when at least twice as many I/Os come that
+ * soon after a completion as would by chance (the window times the
+ * completion rate); otherwise, and for the others, an I/O arrives at its
+ * recorded queue time. */
+static void
+pool_arrivals (const PoolIo *ios, gsize n, SimTraceIo *out)
+{
+  g_autofree PoolDone *done = g_new (PoolDone, n + 1);
+  g_autofree gssize *cause = g_new (gssize, n + 1);
+  gsize soon = 0;
+  gint64 first_q = G_MAXINT64, last_c = G_MININT64;
+
+  for (gsize i = 0; i < n; i++)
+    {
+      done[i] = (PoolDone) { ios[i].c_ns, i };
+      first_q = MIN (first_q, ios[i].q_ns);
+      last_c = MAX (last_c, ios[i].c_ns);
+      out[i].arrival_ns = ios[i].q_ns;
+      out[i].after = -1;
+      out[i].gap_ns = 0;
+    }
+  qsort (done, n, sizeof *done, cmp_pool_done);
+  for (gsize i = 0; i < n; i++)
+    {
+      gssize j = pool_last_done (done, n, ios[i].q_ns);
+      cause[i] = -1;
+      if (j >= 0 && ios[i].q_ns - done[j].c_ns <= POOL_CAUSE_NS)
+        {
+          cause[i] = (gssize) done[j].index;
+          soon++;
+        }
+    }
+  if (n == 0 || last_c <= first_q)
+    return;
+  /* The share of I/Os that would land within the window by chance. */
+  double chance = MIN (1.0, (double) POOL_CAUSE_NS * n / (double) (last_c - first_q));
+  if ((double) soon <= 2.0 * chance * n)
+    return;
+  for (gsize i = 0; i < n; i++)
+    if (cause[i] >= 0)
+      {
+        out[i].after = (gint32) cause[i];
+        out[i].gap_ns = ios[i].q_ns - ios[cause[i]].c_ns;
+      }
+}
+
 /* Turn the traced I/Os of one pid into a closed/open-loop stream. */
 static gboolean
 load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
@@ -603,6 +700,7 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
       genesis = MIN (genesis, t);
     }
   p->trace = g_array_new (FALSE, FALSE, sizeof (SimTraceIo));
+  g_autoptr (GArray) pool_ios = g_array_new (FALSE, FALSE, sizeof (PoolIo));
   gint64 prev_q = 0, max_c = G_MININT64;
   for (guint i = 0; i < ios->len; i++)
     {
@@ -613,7 +711,7 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
       gint64 q = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
       SimTraceIo t = { io->sector, io->nr_sectors,
                        io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0,
-                       q - genesis };
+                       q - genesis, -1 };
       if (p->trace->len == 0)
         p->cfg.start_ns = q - genesis;
       else if (closed && q >= max_c)
@@ -628,7 +726,12 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
       if (t.nr_sectors == 0)
         continue;
       g_array_append_val (p->trace, t);
+      PoolIo pio = { io->pid, q - genesis, io->complete_ns - genesis };
+      g_array_append_val (pool_ios, pio);
     }
+  if (p->pool)
+    pool_arrivals ((const PoolIo *) (void *) pool_ios->data, pool_ios->len,
+                   (SimTraceIo *) (void *) p->trace->data);
   if (p->trace->len == 0 && comm != NULL)
     return scenario_invalid (error, group, "trace_comm", "no completed read or write of a "
                              "process named '%s' in %s", comm, path);
@@ -1941,6 +2044,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
 
   sim_timeseries_free (ts);
   g_clear_pointer (&procs, g_ptr_array_unref);
+  for (guint i = 0; i < s->processes->len; i++)
+    sim_shared_cursor_clear (&cursors[i]);
   sim_page_cache_free (page_cache);
   for (guint i = 0; i < s->devices->len; i++)
     {

@@ -58,6 +58,20 @@ sim_shared_cursor_init_trace (SimSharedCursor *c, Sim *sim, const SimTraceIo *tr
   c->trace = trace;
   c->n_trace = n;
   c->sim = sim;
+  c->done_ns = g_new (SimTime, MAX (n, 1));
+  c->taken = g_new0 (guint8, MAX (n, 1));
+  for (gsize k = 0; k < n; k++)
+    {
+      g_assert (trace[k].after < (gint32) k);
+      c->done_ns[k] = SIM_TIME_NEVER;
+    }
+}
+
+void
+sim_shared_cursor_clear (SimSharedCursor *c)
+{
+  g_clear_pointer (&c->done_ns, g_free);
+  g_clear_pointer (&c->taken, g_free);
 }
 
 static gboolean
@@ -76,8 +90,49 @@ pool_arrival_fired (Sim *sim, gpointer subject, gpointer object)
   pool_assign (c);
 }
 
-/* A traced pool: each I/O that has arrived goes to the longest-idle
- * thread; idle threads wait for the next arrival. */
+/* How far past the first untaken I/O a free thread looks for one that
+ * may go: a request that follows another's completion has not arrived
+ * while that one is in flight, and those behind it have. */
+#define POOL_LOOKAHEAD 256
+
+/* When @k may be taken: its arrival, or its predecessor's simulated
+ * completion plus the gap; SIM_TIME_NEVER while that is in flight. */
+static SimTime
+pool_ready_ns (const SimSharedCursor *c, gsize k)
+{
+  const SimTraceIo *t = &c->trace[k];
+
+  if (t->after < 0)
+    return t->arrival_ns;
+  if (c->done_ns[t->after] == SIM_TIME_NEVER)
+    return SIM_TIME_NEVER;
+  return c->done_ns[t->after] + t->gap_ns;
+}
+
+/* The first untaken I/O that may go now (trace order), or n_trace; the
+ * earliest future ready time of those looked at in *next_ns. */
+static gsize
+pool_find_ready (SimSharedCursor *c, SimTime now, SimTime *next_ns)
+{
+  gsize end = MIN (c->n_trace, c->trace_next + POOL_LOOKAHEAD);
+
+  *next_ns = SIM_TIME_NEVER;
+  for (gsize k = c->trace_next; k < end; k++)
+    {
+      SimTime ready;
+
+      if (c->taken[k])
+        continue;
+      ready = pool_ready_ns (c, k);
+      if (ready <= now)
+        return k;
+      *next_ns = MIN (*next_ns, ready);
+    }
+  return c->n_trace;
+}
+
+/* A traced pool: the first I/O that may go goes to the longest-idle
+ * thread; idle threads wait for the next arrival or completion. */
 static void
 pool_assign_trace (SimSharedCursor *c)
 {
@@ -85,18 +140,31 @@ pool_assign_trace (SimSharedCursor *c)
 
   while (c->trace_next < c->n_trace && !sim_list_empty (&c->idle))
     {
-      const SimTraceIo *t = &c->trace[c->trace_next];
-      if (t->arrival_ns > now)
+      SimTime next_ns;
+      gsize k = pool_find_ready (c, now, &next_ns);
+
+      if (k == c->n_trace)
         {
-          if (c->arrival_event == 0)
-            c->arrival_event = sim_schedule_at (c->sim, t->arrival_ns, pool_arrival_fired, c,
-                                                NULL);
+          if (next_ns != SIM_TIME_NEVER && c->arrival_event != 0 && next_ns < c->arrival_at)
+            {
+              sim_cancel (c->sim, c->arrival_event);
+              c->arrival_event = 0;
+            }
+          if (next_ns != SIM_TIME_NEVER && c->arrival_event == 0)
+            {
+              c->arrival_at = next_ns;
+              c->arrival_event = sim_schedule_at (c->sim, next_ns, pool_arrival_fired, c, NULL);
+            }
           return;
         }
+      const SimTraceIo *t = &c->trace[k];
       SimProcess *p = sim_list_first_entry (&c->idle, SimProcess, pool_link);
       sim_list_del (&p->pool_link);
-      c->trace_next++;
+      c->taken[k] = 1;
+      while (c->trace_next < c->n_trace && c->taken[c->trace_next])
+        c->trace_next++;
       c->outstanding++;
+      p->pool_item = k;
       start_io (p, t->op, t->sector * SIM_SECTOR_BYTES, (guint64) t->nr_sectors * SIM_SECTOR_BYTES);
     }
 }
@@ -329,6 +397,8 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
   if (in_pool (p))
     {
       p->cfg.cursor->outstanding--;
+      if (p->cfg.cursor->trace != NULL)
+        p->cfg.cursor->done_ns[p->pool_item] = now;
       pool_join (p);
       maybe_finish (p);
       return;

@@ -84,6 +84,9 @@ typedef struct {
                           * else: delay after the previous I/O's issue */
   SimTime  arrival_ns;   /* its recorded queue time, from the trace's first I/O
                           * (a pool's stream: when it may be taken) */
+  gint32   after;        /* a pool's stream: the I/O (index) whose completion
+                          * it followed, -1 none; it may be taken gap_ns after
+                          * that one's simulated completion */
 } SimTraceIo;
 
 /* How the threads of one [process] group share a file (sequential only). */
@@ -113,16 +116,24 @@ typedef struct {
    * front of nfsd threads).  NULL: the sequential file above. */
   const SimTraceIo *trace;
   gsize   n_trace;
-  gsize   trace_next;
+  gsize   trace_next;         /* the first I/O not yet taken */
   Sim    *sim;
   SimEventId arrival_event;   /* the next arrival, while threads idle */
+  SimTime arrival_at;         /* when it fires */
+  SimTime *done_ns;           /* each I/O's simulated completion; SIM_TIME_NEVER before */
+  guint8  *taken;
 } SimSharedCursor;
 
 void sim_shared_cursor_init (SimSharedCursor *c, guint64 start_bytes, guint64 end_bytes,
                              guint window);
-/* A pool serving @n traced I/Os (borrowed, arrival_ns rising) of @sim. */
+/* A pool serving @n traced I/Os (borrowed) of @sim: each may be taken at
+ * its arrival_ns, or, when it follows another (after >= 0), gap_ns after
+ * that one's simulated completion; the first such in trace order goes to
+ * the thread idle longest.  Allocates the per-I/O state once; free it
+ * with sim_shared_cursor_clear. */
 void sim_shared_cursor_init_trace (SimSharedCursor *c, Sim *sim, const SimTraceIo *trace,
                                    gsize n);
+void sim_shared_cursor_clear (SimSharedCursor *c);
 
 typedef struct {
   const char      *name;
@@ -199,6 +210,7 @@ struct _SimProcess {
   guint64          next_offset;
   guint64          bytes_issued;
   gsize            trace_pos;
+  gsize            pool_item;         /* a traced pool: the I/O it serves */
   SimEventId       wake;
   SimTime          last_issue_ns;
   SimTime          last_complete_ns;

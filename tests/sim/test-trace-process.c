@@ -157,6 +157,60 @@ test_pool (gconstpointer data)
   g_rmdir (dir);
 }
 
+/* A chain across two nfsd threads: each read queued 100 us after the one
+ * before completed (3 ms each in the trace).  Five of six come that soon
+ * after a completion, where 1 ms x 6 / 18.5 ms = 32 % would by chance:
+ * causal.  On a device of 5 ms the pool keeps the chain: read k + 1 goes
+ * 100 us after read k's simulated completion, not at its recorded time. */
+static void
+test_pool_chain (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-trace-pool-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "chain.blkparse", NULL);
+  g_autofree char *log_path = g_build_filename (dir, "io.csv", NULL);
+  g_autoptr (GString) t = g_string_new (NULL);
+  g_autofree char *csv = NULL;
+  g_autoptr (GArray) issues = NULL;
+  const gint64 svc = 5000004, gap = 100000;
+  guint seq = 1;
+  FILE *log;
+
+  for (guint k = 0; k < 6; k++)
+    {
+      double q = k * 0.0031;
+      guint pid = 201 + k % 2;
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   R %u + 8 [nfsd]\n", seq++, q,
+                              pid, 1000 * (k + 1));
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   R %u + 8 [nfsd]\n", seq++,
+                              q + 0.000001, pid, 1000 * (k + 1));
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   R %u + 8 [0]\n", seq++,
+                              q + 0.003, 1000 * (k + 1));
+    }
+  g_assert_true (g_file_set_contents (trace, t->str, -1, NULL));
+  g_autoptr (Scenario) s = scenario_load_data (
+    "[device d]\nkind = fixed\noverhead = 5ms\nbandwidth = 1000000MB/s\nparallelism = 4\n"
+    "queue_depth = 4\nsched = noop\n"
+    "[process nfsd]\npattern = trace\ntrace = chain.blkparse\ntrace_comm = nfsd\n"
+    "stream = shared\nthreads = 2\n", "chain", dir, NULL, &error);
+  g_assert_no_error (error);
+  log = fopen (log_path, "w");
+  trace_results_write_header (log);
+  ScenarioOutputs outputs = { .io_log = log };
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  g_assert_true (g_file_get_contents (log_path, &csv, NULL, NULL));
+  issues = issue_times (csv);
+  g_array_sort (issues, cmp_gint64);
+  g_assert_cmpuint (issues->len, ==, 6);
+  for (guint k = 0; k < 6; k++)
+    g_assert_cmpint (g_array_index (issues, gint64, k), ==, (gint64) k * (svc + gap));
+  g_unlink (log_path);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
 /* iosim fit writes the four nfsd threads as one pool of four, and the
  * scenario it writes runs as the pool above; one nfsd thread alone stays
  * a traced process of its own. */
@@ -298,5 +352,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/scenario/trace-process/pool-errors", test_pool_errors);
   g_test_add_func ("/scenario/trace-process/pool-fit", test_pool_fit);
+  g_test_add_func ("/scenario/trace-process/pool-chain", test_pool_chain);
   return g_test_run ();
 }
