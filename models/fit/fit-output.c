@@ -345,9 +345,12 @@ fit_append_process (GString *out, const FitResult *r, const FitProcess *p)
   fit_append_comment (out, "%" G_GUINT64_FORMAT " bios, %" G_GUINT64_FORMAT
                       " bytes (read %" G_GUINT64_FORMAT ", write %" G_GUINT64_FORMAT
                       "); %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
-                      " steps queued after the previous step completed",
+                      " steps queued after the previous step completed (%.1f%% would by "
+                      "chance; timing = %s, by the majority)",
                       p->ios, p->bytes, p->ios_by_op[TRACE_OP_READ],
-                      p->ios_by_op[TRACE_OP_WRITE], p->dependent_pairs, p->pairs);
+                      p->ios_by_op[TRACE_OP_WRITE], p->dependent_pairs, p->pairs,
+                      isnan (p->dependent_chance) ? 0.0 : 100.0 * p->dependent_chance,
+                      p->closed_loop ? "closed" : "open");
   if (!isnan (p->think_mean_ns))
     fit_append_comment (out, "think time: mean %.3fus, p50 %.3fus, p95 %.3fus",
                         p->think_mean_ns / 1e3, p->think_p50_ns / 1e3,
@@ -1051,6 +1054,7 @@ fit_json_process (JsonBuilder *b, const FitProcess *p)
   fit_json_int (b, "write_bytes", (gint64) p->bytes_by_op[TRACE_OP_WRITE]);
   fit_json_int (b, "pairs", (gint64) p->pairs);
   fit_json_int (b, "dependent_pairs", (gint64) p->dependent_pairs);
+  fit_json_num (b, "dependent_chance", p->dependent_chance, !isnan (p->dependent_chance));
   json_builder_set_member_name (b, "timing");
   json_builder_add_string_value (b, p->closed_loop ? "closed" : "open");
   fit_json_num (b, "think_mean_us", p->think_mean_ns / 1e3, TRUE);

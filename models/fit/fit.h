@@ -336,7 +336,10 @@ typedef struct {
   guint64  bytes_by_op[TRACE_OP_OTHER + 1];
   guint64  pairs;                /* consecutive step pairs (steps - 1) */
   guint64  dependent_pairs;      /* next step queued at or after the previous one completed */
-  gboolean closed_loop;          /* dependent_pairs > pairs / 2 */
+  gboolean closed_loop;          /* dependent_pairs > pairs / 2 (fit.c
+                                  * fit_process_timing says why not more) */
+  double   dependent_chance;     /* share of dependent pairs independent gaps
+                                  * and latencies would give; NaN: no pairs */
   double   think_mean_ns;        /* over dependent pairs; NaN if none */
   double   think_p50_ns;
   double   think_p95_ns;

@@ -605,6 +605,9 @@ test_half_dependent_is_open (void)
   g_assert_cmpuint (p->dependent_pairs, ==, 1);
   g_assert_false (p->closed_loop);
   g_assert_cmpfloat_with_epsilon (p->think_mean_ns, 2000, 1e-9);
+  /* Gaps 1 and 4 us against latencies 2 and 2 us: of the four pairings,
+   * the two with the 4 us gap would come after completion by chance. */
+  g_assert_cmpfloat_with_epsilon (p->dependent_chance, 0.5, 1e-12);
 }
 
 /* dd with a large block size: each read is split into 4 contiguous bios
