@@ -205,6 +205,13 @@ for i in range(0, len(args), 3):
         mci_ch = ch.get("measured_ci95_pct")
         chci = f" [{mci_ch[0]:+.1f}, {mci_ch[1]:+.1f}]" if mci_ch else ""
         verdict = "; ".join(f"{n}: {'yes' if ok else 'NO'}" for n, ok in checks) or "not significant"
+        runs = m.get("per_run") or []
+        if s["trained"] and runs and p.get("mean_latency_ns") is not None:
+            # What the fit saw: the prediction is of this run, the criterion
+            # is against the mean of all of them (information, not judged).
+            r1 = runs[0]["mean_latency_ns"]
+            verdict += (f"; the trained run itself {us(r1)} us, "
+                        f"{pct(100.0 * (p['mean_latency_ns'] - r1) / r1)}")
         rows.append(f"| {target} | {workload} | {s['sched']}{' (trained)' if s['trained'] else ''} | "
                     f"{us(p.get('mean_latency_ns'))} | {us(m.get('mean_latency_ns'))}{mci} | {pct(err)} | "
                     f"{'-' if s.get('demerit_pct') is None else format(s['demerit_pct'], '.1f') + ' %'} | "
