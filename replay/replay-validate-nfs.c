@@ -340,26 +340,6 @@ replay_validate_nfs_report_take (ReplayValidateReport *report, const ReplayValid
 
 /* ---- The fitted scenario ------------------------------------------------------ */
 
-static void
-append_comment (GString *out, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-/* "# " lines; control characters (from a path) become '?', as the fit's
- * own comments do, so that a name cannot end the comment. */
-static void
-append_comment (GString *out, const char *format, ...)
-{
-  g_autofree char *text = NULL;
-  va_list args;
-
-  va_start (args, format);
-  text = g_strdup_vprintf (format, args);
-  va_end (args);
-  for (char *p = text; *p != '\0'; p++)
-    if (g_ascii_iscntrl (*p))
-      *p = '?';
-  g_string_append_printf (out, "# %s\n", text);
-}
-
 gboolean
 replay_validate_nfs_write_scenario (const ReplayValidateOptions *opts, const FitResult *fit,
                                     const char *path, GError **error)
@@ -375,27 +355,27 @@ replay_validate_nfs_write_scenario (const ReplayValidateOptions *opts, const Fit
 
       pool += g_strcmp0 (p->comm, REPLAY_NFS_WORKER_COMM) == 0;
     }
-  append_comment (text, "iosim validate: the workload is the NFS capture %s, replayed "
+  fit_append_comment (text, "iosim validate: the workload is the NFS capture %s, replayed "
                   "server-side in %s/%s/", opts->trace_path, opts->target_dir, REPLAY_NFS_SUBDIR);
-  append_comment (text, "by a pool of %u worker threads (comm %s, as nfsd threads): each free "
+  fit_append_comment (text, "by a pool of %u worker threads (comm %s, as nfsd threads): each free "
                   "worker takes", workers, REPLAY_NFS_WORKER_COMM);
-  append_comment (text, "the next operation from one queue in trace order, at its recorded "
+  fit_append_comment (text, "the next operation from one queue in trace order, at its recorded "
                   "time.  Fitted below:");
-  append_comment (text, "the block trace of %s during that replay under %s, run 1.",
+  fit_append_comment (text, "the block trace of %s during that replay under %s, run 1.",
                   opts->target, opts->scheds[0]);
-  append_comment (text, "%u of the pool's threads did block I/O (the %s processes); the other "
+  fit_append_comment (text, "%u of the pool's threads did block I/O (the %s processes); the other "
                   "%u process%s", pool, REPLAY_NFS_WORKER_COMM, fit->processes->len - pool,
                   fit->processes->len - pool == 1 ? " is" : "es are");
-  append_comment (text, "the kernel's on the replay's behalf (jbd2 journal commits, kworker "
+  fit_append_comment (text, "the kernel's on the replay's behalf (jbd2 journal commits, kworker "
                   "writeback) or the syncfs");
-  append_comment (text, "that ends each run, so that the run's writes are all recorded.");
-  append_comment (text, "The pool is fitted as a pool (the [process %s] below): its threads' "
+  fit_append_comment (text, "that ends each run, so that the run's writes are all recorded.");
+  fit_append_comment (text, "The pool is fitted as a pool (the [process %s] below): its threads' "
                   "block I/Os in queue", REPLAY_NFS_WORKER_COMM);
-  append_comment (text, "order, each taken at its recorded time by the thread idle longest, or "
+  fit_append_comment (text, "order, each taken at its recorded time by the thread idle longest, or "
                   "by the first to free");
-  append_comment (text, "up when all are busy.  Lost: the operations the page cache answered "
+  fit_append_comment (text, "up when all are busy.  Lost: the operations the page cache answered "
                   "(no block I/O), and");
-  append_comment (text, "which bios one operation issued together (each is a request of its "
+  fit_append_comment (text, "which bios one operation issued together (each is a request of its "
                   "own to the pool).");
   g_string_append_c (text, '\n');
   g_string_append (text, body);

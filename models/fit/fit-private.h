@@ -74,10 +74,8 @@ void   fit_writeback  (FitResult          *r,
                        gsize               n_requests,
                        const FitHost      *host);
 
-/* Output helpers shared by fit-output.c and fit-output-writeback.c. */
-void   fit_append_comment (GString    *out,
-                           const char *format,
-                           ...) G_GNUC_PRINTF (2, 3);
+/* Output helpers shared by fit-output.c and fit-output-writeback.c
+ * (fit_append_comment is in fit.h). */
 /* @bytes as "NMiB" when whole MiB, else plain bytes. */
 void   fit_append_size    (GString    *out,
                            guint64     bytes);

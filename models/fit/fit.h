@@ -568,6 +568,12 @@ void       fit_result_free       (FitResult *result);
 
 /* The scenario .ini (GKeyFile syntax, comments on their own lines). */
 char      *fit_scenario_to_data  (const FitResult *result);
+/* One "# " comment line of a scenario, for callers that add their own
+ * above the fit's; control characters (from a path) become '?', so that a
+ * name cannot end the comment. */
+void       fit_append_comment    (GString         *out,
+                                  const char      *format,
+                                  ...) G_GNUC_PRINTF (2, 3);
 gboolean   fit_write_scenario    (const FitResult *result,
                                   const char      *path,
                                   GError         **error);

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "replay/replay-capture.h"
+#include "tests/replay/realdev-sched.h"
 #include "replay/replay-nfs.h"
 #include "traces/trace-results.h"
 
@@ -47,63 +48,10 @@
 #define SECOND "none"
 
 typedef struct {
-  char     *dir;             /* /dev/shm/iosim-validate-nfs-XXXXXX */
-  char     *backing;
-  char     *loop;            /* /dev/loopN once attached */
-  char     *mnt;             /* DIR/mnt */
-  gboolean  mounted;
-  char     *sched_file;
-  char     *original_sched;  /* the device's own, put back in teardown */
+  RealdevLoop dev;            /* in /dev/shm/iosim-validate-nfs-XXXXXX */
+  char       *mnt;            /* DIR/mnt */
+  gboolean    mounted;
 } Fixture;
-
-static gboolean
-run (const char *const *argv, char **out, char **err, int *status)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
-                     status, &error))
-    {
-      g_test_message ("%s: %s", argv[0], error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static char *
-active_sched (const char *sched_file)
-{
-  g_autofree char *text = NULL;
-  const char *open, *close;
-
-  if (!g_file_get_contents (sched_file, &text, NULL, NULL)
-      || (open = strchr (text, '[')) == NULL || (close = strchr (open, ']')) == NULL)
-    return NULL;
-  return g_strndup (open + 1, close - open - 1);
-}
-
-static gboolean
-sched_available (const char *sched_file, const char *name)
-{
-  g_autofree char *text = NULL;
-  g_auto (GStrv) words = NULL;
-
-  if (!g_file_get_contents (sched_file, &text, NULL, NULL))
-    return FALSE;
-  words = g_strsplit_set (g_strstrip (text), " []", -1);
-  return g_strv_contains ((const char *const *) words, name);
-}
-
-static gboolean
-write_sched (const char *sched_file, const char *name)
-{
-  g_autofree char *now = NULL;
-
-  if (!g_file_set_contents_full (sched_file, name, -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL))
-    return FALSE;
-  now = active_sched (sched_file);
-  return g_strcmp0 (now, name) == 0;
-}
 
 static char *
 capture_path (void)
@@ -120,7 +68,7 @@ static char *
 skip_reason (void)
 {
   struct statfs sfs;
-  g_autofree char *tracefs = NULL, *tracers = NULL, *tracers_path = NULL;
+  g_autofree char *filesystems = NULL;
   g_autofree char *losetup = g_find_program_in_path ("losetup");
   g_autofree char *mkfs = g_find_program_in_path ("mkfs.ext4");
   g_autofree char *capture = capture_path ();
@@ -135,58 +83,38 @@ skip_reason (void)
     return g_strdup ("needs losetup and mkfs.ext4 on PATH");
   if (statfs ("/dev/shm", &sfs) != 0 || sfs.f_type != TMPFS_MAGIC)
     return g_strdup ("/dev/shm is not a tmpfs");
-  if (!g_file_get_contents ("/proc/filesystems", &tracers, NULL, NULL)
-      || strstr (tracers, "tracefs") == NULL || strstr (tracers, "ext4") == NULL)
-    return g_strdup ("the kernel has no tracefs or no ext4");
-  g_clear_pointer (&tracers, g_free);
-  tracefs = replay_tracefs_find (NULL, FALSE, NULL, NULL);
-  if (tracefs == NULL)
-    return NULL;
-  tracers_path = g_build_filename (tracefs, "available_tracers", NULL);
-  if (!g_file_get_contents (tracers_path, &tracers, NULL, NULL) || strstr (tracers, "blk") == NULL)
-    return g_strdup ("the kernel has no blk tracer (CONFIG_BLK_DEV_IO_TRACE)");
-  return NULL;
+  if (!g_file_get_contents ("/proc/filesystems", &filesystems, NULL, NULL)
+      || strstr (filesystems, "ext4") == NULL)
+    return g_strdup ("the kernel has no ext4");
+  return realdev_blk_tracer_missing ();
 }
 
 /* NULL when ready, else why not (what was made is left for teardown). */
 static char *
 fixture_setup (Fixture *f)
 {
-  g_autofree char *out = NULL, *err = NULL;
-  int fd, status = -1;
+  g_autofree char *err = NULL;
+  char *why = realdev_loop_attach (&f->dev, "iosim-validate-nfs", BACKING_BYTES);
+  int status = -1;
 
-  f->dir = g_strdup ("/dev/shm/iosim-validate-nfs-XXXXXX");
-  g_assert_nonnull (g_mkdtemp (f->dir));
-  f->backing = g_build_filename (f->dir, "backing.img", NULL);
-  fd = g_open (f->backing, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (ftruncate (fd, BACKING_BYTES), ==, 0);
-  g_assert_cmpint (close (fd), ==, 0);
-  {
-    const char *argv[] = { "losetup", "--find", "--show", f->backing, NULL };
-    if (!run (argv, &out, &err, &status) || !g_spawn_check_wait_status (status, NULL))
-      return g_strdup_printf ("losetup --find --show failed: %s", err ? g_strstrip (err) : "?");
-  }
-  f->loop = g_strdup (g_strstrip (out));
-  f->sched_file = g_strdup_printf ("/sys/block/%s/queue/scheduler", strrchr (f->loop, '/') + 1);
-  f->original_sched = active_sched (f->sched_file);
-  g_assert_nonnull (f->original_sched);
-  if (!sched_available (f->sched_file, FIRST) || !sched_available (f->sched_file, SECOND))
+  if (why != NULL)
+    return why;
+  if (!realdev_sched_available (f->dev.sched_file, FIRST)
+      || !realdev_sched_available (f->dev.sched_file, SECOND))
     return g_strdup ("the loop device does not offer both " FIRST " and " SECOND);
-  g_clear_pointer (&err, g_free);
   {
     const char *argv[] = { "mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                           f->loop, NULL };
-    if (!run (argv, NULL, &err, &status) || !g_spawn_check_wait_status (status, NULL))
+                           f->dev.loop, NULL };
+    if (!realdev_run (argv, NULL, &err, &status) || !g_spawn_check_wait_status (status, NULL))
       return g_strdup_printf ("mkfs.ext4 failed: %s", err ? g_strstrip (err) : "?");
   }
-  f->mnt = g_build_filename (f->dir, "mnt", NULL);
+  f->mnt = g_build_filename (f->dev.dir, "mnt", NULL);
   g_assert_cmpint (g_mkdir (f->mnt, 0755), ==, 0);
   /* ext4lazyinit reads the block bitmaps after a mount (Linux 5.9 on)
    * unless told not to; a kernel without the option mounts without it. */
-  if (mount (f->loop, f->mnt, "ext4", 0, "no_prefetch_block_bitmaps") != 0
-      && (errno != EINVAL || mount (f->loop, f->mnt, "ext4", 0, NULL) != 0))
-    return g_strdup_printf ("mount %s: %s", f->loop, g_strerror (errno));
+  if (mount (f->dev.loop, f->mnt, "ext4", 0, "no_prefetch_block_bitmaps") != 0
+      && (errno != EINVAL || mount (f->dev.loop, f->mnt, "ext4", 0, NULL) != 0))
+    return g_strdup_printf ("mount %s: %s", f->dev.loop, g_strerror (errno));
   f->mounted = TRUE;
   return NULL;
 }
@@ -225,30 +153,10 @@ fixture_teardown (Fixture *f)
       if (umount2 (f->mnt, MNT_DETACH) != 0)
         g_test_message ("umount -l %s: %s", f->mnt, g_strerror (errno));
     }
-  if (f->loop)
-    {
-      const char *argv[] = { "losetup", "-d", f->loop, NULL };
-      int status = -1;
-
-      if (f->original_sched && !write_sched (f->sched_file, f->original_sched))
-        g_test_message ("could not put back %s's scheduler %s", f->loop, f->original_sched);
-      if (!run (argv, NULL, NULL, &status) || !g_spawn_check_wait_status (status, NULL))
-        g_test_message ("losetup -d %s failed", f->loop);
-    }
-  if (f->dir)
-    {
-      remove_contents (f->dir);
-      if (f->backing)
-        g_unlink (f->backing);
-      if (g_rmdir (f->dir) != 0)
-        g_test_message ("rmdir %s: %s", f->dir, g_strerror (errno));
-    }
-  g_free (f->dir);
-  g_free (f->backing);
-  g_free (f->loop);
+  if (f->dev.dir)
+    remove_contents (f->dev.dir);
+  realdev_loop_detach (&f->dev);
   g_free (f->mnt);
-  g_free (f->sched_file);
-  g_free (f->original_sched);
 }
 
 /* ---- The checks (in the subprocess) -------------------------------------- */
@@ -558,7 +466,7 @@ child_sigterm (Child *c, const char *sched_file)
   g_assert_cmpint (close (err_fd), ==, 0);
   for (int i = 0; i < 2000 && !switched; i++)
     {
-      g_autofree char *now = active_sched (sched_file);
+      g_autofree char *now = realdev_active_sched (sched_file);
 
       switched = g_strcmp0 (now, FIRST) == 0;
       if (!switched)
@@ -589,7 +497,7 @@ run_child (const Case *cs, const char *loop, const char *dir)
                                                  strrchr (loop, '/') + 1);
   g_autofree char *out = NULL, *err = NULL, *after = NULL;
   /* A start that neither validated scheduler is, where the device has one. */
-  const char *start = sched_available (sched_file, "kyber") ? "kyber" : SECOND;
+  const char *start = realdev_sched_available (sched_file, "kyber") ? "kyber" : SECOND;
   int status = -1;
 
   c.mnt = g_build_filename (dir, "mnt", NULL);
@@ -597,7 +505,7 @@ run_child (const Case *cs, const char *loop, const char *dir)
   c.json = g_build_filename (dir, "validate.json", NULL);
   c.skip = g_build_filename (dir, "skip", NULL);
   c.capture = capture_path ();
-  g_assert_true (write_sched (sched_file, start));
+  g_assert_true (realdev_write_sched (sched_file, start));
   if (cs->sigterm)
     {
       child_sigterm (&c, sched_file);
@@ -608,7 +516,7 @@ run_child (const Case *cs, const char *loop, const char *dir)
                            c.mnt, "--sched", FIRST "," SECOND, "--repeat", "2", "--json", c.json,
                            "--work-dir", c.work, cs->allow_write ? "--allow-write" : c.capture,
                            cs->allow_write ? c.capture : NULL, NULL };
-    g_assert_true (run (argv, &out, &err, &status));
+    g_assert_true (realdev_run (argv, &out, &err, &status));
   }
   g_printerr ("# iosim validate's stderr:\n%s\n# its table:\n%s", err, out);
   if (!skip_if_not_ours (&c, status, err))
@@ -621,7 +529,7 @@ run_child (const Case *cs, const char *loop, const char *dir)
       check_mount (&c);
     }
 restored:
-  after = active_sched (sched_file);
+  after = realdev_active_sched (sched_file);
   g_assert_cmpstr (after, ==, start);
   g_free (c.mnt);
   g_free (c.work);
@@ -657,11 +565,11 @@ test_case (gconstpointer data)
       g_test_skip (reason);
       return;
     }
-  g_setenv (ENV_LOOP, f.loop, TRUE);
-  g_setenv (ENV_DIR, f.dir, TRUE);
+  g_setenv (ENV_LOOP, f.dev.loop, TRUE);
+  g_setenv (ENV_DIR, f.dev.dir, TRUE);
   g_test_trap_subprocess (NULL, 100 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
   passed = g_test_trap_has_passed ();
-  skip = g_build_filename (f.dir, "skip", NULL);
+  skip = g_build_filename (f.dev.dir, "skip", NULL);
   if (g_file_get_contents (skip, &child_reason, NULL, NULL))
     g_test_skip (child_reason);
   fixture_teardown (&f);

@@ -25,76 +25,17 @@
 #include <unistd.h>
 
 #include "replay/replay-capture.h"
+#include "tests/replay/realdev-sched.h"
 
 #define BACKING_BYTES (64 * 1024 * 1024)
 
-typedef struct {
-  char *dir;
-  char *backing;
-  char *loop;               /* /dev/loopN, NULL until attached */
-  char *sched_file;         /* /sys/block/loopN/queue/scheduler */
-  char *original_sched;     /* the device's own, put back in teardown */
-} Fixture;
-
-static gboolean
-run (const char *const *argv, char **out, char **err, int *status)
-{
-  g_autoptr (GError) error = NULL;
-
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, out, err,
-                     status, &error))
-    {
-      g_test_message ("%s: %s", argv[0], error->message);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-/* The bracketed word of queue/scheduler. */
-static char *
-active_sched (const char *sched_file)
-{
-  g_autofree char *text = NULL;
-  const char *open, *close;
-
-  if (!g_file_get_contents (sched_file, &text, NULL, NULL)
-      || (open = strchr (text, '[')) == NULL || (close = strchr (open, ']')) == NULL)
-    return NULL;
-  return g_strndup (open + 1, close - open - 1);
-}
-
-static gboolean
-sched_available (const char *sched_file, const char *name)
-{
-  g_autofree char *text = NULL;
-  g_auto (GStrv) words = NULL;
-
-  if (!g_file_get_contents (sched_file, &text, NULL, NULL))
-    return FALSE;
-  words = g_strsplit_set (g_strstrip (text), " []", -1);
-  return g_strv_contains ((const char *const *) words, name);
-}
-
-static gboolean
-write_sched (const char *sched_file, const char *name)
-{
-  g_autofree char *now = NULL;
-
-  if (!g_file_set_contents_full (sched_file, name, -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL))
-    return FALSE;
-  now = active_sched (sched_file);
-  return g_strcmp0 (now, name) == 0;
-}
+typedef RealdevLoop Fixture;
 
 static char *
 skip_reason (void)
 {
   struct statfs sfs;
-  g_autofree char *tracefs = NULL;
-  g_autofree char *tracers = NULL;
-  g_autofree char *tracers_path = NULL;
   g_autofree char *losetup = g_find_program_in_path ("losetup");
-  gboolean mounted = FALSE;
 
   if (geteuid () != 0)
     return g_strdup ("needs root (loop devices, queue/scheduler, tracefs)");
@@ -104,77 +45,24 @@ skip_reason (void)
     return g_strdup ("no losetup on PATH");
   if (statfs ("/dev/shm", &sfs) != 0 || sfs.f_type != TMPFS_MAGIC)
     return g_strdup ("/dev/shm is not a tmpfs");
-  /* Find only: the test never mounts tracefs.  iosim capture mounts it
-   * when absent and unmounts it afterwards; the kernel must know it. */
-  if (!g_file_get_contents ("/proc/filesystems", &tracers, NULL, NULL)
-      || strstr (tracers, "tracefs") == NULL)
-    return g_strdup ("the kernel has no tracefs (CONFIG_FTRACE)");
-  g_clear_pointer (&tracers, g_free);
-  tracefs = replay_tracefs_find (NULL, FALSE, &mounted, NULL);
-  if (tracefs == NULL)
-    return NULL;
-  tracers_path = g_build_filename (tracefs, "available_tracers", NULL);
-  if (!g_file_get_contents (tracers_path, &tracers, NULL, NULL) || strstr (tracers, "blk") == NULL)
-    return g_strdup ("the kernel has no blk tracer (CONFIG_BLK_DEV_IO_TRACE)");
-  return NULL;
+  return realdev_blk_tracer_missing ();
 }
 
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
   g_autofree char *reason = skip_reason ();
-  g_autofree char *out = NULL, *err = NULL;
-  const char *argv[] = { "losetup", "--find", "--show", NULL, NULL };
-  int fd, status = -1;
 
+  if (reason == NULL)
+    reason = realdev_loop_attach (f, "iosim-validate-test", BACKING_BYTES);
   if (reason != NULL)
-    {
-      g_test_skip (reason);
-      return;
-    }
-  f->dir = g_strdup ("/dev/shm/iosim-validate-test-XXXXXX");
-  g_assert_nonnull (g_mkdtemp (f->dir));
-  f->backing = g_build_filename (f->dir, "backing.img", NULL);
-  fd = g_open (f->backing, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (ftruncate (fd, BACKING_BYTES), ==, 0);
-  g_assert_cmpint (close (fd), ==, 0);
-  argv[3] = f->backing;
-  if (!run (argv, &out, &err, &status) || !g_spawn_check_wait_status (status, NULL))
-    {
-      g_autofree char *why = g_strdup_printf ("losetup --find --show failed: %s",
-                                              err ? g_strstrip (err) : "?");
-      g_test_skip (why);
-      return;
-    }
-  f->loop = g_strdup (g_strstrip (out));
-  f->sched_file = g_strdup_printf ("/sys/block/%s/queue/scheduler", strrchr (f->loop, '/') + 1);
-  f->original_sched = active_sched (f->sched_file);
-  g_assert_nonnull (f->original_sched);
+    g_test_skip (reason);
 }
 
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  if (f->loop)
-    {
-      const char *argv[] = { "losetup", "-d", f->loop, NULL };
-      int status = -1;
-
-      if (f->original_sched && !write_sched (f->sched_file, f->original_sched))
-        g_test_message ("could not put back %s's scheduler %s", f->loop, f->original_sched);
-      if (!run (argv, NULL, NULL, &status) || !g_spawn_check_wait_status (status, NULL))
-        g_test_message ("losetup -d %s failed", f->loop);
-    }
-  if (f->backing)
-    g_unlink (f->backing);
-  if (f->dir)
-    g_rmdir (f->dir);
-  g_free (f->dir);
-  g_free (f->backing);
-  g_free (f->loop);
-  g_free (f->sched_file);
-  g_free (f->original_sched);
+  realdev_loop_detach (f);
 }
 
 static double
@@ -280,7 +168,7 @@ pick_scheds (const char *sched_file, const char **first, const char **second, co
   guint n = 0;
 
   for (guint i = 0; i < G_N_ELEMENTS (order); i++)
-    if (sched_available (sched_file, order[i]))
+    if (realdev_sched_available (sched_file, order[i]))
       chosen[n++] = order[i];
   if (n < 2)
     return FALSE;
@@ -344,7 +232,7 @@ child_end_to_end (Child *c)
     const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop,
                            "--sched", c->list, "--repeat", "2", "--json", json, "--work-dir", work,
                            "--", "sh", "-c", script, NULL };
-    g_assert_true (run (argv, &out, &err, &status));
+    g_assert_true (realdev_run (argv, &out, &err, &status));
   }
   g_printerr ("# iosim validate's stderr:\n%s\n# its table:\n%s", err, out);
   if (skip_if_not_ours (c, status, err))
@@ -370,7 +258,7 @@ child_trace (Child *c)
   {
     const char *argv[] = { g_getenv ("IOSIM_BIN"), "capture", "--device", c->loop, "-o", trace,
                            "--", "sh", "-c", script, NULL };
-    g_assert_true (run (argv, &out, &err, &status));
+    g_assert_true (realdev_run (argv, &out, &err, &status));
     if (skip_if_not_ours (c, status, err))
       return;
     g_assert_true (g_spawn_check_wait_status (status, NULL));
@@ -380,7 +268,7 @@ child_trace (Child *c)
   {
     const char *argv[] = { g_getenv ("IOSIM_BIN"), "validate", "--target", c->loop, "--sched",
                            c->list, "--repeat", "2", "--json", json, trace, NULL };
-    g_assert_true (run (argv, &out, &err, &status));
+    g_assert_true (realdev_run (argv, &out, &err, &status));
   }
   g_printerr ("# iosim validate's stderr:\n%s\n# its table:\n%s", err, out);
   if (skip_if_not_ours (c, status, err))
@@ -400,7 +288,7 @@ child_failing_command (Child *c)
                          NULL };
   int status = -1;
 
-  g_assert_true (run (argv, &out, &err, &status));
+  g_assert_true (realdev_run (argv, &out, &err, &status));
   g_printerr ("# iosim validate's stderr:\n%s", err);
   if (skip_if_not_ours (c, status, err))
     return;
@@ -435,7 +323,7 @@ child_sigterm (Child *c)
    * capture run a little. */
   for (int i = 0; i < 2000 && !switched; i++)
     {
-      g_autofree char *now = active_sched (c->sched_file);
+      g_autofree char *now = realdev_active_sched (c->sched_file);
 
       switched = g_strcmp0 (now, c->first) == 0;
       if (!switched)
@@ -471,12 +359,12 @@ run_child (const char *loop, const char *dir, ChildFunc func)
                                         "schedulers", -1, NULL));
   else
     {
-      g_assert_true (write_sched (c.sched_file, c.start));
+      g_assert_true (realdev_write_sched (c.sched_file, c.start));
       tracefs_before = tracefs_mounted ();
       c.list = g_strdup_printf ("%s,%s", c.first, c.second);
       func (&c);
       /* Restored whatever the outcome. */
-      after = active_sched (c.sched_file);
+      after = realdev_active_sched (c.sched_file);
       g_assert_cmpstr (after, ==, c.start);
       /* tracefs is left mounted or not as it was. */
       g_assert_cmpint (tracefs_mounted (), ==, tracefs_before);
