@@ -1,5 +1,5 @@
 /* cmd-fit.c — `iosim fit TRACE [-o model.ini] [--json FILE] [--measured FILE]
- * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|empirical|auto] [--host-memory
+ * [--device MAJ,MIN] [--sched NAME] [--model fixed|disk|ssd|empirical|auto] [--host-memory
  * SIZE [--dirty-ratio PCT | --dirty-bytes SIZE] ...]`: option parsing around
  * fit_trace() and its writers (models/fit/fit.h).  The report goes to
  * standard output; at least one file must be asked for. */
@@ -131,7 +131,7 @@ cli_cmd_fit (int argc, char **argv)
       "Write the trace's I/Os as a results CSV (the measured side of iosim compare)", "FILE" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &model,
       "Device model kind: fixed (overhead + bytes / bandwidth), disk (with a seek curve), "
-      "empirical (the measured service times by size and distance class), auto (the better "
+      "ssd (latencies overlap, transfers share one pipeline), empirical (the measured service times by size and distance class), auto (the better "
       "on held-out requests; default)", "KIND" },
     { "host-memory", 0, 0, G_OPTION_ARG_STRING, &host.memory,
       "The traced machine's memory: fit page-cache writeback (flusher threads, fsyncs) as "
@@ -164,6 +164,9 @@ cli_cmd_fit (int argc, char **argv)
     "For a serial device the disk kind adds a seek curve over the distance from the\n"
     "previous request; --model auto keeps it when it predicts held-out requests\n"
     "(every 5th) better, and writes kind = disk when that reproduces the fit.\n"
+    "For a device serving several at once the ssd kind overlaps the latencies of\n"
+    "its servers and queues every transfer through one shared pipeline; auto keeps\n"
+    "it when it predicts the held-out requests better than the fixed kind.\n"
     "The empirical kind keeps the measured service times themselves, by op, size\n"
     "class and distance class (sequential, near, far); auto takes it when its\n"
     "distributions score better on the held-out requests (continuous ranked\n"
@@ -211,7 +214,7 @@ cli_cmd_fit (int argc, char **argv)
   opts.sched = sched;
   if (model != NULL && !fit_model_kind_parse (model, &opts.model))
     {
-      fprintf (stderr, "iosim fit: --model wants fixed, disk, empirical or auto, not \"%s\"\n", model);
+      fprintf (stderr, "iosim fit: --model wants fixed, disk, ssd, empirical or auto, not \"%s\"\n", model);
       return 2;
     }
 

@@ -139,7 +139,7 @@ check_args (const ValidateArgs *a, int argc, char **command)
     }
   if (a->model && !fit_model_kind_parse (a->model, &kind))
     {
-      fprintf (stderr, "iosim validate: --model '%s': fixed, disk, empirical or auto\n", a->model);
+      fprintf (stderr, "iosim validate: --model '%s': fixed, disk, ssd, empirical or auto\n", a->model);
       return 2;
     }
   if (a->target == NULL || a->sched == NULL || (argc == 2) == (command != NULL) || argc > 2)
@@ -179,7 +179,7 @@ cli_cmd_validate (int argc, char **argv)
     { "threads", 0, 0, G_OPTION_ARG_INT, &a.threads,
       "NFS capture: worker threads of the replay, as nfsd threads (default 8)", "N" },
     { "model", 0, 0, G_OPTION_ARG_STRING, &a.model,
-      "Device model kind for the fit: fixed, disk, empirical or auto (default: the held-out choice, as "
+      "Device model kind for the fit: fixed, disk, ssd, empirical or auto (default: the held-out choice, as "
       "iosim fit)",
       "KIND" },
     { NULL }

@@ -552,6 +552,25 @@ fit_device_queue (const TraceRequest *requests, gsize n_requests, FitDeviceQueue
   out->mean_service_ns = n_valid > 0 ? sum / (double) n_valid : NAN;
 }
 
+void
+fit_device_rebuild (const TraceRequest *requests, gsize n_requests, guint parallelism,
+                    double *service_ns)
+{
+  g_autofree FitDispatch *order = g_new (FitDispatch, n_requests + 1);
+  g_autofree guint *depth = g_new (guint, n_requests + 1);
+  g_autofree double *service = g_new (double, n_requests + 1);
+  guint max_depth;
+  gsize n;
+
+  g_return_if_fail (parallelism >= 1);
+  n = fit_dispatch_order (requests, n_requests, order, depth, &max_depth);
+  fit_rebuild_service (order, n, parallelism, service);
+  for (gsize i = 0; i < n_requests; i++)
+    service_ns[i] = NAN;
+  for (gsize k = 0; k < n; k++)
+    service_ns[order[k].index] = service[k];
+}
+
 /* ---- 4. Least squares and quantiles ------------------------------------- */
 
 /* Probabilities of the fitted quantiles below the last two: every 5 % to

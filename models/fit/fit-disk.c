@@ -69,6 +69,8 @@ fit_model_kind_name (FitModelKind kind)
       return "disk";
     case FIT_MODEL_EMPIRICAL:
       return "empirical";
+    case FIT_MODEL_SSD:
+      return "ssd";
     case FIT_MODEL_AUTO:
     default:
       return "auto";
@@ -79,7 +81,7 @@ gboolean
 fit_model_kind_parse (const char *text, FitModelKind *out)
 {
   static const FitModelKind kinds[] = { FIT_MODEL_AUTO, FIT_MODEL_FIXED, FIT_MODEL_DISK,
-                                        FIT_MODEL_EMPIRICAL };
+                                        FIT_MODEL_SSD, FIT_MODEL_EMPIRICAL };
 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     if (g_strcmp0 (text, fit_model_kind_name (kinds[k])) == 0)
@@ -110,13 +112,6 @@ fit_disk_order_cmp (const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
-static gboolean
-fit_disk_has_data (const TraceRequest *rq)
-{
-  return (rq->op == TRACE_OP_READ || rq->op == TRACE_OP_WRITE) && rq->nr_sectors > 0
-         && rq->issue_ns >= 0 && rq->complete_ns >= rq->issue_ns;
-}
-
 /* Reads and writes with data in completion order (the serial device's
  * service order).  Every one moves the head; those with a rebuilt service
  * time >= 0 and a previous request become rows. */
@@ -130,7 +125,7 @@ fit_disk_rows (const TraceRequest *requests, const double *service_ns, gsize n)
   gsize m = 0;
 
   for (gsize i = 0; i < n; i++)
-    if (fit_disk_has_data (&requests[i]))
+    if (fit_request_has_data (&requests[i]))
       order[m++] = (FitDiskOrder) { requests[i].complete_ns, requests[i].issue_ns, i };
   qsort (order, m, sizeof *order, fit_disk_order_cmp);
   for (gsize k = 0; k < m; k++)
@@ -146,6 +141,8 @@ fit_disk_rows (const TraceRequest *requests, const double *service_ns, gsize n)
             .d_sectors = rq->sector >= prev_end ? (double) (rq->sector - prev_end)
                                                 : (double) (prev_end - rq->sector),
             .write = rq->op == TRACE_OP_WRITE,
+            .pipe_wait_ns = NAN,
+            .index = order[k].index,
           };
           g_array_append_val (rows, row);
         }
@@ -504,21 +501,41 @@ fit_fixed_r2 (const FitFixedLine *f, const FitDiskRow *rows, gsize n, const gboo
 
 /* ---- The choice --------------------------------------------------------- */
 
-/* Both kinds on the training rows, judged on the held-out ones. */
-static void
-fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
-                   FitModelChoice *out)
+/* t of the mean of @m paired differences with sum @sum and sum of squares
+ * @sum2 (infinite when every difference is the same positive figure). */
+static double
+fit_paired_gain_t (double sum, double sum2, guint64 m)
 {
-  g_autofree gboolean *train = g_new (gboolean, n + 1);
-  FitDiskFit disk;
-  FitFixedLine fixed;
-  double sum = 0.0, sum2 = 0.0, mae_f = 0.0, mae_d = 0.0, mean, se;
-  guint64 m = 0;
+  double mean = sum / (double) m;
+  double se = sqrt (MAX (0.0, (sum2 - m * mean * mean) / (double) (m - 1)) / (double) m);
+
+  return se > 0 ? mean / se : (mean > 0 ? INFINITY : 0.0);
+}
+
+/* Every FIT_HOLD_OUT_EVERY-th row held out; sets the counts of @out. */
+static gboolean *
+fit_model_split (gsize n, FitModelChoice *out)
+{
+  gboolean *train = g_new (gboolean, n + 1);
 
   for (gsize i = 0; i < n; i++)
     train[i] = i % FIT_HOLD_OUT_EVERY != FIT_HOLD_OUT_EVERY - 1;
   out->n_held_out = n / FIT_HOLD_OUT_EVERY;
   out->n_train = n - out->n_held_out;
+  return train;
+}
+
+/* Both kinds on the training rows, judged on the held-out ones. */
+static void
+fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
+                   FitModelChoice *out)
+{
+  g_autofree gboolean *train = fit_model_split (n, out);
+  FitDiskFit disk;
+  FitFixedLine fixed;
+  double sum = 0.0, sum2 = 0.0, mae_f = 0.0, mae_d = 0.0;
+  guint64 m = 0;
+
   fit_disk_regress (rows, n, train, stroke_sectors, &disk);
   if (!disk.fitted || out->n_held_out < 2)
     return;
@@ -541,10 +558,56 @@ fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
     }
   out->fixed_held_out_mae_ns = mae_f / (double) m;
   out->disk_held_out_mae_ns = mae_d / (double) m;
-  mean = sum / (double) m;
-  se = sqrt (MAX (0.0, (sum2 - m * mean * mean) / (double) (m - 1)) / (double) m);
-  out->mae_gain_t = se > 0 ? mean / se : (mean > 0 ? INFINITY : 0.0);
+  out->mae_gain_t = fit_paired_gain_t (sum, sum2, m);
   out->compared = TRUE;
+}
+
+/* fixed (on @service_ns, fit_device_queue's servers) against ssd (its
+ * own servers, at least as many: fit_ssd_choose) on the requests
+ * fit_ssd_held_out holds out:
+ * each one's completion predicted from its start under each kind's
+ * servers.  *@held_out and *@ssd_error_ns stay for the empirical kind. */
+static void
+fit_model_compare_ssd (const TraceRequest *requests, const double *service_ns, gsize n,
+                       guint min_parallelism, guint max_parallelism, gboolean **held_out,
+                       double **ssd_error_ns, FitModelChoice *out)
+{
+  g_autoptr(GArray) rows = fit_ssd_rows (requests, service_ns, n);
+  const FitRow *r = (const FitRow *) rows->data;
+  g_autofree gboolean *train = g_new (gboolean, rows->len + 1);
+  FitFixedLine fixed;
+  double sum = 0.0, sum2 = 0.0, mae_f = 0.0, mae_s = 0.0;
+  guint64 m = 0;
+
+  *held_out = fit_ssd_held_out (requests, n);
+  *ssd_error_ns = g_new (double, n + 1);
+  fit_ssd_choose (requests, n, min_parallelism, max_parallelism, *held_out, &out->ssd,
+                  *ssd_error_ns);
+  if (!out->ssd.fitted)
+    return;
+  for (guint k = 0; k < rows->len; k++)
+    train[k] = !(*held_out)[r[k].index];
+  fit_fixed_train (r, rows->len, train, &fixed);
+  for (guint k = 0; k < rows->len; k++)
+    {
+      double e_f, e_s = (*ssd_error_ns)[r[k].index];
+
+      if (train[k] || isnan (e_s))
+        continue;
+      e_f = fabs (r[k].service_ns - fit_fixed_predict (&fixed, &r[k]));
+      mae_f += e_f;
+      mae_s += e_s;
+      sum += e_f - e_s;
+      sum2 += (e_f - e_s) * (e_f - e_s);
+      m++;
+    }
+  if (m < 2)
+    return;
+  out->ssd_n_held_out = m;
+  out->ssd_fixed_held_out_mae_ns = mae_f / (double) m;
+  out->ssd_held_out_mae_ns = mae_s / (double) m;
+  out->ssd_gain_t = fit_paired_gain_t (sum, sum2, m);
+  out->ssd_compared = TRUE;
 }
 
 /* fixed against disk, as far as the request allows. */
@@ -586,23 +649,74 @@ fit_model_decide (FitModelChoice *out)
     }
 }
 
+/* ssd, asked for or better than fixed on held-out requests. */
+static void
+fit_model_decide_ssd (FitModelChoice *out)
+{
+  if (out->requested == FIT_MODEL_SSD)
+    {
+      out->chosen = out->ssd.fitted ? FIT_MODEL_SSD : FIT_MODEL_FIXED;
+      out->reason = out->ssd.fitted ? "forced by --model ssd"
+                                    : "--model ssd asked, but the ssd kind cannot be fitted "
+                                      "to this trace";
+      return;
+    }
+  /* With no request waiting for the pipeline the ssd kind is the fixed
+   * kind's line without its spread (if on as many servers): nothing to
+   * choose, whatever a t of two near-equal fits says. */
+  if (out->requested == FIT_MODEL_AUTO && out->chosen == FIT_MODEL_FIXED && out->ssd_compared
+      && out->ssd.n_waited == 0)
+    {
+      out->reason = "no request waited for the ssd kind's transfer pipeline, so it is the "
+                    "fixed kind's line without its spread: the fixed kind stands";
+      return;
+    }
+  if (out->requested == FIT_MODEL_AUTO && out->chosen == FIT_MODEL_FIXED && out->ssd_compared)
+    {
+      out->chosen = out->ssd_gain_t > FIT_MODEL_GAIN_T ? FIT_MODEL_SSD : FIT_MODEL_FIXED;
+      out->reason = out->ssd_gain_t > FIT_MODEL_GAIN_T
+                      ? "held-out mean absolute error lower than the fixed kind's by more "
+                        "than 3 standard errors"
+                      : "the ssd kind's held-out error is not lower than the fixed kind's "
+                        "by more than 3 standard errors: the fixed kind stands";
+    }
+}
+
+/* CRPS of @row under what @kind simulates: the fixed kind's distribution,
+ * the disk kind's point (a point's score is its absolute error). */
+static double
+fit_model_rival_crps (FitModelKind kind, const FitFixedLine *fixed, const FitDiskFit *disk,
+                      const FitRow *row)
+{
+  if (kind == FIT_MODEL_DISK)
+    return fabs (row->service_ns - fit_disk_predict (disk, row));
+  return fit_fixed_crps (fixed, row);
+}
+
 /* The empirical kind and the kind chosen so far (its rival), fitted on
  * the training rows, scored on the held-out ones by CRPS. */
 static void
 fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 stroke_sectors,
+                             const gboolean *ssd_held_out, const double *ssd_error_ns,
                              FitModelChoice *out)
 {
   g_autofree gboolean *train = g_new (gboolean, n + 1);
   FitEmpiricalFit emp = { 0 };
   FitFixedLine fixed;
   FitDiskFit disk = { 0 };
-  double sum = 0.0, sum2 = 0.0, crps_r = 0.0, crps_e = 0.0, mean, se;
+  double sum = 0.0, sum2 = 0.0, crps_r = 0.0, crps_e = 0.0;
   guint64 m = 0;
 
+  /* Against ssd, the requests its choice held out (its errors are on them). */
+  out->empirical_n_held_out = 0;
   for (gsize i = 0; i < n; i++)
-    train[i] = i % FIT_HOLD_OUT_EVERY != FIT_HOLD_OUT_EVERY - 1;
+    {
+      train[i] = out->chosen == FIT_MODEL_SSD
+                   ? !ssd_held_out[rows[i].index] || isnan (ssd_error_ns[rows[i].index])
+                   : i % FIT_HOLD_OUT_EVERY != FIT_HOLD_OUT_EVERY - 1;
+      out->empirical_n_held_out += !train[i];
+    }
   out->empirical_rival = out->chosen;
-  out->empirical_n_held_out = n / FIT_HOLD_OUT_EVERY;
   out->empirical_n_train = n - out->empirical_n_held_out;
   if (out->empirical_n_held_out < 2)
     return;
@@ -621,9 +735,9 @@ fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 
 
       if (train[i])
         continue;
-      c_r = out->chosen == FIT_MODEL_DISK ? fabs (rows[i].service_ns
-                                                  - fit_disk_predict (&disk, &rows[i]))
-                                          : fit_fixed_crps (&fixed, &rows[i]);
+      c_r = out->chosen == FIT_MODEL_SSD ? ssd_error_ns[rows[i].index]
+                                         : fit_model_rival_crps (out->chosen, &fixed, &disk,
+                                                                 &rows[i]);
       c_e = fit_empirical_crps (&emp, &rows[i]);
       crps_r += c_r;
       crps_e += c_e;
@@ -634,9 +748,7 @@ fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 
   fit_empirical_clear (&emp);
   out->rival_held_out_crps_ns = crps_r / (double) m;
   out->empirical_held_out_crps_ns = crps_e / (double) m;
-  mean = sum / (double) m;
-  se = sqrt (MAX (0.0, (sum2 - m * mean * mean) / (double) (m - 1)) / (double) m);
-  out->crps_gain_t = se > 0 ? mean / se : (mean > 0 ? INFINITY : 0.0);
+  out->crps_gain_t = fit_paired_gain_t (sum, sum2, m);
   out->empirical_compared = TRUE;
 }
 
@@ -667,12 +779,26 @@ fit_model_decide_empirical (FitModelChoice *out)
     }
 }
 
+/* The deepest queue at the device: the most servers a trace can show. */
+static guint
+fit_model_max_depth (const TraceRequest *requests, gsize n)
+{
+  guint depth = 1;
+
+  for (gsize i = 0; i < n; i++)
+    if (fit_request_has_data (&requests[i]))
+      depth = MAX (depth, requests[i].in_flight_at_issue);
+  return depth;
+}
+
 void
 fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize n_requests,
                   guint parallelism, guint64 stroke_sectors, FitModelKind requested,
                   FitModelChoice *out)
 {
   g_autoptr(GArray) rows = NULL;
+  g_autofree gboolean *ssd_held_out = NULL;
+  g_autofree double *ssd_error_ns = NULL;
   guint window = fit_empirical_window (parallelism);
 
   g_return_if_fail (out != NULL);
@@ -680,6 +806,7 @@ fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize 
   out->requested = requested;
   out->fixed_r2 = out->disk_r2 = NAN;
   out->fixed_held_out_mae_ns = out->disk_held_out_mae_ns = out->mae_gain_t = NAN;
+  out->ssd_fixed_held_out_mae_ns = out->ssd_held_out_mae_ns = out->ssd_gain_t = NAN;
   out->rival_held_out_crps_ns = out->empirical_held_out_crps_ns = out->crps_gain_t = NAN;
   fit_disk_fit (requests, service_ns, n_requests, parallelism, stroke_sectors, &out->disk);
   rows = parallelism == 1 ? fit_disk_rows (requests, service_ns, n_requests)
@@ -687,10 +814,14 @@ fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize 
   if (parallelism == 1)
     fit_model_compare ((const FitDiskRow *) rows->data, rows->len, stroke_sectors, out);
   fit_model_decide (out);
+  fit_model_compare_ssd (requests, service_ns, n_requests, parallelism,
+                         fit_model_max_depth (requests, n_requests), &ssd_held_out,
+                         &ssd_error_ns, out);
+  fit_model_decide_ssd (out);
   fit_empirical_fit_rows ((const FitRow *) rows->data, rows->len, NULL, window, &out->empirical);
   if (requested == FIT_MODEL_AUTO)
     fit_model_compare_empirical ((const FitRow *) rows->data, rows->len, window,
-                                 stroke_sectors, out);
+                                 stroke_sectors, ssd_held_out, ssd_error_ns, out);
   fit_model_decide_empirical (out);
 }
 

@@ -72,8 +72,8 @@ fit_empirical_order_cmp (const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
-static gboolean
-fit_empirical_has_data (const TraceRequest *rq)
+gboolean
+fit_request_has_data (const TraceRequest *rq)
 {
   return (rq->op == TRACE_OP_READ || rq->op == TRACE_OP_WRITE) && rq->nr_sectors > 0
          && rq->issue_ns >= 0 && rq->complete_ns >= rq->issue_ns;
@@ -91,7 +91,7 @@ fit_empirical_window_rows (const TraceRequest *requests, const double *service_n
 
   g_return_val_if_fail (window >= 1, rows);
   for (gsize i = 0; i < n; i++)
-    if (fit_empirical_has_data (&requests[i]))
+    if (fit_request_has_data (&requests[i]))
       order[m++] = (FitEmpiricalOrder) { requests[i].issue_ns, requests[i].complete_ns, i };
   qsort (order, m, sizeof *order, fit_empirical_order_cmp);
   for (gsize k = 0; k < m; k++)
@@ -107,7 +107,9 @@ fit_empirical_window_rows (const TraceRequest *requests, const double *service_n
           FitRow row = { .service_ns = s,
                          .bytes = (double) rq->nr_sectors * FIT_EMPIRICAL_SECTOR_BYTES,
                          .d_sectors = (double) best,
-                         .write = rq->op == TRACE_OP_WRITE };
+                         .write = rq->op == TRACE_OP_WRITE,
+                         .pipe_wait_ns = NAN,
+                         .index = order[k].index };
           g_array_append_val (rows, row);
         }
       ends[next] = rq->sector + rq->nr_sectors;

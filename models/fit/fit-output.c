@@ -154,12 +154,17 @@ fit_describe_queue (GString *out, const FitResult *r)
  * elevator hands on, so the simulated one must too (via = loop); another
  * device had at least max_in_flight at once. */
 static void
-fit_append_queue_keys (GString *out, const FitResult *r, gboolean fixed)
+fit_append_queue_keys (GString *out, const FitResult *r, gboolean parallelism_key)
 {
   const FitDeviceQueue *q = &r->queue;
 
-  /* dev-disk.c serves one at a time and has no such key. */
-  if (fixed)
+  /* The servers: fit_device_queue's, or the ssd kind's own (which writes
+   * its key itself, @parallelism_key 0); dev-disk.c serves one at a time
+   * and has no such key. */
+  guint parallelism = r->model.chosen == FIT_MODEL_SSD ? r->model.ssd.parallelism
+                                                       : q->parallelism;
+
+  if (parallelism_key)
     g_string_append_printf (out, "parallelism = %u\n", q->parallelism);
   if (q->loop)
     {
@@ -178,19 +183,19 @@ fit_append_queue_keys (GString *out, const FitResult *r, gboolean fixed)
                           "takes them in order); so via = loop (128 tags) in front of a model "
                           "that serves %u at once and queues the rest in order; "
                           "loop_max_io = loop_max_sectors_kb keeps each request one piece, "
-                          "as the service times were measured per request", q->parallelism);
+                          "as the service times were measured per request", parallelism);
       g_string_append_printf (out, "queue_depth = %u\nvia = loop\nloop_max_io = %uKiB\n",
-                              q->parallelism, SIM_LOOP_DEFAULT_MAX_SECTORS / 2);
+                              parallelism, SIM_LOOP_DEFAULT_MAX_SECTORS / 2);
     }
   else
     {
       fit_append_comment (out, "the kernel had up to %u requests at the device at once, so "
                           "its driver took at least that many: queue_depth %u, of which "
                           "the device serves %u at once and queues the rest in order",
-                          r->max_in_flight, MAX (r->max_in_flight, q->parallelism),
-                          q->parallelism);
+                          r->max_in_flight, MAX (r->max_in_flight, parallelism),
+                          parallelism);
       g_string_append_printf (out, "queue_depth = %u\n",
-                              MAX (r->max_in_flight, q->parallelism));
+                              MAX (r->max_in_flight, parallelism));
     }
 }
 
@@ -399,6 +404,13 @@ fit_scenario_kind_line (const FitResult *r, gboolean *disk)
                      "service time is drawn from the measured ones of its op, size class and "
                      "distance class; sizes or distances the trace never had take the nearest "
                      "cell's");
+  if (r->model.chosen == FIT_MODEL_SSD)
+    return g_strdup_printf ("scenario: kind = ssd (models/dev/dev-ssd.c): %u servers overlap "
+                            "their latencies and every transfer passes one shared pipeline "
+                            "in start order; no spread around the fitted line is drawn (the "
+                            "model is deterministic), so the tail of the service times is "
+                            "only what the pipeline's queueing makes",
+                            r->model.ssd.parallelism);
   if (keys != NULL)
     return g_strdup ("scenario: kind = disk (models/dev/dev-disk.c): rpm 7200 and cylinders "
                      "100000 are dev-disk.c's documented defaults, not fitted (the rpm is not "
@@ -455,6 +467,41 @@ fit_empirical_lines (const FitModelChoice *m, GPtrArray *lines)
       }
 }
 
+/* The ssd kind's comparison and figures, as lines. */
+static void
+fit_ssd_lines (const FitResult *r, GPtrArray *lines)
+{
+  const FitModelChoice *m = &r->model;
+  const FitSsdFit *f = &m->ssd;
+
+  if (m->ssd_compared)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "ssd against fixed: held out every 5th request in dispatch order (%" G_GUINT64_FORMAT
+      " judged), mean absolute error of each one's completion from its start (each kind's "
+      "own servers: fixed %u, ssd %u of %u .. %u tried) fixed %.3fus, ssd %.3fus (gain t %.2f)",
+      m->ssd_n_held_out, r->queue.parallelism, f->parallelism, f->first_candidate,
+      f->candidates,
+      m->ssd_fixed_held_out_mae_ns / 1e3, m->ssd_held_out_mae_ns / 1e3, m->ssd_gain_t));
+  if (!f->fitted)
+    {
+      g_ptr_array_add (lines, g_strdup_printf ("ssd kind not fitted: %s",
+                                               f->why_not != NULL ? f->why_not : "no data"));
+      return;
+    }
+  g_ptr_array_add (lines, g_strdup_printf (
+    "ssd fit (service = max (latency, wait for the transfers started before) + bytes / "
+    "bandwidth; %" G_GUINT64_FORMAT " requests, %" G_GUINT64_FORMAT " waited for the "
+    "pipeline; %u alternations%s; +- are 95%% half-widths): R^2 %.4f, residual RMS %.3fus",
+    f->n_used, f->n_waited, f->iterations, f->converged ? "" : ", classes still changing",
+    f->r2, f->residual_rms_ns / 1e3));
+  for (int w = 0; w < 2; w++)
+    g_ptr_array_add (lines, g_strdup_printf (
+      "ssd %s: latency %.3fus +- %.3fus, transfer %.4f +- %.4f ns/B (%.2fMB/s)%s",
+      w == 1 ? "write" : "read", f->latency_ns[w] / 1e3, f->t95 * f->latency_se_ns[w] / 1e3,
+      f->ns_per_byte[w], f->t95 * f->ns_per_byte_se[w], f->bandwidth_bytes_per_s[w] / 1e6,
+      f->op_fitted[w] ? "" : " (none in the trace: the other op's)"));
+}
+
 /* Lines (no newline) saying which kind was chosen and both kinds' figures. */
 static GPtrArray *
 fit_model_lines (const FitResult *r)
@@ -474,6 +521,7 @@ fit_model_lines (const FitResult *r)
       "disk %.4f", m->n_held_out, m->n_held_out + m->n_train,
       m->fixed_held_out_mae_ns / 1e3, m->disk_held_out_mae_ns / 1e3, m->mae_gain_t,
       m->n_train, m->fixed_r2, m->disk_r2));
+  fit_ssd_lines (r, lines);
   fit_empirical_lines (m, lines);
   if (!d->fitted)
     {
@@ -540,6 +588,14 @@ fit_append_device_keys (GString *out, const FitResult *r)
     {
       g_autofree char *keys = fit_empirical_device_keys (&r->model.empirical,
                                                          r->queue.parallelism);
+      g_string_append (out, keys);
+      fit_append_queue_keys (out, r, FALSE);
+      return;
+    }
+  if (r->model.chosen == FIT_MODEL_SSD)
+    {
+      g_autofree char *keys = fit_ssd_device_keys (&r->model.ssd);
+
       g_string_append (out, keys);
       fit_append_queue_keys (out, r, FALSE);
       return;
@@ -1133,6 +1189,55 @@ fit_json_disk (JsonBuilder *b, const FitDiskFit *d)
   json_builder_end_object (b);
 }
 
+/* "ssd": {"fitted", "why_not", "used", "waited", "iterations", "converged",
+ * "parallelism", "parallelism_tried_from", "parallelism_tried_to", "held_out", "fixed_held_out_mae_us",
+ * "held_out_mae_us", "gain_t" (against fixed), "r2", "residual_rms_us",
+ * "read" and "write": {"fitted", "latency_us", "latency_ci95_us",
+ * "bandwidth_mb_per_s", "ns_per_byte", "ns_per_byte_ci95"}}. */
+static void
+fit_json_ssd (JsonBuilder *b, const FitModelChoice *m)
+{
+  const FitSsdFit *f = &m->ssd;
+
+  json_builder_set_member_name (b, "ssd");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "fitted");
+  json_builder_add_boolean_value (b, f->fitted);
+  json_builder_set_member_name (b, "why_not");
+  if (f->why_not != NULL)
+    json_builder_add_string_value (b, f->why_not);
+  else
+    json_builder_add_null_value (b);
+  fit_json_int (b, "used", (gint64) f->n_used);
+  fit_json_int (b, "waited", (gint64) f->n_waited);
+  fit_json_int (b, "iterations", f->iterations);
+  json_builder_set_member_name (b, "converged");
+  json_builder_add_boolean_value (b, f->converged);
+  fit_json_int (b, "parallelism", f->parallelism);
+  fit_json_int (b, "parallelism_tried_from", f->first_candidate);
+  fit_json_int (b, "parallelism_tried_to", f->candidates);
+  fit_json_int (b, "held_out", (gint64) m->ssd_n_held_out);
+  fit_json_num (b, "fixed_held_out_mae_us", m->ssd_fixed_held_out_mae_ns / 1e3, m->ssd_compared);
+  fit_json_num (b, "held_out_mae_us", m->ssd_held_out_mae_ns / 1e3, m->ssd_compared);
+  fit_json_num (b, "gain_t", m->ssd_gain_t, m->ssd_compared);
+  fit_json_num (b, "r2", f->r2, f->fitted);
+  fit_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
+  for (int w = 0; w < 2; w++)
+    {
+      json_builder_set_member_name (b, w == 1 ? "write" : "read");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "fitted");
+      json_builder_add_boolean_value (b, f->op_fitted[w]);
+      fit_json_num (b, "latency_us", f->latency_ns[w] / 1e3, f->fitted);
+      fit_json_num (b, "latency_ci95_us", f->t95 * f->latency_se_ns[w] / 1e3, f->fitted);
+      fit_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s[w] / 1e6, f->fitted);
+      fit_json_num (b, "ns_per_byte", f->ns_per_byte[w], f->fitted);
+      fit_json_num (b, "ns_per_byte_ci95", f->t95 * f->ns_per_byte_se[w], f->fitted);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+}
+
 /* "empirical": {"rival", "held_out", "rival_held_out_crps_us",
  * "empirical_held_out_crps_us", "gain_t", "window", "cells": [{"op",
  * "bytes_lo", "bytes_hi", "dist_lo", "dist_hi" (null: no bound), "n",
@@ -1197,6 +1302,7 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   kind = fit_scenario_kind_line (r, &disk);
   json_builder_set_member_name (b, "scenario_kind");
   json_builder_add_string_value (b, m->chosen == FIT_MODEL_EMPIRICAL ? "empirical"
+                                    : m->chosen == FIT_MODEL_SSD ? "ssd"
                                     : disk ? "disk" : "fixed");
   json_builder_set_member_name (b, "scenario_note");
   json_builder_add_string_value (b, kind);
@@ -1210,6 +1316,7 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   fit_json_num (b, "disk_held_out_mae_us", m->disk_held_out_mae_ns / 1e3, m->compared);
   fit_json_num (b, "gain_t", m->mae_gain_t, m->compared);
   fit_json_disk (b, &m->disk);
+  fit_json_ssd (b, m);
   fit_json_empirical (b, m);
   json_builder_end_object (b);
 }

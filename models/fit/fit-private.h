@@ -18,15 +18,30 @@ double fit_quantile   (const double *sorted,
                        gsize         n,
                        double        p);
 
-/* A request as the kinds of model see it (fit-disk.c, fit-empirical.c):
- * its rebuilt service time, size, distance in sectors from the end of the
- * request before it (INFINITY: none) and op. */
+/* A request as the kinds of model see it (fit-disk.c, fit-empirical.c,
+ * fit-ssd.c): its rebuilt service time, size, distance in sectors from
+ * the end of the request before it (INFINITY: none), op, and (for the
+ * ssd kind's rows, NaN in the others) how long after its start the
+ * requests started before it still ran (<= 0: none did). */
 typedef struct {
   double   service_ns;
   double   bytes;
   double   d_sectors;
   gboolean write;
+  double   pipe_wait_ns;
+  gsize    index;                /* in the requests the rows were built from */
 } FitRow;
+
+/* @service_ns[i] of every request as fit_device_queue rebuilds it for a
+ * device of @parallelism FIFO servers (NaN: not usable). */
+void     fit_device_rebuild   (const TraceRequest *requests,
+                               gsize               n_requests,
+                               guint               parallelism,
+                               double             *service_ns);
+
+/* A read or write with data and consistent times: the requests the kinds
+ * of model are fitted to. */
+gboolean fit_request_has_data (const TraceRequest *rq);
 
 /* Rows of a device serving several at once: dispatch order, the distance
  * from the nearest end of the last @window requests started. */
@@ -56,6 +71,48 @@ double  fit_crps_quantiles        (const double       *p,
 /* CRPS of @row's service time under its cell. */
 double  fit_empirical_crps        (const FitEmpiricalFit *fit,
                                    const FitRow          *row);
+/* Per request, the pipe_wait_ns of its row (fit-ssd.c): its rebuilt
+ * start is its completion minus @service_ns; requests are taken in start
+ * order and the wait is the latest completion among those started before
+ * it minus its start.  NaN for requests that are not rows. */
+void    fit_ssd_pipe_waits        (const TraceRequest *requests,
+                                   const double       *service_ns,
+                                   gsize               n,
+                                   double             *pipe_wait_ns);
+/* Which requests the ssd kind's choice holds out: every 5th read or write
+ * with data in dispatch order, whatever the parallelism (so every
+ * candidate is judged on the same requests). */
+gboolean *fit_ssd_held_out        (const TraceRequest *requests,
+                                   gsize               n);
+/* Rows of the requests with a service time in @service_ns, in request
+ * order, with their pipeline waits (d_sectors NaN: not used). */
+GArray *fit_ssd_rows              (const TraceRequest *requests,
+                                   const double       *service_ns,
+                                   gsize               n);
+/* The ssd kind at every parallelism @min_parallelism .. @max_parallelism
+ * (fit_device_queue's, the deepest queue), each fitted on
+ * the requests not @held_out and scored on the others; the one with the
+ * lowest held-out mean absolute error is refitted on all and written to
+ * @out.  @held_out_error_ns[i] gets its absolute error on held-out request
+ * i (NaN for the rest). */
+void    fit_ssd_choose            (const TraceRequest *requests,
+                                   gsize               n,
+                                   guint               min_parallelism,
+                                   guint               max_parallelism,
+                                   const gboolean     *held_out,
+                                   FitSsdFit          *out,
+                                   double             *held_out_error_ns);
+/* The ssd kind on the rows in @use (NULL: all). */
+void    fit_ssd_regress           (const FitRow       *rows,
+                                   gsize               n,
+                                   const gboolean     *use,
+                                   FitSsdFit          *out);
+/* What the ssd kind @fit predicts for @row. */
+double  fit_ssd_predict           (const FitSsdFit    *fit,
+                                   const FitRow       *row);
+/* The [device] keys of kind = ssd (models/dev/dev-ssd.c) reproducing @fit. */
+char   *fit_ssd_device_keys       (const FitSsdFit    *fit);
+
 /* The [device] keys of kind = empirical (models/dev/dev-empirical.c). */
 char   *fit_empirical_device_keys (const FitEmpiricalFit *fit,
                                    guint                  parallelism);

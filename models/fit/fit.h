@@ -48,7 +48,9 @@
  *  - the kind of model (fit-disk.c): `fixed` (the above) or `disk`, which
  *    adds a seek curve over the distance from the previous request served
  *    (serial devices only), chosen by the mean absolute error on every
- *    5th request held out of both fits, or forced by --model.
+ *    5th request held out of both fits, or forced by --model; then `ssd`
+ *    (fit-ssd.c: overlapped latencies, one shared transfer pipeline, its
+ *    own servers) against `fixed` the same way, and `empirical`.
  *
  * Processes: per pid, counts, bytes, op mix, and whether the stream is
  * closed-loop: its I/Os are taken in queue order as steps (a bio that is
@@ -176,14 +178,16 @@ typedef struct {
 
 /* Model kinds of the device (fit-disk.c): `fixed` is overhead + bytes /
  * bandwidth per op; `disk` adds a seek curve over the distance from the
- * previous request served; `empirical` (fit-empirical.c) keeps the
- * measured service times by size and distance class.  AUTO chooses by
- * held-out goodness of fit. */
+ * previous request served; `ssd` (fit-ssd.c) overlaps latencies across
+ * the device's servers and passes every transfer through one shared
+ * pipeline; `empirical` (fit-empirical.c) keeps the measured service times
+ * by size and distance class.  AUTO chooses by held-out goodness of fit. */
 typedef enum {
   FIT_MODEL_AUTO,
   FIT_MODEL_FIXED,
   FIT_MODEL_DISK,
   FIT_MODEL_EMPIRICAL,
+  FIT_MODEL_SSD,
 } FitModelKind;
 
 /* The empirical kind (fit-empirical.c): per op, cells of size class x
@@ -250,11 +254,46 @@ typedef struct {
   double   cov[FIT_DISK_MAX_COLS * FIT_DISK_MAX_COLS];
 } FitDiskFit;
 
+/* The ssd kind (fit-ssd.c; models/dev/dev-ssd.c simulates it): per op a
+ * latency that the device's servers overlap and a transfer through one
+ * pipeline shared by all of them,
+ *   service = max (latency, pipe_wait) + bytes / bandwidth,
+ * where pipe_wait is how long after the request's start the transfers of
+ * the requests started before it still ran (their completions, in the
+ * model the end of their transfers).  Which requests waited for the
+ * pipeline depends on the latency being fitted, so the fit alternates:
+ * classify, solve the linear least squares of both classes together,
+ * classify again, until the classes no longer change.  The servers are
+ * its own: a shared pipeline completes requests in the order they started,
+ * which makes the device look serial to fit_device_queue, so the ssd
+ * kind's parallelism is the one whose fit predicts held-out requests best. */
+typedef struct {
+  gboolean fitted;
+  const char *why_not;           /* static text when not fitted, else NULL */
+  guint    parallelism;          /* servers whose latencies overlap */
+  guint    first_candidate;      /* parallelisms tried: first_candidate .. candidates */
+  guint    candidates;
+  double   held_out_mae_ns;      /* of the chosen parallelism, fitted without them */
+  guint64  n_used;
+  guint64  n_waited;             /* requests whose transfer waited for the pipeline */
+  guint    iterations;
+  gboolean converged;            /* the classes stopped changing */
+  gboolean op_fitted[2];         /* [0] reads, [1] writes; the other op takes its values */
+  double   latency_ns[2], latency_se_ns[2];
+  double   ns_per_byte[2], ns_per_byte_se[2];
+  double   bandwidth_bytes_per_s[2];
+  double   t95;                  /* Student t, 97.5 %, n - k degrees of freedom */
+  double   r2;                   /* of the service times */
+  double   residual_rms_ns;
+} FitSsdFit;
+
 /* The choice of kind: fitted on four requests in five (service order),
- * judged on the fifth.  fixed against disk by the mean absolute error of
- * their predictions; then the empirical kind against the one chosen by
- * the continuous ranked probability score of what each simulates (the
- * fixed kind's distribution, the disk kind's point, the empirical cell). */
+ * judged on the fifth.  fixed against disk (a serial device) by the mean
+ * absolute error of their predictions; where fixed stands, fixed against
+ * ssd the same way; then the empirical kind against the one chosen by the
+ * continuous ranked probability score of what each simulates (the fixed
+ * kind's distribution, the disk and ssd kinds' points, the empirical
+ * cell). */
 typedef struct {
   FitModelKind requested;
   FitModelKind chosen;
@@ -266,6 +305,14 @@ typedef struct {
   double       fixed_held_out_mae_ns, disk_held_out_mae_ns;
   double       mae_gain_t;       /* t of mean(|e_fixed| - |e_disk|) over the held out */
   FitDiskFit   disk;             /* on every usable request */
+  /* fixed (as fit_device_queue's servers rebuilt its times) against ssd
+   * (with its own servers), on the requests fit_ssd_held_out holds out:
+   * the absolute error of each one's completion given its start. */
+  gboolean     ssd_compared;
+  guint64      ssd_n_held_out;
+  double       ssd_fixed_held_out_mae_ns, ssd_held_out_mae_ns;
+  double       ssd_gain_t;       /* t of mean(|e_fixed| - |e_ssd|) over the held out */
+  FitSsdFit    ssd;              /* on every usable request */
   /* The empirical kind against the fixed/disk choice. */
   gboolean     empirical_compared;
   FitModelKind empirical_rival;  /* the kind it was judged against */
@@ -279,7 +326,7 @@ typedef struct {
 void        fit_model_choice_clear (FitModelChoice *choice);
 
 const char *fit_model_kind_name  (FitModelKind kind);
-/* "fixed", "disk", "empirical", "auto"; FALSE for anything else. */
+/* "fixed", "disk", "ssd", "empirical", "auto"; FALSE for anything else. */
 gboolean    fit_model_kind_parse (const char   *text,
                                   FitModelKind *out);
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # fit-real-traces.sh — how well a fitted model gives back the response
 # times of public traces no one here wrote (../shared/testdata): for each
-# trace and each device model kind (fixed, empirical, and what auto
+# trace and each device model kind (fixed, ssd, empirical, and what auto
 # chooses), `iosim fit` it, `iosim run` the scenario with seeds 1..N, and
 # `iosim compare` the simulated per-I/O latencies with the trace's own
 # (fit --measured).  Printed per trace and kind: the mean over seeds of the
@@ -42,7 +42,7 @@ rows=$work/rows.txt
 for t in "${traces[@]}"; do
   path=$shared/$t
   [ -f "$path" ] || { echo "$t: not present, skipped"; continue; }
-  for kind in fixed empirical auto; do
+  for kind in fixed ssd empirical auto; do
     if ! "$bin" fit "$path" --model "$kind" -o "$work/s.ini" --measured "$work/m.csv" \
          > "$work/fit.txt" 2>&1; then
       echo "$t $kind: fit failed: $(tail -1 "$work/fit.txt")"

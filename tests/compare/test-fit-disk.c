@@ -269,7 +269,9 @@ test_parse (void)
   g_assert_cmpint (k, ==, FIT_MODEL_FIXED);
   g_assert_true (fit_model_kind_parse ("auto", &k));
   g_assert_cmpint (k, ==, FIT_MODEL_AUTO);
-  g_assert_false (fit_model_kind_parse ("ssd", &k));
+  g_assert_true (fit_model_kind_parse ("ssd", &k));
+  g_assert_cmpint (k, ==, FIT_MODEL_SSD);
+  g_assert_false (fit_model_kind_parse ("tape", &k));
   g_assert_false (fit_model_kind_parse (NULL, &k));
 }
 

@@ -45,8 +45,8 @@ static const FitCliCase cases[] = {
   /* A sequential reader: no request moved the head, so no seek curve. */
   { "model-disk-unfittable", OUT_INI, { "--model", "disk", NULL }, 0,
     "--model disk asked, but the disk kind cannot be fitted", NULL },
-  { "model-unknown", OUT_INI, { "--model", "ssd", NULL }, 2, NULL,
-    "--model wants fixed, disk, empirical or auto, not \"ssd\"" },
+  { "model-unknown", OUT_INI, { "--model", "tape", NULL }, 2, NULL,
+    "--model wants fixed, disk, ssd, empirical or auto, not \"tape\"" },
   /* Writeback: without the host it stays trace-driven, and says why. */
   { "writeback-no-host", OUT_INI, { NULL }, 0,
     "note: 320 bios of page-cache writeback kept trace-driven", NULL, WRITEBACK_FILE,

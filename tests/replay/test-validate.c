@@ -649,7 +649,7 @@ test_cli_model (void)
 {
   const char *bin = g_getenv ("IOSIM_BIN");
   const char *bad[] = { bin, "validate", "--target", "/nonexistent/dev", "--sched", "none",
-                        "--model", "ssd", "--", "true", NULL };
+                        "--model", "tape", "--", "true", NULL };
   const char *good[] = { bin, "validate", "--target", "/nonexistent/dev", "--sched", "none",
                          "--model", "disk", "--", "true", NULL };
   g_autofree char *err_bad = NULL, *err_good = NULL;
@@ -663,7 +663,7 @@ test_cli_model (void)
   g_assert_true (g_spawn_sync (NULL, (char **) bad, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
                                NULL, &err_bad, &status, NULL));
   g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 2);
-  g_assert_nonnull (strstr (err_bad, "--model 'ssd'"));
+  g_assert_nonnull (strstr (err_bad, "--model 'tape'"));
   g_assert_true (g_spawn_sync (NULL, (char **) good, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
                                NULL, &err_good, &status, NULL));
   g_assert_null (strstr (err_good, "--model"));
