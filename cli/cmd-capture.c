@@ -16,7 +16,7 @@
 int
 cli_cmd_capture (int argc, char **argv)
 {
-  g_autofree char *device = NULL, *output = NULL, *tracefs = NULL;
+  g_autofree char *device = NULL, *output = NULL, *tracefs = NULL, *wbt = NULL;
   double seconds = 0;
   gint buffer_kb = 0;
   GOptionEntry entries[] = {
@@ -25,6 +25,7 @@ cli_cmd_capture (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Trace file to write (required)", "FILE" },
     { "buffer-kb", 0, 0, G_OPTION_ARG_INT, &buffer_kb, "Per-CPU ring buffer size (default 16384)", "KB" },
     { "tracefs", 0, 0, G_OPTION_ARG_FILENAME, &tracefs, "tracefs directory (default: find or mount)", "DIR" },
+    { "wbt-events", 0, 0, G_OPTION_ARG_FILENAME, &wbt, "Also record blk-wbt's window verdicts and steps of the device's disk to FILE", "FILE" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("[-- COMMAND [ARGS...]] - record block events of a device");
@@ -41,7 +42,11 @@ cli_cmd_capture (int argc, char **argv)
     "setting is restored afterwards, also after Ctrl-C.  Needs root.\n"
     "The original values are first written to a journal in $IOSIM_JOURNAL_DIR\n"
     "(default /run/iosim): after a SIGKILL or a crash the next capture, or\n"
-    "'iosim restore', puts them back.\n\n"
+    "'iosim restore', puts them back.\n"
+    "--wbt-events records the kernel's blk-wbt tracepoints (wbt_timer: a window's\n"
+    "verdict, wbt_step: a change of the throttle's step and limits) in a tracefs\n"
+    "instance of its own; 'iosim validate' does this for every measured run and sets\n"
+    "them beside the simulator's.  A kernel without them records none and says so.\n\n"
     "Example: iosim capture --device /dev/loop3 -o cap.txt -- dd if=/dev/loop3 of=/dev/null bs=4k count=100 iflag=direct");
   if (!g_option_context_parse (ctx, &opt_argc, &argv, &error))
     {
@@ -61,6 +66,7 @@ cli_cmd_capture (int argc, char **argv)
   opts.argv = command;
   opts.buffer_size_kb = (guint) buffer_kb;
   opts.tracefs_dir = tracefs;
+  opts.wbt_output_path = wbt;
   opts.stop = &cli_stop_requested;
   opts.log = stderr;
   cli_install_stop_handlers ();

@@ -6,8 +6,10 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "replay/replay-capture.h"
 #include "replay/replay-journal.h"
 #include "replay/replay-setup.h"
+#include "replay/replay-wbt-probe.h"
 
 static void
 describe (const ReplayJournal *j, gboolean alive)
@@ -96,7 +98,10 @@ cli_cmd_restore (int argc, char **argv)
     "device if its backing file is still the emulator's, unmounts the FUSE mount\n"
     "and deletes the files, all only under TMP/iosim-emulate-XXXXXX; before that it\n"
     "writes back the vm.dirty_* limits set with --dirty-bytes and\n"
-    "--dirty-background-bytes (of each pair the one that was in force).\n\n"
+    "--dirty-background-bytes (of each pair the one that was in force).\n"
+    "A capture that records blk-wbt's events (iosim validate's) does so in a tracefs\n"
+    "instance of its own, instances/iosim-wbt-PID; this command (or the next such\n"
+    "capture) removes those whose process is gone.\n\n"
     "It lists every journal (or the JOURNAL files given) with its owner's pid and\n"
     "devices, and restores those whose owner is gone (pid not running, or running\n"
     "with another start time: a reused pid).  A journal whose owner still runs is\n"
@@ -131,5 +136,7 @@ cli_cmd_restore (int argc, char **argv)
     printf ("no journals in %s: nothing to restore\n", dir ? dir : replay_journal_default_dir ());
   for (guint i = 0; i < files->len; i++)
     ok &= restore_one (g_ptr_array_index (files, i), dry_run);
+  /* A killed capture's blk-wbt instance holds a ring buffer until removed. */
+  replay_tracefs_remove_stale_instances (REPLAY_WBT_INSTANCE_PREFIX, dry_run, stdout);
   return ok ? 0 : 1;
 }

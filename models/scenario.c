@@ -1772,8 +1772,9 @@ device_wbt (const Scenario *s, const ScenarioDevice *d, const SchedOps *ops, Sim
       cfg.state = d->wbt_lat_ns ? SIM_WBT_STATE_ON_MANUAL : SIM_WBT_STATE_OFF_MANUAL;
     }
   sim_queue_init_wbt (q, &cfg);
-  if (outputs && outputs->sched_log)
-    sim_wbt_set_log (q->wbt, wbt_log_sink, outputs->sched_log);
+  if (outputs && (outputs->wbt_log || outputs->sched_log))
+    sim_wbt_set_log (q->wbt, wbt_log_sink,
+                     outputs->wbt_log ? outputs->wbt_log : outputs->sched_log);
 }
 
 SimRunResult *

@@ -49,6 +49,7 @@ typedef struct {
   FILE *io_log;       /* per-I/O results CSV (traces/trace-results.h), or NULL */
   FILE *trace_out;    /* blkparse-format text of the simulated events, or NULL */
   FILE *sched_log;    /* --trace-sched: "<time_ns> <device> <sched> <decision>" lines */
+  FILE *wbt_log;      /* blk-wbt's lines of sched_log alone (also without sched_log) */
   FILE *timeseries;   /* per-interval rows (sim/sim-timeseries.h), or NULL */
   GPtrArray *series;  /* if not NULL: each process's MB/s over time (SimSeries) */
   GPtrArray *writeback_series;  /* if not NULL: per device dirty, writeback and

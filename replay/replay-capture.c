@@ -10,9 +10,11 @@
 #include "replay/replay-safety.h"
 #include "replay/replay-setup.h"
 #include "replay/replay-setup-private.h"
+#include "replay/replay-wbt-probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib/gstdio.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -212,6 +214,35 @@ replay_tracefs_journal (const ReplayTracefsState *state, ReplayJournal *journal,
   return TRUE;
 }
 
+void
+replay_tracefs_remove_stale_instances (const char *prefix, gboolean dry_run, FILE *log)
+{
+  g_autofree char *tracefs = replay_tracefs_find (NULL, FALSE, NULL, NULL);
+  g_autofree char *instances = NULL;
+  g_autoptr (GDir) d = NULL;
+  const char *name;
+
+  if (tracefs == NULL)
+    return;
+  instances = g_build_filename (tracefs, "instances", NULL);
+  d = g_dir_open (instances, 0, NULL);
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      guint64 pid;
+
+      if (!g_str_has_prefix (name, prefix)
+          || !g_ascii_string_to_unsigned (name + strlen (prefix), 10, 1, G_MAXINT, &pid, NULL)
+          || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      g_autofree char *path = g_build_filename (instances, name, NULL);
+      if (log)
+        fprintf (log, "iosim: %s the tracefs instance %s of dead process %" G_GUINT64_FORMAT "\n",
+                 dry_run ? "would remove" : "removing", path, pid);
+      if (!dry_run)
+        g_rmdir (path);
+    }
+}
+
 static gboolean
 tracefs_usable (const char *dir)
 {
@@ -376,6 +407,40 @@ start_command (char **argv, GError **error)
       _exit (127);
     }
   return pid;
+}
+
+/* blk-wbt's events of the target's disk, when asked for; a kernel without
+ * them (or a tracefs without instances) gives none, and says so on the
+ * log, since the capture itself does not need them. */
+static ReplayWbtProbe *
+start_wbt_probe (const ReplayCaptureOptions *opts, const char *tracefs,
+                 const ReplayTarget *target)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *devno = NULL;
+  ReplayWbtProbe *probe = NULL;
+
+  if (opts->wbt_output_path == NULL)
+    return NULL;
+  devno = replay_setup_disk_devno (target, &local);
+  if (devno != NULL)
+    probe = replay_wbt_probe_start (tracefs, devno, &local);
+  if (probe == NULL && opts->log)
+    fprintf (opts->log, "iosim capture: no blk-wbt events recorded: %s\n", local->message);
+  return probe;
+}
+
+static gboolean
+stop_wbt_probe (const ReplayCaptureOptions *opts, ReplayWbtProbe *probe, GError **error)
+{
+  if (probe == NULL)
+    return TRUE;
+  if (!replay_wbt_probe_stop (probe, opts->wbt_output_path, error))
+    {
+      g_prefix_error (error, "blk-wbt events to %s: ", opts->wbt_output_path);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Record until the period ends, the command exits or the stop flag rises. */
@@ -562,6 +627,7 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
   g_autoptr (GError) restore_error = NULL;
   g_autoptr (ReplayJournal) journal = NULL;
   gboolean mounted = FALSE, ok = FALSE, restored = TRUE;
+  ReplayWbtProbe *wbt = NULL;
   FILE *out = NULL;
   int pipe_fd = -1, lock_fd = -1;
 
@@ -617,6 +683,7 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
       g_autofree char *pipe_path = g_build_filename (tracefs, "trace_pipe", NULL);
       g_autofree char *on = g_build_filename (tracefs, "tracing_on", NULL);
 
+      wbt = start_wbt_probe (opts, tracefs, &target);
       pipe_fd = open (pipe_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
       if (pipe_fd < 0)
         g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS, "%s: %s", pipe_path,
@@ -625,10 +692,12 @@ replay_capture_run (const ReplayCaptureOptions *opts, ReplayCaptureStats *stats,
                && record (opts, pipe_fd, out, stats, error)
                /* Stop recording, then take what the ring buffer still holds. */
                && write_file (on, "0", error)
-               && pump (pipe_fd, out, stats, error))
+               && pump (pipe_fd, out, stats, error)
+               && stop_wbt_probe (opts, wbt, error))
         ok = TRUE;
     }
 restore:
+  g_clear_pointer (&wbt, replay_wbt_probe_free);
   /* The tracer cannot change while trace_pipe is open (EBUSY). */
   if (pipe_fd >= 0)
     close (pipe_fd);

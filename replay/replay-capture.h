@@ -38,6 +38,9 @@ typedef struct {
   volatile gint *recording;          /* may be NULL; set to 1 once events are recorded */
   const char *journal_dir;           /* NULL: replay_journal_default_dir () */
   FILE       *log;                   /* recovery, journal and read-back messages; NULL: none */
+  const char *wbt_output_path;       /* non-NULL: blk-wbt's window events of the device
+                                      * (replay-wbt-probe.h) written here; none if the
+                                      * kernel has no wbt events */
 } ReplayCaptureOptions;
 
 typedef struct {
@@ -74,6 +77,13 @@ char    *replay_tracefs_find (const char *dir,
                               gboolean    mount_if_absent,
                               gboolean   *mounted,
                               GError    **error);
+
+/* Remove the tracefs instances named PREFIX<pid> whose process is gone
+ * (private instances of a killed `iosim emulate` or capture; an instance
+ * holds its own ring buffer until removed).  Says what it does on @log. */
+void     replay_tracefs_remove_stale_instances (const char *prefix,
+                                                gboolean    dry_run,
+                                                FILE       *log);
 
 /* Saved tracer and per-disk settings: current_tracer, tracing_on,
  * trace_clock, buffer_size_kb, and /sys/block/DISK/trace/{enable,

@@ -56,41 +56,10 @@ struct _ReplayEmulateRoute {
   guint      completes_taken;/* replay_emulate_route_new_completions gave these */
 };
 
-/* Instances of emulators that died before removing theirs. */
-static void
-remove_stale_instances (const char *instances_dir, gboolean dry_run, FILE *log)
-{
-  g_autoptr (GDir) d = g_dir_open (instances_dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      guint64 pid;
-
-      if (!g_str_has_prefix (name, ROUTE_INSTANCE_PREFIX)
-          || !g_ascii_string_to_unsigned (name + strlen (ROUTE_INSTANCE_PREFIX), 10, 1,
-                                          G_MAXINT, &pid, NULL)
-          || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
-        continue;
-      g_autofree char *path = g_build_filename (instances_dir, name, NULL);
-      if (log)
-        fprintf (log, "iosim: %s the tracefs instance %s of dead emulator %" G_GUINT64_FORMAT "\n",
-                 dry_run ? "would remove" : "removing", path, pid);
-      if (!dry_run)
-        g_rmdir (path);
-    }
-}
-
 void
 replay_emulate_route_remove_stale (gboolean dry_run, FILE *log)
 {
-  g_autofree char *tracefs = replay_tracefs_find (NULL, FALSE, NULL, NULL);
-  g_autofree char *instances = NULL;
-
-  if (tracefs == NULL)
-    return;
-  instances = g_build_filename (tracefs, "instances", NULL);
-  remove_stale_instances (instances, dry_run, log);
+  replay_tracefs_remove_stale_instances (ROUTE_INSTANCE_PREFIX, dry_run, log);
 }
 
 static gboolean
@@ -121,7 +90,7 @@ replay_emulate_route_start (const char *device_path, GError **error)
   if (tracefs == NULL)
     return NULL;
   instances = g_build_filename (tracefs, "instances", NULL);
-  remove_stale_instances (instances, FALSE, NULL);
+  replay_tracefs_remove_stale_instances (ROUTE_INSTANCE_PREFIX, FALSE, NULL);
   r->instance = g_strdup_printf ("%s/" ROUTE_INSTANCE_PREFIX "%d", instances, (int) getpid ());
   if (g_mkdir (r->instance, 0700) != 0)
     {

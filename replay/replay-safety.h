@@ -27,6 +27,7 @@ typedef enum {
   REPLAY_ERROR_IO,         /* reading or writing the target failed */
   REPLAY_ERROR_EMPTY,      /* nothing to replay */
   REPLAY_ERROR_TRACEFS,    /* tracefs or the blk tracer unavailable */
+  REPLAY_ERROR_PARSE,      /* a recorded file (wbt events) that does not read back */
 } ReplayError;
 
 /* A block device as sysfs describes it. */

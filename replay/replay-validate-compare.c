@@ -65,6 +65,7 @@ replay_validate_report_free (ReplayValidateReport *report)
   g_free (report->scenario_path);
   g_free (report->sim_device);
   g_clear_pointer (&report->scheds, g_ptr_array_unref);
+  g_clear_pointer (&report->wbt, g_ptr_array_unref);
   g_strfreev (report->ranking_predicted);
   g_strfreev (report->ranking_measured);
   g_strfreev (report->ranking_predicted_mb_per_s);

@@ -245,6 +245,7 @@ replay_validate_report_print (const ReplayValidateReport *report, FILE *out)
   print_ranking (out, "throughput (best first; = a tie)", report->ranking_predicted_mb_per_s_text,
                  report->ranking_measured_mb_per_s_text, &report->ranking_check_mb_per_s);
   replay_validate_nfs_print (report, out);
+  replay_validate_wbt_print (report, out);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -489,6 +490,7 @@ replay_validate_report_to_json (const ReplayValidateReport *report)
                                              report->ranking_measured_mb_per_s_text) == 0);
   add_ranking_check (b, "ranking_significant", &report->ranking_check);
   add_ranking_check (b, "ranking_mb_per_s_significant", &report->ranking_check_mb_per_s);
+  replay_validate_wbt_json (b, report);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);

@@ -244,7 +244,7 @@ command_failed (int status, const char *capture, GError **error)
 }
 
 static gboolean
-capture_command (Validate *v, const char *capture, GError **error)
+capture_command (Validate *v, const char *capture, const char *wbt, GError **error)
 {
   ReplayCaptureOptions co = { 0 };
   ReplayCaptureStats stats;
@@ -252,6 +252,7 @@ capture_command (Validate *v, const char *capture, GError **error)
   co.device = v->target.path;
   co.argv = v->opts->argv;
   co.output_path = capture;
+  co.wbt_output_path = wbt;
   co.stop = v->opts->stop;
   co.journal_dir = v->opts->journal_dir;
   co.log = v->opts->log;
@@ -265,6 +266,7 @@ capture_command (Validate *v, const char *capture, GError **error)
 typedef struct {
   const Validate      *v;
   const char          *capture;
+  const char          *wbt;
   ReplayCaptureThread *thread;
 } ReplayCapture;
 
@@ -277,6 +279,7 @@ start_replay_capture (const GArray *targets, gpointer data, GError **error)
 
   co.device = rc->v->target.path;
   co.output_path = rc->capture;
+  co.wbt_output_path = rc->wbt;
   co.journal_dir = rc->v->opts->journal_dir;
   co.log = rc->v->opts->log;
   rc->thread = replay_capture_start (&co, error);
@@ -284,10 +287,10 @@ start_replay_capture (const GArray *targets, gpointer data, GError **error)
 }
 
 static gboolean
-capture_replay (Validate *v, const char *capture, GError **error)
+capture_replay (Validate *v, const char *capture, const char *wbt, GError **error)
 {
   ReplayOptions ro;
-  ReplayCapture rc = { v, capture, NULL };
+  ReplayCapture rc = { v, capture, wbt, NULL };
   g_autoptr (ReplayResult) result = NULL;
   ReplayCaptureStats stats;
   GError *local = NULL;
@@ -350,6 +353,7 @@ measure_repeats (Validate *v, const char *sched, GError **error)
   for (guint r = 0; r < v->opts->repeat; r++)
     {
       char *capture = work_file (v, "capture", sched, 'r', r, "txt");
+      g_autofree char *wbt = work_file (v, "wbt-kernel", sched, 'r', r, "txt");
       gint64 t0_us;
 
       g_ptr_array_add (v->captures, capture);
@@ -357,9 +361,9 @@ measure_repeats (Validate *v, const char *sched, GError **error)
       if (stopped (v, error))
         return FALSE;
       t0_us = g_get_monotonic_time ();
-      if (!(v->opts->argv         ? capture_command (v, capture, error)
+      if (!(v->opts->argv         ? capture_command (v, capture, wbt, error)
             : v->opts->target_dir ? capture_nfs (v, sched, r, capture, error)
-                                  : capture_replay (v, capture, error)))
+                                  : capture_replay (v, capture, wbt, error)))
         {
           g_prefix_error (error, "under %s, run %u: ", sched, r + 1);
           return FALSE;
@@ -448,6 +452,7 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
   g_autoptr (Scenario) scenario = scenario_load_file (v->scenario_path, sets, error);
   char *path = work_file (v, "predicted-raw", sched, 's', r, "csv");
   g_autofree char *trace = work_file (v, "simtrace", sched, 's', r, "blk");
+  g_autofree char *wbt = work_file (v, "wbt-sim", sched, 's', r, "txt");
   ScenarioOutputs outputs = { 0 };
   g_autoptr (SimRunResult) result = NULL;
   gboolean failed;
@@ -466,12 +471,28 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
                    g_strerror (saved));
       return FALSE;
     }
+  if ((outputs.wbt_log = fopen (wbt, "w")) == NULL)
+    {
+      int saved = errno;
+      fclose (outputs.trace_out);
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", wbt,
+                   g_strerror (saved));
+      return FALSE;
+    }
   result = scenario_run (scenario, 0, &outputs, error);
   failed = ferror (outputs.trace_out) != 0;
   if (fclose (outputs.trace_out) != 0 || failed)
     {
+      fclose (outputs.wbt_log);
       g_clear_error (error);
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", trace);
+      return FALSE;
+    }
+  failed = ferror (outputs.wbt_log) != 0;
+  if (fclose (outputs.wbt_log) != 0 || failed)
+    {
+      g_clear_error (error);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", wbt);
       return FALSE;
     }
   return result != NULL && replay_validate_sim_trace_results (trace, path, error);
@@ -502,6 +523,51 @@ simulate (Validate *v, GError **error)
   return TRUE;
 }
 
+/* ---- blk-wbt, kernel against simulation ---------------------------------- */
+
+static void
+validate_wbt_free (ValidateWbt *w)
+{
+  g_free (w->sched);
+  g_free (w->kernel_path);
+  g_free (w->sim_path);
+  g_free (w);
+}
+
+/* Each scheduler's first measured run against seed 1, where the kernel
+ * recorded wbt windows for it (a kernel without the events writes no
+ * file; wbt off, as under bfq, records none). */
+static gboolean
+compare_wbt (Validate *v, ReplayValidateReport *report, GError **error)
+{
+  report->wbt = g_ptr_array_new_with_free_func ((GDestroyNotify) validate_wbt_free);
+  for (guint s = 0; s < v->n_scheds; s++)
+    {
+      const char *sched = v->opts->scheds[s];
+      g_autofree char *kernel_path = work_file (v, "wbt-kernel", sched, 'r', 0, "txt");
+      g_autofree char *sim_path = work_file (v, "wbt-sim", sched, 's', 0, "txt");
+      g_autoptr (GArray) kernel = NULL, sim = NULL;
+      ValidateWbt *w;
+
+      if (!g_file_test (kernel_path, G_FILE_TEST_EXISTS))
+        continue;
+      if ((kernel = replay_wbt_events_load (kernel_path, error)) == NULL
+          || (sim = replay_wbt_events_load (sim_path, error)) == NULL)
+        return FALSE;
+      if (kernel->len == 0 && sim->len == 0)
+        continue;
+      w = g_new0 (ValidateWbt, 1);
+      w->sched = g_strdup (sched);
+      w->kernel_path = g_steal_pointer (&kernel_path);
+      w->sim_path = g_steal_pointer (&sim_path);
+      replay_wbt_summarize (kernel, &w->kernel);
+      replay_wbt_summarize (sim, &w->sim);
+      w->first_difference = replay_wbt_first_difference (kernel, sim);
+      g_ptr_array_add (report->wbt, w);
+    }
+  return TRUE;
+}
+
 /* ---- All of it ----------------------------------------------------------- */
 
 static ReplayValidateReport *
@@ -525,6 +591,11 @@ compare (Validate *v, GError **error)
   report->sim_device = g_strdup (v->sim_device);
   if (v->opts->target_dir)
     replay_validate_nfs_report_take (report, v->opts, g_steal_pointer (&v->nfs_runs));
+  if (!compare_wbt (v, report, error))
+    {
+      replay_validate_report_free (report);
+      return NULL;
+    }
   return report;
 }
 

@@ -33,10 +33,12 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <stdio.h>
 
 #include "models/fit/fit.h"
+#include "replay/replay-wbt-probe.h"
 #include "replay/replay-compare.h"
 
 G_BEGIN_DECLS
@@ -239,6 +241,15 @@ typedef struct {
   double   latency_mean_ns;           /* issue to completion, over the operations replayed */
 } ValidateNfsRun;
 
+/* blk-wbt under one scheduler: the kernel's windows in the first measured
+ * run (replay-wbt-probe.h) against the simulator's in seed 1. */
+typedef struct {
+  char            *sched;
+  char            *kernel_path, *sim_path;   /* the two event files (work dir) */
+  ReplayWbtSummary kernel, sim;
+  int              first_difference;  /* window index, -1: none as far as both go */
+} ValidateWbt;
+
 typedef struct {
   char      *target;
   char      *trace_path;              /* or NULL */
@@ -261,7 +272,20 @@ typedef struct {
   char      *ranking_predicted_mb_per_s_text, *ranking_measured_mb_per_s_text;
   /* The same rankings checked on the significantly different pairs only. */
   ValidateRankingCheck ranking_check, ranking_check_mb_per_s;
+  /* ValidateWbt *, per scheduler whose first run recorded blk-wbt events
+   * (none: a kernel without them, an NFS capture, or wbt never ran). */
+  GPtrArray *wbt;
 } ReplayValidateReport;
+
+/* The blk-wbt section (replay-validate-wbt.c): a table after the rankings,
+ * and "wbt": [{"sched", "kernel_events", "simulated_events", "kernel" and
+ * "simulated": {"windows", "ok", "unknown", "unknown_writes", "exceeded",
+ * "scale_ups", "scale_downs", "min_step", "max_step", "max_inflight"},
+ * "first_different_window" (1-based, null: none)}]. */
+void        replay_validate_wbt_print (const ReplayValidateReport *report,
+                                       FILE                       *out);
+void        replay_validate_wbt_json  (JsonBuilder                *b,
+                                       const ReplayValidateReport *report);
 
 /* The simulator's name of a blk-mq kernel scheduler (mq-deadline, bfq,
  * kyber, none map to themselves), or NULL for another name. */

@@ -437,29 +437,40 @@ latency_exceeded (SimWbt *w)
   return SIM_WBT_LAT_OK;
 }
 
-static void
-scale_up (SimWbt *w)
+SimWbtScale
+sim_wbt_apply_verdict (SimRqDepth *rqd, SimWbtStatus status, guint *unknown_cnt)
 {
-  if (!sim_rq_depth_scale_up (&w->rq_depth))
-    return;
-  calc_wb_limits (w);
-  w->unknown_cnt = 0;
-  w->stats.scale_ups++;
-  note_step (w);
-  trace_step (w, "scale_up");
-  wake_all (w);
-}
+  gboolean up = FALSE, down = FALSE, hard = FALSE;
 
-static void
-scale_down (SimWbt *w, gboolean hard_throttle)
-{
-  if (!sim_rq_depth_scale_down (&w->rq_depth, hard_throttle))
-    return;
-  calc_wb_limits (w);
-  w->unknown_cnt = 0;
-  w->stats.scale_downs++;
-  note_step (w);
-  trace_step (w, "scale_down");
+  switch (status)
+    {
+    case SIM_WBT_LAT_EXCEEDED:
+      down = hard = TRUE;
+      break;
+    case SIM_WBT_LAT_OK:
+    case SIM_WBT_LAT_UNKNOWN_WRITES:
+      /* Writes only: the step may go negative for more write depth. */
+      up = TRUE;
+      break;
+    case SIM_WBT_LAT_UNKNOWN:
+      /* No data for RWB_UNKNOWN_BUMP windows: back towards step 0. */
+      if (++*unknown_cnt < SIM_WBT_UNKNOWN_BUMP)
+        break;
+      up = rqd->scale_step > 0;
+      down = rqd->scale_step < 0;
+      break;
+    }
+  if (up && sim_rq_depth_scale_up (rqd))
+    {
+      *unknown_cnt = 0;
+      return SIM_WBT_SCALED_UP;
+    }
+  if (down && sim_rq_depth_scale_down (rqd, hard))
+    {
+      *unknown_cnt = 0;
+      return SIM_WBT_SCALED_DOWN;
+    }
+  return SIM_WBT_SCALE_NONE;
 }
 
 static const char *
@@ -493,24 +504,22 @@ window_end (Sim *sim, gpointer subject, gpointer object)
            w->stat[SIM_OP_READ].nr_samples, w->stat[SIM_OP_WRITE].nr_samples);
   /* blk_stat_timer_fn hands over the window's samples and starts afresh. */
   memset (w->stat, 0, sizeof w->stat);
-  switch (status)
+  switch (sim_wbt_apply_verdict (&w->rq_depth, status, &w->unknown_cnt))
     {
-    case SIM_WBT_LAT_EXCEEDED:
-      scale_down (w, TRUE);
+    case SIM_WBT_SCALED_UP:
+      calc_wb_limits (w);
+      w->stats.scale_ups++;
+      note_step (w);
+      trace_step (w, "scale_up");
+      wake_all (w);
       break;
-    case SIM_WBT_LAT_OK:
-    case SIM_WBT_LAT_UNKNOWN_WRITES:
-      /* Writes only: the step may go negative for more write depth. */
-      scale_up (w);
+    case SIM_WBT_SCALED_DOWN:
+      calc_wb_limits (w);
+      w->stats.scale_downs++;
+      note_step (w);
+      trace_step (w, "scale_down");
       break;
-    case SIM_WBT_LAT_UNKNOWN:
-      /* No data for RWB_UNKNOWN_BUMP windows: back towards step 0. */
-      if (++w->unknown_cnt < SIM_WBT_UNKNOWN_BUMP)
-        break;
-      if (w->rq_depth.scale_step > 0)
-        scale_up (w);
-      else if (w->rq_depth.scale_step < 0)
-        scale_down (w, FALSE);
+    case SIM_WBT_SCALE_NONE:
       break;
     }
   if ((w->rq_depth.scale_step || inflight) && w->timer == 0)

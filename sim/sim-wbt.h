@@ -108,6 +108,22 @@ gboolean sim_rq_depth_scale_up       (SimRqDepth *rqd);
 gboolean sim_rq_depth_scale_down     (SimRqDepth *rqd,
                                       gboolean    hard_throttle);
 
+/* What a window's verdict did to the step. */
+typedef enum {
+  SIM_WBT_SCALE_NONE,
+  SIM_WBT_SCALED_UP,          /* a deeper queue: the step went down */
+  SIM_WBT_SCALED_DOWN,
+} SimWbtScale;
+
+/* wb_timer_fn's switch on @status: exceeded scales down (hard: a negative
+ * step drops to 0), ok and unknown_writes scale up, unknown moves the step
+ * towards 0 after RWB_UNKNOWN_BUMP such windows in a row (@unknown_cnt,
+ * reset by every step taken).  The limits and the window are the caller's
+ * to recompute. */
+SimWbtScale sim_wbt_apply_verdict    (SimRqDepth  *rqd,
+                                      SimWbtStatus status,
+                                      guint       *unknown_cnt);
+
 /* calc_wb_limits. */
 void     sim_wbt_calc_limits         (guint       max_depth,
                                       SimTime     min_lat_ns,
