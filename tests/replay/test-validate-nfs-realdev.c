@@ -287,6 +287,7 @@ check_json (const Child *c)
 typedef struct {
   guint64  read_bytes, write_bytes;
   guint64  worker_read_bytes;   /* reads by the replay's workers */
+  gboolean has_worker;          /* a row of any of the replay's workers */
   gboolean has_worker_1;        /* a row of REPLAY_NFS_WORKER_COMM ".1" */
 } RunBytes;
 
@@ -312,6 +313,7 @@ run_bytes (const Child *c, const char *prefix, const char *sched, char kind, gui
         }
       else if (row->op == TRACE_OP_WRITE)
         b.write_bytes += row->bytes;
+      b.has_worker |= worker;
       b.has_worker_1 |= strcmp (row->process, REPLAY_NFS_WORKER_COMM ".1") == 0;
     }
   g_printerr ("# %s: read %" G_GUINT64_FORMAT " bytes (workers %" G_GUINT64_FORMAT "), wrote %"
@@ -319,9 +321,13 @@ run_bytes (const Child *c, const char *prefix, const char *sched, char kind, gui
   return b;
 }
 
-/* Every run, measured and simulated, has the first worker under one name;
- * reads only: no capture holds setup's writes, and each read the big file
- * from the device. */
+/* Every run, measured and simulated, has the first worker under one name
+ * wherever a worker reached the device: with writes, a measured run's
+ * only device read can be 1 KiB of metadata that another task happened to
+ * read first (seen once in CI: no worker row at all, the writes being the
+ * flusher's), and then there is no worker to name.  Reads only: no
+ * capture holds setup's writes, and each read the big file from the
+ * device, so the workers are always there. */
 static void
 check_runs (const Child *c)
 {
@@ -333,7 +339,7 @@ check_runs (const Child *c)
         RunBytes m = run_bytes (c, "measured", scheds[s], 'r', r);
         RunBytes p = run_bytes (c, "predicted", scheds[s], 's', r);
 
-        g_assert_true (m.has_worker_1);
+        g_assert_true (m.has_worker_1 || !m.has_worker);
         g_assert_true (p.has_worker_1);
         if (!c->c->allow_write)
           {
