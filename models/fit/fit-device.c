@@ -784,4 +784,6 @@ fit_device (const TraceRequest *requests, gsize n_requests, FitResult *r)
    * held-out requests; r->model.requested is the caller's. */
   fit_model_choose (requests, service_ns, n_requests, r->queue.parallelism,
                     r->capacity_bytes / FIT_DEVICE_SECTOR_BYTES, r->model.requested, &r->model);
+  fit_model_demerit (requests, service_ns, n_requests, r->queue.parallelism, &r->read,
+                     &r->write, &r->model);
 }

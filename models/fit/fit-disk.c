@@ -808,6 +808,7 @@ fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize 
   out->fixed_held_out_mae_ns = out->disk_held_out_mae_ns = out->mae_gain_t = NAN;
   out->ssd_fixed_held_out_mae_ns = out->ssd_held_out_mae_ns = out->ssd_gain_t = NAN;
   out->rival_held_out_crps_ns = out->empirical_held_out_crps_ns = out->crps_gain_t = NAN;
+  out->demerit_ns = out->demerit_observed_mean_ns = NAN;
   fit_disk_fit (requests, service_ns, n_requests, parallelism, stroke_sectors, &out->disk);
   rows = parallelism == 1 ? fit_disk_rows (requests, service_ns, n_requests)
                           : fit_empirical_window_rows (requests, service_ns, n_requests, window);
@@ -823,6 +824,132 @@ fit_model_choose (const TraceRequest *requests, const double *service_ns, gsize 
     fit_model_compare_empirical ((const FitRow *) rows->data, rows->len, window,
                                  stroke_sectors, ssd_held_out, ssd_error_ns, out);
   fit_model_decide_empirical (out);
+}
+
+/* ---- The demerit of the chosen kind ------------------------------------- */
+
+/* Probability points of the demerit: those of iosim compare
+ * (replay-compare.c, after DiskSim's rms.c). */
+#define FIT_DEMERIT_POINTS 10000
+/* Draws of a distributional kind, in all: per request at most 16, fewer on
+ * long traces (a 2-million-value sort). */
+#define FIT_DEMERIT_MAX_DRAWS (1u << 21)
+
+/* RMS of the quantile functions' difference at p = k / 10000, k = 1 ..
+ * 10000, linear between order statistics. */
+static double
+fit_demerit_sorted (const double *a, gsize na, const double *b, gsize nb)
+{
+  double sum_sq = 0.0;
+
+  for (guint k = 1; k <= FIT_DEMERIT_POINTS; k++)
+    {
+      double p = (double) k / FIT_DEMERIT_POINTS;
+      double dx = fit_quantile (a, na, p) - fit_quantile (b, nb, p);
+
+      sum_sq += dx * dx;
+    }
+  return sqrt (sum_sq / FIT_DEMERIT_POINTS);
+}
+
+/* The piecewise-linear quantile function through (@p[k], @q[k]) at @u. */
+static double
+fit_quantile_function (const double *p, const double *q, guint n, double u)
+{
+  for (guint k = 1; k < n; k++)
+    if (u <= p[k])
+      return q[k - 1] + (u - p[k - 1]) / (p[k] - p[k - 1]) * (q[k] - q[k - 1]);
+  return q[n - 1];
+}
+
+/* What the fixed kind draws for @row at probability @u: its transfer time
+ * plus the overhead quantile (fit_append_op_keys writes both). */
+static double
+fit_fixed_draw (const FitDeviceOp *read, const FitDeviceOp *write, const FitRow *row, double u)
+{
+  const FitDeviceOp *op = row->write ? write : read;
+
+  if (!op->fitted)
+    op = row->write ? read : write;
+  return op->ns_per_byte * row->bytes
+         + fit_quantile_function (op->quantile_p, op->overhead_quantiles_ns, op->n_quantiles, u);
+}
+
+static double
+fit_model_draw (const FitModelChoice *m, const FitDeviceOp *read, const FitDeviceOp *write,
+                const FitRow *row, double u)
+{
+  const FitEmpiricalCell *cell;
+
+  switch (m->chosen)
+    {
+    case FIT_MODEL_DISK:
+      return fit_disk_predict (&m->disk, row);
+    case FIT_MODEL_SSD:
+      return fit_ssd_predict (&m->ssd, row);
+    case FIT_MODEL_EMPIRICAL:
+      cell = fit_empirical_cell_of (&m->empirical, row);
+      return fit_quantile_function (cell->p, cell->q_ns, cell->n_quantiles, u);
+    default:
+      return fit_fixed_draw (read, write, row, u);
+    }
+}
+
+/* The rows the chosen kind was fitted on. */
+static GArray *
+fit_model_rows (const TraceRequest *requests, const double *service_ns, gsize n,
+                guint parallelism, const FitModelChoice *m)
+{
+  g_autofree double *ssd_service_ns = NULL;
+
+  if (m->chosen == FIT_MODEL_SSD)
+    {
+      ssd_service_ns = g_new (double, n + 1);
+      fit_device_rebuild (requests, n, m->ssd.parallelism, ssd_service_ns);
+      return fit_ssd_rows (requests, ssd_service_ns, n);
+    }
+  return parallelism == 1
+           ? fit_disk_rows (requests, service_ns, n)
+           : fit_empirical_window_rows (requests, service_ns, n,
+                                        fit_empirical_window (parallelism));
+}
+
+void
+fit_model_demerit (const TraceRequest *requests, const double *service_ns, gsize n_requests,
+                   guint parallelism, const FitDeviceOp *read, const FitDeviceOp *write,
+                   FitModelChoice *m)
+{
+  g_autoptr(GArray) rows = fit_model_rows (requests, service_ns, n_requests, parallelism, m);
+  const FitRow *r = (const FitRow *) rows->data;
+  gboolean points = m->chosen == FIT_MODEL_DISK || m->chosen == FIT_MODEL_SSD;
+  guint draws = points ? 1 : CLAMP (FIT_DEMERIT_MAX_DRAWS / MAX (rows->len, 1), 1, 16);
+  g_autofree double *observed = g_new (double, rows->len + 1);
+  g_autofree double *model = g_new (double, (gsize) rows->len * draws + 1);
+  double sum = 0.0;
+
+  m->demerit_ns = m->demerit_observed_mean_ns = NAN;
+  m->demerit_n = rows->len;
+  if (rows->len == 0 || (!read->fitted && !write->fitted && m->chosen == FIT_MODEL_FIXED))
+    return;
+  for (guint i = 0; i < rows->len; i++)
+    {
+      observed[i] = r[i].service_ns;
+      sum += observed[i];
+      /* Stratified, so that the figure is the model's and not a draw's:
+       * request i at (k + phase_i) / draws, its phase the golden-ratio
+       * sequence, so that together the requests reach into the tails
+       * (the same probabilities for all would stop every cell at its
+       * 1 - 1 / (2 draws) quantile and cut the tail the figure weighs). */
+      double phase = fmod ((double) i * 0.6180339887498949, 1.0);
+
+      for (guint k = 0; k < draws; k++)
+        model[(gsize) i * draws + k] = fit_model_draw (m, read, write, &r[i],
+                                                       (k + phase) / draws);
+    }
+  qsort (observed, rows->len, sizeof *observed, fit_double_cmp);
+  qsort (model, (gsize) rows->len * draws, sizeof *model, fit_double_cmp);
+  m->demerit_observed_mean_ns = sum / rows->len;
+  m->demerit_ns = fit_demerit_sorted (model, (gsize) rows->len * draws, observed, rows->len);
 }
 
 void

@@ -320,6 +320,14 @@ typedef struct {
   double       rival_held_out_crps_ns, empirical_held_out_crps_ns;
   double       crps_gain_t;      /* t of mean(crps_rival - crps_empirical) */
   FitEmpiricalFit empirical;     /* on every usable request */
+  /* The chosen kind against the service times it was fitted to
+   * (fit_model_demerit): the Ruemmler-Wilkes demerit of what it simulates
+   * (the fixed and empirical kinds' distributions, drawn at 16 stratified
+   * probabilities per request; the disk and ssd kinds' points) against the
+   * observed times; NaN when not computed. */
+  double       demerit_ns;
+  double       demerit_observed_mean_ns;
+  guint64      demerit_n;        /* observed service times compared */
 } FitModelChoice;
 
 /* Free what @choice holds (the empirical cells). */
@@ -364,6 +372,17 @@ void        fit_model_choose     (const TraceRequest *requests,
                                   guint64             stroke_sectors,
                                   FitModelKind        requested,
                                   FitModelChoice     *out);
+
+/* The demerit of @choice's chosen kind (see FitModelChoice): the service
+ * times are those fit_device_queue rebuilt for @parallelism servers (the
+ * ssd kind's own servers for it), @read and @write the fixed kind's fits. */
+void        fit_model_demerit    (const TraceRequest *requests,
+                                  const double       *service_ns,
+                                  gsize               n_requests,
+                                  guint               parallelism,
+                                  const FitDeviceOp  *read,
+                                  const FitDeviceOp  *write,
+                                  FitModelChoice     *choice);
 
 /* What a process's I/O was, for the writeback fit (fit-writeback.c). */
 typedef enum {

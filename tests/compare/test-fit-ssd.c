@@ -291,9 +291,42 @@ test_scenario (void)
   dev = dev_model_load (r->device_name, kf, group, (const char *const *) dirs, ignore, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (dev->ops->name, ==, "ssd");
+  /* dev-ssd's own trace: each prediction is the rebuilt service time, so
+   * the two distributions are one (to the nanosecond rounding). */
+  g_assert_cmpuint (r->model.demerit_n, ==, N_REQUESTS);
+  g_assert_cmpfloat (r->model.demerit_ns, <, 1.0);
   g_assert_cmpuint (dev->parallelism, ==, 4);
   /* A lone 4 KiB read: the latency and its transfer, 80 + 8.192 us. */
   g_assert_cmpint (dev_model_service_time (dev, SIM_OP_READ, 0, 8, 0), ==, 88192);
+}
+
+/* The demerit the fit reports for the fixed kind on its own device: its
+ * drawn overheads are those very requests' quantiles, so what is left is
+ * how transfer times and overheads mix across sizes, a few per cent
+ * (1.9 % measured).  A demerit is of distributions: the fixed kind comes
+ * within 4.4 % of the ssd trace's too while predicting its requests far
+ * worse (test_choice), which is why the kinds are chosen on held-out
+ * requests, not on this. */
+static void
+test_demerit_fixed (void)
+{
+  g_autoptr(GArray) rqs = generate (&cases[3]);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = NULL;
+  FitOptions opts = { .model = FIT_MODEL_FIXED };
+  double pct;
+
+  r = fit_arrays ("synthetic", NULL, 0, (const TraceRequest *) rqs->data, rqs->len, NULL, NULL,
+                  "137438953472", &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (r->model.chosen, ==, FIT_MODEL_FIXED);
+  pct = 100.0 * r->model.demerit_ns / r->model.demerit_observed_mean_ns;
+  g_test_message ("demerit %.3f us, %.3f %% of %.3f us", r->model.demerit_ns / 1e3, pct,
+                  r->model.demerit_observed_mean_ns / 1e3);
+  /* Every request but the first, which has no distance for a row. */
+  g_assert_cmpuint (r->model.demerit_n, ==, N_REQUESTS - 1);
+  g_assert_cmpfloat (pct, >, 0);
+  g_assert_cmpfloat (pct, <, 5);
 }
 
 int
@@ -308,5 +341,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fit-ssd/serial", test_serial);
   g_test_add_func ("/fit-ssd/unidentified", test_unidentified);
   g_test_add_func ("/fit-ssd/scenario", test_scenario);
+  g_test_add_func ("/fit-ssd/demerit-fixed", test_demerit_fixed);
   return g_test_run ();
 }
