@@ -303,10 +303,9 @@ test_scenario (void)
 /* The demerit the fit reports for the fixed kind on its own device: its
  * drawn overheads are those very requests' quantiles, so what is left is
  * how transfer times and overheads mix across sizes, a few per cent
- * (1.9 % measured).  A demerit is of distributions: the fixed kind comes
- * within 4.4 % of the ssd trace's too while predicting its requests far
- * worse (test_choice), which is why the kinds are chosen on held-out
- * requests, not on this. */
+ * (1.4 % measured).  A demerit is of distributions: a kind can match one
+ * while placing its times on the wrong requests, which is why the kinds
+ * are chosen on held-out requests (test_choice), not on this. */
 static void
 test_demerit_fixed (void)
 {
