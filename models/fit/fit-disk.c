@@ -50,8 +50,6 @@
 /* Requests that moved (d > 0) needed before a, b, c are fitted: three
  * seek parameters and enough left over for their errors. */
 #define FIT_DISK_MIN_RANDOM 10
-/* Every this-many-th request in service order is held out. */
-#define FIT_HOLD_OUT_EVERY 5
 /* The held-out gain of `disk` over `fixed`, in standard errors, needed to
  * choose the richer kind. */
 #define FIT_MODEL_GAIN_T 3.0

@@ -18,6 +18,10 @@ double fit_quantile   (const double *sorted,
                        gsize         n,
                        double        p);
 
+/* Every this-many-th request (in service or dispatch order) is held out of
+ * the fits that choose the kind of model. */
+#define FIT_HOLD_OUT_EVERY 5
+
 /* A request as the kinds of model see it (fit-disk.c, fit-empirical.c,
  * fit-ssd.c): its rebuilt service time, size, distance in sectors from
  * the end of the request before it (INFINITY: none), op, and (for the

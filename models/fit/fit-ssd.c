@@ -1,10 +1,10 @@
 /* fit-ssd.c — the `ssd` kind of device model in `iosim fit`: the shape
  * models/dev/dev-ssd.c simulates, fitted to rebuilt service times.
  *
- * dev-ssd.c (after the flash organisation in Agrawal et al., "Design
- * tradeoffs for SSD performance", USENIX ATC 2008: independent dies and
- * channels behind one controller and one host link) serves up to
- * `parallelism` requests at once; each pays its latency, overlapped with
+ * dev-ssd.c serves up to `parallelism` requests at once (a flash drive's
+ * independent dies and channels behind one controller and one host link,
+ * the organisation Agrawal et al. describe in "Design tradeoffs for SSD
+ * performance", USENIX ATC 2008); each pays its latency, overlapped with
  * the others', then moves its data through one transfer pipeline shared by
  * all of them, reserved in start order:
  *   end = max (start + latency, pipeline free) + bytes / bandwidth.
@@ -53,8 +53,6 @@
  * a loop device's 128 tags (loop.c, hw_queue_depth) bound what a trace of
  * one can show. */
 #define FIT_SSD_MAX_PARALLELISM 128
-/* Every this-many-th request in dispatch order is held out (fit-disk.c's). */
-#define FIT_SSD_HOLD_OUT_EVERY 5
 
 typedef struct {
   double  start_ns;
@@ -384,7 +382,7 @@ fit_ssd_held_out (const TraceRequest *requests, gsize n)
       order[m++] = &requests[i];
   qsort (order, m, sizeof *order, fit_ssd_dispatch_cmp);
   for (gsize k = 0; k < m; k++)
-    held[order[k] - requests] = k % FIT_SSD_HOLD_OUT_EVERY == FIT_SSD_HOLD_OUT_EVERY - 1;
+    held[order[k] - requests] = k % FIT_HOLD_OUT_EVERY == FIT_HOLD_OUT_EVERY - 1;
   return held;
 }
 
