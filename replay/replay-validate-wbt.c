@@ -32,6 +32,13 @@ replay_validate_wbt_print (const ReplayValidateReport *report, FILE *out)
 
       print_side (out, w->sched, "kernel", &w->kernel);
       print_side (out, "", "simulated", &w->sim);
+      /* blk-wbt's step is state of the queue (block/blk-wbt.c): a run finds
+       * it where the last one left it, unless enough windows without data
+       * (RWB_UNKNOWN_BUMP) brought it back towards 0; a simulation starts
+       * at 0. */
+      if (w->kernel.windows > 0 && w->kernel.first_step != 0)
+        fprintf (out, "%-12s the kernel's wbt began at step %d, left by an earlier user of the "
+                      "device; the simulation begins at 0\n", "", w->kernel.first_step);
       if (w->first_difference < 0)
         fprintf (out, "%-12s the same verdicts and steps as far as both go\n", "");
       else
@@ -56,6 +63,8 @@ add_summary (JsonBuilder *b, const char *name, const ReplayWbtSummary *s)
   json_builder_add_int_value (b, s->ups);
   json_builder_set_member_name (b, "scale_downs");
   json_builder_add_int_value (b, s->downs);
+  json_builder_set_member_name (b, "first_step");
+  json_builder_add_int_value (b, s->first_step);
   json_builder_set_member_name (b, "min_step");
   json_builder_add_int_value (b, s->min_step);
   json_builder_set_member_name (b, "max_step");

@@ -280,7 +280,8 @@ typedef struct {
 /* The blk-wbt section (replay-validate-wbt.c): a table after the rankings,
  * and "wbt": [{"sched", "kernel_events", "simulated_events", "kernel" and
  * "simulated": {"windows", "ok", "unknown", "unknown_writes", "exceeded",
- * "scale_ups", "scale_downs", "min_step", "max_step", "max_inflight"},
+ * "scale_ups", "scale_downs", "first_step", "min_step", "max_step",
+ * "max_inflight"},
  * "first_different_window" (1-based, null: none)}]. */
 void        replay_validate_wbt_print (const ReplayValidateReport *report,
                                        FILE                       *out);

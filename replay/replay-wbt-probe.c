@@ -238,6 +238,8 @@ replay_wbt_summarize (const GArray *events, ReplayWbtSummary *out)
         out->max_step = e->step;
       if (e->kind == REPLAY_WBT_TIMER)
         {
+          if (out->windows == 0)
+            out->first_step = e->step;
           out->windows++;
           out->status[e->status]++;
           out->max_inflight = MAX (out->max_inflight, e->inflight);

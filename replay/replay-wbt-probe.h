@@ -74,6 +74,7 @@ typedef struct {
   guint  windows;
   guint  status[5];              /* [1] .. [4] */
   guint  ups, downs;
+  int    first_step;             /* the first window's step: what the run began with */
   int    min_step, max_step;
   guint  max_inflight;
 } ReplayWbtSummary;

@@ -76,6 +76,7 @@ test_load (void)
   g_assert_cmpint (first->status, ==, 3);
   g_assert_cmpint (first->step, ==, 0);
   g_assert_cmpuint (first->inflight, ==, 15);
+  g_assert_cmpint (sum.first_step, ==, 0);
   g_assert_cmpint (sum.min_step, ==, -1);
   g_assert_cmpint (sum.max_step, ==, 4);
 }
