@@ -5,6 +5,7 @@
  *   [adapter a] count = 4      adapters a0 ... a3 (likewise [bus NAME])
  *   [device d]  adapter = a    device i of N goes to a(i·M/N): consecutive
  *                              blocks of devices per adapter (likewise bus)
+ *   [adapter a] host_bus = b   adapter i of N on bus b(i·M/N), the same way
  *   [process p] device = d     one process per device: p0 on d0, p1 on d1 ...
  *
  * The expansion rewrites the key file before anything else reads it, after
@@ -84,10 +85,11 @@ expand_counted (GKeyFile *kf, Counted *c, GError **error)
   return TRUE;
 }
 
-/* A device's "adapter" or "bus" naming a counted group picks its member. */
+/* A device's "adapter" or "bus", or an adapter's "host_bus", naming a
+ * counted group picks its member; @plural names the group's kind. */
 static gboolean
 link_member (GKeyFile *kf, Counted *c, const char *group, const char *key, guint kind,
-             GError **error)
+             const char *plural, GError **error)
 {
   g_autofree char *target = g_key_file_get_value (kf, group, key, NULL);
   if (target == NULL)
@@ -99,8 +101,9 @@ link_member (GKeyFile *kf, Counted *c, const char *group, const char *key, guint
   g_autofree char *index = g_key_file_get_value (kf, group, "_expanded_index", NULL);
   guint i, n;
   if (index == NULL || sscanf (index, "%u/%u", &i, &n) != 2)
-    return scenario_invalid (error, group, key, "'%s' names %u %ss (%s0 ... %s%u): give one, or "
-                    "count the devices too", target, m, key, target, target, m - 1);
+    return scenario_invalid (error, group, key, "'%s' names %u %s (%s0 ... %s%u): give one, or "
+                    "count the %s too", target, m, plural, target, target, m - 1,
+                    g_str_has_prefix (group, "adapter ") ? "adapters" : "devices");
   g_autofree char *member = g_strdup_printf ("%s%u", target, (guint) ((guint64) i * m / n));
   g_key_file_set_value (kf, group, key, member);
   return TRUE;
@@ -141,8 +144,10 @@ scenario_expand_counts (GKeyFile *kf, GError **error)
   for (guint i = 0; ok && groups[i]; i++)
     {
       if (g_str_has_prefix (groups[i], "device "))
-        ok = link_member (kf, &c, groups[i], "adapter", 1, error)
-             && link_member (kf, &c, groups[i], "bus", 2, error);
+        ok = link_member (kf, &c, groups[i], "adapter", 1, "adapters", error)
+             && link_member (kf, &c, groups[i], "bus", 2, "buses", error);
+      else if (g_str_has_prefix (groups[i], "adapter "))
+        ok = link_member (kf, &c, groups[i], "host_bus", 2, "buses", error);
       else if (g_str_has_prefix (groups[i], "process "))
         ok = expand_process (kf, &c, groups[i], error);
     }

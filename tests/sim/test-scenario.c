@@ -182,6 +182,60 @@ test_counted_groups (void)
     }
 }
 
+/* Counted adapters on a counted host bus: adapter i of 4 sits on bus
+ * i * 2 / 4, as devices go to adapters; an uncounted adapter naming a
+ * counted bus is told to pick one. */
+static void
+test_counted_buses (void)
+{
+  const char *text =
+    "[sim]\nduration = 200ms\n"
+    "[bus pci]\ncount = 2\nbandwidth = 528MB/s\n"
+    "[adapter scsi]\ncount = 4\nbandwidth = 160MB/s\noverhead = 20us\ncan_queue = 32\n"
+    "host_bus = pci\nbus = shared\n"
+    "[device sd]\ncount = 8\nkind = fixed\noverhead = 100us\nbandwidth = 80MB/s\n"
+    "adapter = scsi\n"
+    "[process p]\ndevice = sd\nop = read\nio = direct\nbs = 256KiB\n";
+  static const char *const parents[] = { "pci0", "pci0", "pci1", "pci1" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (text, "buses", NULL, NULL, &error);
+  g_autoptr (SimRunResult) r = NULL;
+  guint adapters = 0, buses_with_bytes = 0;
+
+  g_assert_no_error (error);
+  r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < r->buses->len; i++)
+    {
+      const SimBusResult *b = g_ptr_array_index (r->buses, i);
+
+      if (strcmp (b->kind, "adapter") == 0)
+        {
+          guint k = (guint) g_ascii_strtoull (b->name + 4, NULL, 10);
+
+          g_assert_cmpuint (k, <, G_N_ELEMENTS (parents));
+          g_assert_cmpstr (b->parent, ==, parents[k]);
+          g_assert_cmpuint (b->devices, ==, 2);
+          adapters++;
+        }
+      else if (g_str_has_prefix (b->name, "pci") && b->bytes > 0)
+        buses_with_bytes++;
+    }
+  g_assert_cmpuint (adapters, ==, 4);
+  g_assert_cmpuint (buses_with_bytes, ==, 2);
+  {
+    g_autoptr (GError) e = NULL;
+    g_autoptr (Scenario) b = scenario_load_data (
+      "[bus pci]\ncount = 2\nbandwidth = 528MB/s\n"
+      "[adapter scsi]\nbandwidth = 160MB/s\nhost_bus = pci\n"
+      "[device sd]\nkind = fixed\nadapter = scsi\n[process p]\nsize = 1MiB\n",
+      "bad", NULL, NULL, &e);
+    g_assert_null (b);
+    g_assert_nonnull (strstr (e->message, "'pci' names 2 buses (pci0 ... pci1): give one, or "
+                              "count the adapters too"));
+  }
+}
+
 static void
 test_bad_scenarios (void)
 {
@@ -329,6 +383,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/bad", test_bad_scenarios);
   g_test_add_func ("/scenario/fsync", test_fsync_keys);
   g_test_add_func ("/scenario/counted-groups", test_counted_groups);
+  g_test_add_func ("/scenario/counted-buses", test_counted_buses);
   g_test_add_func ("/scenario/thread-starts", test_thread_starts);
   g_test_add_func ("/scenario/set", test_set_override);
   g_test_add_func ("/scenario/inline-comments", test_inline_comments);
