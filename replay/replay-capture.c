@@ -243,6 +243,23 @@ replay_tracefs_remove_stale_instances (const char *prefix, gboolean dry_run, FIL
     }
 }
 
+char *
+replay_tracefs_make_instance (const char *tracefs_dir, const char *prefix, GError **error)
+{
+  char *instance;
+
+  replay_tracefs_remove_stale_instances (prefix, FALSE, NULL);
+  instance = g_strdup_printf ("%s/instances/%s%d", tracefs_dir, prefix, (int) getpid ());
+  if (g_mkdir (instance, 0700) != 0)
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
+                   "cannot create the tracefs instance %s: %s", instance, g_strerror (errno));
+      g_free (instance);
+      return NULL;
+    }
+  return instance;
+}
+
 static gboolean
 tracefs_usable (const char *dir)
 {

@@ -85,6 +85,13 @@ void     replay_tracefs_remove_stale_instances (const char *prefix,
                                                 gboolean    dry_run,
                                                 FILE       *log);
 
+/* A private tracefs instance @tracefs_dir/instances/PREFIX<pid> (its own
+ * ring buffer, clock and event switches), made after removing the stale
+ * ones of @prefix; the caller removes it (g_rmdir) and frees the path. */
+char    *replay_tracefs_make_instance (const char  *tracefs_dir,
+                                       const char  *prefix,
+                                       GError     **error);
+
 /* Saved tracer and per-disk settings: current_tracer, tracing_on,
  * trace_clock, buffer_size_kb, and /sys/block/DISK/trace/{enable,
  * act_mask, start_lba, end_lba, pid}. */

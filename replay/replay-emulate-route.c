@@ -62,18 +62,10 @@ replay_emulate_route_remove_stale (gboolean dry_run, FILE *log)
   replay_tracefs_remove_stale_instances (ROUTE_INSTANCE_PREFIX, dry_run, log);
 }
 
-static gboolean
-write_in (const char *dir, const char *file, const char *value, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-
-  return replay_setup_write_value (path, value, error);
-}
-
 ReplayEmulateRoute *
 replay_emulate_route_start (const char *device_path, GError **error)
 {
-  g_autofree char *tracefs = NULL, *instances = NULL, *filter = NULL;
+  g_autofree char *tracefs = NULL, *filter = NULL;
   g_autoptr (ReplayEmulateRoute) r = g_new0 (ReplayEmulateRoute, 1);
   struct stat st;
 
@@ -89,24 +81,18 @@ replay_emulate_route_start (const char *device_path, GError **error)
   tracefs = replay_tracefs_find (NULL, FALSE, NULL, error);
   if (tracefs == NULL)
     return NULL;
-  instances = g_build_filename (tracefs, "instances", NULL);
-  replay_tracefs_remove_stale_instances (ROUTE_INSTANCE_PREFIX, FALSE, NULL);
-  r->instance = g_strdup_printf ("%s/" ROUTE_INSTANCE_PREFIX "%d", instances, (int) getpid ());
-  if (g_mkdir (r->instance, 0700) != 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_IO, "cannot create the tracefs instance %s: %s",
-                   r->instance, g_strerror (errno));
-      g_clear_pointer (&r->instance, g_free);
-      return NULL;
-    }
+  r->instance = replay_tracefs_make_instance (tracefs, ROUTE_INSTANCE_PREFIX, error);
+  if (r->instance == NULL)
+    return NULL;
   r->enable = g_build_filename (r->instance, "events", "block", "block_rq_issue", "enable", NULL);
   r->complete_enable = g_build_filename (r->instance, "events", "block", "block_rq_complete",
                                          "enable", NULL);
   /* The kernel's dev_t in trace filters is MKDEV: major << 20 | minor. */
   filter = g_strdup_printf ("dev == %u", (r->dev_major << 20) | r->dev_minor);
-  if (!write_in (r->instance, "trace_clock", "mono", error)
-      || !write_in (r->instance, "events/block/block_rq_issue/filter", filter, error)
-      || !write_in (r->instance, "events/block/block_rq_complete/filter", filter, error)
+  if (!replay_setup_write_in (r->instance, "trace_clock", "mono", error)
+      || !replay_setup_write_in (r->instance, "events/block/block_rq_issue/filter", filter, error)
+      || !replay_setup_write_in (r->instance, "events/block/block_rq_complete/filter", filter,
+                                 error)
       || !replay_setup_write_value (r->enable, "1", error))
     return NULL;
   return g_steal_pointer (&r);

@@ -11,6 +11,9 @@ G_BEGIN_DECLS
 /* The file's text without surrounding white space. */
 char    *replay_setup_read_stripped (const char *path, GError **error);
 gboolean replay_setup_write_value   (const char *path, const char *value, GError **error);
+/* The same for @dir/@file (a tracefs instance's files, say). */
+gboolean replay_setup_write_in      (const char *dir, const char *file, const char *value,
+                                     GError **error);
 /* Record @old_value of @path (in the journal, durably, and logged as
  * "echo OLD > PATH") before the change; with @compare, restore skips a
  * file that already reads it.  FALSE: the change must not be made. */

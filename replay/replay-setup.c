@@ -214,6 +214,14 @@ replay_setup_write_value (const char *path, const char *value, GError **error)
 }
 
 gboolean
+replay_setup_write_in (const char *dir, const char *file, const char *value, GError **error)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  return replay_setup_write_value (path, value, error);
+}
+
+gboolean
 replay_setup_record (ReplaySetup *setup, const char *path, const char *old_value,
                      gboolean compare, FILE *log, GError **error)
 {

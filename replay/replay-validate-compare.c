@@ -310,6 +310,18 @@ load_sides (ValidateSched *s, guint index, guint repeat, const char *const *meas
   return TRUE;
 }
 
+/* Add the demerit (ns) of run @a's results against run @b's to *@sum_ns. */
+static gboolean
+add_runs_demerit (const ValidateRun *a, const ValidateRun *b, double *sum_ns, GError **error)
+{
+  g_autoptr (ReplayCompareReport) cmp = replay_compare_files (a->results_path, b->results_path,
+                                                              error);
+  if (cmp == NULL)
+    return FALSE;
+  *sum_ns += cmp->overall->demerit_ms * 1e6;
+  return TRUE;
+}
+
 /* Mean over repeats r of the demerit of measured repeat r + 1 against r. */
 static gboolean
 repeat_demerit (ValidateSched *s, GError **error)
@@ -324,11 +336,9 @@ repeat_demerit (ValidateSched *s, GError **error)
     {
       const ValidateRun *a = g_ptr_array_index (s->measured.runs, r + 1);
       const ValidateRun *b = g_ptr_array_index (s->measured.runs, r);
-      g_autoptr (ReplayCompareReport) cmp = replay_compare_files (a->results_path,
-                                                                  b->results_path, error);
-      if (cmp == NULL)
+
+      if (!add_runs_demerit (a, b, &sum_ns, error))
         return FALSE;
-      sum_ns += cmp->overall->demerit_ms * 1e6;
     }
   s->repeat_demerit_ns = sum_ns / (n - 1);
   s->repeat_demerit_pct = 100.0 * s->repeat_demerit_ns
@@ -347,11 +357,9 @@ sched_demerit (ValidateSched *s, GError **error)
     {
       const ValidateRun *p = g_ptr_array_index (s->predicted.runs, r);
       const ValidateRun *m = g_ptr_array_index (s->measured.runs, r);
-      g_autoptr (ReplayCompareReport) cmp = replay_compare_files (p->results_path,
-                                                                  m->results_path, error);
-      if (cmp == NULL)
+
+      if (!add_runs_demerit (p, m, &sum_ns, error))
         return FALSE;
-      sum_ns += cmp->overall->demerit_ms * 1e6;
     }
   s->demerit_ns = sum_ns / n;
   s->demerit_pct = 100.0 * s->demerit_ns / s->measured.estimate[VALIDATE_MEAN_LATENCY_NS].mean;

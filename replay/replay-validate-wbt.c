@@ -48,29 +48,26 @@ replay_validate_wbt_print (const ReplayValidateReport *report, FILE *out)
 }
 
 static void
+add_int (JsonBuilder *b, const char *name, gint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, v);
+}
+
+static void
 add_summary (JsonBuilder *b, const char *name, const ReplayWbtSummary *s)
 {
   json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "windows");
-  json_builder_add_int_value (b, s->windows);
+  add_int (b, "windows", s->windows);
   for (int st = 1; st <= 4; st++)
-    {
-      json_builder_set_member_name (b, replay_wbt_status_name (st));
-      json_builder_add_int_value (b, s->status[st]);
-    }
-  json_builder_set_member_name (b, "scale_ups");
-  json_builder_add_int_value (b, s->ups);
-  json_builder_set_member_name (b, "scale_downs");
-  json_builder_add_int_value (b, s->downs);
-  json_builder_set_member_name (b, "first_step");
-  json_builder_add_int_value (b, s->first_step);
-  json_builder_set_member_name (b, "min_step");
-  json_builder_add_int_value (b, s->min_step);
-  json_builder_set_member_name (b, "max_step");
-  json_builder_add_int_value (b, s->max_step);
-  json_builder_set_member_name (b, "max_inflight");
-  json_builder_add_int_value (b, s->max_inflight);
+    add_int (b, replay_wbt_status_name (st), s->status[st]);
+  add_int (b, "scale_ups", s->ups);
+  add_int (b, "scale_downs", s->downs);
+  add_int (b, "first_step", s->first_step);
+  add_int (b, "min_step", s->min_step);
+  add_int (b, "max_step", s->max_step);
+  add_int (b, "max_inflight", s->max_inflight);
   json_builder_end_object (b);
 }
 

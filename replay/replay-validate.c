@@ -443,6 +443,38 @@ fit_captures (Validate *v, GError **error)
 
 /* ---- Stage 3: simulate --------------------------------------------------- */
 
+/* @path opened for writing, or NULL with @error naming it. */
+static FILE *
+open_work_output (const char *path, GError **error)
+{
+  FILE *f = fopen (path, "w");
+
+  if (f == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", path,
+                   g_strerror (saved));
+    }
+  return f;
+}
+
+/* Close @f; a write error on it replaces what *@error held (a run's error
+ * means little when its outputs are lost). */
+static gboolean
+close_work_output (FILE *f, const char *path, GError **error)
+{
+  gboolean failed = ferror (f) != 0;
+
+  if (fclose (f) == 0 && !failed)
+    return TRUE;
+  if (error != NULL)
+    {
+      g_clear_error (error);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", path);
+    }
+  return FALSE;
+}
+
 static gboolean
 simulate_one (Validate *v, const char *sched, guint r, GError **error)
 {
@@ -455,7 +487,7 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
   g_autofree char *wbt = work_file (v, "wbt-sim", sched, 's', r, "txt");
   ScenarioOutputs outputs = { 0 };
   g_autoptr (SimRunResult) result = NULL;
-  gboolean failed;
+  gboolean trace_ok, wbt_ok;
 
   g_ptr_array_add (v->predicted, path);
   if (scenario == NULL)
@@ -464,37 +496,18 @@ simulate_one (Validate *v, const char *sched, guint r, GError **error)
   scenario_set_seed (scenario, r + 1);
   /* The block trace, not the per-I/O log: a buffered writer's I/Os in the
    * log are its write() calls, while the captures' are bios. */
-  if ((outputs.trace_out = fopen (trace, "w")) == NULL)
+  if ((outputs.trace_out = open_work_output (trace, error)) == NULL)
+    return FALSE;
+  if ((outputs.wbt_log = open_work_output (wbt, error)) == NULL)
     {
-      int saved = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", trace,
-                   g_strerror (saved));
-      return FALSE;
-    }
-  if ((outputs.wbt_log = fopen (wbt, "w")) == NULL)
-    {
-      int saved = errno;
       fclose (outputs.trace_out);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", wbt,
-                   g_strerror (saved));
       return FALSE;
     }
   result = scenario_run (scenario, 0, &outputs, error);
-  failed = ferror (outputs.trace_out) != 0;
-  if (fclose (outputs.trace_out) != 0 || failed)
-    {
-      fclose (outputs.wbt_log);
-      g_clear_error (error);
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", trace);
-      return FALSE;
-    }
-  failed = ferror (outputs.wbt_log) != 0;
-  if (fclose (outputs.wbt_log) != 0 || failed)
-    {
-      g_clear_error (error);
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_IO, "%s: write error", wbt);
-      return FALSE;
-    }
+  trace_ok = close_work_output (outputs.trace_out, trace, error);
+  wbt_ok = close_work_output (outputs.wbt_log, wbt, trace_ok ? error : NULL);
+  if (!trace_ok || !wbt_ok)
+    return FALSE;
   return result != NULL && replay_validate_sim_trace_results (trace, path, error);
 }
 

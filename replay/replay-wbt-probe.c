@@ -3,10 +3,8 @@
  * events it reads). */
 #include "replay/replay-wbt-probe.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "replay/replay-capture.h"
 #include "replay/replay-setup-private.h"
@@ -17,14 +15,6 @@ struct _ReplayWbtProbe {
   char  *devno;                  /* "MAJ:MIN" */
   gboolean enabled;
 };
-
-static gboolean
-write_in (const char *dir, const char *file, const char *value, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, file, NULL);
-
-  return replay_setup_write_value (path, value, error);
-}
 
 ReplayWbtProbe *
 replay_wbt_probe_start (const char *tracefs_dir, const char *devno, GError **error)
@@ -38,20 +28,13 @@ replay_wbt_probe_start (const char *tracefs_dir, const char *devno, GError **err
                    "%s: this kernel has no blk-wbt events (CONFIG_BLK_WBT off)", events);
       return NULL;
     }
-  replay_tracefs_remove_stale_instances (REPLAY_WBT_INSTANCE_PREFIX, FALSE, NULL);
   p->devno = g_strdup (devno);
-  p->instance = g_strdup_printf ("%s/instances/" REPLAY_WBT_INSTANCE_PREFIX "%d", tracefs_dir,
-                                 (int) getpid ());
-  if (g_mkdir (p->instance, 0700) != 0)
-    {
-      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_TRACEFS,
-                   "cannot create the tracefs instance %s: %s", p->instance, g_strerror (errno));
-      g_clear_pointer (&p->instance, g_free);
-      return NULL;
-    }
+  p->instance = replay_tracefs_make_instance (tracefs_dir, REPLAY_WBT_INSTANCE_PREFIX, error);
+  if (p->instance == NULL)
+    return NULL;
   /* The capture's clock, so that the windows line up with its events. */
-  if (!write_in (p->instance, "trace_clock", "mono", error)
-      || !write_in (p->instance, "events/wbt/enable", "1", error))
+  if (!replay_setup_write_in (p->instance, "trace_clock", "mono", error)
+      || !replay_setup_write_in (p->instance, "events/wbt/enable", "1", error))
     return NULL;
   p->enabled = TRUE;
   return g_steal_pointer (&p);
@@ -78,7 +61,7 @@ replay_wbt_probe_stop (ReplayWbtProbe *p, const char *path, GError **error)
   g_auto (GStrv) lines = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
 
-  if (p->enabled && !write_in (p->instance, "events/wbt/enable", "0", error))
+  if (p->enabled && !replay_setup_write_in (p->instance, "events/wbt/enable", "0", error))
     return FALSE;
   p->enabled = FALSE;
   if (!g_file_get_contents (trace, &text, NULL, error))
@@ -100,7 +83,7 @@ replay_wbt_probe_free (ReplayWbtProbe *p)
   if (p->instance != NULL)
     {
       if (p->enabled)
-        write_in (p->instance, "events/wbt/enable", "0", NULL);
+        replay_setup_write_in (p->instance, "events/wbt/enable", "0", NULL);
       g_rmdir (p->instance);
     }
   g_free (p->instance);

@@ -499,14 +499,33 @@ fit_fixed_r2 (const FitFixedLine *f, const FitDiskRow *rows, gsize n, const gboo
 
 /* ---- The choice --------------------------------------------------------- */
 
-/* t of the mean of @m paired differences with sum @sum and sum of squares
- * @sum2 (infinite when every difference is the same positive figure). */
-static double
-fit_paired_gain_t (double sum, double sum2, guint64 m)
-{
-  double mean = sum / (double) m;
-  double se = sqrt (MAX (0.0, (sum2 - m * mean * mean) / (double) (m - 1)) / (double) m);
+/* Two kinds' scores on the same held-out requests (a is the incumbent):
+ * their sums and the sums of their differences a - b. */
+typedef struct {
+  double  sum_a, sum_b, sum_d, sum_d2;
+  guint64 m;
+} FitPaired;
 
+static void
+fit_paired_add (FitPaired *p, double a, double b)
+{
+  p->sum_a += a;
+  p->sum_b += b;
+  p->sum_d += a - b;
+  p->sum_d2 += (a - b) * (a - b);
+  p->m++;
+}
+
+/* Each kind's mean score, and the t of the mean difference (b's gain over
+ * a; infinite when every difference is the same positive figure).  m >= 2. */
+static double
+fit_paired_finish (const FitPaired *p, double *mean_a, double *mean_b)
+{
+  double m = (double) p->m, mean = p->sum_d / m;
+  double se = sqrt (MAX (0.0, (p->sum_d2 - m * mean * mean) / (m - 1)) / m);
+
+  *mean_a = p->sum_a / m;
+  *mean_b = p->sum_b / m;
   return se > 0 ? mean / se : (mean > 0 ? INFINITY : 0.0);
 }
 
@@ -531,8 +550,7 @@ fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
   g_autofree gboolean *train = fit_model_split (n, out);
   FitDiskFit disk;
   FitFixedLine fixed;
-  double sum = 0.0, sum2 = 0.0, mae_f = 0.0, mae_d = 0.0;
-  guint64 m = 0;
+  FitPaired errors = { 0 };
 
   fit_disk_regress (rows, n, train, stroke_sectors, &disk);
   if (!disk.fitted || out->n_held_out < 2)
@@ -541,22 +559,12 @@ fit_model_compare (const FitDiskRow *rows, gsize n, guint64 stroke_sectors,
   out->fixed_r2 = fit_fixed_r2 (&fixed, rows, n, train);
   out->disk_r2 = disk.r2;
   for (gsize i = 0; i < n; i++)
-    {
-      double e_f, e_d;
-
-      if (train[i])
-        continue;
-      e_f = fabs (rows[i].service_ns - fit_fixed_predict (&fixed, &rows[i]));
-      e_d = fabs (rows[i].service_ns - fit_disk_predict (&disk, &rows[i]));
-      mae_f += e_f;
-      mae_d += e_d;
-      sum += e_f - e_d;
-      sum2 += (e_f - e_d) * (e_f - e_d);
-      m++;
-    }
-  out->fixed_held_out_mae_ns = mae_f / (double) m;
-  out->disk_held_out_mae_ns = mae_d / (double) m;
-  out->mae_gain_t = fit_paired_gain_t (sum, sum2, m);
+    if (!train[i])
+      fit_paired_add (&errors,
+                      fabs (rows[i].service_ns - fit_fixed_predict (&fixed, &rows[i])),
+                      fabs (rows[i].service_ns - fit_disk_predict (&disk, &rows[i])));
+  out->mae_gain_t = fit_paired_finish (&errors, &out->fixed_held_out_mae_ns,
+                                       &out->disk_held_out_mae_ns);
   out->compared = TRUE;
 }
 
@@ -574,8 +582,7 @@ fit_model_compare_ssd (const TraceRequest *requests, const double *service_ns, g
   const FitRow *r = (const FitRow *) rows->data;
   g_autofree gboolean *train = g_new (gboolean, rows->len + 1);
   FitFixedLine fixed;
-  double sum = 0.0, sum2 = 0.0, mae_f = 0.0, mae_s = 0.0;
-  guint64 m = 0;
+  FitPaired errors = { 0 };
 
   *held_out = fit_ssd_held_out (requests, n);
   *ssd_error_ns = g_new (double, n + 1);
@@ -587,24 +594,14 @@ fit_model_compare_ssd (const TraceRequest *requests, const double *service_ns, g
     train[k] = !(*held_out)[r[k].index];
   fit_fixed_train (r, rows->len, train, &fixed);
   for (guint k = 0; k < rows->len; k++)
-    {
-      double e_f, e_s = (*ssd_error_ns)[r[k].index];
-
-      if (train[k] || isnan (e_s))
-        continue;
-      e_f = fabs (r[k].service_ns - fit_fixed_predict (&fixed, &r[k]));
-      mae_f += e_f;
-      mae_s += e_s;
-      sum += e_f - e_s;
-      sum2 += (e_f - e_s) * (e_f - e_s);
-      m++;
-    }
-  if (m < 2)
+    if (!train[k] && !isnan ((*ssd_error_ns)[r[k].index]))
+      fit_paired_add (&errors, fabs (r[k].service_ns - fit_fixed_predict (&fixed, &r[k])),
+                      (*ssd_error_ns)[r[k].index]);
+  if (errors.m < 2)
     return;
-  out->ssd_n_held_out = m;
-  out->ssd_fixed_held_out_mae_ns = mae_f / (double) m;
-  out->ssd_held_out_mae_ns = mae_s / (double) m;
-  out->ssd_gain_t = fit_paired_gain_t (sum, sum2, m);
+  out->ssd_n_held_out = errors.m;
+  out->ssd_gain_t = fit_paired_finish (&errors, &out->ssd_fixed_held_out_mae_ns,
+                                       &out->ssd_held_out_mae_ns);
   out->ssd_compared = TRUE;
 }
 
@@ -702,8 +699,7 @@ fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 
   FitEmpiricalFit emp = { 0 };
   FitFixedLine fixed;
   FitDiskFit disk = { 0 };
-  double sum = 0.0, sum2 = 0.0, crps_r = 0.0, crps_e = 0.0;
-  guint64 m = 0;
+  FitPaired scores = { 0 };
 
   /* Against ssd, the requests its choice held out (its errors are on them). */
   out->empirical_n_held_out = 0;
@@ -728,25 +724,15 @@ fit_model_compare_empirical (const FitRow *rows, gsize n, guint window, guint64 
       return;
     }
   for (gsize i = 0; i < n; i++)
-    {
-      double c_r, c_e;
-
-      if (train[i])
-        continue;
-      c_r = out->chosen == FIT_MODEL_SSD ? ssd_error_ns[rows[i].index]
-                                         : fit_model_rival_crps (out->chosen, &fixed, &disk,
-                                                                 &rows[i]);
-      c_e = fit_empirical_crps (&emp, &rows[i]);
-      crps_r += c_r;
-      crps_e += c_e;
-      sum += c_r - c_e;
-      sum2 += (c_r - c_e) * (c_r - c_e);
-      m++;
-    }
+    if (!train[i])
+      fit_paired_add (&scores,
+                      out->chosen == FIT_MODEL_SSD
+                        ? ssd_error_ns[rows[i].index]
+                        : fit_model_rival_crps (out->chosen, &fixed, &disk, &rows[i]),
+                      fit_empirical_crps (&emp, &rows[i]));
   fit_empirical_clear (&emp);
-  out->rival_held_out_crps_ns = crps_r / (double) m;
-  out->empirical_held_out_crps_ns = crps_e / (double) m;
-  out->crps_gain_t = fit_paired_gain_t (sum, sum2, m);
+  out->crps_gain_t = fit_paired_finish (&scores, &out->rival_held_out_crps_ns,
+                                        &out->empirical_held_out_crps_ns);
   out->empirical_compared = TRUE;
 }
 

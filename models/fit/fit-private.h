@@ -75,14 +75,6 @@ double  fit_crps_quantiles        (const double       *p,
 /* CRPS of @row's service time under its cell. */
 double  fit_empirical_crps        (const FitEmpiricalFit *fit,
                                    const FitRow          *row);
-/* Per request, the pipe_wait_ns of its row (fit-ssd.c): its rebuilt
- * start is its completion minus @service_ns; requests are taken in start
- * order and the wait is the latest completion among those started before
- * it minus its start.  NaN for requests that are not rows. */
-void    fit_ssd_pipe_waits        (const TraceRequest *requests,
-                                   const double       *service_ns,
-                                   gsize               n,
-                                   double             *pipe_wait_ns);
 /* Which requests the ssd kind's choice holds out: every 5th read or write
  * with data in dispatch order, whatever the parallelism (so every
  * candidate is judged on the same requests). */
@@ -106,11 +98,6 @@ void    fit_ssd_choose            (const TraceRequest *requests,
                                    const gboolean     *held_out,
                                    FitSsdFit          *out,
                                    double             *held_out_error_ns);
-/* The ssd kind on the rows in @use (NULL: all). */
-void    fit_ssd_regress           (const FitRow       *rows,
-                                   gsize               n,
-                                   const gboolean     *use,
-                                   FitSsdFit          *out);
 /* What the ssd kind @fit predicts for @row. */
 double  fit_ssd_predict           (const FitSsdFit    *fit,
                                    const FitRow       *row);

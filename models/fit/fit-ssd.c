@@ -72,7 +72,11 @@ fit_ssd_order_cmp (const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
-void
+/* Per request, the pipe_wait_ns of its row: its rebuilt start is its
+ * completion minus @service_ns; requests are taken in start order and the
+ * wait is the latest completion among those started before it minus its
+ * start.  NaN for requests that are not rows. */
+static void
 fit_ssd_pipe_waits (const TraceRequest *requests, const double *service_ns, gsize n,
                     double *pipe_wait_ns)
 {
@@ -303,7 +307,8 @@ fit_ssd_classify (const FitRow *rows, gsize n, const gboolean *use, const FitSsd
   return moved;
 }
 
-void
+/* The ssd kind on the rows in @use (NULL: all). */
+static void
 fit_ssd_regress (const FitRow *rows, gsize n, const gboolean *use, FitSsdFit *out)
 {
   g_autofree gboolean *waited = g_new0 (gboolean, n + 1);

@@ -24,6 +24,7 @@
 #include "models/fit/fit.h"
 #include "models/scenario.h"
 #include "sim/sim.h"
+#include "fit-kind-test.h"
 
 #define N_REQUESTS       3000
 /* 1 TiB: the stroke in sectors. */
@@ -124,18 +125,10 @@ generate (const DiskCase *c)
   return out;
 }
 
-/* The rebuilt service times and the choice, as fit_device does it. */
 static void
 choose (GArray *rqs, FitModelKind requested, guint *parallelism, FitModelChoice *out)
 {
-  g_autofree double *service = g_new (double, rqs->len);
-  FitDeviceQueue queue;
-
-  fit_device_queue ((const TraceRequest *) rqs->data, rqs->len, &queue, service);
-  *parallelism = queue.parallelism;
-  fit_model_choose ((const TraceRequest *) rqs->data, service, rqs->len, queue.parallelism,
-                    STROKE_SECTORS, requested, out);
-  fit_device_queue_clear (&queue);
+  fit_kind_test_choose (rqs, STROKE_SECTORS, requested, parallelism, out);
 }
 
 /* Each recovered figure is checked against the truth at a level that holds
@@ -422,14 +415,11 @@ test_simulated_disk (void)
 static void
 test_simulated_scenario (void)
 {
-  static const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
   g_autoptr(DevModel) truth = NULL, written = NULL;
   g_autoptr(GArray) rqs = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(FitResult) r = NULL;
-  g_autofree char *ini = NULL, *cap = NULL, *group = NULL;
-  g_auto(GStrv) dirs = dev_model_default_search_dirs ();
+  g_autofree char *ini = NULL, *cap = NULL;
   FitOptions opts = { .model = FIT_MODEL_AUTO };
   DevDiskGeometry geo;
   guint64 third_cyl;
@@ -448,12 +438,7 @@ test_simulated_scenario (void)
   g_test_message ("%s", ini);
   g_assert_nonnull (strstr (ini, "kind = disk\n"));
   g_assert_null (strstr (ini, "kind = fixed\n"));
-  g_assert_true (g_key_file_load_from_data (kf, ini, -1, G_KEY_FILE_NONE, &error));
-  g_assert_no_error (error);
-  group = g_strdup_printf ("device %s", r->device_name);
-  written = dev_model_load (r->device_name, kf, group, (const char *const *) dirs, ignore,
-                            &error);
-  g_assert_no_error (error);
+  written = fit_kind_test_load_device (r, ini);
   g_assert_cmpstr (written->ops->name, ==, "disk");
   dev_disk_get_geometry (written, &geo);
   third_cyl = geo.cylinders / 3;

@@ -15,6 +15,7 @@
 #include "models/dev/dev.h"
 #include "models/fit/fit-private.h"
 #include "models/scenario.h"
+#include "fit-kind-test.h"
 
 #define N_REQUESTS 3000
 #define STROKE_SECTORS (G_GUINT64_CONSTANT (1) << 31)
@@ -97,14 +98,10 @@ static const CacheDevice cache_device = { 50000, 1e6, 9e6, 0.4, 7 };
 static void
 choose (GArray *rqs, FitModelKind requested, FitModelChoice *out)
 {
-  g_autofree double *service = g_new (double, rqs->len);
-  FitDeviceQueue queue;
+  guint parallelism;
 
-  fit_device_queue ((const TraceRequest *) rqs->data, rqs->len, &queue, service);
-  g_assert_cmpuint (queue.parallelism, ==, 1);
-  fit_model_choose ((const TraceRequest *) rqs->data, service, rqs->len, queue.parallelism,
-                    STROKE_SECTORS, requested, out);
-  fit_device_queue_clear (&queue);
+  fit_kind_test_choose (rqs, STROKE_SECTORS, requested, &parallelism, out);
+  g_assert_cmpuint (parallelism, ==, 1);
 }
 
 static double
@@ -221,14 +218,11 @@ test_parse (void)
 static void
 test_scenario (void)
 {
-  static const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
   g_autoptr(GArray) rqs = generate (&cache_device, N_REQUESTS);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(FitResult) r = NULL;
   g_autoptr(DevModel) dev = NULL;
-  g_autofree char *ini = NULL, *group = NULL, *json = NULL;
-  g_auto(GStrv) dirs = dev_model_default_search_dirs ();
+  g_autofree char *ini = NULL, *json = NULL;
   FitOptions opts = { .model = FIT_MODEL_EMPIRICAL };
   SimTime seq_ns, moved_ns;
 
@@ -242,11 +236,7 @@ test_scenario (void)
   g_assert_null (strstr (ini, "kind = fixed\n"));
   json = fit_result_to_json (r);
   g_assert_nonnull (strstr (json, "\"scenario_kind\" : \"empirical\""));
-  g_assert_true (g_key_file_load_from_data (kf, ini, -1, G_KEY_FILE_NONE, &error));
-  g_assert_no_error (error);
-  group = g_strdup_printf ("device %s", r->device_name);
-  dev = dev_model_load (r->device_name, kf, group, (const char *const *) dirs, ignore, &error);
-  g_assert_no_error (error);
+  dev = fit_kind_test_load_device (r, ini);
   g_assert_cmpstr (dev->ops->name, ==, "empirical");
   /* Far from everything (the first request), then sequential. */
   moved_ns = dev_model_service_time (dev, SIM_OP_READ, 1 << 20, 8, 0);

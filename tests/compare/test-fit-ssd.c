@@ -16,6 +16,7 @@
 #include "models/fit/fit-private.h"
 #include "sim/sim-rng.h"
 #include "sim/sim-units.h"
+#include "fit-kind-test.h"
 
 #define N_REQUESTS 3000
 #define STROKE_SECTORS (G_GUINT64_CONSTANT (1) << 28)
@@ -112,14 +113,7 @@ generate (const SsdCase *c)
 static void
 choose (GArray *rqs, FitModelKind requested, guint *parallelism, FitModelChoice *out)
 {
-  g_autofree double *service = g_new (double, rqs->len);
-  FitDeviceQueue queue;
-
-  fit_device_queue ((const TraceRequest *) rqs->data, rqs->len, &queue, service);
-  *parallelism = queue.parallelism;
-  fit_model_choose ((const TraceRequest *) rqs->data, service, rqs->len, queue.parallelism,
-                    STROKE_SECTORS, requested, out);
-  fit_device_queue_clear (&queue);
+  fit_kind_test_choose (rqs, STROKE_SECTORS, requested, parallelism, out);
 }
 
 /* The truth's figure @key of op @w, from the model's own parameters. */
@@ -267,15 +261,12 @@ test_unidentified (void)
 static void
 test_scenario (void)
 {
-  static const char *const ignore[] = { "sched", "devno", "via", "loop_max_io", NULL };
   const SsdCase *c = &cases[0];
   g_autoptr(GArray) rqs = generate (c);
   g_autoptr(GError) error = NULL;
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(FitResult) r = NULL;
   g_autoptr(DevModel) dev = NULL;
-  g_autofree char *ini = NULL, *group = NULL, *json = NULL;
-  g_auto(GStrv) dirs = dev_model_default_search_dirs ();
+  g_autofree char *ini = NULL, *json = NULL;
 
   r = fit_arrays ("synthetic", NULL, 0, (const TraceRequest *) rqs->data, rqs->len, NULL, NULL,
                   "137438953472", NULL, &error);
@@ -286,10 +277,7 @@ test_scenario (void)
   g_assert_nonnull (strstr (ini, "parallelism = 4\n"));
   json = fit_result_to_json (r);
   g_assert_nonnull (strstr (json, "\"scenario_kind\" : \"ssd\""));
-  g_assert_true (g_key_file_load_from_data (kf, ini, -1, G_KEY_FILE_NONE, &error));
-  group = g_strdup_printf ("device %s", r->device_name);
-  dev = dev_model_load (r->device_name, kf, group, (const char *const *) dirs, ignore, &error);
-  g_assert_no_error (error);
+  dev = fit_kind_test_load_device (r, ini);
   g_assert_cmpstr (dev->ops->name, ==, "ssd");
   /* dev-ssd's own trace: each prediction is the rebuilt service time, so
    * the two distributions are one (to the nanosecond rounding). */

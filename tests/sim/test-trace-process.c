@@ -116,6 +116,32 @@ cmp_gint64 (gconstpointer a, gconstpointer b)
 
 static GArray *issue_times (const char *csv);
 
+/* Run the scenario @ini (its trace files in @dir) with a per-I/O log in
+ * @dir; the issue times the log holds, in order, and the run's result. */
+static GArray *
+run_issue_times (const char *ini, const char *dir, SimRunResult **result)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *log_path = g_build_filename (dir, "io.csv", NULL);
+  g_autofree char *csv = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "pool", dir, NULL, &error);
+  GArray *issues;
+  FILE *log;
+
+  g_assert_no_error (error);
+  log = fopen (log_path, "w");
+  trace_results_write_header (log);
+  ScenarioOutputs outputs = { .io_log = log };
+  *result = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  g_assert_true (g_file_get_contents (log_path, &csv, NULL, NULL));
+  g_unlink (log_path);
+  issues = issue_times (csv);
+  g_array_sort (issues, cmp_gint64);
+  return issues;
+}
+
 static void
 test_pool (gconstpointer data)
 {
@@ -129,30 +155,17 @@ test_pool (gconstpointer data)
     "queue_depth = 4\nsched = noop\n"
     "[process nfsd]\npattern = trace\ntrace = pool.blkparse\ntrace_comm = nfsd\n"
     "stream = shared\nthreads = %u\n", c->threads);
-  g_autofree char *log_path = g_build_filename (dir, "io.csv", NULL);
-  g_autofree char *csv = NULL;
   g_autoptr (GArray) issues = NULL;
-  FILE *log;
+  g_autoptr (SimRunResult) r = NULL;
 
   g_assert_no_error (error);
   g_assert_true (g_file_set_contents (trace, text, -1, NULL));
-  g_autoptr (Scenario) s = scenario_load_data (ini, "pool", dir, NULL, &error);
-  g_assert_no_error (error);
-  log = fopen (log_path, "w");
-  trace_results_write_header (log);
-  ScenarioOutputs outputs = { .io_log = log };
-  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
-  g_assert_no_error (error);
-  fclose (log);
+  issues = run_issue_times (ini, dir, &r);
   g_assert_cmpuint (r->processes->len, ==, c->threads);
   g_assert_cmpstr (((SimProcessResult *) g_ptr_array_index (r->processes, 0))->name, ==, "nfsd-1");
-  g_assert_true (g_file_get_contents (log_path, &csv, NULL, NULL));
-  issues = issue_times (csv);
-  g_array_sort (issues, cmp_gint64);
   g_assert_cmpuint (issues->len, ==, 6);
   for (guint k = 0; k < 6; k++)
     g_assert_cmpint (g_array_index (issues, gint64, k), ==, c->issue_ns[k]);
-  g_unlink (log_path);
   g_unlink (trace);
   g_rmdir (dir);
 }
@@ -168,13 +181,11 @@ test_pool_chain (void)
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("test-trace-pool-XXXXXX", &error);
   g_autofree char *trace = g_build_filename (dir, "chain.blkparse", NULL);
-  g_autofree char *log_path = g_build_filename (dir, "io.csv", NULL);
   g_autoptr (GString) t = g_string_new (NULL);
-  g_autofree char *csv = NULL;
   g_autoptr (GArray) issues = NULL;
+  g_autoptr (SimRunResult) r = NULL;
   const gint64 svc = 5000004, gap = 100000;
   guint seq = 1;
-  FILE *log;
 
   for (guint k = 0; k < 6; k++)
     {
@@ -188,25 +199,14 @@ test_pool_chain (void)
                               q + 0.003, 1000 * (k + 1));
     }
   g_assert_true (g_file_set_contents (trace, t->str, -1, NULL));
-  g_autoptr (Scenario) s = scenario_load_data (
+  issues = run_issue_times (
     "[device d]\nkind = fixed\noverhead = 5ms\nbandwidth = 1000000MB/s\nparallelism = 4\n"
     "queue_depth = 4\nsched = noop\n"
     "[process nfsd]\npattern = trace\ntrace = chain.blkparse\ntrace_comm = nfsd\n"
-    "stream = shared\nthreads = 2\n", "chain", dir, NULL, &error);
-  g_assert_no_error (error);
-  log = fopen (log_path, "w");
-  trace_results_write_header (log);
-  ScenarioOutputs outputs = { .io_log = log };
-  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
-  g_assert_no_error (error);
-  fclose (log);
-  g_assert_true (g_file_get_contents (log_path, &csv, NULL, NULL));
-  issues = issue_times (csv);
-  g_array_sort (issues, cmp_gint64);
+    "stream = shared\nthreads = 2\n", dir, &r);
   g_assert_cmpuint (issues->len, ==, 6);
   for (guint k = 0; k < 6; k++)
     g_assert_cmpint (g_array_index (issues, gint64, k), ==, (gint64) k * (svc + gap));
-  g_unlink (log_path);
   g_unlink (trace);
   g_rmdir (dir);
 }
