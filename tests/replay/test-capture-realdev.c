@@ -14,6 +14,7 @@
 #include "loopdev.h"
 #include "replay/replay.h"
 #include "replay/replay-capture.h"
+#include "replay/replay-wbt-probe.h"
 #include "replay/replay-safety.h"
 #include "replay/replay-journal.h"
 
@@ -197,6 +198,78 @@ test_dd (Fixture *f, gconstpointer data)
   }
 }
 
+/* No tracefs instance of the wbt probe is left (replay-wbt-probe.h). */
+static void
+assert_no_wbt_instance (const Fixture *f)
+{
+  g_autofree char *instances = g_build_filename (f->tracefs, "instances", NULL);
+  g_autoptr (GDir) d = g_dir_open (instances, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    g_assert_false (g_str_has_prefix (name, REPLAY_WBT_INSTANCE_PREFIX));
+}
+
+/* --wbt-events: the disk's blk-wbt records go to the file, after its
+ * header; a file that cannot be written fails the capture with its path,
+ * and either way the tracer settings are back and the instance is gone. */
+static void
+test_wbt_events (Fixture *f, gconstpointer data)
+{
+  g_autofree char *events_dir = NULL, *output = NULL, *wbt = NULL, *text = NULL;
+  g_autofree char *header = NULL, *of = NULL;
+  g_autoptr (GPtrArray) before = NULL;
+  ReplayTarget target;
+
+  if (f->dev == NULL)
+    return;
+  events_dir = g_build_filename (f->tracefs, "events", "wbt", NULL);
+  if (!g_file_test (events_dir, G_FILE_TEST_IS_DIR))
+    {
+      g_test_skip ("the kernel has no blk-wbt events (CONFIG_BLK_WBT)");
+      return;
+    }
+  g_assert_true (replay_target_probe (f->dev->path, &target, NULL));
+  output = g_build_filename (f->dir, "cap.txt", NULL);
+  of = g_strdup_printf ("of=%s", f->dev->path);
+  before = snapshot (f);
+  for (guint writable = 0; writable < 2; writable++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) after = NULL;
+      char *argv[] = { "dd", "if=/dev/zero", of, "bs=1M", "count=4", "conv=fsync",
+                       "status=none", NULL };
+      ReplayCaptureOptions opts = { 0 };
+      ReplayCaptureStats stats;
+      gboolean ok;
+
+      g_free (wbt);
+      wbt = writable ? g_build_filename (f->dir, "wbt.txt", NULL)
+                     : g_build_filename (f->dir, "no-such-dir", "wbt.txt", NULL);
+      opts.device = f->dev->path;
+      opts.output_path = output;
+      opts.argv = argv;
+      opts.wbt_output_path = wbt;
+      ok = replay_capture_run (&opts, &stats, &error);
+      after = snapshot (f);
+      assert_same_snapshot (before, after);
+      assert_no_wbt_instance (f);
+      if (!writable)
+        {
+          g_assert_false (ok);
+          g_assert_nonnull (error);
+          g_assert_nonnull (strstr (error->message, wbt));
+          continue;
+        }
+      g_assert_no_error (error);
+      g_assert_true (ok);
+    }
+  g_assert_true (g_file_get_contents (wbt, &text, NULL, NULL));
+  header = g_strdup_printf ("# iosim-wbt device=%u:%u ", target.major, target.minor);
+  g_assert_true (g_str_has_prefix (text, header));
+  replay_target_clear (&target);
+}
+
 static char *journal_dir;   /* $IOSIM_JOURNAL_DIR of every capture the tests run */
 
 static guint
@@ -362,6 +435,8 @@ main (int argc, char **argv)
   g_setenv (REPLAY_JOURNAL_DIR_ENV, journal_dir, TRUE);
   g_test_add ("/capture/realdev/dd", Fixture, NULL, fixture_setup, test_dd, fixture_teardown);
   g_test_add ("/capture/realdev/sigint", Fixture, NULL, fixture_setup, test_sigint, fixture_teardown);
+  g_test_add ("/capture/realdev/wbt-events", Fixture, NULL, fixture_setup, test_wbt_events,
+              fixture_teardown);
   g_test_add ("/capture/realdev/sigkill-then-restore", Fixture,
               GINT_TO_POINTER (AFTER_KILL_RESTORE), fixture_setup, test_sigkill, fixture_teardown);
   g_test_add ("/capture/realdev/sigkill-then-capture", Fixture,
