@@ -96,6 +96,8 @@ serve (SimDevice *dev, SimRequest *rq)
   if (rq->ioc)
     rq->ioc->service_ns += t;
   sim_schedule_at (dev->sim, now + t, service_done, dev, rq);
+  if (dev->loop == NULL && dev->attachment != NULL)
+    sim_attachment_serving (dev->attachment, rq, now + t);
 }
 
 void

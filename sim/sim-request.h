@@ -124,6 +124,8 @@ struct _SimRequest {
   SimTime        dispatch_ns;/* D */
   guint64        seq;        /* allocation order, for stable tie-breaks */
   guint32        loop_pieces_left; /* via a loop driver: pieces not yet done (sim-loop.h) */
+  SimTime        path_ready_ns; /* behind an adapter: when the stage upstream has
+                                 * delivered its last byte (sim-topology.c) */
 
   /* for the elevator */
   SimRbNode      rb_node;    /* sector-sorted tree */

@@ -4,17 +4,19 @@
  *
  *   start: take an adapter slot -> [IDE: wait for the channel] -> begin
  *   begin: write: host bus, adapter, bus transfers -> device servers
- *          read:  device servers
- *   served: read: bus, adapter, host bus transfers -> complete
- *           write: complete
+ *          read:  device servers, and from the start of service the
+ *                 bus, adapter, host bus transfers, each timed to end
+ *                 just after the data upstream of it -> complete
+ *   served: write: complete
  *   complete: [IDE: release the channel to the next waiter] -> free the
  *             slot and the device's count -> run the starved devices'
  *             queues -> the queue's completion (which refills the device)
  *
  * A command's position on the path is the transfer server it is in: the
  * path of its device is at most three servers long, so the next one is
- * found by a scan and SimRequest needs no field of its own.  Nothing here
- * allocates once devices are attached.
+ * found by a scan; SimRequest.path_ready_ns carries when the stage before
+ * the next one delivers its last byte.  Nothing here allocates once
+ * devices are attached.
  */
 #include "sim/sim-topology.h"
 #include "sim/sim-device.h"
@@ -370,17 +372,37 @@ sim_device_detach (SimDevice *dev)
 
 /* ---- transfer servers -------------------------------------------------- */
 
-static void path_next (SimXfer *x, SimRequest *rq);
+static void path_handoff (SimXfer *x, SimRequest *rq);
+static void path_last_done (SimXfer *x, SimRequest *rq);
 
-/* overhead + bytes / bandwidth, rounded up so the bandwidth is never
- * exceeded. */
+/* bytes / bandwidth, rounded up so the bandwidth is never exceeded. */
+static SimTime
+xfer_data_ns (const SimXfer *x, guint64 bytes)
+{
+  if (x->bandwidth_bytes_per_s <= 0)
+    return 0;
+  return (SimTime) ceil ((double) bytes * 1e9 / x->bandwidth_bytes_per_s);
+}
+
+/* How long a command occupies the stage: its overhead plus the burst. */
 static SimTime
 xfer_time_ns (const SimXfer *x, guint64 bytes)
 {
-  SimTime t = x->overhead_ns;
-  if (x->bandwidth_bytes_per_s > 0)
-    t += (SimTime) ceil ((double) bytes * 1e9 / x->bandwidth_bytes_per_s);
-  return t;
+  return x->overhead_ns + xfer_data_ns (x, bytes);
+}
+
+/* Cut-through: a stage forwards data as it arrives, so its transfer can
+ * end no sooner than the last sector after the stage upstream ended
+ * (rq->path_ready_ns) plus its overhead (status phase, completion).  For
+ * a read's last stage this is never before the device's service_done,
+ * and at the same time it runs after it: events of equal time fire in
+ * the order they were scheduled, and serve() schedules service_done
+ * before it hands the read to the path. */
+static SimTime
+xfer_earliest_end_ns (const SimXfer *x, const SimRequest *rq)
+{
+  guint64 unit = MIN (sim_request_bytes (rq), (guint64) SIM_SECTOR_BYTES);
+  return rq->path_ready_ns + x->overhead_ns + xfer_data_ns (x, unit);
 }
 
 static void xfer_begin (SimXfer *x, SimRequest *rq);
@@ -408,9 +430,13 @@ xfer_end (Sim *sim, gpointer subject, gpointer object)
       sim_time_avg_set (&x->queue_avg, now, x->queued);
       xfer_begin (x, next);
     }
-  path_next (x, rq);
+  path_last_done (x, rq);
 }
 
+/* The burst starts late enough to end no sooner than the data upstream
+ * allows (an earlier start would hold the stage idle between bursts;
+ * disks and adapters buffer instead), so a stage is busy only for
+ * overhead + bytes / bandwidth. */
 static void
 xfer_begin (SimXfer *x, SimRequest *rq)
 {
@@ -418,17 +444,20 @@ xfer_begin (SimXfer *x, SimRequest *rq)
   x->max_concurrent = MAX (x->max_concurrent, x->current != NULL ? 2u : 1u);
   g_assert (x->current == NULL);
   g_assert (now >= x->last_end_ns);
+  SimTime end = now + xfer_time_ns (x, sim_request_bytes (rq));
+  g_assert (end >= xfer_earliest_end_ns (x, rq));
   x->current = rq;
   x->begin_ns = now;
   x->started++;
   sim_time_avg_set (&x->busy_avg, now, 1.0);
   emit (x->topo, SIM_TOPO_XFER_BEGIN, x->name, rq, sim_request_bytes (rq));
-  sim_schedule_at (x->topo->sim, now + xfer_time_ns (x, sim_request_bytes (rq)),
-                   xfer_end, x, rq);
+  sim_schedule_at (x->topo->sim, end, xfer_end, x, rq);
+  rq->path_ready_ns = end;
+  path_handoff (x, rq);
 }
 
 static void
-xfer_submit (SimXfer *x, SimRequest *rq)
+xfer_enqueue (SimXfer *x, SimRequest *rq)
 {
   if (x->current == NULL)
     {
@@ -439,6 +468,27 @@ xfer_submit (SimXfer *x, SimRequest *rq)
   sim_list_add_tail (&rq->queuelist, &x->queue);
   x->queued++;
   sim_time_avg_set (&x->queue_avg, sim_now (x->topo->sim), x->queued);
+}
+
+static void
+xfer_enqueue_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  (void) sim;
+  xfer_enqueue (subject, object);
+}
+
+/* The command joins the stage's FIFO once the data upstream is close
+ * enough to its end that a burst started then would not outrun it. */
+static void
+xfer_submit (SimXfer *x, SimRequest *rq)
+{
+  SimTime now = sim_now (x->topo->sim);
+  SimTime duration = xfer_time_ns (x, sim_request_bytes (rq));
+  SimTime earliest_end = xfer_earliest_end_ns (x, rq);
+  if (earliest_end > now + duration)
+    sim_schedule_at (x->topo->sim, earliest_end - duration, xfer_enqueue_fired, x, rq);
+  else
+    xfer_enqueue (x, rq);
 }
 
 /* ---- the life of a command --------------------------------------------- */
@@ -454,22 +504,39 @@ path_index (const SimAttachment *att, const SimXfer *x)
 
 static void complete (SimAttachment *att, SimRequest *rq);
 
-/* Writes move towards the device, reads away from it. */
+/* Writes move towards the device (path[0] first), reads away from it
+ * (path[n_path - 1] first).  The stage after @x, or NULL at the end. */
+static SimXfer *
+path_after (const SimAttachment *att, const SimXfer *x, SimOp op)
+{
+  guint i = path_index (att, x);
+  if (op == SIM_OP_WRITE)
+    return i + 1 < att->n_path ? att->path[i + 1] : NULL;
+  return i > 0 ? att->path[i - 1] : NULL;
+}
+
+/* A stage began moving the data: the next one may start as soon as the
+ * data it forwards would not run out (cut-through). */
 static void
-path_next (SimXfer *x, SimRequest *rq)
+path_handoff (SimXfer *x, SimRequest *rq)
+{
+  SimAttachment *att = rq_device (rq)->attachment;
+  SimXfer *next = path_after (att, x, rq->op);
+  if (next != NULL)
+    xfer_submit (next, rq);
+}
+
+/* A stage finished; after the last one a write is in the device's buffer
+ * and a read in host memory. */
+static void
+path_last_done (SimXfer *x, SimRequest *rq)
 {
   SimDevice *dev = rq_device (rq);
   SimAttachment *att = dev->attachment;
-  guint i = path_index (att, x);
+  if (path_after (att, x, rq->op) != NULL)
+    return;
   if (rq->op == SIM_OP_WRITE)
-    {
-      if (i + 1 < att->n_path)
-        xfer_submit (att->path[i + 1], rq);
-      else
-        sim_device_enter (dev, rq);
-    }
-  else if (i > 0)
-    xfer_submit (att->path[i - 1], rq);
+    sim_device_enter (dev, rq);
   else
     complete (att, rq);
 }
@@ -503,7 +570,10 @@ begin (SimAttachment *att, SimRequest *rq)
 {
   set_active (att, TRUE);
   if (rq->op == SIM_OP_WRITE && att->n_path > 0)
-    xfer_submit (att->path[0], rq);
+    {
+      rq->path_ready_ns = sim_now (att->dev->sim);
+      xfer_submit (att->path[0], rq);
+    }
   else
     sim_device_enter (att->dev, rq);
 }
@@ -585,12 +655,22 @@ sim_attachment_start (SimAttachment *att, SimRequest *rq)
 }
 
 void
+sim_attachment_serving (SimAttachment *att, SimRequest *rq, SimTime served_ns)
+{
+  if (rq->op != SIM_OP_READ || att->n_path == 0)
+    return;
+  rq->path_ready_ns = served_ns;
+  xfer_submit (att->path[att->n_path - 1], rq);
+}
+
+void
 sim_attachment_served (SimAttachment *att, SimRequest *rq)
 {
+  /* A read with a path completes when its last stage ends, after this
+   * (xfer_earliest_end_ns). */
   if (rq->op == SIM_OP_READ && att->n_path > 0)
-    xfer_submit (att->path[att->n_path - 1], rq);
-  else
-    complete (att, rq);
+    return;
+  complete (att, rq);
 }
 
 /* scsi_run_queue: while the adapter has free slots, run the queues of the

@@ -14,18 +14,24 @@
  * channel the command then waits (FIFO) for the channel and holds it until
  * it completes, positioning and transfer alike: master and slave are never
  * active at once (2.6 drivers/ide/ide-io.c serialises a hwgroup).  The data
- * crosses the path as store-and-forward transfers: a write goes host bus,
- * adapter, bus before the device serves it; a read goes the other way
- * after.  Each of these is a FIFO server that moves one command at a time
- * in overhead_ns + bytes / bandwidth, so it can never exceed its bandwidth.
- * On a shared bus only the transfer occupies the bus (SCSI disconnect /
- * reselect), so several devices position at once.
+ * crosses the path cut-through: a write goes host bus, adapter, bus before
+ * the device serves it, a read the other way while the device reads it
+ * off the media.  Each stage is a FIFO server that moves one command at a
+ * time in a burst of overhead_ns + bytes / bandwidth, so it can never
+ * exceed its bandwidth; a burst ends no sooner than one sector plus the
+ * overhead after the stage upstream has delivered the last byte (the
+ * media, for a read: disks stream from their buffer as sectors arrive,
+ * ATA bus-master DMA and SCSI data-in phases alike), and starts late
+ * enough to keep up with it.  A lone disk behind a path faster than its
+ * media thus runs at its media rate; the path costs only what it
+ * serialises: the channel's other device, a bus shared by several disks,
+ * bandwidth below the media's.  On a shared bus only the transfer occupies
+ * the bus (SCSI disconnect / reselect), so several devices position at
+ * once.
  *
- * Simplifications: transfers are store-and-forward, not cut-through (a
- * command pays every stage's time; throughput is still that of the
- * slowest stage); bus arbitration is FIFO, not by SCSI id; selection,
- * reselection and command phases are folded into overhead_ns; a read's
- * media transfer and its bus transfer do not overlap.
+ * Simplifications: bus arbitration is FIFO, not by SCSI id; selection,
+ * reselection and command phases are folded into overhead_ns; a write's
+ * data reaches the drive's buffer before the drive positions for it.
  *
  * A SimTopology owns its buses and adapters; sim_device_attach links a
  * device to them (a device attached to nothing behaves as before).  Free
@@ -254,7 +260,14 @@ gboolean     sim_attachment_can_start  (SimAttachment        *att);
 /* A command was started: take a slot, then the channel and the path. */
 void         sim_attachment_start      (SimAttachment        *att,
                                         SimRequest           *rq);
-/* The device has served @rq: the read path, then completion. */
+/* The device began serving @rq and will be done at @served_ns: a read's
+ * data starts across the path, cut-through, so that it can reach the host
+ * just after the media (the path completes it). */
+void         sim_attachment_serving    (SimAttachment        *att,
+                                        SimRequest           *rq,
+                                        SimTime               served_ns);
+/* The device has served @rq: a write, or a read without a path,
+ * completes. */
 void         sim_attachment_served     (SimAttachment        *att,
                                         SimRequest           *rq);
 
