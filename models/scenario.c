@@ -1191,11 +1191,10 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
   if (ra_era)
     {
-      if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL)
-          || (s->ra_era != SIM_RA_ERA_ONDEMAND_6_18 && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_23))
+      if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL))
         {
-          scenario_invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23 "
-                   "and ondemand-6.18 so far", ra_era);
+          scenario_invalid (error, "host", "readahead", "'%s': expected 2.4, 2.6-pre23, "
+                   "ondemand-2.6.23 or ondemand-6.18", ra_era);
           return NULL;
         }
     }

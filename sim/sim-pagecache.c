@@ -213,7 +213,10 @@ probe_cached (guint64 index, gpointer data)
 void
 sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
 {
-  sim_ra_init (ra, pc->era, file->ra_pages);
+  /* 2.4 has no read_ahead_kb: get_max_readahead() gives vm_max_readahead
+   * unless a driver set max_readahead[major] (IDE and SCSI did not). */
+  guint64 max_pages = pc->era == SIM_RA_ERA_2_4 ? SIM_RA_24_MAX_PAGES : file->ra_pages;
+  sim_ra_init (ra, pc->era, max_pages);
   sim_ra_set_cache_probe (ra, probe_cached, file);
   sim_ra_set_file_pages (ra, file->size_pages);
 }
@@ -553,43 +556,123 @@ sleep_on (SimPageCache *pc, SimPageRead *rd, SimList *queue)
   sim_queue_unplug (rd->file->q, rd->ioc);
 }
 
+/* The page cache's page @index for @rd, allocated and read alone when it
+ * is missing (no_cached_page: readpage).  NULL: no memory, and @rd sleeps
+ * for it. */
+static SimPage *
+read_page_alone (SimPageCache *pc, SimPageRead *rd, guint64 index)
+{
+  SimFile *f = rd->file;
+  SimPage *page = page_alloc (pc, f, index, rd->ioc);
+  if (page == NULL)
+    {
+      pc->stats.memory_waits++;
+      sleep_on (pc, rd, &pc->memory_waiters);
+      return NULL;
+    }
+  submit_pages (pc, f, SIM_OP_READ, index, 1, rd->ioc, 0);
+  return page;
+}
+
+/* On-demand eras (2.6.23, 6.18): a miss asks for a sync window, a hit on
+ * PG_readahead for an async one. */
+static SimPage *
+read_lookup_ondemand (SimPageCache *pc, SimPageRead *rd, guint64 index, guint64 left)
+{
+  SimFile *f = rd->file;
+  SimPage *page = lookup (pc, f, index);
+  SimRaWindow w;
+  if (page == NULL)
+    {
+      pc->stats.misses++;
+      if (sim_ra_sync (rd->ra, index, left, &w))
+        submit_window (pc, f, &w, rd->ioc);
+      page = lookup (pc, f, index);
+      if (page == NULL && (page = read_page_alone (pc, rd, index)) == NULL)
+        return NULL;
+    }
+  if (page->readahead)
+    {
+      page->readahead = FALSE;
+      if (sim_ra_async (rd->ra, index, left, &w))
+        submit_window (pc, f, &w, rd->ioc);
+    }
+  return page;
+}
+
+/* 2.6.9's do_generic_mapping_read: page_cache_readahead() when the read
+ * reaches next_index (its first page included), handle_ra_miss() when the
+ * page is still not cached. */
+static SimPage *
+read_lookup_pre23 (SimPageCache *pc, SimPageRead *rd, guint64 index, guint64 left)
+{
+  SimFile *f = rd->file;
+  if (rd->ra_asked != index && index == rd->ra_next_index)
+    {
+      SimRaWindow w[2];
+      guint n = sim_ra_legacy_read (rd->ra, index, left, w, &rd->ra_next_index);
+      for (guint i = 0; i < n; i++)
+        submit_window (pc, f, &w[i], rd->ioc);
+    }
+  gboolean first_ask = rd->ra_asked != index;
+  rd->ra_asked = index;
+  SimPage *page = lookup (pc, f, index);
+  if (page != NULL)
+    return page;
+  pc->stats.misses++;
+  if (first_ask)
+    sim_ra_legacy_miss (rd->ra);
+  return read_page_alone (pc, rd, index);
+}
+
+/* 2.4's do_generic_file_read: a missing page is read alone (readpage),
+ * then generic_file_readahead() runs for every page, told whether the
+ * page is still locked under I/O. */
+static SimPage *
+read_lookup_24 (SimPageCache *pc, SimPageRead *rd, guint64 index)
+{
+  SimFile *f = rd->file;
+  SimPage *page = lookup (pc, f, index);
+  if (page == NULL)
+    {
+      pc->stats.misses++;
+      if ((page = read_page_alone (pc, rd, index)) == NULL)
+        return NULL;
+    }
+  if (rd->ra_asked != index)
+    {
+      rd->ra_asked = index;
+      SimRaWindow w;
+      if (sim_ra24_page (rd->ra, index, !page->uptodate, &w))
+        submit_window (pc, f, &w, rd->ioc);
+    }
+  return page;
+}
+
 /* do_generic_file_read from rd->index on; returns when the read sleeps or
  * is done. */
 static void
 read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
 {
-  SimFile *f = rd->file;
   while (rd->index < rd->end_index)
     {
       guint64 index = rd->index;
       guint64 left = rd->end_index - index;
-      SimPage *page = lookup (pc, f, index);
-      SimRaWindow w;
+      SimPage *page;
+      switch (rd->ra->era)
+        {
+        case SIM_RA_ERA_2_4:
+          page = read_lookup_24 (pc, rd, index);
+          break;
+        case SIM_RA_ERA_2_6_PRE23:
+          page = read_lookup_pre23 (pc, rd, index, left);
+          break;
+        default:
+          page = read_lookup_ondemand (pc, rd, index, left);
+          break;
+        }
       if (page == NULL)
-        {
-          pc->stats.misses++;
-          if (sim_ra_sync (rd->ra, index, left, &w))
-            submit_window (pc, f, &w, rd->ioc);
-          page = lookup (pc, f, index);
-          if (page == NULL)
-            {
-              /* no_cached_page: read this page alone. */
-              page = page_alloc (pc, f, index, rd->ioc);
-              if (page == NULL)
-                {
-                  pc->stats.memory_waits++;
-                  sleep_on (pc, rd, &pc->memory_waiters);
-                  return;
-                }
-              submit_pages (pc, f, SIM_OP_READ, index, 1, rd->ioc, 0);
-            }
-        }
-      if (page->readahead)
-        {
-          page->readahead = FALSE;
-          if (sim_ra_async (rd->ra, index, left, &w))
-            submit_window (pc, f, &w, rd->ioc);
-        }
+        return;
       if (!page->uptodate)
         {
           pc->stats.waits++;
@@ -614,6 +697,10 @@ sim_page_cache_read (SimPageCache *pc, SimPageRead *rd)
   rd->end_index = MIN (rd->index + pages_spanning (rd->offset_bytes, rd->bytes),
                        rd->file->size_pages);
   g_assert (rd->end_index > rd->index);
+  rd->ra_asked = G_MAXUINT64;
+  rd->ra_next_index = rd->index;
+  if (rd->ra->era == SIM_RA_ERA_2_4)
+    sim_ra24_read_begin (rd->ra, rd->offset_bytes, rd->bytes);
   sim_list_init (&rd->wait_link);
   rd->started = TRUE;
   read_continue (pc, rd, FALSE);

@@ -82,6 +82,9 @@ struct _SimPageRead {
   /* private below this line */
   guint64          index;
   guint64          end_index;
+  guint64          ra_asked;      /* 2.4 and 2.6-pre23: the last index readahead
+                                   * was consulted for (not again after a sleep) */
+  guint64          ra_next_index; /* 2.6-pre23: where page_cache_readahead runs next */
   SimList          wait_link;     /* on a page's or the memory waiters */
   gboolean         started;
 };

@@ -36,7 +36,7 @@ record (gpointer data, const TraceRecord *rec)
 }
 
 static void
-setup_sched (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched)
+setup_era (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched, SimRaEra era)
 {
   memset (f, 0, sizeof *f);
   f->sim = sim_new (1);
@@ -54,8 +54,14 @@ setup_sched (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sc
   g_assert_no_error (error);
   f->issued = g_string_new (NULL);
   sim_queue_set_trace (f->q, record, f);
-  f->pc = sim_page_cache_new (f->sim, memory_bytes, SIM_RA_ERA_ONDEMAND_6_18);
+  f->pc = sim_page_cache_new (f->sim, memory_bytes, era);
   f->file = sim_page_cache_open (f->pc, f->q, "file", 0, 64 << 20, ra_kb);
+}
+
+static void
+setup_sched (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched)
+{
+  setup_era (f, memory_bytes, ra_kb, sched, SIM_RA_ERA_ONDEMAND_6_18);
 }
 
 static void
@@ -144,6 +150,56 @@ test_sequential_readahead (void)
     requests++;
   g_assert_cmpuint (requests, <, 16);
   g_assert_cmpuint (sim_page_cache_stats (f.pc)->readahead_pages, >=, 256);
+  teardown (&f);
+}
+
+/* Every era's readahead drives the page cache's reads. */
+typedef struct {
+  const char *name;
+  SimRaEra    era;
+  guint32     max_sectors;   /* the largest window, as the era caps it */
+} EraCase;
+
+static const EraCase era_cases[] = {
+  /* vm_max_readahead (31 pages) + 1: generic_file_readahead's async
+   * window is one page bigger to match the synchronous one */
+  { "2.4", SIM_RA_ERA_2_4, (31 + 1) * 8 },
+  /* read_ahead_kb = 128 in the 2.6 eras */
+  { "2.6-pre23", SIM_RA_ERA_2_6_PRE23, 32 * 8 },
+  { "ondemand-2.6.23", SIM_RA_ERA_ONDEMAND_2_6_23, 32 * 8 },
+  { "ondemand-6.18", SIM_RA_ERA_ONDEMAND_6_18, 32 * 8 },
+};
+
+static void
+test_era_sequential (gconstpointer data)
+{
+  const EraCase *c = data;
+  Fixture f;
+  /* none: requests reach the device as readahead builds them */
+  setup_era (&f, 64 << 20, 128, &sched_none_ops, c->era);
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  const guint pages = 1024;
+  for (guint i = 0; i < pages; i++)
+    read_now (&f, &ra, (guint64) i * 4096, 4096);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  guint requests = 0;
+  guint32 largest = 0;
+  guint64 sectors = 0;
+  for (const char *p = f.issued->str; (p = strchr (p, '+')); p++)
+    {
+      guint32 n = (guint32) g_ascii_strtoull (p + 1, NULL, 10);
+      largest = MAX (largest, n);
+      sectors += n;
+      requests++;
+    }
+  g_test_message ("%s: %u requests, largest %u sectors", c->name, requests, largest);
+  /* Each page read once, in windows no larger than the era allows, and
+   * reaching that size: far fewer requests than pages. */
+  g_assert_cmpuint (sectors, >=, (guint64) pages * 8);
+  g_assert_cmpuint (largest, ==, c->max_sectors);
+  g_assert_cmpuint (requests, <, pages / 16);
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->readahead_pages, >=, pages / 2);
   teardown (&f);
 }
 
@@ -507,6 +563,11 @@ main (int argc, char **argv)
   g_test_add_func ("/pagecache/hit", test_hit_costs_nothing);
   g_test_add_func ("/pagecache/sequential-readahead", test_sequential_readahead);
   g_test_add_func ("/pagecache/reclaim", test_reclaim_bounds_memory);
+  for (guint i = 0; i < G_N_ELEMENTS (era_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pagecache/era-sequential/%s", era_cases[i].name);
+      g_test_add_data_func (path, &era_cases[i], test_era_sequential);
+    }
   g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
   g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
   g_test_add_func ("/pagecache/write-through", test_write_through);

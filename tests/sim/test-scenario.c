@@ -251,7 +251,7 @@ test_bad_scenarios (void)
       "line 5: group [process p] repeats the one at line 3" },
     { "[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n  size=2MiB\n",
       "line 5: key 'size' of [process p] is already set at line 4" },
-    { "[host]\nreadahead = 2.4\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "readahead" },
+    { "[host]\nreadahead = 2.5\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "readahead" },
     { "[device a]\nkind = fixed\n[process p]\nbs = 1000\nsize = 1MiB\n", "bs" },
     { "[device a]\nkind = fixed\n[process p]\ndevice = b\nsize = 1MiB\n", "device" },
     { "[sim]\nhz = fast\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n", "hz" },
