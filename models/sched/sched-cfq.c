@@ -46,7 +46,10 @@
  * queue_merge (2.6.33): seek statistics per queue; the cooperator found by
  *    an empty active queue is merged with it at the next request of the
  *    process (the cic is re-pointed, the queue marked coop); a coop queue
- *    that is seeky at expiry is split again at the next request.
+ *    that is seeky at expiry is split again at the next request.  The
+ *    search follows the era: from 2.6.33 it wants both queues sync and
+ *    non-seeky and no longer skips a coop queue (coop now means merged), so
+ *    era 2.6.33 with queue_merge off still hands over at every empty queue.
  * workload_trees (2.6.33): service trees per class (RT, BE) and workload
  *    (ASYNC, SYNC_NOIDLE, SYNC) plus an idle tree; the workload slice is
  *    300 ms * count / busy; tree idling on the last SYNC_NOIDLE queue;
@@ -885,12 +888,18 @@ cfqq_close (CfqData *cfqd, CfqQueue *cur)
   return NULL;
 }
 
-/* cfq_close_cooperator.  @probe: only look (2.6.31 marks the queue coop
- * when it is about to be used). */
+/* cfq_close_cooperator.  @probe: only look (2.6.30/31 mark the queue coop
+ * when it is about to be used).  The rules follow the era, not the merge
+ * switch: from 2.6.33 (b3b6d040, "cfq: change the meaning of the cfqq_coop
+ * flag") coop means "merged" and no longer makes the search skip a queue,
+ * while the search itself wants both queues sync and non-seeky by their
+ * per-queue statistics and the same RT-ness. */
 static CfqQueue *
 close_cooperator (CfqData *cfqd, CfqQueue *cur, gboolean probe)
 {
-  if (cfqd->queue_merge)
+  if (!cfqd->close_cooperator && !cfqd->queue_merge)
+    return NULL;
+  if (cfqd->queue_seek)
     {
       if (cur->klass == CFQ_IDLE || !cur->sync || queue_seeky (cur))
         return NULL;
@@ -901,7 +910,7 @@ close_cooperator (CfqData *cfqd, CfqQueue *cur, gboolean probe)
         return NULL;
       return q;
     }
-  if (!cfqd->close_cooperator || cfqd->active_cic == NULL)
+  if (cfqd->active_cic == NULL)
     return NULL;
   CfqQueue *q = cfqq_close (cfqd, cur);
   if (q == NULL || q->coop)
@@ -1600,8 +1609,7 @@ cfq_completed (SchedQueue *e, SimRequest *rq, SimTime now_ns)
         slice_expired (cfqd, TRUE, EXPIRE_TIMEOUT, now_ns);
       else if (empty && rq->sync)
         {
-          CfqQueue *coop = (cfqd->close_cooperator || cfqd->queue_merge)
-                           ? close_cooperator (cfqd, cfqq, TRUE) : NULL;
+          CfqQueue *coop = close_cooperator (cfqd, cfqq, TRUE);
           /* 2.6.28 has only a stub here (never a cooperator); from
            * 2.6.30 a queue reading next to us means no idling. */
           if (coop == NULL)
