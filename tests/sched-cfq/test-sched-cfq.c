@@ -296,31 +296,129 @@ test_interleaved_collapse_and_merge (void)
   g_assert_cmpint (base.elapsed_ns, >=, 2 * merged_only.elapsed_ns);
   /* ... and recovers most of what idling cost. */
   g_assert_cmpint (merged.elapsed_ns * 4, <=, noidle.elapsed_ns * 5);
-  /* 2.6.33 without merging keeps the collapse. */
-  g_assert_cmpint (no_merge.elapsed_ns, >=, 2 * merged.elapsed_ns);
+  /* 2.6.33's search no longer skips a queue that cooperated before
+   * (b3b6d040 made coop mean "merged"), so with the merge step switched off
+   * the empty queue hands over after every chunk but a reader's last ones,
+   * each time to the reader whose chunk starts at the head: no worse than
+   * not idling at all, and well clear of the collapse. */
+  g_assert_cmpuint (no_merge.merges, ==, 0);
+  g_assert_cmpuint (no_merge.coops, >=, IL_PROCS * IL_CHUNKS - IL_PROCS);
+  g_assert_cmpint (no_merge.elapsed_ns, <=, noidle.elapsed_ns);
+  g_assert_cmpint (base.elapsed_ns, >=, 2 * no_merge.elapsed_ns);
 }
 
-/* 2.6.30/31 close cooperators: the empty active queue hands over along the
- * chain of queues reading next to it, but a queue that already cooperated
- * is skipped until it is chosen normally, so on this workload the chain
- * breaks after one round and idling takes over again: the 12 MB/s that the
- * 2.6.33 queue-merge commit reports for dump-like read-test2 before merging. */
-static void
-test_close_cooperator_chain (void)
+/* What the --trace-sched log of one interleaved run says about the
+ * cooperator: the first thing that happens to reader 100 once it is made
+ * active from the tree (a hand-over or an idle wait), and the hand-overs. */
+typedef struct {
+  gboolean first_is_coop;     /* "coop pid=101 with=100" before any idle_arm pid=100 */
+  gboolean first_is_idle;
+  gboolean mark_respected;    /* no queue handed over to twice without a tree pick between */
+  guint    longest_chain;     /* hand-overs in a row, no tree pick between */
+  guint    coops;
+  guint    idle_arms;
+} CoopLog;
+
+static gboolean
+line_pid (const char *line, const char *prefix, guint *pid)
 {
+  if (!g_str_has_prefix (line, prefix))
+    return FALSE;
+  *pid = (guint) g_ascii_strtoull (line + strlen (prefix), NULL, 10);
+  return TRUE;
+}
+
+/* Replays the coop mark of cfq_close_cooperator / cfq_set_active_queue
+ * from the log: a hand-over marks its queue, a pick from the tree clears
+ * it; a hand-over to a marked queue would break the rule. */
+static CoopLog
+read_coop_log (const char *log)
+{
+  CoopLog c = { .mark_respected = TRUE };
+  g_auto (GStrv) lines = g_strsplit (log, "\n", -1);
+  gboolean marked[IL_PROCS] = { FALSE };
+  gboolean seen_100 = FALSE;
+  guint chain = 0;
+  for (guint i = 0; lines[i]; i++)
+    {
+      const char *msg = strchr (lines[i], ' ');
+      guint pid;
+      if (msg == NULL)
+        continue;
+      msg++;
+      if (line_pid (msg, "select pid=", &pid))
+        {
+          g_assert_cmpuint (pid - 100, <, IL_PROCS);
+          gboolean coop = strstr (msg, "via=coop") != NULL;
+          if (coop && marked[pid - 100])
+            c.mark_respected = FALSE;
+          marked[pid - 100] = coop;
+          chain = coop ? chain + 1 : 0;
+          c.longest_chain = MAX (c.longest_chain, chain);
+          c.coops += coop;
+          if (pid == 100 && !coop)
+            seen_100 = TRUE;
+        }
+      else if (line_pid (msg, "idle_arm pid=", &pid))
+        {
+          c.idle_arms++;
+          if (seen_100 && pid == 100 && !c.first_is_coop && !c.first_is_idle)
+            c.first_is_idle = TRUE;
+        }
+      else if (seen_100 && !c.first_is_coop && !c.first_is_idle
+               && g_str_has_prefix (msg, "coop pid=101 with=100"))
+        c.first_is_coop = TRUE;
+    }
+  return c;
+}
+
+/* Four readers of one file in interleaved 64 KiB chunks, so each one's
+ * next request starts where another's just ended.  With the close
+ * cooperator (as merged for 2.6.30, unchanged in 2.6.31, or switched on
+ * over 2.6.28) the empty active queue hands over to the reader whose
+ * request starts at last_position instead of idling; without it, CFQ
+ * idles.  A queue handed over to is marked and skipped until the service
+ * tree picks it again, so a chain of hand-overs reaches each reader once
+ * (N = 4 in a row, no more); then every neighbour is marked, the active
+ * reader idles after each chunk and keeps its slice, reading every 4th
+ * chunk: ~20 idle waits per 100 ms slice against at most 4 hand-overs per
+ * round, and the run stays at least twice as slow as with merged queues
+ * (the 2.6.33 merge commit's 12 MB/s before merging). */
+static const struct {
+  const char *path;
+  const char *tunables;
+  gboolean    coop;
+} coop_rows[] = {
+  { "/sched/cfq/interleaved/close-cooperator/2.6.28", "era = 2.6.28\n", FALSE },
+  { "/sched/cfq/interleaved/close-cooperator/2.6.30", "era = 2.6.30\n", TRUE },
+  { "/sched/cfq/interleaved/close-cooperator/2.6.31", "era = 2.6.31\n", TRUE },
+  { "/sched/cfq/interleaved/close-cooperator/2.6.28-switched-on",
+    "era = 2.6.28\nclose_cooperator = true\n", TRUE },
+};
+
+static void
+test_close_cooperator (gconstpointer data)
+{
+  guint row = GPOINTER_TO_UINT (data);
   g_autoptr (GString) trace = g_string_new (NULL);
-  IlResult coop = run_interleaved ("era = 2.6.31\n", IL_THINK_NS, trace);
+  IlResult run = run_interleaved (coop_rows[row].tunables, IL_THINK_NS, trace);
+  CoopLog c = read_coop_log (trace->str);
+  g_assert_cmpuint (run.merges, ==, 0);
+  g_assert_true (c.mark_respected);
+  if (!coop_rows[row].coop)
+    {
+      g_assert_true (c.first_is_idle);
+      g_assert_cmpuint (c.coops, ==, 0);
+      return;
+    }
   IlResult base = run_interleaved ("era = 2.6.28\n", IL_THINK_NS, NULL);
   IlResult merged = run_interleaved ("era = 2.6.33\n", IL_THINK_NS, NULL);
-  const char *first = strstr (trace->str, "coop ");
-  g_assert_nonnull (first);
-  g_assert_true (g_str_has_prefix (first, "coop pid=101 with=100\n"));
-  g_assert_nonnull (strstr (trace->str, "coop pid=102 with=101\n"));
-  g_assert_nonnull (strstr (trace->str, "coop pid=103 with=102\n"));
-  g_assert_cmpuint (coop.coops, >=, 4);
-  g_assert_cmpuint (coop.merges, ==, 0);
-  g_assert_cmpint (coop.elapsed_ns, <=, base.elapsed_ns);
-  g_assert_cmpint (coop.elapsed_ns, >=, 2 * merged.elapsed_ns);
+  g_assert_true (c.first_is_coop);
+  g_assert_cmpuint (c.coops, ==, run.coops);
+  g_assert_cmpuint (c.longest_chain, ==, IL_PROCS);
+  g_assert_cmpuint (c.idle_arms, >, c.coops);
+  g_assert_cmpint (run.elapsed_ns, <=, base.elapsed_ns);
+  g_assert_cmpint (run.elapsed_ns, >=, 2 * merged.elapsed_ns);
 }
 
 static void
@@ -415,6 +513,8 @@ test_era_switches (void)
   } rows[] = {
     { "", 20633, 1, 1, 1, 1 },
     { "era = 2.6.28\n", 20628, 0, 0, 0, 0 },
+    { "era = 2.6.29\n", 20629, 0, 0, 0, 0 },
+    { "era = 2.6.30\n", 20630, 1, 0, 0, 0 },
     { "era = 2.6.31\n", 20631, 1, 0, 0, 0 },
     { "era = 2.6.33\n", 20633, 1, 1, 1, 1 },
     { "era = 2.6.28\nqueue_merge = true\n", 20628, 0, 1, 0, 0 },
@@ -903,16 +1003,15 @@ test_fifo_expiry (void)
       if (fifo)
         {
           /* Expired at 125 ms; the FIFO is looked at once per slice, so
-           * it goes first in the next slice after that. */
+           * it goes first in the next slice after that: the two lines
+           * before its dispatch end the slice and pick the queue again. */
           g_assert_cmpint (t0, >=, 125000);
           g_assert_false (g_str_has_prefix (last, " dispatch pid=6 sector=0\n"));
           const char *d = strstr (f.log->str, " dispatch pid=6 sector=0\n");
           g_autofree char *before = g_strndup (f.log->str, d - f.log->str);
-          char *nl = strrchr (before, '\n');
-          g_assert_nonnull (nl);
-          *nl = '\0';
-          const char *prev = strrchr (before, '\n');
-          g_assert_nonnull (strstr (prev ? prev : before, " slice_expire pid=6 reason=timeout"));
+          g_assert_true (g_regex_match_simple ("\\n[0-9]+ slice_expire pid=6 reason=timeout\\n"
+                                               "[0-9]+ select pid=6 via=tree\\n[0-9]+$",
+                                               before, 0, 0));
         }
       else
         g_assert_true (g_str_has_prefix (last, " dispatch pid=6 sector=0\n"));
@@ -1151,7 +1250,8 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/cfq/low-latency/slices", test_low_latency_slices);
   g_test_add_func ("/sched/cfq/workload-trees", test_workload_trees);
   g_test_add_func ("/sched/cfq/interleaved/collapse-and-merge", test_interleaved_collapse_and_merge);
-  g_test_add_func ("/sched/cfq/interleaved/close-cooperator", test_close_cooperator_chain);
+  for (guint i = 0; i < G_N_ELEMENTS (coop_rows); i++)
+    g_test_add_data_func (coop_rows[i].path, GUINT_TO_POINTER (i), test_close_cooperator);
   g_test_add_func ("/sched/cfq/interleaved/deterministic", test_interleaved_deterministic);
   return g_test_run ();
 }
