@@ -370,6 +370,42 @@ test_set_override (void)
   g_assert_nonnull (strstr (error->message, "GROUP.KEY"));
 }
 
+/* The 2.4 elevator brings 2.4's request count, 64 per direction
+ * (blk_dev_init / blk_init_free_list: 128 per queue, half for reads, half
+ * for writes), unless the scenario sets nr_requests; a variant group
+ * ([sched NAME] policy = linus) counts as linus.  96 random writes kept in
+ * flight need more than 64 requests and fewer than 128: the writer sleeps
+ * for requests exactly when the pool is 2.4's. */
+static void
+test_linus_request_count (void)
+{
+  const struct { const char *sched; const char *nr_requests; gboolean sleeps; } rows[] = {
+    { "linus", NULL, TRUE },
+    { "linus-2.4.19", NULL, TRUE },
+    { "linus", "128", FALSE },
+    { "deadline", NULL, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[sim]\nduration = 2s\n"
+        "[device a]\nkind = fixed\noverhead = 1ms\nbandwidth = 50MB/s\nsched = %s\n%s%s%s"
+        "[sched linus-2.4.19]\npolicy = linus\nera = 2.4.19\n"
+        "[process w]\nop = write\nsync = false\npattern = random\nbs = 4KiB\n"
+        "iodepth = 96\nregion = 1GiB\n",
+        rows[i].sched, rows[i].nr_requests ? "nr_requests = " : "",
+        rows[i].nr_requests ? rows[i].nr_requests : "", rows[i].nr_requests ? "\n" : "");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Scenario) s = scenario_load_data (text, "linus", NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+      g_assert_no_error (error);
+      const SimProcessResult *w = find_process (r, "w");
+      g_assert_cmpuint (w->ios, >, 0);
+      g_assert_cmpint (w->sleeps > 0, ==, rows[i].sleeps);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -387,5 +423,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/thread-starts", test_thread_starts);
   g_test_add_func ("/scenario/set", test_set_override);
   g_test_add_func ("/scenario/inline-comments", test_inline_comments);
+  g_test_add_func ("/scenario/linus-request-count", test_linus_request_count);
   return g_test_run ();
 }
