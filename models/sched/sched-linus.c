@@ -38,6 +38,15 @@
  *    nowhere goes in front of all but max_bomb_segments write "segments"
  *    (a write counts 1 + its sectors / 64).  Vanilla 2.4.18 had removed
  *    max_bomb_segments (elevator.c, Dave Jones, 20 Aug 2000).
+ *  - era 2.4.20 (2.4.20 and 2.4.21): Jens Axboe's "[patch] elevator seek
+ *    accounting fixes" (LKML 15 Aug 2002, for 2.4.20-pre2; the same code
+ *    is the base of Andrea Arcangeli's June 2003 diffs against 2.4.21-rc7).
+ *    The walk no longer ages what it passes; a spent sequence only stops
+ *    insertions behind it, merges go on; afterwards every request behind
+ *    the merge point loses 1, or behind the insertion point
+ *    ELV_LINUS_SEEK_COST = 16 (nothing when the block goes to the tail);
+ *    a front merge costs its request 1; no merge_cleanup; read_latency
+ *    2048 and write_latency 8192.  The request pool is 2.4.19's.
  *
  * Buffer heads: 2.4 submitted one buffer head per block and each walked the
  * queue; a simulated bio of N blocks is charged as N buffer heads, the
@@ -47,17 +56,23 @@
  * request does not look for a merge again (2.4 went back to "again:");
  * READA failing on a short pool (2.4.19 final compiles it out); 2.4's
  * plugging through tq_disk (the queue keeps the core's plug, with its
- * unplug timer and threshold); Jens Axboe's seek accounting of
- * 2.4.20-pre2 (read/write latency 2048/8192, seeks cost 16).
+ * unplug timer and threshold); 2.4.22's rework (Andrea Arcangeli and
+ * Chris Mason: one free list, max_queue_sectors, ELV_LINUS_SEEK_COST 1,
+ * latencies 128/512).
  */
 #include "models/sched/sched.h"
 
 #include <limits.h>
 
 /* ELEVATOR_LINUS, include/linux/elevator.h of 2.4.18 ("read passovers",
- * "write passovers"). */
-#define LINUS_READ_LATENCY  8192
-#define LINUS_WRITE_LATENCY 16384
+ * "write passovers"), and of 2.4.20 (Jens Axboe's seek accounting). */
+#define LINUS_READ_LATENCY_2_4_18  8192
+#define LINUS_WRITE_LATENCY_2_4_18 16384
+#define LINUS_READ_LATENCY_2_4_20  2048
+#define LINUS_WRITE_LATENCY_2_4_20 8192
+/* 2.4.20 include/linux/elevator.h: an insertion costs the requests behind
+ * it 16 times what a merge (1) does. */
+#define LINUS_SEEK_COST_2_4_20 16
 /* blk_dev_init (2.4.18) / blk_init_free_list (2.4.19): 128 requests per
  * queue above 32 MB of RAM, alternately on the READ and WRITE lists. */
 #define LINUS_NR_REQUESTS_PER_DIRECTION 64
@@ -68,6 +83,8 @@
 
 #define ERA_2_4_18 20418
 #define ERA_2_4_19 20419
+#define ERA_2_4_20 20420
+#define ERA_2_4_21 20421
 
 typedef struct {
   SimList     queue;               /* service order; requests linked by rq->fifo */
@@ -87,6 +104,7 @@ typedef struct {
   guint32     pending_sectors;
 
   guint32     bh_sectors;
+  gboolean    seek_accounting;     /* era >= 2.4.20 */
   guint64     walks;
   guint64     barrier_stops;       /* walks ended by a spent sequence */
 
@@ -101,13 +119,16 @@ static const SchedTunable linus_tunables[] = {
   { "era", SCHED_TUNABLE_VERSION, ERA_2_4_18, 0, 0, 0, INT_MAX,
     G_STRUCT_OFFSET (LinusData, era), "version",
     "2.4.18: one wait queue, every request sleeper woken at batch_requests free; "
-    "2.4.19: FIFO per direction, one woken (ll_rw_blk.c __get_request_wait)" },
-  { "read_latency", SCHED_TUNABLE_INT, LINUS_READ_LATENCY, 0, 0, 0, INT_MAX,
+    "2.4.19: FIFO per direction, one woken (ll_rw_blk.c __get_request_wait); "
+    "2.4.20-2.4.21: also Axboe's seek accounting (elevator.c)" },
+  { "read_latency", SCHED_TUNABLE_INT, -1, 0, 0, -1, INT_MAX,
     G_STRUCT_OFFSET (LinusData, latency[SIM_OP_READ]), "passovers",
-    "sequence of a new read: blocks that may pass it (2.4.18 elevator.h ELEVATOR_LINUS; elvtune -r)" },
-  { "write_latency", SCHED_TUNABLE_INT, LINUS_WRITE_LATENCY, 0, 0, 0, INT_MAX,
+    "sequence of a new read (elevator.h ELEVATOR_LINUS; elvtune -r); "
+    "-1: 8192 (2.4.18-19), 2048 (2.4.20-21)" },
+  { "write_latency", SCHED_TUNABLE_INT, -1, 0, 0, -1, INT_MAX,
     G_STRUCT_OFFSET (LinusData, latency[SIM_OP_WRITE]), "passovers",
-    "sequence of a new write (2.4.18 elevator.h ELEVATOR_LINUS; elvtune -w)" },
+    "sequence of a new write (elevator.h ELEVATOR_LINUS; elvtune -w); "
+    "-1: 16384 (2.4.18-19), 8192 (2.4.20-21)" },
   { "max_bomb_segments", SCHED_TUNABLE_INT, 0, 0, 0, 0, INT_MAX,
     G_STRUCT_OFFSET (LinusData, max_bomb_segments), "segments",
     "0: vanilla (removed in 2.4.0-test); >0: read-latency2 as in Red Hat 2.4.18 (shipped 6)" },
@@ -153,13 +174,28 @@ static gboolean
 linus_init (SchedQueue *e, GError **error)
 {
   LinusData *ld = e->priv;
-  if (ld->era != ERA_2_4_18 && ld->era != ERA_2_4_19)
+  if (ld->era < ERA_2_4_18 || ld->era > ERA_2_4_21)
     {
       g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
-                   "linus era %d.%d.%d is not modelled (2.4.18 or 2.4.19)", ld->era / 10000,
+                   "linus era %d.%d.%d is not modelled (2.4.18 to 2.4.21)", ld->era / 10000,
                    ld->era / 100 % 100, ld->era % 100);
       return FALSE;
     }
+  ld->seek_accounting = ld->era >= ERA_2_4_20;
+  if (ld->seek_accounting && ld->max_bomb_segments > 0)
+    {
+      g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
+                   "linus max_bomb_segments (read-latency2) patches the 2.4.18-2.4.19 "
+                   "elevator, not era %d.%d.%d", ld->era / 10000, ld->era / 100 % 100,
+                   ld->era % 100);
+      return FALSE;
+    }
+  if (ld->latency[SIM_OP_READ] < 0)
+    ld->latency[SIM_OP_READ] = ld->seek_accounting ? LINUS_READ_LATENCY_2_4_20
+                                                   : LINUS_READ_LATENCY_2_4_18;
+  if (ld->latency[SIM_OP_WRITE] < 0)
+    ld->latency[SIM_OP_WRITE] = ld->seek_accounting ? LINUS_WRITE_LATENCY_2_4_20
+                                                    : LINUS_WRITE_LATENCY_2_4_18;
   if (ld->block_size % SIM_SECTOR_BYTES != 0)
     {
       g_set_error (error, SCHED_ERROR, SCHED_ERROR_TUNABLE,
@@ -219,16 +255,12 @@ linus_bomb_position (LinusData *ld, SimRequest *walk_pos)
   return walk_pos;
 }
 
-typedef struct {
-  SchedMerge  merge;
-  SimRequest *rq;        /* merge target */
-  SimList    *pos;       /* insert after this node when no merge happens */
-} LinusWalk;
-
-/* elevator_linus_merge for the first block of an I/O at @sector of
- * @nr_sectors: ages what it passes, finds a merge or the insertion point. */
-static void
-linus_walk (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op, LinusWalk *out)
+/* 2.4.18 elevator_linus_merge for the first block of an I/O at @sector of
+ * @nr_sectors (read-latency2's with max_bomb_segments): ages what it
+ * passes; returns the merge target or the request to insert after. */
+static SimRequest *
+linus_walk_2_4_18 (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op,
+                   SchedMerge *merge)
 {
   LinusData *ld = e->priv;
   gboolean rl2 = linus_rl2 (ld);
@@ -237,8 +269,6 @@ linus_walk (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op, LinusWa
   gboolean merge_only = FALSE;
   SimRequest *req = NULL;
 
-  ld->walks++;
-  out->merge = SCHED_NO_MERGE;
   for (SimList *l = ld->queue.prev; l != &ld->queue; l = l->prev)
     {
       SimRequest *rq = entry_rq (l);
@@ -267,20 +297,82 @@ linus_walk (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op, LinusWa
         }
       if (sim_request_end_sector (rq) == sector)
         {
-          out->merge = SCHED_BACK_MERGE;
+          *merge = SCHED_BACK_MERGE;
+          return rq;
+        }
+      if (rq->sector == sector + nr_sectors)
+        {
+          *merge = SCHED_FRONT_MERGE;
+          if (!rl2)
+            seq_set (rq, seq - 1 - count);
+          return rq;
+        }
+    }
+  return req;
+}
+
+/* 2.4.20 elevator_linus_merge: nothing is aged on the way; a spent
+ * sequence stops insertions behind it, not merges; then the requests
+ * behind the merge (1) or insertion point (LINUS_SEEK_COST_2_4_20) pay. */
+static SimRequest *
+linus_walk_2_4_20 (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op,
+                   SchedMerge *merge)
+{
+  LinusData *ld = e->priv;
+  guint64 max_sectors = e->q ? e->q->limits.max_sectors : G_MAXUINT32;
+  gboolean merge_only = FALSE;
+  SimRequest *req = NULL;
+
+  for (SimList *l = ld->queue.prev; l != &ld->queue; l = l->prev)
+    {
+      SimRequest *rq = entry_rq (l);
+      if (seq_get (rq) <= 0)
+        merge_only = TRUE;
+      if (req == NULL && !merge_only && linus_in_between (ld, sector, rq))
+        req = rq;
+      if (rq->op != op)
+        continue;
+      if ((guint64) rq->nr_sectors + nr_sectors > max_sectors)
+        continue;
+      if (sim_request_end_sector (rq) == sector)
+        {
+          *merge = SCHED_BACK_MERGE;
           req = rq;
           break;
         }
       if (rq->sector == sector + nr_sectors)
         {
-          out->merge = SCHED_FRONT_MERGE;
-          if (!rl2)
-            seq_set (rq, seq - 1 - count);
+          *merge = SCHED_FRONT_MERGE;
+          seq_sub (rq, 1);
           req = rq;
           break;
         }
     }
+  if (req)
+    {
+      gint64 cost = *merge != SCHED_NO_MERGE ? 1 : LINUS_SEEK_COST_2_4_20;
+      for (SimList *l = req->fifo.next; l != &ld->queue; l = l->next)
+        seq_sub (entry_rq (l), cost);
+    }
+  return req;
+}
 
+typedef struct {
+  SchedMerge  merge;
+  SimRequest *rq;        /* merge target */
+  SimList    *pos;       /* insert after this node when no merge happens */
+} LinusWalk;
+
+/* The era's elevator_linus_merge; where a new request would go. */
+static void
+linus_walk (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op, LinusWalk *out)
+{
+  LinusData *ld = e->priv;
+  ld->walks++;
+  out->merge = SCHED_NO_MERGE;
+  SimRequest *req = ld->seek_accounting
+                    ? linus_walk_2_4_20 (e, sector, nr_sectors, op, &out->merge)
+                    : linus_walk_2_4_18 (e, sector, nr_sectors, op, &out->merge);
   out->rq = req;
   if (out->merge == SCHED_BACK_MERGE)
     out->pos = &req->fifo;               /* the merge failed: right behind it */
@@ -288,7 +380,7 @@ linus_walk (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op, LinusWa
     out->pos = req->fifo.prev;           /* ... or right in front of it */
   else
     {
-      if (rl2 && op == SIM_OP_READ)
+      if (linus_rl2 (ld) && op == SIM_OP_READ)
         req = linus_bomb_position (ld, req);
       out->pos = req ? &req->fifo : ld->queue.prev;
     }
@@ -300,18 +392,22 @@ linus_blocks (const LinusData *ld, guint32 nr_sectors)
   return MAX (1u, (nr_sectors + ld->bh_sectors - 1) / ld->bh_sectors);
 }
 
-/* The blocks of an I/O after its first, each joining @r: its walk passes
- * every request from the tail down to @r once more, and (vanilla) its merge
- * cleanup charges the requests behind @r its sectors.  @cleanup_sectors:
- * the sectors charged to those behind @r in all (the first block's
- * cleanup included when it merged). */
+/* The blocks of an I/O after its first, each merging into @r.  2.4.18:
+ * each walk passes every request from the tail down to @r once more, and
+ * merge_cleanup charges the requests behind @r the block's sectors
+ * (@cleanup_sectors: those charges in all, the first block's included
+ * when it merged); read-latency2 has no cleanup.  2.4.20: each merge
+ * costs the requests behind @r one. */
 static void
 linus_charge (LinusData *ld, SimRequest *r, guint32 extra_blocks, guint64 cleanup_sectors)
 {
-  gint64 behind = (gint64) extra_blocks + (linus_rl2 (ld) ? 0 : (gint64) cleanup_sectors);
+  gint64 behind = extra_blocks;
+  gint64 self = ld->seek_accounting ? 0 : extra_blocks;
+  if (!ld->seek_accounting && !linus_rl2 (ld))
+    behind += (gint64) cleanup_sectors;
   for (SimList *l = r->fifo.next; l != &ld->queue; l = l->next)
     seq_sub (entry_rq (l), behind);
-  seq_sub (r, extra_blocks);
+  seq_sub (r, self);
 }
 
 /* The merged bio of the last walk is now part of its request. */
@@ -457,7 +553,7 @@ linus_dump (SchedQueue *e, GString *out)
 
 const SchedOps sched_linus_ops = {
   .name                = "linus",
-  .era                 = "2.4.18-2.4.19",
+  .era                 = "2.4.18-2.4.21",
   .summary             = "2.4 elevator_linus: one sorted list, per-request passover budgets; "
                          "2.4 request free lists",
   .tunables            = linus_tunables,

@@ -1,5 +1,6 @@
 /* test-sched-linus.c — the 2.4 elevator (2.4.18 drivers/block/elevator.c
- * elevator_linus_merge, merge_cleanup, merge_req) and the 2.4 request pool
+ * elevator_linus_merge, merge_cleanup, merge_req; 2.4.20's seek
+ * accounting; Red Hat 2.4.18's read-latency2) and the 2.4 request pool
  * wakeups (2.4.18 and 2.4.19 drivers/block/ll_rw_blk.c), driven bio by bio
  * into a plugged queue and read back from the elevator's dump: the list in
  * service order with each request's elevator_sequence.  Every expected
@@ -193,6 +194,30 @@ static const OrderCase order_cases[] = {
    * back-merges into it, with no merge charges. */
   { "read-latency2-merges-past-spent", "max_bomb_segments = 6\nwrite_latency = 1\n",
     "W1000/8 W3000/8 W1008/8", "W1000/16:-1 W3000/8:0" },
+  /* era 2.4.20 (Jens Axboe's seek accounting): the walk ages nothing;
+   * W2000 goes after W1000 and the request behind it, W3000, pays the
+   * seek: 8192 - 16. */
+  { "2.4.20-seek-cost", "era = 2.4.20\n", "W1000/8 W3000/8 W2000/8",
+    "W1000/8:8192 W2000/8:8192 W3000/8:8176" },
+  { "2.4.20-read-latency", "era = 2.4.20\n", "W1000/8 W3000/8 R2000/8",
+    "W1000/8:8192 R2000/8:2048 W3000/8:8176" },
+  /* A merge costs the requests behind it 1 (W3000), no sector charges. */
+  { "2.4.20-back-merge-costs-one", "era = 2.4.20\n", "W1000/8 W3000/8 W1008/8",
+    "W1000/16:8192 W3000/8:8191" },
+  /* A front merge costs its request 1. */
+  { "2.4.20-front-merge-costs-one", "era = 2.4.20\n", "W1000/8 W3000/8 W2992/8",
+    "W1000/8:8192 W2992/16:8191" },
+  /* write_latency 16: W2000's insertion leaves W3000 at 0.  W2500's walk
+   * meets spent W3000 first: no insertion point behind it, so W2500 goes
+   * to the tail (it belongs after W2000); W3008's walk passes W2500 and
+   * still merges into spent W3000, which costs W2500 one. */
+  { "2.4.20-spent-stops-insertion-not-merge", "era = 2.4.20\nwrite_latency = 16\n",
+    "W1000/8 W3000/8 W2000/8 W2500/8 W3008/8",
+    "W1000/8:16 W2000/8:16 W3000/16:0 W2500/8:15" },
+  /* block_size 1024: W2000's first block pays the seek on W3000 (16),
+   * its 3 later blocks merge into it and cost W3000 one each. */
+  { "2.4.20-one-charge-per-block", "era = 2.4.20\nblock_size = 1024\n",
+    "W1000/8 W3000/8 W2000/8", "W1000/8:8192 W2000/8:8192 W3000/8:8173" },
 };
 
 static void
@@ -273,13 +298,15 @@ typedef struct {
  * pool is filled with 4 writes, then A and B sleep for one each.
  *  - 2.4.18: at the 2nd completion 2 are free: wake_up wakes both; each
  *    takes one.
- *  - 2.4.19: at the 2nd completion one sleeper (A, FIFO) wakes and takes
- *    one (1 free); the 3rd completion frees the 2nd again: B.
+ *  - 2.4.19 (and 2.4.20-2.4.21): at the 2nd completion one sleeper (A,
+ *    FIFO) wakes and takes one (1 free); the 3rd completion frees the 2nd
+ *    again: B.
  *  - 2.6 (deadline, the core's rule): each completion hands its request
  *    to the next sleeper. */
 static const PoolCase pool_cases[] = {
   { "2.4.18-wakes-all", "linus", "era = 2.4.18\n", 2, 2 },
   { "2.4.19-wakes-one", "linus", "era = 2.4.19\n", 2, 3 },
+  { "2.4.20-as-2.4.19", "linus", "era = 2.4.20\n", 2, 3 },
   { "2.6-each-free", "deadline", NULL, 1, 2 },
 };
 
@@ -344,8 +371,8 @@ test_defaults (void)
   g_assert_cmpuint (ops->default_nr_requests, ==, 64);
   const struct { const char *name; int value; } rows[] = {
     { "era", 20418 },
-    { "read_latency", 8192 },
-    { "write_latency", 16384 },
+    { "read_latency", -1 },     /* the era's: tested through new requests above */
+    { "write_latency", -1 },
     { "max_bomb_segments", 0 },
     { "block_size", 4096 },
   };
@@ -360,7 +387,8 @@ test_defaults (void)
 static void
 test_bad_tunables (void)
 {
-  const char *bad[] = { "era = 2.6.28\n", "era = 2.4.17\n", "block_size = 1000\n" };
+  const char *bad[] = { "era = 2.6.28\n", "era = 2.4.17\n", "era = 2.4.22\n",
+                        "block_size = 1000\n", "era = 2.4.20\nmax_bomb_segments = 6\n" };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GKeyFile) kf = g_key_file_new ();
