@@ -41,19 +41,22 @@
  *  - era 2.4.20 (2.4.20 and 2.4.21): Jens Axboe's "[patch] elevator seek
  *    accounting fixes" (LKML 15 Aug 2002, for 2.4.20-pre2; the same code
  *    is the base of Andrea Arcangeli's June 2003 diffs against 2.4.21-rc7).
- *    The walk no longer ages what it passes; a spent sequence only stops
- *    insertions behind it, merges go on; afterwards every request behind
- *    the merge point loses 1, or behind the insertion point
- *    ELV_LINUS_SEEK_COST = 16 (nothing when the block goes to the tail);
+ *    The walk no longer ages what it passes; nothing new is put in front
+ *    of a spent sequence, but merges go on past it; afterwards every
+ *    request behind the merge point loses 1, or behind the insertion
+ *    point ELV_LINUS_SEEK_COST = 16 (nothing when the block goes to the
+ *    tail);
  *    a front merge costs its request 1; no merge_cleanup; read_latency
  *    2048 and write_latency 8192.  The request pool is 2.4.19's.
  *
  * Buffer heads: 2.4 submitted one buffer head per block and each walked the
  * queue; a simulated bio of N blocks is charged as N buffer heads, the
- * first walking as above and the others joining the request it landed in
- * (each passing that request and those behind it once more, and charging
- * those behind it its sectors).  Not modelled: a sleeper woken with its
- * request does not look for a merge again (2.4 went back to "again:");
+ * first walking as above and the others merging into the request it
+ * landed in, charged as the era charges a merge (2.4.18: passing that
+ * request and those behind it once more and charging those behind it the
+ * block's sectors; 2.4.20: one to those behind it).  Not modelled: a
+ * sleeper woken with its request does not look for a merge again (2.4
+ * went back to "again:");
  * READA failing on a short pool (2.4.19 final compiles it out); 2.4's
  * plugging through tq_disk (the queue keeps the core's plug, with its
  * unplug timer and threshold); 2.4.22's rework (Andrea Arcangeli and
