@@ -8,7 +8,7 @@
  *    neighbour (request-to-request merge);
  *  - requests come from a pool of nr_requests per direction (default 128);
  *    when it is empty the submitting process sleeps (blktrace S) in FIFO
- *    order until a request is freed;
+ *    order until a request is freed (2.4's batched wakeups: SimPoolWake);
  *  - plugging: a request added to an empty elevator plugs the queue and arms
  *    a 3 ms unplug timer; the queue unplugs when unplug_thresh (4) requests
  *    wait, when the timer fires, or when a task waits on its I/O;

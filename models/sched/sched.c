@@ -29,7 +29,8 @@ static const SchedOps *const registry[] = {
 static gboolean
 ops_complete (const SchedOps *ops)
 {
-  return ops->name && ops->init && ops->add_request && ops->dispatch && ops->queue_empty;
+  return ops->name && ops->init && ops->add_request && ops->dispatch && ops->queue_empty
+         && (!(ops->flags & SCHED_F_SCAN_MERGE) || ops->merge);
 }
 
 const SchedOps *const *

@@ -85,7 +85,8 @@ typedef enum {
                              * lookup (elevator_linus_merge walks the queue and
                              * charges the requests it passes); the core's
                              * last_merge cache and back-merge hash are not
-                             * consulted, as 2.4's __make_request had neither */
+                             * consulted, as 2.4's __make_request had neither;
+                             * requires the merge hook */
 } SchedFlags;
 
 typedef struct _SchedTimer SchedTimer;
