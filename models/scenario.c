@@ -1721,6 +1721,11 @@ device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
   limits->nr_requests = d->nr_requests;
   limits->max_sectors = MAX (8u, model->max_sectors);
   limits->max_segments = d->max_segments;
+  /* An elevator of another era brings its block layer's request count
+   * (2.4: 64 per direction) unless the scenario sets one. */
+  const SchedOps *era_ops = resolve_sched (s->kf, sched);
+  if (!d->nr_requests_given && era_ops != NULL && era_ops->default_nr_requests > 0)
+    limits->nr_requests = era_ops->default_nr_requests;
   if (!d->via_loop)
     return;
   limits->max_sectors = MAX (8u, d->loop.max_sectors);

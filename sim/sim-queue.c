@@ -5,7 +5,11 @@
  * Segments: max_segments with every page a segment of its own (see
  * sim-queue.h).  Simplifications, each a candidate for later issues: a
  * woken submitter gets the freed request at once (no batching window of
- * BLK_BATCH_REQ); barriers do not exist.
+ * BLK_BATCH_REQ); barriers do not exist.  2.4 rules where an elevator
+ * of that era asks for them: its wakeups of request waiters (SimPoolWake,
+ * 2.4.18 and 2.4.19 drivers/block/ll_rw_blk.c blkdev_release_request,
+ * __get_request_wait) and merging by the elevator's queue walk alone
+ * (SCHED_F_SCAN_MERGE).
  *
  * blk-mq elevators (SCHED_F_MQ) take the 6.18 path instead (block/blk-mq.c
  * blk_mq_submit_bio, blk_add_rq_to_plug, blk_mq_flush_plug_list;
@@ -243,12 +247,13 @@ request_alloc (SimRequestQueue *q, SimBio *bio)
 
 static void add_new_request (SimRequestQueue *q, SimRequest *rq);
 
-/* freed_request(): hand the request slot to the first sleeping submitter. */
-static void
+/* Hand a free request of @op to the first sleeping submitter, if there are
+ * both; TRUE if one woke. */
+static gboolean
 wake_waiter (SimRequestQueue *q, SimOp op)
 {
   if (sim_list_empty (&q->wait_list[op]) || q->rq_count[op] >= q->limits.nr_requests)
-    return;
+    return FALSE;
   SimBioWaiter *w = sim_list_first_entry (&q->wait_list[op], SimBioWaiter, link);
   sim_list_del (&w->link);
   SimBio *bio = w->bio;
@@ -256,6 +261,51 @@ wake_waiter (SimRequestQueue *q, SimOp op)
   add_new_request (q, request_alloc (q, bio));
   if (w->resume)
     w->resume (q->sim, w->resume_data, sim_now (q->sim));
+  return TRUE;
+}
+
+static guint
+pool_free (const SimRequestQueue *q, SimOp op)
+{
+  return q->rq_count[op] >= q->limits.nr_requests ? 0 : q->limits.nr_requests - q->rq_count[op];
+}
+
+/* 2.4.18: wake_up on the shared wait queue wakes every sleeper; each takes
+ * one request of its direction if one is free.  Only those asleep now
+ * wake: a woken submitter that sleeps again, at the tail, waits for the
+ * next wakeup. */
+static void
+wake_all_waiters (SimRequestQueue *q)
+{
+  for (guint d = 0; d < SIM_N_OPS; d++)
+    {
+      gsize asleep = sim_list_length (&q->wait_list[d]);
+      for (gsize i = 0; i < asleep && wake_waiter (q, (SimOp) d); i++)
+        ;
+    }
+}
+
+/* A request of @op was freed: wake sleepers by the pool's rule. */
+static void
+freed_request (SimRequestQueue *q, SimOp op)
+{
+  switch (q->pool_wake)
+    {
+    case SIM_POOL_WAKE_BATCH_ALL:
+      if (pool_free (q, op) >= q->batch_requests
+          && (!sim_list_empty (&q->wait_list[SIM_OP_READ])
+              || !sim_list_empty (&q->wait_list[SIM_OP_WRITE])))
+        wake_all_waiters (q);
+      break;
+    case SIM_POOL_WAKE_BATCH_ONE:
+      if (pool_free (q, op) >= q->batch_requests)
+        wake_waiter (q, op);
+      break;
+    case SIM_POOL_WAKE_EACH:
+    default:
+      wake_waiter (q, op);
+      break;
+    }
 }
 
 static void
@@ -268,7 +318,7 @@ request_free (SimRequestQueue *q, SimRequest *rq)
   rq->hash_next = q->rq_free;
   q->rq_free = rq;
   update_depth (q);
-  wake_waiter (q, op);
+  freed_request (q, op);
 }
 
 /* ---- merge hash (elv_rqhash_*), keyed by end sector -------------------- */
@@ -338,10 +388,16 @@ try_merge (SimRequestQueue *q, const SimRequest *rq, const SimBio *bio)
   return SCHED_NO_MERGE;
 }
 
-/* elv_merge(): last_merge, then the back-merge hash, then the elevator. */
+/* elv_merge(): last_merge, then the back-merge hash, then the elevator;
+ * 2.4 (SCHED_F_SCAN_MERGE): the elevator alone. */
 static SchedMerge
 find_merge (SimRequestQueue *q, const SimBio *bio, SimRequest **out)
 {
+  if (q->elevator->ops->flags & SCHED_F_SCAN_MERGE)
+    {
+      SchedMerge m = q->elevator->ops->merge (q->elevator, bio, out);
+      return m != SCHED_NO_MERGE && rq_merge_ok (q, *out, bio) ? m : SCHED_NO_MERGE;
+    }
   if (q->last_merge)
     {
       SchedMerge m = try_merge (q, q->last_merge, bio);
@@ -889,6 +945,15 @@ wbt_granted (SimRequestQueue *q, SimBioWaiter *w)
       if (next->resume)
         next->resume (q->sim, next->resume_data, now);
     }
+}
+
+void
+sim_queue_set_pool_wake (SimRequestQueue *q, SimPoolWake wake, guint batch_requests)
+{
+  g_assert (wake == SIM_POOL_WAKE_EACH || batch_requests >= 1);
+  g_assert (q->counters.bios == 0);
+  q->pool_wake = wake;
+  q->batch_requests = batch_requests;
 }
 
 void

@@ -8,7 +8,7 @@
  *    neighbour (request-to-request merge);
  *  - requests come from a pool of nr_requests per direction (default 128);
  *    when it is empty the submitting process sleeps (blktrace S) in FIFO
- *    order until a request is freed;
+ *    order until a request is freed (2.4's batched wakeups: SimPoolWake);
  *  - plugging: a request added to an empty elevator plugs the queue and arms
  *    a 3 ms unplug timer; the queue unplugs when unplug_thresh (4) requests
  *    wait, when the timer fires, or when a task waits on its I/O;
@@ -100,6 +100,27 @@ guint32 sim_queue_limits_bio_sectors (const SimQueueLimits *limits,
                                       guint64               buf_offset_bytes,
                                       guint64               sectors_left);
 
+/* How a freed request wakes the submitters sleeping for one (the request
+ * pool is per direction in every mode).
+ *  - EACH (2.6.28 freed_request): one waiter per freed request, as soon as
+ *    the direction is below nr_requests.
+ *  - BATCH_ALL (2.4.18 blkdev_release_request, __get_request_wait): one
+ *    wait queue for both directions (q->wait_for_request), woken with a
+ *    plain wake_up - every sleeper - once the freed request's direction has
+ *    batch_requests free; each woken sleeper takes one request of its own
+ *    direction if one is free and sleeps again otherwise.
+ *  - BATCH_ONE (2.4.19-pre2 on, akpm's "get_request starvation fix", LKML
+ *    Feb 2002): a wait queue per direction, exclusive: while the direction
+ *    has batch_requests free, each freed request wakes the first sleeper
+ *    (FIFO), which takes one.
+ * In every mode a running submitter takes a free request even when others
+ * sleep (get_request does not look at the wait queue). */
+typedef enum {
+  SIM_POOL_WAKE_EACH,
+  SIM_POOL_WAKE_BATCH_ALL,
+  SIM_POOL_WAKE_BATCH_ONE,
+} SimPoolWake;
+
 /* Called for every blktrace-like event when tracing is on (--trace-out). */
 typedef void (*SimQueueTraceFunc) (gpointer data, const TraceRecord *rec);
 
@@ -138,6 +159,8 @@ struct _SimRequestQueue {
   SimList          wait_list[SIM_N_OPS];  /* SimBioWaiter of sleeping submitters */
   SimBio          *bio_free;
   guint64          next_rq_seq;
+  SimPoolWake      pool_wake;             /* default EACH */
+  guint            batch_requests;        /* free requests that wake (BATCH_*) */
 
   /* merging */
   SimRequest      *hash[SIM_QUEUE_HASH_BUCKETS];
@@ -215,6 +238,11 @@ void             sim_queue_set_device (SimRequestQueue     *q,
 void             sim_queue_set_trace (SimRequestQueue      *q,
                                       SimQueueTraceFunc     fn,
                                       gpointer              data);
+/* The pool's wakeup rule (SimPoolWake); @batch_requests >= 1 for the
+ * BATCH modes.  Call before the first bio. */
+void             sim_queue_set_pool_wake (SimRequestQueue  *q,
+                                      SimPoolWake           wake,
+                                      guint                 batch_requests);
 /* wbt_init on a blk-mq queue (@cfg: sim-wbt.h SimWbtConfig); call before
  * the first bio.  The queue owns its wbt. */
 void             sim_queue_init_wbt  (SimRequestQueue      *q,

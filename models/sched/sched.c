@@ -22,13 +22,15 @@ static const SchedOps *const registry[] = {
   &sched_mq_deadline_ops,
   &sched_bfq_ops,
   &sched_kyber_ops,
+  &sched_linus_ops,
   NULL
 };
 
 static gboolean
 ops_complete (const SchedOps *ops)
 {
-  return ops->name && ops->init && ops->add_request && ops->dispatch && ops->queue_empty;
+  return ops->name && ops->init && ops->add_request && ops->dispatch && ops->queue_empty
+         && (!(ops->flags & SCHED_F_SCAN_MERGE) || ops->merge);
 }
 
 const SchedOps *const *
@@ -370,6 +372,13 @@ guint
 sched_in_flight (const SchedQueue *e)
 {
   return e->q ? e->q->in_flight : 0;
+}
+
+void
+sched_set_pool_wake (SchedQueue *e, SimPoolWake wake, guint batch_requests)
+{
+  if (e->q)
+    sim_queue_set_pool_wake (e->q, wake, batch_requests);
 }
 
 void

@@ -14,6 +14,7 @@
 #include <glib.h>
 #include "sim/sim.h"
 #include "sim/sim-request.h"
+#include "sim/sim-queue.h"
 
 G_BEGIN_DECLS
 
@@ -80,6 +81,12 @@ typedef enum {
                              * (bfq_init_queue -> wbt_disable_default, 6.18
                              * block/bfq-iosched.c); a wbt_lat_usec set by hand
                              * still applies */
+  SCHED_F_SCAN_MERGE = 1 << 3, /* 2.4: the elevator's merge hook is the only merge
+                             * lookup (elevator_linus_merge walks the queue and
+                             * charges the requests it passes); the core's
+                             * last_merge cache and back-merge hash are not
+                             * consulted, as 2.4's __make_request had neither;
+                             * requires the merge hook */
 } SchedFlags;
 
 typedef struct _SchedTimer SchedTimer;
@@ -121,6 +128,9 @@ struct _SchedOps {
   gsize               priv_size;
   guint               flags;      /* SchedFlags */
   gsize               ioc_data_size; /* bytes of per-process data (sched_ioc_data) */
+  guint               default_nr_requests; /* the queue's requests per direction when
+                                     * the scenario sets no nr_requests; 0: the
+                                     * core's 128 (2.6 BLKDEV_MAX_RQ) */
 
   /* Required.  Tunables are already parsed into priv; set up structures. */
   gboolean    (*init)           (SchedQueue *e, GError **error);
@@ -179,6 +189,7 @@ extern const SchedOps sched_none_ops;         /* sched-none.c (blk-mq) */
 extern const SchedOps sched_mq_deadline_ops;  /* sched-mq-deadline.c */
 extern const SchedOps sched_bfq_ops;          /* sched-bfq*.c */
 extern const SchedOps sched_kyber_ops;        /* sched-kyber.c */
+extern const SchedOps sched_linus_ops;        /* sched-linus.c (2.4) */
 
 /* Invariant checks of policies, for g_assert() in tests only. */
 gboolean sched_as_check_invariants (SchedQueue *e);
@@ -242,6 +253,11 @@ void        sched_kick              (SchedQueue *e);
 gboolean    sched_device_rotational (const SchedQueue *e);
 guint       sched_device_queue_depth (const SchedQueue *e);
 guint       sched_in_flight         (const SchedQueue *e);   /* started on the device */
+
+/* The request pool's wakeup rule (sim-queue.h SimPoolWake) and its
+ * batch_requests, for elevators of kernels whose block layer woke request
+ * waiters differently from 2.6 (2.4's linus).  No-op without a queue. */
+void        sched_set_pool_wake     (SchedQueue *e, SimPoolWake wake, guint batch_requests);
 
 /* --trace-sched: a decision, as "<what> key=value ...".  Formats only
  * when logging is on: use SCHED_LOG. */
