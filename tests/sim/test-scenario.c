@@ -370,29 +370,6 @@ test_set_override (void)
   g_assert_nonnull (strstr (error->message, "GROUP.KEY"));
 }
 
-/* zip-writer-reader-2.4.ini: a dd to a ZIP drive slows a dd reading
- * another disk several times on a 2.4 desktop (bdflush's global dirty
- * limits, not the elevator: each device has its own queue).  First run
- * (linus, 2.4.18) with and without the writer. */
-static void
-test_zip_writer_reader_2_4 (void)
-{
-  g_autofree char *path = scenario_path ("zip-writer-reader-2.4.ini");
-  const char *solo[] = { "process zip-writer.start=1000s", NULL };
-  double mb_per_s[2];
-  for (guint i = 0; i < 2; i++)
-    {
-      g_autoptr (GError) error = NULL;
-      g_autoptr (Scenario) s = scenario_load_file (path, i ? solo : NULL, &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (scenario_n_runs (s), ==, 3);
-      g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
-      g_assert_no_error (error);
-      mb_per_s[i] = find_process (r, "reader")->mb_per_s;
-    }
-  g_assert_cmpfloat (mb_per_s[1], >, 3.0 * mb_per_s[0]);
-}
-
 /* The default study under 2.4's elevator: a read that merges nowhere goes
  * to the tail of the sorted list, behind the writer's whole backlog
  * (bh_rq_in_between never places a block before the head), unless
@@ -470,6 +447,5 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/inline-comments", test_inline_comments);
   g_test_add_func ("/scenario/linus-request-count", test_linus_request_count);
   g_test_add_func ("/scenario/linus-read-latency2", test_linus_read_latency2);
-  g_test_add_func ("/scenario/zip-writer-reader-2.4", test_zip_writer_reader_2_4);
   return g_test_run ();
 }

@@ -1,0 +1,87 @@
+/* test-classic-reports.c — the shipped studies of the classic Linux I/O
+ * reports (models/scenarios/classic-*.ini), run case by case; each test
+ * asserts the directions the mechanisms imply (which process slows, what
+ * the suggested tuning changes), not the reports' figures.  Issue 15. */
+#include <glib.h>
+#include <string.h>
+
+#include "models/scenario.h"
+
+typedef struct {
+  const char *name;
+  const char *sets[4];
+} ReportCase;
+
+/* Run @run_index of @file with @sets; the figures of process @process. */
+static double
+process_mb_per_s (const char *file, const char *const *sets, guint run_index,
+                  const char *process)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
+                                                 file, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
+  g_assert_no_error (error);
+  g_autoptr (SimRunResult) r = scenario_run (s, run_index, NULL, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+      if (strcmp (p->name, process) == 0)
+        return p->mb_per_s;
+    }
+  g_assert_not_reached ();
+}
+
+/* ---- report 5: 2.4.18 on an Athlon with four IDE devices ---------------- */
+
+#define BDFLUSH_TUPLE "writeback.bdflush=2 500 0 0 500 3000 3 1 0"
+
+enum { IDE_ALONE, IDE_DVD, IDE_ZIP, IDE_DISK, IDE_DVD_TUNED, IDE_ZIP_TUNED, IDE_N };
+
+static const ReportCase ide_cases[IDE_N] = {
+  [IDE_ALONE] = { "alone", { "process writer.start=1000s", NULL } },
+  [IDE_DVD] = { "DVD-RAM on the reader's channel", { NULL } },
+  [IDE_ZIP] = { "ZIP on the other channel",
+                { "process writer.device=hdd", "process writer.size=90MiB", NULL } },
+  [IDE_DISK] = { "the other disk", { "process writer.device=hdc", NULL } },
+  [IDE_DVD_TUNED] = { "DVD-RAM, bdflush tuple", { BDFLUSH_TUPLE, NULL } },
+  [IDE_ZIP_TUNED] = { "ZIP, bdflush tuple",
+                      { "process writer.device=hdd", "process writer.size=90MiB",
+                        BDFLUSH_TUPLE, NULL } },
+};
+
+static void
+test_ide_2_4 (void)
+{
+  double reader[IDE_N];
+  for (guint c = 0; c < IDE_N; c++)
+    {
+      /* run 0: linus of 2.4.18 */
+      reader[c] = process_mb_per_s ("classic-ide-2.4.ini", ide_cases[c].sets, 0, "reader");
+      g_test_message ("%-32s reader %.2f MB/s", ide_cases[c].name, reader[c]);
+    }
+  /* A slow writer makes the reader several times slower: on its channel
+   * (each DVD-RAM command holds ide0) and on the other one (bdflush's
+   * dirty limits are global and the reader's allocations wait on the
+   * slow device's writeback). */
+  g_assert_cmpfloat (reader[IDE_DVD], <, reader[IDE_ALONE] / 3);
+  g_assert_cmpfloat (reader[IDE_ZIP], <, reader[IDE_ALONE] / 3);
+  /* Writing the other hard disk costs less: its writeback drains fast. */
+  g_assert_cmpfloat (reader[IDE_DISK], <, reader[IDE_ALONE]);
+  g_assert_cmpfloat (reader[IDE_DISK], >, 2 * reader[IDE_ZIP]);
+  g_assert_cmpfloat (reader[IDE_DISK], >, 2 * reader[IDE_DVD]);
+  /* The suggested tuple starts bdflush at 2 % dirty and makes writers
+   * write synchronously from 3 %: little of the slow device's dirt is left
+   * for the reader to wait on. */
+  g_assert_cmpfloat (reader[IDE_DVD_TUNED], >, 2 * reader[IDE_DVD]);
+  g_assert_cmpfloat (reader[IDE_ZIP_TUNED], >, 2 * reader[IDE_ZIP]);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/classic/ide-2.4", test_ide_2_4);
+  return g_test_run ();
+}
