@@ -1642,6 +1642,13 @@ nfs_group_result (SimNfs *nfs, const SimDevice *dev, SimTime now)
   r->lat_p99_ns = sim_hist_quantile (&st->rpc_latency, 0.99);
   r->lat_max_ns = st->rpc_latency.max;
   r->disk_share = share_of (service, dev->service_ns_total);
+  r->is_nfs = TRUE;
+  r->nfs_out_of_order = st->out_of_order;
+  r->nfs_queued = st->queued;
+  r->nfs_ra_lost = st->ra_lost;
+  r->nfs_ra_stale = st->ra_stale;
+  for (guint i = 0; i < sim_nfs_n_threads (nfs); i++)
+    r->nfs_threads_used += sim_nfs_thread_rpcs (nfs, i) > 0;
   return r;
 }
 

@@ -79,6 +79,11 @@ test_runs (void)
   g_autoptr (SimRunResult) r1 = run_text (text, a);
   g_autoptr (SimRunResult) r2 = run_text (text, b);
   check_group (r1, 8 << 20, 4, 100e6 / 8);
+  const SimGroupResult *g = g_ptr_array_index (r1->groups, 0);
+  g_assert_true (g->is_nfs);
+  g_assert_cmpuint (g->nfs_threads_used, >=, 1);
+  g_assert_cmpuint (g->nfs_threads_used, <=, 4);
+  g_assert_nonnull (strstr (a->str, "nfs n: threads used"));
   g_assert_cmpstr (a->str, ==, b->str);
 }
 
