@@ -1220,10 +1220,11 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   if (ra_era)
     {
       if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL)
-          || (s->ra_era != SIM_RA_ERA_ONDEMAND_6_18 && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_23))
+          || (s->ra_era != SIM_RA_ERA_ONDEMAND_6_18 && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_23
+              && s->ra_era != SIM_RA_ERA_ONDEMAND_2_6_27))
         {
-          scenario_invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23 "
-                   "and ondemand-6.18 so far", ra_era);
+          scenario_invalid (error, "host", "readahead", "'%s': the page cache supports ondemand-2.6.23, "
+                   "ondemand-2.6.27 and ondemand-6.18 so far", ra_era);
           return NULL;
         }
     }

@@ -337,6 +337,15 @@ client_start (Sim *sim, gpointer subject, gpointer object)
   client_kick (nfs);
 }
 
+/* The client's page cache as readahead probes it: a page an RPC asked for
+ * is in the cache (locked until its reply arrives). */
+static gboolean
+client_cached (guint64 index, gpointer data)
+{
+  SimNfs *nfs = data;
+  return index < nfs->file_pages && (nfs->page_state[index] & PG_REQUESTED);
+}
+
 /* ---- server threads: CPU ---------------------------------------------------- */
 
 static void
@@ -558,6 +567,7 @@ sim_nfs_new (Sim *sim, SimPageCache *pc, SimFile *file, SimCpus *cpus, const Sim
                                           : nfs->rsize_pages * SIM_NFS_MAX_READAHEAD_RPCS;
   sim_ra_init (&nfs->ra, sim_page_cache_era (pc), ra_pages);
   sim_ra_set_file_pages (&nfs->ra, nfs->file_pages);
+  sim_ra_set_cache_probe (&nfs->ra, client_cached, nfs);
   sim_list_init (&nfs->backlog);
   nfs->rpc_chunks = g_ptr_array_new_with_free_func (g_free);
 

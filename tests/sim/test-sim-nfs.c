@@ -100,7 +100,7 @@ rig_run_nfs (const RigCase *c, RigResult *out)
   SimRequestQueue *q = rig_queue (sim, c, &dev);
   sim_queue_set_trace (q, record_queue, &rec);
   SimPageCache *pc = sim_page_cache_new (sim, G_GUINT64_CONSTANT (1) << 30,
-                                         SIM_RA_ERA_ONDEMAND_2_6_23);
+                                         SIM_RA_ERA_ONDEMAND_2_6_27);
   SimFile *file = sim_page_cache_open (pc, q, "f", FILE_OFFSET_BYTES, FILE_BYTES, READ_AHEAD_KB);
   SimNfsConfig cfg = {
     .name = "nfs", .threads = c->threads, .file_bytes = FILE_BYTES,
@@ -145,7 +145,7 @@ rig_local_mb_per_s (void)
   SimDevice *dev;
   SimRequestQueue *q = rig_queue (sim, &c, &dev);
   SimPageCache *pc = sim_page_cache_new (sim, G_GUINT64_CONSTANT (1) << 30,
-                                         SIM_RA_ERA_ONDEMAND_2_6_23);
+                                         SIM_RA_ERA_ONDEMAND_2_6_27);
   SimFile *file = sim_page_cache_open (pc, q, "f", FILE_OFFSET_BYTES, FILE_BYTES, READ_AHEAD_KB);
   SimProcessConfig cfg = {
     .name = "local", .op = SIM_OP_READ, .pattern = SIM_PATTERN_SEQUENTIAL,
@@ -220,19 +220,25 @@ test_one_thread_streams (gconstpointer data)
   g_assert_cmpuint (r.stats.ra_lost, ==, 0);
 }
 
-/* With several threads, the READs of the one sequential stream are served
- * by several threads and reach the block layer out of order. */
+/* With several threads the READs of the one sequential stream reach the
+ * block layer from several identities (the elevator sees several
+ * processes).  Under CFQ 2.6.28 each thread's queue waits its turn while
+ * the one being served idles, so a READ that arrived later can be replied
+ * to first: the stream is served out of order. */
 static void
 test_out_of_order (void)
 {
-  RigCase c = { .sched = "deadline", .threads = 4, .link_bits_per_s = 1000000000,
-                .raparams = TRUE };
+  RigCase dl = { .sched = "deadline", .threads = 4, .link_bits_per_s = 1000000000,
+                 .raparams = TRUE };
   RigResult r;
-  rig_run_nfs (&c, &r);
+  rig_run_nfs (&dl, &r);
+  g_assert_cmpuint (r.pids_queued, >=, 2);
+
+  RigCase cfq = { .sched = "cfq", .era = "2.6.28", .threads = 8,
+                  .link_bits_per_s = 1000000000, .raparams = TRUE };
+  rig_run_nfs (&cfq, &r);
   g_assert_cmpuint (r.pids_queued, >=, 2);
   g_assert_cmpuint (r.stats.out_of_order, >, 0);
-  g_assert_cmpuint (r.queued_backward, >, 0);
-  g_assert_cmpuint (r.stats.queued + r.stats.served, >=, r.stats.rpcs);
 }
 
 /* Concurrent reads each start from the entry as the last finished read
