@@ -85,6 +85,10 @@ test_runs (void)
   g_assert_cmpuint (g->nfs_threads_used, <=, 4);
   g_assert_nonnull (strstr (a->str, "nfs n: threads used"));
   g_assert_cmpstr (a->str, ==, b->str);
+  g_autoptr (GPtrArray) runs = g_ptr_array_new ();
+  g_ptr_array_add (runs, r1);
+  g_autofree char *json = sim_report_json ("nfs", 1, runs);
+  g_assert_nonnull (strstr (json, "\"raparms_lost\""));
 }
 
 /* On the host's CPUs the threads run as kernel threads there; the CPUs
