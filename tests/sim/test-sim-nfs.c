@@ -30,6 +30,7 @@ typedef struct {
   guint64     link_bits_per_s;
   gboolean    raparams;
   gboolean    no_idling;      /* CFQ with slice_idle = 0 */
+  guint       slots;          /* 0: SIM_NFS_DEFAULT_SLOTS */
 } RigCase;
 
 typedef struct {
@@ -39,6 +40,8 @@ typedef struct {
   guint64     queued_backward; /* bios queued below the furthest one queued before */
   guint64     bios;
   guint64     last_queued_end;
+  guint       threads_used;   /* threads that served at least one READ */
+  guint64     busiest_rpcs;   /* READs of the thread that served most */
 } RigResult;
 
 typedef struct {
@@ -107,7 +110,8 @@ rig_run_nfs (const RigCase *c, RigResult *out)
   SimFile *file = sim_page_cache_open (pc, q, "f", FILE_OFFSET_BYTES, FILE_BYTES, READ_AHEAD_KB);
   SimNfsConfig cfg = {
     .name = "nfs", .threads = c->threads, .file_bytes = FILE_BYTES,
-    .rsize_bytes = 32 * 1024, .read_bytes = 1024 * 1024, .slots = SIM_NFS_DEFAULT_SLOTS,
+    .rsize_bytes = 32 * 1024, .read_bytes = 1024 * 1024,
+    .slots = c->slots ? c->slots : SIM_NFS_DEFAULT_SLOTS,
     .link_bits_per_s = c->link_bits_per_s, .one_way_ns = 100 * SIM_NS_PER_US,
     .mtu_bytes = 1500, .cpu_recv_ns = 5 * SIM_NS_PER_US, .cpu_rpc_ns = 15 * SIM_NS_PER_US,
     .cpu_page_ns = SIM_NS_PER_US, .raparams = c->raparams,
@@ -121,6 +125,12 @@ rig_run_nfs (const RigCase *c, RigResult *out)
   out->mb_per_s = (double) FILE_BYTES / ((double) (out->stats.end_ns - out->stats.first_ns) / 1e9)
                   / 1e6;
   out->pids_queued = rec.n_pids;
+  for (guint i = 0; i < sim_nfs_n_threads (nfs); i++)
+    {
+      guint64 n = sim_nfs_thread_rpcs (nfs, i);
+      out->threads_used += n > 0;
+      out->busiest_rpcs = MAX (out->busiest_rpcs, n);
+    }
   g_assert_true (sim_page_cache_check (pc));
   g_test_message ("%s%s%s%s threads %u link %" G_GUINT64_FORMAT " raparams %d: %.2f MB/s, rpcs %"
                   G_GUINT64_FORMAT ", out of order %" G_GUINT64_FORMAT ", queued %" G_GUINT64_FORMAT
@@ -245,6 +255,29 @@ test_out_of_order (void)
   g_assert_cmpuint (r.stats.out_of_order, >, 0);
 }
 
+/* svc_thread_enqueue pushes an idle thread on a stack and
+ * svc_xprt_enqueue wakes the top one: with one RPC slot the client never
+ * has two READs out, the thread that served one is back on top before the
+ * next arrives, and it serves them all (a FIFO of idle threads would
+ * rotate through every thread). */
+static void
+test_idle_stack (void)
+{
+  RigCase c = { .sched = "deadline", .threads = 8, .link_bits_per_s = 1000000000,
+                .raparams = TRUE, .slots = 1 };
+  RigResult r;
+  rig_run_nfs (&c, &r);
+  g_assert_cmpuint (r.threads_used, ==, 1);
+  g_assert_cmpuint (r.busiest_rpcs, ==, r.stats.rpcs);
+  g_assert_cmpuint (r.stats.max_slots_used, ==, 1);
+
+  c.slots = 0;
+  rig_run_nfs (&c, &r);
+  g_assert_cmpuint (r.threads_used, >, 1);
+  g_assert_cmpuint (r.stats.max_slots_used, >, 1);
+  g_assert_cmpuint (r.stats.max_slots_used, <=, SIM_NFS_DEFAULT_SLOTS);
+}
+
 /* Concurrent reads each start from the entry as the last finished read
  * left it, and write back over each other: progress is lost, and reads
  * start from windows that end before them.  Without the cache every read
@@ -305,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/nfs/one-thread/gigabit", &gigabit, test_one_thread_streams);
   g_test_add_data_func ("/nfs/one-thread/100mbit", &fast_ethernet, test_one_thread_streams);
   g_test_add_func ("/nfs/out-of-order", test_out_of_order);
+  g_test_add_func ("/nfs/idle-stack", test_idle_stack);
   g_test_add_func ("/nfs/raparams-copyback", test_raparams_copyback);
   g_test_add_data_func ("/nfs/cfq-idling/2.6.28", "2.6.28", test_cfq_idling_more_threads_slower);
   g_test_add_data_func ("/nfs/cfq-idling/2.6.31", "2.6.31", test_cfq_idling_more_threads_slower);
