@@ -86,7 +86,8 @@ typedef struct {
   gboolean done;
   guint64 served;             /* nfsd_read calls begun */
   guint64 out_of_order;       /* replies sent for an offset below one replied to before */
-  guint64 queued;             /* arrivals that found no idle thread */
+  guint64 queued;             /* times a READ waited on the transport for a
+                               * thread (svc_xprt_enqueue found none idle) */
   guint64 ra_copybacks;       /* raparms write-backs */
   guint64 ra_lost;            /* write-backs over another thread's write-back
                                * made after this read took its copy */

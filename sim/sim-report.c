@@ -230,7 +230,7 @@ sim_report_run_text (GString *out, const SimRunResult *r)
         {
           const SimGroupResult *g = g_ptr_array_index (r->groups, i);
           if (g->is_nfs)
-            g_string_append_printf (out, "  nfs %s: threads used %u of %u, READs queued for a thread %"
+            g_string_append_printf (out, "  nfs %s: threads used %u of %u, transport waited for a thread %"
                                     G_GUINT64_FORMAT ", replied out of order %" G_GUINT64_FORMAT
                                     ", raparms write-backs lost %" G_GUINT64_FORMAT
                                     ", reads from a stale window %" G_GUINT64_FORMAT "\n",
