@@ -5,6 +5,7 @@
 #include "models/scenario-private.h"
 #include "models/scenario-expand.h"
 #include "models/scenario-topology.h"
+#include "models/scenario-nfs.h"
 #include "models/host/host.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
@@ -13,6 +14,7 @@
 #include "sim/sim-loop.h"
 #include "sim/sim-wbt.h"
 #include "sim/sim-process.h"
+#include "sim/sim-nfs.h"
 #include "sim/sim-units.h"
 #include "sim/sim-timeseries.h"
 #include "traces/trace-lifecycle.h"
@@ -67,6 +69,7 @@ struct _Scenario {
   SimTime     duration_ns;       /* 0 = until every process is done */
   GPtrArray  *devices;
   GPtrArray  *processes;
+  GPtrArray  *nfs;               /* ScenarioNfs: [nfs NAME] clients and servers */
   GPtrArray  *run_labels;
   GStrv       search_dirs;
   GStrv       sim_scheds;        /* [sim] sched: every device without its own */
@@ -936,6 +939,30 @@ load_process (Scenario *s, const char *group, GError **error)
   return load_generator (s, p, group, dev, error);
 }
 
+/* An [nfs NAME] group: its file on one of the devices, read through the
+ * server's page cache. */
+static gboolean
+load_nfs (Scenario *s, const char *group, GError **error)
+{
+  ScenarioNfs *n = scenario_nfs_load (s->kf, group, error);
+  if (n == NULL)
+    return FALSE;
+  g_ptr_array_add (s->nfs, n);
+  if (n->device == NULL && s->devices->len == 1)
+    n->device = g_strdup (((ScenarioDevice *) g_ptr_array_index (s->devices, 0))->name);
+  int di = n->device ? device_index (s, n->device) : -1;
+  if (di < 0)
+    return scenario_invalid (error, group, "device", "'%s' is not a [device NAME] of this scenario",
+                             n->device ? n->device : "(missing)");
+  n->device_index = (guint) di;
+  const ScenarioDevice *dev = g_ptr_array_index (s->devices, di);
+  if (n->offset_bytes + n->cfg.file_bytes > dev->capacity_bytes)
+    return scenario_invalid (error, group, "size", "the file runs past the end of device %s",
+                             dev->name);
+  s->needs_page_cache = TRUE;
+  return TRUE;
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
 static void
@@ -1138,6 +1165,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   s->base_dir = g_strdup (base_dir);
   s->devices = g_ptr_array_new_with_free_func (device_free);
   s->processes = g_ptr_array_new_with_free_func (process_free);
+  s->nfs = g_ptr_array_new_with_free_func ((GDestroyNotify) scenario_nfs_free);
   s->run_labels = g_ptr_array_new_with_free_func (g_free);
   build_search_dirs (s);
   if (!apply_sets (kf, sets, error) || !scenario_expand_counts (kf, error))
@@ -1194,7 +1222,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       if (!sim_ra_era_parse (ra_era, &s->ra_era, NULL))
         {
           scenario_invalid (error, "host", "readahead", "'%s': expected 2.4, 2.6-pre23, "
-                   "ondemand-2.6.23 or ondemand-6.18", ra_era);
+                   "ondemand-2.6.23, ondemand-2.6.27 or ondemand-6.18", ra_era);
           return NULL;
         }
     }
@@ -1226,11 +1254,12 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
              && strcmp (groups[i], "writeback") != 0 && strcmp (groups[i], "costs") != 0
              && !g_str_has_prefix (groups[i], "lock ") && !g_str_has_prefix (groups[i], "path ")
              && !g_str_has_prefix (groups[i], "bus ") && !g_str_has_prefix (groups[i], "adapter ")
-             && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process "))
+             && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process ")
+             && !g_str_has_prefix (groups[i], "nfs "))
       {
         scenario_invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
-                 "[device NAME], [sched NAME], [process NAME], [bus NAME], [adapter NAME], or "
-                 "with [host] cpus: [costs], [lock NAME], [path NAME])");
+                 "[device NAME], [sched NAME], [process NAME], [nfs NAME], [bus NAME], "
+                 "[adapter NAME], or with [host] cpus: [costs], [lock NAME], [path NAME])");
         return NULL;
       }
   for (guint i = 0; groups[i]; i++)
@@ -1251,9 +1280,12 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   for (guint i = 0; groups[i]; i++)
     if (g_str_has_prefix (groups[i], "process ") && !load_process (s, groups[i], error))
       return NULL;
-  if (s->processes->len == 0)
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "nfs ") && !load_nfs (s, groups[i], error))
+      return NULL;
+  if (s->processes->len == 0 && s->nfs->len == 0)
     {
-      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [process NAME] group");
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [process NAME] or [nfs NAME] group");
       return NULL;
     }
   if (s->n_cpus && !check_host_processes (s, error))
@@ -1380,6 +1412,7 @@ scenario_free (Scenario *s)
     g_key_file_free (s->kf);
   g_ptr_array_unref (s->devices);
   g_ptr_array_unref (s->processes);
+  g_ptr_array_unref (s->nfs);
   g_ptr_array_unref (s->run_labels);
   g_strfreev (s->search_dirs);
   g_strfreev (s->sim_scheds);
@@ -1579,6 +1612,42 @@ group_result (const Scenario *s, guint g, GPtrArray *procs, GArray *proc_group, 
   r->lat_max_ns = hist.max;
   r->disk_share = share_of (service, device_total);
   sim_hist_clear (&hist);
+  return r;
+}
+
+/* An NFS client and its server's threads: the client's bytes and READs,
+ * the disk time of every nfsd thread. */
+static SimGroupResult *
+nfs_group_result (SimNfs *nfs, const SimDevice *dev, SimTime now)
+{
+  const SimNfsStats *st = sim_nfs_stats (nfs);
+  SimGroupResult *r = g_new0 (SimGroupResult, 1);
+  SimTime service = 0;
+  for (guint i = 0; i < sim_nfs_n_threads (nfs); i++)
+    service += sim_nfs_thread_ioc (nfs, i)->service_ns;
+  r->name = g_strdup (sim_nfs_name (nfs));
+  r->device = g_strdup (dev->q->name);
+  r->threads = sim_nfs_n_threads (nfs);
+  r->ios = st->rpcs;
+  r->bytes = st->bytes;
+  r->active_ns = MAX (0, (st->done ? st->end_ns : now) - st->first_ns);
+  if (r->active_ns > 0)
+    {
+      r->mb_per_s = (double) r->bytes / ((double) r->active_ns / 1e9) / 1e6;
+      r->iops = (double) r->ios / ((double) r->active_ns / 1e9);
+    }
+  r->lat_mean_ns = sim_hist_mean (&st->rpc_latency);
+  r->lat_p50_ns = sim_hist_quantile (&st->rpc_latency, 0.50);
+  r->lat_p99_ns = sim_hist_quantile (&st->rpc_latency, 0.99);
+  r->lat_max_ns = st->rpc_latency.max;
+  r->disk_share = share_of (service, dev->service_ns_total);
+  r->is_nfs = TRUE;
+  r->nfs_out_of_order = st->out_of_order;
+  r->nfs_queued = st->queued;
+  r->nfs_ra_lost = st->ra_lost;
+  r->nfs_ra_stale = st->ra_stale;
+  for (guint i = 0; i < sim_nfs_n_threads (nfs); i++)
+    r->nfs_threads_used += sim_nfs_thread_rpcs (nfs, i) > 0;
   return r;
 }
 
@@ -1951,6 +2020,18 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
     }
 
+  g_autoptr (GPtrArray) servers = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_nfs_free);
+  for (guint i = 0; ok && i < s->nfs->len; i++)
+    {
+      const ScenarioNfs *n = g_ptr_array_index (s->nfs, i);
+      const ScenarioDevice *d = g_ptr_array_index (s->devices, n->device_index);
+      SimFile *file = sim_page_cache_open (page_cache, devs[n->device_index].q, n->name,
+                                           n->offset_bytes, n->cfg.file_bytes, d->read_ahead_kb);
+      SimNfs *nfs = sim_nfs_new (sim, page_cache, file, host ? host_cpus (host) : NULL, &n->cfg);
+      g_ptr_array_add (servers, nfs);
+      sim_nfs_start (nfs);
+    }
+
   SimTimeSeries *ts = NULL;
   if (ok && outputs && (outputs->timeseries || outputs->series || outputs->writeback_series))
     {
@@ -2022,6 +2103,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         }
       for (guint g = 0; g < s->processes->len; g++)
         g_ptr_array_add (result->groups, group_result (s, g, procs, proc_group, now));
+      for (guint i = 0; i < servers->len; i++)
+        {
+          const ScenarioNfs *n = g_ptr_array_index (s->nfs, i);
+          g_ptr_array_add (result->groups, nfs_group_result (g_ptr_array_index (servers, i),
+                                                             devs[n->device_index].dev, now));
+        }
       for (guint i = 0; i < s->devices->len; i++)
         {
           SimDeviceResult *dr = g_new0 (SimDeviceResult, 1);

@@ -101,9 +101,10 @@ typedef enum {
 /* A client's sequential request stream served by a pool of threads, owned
  * by whoever built the threads.  The client keeps at most @window requests
  * outstanding; each new request goes to the thread that has been idle the
- * longest (the pool's FIFO of idle threads), as sunrpc hands requests to
- * waiting nfsd threads.  With fewer requests in flight than threads,
- * consecutive chunks are read by different threads. */
+ * longest (the pool's FIFO of idle threads).  2.6.27's sunrpc wakes the
+ * thread idle the shortest instead (a stack); sim/sim-nfs.c models that
+ * server.  With fewer requests in flight than threads, consecutive chunks
+ * are read by different threads. */
 typedef struct {
   guint64 next_bytes;
   guint64 end_bytes;

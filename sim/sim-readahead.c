@@ -20,6 +20,7 @@ static const char *const era_names[] = {
   [SIM_RA_ERA_2_6_PRE23] = "2.6-pre23",
   [SIM_RA_ERA_ONDEMAND_2_6_23] = "ondemand-2.6.23",
   [SIM_RA_ERA_ONDEMAND_6_18] = "ondemand-6.18",
+  [SIM_RA_ERA_ONDEMAND_2_6_27] = "ondemand-2.6.27",
 };
 
 gboolean
@@ -35,7 +36,7 @@ sim_ra_era_parse (const char *name, SimRaEra *era, GError **error)
     }
   g_set_error (error, SIM_RA_ERROR, SIM_RA_ERROR_UNKNOWN_ERA,
                "unknown readahead era '%s' (expected 2.4, 2.6-pre23, "
-               "ondemand-2.6.23 or ondemand-6.18)", name ? name : "(null)");
+               "ondemand-2.6.23, ondemand-2.6.27 or ondemand-6.18)", name ? name : "(null)");
   return FALSE;
 }
 
@@ -119,7 +120,7 @@ init_ra_size (guint64 req_pages, guint64 max)
 static guint64
 next_ra_size (SimRaEra era, guint64 cur, guint64 max)
 {
-  if (era == SIM_RA_ERA_ONDEMAND_2_6_23)
+  if (era == SIM_RA_ERA_ONDEMAND_2_6_23 || era == SIM_RA_ERA_ONDEMAND_2_6_27)
     return MIN (cur < max / 16 ? 4 * cur : 2 * cur, max);
   if (cur < max / 16)
     return 4 * cur;
@@ -149,7 +150,26 @@ window_from_state (const SimRaState *ra, gboolean is_async, SimRaWindow *out)
   return TRUE;
 }
 
-/* ---- ondemand-2.6.23 ---- */
+/* ---- ondemand-2.6.23 and 2.6.27 ---- */
+
+/* 2.6.27 marker hit without matching state: radix_tree_next_hole(index,
+ * max + 1) finds the first missing page (index + max + 1 when none); the
+ * pages cached from the hit on stand for the old async size. */
+static gboolean
+marker_probe_2627 (SimRaState *ra, guint64 index, SimRaWindow *out)
+{
+  guint64 max = ra->max_pages;
+  guint64 hole = index;
+  while (hole < index + max + 1 && ra->cached != NULL && ra->cached (hole, ra->cached_data))
+    hole++;
+  /* hole == index: no probe, nothing known about the cache. */
+  if (hole - index > max || hole == index)
+    return FALSE;
+  ra->start = hole;
+  ra->size = next_ra_size (ra->era, hole - index, max);
+  ra->async_size = ra->size;
+  return window_from_state (ra, TRUE, out);
+}
 
 static gboolean
 ondemand_2623 (SimRaState *ra, guint64 index, guint64 req_pages,
@@ -178,6 +198,9 @@ ondemand_2623 (SimRaState *ra, guint64 index, guint64 req_pages,
       fill_window (out, index, req_pages, 0, FALSE);
       return TRUE;
     }
+
+  if (marker_hit && ra->era == SIM_RA_ERA_ONDEMAND_2_6_27)
+    return marker_probe_2627 (ra, index, out);
 
   start = index;
   size = init_ra_size (req_pages, max);
@@ -315,7 +338,7 @@ sim_ra_sync (SimRaState *ra, guint64 index, guint64 req_pages,
              SimRaWindow *out)
 {
   g_assert (req_pages > 0);
-  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23)
+  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23 || ra->era == SIM_RA_ERA_ONDEMAND_2_6_27)
     return ondemand_2623 (ra, index, req_pages, FALSE, out);
   g_assert (ra->era == SIM_RA_ERA_ONDEMAND_6_18);
   return sync_618 (ra, index, req_pages, out);
@@ -326,7 +349,7 @@ sim_ra_async (SimRaState *ra, guint64 index, guint64 req_pages,
               SimRaWindow *out)
 {
   g_assert (req_pages > 0);
-  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23)
+  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23 || ra->era == SIM_RA_ERA_ONDEMAND_2_6_27)
     return ondemand_2623 (ra, index, req_pages, TRUE, out);
   g_assert (ra->era == SIM_RA_ERA_ONDEMAND_6_18);
   return async_618 (ra, index, req_pages, out);
@@ -338,7 +361,7 @@ sim_ra_read_done (SimRaState *ra, guint64 index, guint64 nr_pages)
   g_assert (nr_pages > 0);
   /* 2.6.23 keeps the last page read; 6.18 keeps prev_pos, the byte after
    * the read, whose page is the next one for page-aligned reads. */
-  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23)
+  if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23 || ra->era == SIM_RA_ERA_ONDEMAND_2_6_27)
     ra->prev_index = index + nr_pages - 1;
   else if (ra->era == SIM_RA_ERA_ONDEMAND_6_18)
     ra->prev_index = index + nr_pages;

@@ -13,6 +13,13 @@
  *                     current + ahead windows, RA_FLAG_MISS shrink by 2.
  *   - ondemand-2.6.23: ondemand_readahead() of 2.6.23 (lookahead index,
  *                     interleaved marker hit "bets on the minimal" window).
+ *   - ondemand-2.6.27: ondemand_readahead() of 2.6.24-2.6.30 (read in its
+ *                     2.6.27 form): as 2.6.23, except that a marker hit
+ *                     without matching state probes the page cache for
+ *                     the first missing page at or after the hit (at most
+ *                     max + 1 pages: radix_tree_next_hole); none within
+ *                     max means no readahead, else the new window starts
+ *                     there with size next(hole - hit), all of it async.
  *   - ondemand-6.18:  page_cache_sync_ra()/page_cache_async_ra() of 6.18
  *                     (size/async_size, next size never below the
  *                     current one, window end aligned, page-cache probes for
@@ -50,6 +57,7 @@ typedef enum {
   SIM_RA_ERA_2_6_PRE23,
   SIM_RA_ERA_ONDEMAND_2_6_23,
   SIM_RA_ERA_ONDEMAND_6_18,
+  SIM_RA_ERA_ONDEMAND_2_6_27,
 } SimRaEra;
 
 #define SIM_RA_PAGE_BYTES        4096u

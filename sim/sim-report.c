@@ -208,7 +208,10 @@ sim_report_run_text (GString *out, const SimRunResult *r)
     }
   gboolean pools = FALSE;
   for (guint i = 0; i < r->groups->len; i++)
-    pools |= ((SimGroupResult *) g_ptr_array_index (r->groups, i))->threads > 1;
+    {
+      const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+      pools |= g->threads > 1 || g->is_nfs;
+    }
   if (pools)
     {
       g_string_append_printf (out, "  %-16s %-6s %7s %9s %9s %9s %9s %9s %9s %6s\n",
@@ -222,6 +225,17 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                                   g->name, g->device, g->threads, g->ios, g->mb_per_s, g->iops,
                                   ms (g->lat_mean_ns), ms ((double) g->lat_p50_ns),
                                   ms ((double) g->lat_p99_ns), 100.0 * g->disk_share);
+        }
+      for (guint i = 0; i < r->groups->len; i++)
+        {
+          const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+          if (g->is_nfs)
+            g_string_append_printf (out, "  nfs %s: threads used %u of %u, transport waited for a thread %"
+                                    G_GUINT64_FORMAT ", replied out of order %" G_GUINT64_FORMAT
+                                    ", raparms write-backs lost %" G_GUINT64_FORMAT
+                                    ", reads from a stale window %" G_GUINT64_FORMAT "\n",
+                                    g->name, g->nfs_threads_used, g->threads, g->nfs_queued,
+                                    g->nfs_out_of_order, g->nfs_ra_lost, g->nfs_ra_stale);
         }
     }
   g_string_append_printf (out, "  %-16s %-12s %-16s %6s %9s %9s %9s %9s %6s\n",
@@ -328,6 +342,22 @@ add_group_json (JsonBuilder *b, const SimGroupResult *g)
   json_builder_set_member_name (b, "max");
   json_builder_add_int_value (b, g->lat_max_ns);
   json_builder_end_object (b);
+  if (g->is_nfs)
+    {
+      json_builder_set_member_name (b, "nfs");
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "threads_used");
+      json_builder_add_int_value (b, g->nfs_threads_used);
+      json_builder_set_member_name (b, "queued");
+      json_builder_add_int_value (b, (gint64) g->nfs_queued);
+      json_builder_set_member_name (b, "out_of_order");
+      json_builder_add_int_value (b, (gint64) g->nfs_out_of_order);
+      json_builder_set_member_name (b, "raparms_lost");
+      json_builder_add_int_value (b, (gint64) g->nfs_ra_lost);
+      json_builder_set_member_name (b, "raparms_stale");
+      json_builder_add_int_value (b, (gint64) g->nfs_ra_stale);
+      json_builder_end_object (b);
+    }
   json_builder_end_object (b);
 }
 

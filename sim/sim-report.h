@@ -52,6 +52,13 @@ typedef struct {
   SimTime  lat_p99_ns;
   SimTime  lat_max_ns;
   double   disk_share;    /* share of the device's service time */
+  /* An [nfs] group (sim/sim-nfs.h): how the server served its READs. */
+  gboolean is_nfs;
+  guint64  nfs_out_of_order;   /* replies sent below an offset replied to before */
+  guint64  nfs_queued;         /* times the transport waited for a thread */
+  guint64  nfs_ra_lost;        /* raparms write-backs over another thread's */
+  guint64  nfs_ra_stale;       /* reads that began from a window ending before them */
+  guint    nfs_threads_used;   /* threads that served at least one READ */
 } SimGroupResult;
 
 /* The loop driver in front of a device ([device] via = loop, sim-loop.h). */

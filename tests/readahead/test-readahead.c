@@ -1,5 +1,5 @@
 /* test-readahead.c — readahead window decisions (sim/sim-readahead.c) for
- * 2.4, 2.6 before 2.6.23, on-demand 2.6.23 and on-demand 6.18.
+ * 2.4, 2.6 before 2.6.23, on-demand 2.6.23, 2.6.27 and 6.18.
  *
  * Expected windows are worked out by hand from the kernel rules quoted in
  * the comments (max = 32 pages = 128 KiB unless said otherwise).  A tiny
@@ -128,7 +128,7 @@ static void
 test_era_names (void)
 {
   static const char *const names[] = {
-    "2.4", "2.6-pre23", "ondemand-2.6.23", "ondemand-6.18",
+    "2.4", "2.6-pre23", "ondemand-2.6.23", "ondemand-6.18", "ondemand-2.6.27",
   };
   g_autoptr(GError) error = NULL;
   SimRaEra era;
@@ -511,6 +511,45 @@ test_ondemand_2623_marker_bet (void)
   assert_window (&w, 11, 16, 24, TRUE);
 }
 
+/* 2.6.27 marker hit without matching state: the first missing page at or
+ * after the hit, within max + 1 pages, starts the window.
+ * - Pages 10..17 cached, a stale state (last read at 500, no window):
+ *   async at 10 -> hole 18, size next(18 - 10 = 8) = 2 x 8 = 16 (8 is not
+ *   below 32/16), all async -> [18,34) marker 18.
+ * - Pages 10..50 cached: the hole at 51 is 41 > 32 pages away -> no
+ *   readahead.
+ * - 128 KiB reads from page 0: sync [0,32) with async 32 puts the marker
+ *   on page 0, hit at once (index 0 is never "expected"): hole 32, size
+ *   next(32) = min(64, 32) -> [32,64) m32; then expected hits at 32, 64. */
+static void
+test_ondemand_2627_marker_probe (void)
+{
+  g_autoptr(Cache) c = cache_new (SIM_RA_ERA_ONDEMAND_2_6_27, 32);
+  SimRaWindow w;
+
+  for (guint p = 10; p < 18; p++)
+    c->cached[p] = TRUE;
+  sim_ra_read_done (&c->ra, 500, 1);
+  g_assert_true (sim_ra_async (&c->ra, 10, 1, &w));
+  assert_window (&w, 18, 16, 18, TRUE);
+
+  for (guint p = 10; p <= 50; p++)
+    c->cached[p] = TRUE;
+  sim_ra_read_done (&c->ra, 500, 1);
+  g_assert_false (sim_ra_async (&c->ra, 10, 1, &w));
+
+  g_autoptr(Cache) big = cache_new (SIM_RA_ERA_ONDEMAND_2_6_27, 32);
+  static const Expect exp[] = {
+    { 0, 32, 0, FALSE },
+    { 32, 32, 32, TRUE },
+    { 64, 32, 64, TRUE },
+    { 96, 32, 96, TRUE },
+  };
+  for (guint64 p = 0; p < 96; p += 32)
+    cache_read (big, p, 32);
+  assert_windows (big->windows, exp, G_N_ELEMENTS (exp));
+}
+
 /* 6.18 context probe: page 40 misses after a random read at 300 with
  * pages 0..39 cached -> the scan of max = 32 pages finds no gap: contig
  * 32, not from the start of the file; size min(32 + 1, 32) = 32, async 1,
@@ -771,6 +810,8 @@ main (int argc, char **argv)
                         test_ondemand_interleaved);
   g_test_add_func ("/readahead/ondemand-2.6.23/marker-bet",
                    test_ondemand_2623_marker_bet);
+  g_test_add_func ("/readahead/ondemand-2.6.27/marker-probe",
+                   test_ondemand_2627_marker_probe);
   g_test_add_func ("/readahead/ondemand-6.18/history-probe",
                    test_ondemand_618_history);
   g_test_add_func ("/readahead/2.6-pre23/windows", test_legacy_windows);
