@@ -11,7 +11,7 @@
  *     coalescing and both hosts' stacks included (not a measurement).  It
  *     hardly matters for one streaming client: 16 slots x 32 KiB in flight
  *     are many times the bandwidth-delay product (125 MB/s x 0.2 ms =
- *     25 KB); nfs-server.ini gives the same MB/s at 100 and 400 us.
+ *     25 KB); classic-nfsd-2.6.27.ini gives the same MB/s at 100 and 400 us.
  *   - mtu 1500: Ethernet without jumbo frames.
  *   - CPU: estimates from the work each step does on a 2008 server, not
  *     measurements: receiving one 120-byte record (tcp_recvmsg, svc_recv)

@@ -3,6 +3,7 @@
  * asserts the directions the mechanisms imply (which process slows, what
  * the suggested tuning changes), not the reports' figures.  Issue 15. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "models/scenario.h"
@@ -12,18 +13,25 @@ typedef struct {
   const char *sets[4];
 } ReportCase;
 
-/* Run @run_index of @file with @sets; the figures of process @process. */
-static double
-process_mb_per_s (const char *file, const char *const *sets, guint run_index,
-                  const char *process)
+static SimRunResult *
+run_case (const char *file, const char *const *sets, guint run_index)
 {
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
                                                  file, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
   g_assert_no_error (error);
-  g_autoptr (SimRunResult) r = scenario_run (s, run_index, NULL, &error);
+  SimRunResult *r = scenario_run (s, run_index, NULL, &error);
   g_assert_no_error (error);
+  return r;
+}
+
+/* Run @run_index of @file with @sets; the throughput of process @process. */
+static double
+process_mb_per_s (const char *file, const char *const *sets, guint run_index,
+                  const char *process)
+{
+  g_autoptr (SimRunResult) r = run_case (file, sets, run_index);
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);
@@ -78,10 +86,53 @@ test_ide_2_4 (void)
   g_assert_cmpfloat (reader[IDE_ZIP_TUNED], >, 2 * reader[IDE_ZIP]);
 }
 
+/* ---- report 3: nfsd threads of 2.6.27 serving one sequential client ---- */
+
+/* The throughput of group @group ([process] or [nfs]) in @r. */
+static double
+group_mb_per_s (const SimRunResult *r, const char *group)
+{
+  for (guint i = 0; i < r->groups->len; i++)
+    {
+      const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+      if (strcmp (g->name, group) == 0)
+        return g->mb_per_s;
+    }
+  g_assert_not_reached ();
+}
+
+/* Runs of classic-nfsd-2.6.27.ini: [sim] sched in order. */
+enum { NFS_DEADLINE, NFS_CFQ_2_6_28, NFS_CFQ_2_6_31, NFS_CFQ_2_6_33 };
+
+static void
+test_nfsd_2_6_27 (void)
+{
+  const char *file = "classic-nfsd-2.6.27.ini";
+  double one[4], eight[4];
+  for (guint run = NFS_DEADLINE; run <= NFS_CFQ_2_6_33; run++)
+    {
+      g_autoptr (SimRunResult) r = run_case (file, NULL, run);
+      one[run] = group_mb_per_s (r, "nfsd-1");
+      eight[run] = group_mb_per_s (r, "nfsd-8");
+      g_test_message ("run %u: 1 thread %.2f MB/s, 8 threads %.2f MB/s", run, one[run], eight[run]);
+    }
+  /* One thread streams under every elevator. */
+  for (guint run = NFS_CFQ_2_6_28; run <= NFS_CFQ_2_6_33; run++)
+    g_assert_cmpfloat (fabs (one[run] / one[NFS_DEADLINE] - 1.0), <, 0.02);
+  /* CFQ idles for each thread's queue while the stream's next READ waits
+   * in another thread's: eight threads lose much of the disk; the
+   * cooperator as merged (2.6.31) does not save it, merging the
+   * cooperating queues (2.6.33) does. */
+  g_assert_cmpfloat (eight[NFS_CFQ_2_6_28], <, 0.6 * one[NFS_CFQ_2_6_28]);
+  g_assert_cmpfloat (eight[NFS_CFQ_2_6_31], <, 0.6 * one[NFS_CFQ_2_6_31]);
+  g_assert_cmpfloat (eight[NFS_CFQ_2_6_33], >, 0.9 * one[NFS_CFQ_2_6_33]);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/classic/ide-2.4", test_ide_2_4);
+  g_test_add_func ("/classic/nfsd-2.6.27", test_nfsd_2_6_27);
   return g_test_run ();
 }
