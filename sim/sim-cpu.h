@@ -87,6 +87,7 @@ struct _SimThread {
   /* sim-lock.c */
   SimList         lock_link;       /* a lock's waiters */
   SimTime         lock_wait_start_ns;
+  guint           lock_wait_site;  /* the call site it waits from */
   guint           locks_held;
   guint           spinlocks_held;  /* blocking with one held asserts */
   SimLock        *hold_lock;       /* sim_lock_hold() in progress */
