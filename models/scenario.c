@@ -1614,6 +1614,29 @@ busier_lock (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
+/* lockmeter's rows: every named call site, then the unnamed one if it
+ * took the lock at all. */
+static void
+lock_sites_result (const SimLock *l, SimTime now, SimLockResult *lr)
+{
+  lr->sites = sim_lock_site_results_new ();
+  guint n = sim_lock_n_sites (l);
+  if (n == 1)
+    return;
+  for (guint k = 1; k <= n; k++)
+    {
+      guint site = k % n;    /* 1 .. n-1, then 0 */
+      SimLockStats st;
+      sim_lock_site_stats (l, site, now, &st);
+      if (site == 0 && st.acquisitions == 0)
+        continue;
+      SimLockSiteResult *sr = g_new0 (SimLockSiteResult, 1);
+      sr->name = g_strdup (site ? sim_lock_site_name (l, site) : "(other)");
+      sr->stats = st;
+      g_ptr_array_add (lr->sites, sr);
+    }
+}
+
 /* The host's figures: CPU split over the run, locks busiest first. */
 static void
 host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_table)
@@ -1635,6 +1658,7 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
       lr->kind = sim_lock_kind (l);
       lr->order = sim_lock_order (l);
       sim_lock_stats (l, now, &lr->stats);
+      lock_sites_result (l, now, lr);
       g_ptr_array_add (result->locks, lr);
     }
   g_ptr_array_sort (result->locks, busier_lock);

@@ -49,6 +49,7 @@ lock_def_free (gpointer data)
 {
   HostLockDef *d = data;
   g_free (d->name);
+  g_ptr_array_unref (d->sites);
   g_free (d);
 }
 
@@ -102,6 +103,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
 {
   HostLockDef *d = g_new0 (HostLockDef, 1);
   d->name = g_strdup (name);
+  d->sites = g_ptr_array_new_with_free_func (g_free);
   d->spin = TRUE;
   d->fifo = TRUE;
   g_ptr_array_add (p->locks, d);
@@ -133,6 +135,41 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   return TRUE;
 }
 
+/* The site index (1-based) of @site in lock @d, added when new. */
+static guint
+site_index (HostLockDef *d, const char *site)
+{
+  for (guint i = 0; i < d->sites->len; i++)
+    if (strcmp (g_ptr_array_index (d->sites, i), site) == 0)
+      return i + 1;
+  g_ptr_array_add (d->sites, g_strdup (site));
+  return d->sites->len;
+}
+
+/* Split "LOCK@SITE" into the lock's index and the site's; FALSE (error
+ * set) when the lock has no group or the site is empty. */
+static gboolean
+parse_lock_ref (HostProfile *p, const char *group, const char *key, const char *text,
+                const char *ref, HostStep *out, GError **error)
+{
+  g_autofree char *name = g_strstrip (g_strdup (ref));
+  char *at = strchr (name, '@');
+  if (at)
+    *at = '\0';
+  g_strstrip (name);
+  gint lock = lock_index (p, name);
+  if (lock < 0)
+    return invalid (error, p->name, group, key, "'%s': no [lock %s] group", text, name);
+  out->lock = (guint) lock;
+  if (at == NULL)
+    return TRUE;
+  const char *site = g_strstrip (at + 1);
+  if (site[0] == '\0' || strpbrk (site, " \t@:/+"))
+    return invalid (error, p->name, group, key, "'%s': a call site is one word after '@'", text);
+  out->site = site_index (g_ptr_array_index (p->locks, out->lock), site);
+  return TRUE;
+}
+
 /* One step of a STEPS list (see host-profile.h). */
 static gboolean
 parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group,
@@ -144,12 +181,9 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   gsize len = strlen (text);
   if (colon || (len > 1 && text[len - 1] == '+'))
     {
-      g_autofree char *name = g_strndup (text, colon ? (gsize) (colon - text) : len - 1);
-      g_strstrip (name);
-      gint lock = lock_index (p, name);
-      if (lock < 0)
-        return invalid (error, p->name, group, key, "'%s': no [lock %s] group", text, name);
-      out->lock = (guint) lock;
+      g_autofree char *ref = g_strndup (text, colon ? (gsize) (colon - text) : len - 1);
+      if (!parse_lock_ref (p, group, key, text, ref, out, error))
+        return FALSE;
       if (!colon)
         {
           if (!per_call)

@@ -17,6 +17,10 @@
  * complete (its completion, in interrupt context), aio_submit, aio_reap.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
+ *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
+ *              bkl@ext3_commit_write:5us); the run reports each site's
+ *              figures under the lock's, as lockmeter did.  Any lock step
+ *              may name a site (LOCK@SITE:TIME/N, LOCK@SITE+);
  *   LOCK:TIME/N  the same once every N units (a 14-page pagevec: lru_lock
  *              taken once per 14 pages, held for all of them);
  *   LOCK+      take LOCK and hold it to the end of the call (call steps only);
@@ -51,6 +55,8 @@ typedef struct {
   HostLockScope  scope;
   gboolean       spin;       /* spinlock (waiters burn CPU); else sleeping */
   gboolean       fifo;       /* hand-off in arrival order; else unfair */
+  GPtrArray     *sites;      /* char *: call sites named by the steps, in
+                              * order of first appearance */
 } HostLockDef;
 
 typedef enum {
@@ -63,6 +69,8 @@ typedef enum {
 typedef struct {
   HostStepKind kind;
   guint        lock;         /* index into HostProfile.locks */
+  guint        site;         /* 0: unnamed; else 1 + index into the lock's sites
+                              * (the SimLock site index, sim_lock_add_site) */
   SimTime      ns;
   guint        every;        /* per-unit steps: run on one unit in @every (>= 1) */
 } HostStep;

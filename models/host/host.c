@@ -137,6 +137,12 @@ lock_for (Host *h, SimProcess *p, guint def)
   g_autofree char *name = where ? g_strdup_printf ("%s[%s]", d->name, where) : g_strdup (d->name);
   l = sim_lock_new (h->cpus, name, d->spin ? SIM_LOCK_SPIN : SIM_LOCK_SLEEP,
                     d->fifo ? SIM_LOCK_FIFO : SIM_LOCK_UNFAIR);
+  /* In the profile's order, so that a step's site index is the lock's. */
+  for (guint i = 0; i < d->sites->len; i++)
+    {
+      guint site = sim_lock_add_site (l, g_ptr_array_index (d->sites, i));
+      g_assert (site == i + 1);
+    }
   g_hash_table_insert (h->instances[def], (gpointer) key, l);
   g_ptr_array_add (h->locks, l);
   return l;
@@ -215,10 +221,10 @@ exec_next (Host *h, SimProcess *p)
         {
         case HOST_STEP_TAKE:
           x->taking = lock_for (h, p, s->lock);
-          sim_lock_acquire (x->taking, &p->thread, took_lock, p);
+          sim_lock_acquire_at (x->taking, s->site, &p->thread, took_lock, p);
           return;
         case HOST_STEP_HOLD:
-          sim_lock_hold (lock_for (h, p, s->lock), &p->thread, s->ns, step_done, p);
+          sim_lock_hold_at (lock_for (h, p, s->lock), s->site, &p->thread, s->ns, step_done, p);
           return;
         case HOST_STEP_COPY:
           sim_cpu_exec (h->cpus, &p->thread, host_profile_copy_page_ns (h->profile), SIM_CPU_SYS,

@@ -2,7 +2,10 @@
  * calls cost exactly their profile's steps, asynchronous I/O costs more
  * CPU per I/O than synchronous I/O, a global lock stops buffered writes
  * from scaling where a per-file-system lock does not, and runs stay
- * deterministic with unfair locks.  scenario_run asserts the CPU
+ * deterministic with unfair locks; lock call sites (2.4.18 ext3's BKL)
+ * add up to their lock, hold what the profile says when uncontended, and
+ * appear in the text and JSON reports; on a dual PIII the BKL, not the
+ * page cache, bounds Bonnie++ writers.  scenario_run asserts the CPU
  * accounting (user + sys + idle + iowait = elapsed x CPUs) at each end. */
 #include <glib.h>
 #include <string.h>
@@ -246,6 +249,152 @@ test_bad_host_keys (void)
     }
 }
 
+
+/* ---- 2.4.18 ext3: the BKL per call site -------------------------------- */
+
+static char *
+bkl_text (guint cpus, guint writers)
+{
+  return g_strdup_printf ("[host]\ncpus = %u\nprofile = 2.4.18-ext3\nmemory = 2GiB\n"
+                          "writeback = bdflush-2.4\n[sim]\nduration = 300ms\n"
+                          "[device d]\ncount = %u\nkind = fixed\noverhead = 0.3ms\nbandwidth = 40MB/s\n"
+                          "[process w]\ndevice = d\nop = write\nio = buffered\nbs = 8KiB\n",
+                          cpus, writers);
+}
+
+static SimRunResult *
+run_bkl (guint cpus, guint writers)
+{
+  g_autofree char *text = bkl_text (cpus, writers);
+  return run_text (text, NULL);
+}
+
+static const SimLockSiteResult *
+site_named (const SimLockResult *l, const char *name)
+{
+  for (guint i = 0; i < l->sites->len; i++)
+    {
+      const SimLockSiteResult *s = g_ptr_array_index (l->sites, i);
+      if (strcmp (s->name, name) == 0)
+        return s;
+    }
+  return NULL;
+}
+
+/* Three writers on two CPUs: every grant, wait and hold of the BKL is
+ * counted once under one of its sites. */
+static void
+test_bkl_sites_add_up (void)
+{
+  g_autoptr (SimRunResult) r = run_bkl (2, 3);
+  const SimLockResult *bkl = lock_named (r, "bkl");
+  g_assert_nonnull (bkl);
+  g_assert_cmpuint (bkl->sites->len, ==, 5);
+  guint64 acq = 0, cont = 0, rel = 0;
+  SimTime hold = 0, wait = 0, hold_max = 0, wait_max = 0;
+  double util = 0;
+  for (guint i = 0; i < bkl->sites->len; i++)
+    {
+      const SimLockStats *st = &((const SimLockSiteResult *) g_ptr_array_index (bkl->sites, i))->stats;
+      acq += st->acquisitions;
+      cont += st->contentions;
+      rel += st->releases;
+      hold += st->hold_total_ns;
+      wait += st->wait_total_ns;
+      hold_max = MAX (hold_max, st->hold_max_ns);
+      wait_max = MAX (wait_max, st->wait_max_ns);
+      util += st->utilisation;
+    }
+  g_assert_cmpuint (bkl->stats.contentions, >, 0);
+  g_assert_cmpuint (acq, ==, bkl->stats.acquisitions);
+  g_assert_cmpuint (cont, ==, bkl->stats.contentions);
+  g_assert_cmpuint (rel, ==, bkl->stats.releases);
+  g_assert_cmpint (hold, ==, bkl->stats.hold_total_ns);
+  g_assert_cmpint (wait, ==, bkl->stats.wait_total_ns);
+  g_assert_cmpint (hold_max, ==, bkl->stats.hold_max_ns);
+  g_assert_cmpint (wait_max, ==, bkl->stats.wait_max_ns);
+  g_assert_cmpfloat_with_epsilon (util, bkl->stats.utilisation, 1e-9);
+}
+
+/* One writer: nobody to contend with, so each site holds the BKL exactly
+ * as long as its profile step says, every time. */
+static void
+test_bkl_site_hold_is_cost (void)
+{
+  g_autoptr (SimRunResult) r = run_bkl (2, 1);
+  g_autoptr (HostProfile) p = profile ("2.4.18-ext3");
+  const SimLockResult *bkl = lock_named (r, "bkl");
+  g_assert_cmpuint (bkl->stats.contentions, ==, 0);
+  guint checked = 0;
+  for (guint path = 0; path < 2; path++)
+    {
+      const GArray *steps = path == 0 ? p->paths[HOST_PATH_WRITE].call : p->paths[HOST_PATH_WRITE].each;
+      for (guint i = 0; i < steps->len; i++)
+        {
+          const HostStep *s = &g_array_index (steps, HostStep, i);
+          const HostLockDef *d = g_ptr_array_index (p->locks, s->lock);
+          if (s->kind != HOST_STEP_HOLD || strcmp (d->name, "bkl") != 0)
+            continue;
+          const SimLockSiteResult *site = site_named (bkl, g_ptr_array_index (d->sites, s->site - 1));
+          g_assert_nonnull (site);
+          g_assert_cmpuint (site->stats.acquisitions, >, 100);
+          g_assert_cmpuint (site->stats.contentions, ==, 0);
+          g_assert_cmpfloat_with_epsilon (site->stats.hold_mean_ns, (double) s->ns, 1e-6);
+          g_assert_cmpint (site->stats.hold_max_ns, ==, s->ns);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, ==, 5);
+}
+
+/* More writers than CPUs: the BKL, free for one writer, is contended, and
+ * spinning for it is a measurable share of the CPUs. */
+static void
+test_bkl_contention_rises (void)
+{
+  g_autoptr (SimRunResult) one = run_bkl (2, 1);
+  g_autoptr (SimRunResult) three = run_bkl (2, 3);
+  const SimLockResult *b1 = lock_named (one, "bkl"), *b3 = lock_named (three, "bkl");
+  g_test_message ("BKL contention: 1 writer %.1f%%, 3 writers %.1f%% (%.2f%% of CPU spinning)",
+                  b1->stats.contention_pct, b3->stats.contention_pct, b3->stats.wait_cpu_pct);
+  g_assert_cmpfloat (b1->stats.contention_pct, ==, 0.0);
+  g_assert_cmpfloat (b3->stats.contention_pct, >, 10.0);
+  g_assert_cmpfloat (b3->stats.wait_cpu_pct, >, 1.0);
+  g_assert_cmpfloat (b3->stats.utilisation, >, b1->stats.utilisation);
+}
+
+/* Both reports carry lockmeter's rows, one per site of the profile. */
+static void
+test_bkl_sites_reported (void)
+{
+  g_autoptr (SimRunResult) r = run_bkl (2, 2);
+  g_autoptr (GString) text = g_string_new (NULL);
+  sim_report_run_text (text, r);
+  g_autoptr (GPtrArray) runs = g_ptr_array_new ();
+  g_ptr_array_add (runs, r);
+  g_autofree char *json = sim_report_json ("bkl", 1, runs);
+  g_assert_nonnull (strstr (text->str, "lockmeter"));
+  g_assert_nonnull (strstr (json, "\"sites\""));
+  g_autoptr (HostProfile) p = profile ("2.4.18-ext3");
+  guint sites = 0;
+  for (guint i = 0; i < p->locks->len; i++)
+    {
+      const HostLockDef *d = g_ptr_array_index (p->locks, i);
+      for (guint k = 0; k < d->sites->len; k++)
+        {
+          const char *name = g_ptr_array_index (d->sites, k);
+          g_autofree char *quoted = g_strdup_printf ("\"site\" : \"%s\"", name);
+          g_autofree char *row = g_strdup_printf ("  %s\n", name);
+          if (strstr (text->str, row) == NULL)
+            g_error ("site %s not in the text report", name);
+          if (strstr (json, quoted) == NULL)
+            g_error ("site %s not in the JSON", name);
+          sites++;
+        }
+    }
+  g_assert_cmpuint (sites, >=, 5);
+}
+
 /* ---- the shipped scenarios (models/scenarios/host-*.ini) ------------- */
 
 static SimRunResult *
@@ -331,6 +480,56 @@ test_lock_scaling (void)
   g_assert_cmpfloat (fs16, >, 1.5 * global16);
 }
 
+/* One point of the Bonnie++ grid: @per_adapter drives on each of the four
+ * adapters, one writer each; @per_fs: a BKL per file system instead. */
+static SimRunResult *
+bonnie_run (guint per_adapter, gboolean per_fs)
+{
+  g_autofree char *devices = g_strdup_printf ("device sd.count=%u", 4 * per_adapter);
+  const char *const sets[] = { devices, per_fs ? "lock bkl.scope=fs" : NULL, NULL };
+  return run_file ("host-bkl-bonnie.ini", sets);
+}
+
+/* Scenario 5: the 2.4.18 ext3 BKL report.  On the dual PIII, four to 24
+ * Bonnie++ writers get no more than four do: the BKL is held most of the
+ * time and contended, every CPU is in the kernel.  The page cache never
+ * reaches bdflush's threshold (nothing written back, no writer
+ * throttled), and with a BKL per file system the same four writers get
+ * more: the flat curve is the lock's. */
+static void
+test_bonnie_bkl (void)
+{
+  static const guint per_adapter[] = { 1, 2, 4, 6 };
+  const double memory_pages = 4.0 * 1024 * 1024 * 1024 / 4096;
+  double first = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (per_adapter); i++)
+    {
+      g_autoptr (SimRunResult) r = bonnie_run (per_adapter[i], FALSE);
+      const SimLockResult *bkl = lock_named (r, "bkl");
+      double mb = total_mb_per_s (r);
+      g_test_message ("%u drives x 4 adapters: %.1f MB/s, sy %.1f%%, BKL util %.1f%% con %.1f%%,"
+                      " dirty %" G_GUINT64_FORMAT " pages", per_adapter[i], mb, r->cpu.sy,
+                      100 * bkl->stats.utilisation, bkl->stats.contention_pct,
+                      r->page_cache.dirtied - r->page_cache.written);
+      g_assert_cmpuint (r->processes->len, ==, 4 * per_adapter[i]);
+      if (i == 0)
+        first = mb;
+      else
+        g_assert_cmpfloat (mb, <, 1.05 * first);
+      g_assert_cmpfloat (bkl->stats.utilisation, >, 0.8);
+      g_assert_cmpfloat (bkl->stats.contention_pct, >, 20.0);
+      g_assert_cmpfloat (r->cpu.sy, >, 95.0);
+      /* Not the page cache: below nfract (30 %), nothing written back,
+       * nobody waited for memory. */
+      g_assert_cmpuint (r->page_cache.written, ==, 0);
+      g_assert_cmpuint (r->page_cache.memory_waits, ==, 0);
+      g_assert_cmpfloat ((double) r->page_cache.dirtied, <, 0.30 * memory_pages);
+    }
+  g_autoptr (SimRunResult) fs = bonnie_run (1, TRUE);
+  g_test_message ("BKL per file system, 4 writers: %.1f MB/s", total_mb_per_s (fs));
+  g_assert_cmpfloat (total_mb_per_s (fs), >, 1.15 * first);
+}
+
 /* CPU time per completed I/O, in ns. */
 static double
 cpu_per_io (const SimRunResult *r)
@@ -388,9 +587,14 @@ main (int argc, char **argv)
   g_test_add_func ("/host/global-lock-limits-scaling", test_global_lock_limits_scaling);
   g_test_add_func ("/host/deterministic", test_deterministic);
   g_test_add_func ("/host/bad-keys", test_bad_host_keys);
+  g_test_add_func ("/host/bkl/sites-add-up", test_bkl_sites_add_up);
+  g_test_add_func ("/host/bkl/site-hold-is-cost", test_bkl_site_hold_is_cost);
+  g_test_add_func ("/host/bkl/contention-rises", test_bkl_contention_rises);
+  g_test_add_func ("/host/bkl/sites-reported", test_bkl_sites_reported);
   g_test_add_func ("/host/scenario/many-disks", test_many_disks);
   g_test_add_func ("/host/scenario/lock-scaling", test_lock_scaling);
   g_test_add_func ("/host/scenario/sync-vs-aio", test_sync_vs_aio);
+  g_test_add_func ("/host/scenario/bonnie-bkl", test_bonnie_bkl);
   g_test_add_func ("/host/scenario/ide-channel", test_ide_channel);
   return g_test_run ();
 }
