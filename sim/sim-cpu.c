@@ -44,6 +44,7 @@ typedef struct {
 struct _SimCpus {
   Sim        *sim;
   guint       n_cpus;
+  guint       n_nodes;        /* NUMA nodes of n_cpus / n_nodes CPUs each */
   SimCpu     *cpu;
   SimTime     start_ns;
 
@@ -89,6 +90,7 @@ sim_cpus_new (Sim *sim, guint n_cpus)
   SimCpus *c = g_new0 (SimCpus, 1);
   c->sim = sim;
   c->n_cpus = n_cpus;
+  c->n_nodes = 1;
   c->start_ns = sim_now (sim);
   c->levels_since_ns = c->start_ns;
   c->cpu = g_new0 (SimCpu, n_cpus);
@@ -129,6 +131,33 @@ guint
 sim_cpus_n (const SimCpus *c)
 {
   return c->n_cpus;
+}
+
+void
+sim_cpus_set_nodes (SimCpus *c, guint n_nodes)
+{
+  g_return_if_fail (n_nodes > 0 && c->n_cpus % n_nodes == 0);
+  c->n_nodes = n_nodes;
+}
+
+guint
+sim_cpus_n_nodes (const SimCpus *c)
+{
+  return c->n_nodes;
+}
+
+guint
+sim_cpus_node_of (const SimCpus *c, guint cpu)
+{
+  g_return_val_if_fail (cpu < c->n_cpus, 0);
+  return cpu / (c->n_cpus / c->n_nodes);
+}
+
+guint
+sim_thread_node (const SimThread *t)
+{
+  g_assert (t->cpu >= 0);
+  return sim_cpus_node_of (t->cpus, (guint) t->cpu);
 }
 
 /* Close the current interval of @cpu and charge from now on to @acct. */

@@ -137,6 +137,15 @@ SimCpus    *sim_cpus_new          (Sim               *sim,
 void        sim_cpus_free         (SimCpus           *c);
 Sim        *sim_cpus_sim          (const SimCpus     *c);
 guint       sim_cpus_n            (const SimCpus     *c);
+/* NUMA nodes (setup time): CPUs are split into @n_nodes nodes of equal
+ * size in index order (CPUs 0..k-1 on node 0, as sn2 numbers them), so
+ * @n_nodes must divide the CPU count.  One node by default. */
+void        sim_cpus_set_nodes    (SimCpus           *c,
+                                   guint              n_nodes);
+guint       sim_cpus_n_nodes      (const SimCpus     *c);
+/* The node of CPU @cpu. */
+guint       sim_cpus_node_of      (const SimCpus     *c,
+                                   guint              cpu);
 
 /* Fill totals so far; @now_ns must not lie before the last state change
  * (sim_now() always qualifies). */
@@ -198,6 +207,9 @@ void        sim_thread_exit       (SimCpus           *c,
  * work in progress is not counted until it ends. */
 SimTime     sim_thread_cpu_ns     (const SimThread   *t,
                                    SimCpuMode         mode);
+
+/* The node of the CPU @t runs on (it must be on one). */
+guint       sim_thread_node       (const SimThread   *t);
 
 /* Threads waiting on the run queue for a CPU (not counting those on one). */
 guint       sim_cpus_waiting      (const SimCpus     *c);

@@ -7,14 +7,20 @@
  *   [profile]   era, summary
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
- *   [lock NAME] scope = global | fs | inode | queue, kind = spin | sleep,
+ *   [lock NAME] scope = global | fs | inode | mapping | queue | node,
+ *               kind = spin | sleep,
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
  *               per iocb for aio_submit and aio_reap)
  *
  * Paths: write, read (buffered), submit (one request to the block layer),
- * complete (its completion, in interrupt context), aio_submit, aio_reap.
+ * complete (its completion, in interrupt context), aio_submit, aio_reap,
+ * reclaim (per page a buffered write's allocations reclaimed: direct
+ * reclaim on the writer's CPU) and writeback (per page a writer throttled
+ * in balance_dirty_pages wrote back itself).  The last two run after the
+ * write's page-cache work, on the writer's thread; a profile without them
+ * charges nothing there.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
@@ -48,6 +54,9 @@ typedef enum {
   HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex; "mapping":
                               * tree_lock, one address space per file) */
   HOST_LOCK_QUEUE,           /* one per request queue (queue_lock) */
+  HOST_LOCK_NODE,            /* one per NUMA node ([host] nodes), the node of
+                              * the CPU taking it: a zone's lru_lock for the
+                              * pages a CPU allocates on its own node */
 } HostLockScope;
 
 typedef struct {
@@ -82,6 +91,8 @@ typedef enum {
   HOST_PATH_COMPLETE,
   HOST_PATH_AIO_SUBMIT,
   HOST_PATH_AIO_REAP,
+  HOST_PATH_RECLAIM,
+  HOST_PATH_WRITEBACK,
   HOST_N_PATHS
 } HostPathId;
 

@@ -10,6 +10,9 @@ G_STATIC_ASSERT ((int) SIM_HOST_SUBMIT == (int) HOST_PATH_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_COMPLETE == (int) HOST_PATH_COMPLETE);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_SUBMIT == (int) HOST_PATH_AIO_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_REAP == (int) HOST_PATH_AIO_REAP);
+G_STATIC_ASSERT ((int) SIM_HOST_RECLAIM == (int) HOST_PATH_RECLAIM);
+G_STATIC_ASSERT ((int) SIM_HOST_WRITEBACK == (int) HOST_PATH_WRITEBACK);
+G_STATIC_ASSERT ((int) SIM_HOST_N_PATHS == (int) HOST_N_PATHS);
 
 typedef struct {
   Host      *host;
@@ -86,6 +89,12 @@ host_free (Host *h)
   g_free (h);
 }
 
+void
+host_set_nodes (Host *h, guint n_nodes)
+{
+  sim_cpus_set_nodes (h->cpus, n_nodes);
+}
+
 SimCpus *
 host_cpus (Host *h)
 {
@@ -114,6 +123,7 @@ lock_for (Host *h, SimProcess *p, guint def)
   const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
   gconstpointer key = NULL;
   const char *where = NULL;
+  char node_name[24];
   switch (d->scope)
     {
     case HOST_LOCK_GLOBAL:
@@ -127,6 +137,14 @@ lock_for (Host *h, SimProcess *p, guint def)
     case HOST_LOCK_INODE:
       key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;
       where = p->cfg.file ? p->cfg.file->name : p->name;
+      break;
+    case HOST_LOCK_NODE:
+      {
+        guint node = sim_thread_node (&p->thread);
+        key = GUINT_TO_POINTER (node + 1);
+        g_snprintf (node_name, sizeof node_name, "node%u", node);
+        where = node_name;
+      }
       break;
     default:
       g_assert_not_reached ();
@@ -199,7 +217,7 @@ exec_next (Host *h, SimProcess *p)
           if (x->phase == 1)
             {
               x->left--;
-              x->units++;
+              x->units[x->path_id]++;
               continue;
             }
           x->phase = 1;
@@ -215,7 +233,7 @@ exec_next (Host *h, SimProcess *p)
         }
       const GArray *steps = x->phase == 0 ? path->call : path->each;
       const HostStep *s = &g_array_index (steps, HostStep, x->index++);
-      if (s->every > 1 && x->units % s->every != 0)
+      if (s->every > 1 && x->units[x->path_id] % s->every != 0)
         continue;
       switch (s->kind)
         {
@@ -250,6 +268,7 @@ host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n
   g_assert (x->path == NULL);
   const HostPath *path = &h->profile->paths[id];
   x->path = path;
+  x->path_id = id;
   x->with_call = call;
   x->then = then;
   x->data = data;
@@ -279,9 +298,18 @@ host_release (gpointer host, SimProcess *p)
     sim_lock_release (x->held[--x->n_held], &p->thread);
 }
 
+static gboolean
+host_has_steps (gpointer host, SimHostPath id)
+{
+  const Host *h = host;
+  const HostPath *path = &h->profile->paths[id];
+  return path->call->len + path->each->len > 0;
+}
+
 static const SimHostOps host_ops = {
   .run = host_run,
   .release = host_release,
+  .has_steps = host_has_steps,
 };
 
 void

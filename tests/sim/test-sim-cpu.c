@@ -84,6 +84,43 @@ test_chained_exec_no_switch (void)
 
 /* A woken thread goes back to the CPU it last ran on when that one is idle
  * (cache affinity), not to the lowest-numbered idle CPU. */
+/* NUMA nodes: 8 CPUs in 4 nodes of 2, numbered in index order; a thread
+ * reports the node of the CPU it runs on. */
+static void
+node_seen (SimThread *t, gpointer data)
+{
+  guint *seen = data;
+  seen[t->cpu] = sim_thread_node (t);
+  sim_thread_exit (t->cpus, t);
+}
+
+static void
+test_nodes (void)
+{
+  g_autoptr (Sim) sim = sim_new (1);
+  g_autoptr (SimCpus) c = sim_cpus_new (sim, 8);
+  g_assert_cmpuint (sim_cpus_n_nodes (c), ==, 1);
+  g_assert_cmpuint (sim_cpus_node_of (c, 7), ==, 0);
+  sim_cpus_set_nodes (c, 4);
+  g_assert_cmpuint (sim_cpus_n_nodes (c), ==, 4);
+  static const guint expected[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpuint (sim_cpus_node_of (c, i), ==, expected[i]);
+  /* Eight threads started at once take CPUs 0..7 in order. */
+  SimThread t[8];
+  guint seen[8] = { 0 };
+  static const char *const names[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+  for (guint i = 0; i < 8; i++)
+    {
+      sim_thread_init (c, &t[i], names[i]);
+      seen[i] = G_MAXUINT;
+      sim_cpu_exec (c, &t[i], 1 * US, SIM_CPU_SYS, node_seen, seen);
+    }
+  sim_run_until (sim, SIM_TIME_NEVER);
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpuint (seen[i], ==, expected[i]);
+}
+
 static void
 test_wake_affinity (void)
 {
@@ -420,6 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cpu/two-cpus-four-threads", test_two_cpus_four_threads);
   g_test_add_func ("/sim/cpu/chained-exec-no-switch", test_chained_exec_no_switch);
   g_test_add_func ("/sim/cpu/wake-affinity", test_wake_affinity);
+  g_test_add_func ("/sim/cpu/nodes", test_nodes);
   g_test_add_func ("/sim/cpu/iowait", test_iowait);
   g_test_add_func ("/sim/cpu/no-iowait-when-busy", test_no_iowait_when_busy);
   g_test_add_func ("/sim/cpu/irq", test_irq);
