@@ -26,6 +26,7 @@ struct _SimLock {
   char         *name;
   SimLockKind   kind;
   SimLockOrder  order;
+  gboolean      irq;          /* taken with interrupts off */
   SimRng       *rng;          /* UNFAIR only; owned by the Sim */
   SimTime       created_ns;
 
@@ -79,6 +80,20 @@ sim_lock_free (SimLock *l)
   g_array_unref (l->sites);
   g_free (l->name);
   g_free (l);
+}
+
+void
+sim_lock_set_irq (SimLock *l, gboolean irq)
+{
+  g_return_if_fail (!irq || l->kind == SIM_LOCK_SPIN);
+  g_return_if_fail (l->holder == NULL);
+  l->irq = irq;
+}
+
+gboolean
+sim_lock_irq (const SimLock *l)
+{
+  return l->irq;
 }
 
 const char *
@@ -164,6 +179,9 @@ sim_lock_acquire_at (SimLock *l, guint site, SimThread *t, SimThreadFn then, gpo
     g_error ("sim_lock_acquire (%s): thread %s is not in its continuation", l->name, t->name);
   if (l->holder == t)
     g_error ("sim_lock_acquire: thread %s already holds %s", t->name, l->name);
+  /* spin_lock_irq: interrupts go off before the spin. */
+  if (l->irq)
+    t->irqs_off++;
   if (l->holder == NULL)
     {
       grant (l, t, site);
@@ -216,6 +234,11 @@ sim_lock_release (SimLock *l, SimThread *t)
   if (l->kind == SIM_LOCK_SPIN)
     t->spinlocks_held--;
   l->holder = NULL;
+  if (l->irq)
+    {
+      g_assert (t->irqs_off > 0);
+      t->irqs_off--;
+    }
   if (l->n_waiters == 0)
     return;
 

@@ -82,6 +82,12 @@ SimLock     *sim_lock_new         (SimCpus            *c,
 /* Frees the lock only: its holder and waiters must be gone or never run
  * again. */
 void         sim_lock_free        (SimLock            *l);
+/* A spinlock taken with interrupts off (spin_lock_irq): from the acquire,
+ * spinning included, to the release, the thread's CPU takes no interrupt
+ * work (sim_cpus_set_irq_preempt).  Setup time; spinlocks only. */
+void         sim_lock_set_irq     (SimLock            *l,
+                                   gboolean            irq);
+gboolean     sim_lock_irq         (const SimLock      *l);
 const char  *sim_lock_name        (const SimLock      *l);
 SimLockKind  sim_lock_kind        (const SimLock      *l);
 SimLockOrder sim_lock_order       (const SimLock      *l);

@@ -128,6 +128,13 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
     d->spin = FALSE;
   else if (kind && strcmp (kind, "spin") != 0)
     return invalid (error, p->name, group, "kind", "'%s' is not spin or sleep", kind);
+  g_autofree char *irq = get_value (kf, overrides, group, "irq");
+  if (irq && strcmp (irq, "true") == 0)
+    d->irq = TRUE;
+  else if (irq && strcmp (irq, "false") != 0)
+    return invalid (error, p->name, group, "irq", "'%s' is not true or false", irq);
+  if (d->irq && !d->spin)
+    return invalid (error, p->name, group, "irq", "a sleeping lock cannot disable interrupts");
   if (order && strcmp (order, "unfair") == 0)
     d->fifo = FALSE;
   else if (order && strcmp (order, "fifo") != 0)
@@ -170,6 +177,26 @@ parse_lock_ref (HostProfile *p, const char *group, const char *key, const char *
   return TRUE;
 }
 
+/* Cut a trailing "/N" off @item (in place) into @out->every. */
+static gboolean
+split_every (HostProfile *p, const char *group, const char *key, const char *text, char *item,
+             gboolean per_call, HostStep *out, GError **error)
+{
+  char *slash = strchr (item, '/');
+  if (slash == NULL)
+    return TRUE;
+  *slash = '\0';
+  char *end = NULL;
+  guint64 every = g_ascii_strtoull (slash + 1, &end, 10);
+  if (end == slash + 1 || *end != '\0' || every < 1 || every > 4096)
+    return invalid (error, p->name, group, key, "'%s': /N needs a whole N in [1, 4096]", text);
+  if (per_call)
+    return invalid (error, p->name, group, key, "'%s': /N is for per-unit steps ('each')", text);
+  out->every = (guint) every;
+  g_strstrip (item);
+  return TRUE;
+}
+
 /* One step of a STEPS list (see host-profile.h). */
 static gboolean
 parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group,
@@ -195,21 +222,8 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       out->kind = HOST_STEP_HOLD;
       g_autoptr (GError) local = NULL;
       g_autofree char *hold = g_strstrip (g_strdup (colon + 1));
-      char *slash = strchr (hold, '/');
-      if (slash)
-        {
-          *slash = '\0';
-          char *end = NULL;
-          guint64 every = g_ascii_strtoull (slash + 1, &end, 10);
-          if (end == slash + 1 || *end != '\0' || every < 1 || every > 4096)
-            return invalid (error, p->name, group, key, "'%s': /N needs a whole N in [1, 4096]",
-                            text);
-          if (per_call)
-            return invalid (error, p->name, group, key, "'%s': /N is for per-unit steps ('each')",
-                            text);
-          out->every = (guint) every;
-          g_strstrip (hold);
-        }
+      if (!split_every (p, group, key, text, hold, per_call, out, error))
+        return FALSE;
       if (!sim_parse_time_ns (hold, 0, &out->ns, &local))
         return invalid (error, p->name, group, key, "'%s': %s", text, local->message);
       return TRUE;
@@ -222,9 +236,12 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       return TRUE;
     }
   out->kind = HOST_STEP_CPU;
-  g_autofree char *cost = get_value (kf, overrides, "costs", text);
+  g_autofree char *name = g_strdup (text);
+  if (!split_every (p, group, key, text, name, per_call, out, error))
+    return FALSE;
+  g_autofree char *cost = get_value (kf, overrides, "costs", name);
   g_autoptr (GError) local = NULL;
-  if (!sim_parse_time_ns (cost ? cost : text, 0, &out->ns, &local))
+  if (!sim_parse_time_ns (cost ? cost : name, 0, &out->ns, &local))
     return invalid (error, p->name, group, key, "'%s' is neither a [costs] key nor a time (%s)",
                     text, local->message);
   return TRUE;
@@ -294,6 +311,14 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
     return NULL;
   p->era = get_value (kf, overrides, "profile", "era");
   p->summary = get_value (kf, overrides, "profile", "summary");
+  g_autofree char *interrupts = get_value (kf, overrides, "profile", "interrupts");
+  if (interrupts && strcmp (interrupts, "preempt") == 0)
+    p->irq_preempt = TRUE;
+  else if (interrupts && strcmp (interrupts, "queue") != 0)
+    {
+      invalid (error, p->name, "profile", "interrupts", "'%s' is not queue or preempt", interrupts);
+      return NULL;
+    }
   g_autofree char *copy = get_value (kf, overrides, "costs", "copy_bandwidth");
   g_autoptr (GError) local = NULL;
   if (copy == NULL)

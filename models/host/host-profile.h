@@ -4,11 +4,15 @@
  *
  * A profile is data, a GKeyFile in models/profiles/NAME.ini:
  *
- *   [profile]   era, summary
+ *   [profile]   era, summary, interrupts = queue | preempt (queue: interrupt
+ *               work waits for a free CPU, the default; preempt: it
+ *               interrupts running work on a CPU with interrupts on,
+ *               sim_cpus_set_irq_preempt)
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
  *   [lock NAME] scope = global | fs | inode | mapping | queue | node,
- *               kind = spin | sleep,
+ *               kind = spin | sleep, irq = false | true (spin_lock_irq:
+ *               interrupts off while spinning for it and holding it),
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
@@ -31,7 +35,9 @@
  *              taken once per 14 pages, held for all of them);
  *   LOCK+      take LOCK and hold it to the end of the call (call steps only);
  *   copy       copy one page (4 KiB) at copy_bandwidth (per-page steps only);
- *   COST       a time from [costs], or a literal time (2us).
+ *   COST       a time from [costs], or a literal time (2us);
+ *   COST/N     the same once every N units (work per 16 KiB ia64 page in
+ *              a path counted in 4 KiB units: COST/4).
  * A scenario may override any key (its own [costs], [lock NAME] groups). */
 #pragma once
 
@@ -64,6 +70,7 @@ typedef struct {
   HostLockScope  scope;
   gboolean       spin;       /* spinlock (waiters burn CPU); else sleeping */
   gboolean       fifo;       /* hand-off in arrival order; else unfair */
+  gboolean       irq;        /* taken with interrupts off (spin_lock_irq) */
   GPtrArray     *sites;      /* char *: call sites named by the steps, in
                               * order of first appearance */
 } HostLockDef;
@@ -106,6 +113,7 @@ typedef struct {
   char      *era;
   char      *summary;
   double     copy_bytes_per_s;
+  gboolean   irq_preempt;    /* [profile] interrupts = preempt */
   GPtrArray *locks;          /* HostLockDef */
   HostPath   paths[HOST_N_PATHS];
 } HostProfile;

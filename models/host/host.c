@@ -56,6 +56,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   Host *h = g_new0 (Host, 1);
   h->sim = sim;
   h->cpus = sim_cpus_new (sim, n_cpus);
+  sim_cpus_set_irq_preempt (h->cpus, profile->irq_preempt);
   h->profile = profile;
   h->instances = g_new0 (GHashTable *, MAX (1u, profile->locks->len));
   for (guint i = 0; i < profile->locks->len; i++)
@@ -155,6 +156,7 @@ lock_for (Host *h, SimProcess *p, guint def)
   g_autofree char *name = where ? g_strdup_printf ("%s[%s]", d->name, where) : g_strdup (d->name);
   l = sim_lock_new (h->cpus, name, d->spin ? SIM_LOCK_SPIN : SIM_LOCK_SLEEP,
                     d->fifo ? SIM_LOCK_FIFO : SIM_LOCK_UNFAIR);
+  sim_lock_set_irq (l, d->irq);
   /* In the profile's order, so that a step's site index is the lock's. */
   for (guint i = 0; i < d->sites->len; i++)
     {
