@@ -25,6 +25,7 @@ enum {
 typedef struct _IrqWork IrqWork;
 struct _IrqWork {
   SimList      link;       /* pending FIFO or free list */
+  SimTime      raised_ns;
   SimTime      work_ns;
   SimThreadFn  done;
   gpointer     data;
@@ -63,6 +64,8 @@ struct _SimCpus {
 
   guint64     context_switches;
   guint64     interrupts;
+  guint64     interrupts_started;
+  SimTime     irq_wait_ns;
 
   SimTime     levels_since_ns;
   SimTime     runnable_thread_ns;
@@ -324,6 +327,8 @@ static void
 irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w)
 {
   cpu->irq = w;
+  c->interrupts_started++;
+  c->irq_wait_ns += cpus_now (c) - w->raised_ns;
   cpu_account (cpu, ACCT_IRQ, cpus_now (c));
   sim_schedule_in (c->sim, w->work_ns, irq_done, cpu, w);
 }
@@ -569,6 +574,7 @@ sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
 {
   g_return_if_fail (work_ns >= 0);
   IrqWork *w = irq_alloc (c);
+  w->raised_ns = cpus_now (c);
   w->work_ns = work_ns;
   w->done = done;
   w->data = data;
@@ -640,6 +646,8 @@ sim_cpus_stats (const SimCpus *c, SimTime now_ns, SimCpuStats *out)
   g_assert (times_sum (&out->total) == out->elapsed_ns * (SimTime) c->n_cpus);
   out->context_switches = c->context_switches;
   out->interrupts = c->interrupts;
+  out->interrupts_started = c->interrupts_started;
+  out->irq_wait_ns = c->irq_wait_ns;
   out->nr_runnable = c->n_runq + c->n_on_cpu;
   out->nr_blocked_io = c->n_blocked_io;
   SimTime d = now_ns - c->levels_since_ns;
@@ -659,6 +667,8 @@ sim_cpus_vmstat_row (const SimCpuStats *prev, const SimCpuStats *cur, SimVmstatR
   out->b = (double) (cur->blocked_io_thread_ns - prev->blocked_io_thread_ns) / (double) dt;
   out->in_per_s = (double) (cur->interrupts - prev->interrupts) * 1e9 / (double) dt;
   out->cs_per_s = (double) (cur->context_switches - prev->context_switches) * 1e9 / (double) dt;
+  guint64 started = cur->interrupts_started - prev->interrupts_started;
+  out->irq_wait_mean_ns = started ? (double) (cur->irq_wait_ns - prev->irq_wait_ns) / (double) started : 0.0;
   /* The CPU-time total is dt x CPUs exactly, by the accounting invariant. */
   double total = (double) dt * cur->n_cpus;
   out->us = 100.0 * (double) (cur->total.user_ns - prev->total.user_ns) / total;

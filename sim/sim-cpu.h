@@ -128,6 +128,9 @@ typedef struct {
   SimCpuTimes total;              /* summed over CPUs: sums to elapsed x n_cpus */
   guint64     context_switches;
   guint64     interrupts;
+  guint64     interrupts_started; /* interrupt work begun on a CPU */
+  SimTime     irq_wait_ns;        /* summed over those: raised to begun (a CPU
+                                   * busy, or with interrupts off) */
   guint       nr_runnable;        /* on a CPU or waiting for one (vmstat r) */
   guint       nr_blocked_io;      /* blocked with io_wait (vmstat b) */
   SimTime     runnable_thread_ns; /* integral of nr_runnable over time */
@@ -140,6 +143,7 @@ typedef struct {
   double b;        /* mean threads blocked on I/O */
   double in_per_s; /* interrupts per second */
   double cs_per_s; /* context switches per second */
+  double irq_wait_mean_ns; /* mean wait of interrupt work begun in the interval */
   double us;       /* percent of CPU time: user */
   double sy;       /* system, interrupt work included */
   double id;       /* idle */

@@ -121,11 +121,19 @@ static void
 append_lockmeter_text (GString *out, const SimRunResult *r)
 {
   gboolean any = FALSE;
+  guint shown = 0, more = 0;
   for (guint i = 0; i < r->locks->len; i++)
     {
       const SimLockResult *l = g_ptr_array_index (r->locks, i);
       if (l->sites == NULL || l->sites->len == 0)
         continue;
+      /* The busiest, as the lock_stat table above. */
+      if (shown == LOCK_ROWS)
+        {
+          more++;
+          continue;
+        }
+      shown++;
       if (!any)
         g_string_append (out, "  lockmeter (us)     HOLD               WAIT\n"
                          "    UTIL    CON    MEAN(     MAX)    MEAN(     MAX)( %CPU)      TOTAL NOWAIT"
@@ -138,6 +146,8 @@ append_lockmeter_text (GString *out, const SimRunResult *r)
           append_lockmeter_row (out, &s->stats, "  ", s->name);
         }
     }
+  if (more > 0)
+    g_string_append_printf (out, "  (%u more locks' call sites in the JSON output)\n", more);
 }
 
 static void
@@ -145,8 +155,9 @@ append_host_text (GString *out, const SimRunResult *r)
 {
   const SimVmstatRow *c = &r->cpu;
   g_string_append_printf (out, "  cpu: %u CPUs, profile %s: us %.1f%% sy %.1f%% id %.1f%% wa %.1f%%,"
-                          " r %.2f b %.2f, in %.0f/s cs %.0f/s\n", r->n_cpus, r->profile, c->us, c->sy,
-                          c->id, c->wa, c->r, c->b, c->in_per_s, c->cs_per_s);
+                          " r %.2f b %.2f, in %.0f/s cs %.0f/s, irq wait %.2fus\n", r->n_cpus, r->profile,
+                          c->us, c->sy, c->id, c->wa, c->r, c->b, c->in_per_s, c->cs_per_s,
+                          c->irq_wait_mean_ns / 1e3);
   if (r->locks->len == 0)
     return;
   g_string_append_printf (out, "  %-24s %-5s %-6s %10s %10s %6s %10s %10s %10s %10s %6s\n", "lock",
@@ -655,6 +666,7 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
   add_double_member (b, "r", r->cpu.r);
   add_double_member (b, "b", r->cpu.b);
   add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
+  add_double_member (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);
   add_double_member (b, "context_switches_per_s", r->cpu.cs_per_s);
   json_builder_set_member_name (b, "locks");
   json_builder_begin_array (b);

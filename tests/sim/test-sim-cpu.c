@@ -483,11 +483,12 @@ test_irq_preempt (void)
     const char *irq_at;
     SimTime end_ns;
     SimTime hold_max_ns;
+    SimTime irq_wait_ns;
   } cases[] = {
-    { TRUE, HOLD_NONE, "irq@3000us ", 12 * MS, 0 },
-    { TRUE, HOLD_IRQ_LOCK, "irq@11000us ", 12 * MS, 10 * MS },
-    { TRUE, HOLD_SPIN_LOCK, "irq@3000us ", 12 * MS, 11 * MS },
-    { FALSE, HOLD_NONE, "irq@12000us ", 11 * MS, 0 },
+    { TRUE, HOLD_NONE, "irq@3000us ", 12 * MS, 0, 0 },
+    { TRUE, HOLD_IRQ_LOCK, "irq@11000us ", 12 * MS, 10 * MS, 8 * MS },
+    { TRUE, HOLD_SPIN_LOCK, "irq@3000us ", 12 * MS, 11 * MS, 0 },
+    { FALSE, HOLD_NONE, "irq@12000us ", 11 * MS, 0, 9 * MS },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -518,6 +519,8 @@ test_irq_preempt (void)
       g_assert_cmpint (sim_thread_cpu_ns (&wa.thread, SIM_CPU_SYS), ==, 11 * MS);
       g_assert_cmpint (st.total.sys_ns, ==, 11 * MS);
       g_assert_cmpint (st.total.irq_ns, ==, 1 * MS);
+      g_assert_cmpuint (st.interrupts_started, ==, 1);
+      g_assert_cmpint (st.irq_wait_ns, ==, cases[i].irq_wait_ns);
       SimLockStats ls;
       sim_lock_stats (l, sim_now (sim), &ls);
       g_assert_cmpint (ls.hold_max_ns, ==, cases[i].hold_max_ns);
