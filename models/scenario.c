@@ -81,6 +81,7 @@ struct _Scenario {
   guint       n_sched_runs;      /* runs per writeback era (elevator combinations) */
   gboolean    needs_page_cache;  /* some process reads buffered */
   guint       n_cpus;            /* [host] cpus: 0 = no CPU model */
+  guint       n_nodes;           /* [host] nodes: NUMA nodes (1) */
   char       *profile;           /* [host] profile: the era's CPU and lock costs */
   SimTime     timeslice_ns;      /* [host] timeslice */
 };
@@ -1027,6 +1028,13 @@ load_host (Scenario *s, GError **error)
   if (!get_uint (s->kf, "host", "cpus", 0, 0, 1024, &cpus, error))
     return FALSE;
   s->n_cpus = (guint) cpus;
+  guint64 nodes;
+  if (!get_uint (s->kf, "host", "nodes", 1, 1, 1024, &nodes, error))
+    return FALSE;
+  s->n_nodes = (guint) nodes;
+  if (s->n_cpus && s->n_cpus % s->n_nodes != 0)
+    return scenario_invalid (error, "host", "nodes", "%u nodes do not divide %u CPUs", s->n_nodes,
+                             s->n_cpus);
   s->profile = scenario_get_string (s->kf, "host", "profile");
   /* The O(1) scheduler's default slice for nice 0 (2.6; 2.4's is ~60 ms). */
   if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
@@ -1172,7 +1180,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
-  static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "profile",
+  static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "nodes", "profile",
                                            "timeslice", "writeback_page_cost",
                                            "writeback_bio_max", NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
@@ -1682,6 +1690,29 @@ busier_lock (gconstpointer a, gconstpointer b)
   return strcmp (x->name, y->name);
 }
 
+/* lockmeter's rows: every named call site, then the unnamed one if it
+ * took the lock at all. */
+static void
+lock_sites_result (const SimLock *l, SimTime now, SimLockResult *lr)
+{
+  lr->sites = sim_lock_site_results_new ();
+  guint n = sim_lock_n_sites (l);
+  if (n == 1)
+    return;
+  for (guint k = 1; k <= n; k++)
+    {
+      guint site = k % n;    /* 1 .. n-1, then 0 */
+      SimLockStats st;
+      sim_lock_site_stats (l, site, now, &st);
+      if (site == 0 && st.acquisitions == 0)
+        continue;
+      SimLockSiteResult *sr = g_new0 (SimLockSiteResult, 1);
+      sr->name = g_strdup (site ? sim_lock_site_name (l, site) : "(other)");
+      sr->stats = st;
+      g_ptr_array_add (lr->sites, sr);
+    }
+}
+
 /* The host's figures: CPU split over the run, locks busiest first. */
 static void
 host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_table)
@@ -1703,6 +1734,7 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
       lr->kind = sim_lock_kind (l);
       lr->order = sim_lock_order (l);
       sim_lock_stats (l, now, &lr->stats);
+      lock_sites_result (l, now, lr);
       g_ptr_array_add (result->locks, lr);
     }
   g_ptr_array_sort (result->locks, busier_lock);
@@ -1927,6 +1959,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       if (ok)
         {
           host = host_new (sim, s->n_cpus, profile);
+          host_set_nodes (host, s->n_nodes);
           for (guint i = 0; i < s->devices->len; i++)
             host_add_queue (host, devs[i].q);
         }

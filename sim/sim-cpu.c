@@ -25,6 +25,7 @@ enum {
 typedef struct _IrqWork IrqWork;
 struct _IrqWork {
   SimList      link;       /* pending FIFO or free list */
+  SimTime      raised_ns;
   SimTime      work_ns;
   SimThreadFn  done;
   gpointer     data;
@@ -44,6 +45,8 @@ typedef struct {
 struct _SimCpus {
   Sim        *sim;
   guint       n_cpus;
+  guint       n_nodes;        /* NUMA nodes of n_cpus / n_nodes CPUs each */
+  gboolean    irq_preempt;    /* interrupt work may interrupt running threads */
   SimCpu     *cpu;
   SimTime     start_ns;
 
@@ -61,6 +64,8 @@ struct _SimCpus {
 
   guint64     context_switches;
   guint64     interrupts;
+  guint64     interrupts_started;
+  SimTime     irq_wait_ns;
 
   SimTime     levels_since_ns;
   SimTime     runnable_thread_ns;
@@ -74,6 +79,7 @@ static const char *const state_names[] = {
   [SIM_THREAD_CALLBACK] = "in its continuation",
   [SIM_THREAD_SPINNING] = "spinning",
   [SIM_THREAD_BLOCKED] = "blocked",
+  [SIM_THREAD_INTERRUPTED] = "interrupted",
 };
 
 static inline SimTime
@@ -89,6 +95,7 @@ sim_cpus_new (Sim *sim, guint n_cpus)
   SimCpus *c = g_new0 (SimCpus, 1);
   c->sim = sim;
   c->n_cpus = n_cpus;
+  c->n_nodes = 1;
   c->start_ns = sim_now (sim);
   c->levels_since_ns = c->start_ns;
   c->cpu = g_new0 (SimCpu, n_cpus);
@@ -129,6 +136,39 @@ guint
 sim_cpus_n (const SimCpus *c)
 {
   return c->n_cpus;
+}
+
+void
+sim_cpus_set_irq_preempt (SimCpus *c, gboolean on)
+{
+  c->irq_preempt = on;
+}
+
+void
+sim_cpus_set_nodes (SimCpus *c, guint n_nodes)
+{
+  g_return_if_fail (n_nodes > 0 && c->n_cpus % n_nodes == 0);
+  c->n_nodes = n_nodes;
+}
+
+guint
+sim_cpus_n_nodes (const SimCpus *c)
+{
+  return c->n_nodes;
+}
+
+guint
+sim_cpus_node_of (const SimCpus *c, guint cpu)
+{
+  g_return_val_if_fail (cpu < c->n_cpus, 0);
+  return cpu / (c->n_cpus / c->n_nodes);
+}
+
+guint
+sim_thread_node (const SimThread *t)
+{
+  g_assert (t->cpu >= 0);
+  return sim_cpus_node_of (t->cpus, (guint) t->cpu);
 }
 
 /* Close the current interval of @cpu and charge from now on to @acct. */
@@ -207,15 +247,64 @@ cpu_set_idle (SimCpus *c, SimCpu *cpu)
 }
 
 static void work_done (Sim *sim, gpointer subject, gpointer object);
+static void irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w);
 
-/* @t is on its CPU: spend its pending work, then run its continuation. */
+static IrqWork *
+irq_pop (SimCpus *c)
+{
+  IrqWork *w = sim_list_first_entry (&c->irq_pending, IrqWork, link);
+  sim_list_del (&w->link);
+  c->n_irq_pending--;
+  return w;
+}
+
+/* @t is on its CPU: spend its pending work, then run its continuation.
+ * With interrupts on and interrupt work waiting, that work goes first. */
 static void
 start_work (SimCpus *c, SimThread *t)
 {
   SimCpu *cpu = &c->cpu[t->cpu];
+  if (c->irq_preempt && t->irqs_off == 0 && c->n_irq_pending > 0)
+    {
+      t->state = SIM_THREAD_INTERRUPTED;
+      irq_start (c, cpu, irq_pop (c));
+      return;
+    }
   t->state = SIM_THREAD_RUNNING;
   cpu_account (cpu, t->mode, cpus_now (c));
-  sim_schedule_in (c->sim, t->work_ns, work_done, t, NULL);
+  t->work_start_ns = cpus_now (c);
+  t->work_event = sim_schedule_in (c->sim, t->work_ns, work_done, t, NULL);
+}
+
+/* Interrupt @cpu's running thread: the work done so far is counted, the
+ * rest waits until the CPU's interrupt work is over. */
+static void
+preempt_work (SimCpus *c, SimCpu *cpu)
+{
+  SimThread *t = cpu->current;
+  g_assert (t->state == SIM_THREAD_RUNNING && t->irqs_off == 0);
+  gboolean cancelled = sim_cancel (c->sim, t->work_event);
+  g_assert (cancelled);
+  SimTime done = cpus_now (c) - t->work_start_ns;
+  g_assert (done <= t->work_ns);
+  t->cpu_ns[t->mode] += done;
+  t->work_ns -= done;
+  t->state = SIM_THREAD_INTERRUPTED;
+}
+
+/* The CPU interrupt work may preempt: the lowest-numbered one running a
+ * thread's work with interrupts on; NULL if none. */
+static SimCpu *
+find_preemptible_cpu (SimCpus *c)
+{
+  for (guint i = 0; i < c->n_cpus; i++)
+    {
+      SimCpu *cpu = &c->cpu[i];
+      if (cpu->irq == NULL && cpu->current != NULL && cpu->current->state == SIM_THREAD_RUNNING
+          && cpu->current->irqs_off == 0)
+        return cpu;
+    }
+  return NULL;
 }
 
 /* Put @t on @cpu (claimed, or just left by its previous owner). */
@@ -238,6 +327,8 @@ static void
 irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w)
 {
   cpu->irq = w;
+  c->interrupts_started++;
+  c->irq_wait_ns += cpus_now (c) - w->raised_ns;
   cpu_account (cpu, ACCT_IRQ, cpus_now (c));
   sim_schedule_in (c->sim, w->work_ns, irq_done, cpu, w);
 }
@@ -247,12 +338,7 @@ static void
 cpu_next (SimCpus *c, SimCpu *cpu)
 {
   if (!sim_list_empty (&c->irq_pending))
-    {
-      IrqWork *w = sim_list_first_entry (&c->irq_pending, IrqWork, link);
-      sim_list_del (&w->link);
-      c->n_irq_pending--;
-      irq_start (c, cpu, w);
-    }
+    irq_start (c, cpu, irq_pop (c));
   else if (!sim_list_empty (&c->runq))
     {
       SimThread *t = sim_list_first_entry (&c->runq, SimThread, run_link);
@@ -436,7 +522,8 @@ sim_thread_spin_granted (SimCpus *c, SimThread *t)
   t->state = SIM_THREAD_RUNNING;
   t->work_ns = 0;
   t->mode = SIM_CPU_SYS;
-  sim_schedule_in (c->sim, 0, work_done, t, NULL);
+  t->work_start_ns = cpus_now (c);
+  t->work_event = sim_schedule_in (c->sim, 0, work_done, t, NULL);
 }
 
 static IrqWork *
@@ -467,6 +554,17 @@ irq_done (Sim *sim, gpointer subject, gpointer object)
     w->done (NULL, w->data);
   cpu->irq = NULL;
   sim_list_add (&w->link, &c->irq_free);
+  SimThread *t = cpu->current;
+  if (t != NULL)
+    {
+      /* An interrupted thread: pending interrupt work first, then its own. */
+      g_assert (t->state == SIM_THREAD_INTERRUPTED);
+      if (c->n_irq_pending > 0)
+        irq_start (c, cpu, irq_pop (c));
+      else
+        start_work (c, t);
+      return;
+    }
   cpu_next (c, cpu);
   idle_reclassify (c);
 }
@@ -476,6 +574,7 @@ sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
 {
   g_return_if_fail (work_ns >= 0);
   IrqWork *w = irq_alloc (c);
+  w->raised_ns = cpus_now (c);
   w->work_ns = work_ns;
   w->done = done;
   w->data = data;
@@ -486,6 +585,11 @@ sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
       cpu_claim (c, cpu);
       irq_start (c, cpu, w);
       idle_reclassify (c);
+    }
+  else if (c->irq_preempt && (cpu = find_preemptible_cpu (c)) != NULL)
+    {
+      preempt_work (c, cpu);
+      irq_start (c, cpu, w);
     }
   else
     {
@@ -542,6 +646,8 @@ sim_cpus_stats (const SimCpus *c, SimTime now_ns, SimCpuStats *out)
   g_assert (times_sum (&out->total) == out->elapsed_ns * (SimTime) c->n_cpus);
   out->context_switches = c->context_switches;
   out->interrupts = c->interrupts;
+  out->interrupts_started = c->interrupts_started;
+  out->irq_wait_ns = c->irq_wait_ns;
   out->nr_runnable = c->n_runq + c->n_on_cpu;
   out->nr_blocked_io = c->n_blocked_io;
   SimTime d = now_ns - c->levels_since_ns;
@@ -561,6 +667,8 @@ sim_cpus_vmstat_row (const SimCpuStats *prev, const SimCpuStats *cur, SimVmstatR
   out->b = (double) (cur->blocked_io_thread_ns - prev->blocked_io_thread_ns) / (double) dt;
   out->in_per_s = (double) (cur->interrupts - prev->interrupts) * 1e9 / (double) dt;
   out->cs_per_s = (double) (cur->context_switches - prev->context_switches) * 1e9 / (double) dt;
+  guint64 started = cur->interrupts_started - prev->interrupts_started;
+  out->irq_wait_mean_ns = started ? (double) (cur->irq_wait_ns - prev->irq_wait_ns) / (double) started : 0.0;
   /* The CPU-time total is dt x CPUs exactly, by the accounting invariant. */
   double total = (double) dt * cur->n_cpus;
   out->us = 100.0 * (double) (cur->total.user_ns - prev->total.user_ns) / total;
@@ -580,7 +688,9 @@ sim_cpus_check (const SimCpus *c, SimTime now_ns)
       SimCpuTimes t;
       cpu_times_at (cpu, now_ns, &t);
       g_assert_cmpint (times_sum (&t), ==, now_ns - c->start_ns);
-      g_assert (cpu->current == NULL || cpu->irq == NULL);
+      /* A thread shares its CPU with interrupt work only while interrupted. */
+      g_assert (cpu->current == NULL || cpu->irq == NULL
+                || cpu->current->state == SIM_THREAD_INTERRUPTED);
       g_assert (cpu->idle == (cpu->current == NULL && cpu->irq == NULL));
       if (cpu->idle)
         {
@@ -592,6 +702,11 @@ sim_cpus_check (const SimCpus *c, SimTime now_ns)
         {
           busy_irq++;
           g_assert (cpu->acct == ACCT_IRQ);
+          if (cpu->current != NULL)
+            {
+              on_cpu++;
+              g_assert (cpu->current->cpu == (gint) i && cpu->current->irqs_off == 0);
+            }
         }
       else
         {

@@ -17,6 +17,14 @@
  * - Interrupt work (sim_cpu_irq) goes ahead of runnable threads on the next
  *   free CPU, without preempting running work.  Its time is counted as irq
  *   time, shown as system time in vmstat (Linux folds hi and si into sy).
+ *   With sim_cpus_set_irq_preempt() it also interrupts running work when
+ *   no CPU is free: on the lowest-numbered CPU whose thread is running
+ *   with interrupts on (a thread holding or spinning for an
+ *   interrupt-disabling lock, sim_lock_set_irq, is not interrupted, and a
+ *   spinning thread is not either); the thread's remaining work resumes
+ *   once that CPU's pending interrupt work is done.  A thread whose
+ *   interrupts come back on (spin_unlock_irq) takes pending interrupt
+ *   work before its next work, as the kernel does at the unlock.
  * - Context switches: one each time a CPU starts running a thread taken off
  *   the run queue (thread to thread, or idle to thread); a chained exec is
  *   not a switch.
@@ -63,6 +71,8 @@ typedef enum {
   SIM_THREAD_CALLBACK,   /* on a CPU, inside its continuation */
   SIM_THREAD_SPINNING,   /* on a CPU, spinning for a lock (burns SYS) */
   SIM_THREAD_BLOCKED,    /* off CPU until sim_thread_wake() */
+  SIM_THREAD_INTERRUPTED,/* on a CPU, its work held while interrupt work runs
+                          * there (sim_cpus_set_irq_preempt) */
 } SimThreadState;
 
 /* What runs on a CPU; embedded in the caller's object (a process, a kernel
@@ -84,11 +94,16 @@ struct _SimThread {
   SimTime         spin_start_ns;
   SimTime         cpu_ns[2];       /* completed USER and SYS time (spins in SYS) */
   SimTime         on_cpu_since_ns; /* when a CPU last took it off the run queue */
+  SimEventId      work_event;      /* the end of its running work */
+  SimTime         work_start_ns;   /* ... which began then */
   /* sim-lock.c */
   SimList         lock_link;       /* a lock's waiters */
   SimTime         lock_wait_start_ns;
+  guint           lock_wait_site;  /* the call site it waits from */
   guint           locks_held;
   guint           spinlocks_held;  /* blocking with one held asserts */
+  guint           irqs_off;        /* interrupt-disabling locks held or being
+                                    * spun for (spin_lock_irq) */
   SimLock        *hold_lock;       /* sim_lock_hold() in progress */
   SimTime         hold_ns;
   SimThreadFn     hold_then;
@@ -113,6 +128,9 @@ typedef struct {
   SimCpuTimes total;              /* summed over CPUs: sums to elapsed x n_cpus */
   guint64     context_switches;
   guint64     interrupts;
+  guint64     interrupts_started; /* interrupt work begun on a CPU */
+  SimTime     irq_wait_ns;        /* summed over those: raised to begun (a CPU
+                                   * busy, or with interrupts off) */
   guint       nr_runnable;        /* on a CPU or waiting for one (vmstat r) */
   guint       nr_blocked_io;      /* blocked with io_wait (vmstat b) */
   SimTime     runnable_thread_ns; /* integral of nr_runnable over time */
@@ -125,6 +143,7 @@ typedef struct {
   double b;        /* mean threads blocked on I/O */
   double in_per_s; /* interrupts per second */
   double cs_per_s; /* context switches per second */
+  double irq_wait_mean_ns; /* mean wait of interrupt work begun in the interval */
   double us;       /* percent of CPU time: user */
   double sy;       /* system, interrupt work included */
   double id;       /* idle */
@@ -136,6 +155,19 @@ SimCpus    *sim_cpus_new          (Sim               *sim,
 void        sim_cpus_free         (SimCpus           *c);
 Sim        *sim_cpus_sim          (const SimCpus     *c);
 guint       sim_cpus_n            (const SimCpus     *c);
+/* Let interrupt work preempt running threads (setup time; see above).
+ * Off by default. */
+void        sim_cpus_set_irq_preempt (SimCpus        *c,
+                                   gboolean           on);
+/* NUMA nodes (setup time): CPUs are split into @n_nodes nodes of equal
+ * size in index order (CPUs 0..k-1 on node 0, as sn2 numbers them), so
+ * @n_nodes must divide the CPU count.  One node by default. */
+void        sim_cpus_set_nodes    (SimCpus           *c,
+                                   guint              n_nodes);
+guint       sim_cpus_n_nodes      (const SimCpus     *c);
+/* The node of CPU @cpu. */
+guint       sim_cpus_node_of      (const SimCpus     *c,
+                                   guint              cpu);
 
 /* Fill totals so far; @now_ns must not lie before the last state change
  * (sim_now() always qualifies). */
@@ -197,6 +229,9 @@ void        sim_thread_exit       (SimCpus           *c,
  * work in progress is not counted until it ends. */
 SimTime     sim_thread_cpu_ns     (const SimThread   *t,
                                    SimCpuMode         mode);
+
+/* The node of the CPU @t runs on (it must be on one). */
+guint       sim_thread_node       (const SimThread   *t);
 
 /* Threads waiting on the run queue for a CPU (not counting those on one). */
 guint       sim_cpus_waiting      (const SimCpus     *c);

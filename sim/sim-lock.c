@@ -1,11 +1,24 @@
-/* sim-lock.c — spinning and sleeping locks with lock_stat statistics; see
- * sim-lock.h.  Waiters sit on an intrusive list in arrival order (their
- * SimThread.lock_link), so waiting allocates nothing. */
+/* sim-lock.c — spinning and sleeping locks with lock_stat statistics and
+ * lockmeter's per-call-site rows; see sim-lock.h.  Waiters sit on an
+ * intrusive list in arrival order (their SimThread.lock_link), so waiting
+ * allocates nothing; call sites are an array filled at setup. */
 #include "sim/sim-lock.h"
 #include "sim/sim-cpu-private.h"
 #include "sim/sim-rng.h"
 
 #include <string.h>
+
+/* One call site's counters (lock totals are kept apart, in SimLock). */
+typedef struct {
+  char         *name;         /* NULL for site 0 */
+  guint64       acquisitions;
+  guint64       contentions;
+  guint64       releases;
+  SimTime       wait_total_ns;
+  SimTime       wait_max_ns;
+  SimTime       hold_total_ns;
+  SimTime       hold_max_ns;
+} LockSite;
 
 struct _SimLock {
   SimCpus      *cpus;
@@ -13,6 +26,7 @@ struct _SimLock {
   char         *name;
   SimLockKind   kind;
   SimLockOrder  order;
+  gboolean      irq;          /* taken with interrupts off */
   SimRng       *rng;          /* UNFAIR only; owned by the Sim */
   SimTime       created_ns;
 
@@ -29,6 +43,9 @@ struct _SimLock {
   SimTime       wait_max_ns;
   SimTime       hold_total_ns;
   SimTime       hold_max_ns;
+
+  GArray       *sites;        /* LockSite; [0] is the unnamed site */
+  guint         holder_site;
 };
 
 SimLock *
@@ -43,6 +60,8 @@ sim_lock_new (SimCpus *c, const char *name, SimLockKind kind, SimLockOrder order
   l->order = order;
   l->created_ns = sim_now (l->sim);
   sim_list_init (&l->waiters);
+  l->sites = g_array_new (FALSE, TRUE, sizeof (LockSite));
+  g_array_set_size (l->sites, 1);
   if (order == SIM_LOCK_UNFAIR)
     {
       g_autofree char *stream = g_strdup_printf ("lock.%s", name);
@@ -56,8 +75,25 @@ sim_lock_free (SimLock *l)
 {
   if (l == NULL)
     return;
+  for (guint i = 0; i < l->sites->len; i++)
+    g_free (g_array_index (l->sites, LockSite, i).name);
+  g_array_unref (l->sites);
   g_free (l->name);
   g_free (l);
+}
+
+void
+sim_lock_set_irq (SimLock *l, gboolean irq)
+{
+  g_return_if_fail (!irq || l->kind == SIM_LOCK_SPIN);
+  g_return_if_fail (l->holder == NULL);
+  l->irq = irq;
+}
+
+gboolean
+sim_lock_irq (const SimLock *l)
+{
+  return l->irq;
 }
 
 const char *
@@ -84,14 +120,45 @@ sim_lock_holder (const SimLock *l)
   return l->holder;
 }
 
+guint
+sim_lock_add_site (SimLock *l, const char *site)
+{
+  g_return_val_if_fail (site != NULL, 0);
+  LockSite s = { .name = g_strdup (site) };
+  g_array_append_val (l->sites, s);
+  return l->sites->len - 1;
+}
+
+guint
+sim_lock_n_sites (const SimLock *l)
+{
+  return l->sites->len;
+}
+
+const char *
+sim_lock_site_name (const SimLock *l, guint site)
+{
+  g_return_val_if_fail (site < l->sites->len, NULL);
+  return g_array_index (l->sites, LockSite, site).name;
+}
+
+static inline LockSite *
+site_of (SimLock *l, guint site)
+{
+  g_assert (site < l->sites->len);
+  return &g_array_index (l->sites, LockSite, site);
+}
+
 static void
-grant (SimLock *l, SimThread *t)
+grant (SimLock *l, SimThread *t, guint site)
 {
   /* The one invariant a lock exists for. */
   g_assert (l->holder == NULL);
   l->holder = t;
+  l->holder_site = site;
   l->grant_ns = sim_now (l->sim);
   l->acquisitions++;
+  site_of (l, site)->acquisitions++;
   t->locks_held++;
   if (l->kind == SIM_LOCK_SPIN)
     t->spinlocks_held++;
@@ -100,18 +167,29 @@ grant (SimLock *l, SimThread *t)
 void
 sim_lock_acquire (SimLock *l, SimThread *t, SimThreadFn then, gpointer data)
 {
+  sim_lock_acquire_at (l, 0, t, then, data);
+}
+
+void
+sim_lock_acquire_at (SimLock *l, guint site, SimThread *t, SimThreadFn then, gpointer data)
+{
   g_return_if_fail (then != NULL);
+  g_return_if_fail (site < l->sites->len);
   if (t->state != SIM_THREAD_CALLBACK)
     g_error ("sim_lock_acquire (%s): thread %s is not in its continuation", l->name, t->name);
   if (l->holder == t)
     g_error ("sim_lock_acquire: thread %s already holds %s", t->name, l->name);
+  /* spin_lock_irq: interrupts go off before the spin. */
+  if (l->irq)
+    t->irqs_off++;
   if (l->holder == NULL)
     {
-      grant (l, t);
+      grant (l, t, site);
       then (t, data);
       return;
     }
   t->lock_wait_start_ns = sim_now (l->sim);
+  t->lock_wait_site = site;
   sim_list_add_tail (&t->lock_link, &l->waiters);
   l->n_waiters++;
   l->max_waiters = MAX (l->max_waiters, l->n_waiters);
@@ -147,22 +225,35 @@ sim_lock_release (SimLock *l, SimThread *t)
   l->hold_total_ns += hold;
   l->hold_max_ns = MAX (l->hold_max_ns, hold);
   l->releases++;
+  LockSite *hs = site_of (l, l->holder_site);
+  hs->hold_total_ns += hold;
+  hs->hold_max_ns = MAX (hs->hold_max_ns, hold);
+  hs->releases++;
   g_assert (t->locks_held > 0);
   t->locks_held--;
   if (l->kind == SIM_LOCK_SPIN)
     t->spinlocks_held--;
   l->holder = NULL;
+  if (l->irq)
+    {
+      g_assert (t->irqs_off > 0);
+      t->irqs_off--;
+    }
   if (l->n_waiters == 0)
     return;
 
   SimThread *w = pick_waiter (l);
   sim_list_del (&w->lock_link);
   l->n_waiters--;
-  grant (l, w);
+  grant (l, w, w->lock_wait_site);
   l->contentions++;
   SimTime wait = now_ns - w->lock_wait_start_ns;
   l->wait_total_ns += wait;
   l->wait_max_ns = MAX (l->wait_max_ns, wait);
+  LockSite *ws = site_of (l, w->lock_wait_site);
+  ws->contentions++;
+  ws->wait_total_ns += wait;
+  ws->wait_max_ns = MAX (ws->wait_max_ns, wait);
   if (l->kind == SIM_LOCK_SPIN)
     sim_thread_spin_granted (l->cpus, w);
   else
@@ -192,6 +283,13 @@ hold_acquired (SimThread *t, gpointer data)
 void
 sim_lock_hold (SimLock *l, SimThread *t, SimTime hold_ns, SimThreadFn then, gpointer data)
 {
+  sim_lock_hold_at (l, 0, t, hold_ns, then, data);
+}
+
+void
+sim_lock_hold_at (SimLock *l, guint site, SimThread *t, SimTime hold_ns, SimThreadFn then,
+                  gpointer data)
+{
   g_return_if_fail (then != NULL && hold_ns >= 0);
   /* No user code runs inside a hold, so holds never nest on one thread. */
   g_assert (t->hold_lock == NULL);
@@ -199,34 +297,62 @@ sim_lock_hold (SimLock *l, SimThread *t, SimTime hold_ns, SimThreadFn then, gpoi
   t->hold_ns = hold_ns;
   t->hold_then = then;
   t->hold_data = data;
-  sim_lock_acquire (l, t, hold_acquired, l);
+  sim_lock_acquire_at (l, site, t, hold_acquired, l);
 }
 
-void
-sim_lock_stats (const SimLock *l, SimTime now_ns, SimLockStats *out)
+/* The derived columns of @out from its counters; @holding: the lock is
+ * held now by the counted party (lock or site). */
+static void
+fill_stats (const SimLock *l, SimTime now_ns, gboolean holding, SimLockStats *out)
 {
   g_return_if_fail (now_ns >= l->created_ns);
-  memset (out, 0, sizeof *out);
   out->elapsed_ns = now_ns - l->created_ns;
-  out->acquisitions = l->acquisitions;
-  out->contentions = l->contentions;
-  out->contention_pct = l->acquisitions ? 100.0 * (double) l->contentions / (double) l->acquisitions : 0.0;
-  out->wait_total_ns = l->wait_total_ns;
-  out->wait_max_ns = l->wait_max_ns;
-  out->wait_mean_ns = l->contentions ? (double) l->wait_total_ns / (double) l->contentions : 0.0;
-  out->releases = l->releases;
-  out->hold_total_ns = l->hold_total_ns;
-  out->hold_max_ns = l->hold_max_ns;
-  out->hold_mean_ns = l->releases ? (double) l->hold_total_ns / (double) l->releases : 0.0;
-  out->held_ns = l->hold_total_ns;
-  if (l->holder != NULL)
+  out->contention_pct = out->acquisitions
+    ? 100.0 * (double) out->contentions / (double) out->acquisitions : 0.0;
+  out->nowait_pct = out->acquisitions ? 100.0 - out->contention_pct : 0.0;
+  out->wait_mean_ns = out->contentions ? (double) out->wait_total_ns / (double) out->contentions : 0.0;
+  out->hold_mean_ns = out->releases ? (double) out->hold_total_ns / (double) out->releases : 0.0;
+  out->held_ns = out->hold_total_ns;
+  if (holding)
     {
       g_assert (now_ns >= l->grant_ns);
       out->held_ns += now_ns - l->grant_ns;
     }
   out->utilisation = out->elapsed_ns ? (double) out->held_ns / (double) out->elapsed_ns : 0.0;
+  double cpu_ns = (double) out->elapsed_ns * sim_cpus_n (l->cpus);
+  out->wait_cpu_pct = cpu_ns > 0 ? 100.0 * (double) out->wait_total_ns / cpu_ns : 0.0;
+}
+
+void
+sim_lock_stats (const SimLock *l, SimTime now_ns, SimLockStats *out)
+{
+  memset (out, 0, sizeof *out);
+  out->acquisitions = l->acquisitions;
+  out->contentions = l->contentions;
+  out->wait_total_ns = l->wait_total_ns;
+  out->wait_max_ns = l->wait_max_ns;
+  out->releases = l->releases;
+  out->hold_total_ns = l->hold_total_ns;
+  out->hold_max_ns = l->hold_max_ns;
   out->waiters = l->n_waiters;
   out->max_waiters = l->max_waiters;
+  fill_stats (l, now_ns, l->holder != NULL, out);
+}
+
+void
+sim_lock_site_stats (const SimLock *l, guint site, SimTime now_ns, SimLockStats *out)
+{
+  g_return_if_fail (site < l->sites->len);
+  const LockSite *s = &g_array_index (l->sites, LockSite, site);
+  memset (out, 0, sizeof *out);
+  out->acquisitions = s->acquisitions;
+  out->contentions = s->contentions;
+  out->wait_total_ns = s->wait_total_ns;
+  out->wait_max_ns = s->wait_max_ns;
+  out->releases = s->releases;
+  out->hold_total_ns = s->hold_total_ns;
+  out->hold_max_ns = s->hold_max_ns;
+  fill_stats (l, now_ns, l->holder != NULL && l->holder_site == site, out);
 }
 
 void

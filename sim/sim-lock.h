@@ -23,6 +23,15 @@
  * owner's wait for a CPU (the convoy effect of a lock handed to a sleeper).
  * Statistics are recorded at grant (wait) and release (hold), like
  * lock_stat; utilisation also counts a hold in progress.
+ *
+ * Call sites, as lockmeter reported them (one row per caller of
+ * lock_kernel(), under the lock's total row): sim_lock_add_site() names a
+ * site at setup and returns its index; sim_lock_acquire_at() and
+ * sim_lock_hold_at() say which site takes the lock.  Site 0 is the
+ * unnamed site of sim_lock_acquire() and sim_lock_hold().  Every grant,
+ * wait and hold is counted once in the lock's totals and once in its
+ * site's, so the sites add up to the lock.  Sites live in an array sized
+ * at setup: taking a lock allocates nothing.
  */
 #pragma once
 
@@ -57,8 +66,12 @@ typedef struct {
   double   hold_mean_ns;     /* hold_total / releases */
   SimTime  held_ns;          /* hold_total plus the hold in progress */
   double   utilisation;      /* held_ns / elapsed_ns */
-  guint    waiters;          /* now */
-  guint    max_waiters;
+  guint    waiters;          /* now (0 for a site) */
+  guint    max_waiters;      /* 0 for a site */
+  /* lockmeter's columns */
+  double   nowait_pct;       /* 100 - contention_pct: grants that found it free */
+  double   wait_cpu_pct;     /* wait_total over elapsed x CPUs: share of all
+                              * CPU time spent waiting (spinning) for it */
 } SimLockStats;
 
 /* @name is copied; an UNFAIR lock draws from the stream "lock.<name>". */
@@ -69,6 +82,12 @@ SimLock     *sim_lock_new         (SimCpus            *c,
 /* Frees the lock only: its holder and waiters must be gone or never run
  * again. */
 void         sim_lock_free        (SimLock            *l);
+/* A spinlock taken with interrupts off (spin_lock_irq): from the acquire,
+ * spinning included, to the release, the thread's CPU takes no interrupt
+ * work (sim_cpus_set_irq_preempt).  Setup time; spinlocks only. */
+void         sim_lock_set_irq     (SimLock            *l,
+                                   gboolean            irq);
+gboolean     sim_lock_irq         (const SimLock      *l);
 const char  *sim_lock_name        (const SimLock      *l);
 SimLockKind  sim_lock_kind        (const SimLock      *l);
 SimLockOrder sim_lock_order       (const SimLock      *l);
@@ -95,7 +114,35 @@ void         sim_lock_hold        (SimLock            *l,
                                    SimThreadFn         then,
                                    gpointer            data);
 
+/* Name a call site of @l (setup time: it allocates); returns its index,
+ * 1 for the first.  @site is copied. */
+guint        sim_lock_add_site    (SimLock            *l,
+                                   const char         *site);
+/* Sites, the unnamed site 0 included (so at least 1). */
+guint        sim_lock_n_sites     (const SimLock      *l);
+/* NULL for site 0. */
+const char  *sim_lock_site_name   (const SimLock      *l,
+                                   guint               site);
+/* sim_lock_acquire() and sim_lock_hold() from call site @site. */
+void         sim_lock_acquire_at  (SimLock            *l,
+                                   guint               site,
+                                   SimThread          *t,
+                                   SimThreadFn         then,
+                                   gpointer            data);
+void         sim_lock_hold_at     (SimLock            *l,
+                                   guint               site,
+                                   SimThread          *t,
+                                   SimTime             hold_ns,
+                                   SimThreadFn         then,
+                                   gpointer            data);
+
 void         sim_lock_stats       (const SimLock      *l,
+                                   SimTime             now_ns,
+                                   SimLockStats       *out);
+/* The figures of call site @site alone (utilisation: its share of the
+ * time; elapsed_ns: the lock's). */
+void         sim_lock_site_stats  (const SimLock      *l,
+                                   guint               site,
                                    SimTime             now_ns,
                                    SimLockStats       *out);
 /* A lock_stat-like table: one header line, one line per lock, columns

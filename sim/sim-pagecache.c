@@ -820,7 +820,9 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       SimPage *page = lookup (pc, f, wr->index);
       if (page == NULL)
         {
+          guint64 reclaimed = pc->stats.reclaimed;
           page = page_alloc (pc, f, wr->index, wr->ioc);
+          wr->reclaimed += pc->stats.reclaimed - reclaimed;
           if (page == NULL)
             {
               pc->stats.memory_waits++;
@@ -871,6 +873,7 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   g_assert (wr->end_index > wr->index);
   wr->dirtied = 0;
   wr->written = 0;
+  wr->reclaimed = 0;
   wr->step = 0;
   wr->throttled = FALSE;
   sim_list_init (&wr->wait_link);

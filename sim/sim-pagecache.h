@@ -105,6 +105,7 @@ struct _SimPageWrite {
   guint64           end_index;
   guint64           dirtied;       /* pages this write made dirty */
   guint64           written;       /* pages the writer wrote back itself (throttling) */
+  guint64           reclaimed;     /* pages its allocations reclaimed (direct reclaim) */
   SimList           wait_link;
   SimEventId        pause;         /* a throttling sleep in progress */
   gboolean          throttled;     /* counted in its BDI's nr_throttled */

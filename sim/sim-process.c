@@ -870,7 +870,29 @@ host_call_done (SimThread *t, gpointer data)
   host_next (t, p);
 }
 
-/* The page cache is done: a read copies its pages out, then the call ends. */
+/* Run @path @n times if it has steps, else go straight on to @then. */
+static void
+host_run_some (SimThread *t, SimProcess *p, SimHostPath path, guint64 n, SimThreadFn then,
+               SimIo *io)
+{
+  if (n > 0 && p->host_ops->has_steps (p->host, path))
+    p->host_ops->run (p->host, p, path, TRUE, n, then, io);
+  else
+    then (t, io);
+}
+
+static void
+host_write_reclaimed (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  host_run_some (t, io->p, SIM_HOST_WRITEBACK, io->wr.written, host_call_done, io);
+}
+
+/* The page cache is done: a read copies its pages out, then the call ends;
+ * a write pays for the pages its allocations reclaimed and for those it
+ * wrote back when throttled, on its own CPU.  (The kernel does that work
+ * inside the call, before the throttled writer's sleeps; it is charged
+ * here, after them.) */
 static void
 host_cache_done (SimThread *t, gpointer data)
 {
@@ -880,7 +902,7 @@ host_cache_done (SimThread *t, gpointer data)
     p->host_ops->run (p->host, p, SIM_HOST_READ, FALSE, io->bytes / SIM_PAGE_BYTES,
                       host_call_done, io);
   else
-    host_call_done (t, io);
+    host_run_some (t, p, SIM_HOST_RECLAIM, io->wr.reclaimed, host_write_reclaimed, io);
 }
 
 /* After the page cache call: completions of this instant (cache hits, an

@@ -37,6 +37,11 @@ typedef enum {
   SIM_HOST_COMPLETE,       /* a request's completion: interrupt work */
   SIM_HOST_AIO_SUBMIT,     /* io_submit(): per iocb */
   SIM_HOST_AIO_REAP,       /* io_getevents(): per event */
+  SIM_HOST_RECLAIM,        /* a buffered write's page allocations: per page
+                            * they reclaimed (direct reclaim) */
+  SIM_HOST_WRITEBACK,      /* a buffered write throttled in
+                            * balance_dirty_pages: per page it wrote back */
+  SIM_HOST_N_PATHS
 } SimHostPath;
 
 /* The host model's side of a process's system calls (models/host/host.c).
@@ -49,6 +54,8 @@ typedef struct {
                    SimThreadFn then, gpointer data);
   /* On @p's CPU: release the locks the call holds to its end. */
   void (*release) (gpointer host, SimProcess *p);
+  /* Whether @path has any step: a path without is not run at all. */
+  gboolean (*has_steps) (gpointer host, SimHostPath path);
 } SimHostOps;
 
 /* The host's step executor state of one process (models/host/host.c). */
@@ -59,8 +66,10 @@ typedef struct {
   guint         index;
   guint64       left;        /* per-unit repetitions left */
   SimTime       batch_ns;    /* lock-free per-unit steps, as one slice */
-  guint64       units;       /* per-unit repetitions run so far (all calls):
-                              * steps run once every N units count on it */
+  SimHostPath   path_id;
+  guint64       units[SIM_HOST_N_PATHS]; /* per-unit repetitions run so far, per
+                              * path (all calls): steps run once every N units
+                              * count on it */
   SimLock      *taking;      /* a lock being taken for the rest of the call */
   SimLock      *held[4];     /* taken for the rest of the call */
   guint         n_held;

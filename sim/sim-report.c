@@ -31,10 +31,26 @@ device_result_free (gpointer data)
 }
 
 static void
+lock_site_result_free (gpointer data)
+{
+  SimLockSiteResult *s = data;
+  g_free (s->name);
+  g_free (s);
+}
+
+GPtrArray *
+sim_lock_site_results_new (void)
+{
+  return g_ptr_array_new_with_free_func (lock_site_result_free);
+}
+
+static void
 lock_result_free (gpointer data)
 {
   SimLockResult *l = data;
   g_free (l->name);
+  if (l->sites)
+    g_ptr_array_unref (l->sites);
   g_free (l);
 }
 
@@ -86,13 +102,62 @@ ms (double ns)
 
 #define LOCK_ROWS 12
 
+/* One lockmeter row: UTIL CON HOLD mean(max) WAIT mean(max)(%CPU) TOTAL
+ * NOWAIT SPIN NAME; times in us. */
+static void
+append_lockmeter_row (GString *out, const SimLockStats *st, const char *indent, const char *name)
+{
+  g_string_append_printf (out, "  %5.1f%% %5.1f%% %7.2f(%8.2f) %7.2f(%8.2f)(%5.2f%%) %10" G_GUINT64_FORMAT
+                          " %5.1f%% %5.1f%%  %s%s\n", 100.0 * st->utilisation, st->contention_pct,
+                          st->hold_mean_ns / 1e3, (double) st->hold_max_ns / 1e3,
+                          st->wait_mean_ns / 1e3, (double) st->wait_max_ns / 1e3, st->wait_cpu_pct,
+                          st->acquisitions, st->nowait_pct, st->contention_pct, indent, name);
+}
+
+/* lockmeter's table for the locks whose steps name call sites: the lock's
+ * row, then one row per site, as lockmeter printed kernel_flag and its
+ * callers.  Waits are spins for a spinlock, sleeps for a sleeping lock. */
+static void
+append_lockmeter_text (GString *out, const SimRunResult *r)
+{
+  gboolean any = FALSE;
+  guint shown = 0, more = 0;
+  for (guint i = 0; i < r->locks->len; i++)
+    {
+      const SimLockResult *l = g_ptr_array_index (r->locks, i);
+      if (l->sites == NULL || l->sites->len == 0)
+        continue;
+      /* The busiest, as the lock_stat table above. */
+      if (shown == LOCK_ROWS)
+        {
+          more++;
+          continue;
+        }
+      shown++;
+      if (!any)
+        g_string_append (out, "  lockmeter (us)     HOLD               WAIT\n"
+                         "    UTIL    CON    MEAN(     MAX)    MEAN(     MAX)( %CPU)      TOTAL NOWAIT"
+                         "   SPIN  NAME\n");
+      any = TRUE;
+      append_lockmeter_row (out, &l->stats, "", l->name);
+      for (guint k = 0; k < l->sites->len; k++)
+        {
+          const SimLockSiteResult *s = g_ptr_array_index (l->sites, k);
+          append_lockmeter_row (out, &s->stats, "  ", s->name);
+        }
+    }
+  if (more > 0)
+    g_string_append_printf (out, "  (%u more locks' call sites in the JSON output)\n", more);
+}
+
 static void
 append_host_text (GString *out, const SimRunResult *r)
 {
   const SimVmstatRow *c = &r->cpu;
   g_string_append_printf (out, "  cpu: %u CPUs, profile %s: us %.1f%% sy %.1f%% id %.1f%% wa %.1f%%,"
-                          " r %.2f b %.2f, in %.0f/s cs %.0f/s\n", r->n_cpus, r->profile, c->us, c->sy,
-                          c->id, c->wa, c->r, c->b, c->in_per_s, c->cs_per_s);
+                          " r %.2f b %.2f, in %.0f/s cs %.0f/s, irq wait %.2fus\n", r->n_cpus, r->profile,
+                          c->us, c->sy, c->id, c->wa, c->r, c->b, c->in_per_s, c->cs_per_s,
+                          c->irq_wait_mean_ns / 1e3);
   if (r->locks->len == 0)
     return;
   g_string_append_printf (out, "  %-24s %-5s %-6s %10s %10s %6s %10s %10s %10s %10s %6s\n", "lock",
@@ -112,6 +177,7 @@ append_host_text (GString *out, const SimRunResult *r)
     }
   if (r->locks->len > LOCK_ROWS)
     g_string_append_printf (out, "  (%u more locks in the JSON output)\n", r->locks->len - LOCK_ROWS);
+  append_lockmeter_text (out, r);
 }
 
 /* One line for a queue whose blk-wbt throttled anything, so that runs
@@ -584,6 +650,37 @@ add_buses_json (JsonBuilder *b, const SimRunResult *r)
   json_builder_end_array (b);
 }
 
+/* lockmeter's rows of one lock: "sites": [{"site", ...}]. */
+static void
+add_lock_sites_json (JsonBuilder *b, GPtrArray *sites)
+{
+  json_builder_set_member_name (b, "sites");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < sites->len; k++)
+    {
+      const SimLockSiteResult *s = g_ptr_array_index (sites, k);
+      const SimLockStats *st = &s->stats;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "site");
+      json_builder_add_string_value (b, s->name);
+      add_double_member (b, "utilisation", st->utilisation);
+      add_double_member (b, "contention_pct", st->contention_pct);
+      add_double_member (b, "hold_mean_ns", st->hold_mean_ns);
+      add_uint_member (b, "hold_max_ns", (guint64) st->hold_max_ns);
+      add_double_member (b, "wait_mean_ns", st->wait_mean_ns);
+      add_uint_member (b, "wait_max_ns", (guint64) st->wait_max_ns);
+      add_double_member (b, "wait_cpu_pct", st->wait_cpu_pct);
+      add_uint_member (b, "total", st->acquisitions);
+      add_double_member (b, "nowait_pct", st->nowait_pct);
+      add_double_member (b, "spin_pct", st->contention_pct);
+      add_uint_member (b, "contentions", st->contentions);
+      add_uint_member (b, "hold_total_ns", (guint64) st->hold_total_ns);
+      add_uint_member (b, "wait_total_ns", (guint64) st->wait_total_ns);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static void
 add_host_json (JsonBuilder *b, const SimRunResult *r)
 {
@@ -599,6 +696,7 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
   add_double_member (b, "r", r->cpu.r);
   add_double_member (b, "b", r->cpu.b);
   add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
+  add_double_member (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);
   add_double_member (b, "context_switches_per_s", r->cpu.cs_per_s);
   json_builder_set_member_name (b, "locks");
   json_builder_begin_array (b);
@@ -622,6 +720,8 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
       add_uint_member (b, "hold_max_ns", (guint64) l->stats.hold_max_ns);
       add_double_member (b, "hold_mean_ns", l->stats.hold_mean_ns);
       add_double_member (b, "utilisation", l->stats.utilisation);
+      if (l->sites != NULL && l->sites->len > 0)
+        add_lock_sites_json (b, l->sites);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -123,12 +123,21 @@ typedef struct {
   guint    max_active_devices;
 } SimBusResult;
 
+/* One call site of a lock (lockmeter's rows under the lock's). */
+typedef struct {
+  char         *name;         /* "(other)" for the unnamed site */
+  SimLockStats  stats;
+} SimLockSiteResult;
+
 /* One lock instance's lock_stat figures at the end of a run. */
 typedef struct {
   char         *name;
   SimLockKind   kind;
   SimLockOrder  order;
   SimLockStats  stats;
+  GPtrArray    *sites;        /* SimLockSiteResult: the named sites in the
+                               * profile's order, then "(other)" if it took
+                               * the lock; empty for a lock without named sites */
 } SimLockResult;
 
 typedef struct {
@@ -155,6 +164,8 @@ typedef struct {
 } SimRunResult;
 
 SimRunResult *sim_run_result_new  (void);
+/* An empty array of SimLockSiteResult that frees its elements. */
+GPtrArray    *sim_lock_site_results_new (void);
 void          sim_run_result_free (SimRunResult *r);
 
 void   sim_report_run_text      (GString *out, const SimRunResult *r);

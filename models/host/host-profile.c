@@ -9,10 +9,10 @@
 G_DEFINE_QUARK (host-error-quark, host_error)
 
 static const char *const path_names[HOST_N_PATHS] = {
-  "write", "read", "submit", "complete", "aio_submit", "aio_reap",
+  "write", "read", "submit", "complete", "aio_submit", "aio_reap", "reclaim", "writeback",
 };
 
-static const char *const scope_names[] = { "global", "fs", "inode", "queue" };
+static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node" };
 
 const char *
 host_path_name (HostPathId id)
@@ -49,6 +49,7 @@ lock_def_free (gpointer data)
 {
   HostLockDef *d = data;
   g_free (d->name);
+  g_ptr_array_unref (d->sites);
   g_free (d);
 }
 
@@ -102,6 +103,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
 {
   HostLockDef *d = g_new0 (HostLockDef, 1);
   d->name = g_strdup (name);
+  d->sites = g_ptr_array_new_with_free_func (g_free);
   d->spin = TRUE;
   d->fifo = TRUE;
   g_ptr_array_add (p->locks, d);
@@ -109,7 +111,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   g_autofree char *kind = get_value (kf, overrides, group, "kind");
   g_autofree char *order = get_value (kf, overrides, group, "order");
   if (scope == NULL)
-    return invalid (error, p->name, group, "scope", "missing (global, fs, inode or queue)");
+    return invalid (error, p->name, group, "scope", "missing (global, fs, inode, mapping, queue or node)");
   gboolean found = strcmp (scope, "mapping") == 0;    /* a file's address space */
   if (found)
     d->scope = HOST_LOCK_INODE;
@@ -120,16 +122,78 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
         found = TRUE;
       }
   if (!found)
-    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping or queue",
+    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping, queue or node",
                     scope);
   if (kind && strcmp (kind, "sleep") == 0)
     d->spin = FALSE;
   else if (kind && strcmp (kind, "spin") != 0)
     return invalid (error, p->name, group, "kind", "'%s' is not spin or sleep", kind);
+  g_autofree char *irq = get_value (kf, overrides, group, "irq");
+  if (irq && strcmp (irq, "true") == 0)
+    d->irq = TRUE;
+  else if (irq && strcmp (irq, "false") != 0)
+    return invalid (error, p->name, group, "irq", "'%s' is not true or false", irq);
+  if (d->irq && !d->spin)
+    return invalid (error, p->name, group, "irq", "a sleeping lock cannot disable interrupts");
   if (order && strcmp (order, "unfair") == 0)
     d->fifo = FALSE;
   else if (order && strcmp (order, "fifo") != 0)
     return invalid (error, p->name, group, "order", "'%s' is not fifo or unfair", order);
+  return TRUE;
+}
+
+/* The site index (1-based) of @site in lock @d, added when new. */
+static guint
+site_index (HostLockDef *d, const char *site)
+{
+  for (guint i = 0; i < d->sites->len; i++)
+    if (strcmp (g_ptr_array_index (d->sites, i), site) == 0)
+      return i + 1;
+  g_ptr_array_add (d->sites, g_strdup (site));
+  return d->sites->len;
+}
+
+/* Split "LOCK@SITE" into the lock's index and the site's; FALSE (error
+ * set) when the lock has no group or the site is empty. */
+static gboolean
+parse_lock_ref (HostProfile *p, const char *group, const char *key, const char *text,
+                const char *ref, HostStep *out, GError **error)
+{
+  g_autofree char *name = g_strstrip (g_strdup (ref));
+  char *at = strchr (name, '@');
+  if (at)
+    *at = '\0';
+  g_strstrip (name);
+  gint lock = lock_index (p, name);
+  if (lock < 0)
+    return invalid (error, p->name, group, key, "'%s': no [lock %s] group", text, name);
+  out->lock = (guint) lock;
+  if (at == NULL)
+    return TRUE;
+  const char *site = g_strstrip (at + 1);
+  if (site[0] == '\0' || strpbrk (site, " \t@:/+"))
+    return invalid (error, p->name, group, key, "'%s': a call site is one word after '@'", text);
+  out->site = site_index (g_ptr_array_index (p->locks, out->lock), site);
+  return TRUE;
+}
+
+/* Cut a trailing "/N" off @item (in place) into @out->every. */
+static gboolean
+split_every (HostProfile *p, const char *group, const char *key, const char *text, char *item,
+             gboolean per_call, HostStep *out, GError **error)
+{
+  char *slash = strchr (item, '/');
+  if (slash == NULL)
+    return TRUE;
+  *slash = '\0';
+  char *end = NULL;
+  guint64 every = g_ascii_strtoull (slash + 1, &end, 10);
+  if (end == slash + 1 || *end != '\0' || every < 1 || every > 4096)
+    return invalid (error, p->name, group, key, "'%s': /N needs a whole N in [1, 4096]", text);
+  if (per_call)
+    return invalid (error, p->name, group, key, "'%s': /N is for per-unit steps ('each')", text);
+  out->every = (guint) every;
+  g_strstrip (item);
   return TRUE;
 }
 
@@ -144,12 +208,9 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   gsize len = strlen (text);
   if (colon || (len > 1 && text[len - 1] == '+'))
     {
-      g_autofree char *name = g_strndup (text, colon ? (gsize) (colon - text) : len - 1);
-      g_strstrip (name);
-      gint lock = lock_index (p, name);
-      if (lock < 0)
-        return invalid (error, p->name, group, key, "'%s': no [lock %s] group", text, name);
-      out->lock = (guint) lock;
+      g_autofree char *ref = g_strndup (text, colon ? (gsize) (colon - text) : len - 1);
+      if (!parse_lock_ref (p, group, key, text, ref, out, error))
+        return FALSE;
       if (!colon)
         {
           if (!per_call)
@@ -161,21 +222,8 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       out->kind = HOST_STEP_HOLD;
       g_autoptr (GError) local = NULL;
       g_autofree char *hold = g_strstrip (g_strdup (colon + 1));
-      char *slash = strchr (hold, '/');
-      if (slash)
-        {
-          *slash = '\0';
-          char *end = NULL;
-          guint64 every = g_ascii_strtoull (slash + 1, &end, 10);
-          if (end == slash + 1 || *end != '\0' || every < 1 || every > 4096)
-            return invalid (error, p->name, group, key, "'%s': /N needs a whole N in [1, 4096]",
-                            text);
-          if (per_call)
-            return invalid (error, p->name, group, key, "'%s': /N is for per-unit steps ('each')",
-                            text);
-          out->every = (guint) every;
-          g_strstrip (hold);
-        }
+      if (!split_every (p, group, key, text, hold, per_call, out, error))
+        return FALSE;
       if (!sim_parse_time_ns (hold, 0, &out->ns, &local))
         return invalid (error, p->name, group, key, "'%s': %s", text, local->message);
       return TRUE;
@@ -188,9 +236,12 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       return TRUE;
     }
   out->kind = HOST_STEP_CPU;
-  g_autofree char *cost = get_value (kf, overrides, "costs", text);
+  g_autofree char *name = g_strdup (text);
+  if (!split_every (p, group, key, text, name, per_call, out, error))
+    return FALSE;
+  g_autofree char *cost = get_value (kf, overrides, "costs", name);
   g_autoptr (GError) local = NULL;
-  if (!sim_parse_time_ns (cost ? cost : text, 0, &out->ns, &local))
+  if (!sim_parse_time_ns (cost ? cost : name, 0, &out->ns, &local))
     return invalid (error, p->name, group, key, "'%s' is neither a [costs] key nor a time (%s)",
                     text, local->message);
   return TRUE;
@@ -234,7 +285,8 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
             known |= strcmp (g + 5, path_names[k]) == 0;
           if (!known)
             return invalid (error, p->name, g, "path",
-                            "unknown path (write, read, submit, complete, aio_submit, aio_reap)");
+                            "unknown path (write, read, submit, complete, aio_submit, aio_reap, "
+                            "reclaim, writeback)");
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
@@ -259,6 +311,14 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
     return NULL;
   p->era = get_value (kf, overrides, "profile", "era");
   p->summary = get_value (kf, overrides, "profile", "summary");
+  g_autofree char *interrupts = get_value (kf, overrides, "profile", "interrupts");
+  if (interrupts && strcmp (interrupts, "preempt") == 0)
+    p->irq_preempt = TRUE;
+  else if (interrupts && strcmp (interrupts, "queue") != 0)
+    {
+      invalid (error, p->name, "profile", "interrupts", "'%s' is not queue or preempt", interrupts);
+      return NULL;
+    }
   g_autofree char *copy = get_value (kf, overrides, "costs", "copy_bandwidth");
   g_autoptr (GError) local = NULL;
   if (copy == NULL)

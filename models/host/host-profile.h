@@ -4,24 +4,40 @@
  *
  * A profile is data, a GKeyFile in models/profiles/NAME.ini:
  *
- *   [profile]   era, summary
+ *   [profile]   era, summary, interrupts = queue | preempt (queue: interrupt
+ *               work waits for a free CPU, the default; preempt: it
+ *               interrupts running work on a CPU with interrupts on,
+ *               sim_cpus_set_irq_preempt)
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
- *   [lock NAME] scope = global | fs | inode | queue, kind = spin | sleep,
+ *   [lock NAME] scope = global | fs | inode | mapping | queue | node,
+ *               kind = spin | sleep, irq = false | true (spin_lock_irq:
+ *               interrupts off while spinning for it and holding it),
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
  *               per iocb for aio_submit and aio_reap)
  *
  * Paths: write, read (buffered), submit (one request to the block layer),
- * complete (its completion, in interrupt context), aio_submit, aio_reap.
+ * complete (its completion, in interrupt context), aio_submit, aio_reap,
+ * reclaim (per page a buffered write's allocations reclaimed: direct
+ * reclaim on the writer's CPU) and writeback (per page a writer throttled
+ * in balance_dirty_pages wrote back itself).  The last two run after the
+ * write's page-cache work, on the writer's thread; a profile without them
+ * charges nothing there.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
+ *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
+ *              bkl@ext3_commit_write:5us); the run reports each site's
+ *              figures under the lock's, as lockmeter did.  Any lock step
+ *              may name a site (LOCK@SITE:TIME/N, LOCK@SITE+);
  *   LOCK:TIME/N  the same once every N units (a 14-page pagevec: lru_lock
  *              taken once per 14 pages, held for all of them);
  *   LOCK+      take LOCK and hold it to the end of the call (call steps only);
  *   copy       copy one page (4 KiB) at copy_bandwidth (per-page steps only);
- *   COST       a time from [costs], or a literal time (2us).
+ *   COST       a time from [costs], or a literal time (2us);
+ *   COST/N     the same once every N units (work per 16 KiB ia64 page in
+ *              a path counted in 4 KiB units: COST/4).
  * A scenario may override any key (its own [costs], [lock NAME] groups). */
 #pragma once
 
@@ -44,6 +60,9 @@ typedef enum {
   HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex; "mapping":
                               * tree_lock, one address space per file) */
   HOST_LOCK_QUEUE,           /* one per request queue (queue_lock) */
+  HOST_LOCK_NODE,            /* one per NUMA node ([host] nodes), the node of
+                              * the CPU taking it: a zone's lru_lock for the
+                              * pages a CPU allocates on its own node */
 } HostLockScope;
 
 typedef struct {
@@ -51,6 +70,9 @@ typedef struct {
   HostLockScope  scope;
   gboolean       spin;       /* spinlock (waiters burn CPU); else sleeping */
   gboolean       fifo;       /* hand-off in arrival order; else unfair */
+  gboolean       irq;        /* taken with interrupts off (spin_lock_irq) */
+  GPtrArray     *sites;      /* char *: call sites named by the steps, in
+                              * order of first appearance */
 } HostLockDef;
 
 typedef enum {
@@ -63,6 +85,8 @@ typedef enum {
 typedef struct {
   HostStepKind kind;
   guint        lock;         /* index into HostProfile.locks */
+  guint        site;         /* 0: unnamed; else 1 + index into the lock's sites
+                              * (the SimLock site index, sim_lock_add_site) */
   SimTime      ns;
   guint        every;        /* per-unit steps: run on one unit in @every (>= 1) */
 } HostStep;
@@ -74,6 +98,8 @@ typedef enum {
   HOST_PATH_COMPLETE,
   HOST_PATH_AIO_SUBMIT,
   HOST_PATH_AIO_REAP,
+  HOST_PATH_RECLAIM,
+  HOST_PATH_WRITEBACK,
   HOST_N_PATHS
 } HostPathId;
 
@@ -87,6 +113,7 @@ typedef struct {
   char      *era;
   char      *summary;
   double     copy_bytes_per_s;
+  gboolean   irq_preempt;    /* [profile] interrupts = preempt */
   GPtrArray *locks;          /* HostLockDef */
   HostPath   paths[HOST_N_PATHS];
 } HostProfile;

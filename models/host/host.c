@@ -10,6 +10,9 @@ G_STATIC_ASSERT ((int) SIM_HOST_SUBMIT == (int) HOST_PATH_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_COMPLETE == (int) HOST_PATH_COMPLETE);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_SUBMIT == (int) HOST_PATH_AIO_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_REAP == (int) HOST_PATH_AIO_REAP);
+G_STATIC_ASSERT ((int) SIM_HOST_RECLAIM == (int) HOST_PATH_RECLAIM);
+G_STATIC_ASSERT ((int) SIM_HOST_WRITEBACK == (int) HOST_PATH_WRITEBACK);
+G_STATIC_ASSERT ((int) SIM_HOST_N_PATHS == (int) HOST_N_PATHS);
 
 typedef struct {
   Host      *host;
@@ -53,6 +56,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   Host *h = g_new0 (Host, 1);
   h->sim = sim;
   h->cpus = sim_cpus_new (sim, n_cpus);
+  sim_cpus_set_irq_preempt (h->cpus, profile->irq_preempt);
   h->profile = profile;
   h->instances = g_new0 (GHashTable *, MAX (1u, profile->locks->len));
   for (guint i = 0; i < profile->locks->len; i++)
@@ -86,6 +90,12 @@ host_free (Host *h)
   g_free (h);
 }
 
+void
+host_set_nodes (Host *h, guint n_nodes)
+{
+  sim_cpus_set_nodes (h->cpus, n_nodes);
+}
+
 SimCpus *
 host_cpus (Host *h)
 {
@@ -114,6 +124,7 @@ lock_for (Host *h, SimProcess *p, guint def)
   const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
   gconstpointer key = NULL;
   const char *where = NULL;
+  char node_name[24];
   switch (d->scope)
     {
     case HOST_LOCK_GLOBAL:
@@ -128,6 +139,14 @@ lock_for (Host *h, SimProcess *p, guint def)
       key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;
       where = p->cfg.file ? p->cfg.file->name : p->name;
       break;
+    case HOST_LOCK_NODE:
+      {
+        guint node = sim_thread_node (&p->thread);
+        key = GUINT_TO_POINTER (node + 1);
+        g_snprintf (node_name, sizeof node_name, "node%u", node);
+        where = node_name;
+      }
+      break;
     default:
       g_assert_not_reached ();
     }
@@ -137,6 +156,13 @@ lock_for (Host *h, SimProcess *p, guint def)
   g_autofree char *name = where ? g_strdup_printf ("%s[%s]", d->name, where) : g_strdup (d->name);
   l = sim_lock_new (h->cpus, name, d->spin ? SIM_LOCK_SPIN : SIM_LOCK_SLEEP,
                     d->fifo ? SIM_LOCK_FIFO : SIM_LOCK_UNFAIR);
+  sim_lock_set_irq (l, d->irq);
+  /* In the profile's order, so that a step's site index is the lock's. */
+  for (guint i = 0; i < d->sites->len; i++)
+    {
+      guint site = sim_lock_add_site (l, g_ptr_array_index (d->sites, i));
+      g_assert (site == i + 1);
+    }
   g_hash_table_insert (h->instances[def], (gpointer) key, l);
   g_ptr_array_add (h->locks, l);
   return l;
@@ -193,7 +219,7 @@ exec_next (Host *h, SimProcess *p)
           if (x->phase == 1)
             {
               x->left--;
-              x->units++;
+              x->units[x->path_id]++;
               continue;
             }
           x->phase = 1;
@@ -209,16 +235,16 @@ exec_next (Host *h, SimProcess *p)
         }
       const GArray *steps = x->phase == 0 ? path->call : path->each;
       const HostStep *s = &g_array_index (steps, HostStep, x->index++);
-      if (s->every > 1 && x->units % s->every != 0)
+      if (s->every > 1 && x->units[x->path_id] % s->every != 0)
         continue;
       switch (s->kind)
         {
         case HOST_STEP_TAKE:
           x->taking = lock_for (h, p, s->lock);
-          sim_lock_acquire (x->taking, &p->thread, took_lock, p);
+          sim_lock_acquire_at (x->taking, s->site, &p->thread, took_lock, p);
           return;
         case HOST_STEP_HOLD:
-          sim_lock_hold (lock_for (h, p, s->lock), &p->thread, s->ns, step_done, p);
+          sim_lock_hold_at (lock_for (h, p, s->lock), s->site, &p->thread, s->ns, step_done, p);
           return;
         case HOST_STEP_COPY:
           sim_cpu_exec (h->cpus, &p->thread, host_profile_copy_page_ns (h->profile), SIM_CPU_SYS,
@@ -244,6 +270,7 @@ host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n
   g_assert (x->path == NULL);
   const HostPath *path = &h->profile->paths[id];
   x->path = path;
+  x->path_id = id;
   x->with_call = call;
   x->then = then;
   x->data = data;
@@ -273,9 +300,18 @@ host_release (gpointer host, SimProcess *p)
     sim_lock_release (x->held[--x->n_held], &p->thread);
 }
 
+static gboolean
+host_has_steps (gpointer host, SimHostPath id)
+{
+  const Host *h = host;
+  const HostPath *path = &h->profile->paths[id];
+  return path->call->len + path->each->len > 0;
+}
+
 static const SimHostOps host_ops = {
   .run = host_run,
   .release = host_release,
+  .has_steps = host_has_steps,
 };
 
 void

@@ -4,7 +4,8 @@
  *
  * Lock instances follow their scope: one per machine (global), per device
  * (fs: a file system per device), per file (inode; a direct-I/O process
- * counts as its own file) or per request queue.  Request completions are
+ * counts as its own file), per request queue or per NUMA node (the node
+ * of the CPU the thread runs on when it takes the lock).  Request completions are
  * interrupt work of the profile's complete path (its lock holds counted
  * as CPU time: interrupt-side contention is not modelled). */
 #pragma once
@@ -25,6 +26,9 @@ typedef struct _Host Host;
 /* Takes ownership of @profile. */
 Host        *host_new          (Sim *sim, guint n_cpus, HostProfile *profile);
 void         host_free         (Host *h);
+/* NUMA nodes (sim_cpus_set_nodes): node-scoped locks get one instance
+ * per node.  @n_nodes must divide the CPU count. */
+void         host_set_nodes    (Host *h, guint n_nodes);
 SimCpus     *host_cpus         (Host *h);
 const HostProfile *host_profile (const Host *h);
 /* Run @p on the host's CPUs with the profile's system-call costs; it

@@ -1,7 +1,8 @@
 /* test-host-profile.c — era profiles of CPU and lock costs
  * (models/host/host-profile.c): the shipped profiles load and say what the
  * reference says each era does; scenario overrides replace keys one by
- * one; bad profiles get errors naming profile, group and key. */
+ * one; lock steps name call sites (LOCK@SITE); bad profiles get errors
+ * naming profile, group and key. */
 #include <glib.h>
 #include <string.h>
 
@@ -90,6 +91,115 @@ test_2_6_ext3 (void)
                    host_steps_cpu_ns (old, old->paths[HOST_PATH_WRITE].each));
 }
 
+/* The BKL call sites of 2.4.18 ext3, in the order one appending page
+ * takes them; generic_file_write itself takes no BKL, ext3_dirty_inode
+ * once per call. */
+static void
+test_2_4_18_ext3_sites (void)
+{
+  g_autoptr (HostProfile) p = load_shipped ("2.4.18-ext3", NULL);
+  g_assert_cmpstr (p->era, ==, "2.4.18");
+  const HostLockDef *bkl = lock_named (p, "bkl");
+  g_assert_nonnull (bkl);
+  g_assert_true (bkl->spin);
+  g_assert_cmpint (bkl->scope, ==, HOST_LOCK_GLOBAL);
+  static const char *const per_page[] = { "ext3_prepare_write.1", "ext3_get_block_handle",
+                                          "ext3_prepare_write.2", "ext3_commit_write" };
+  guint k = 0;
+  const GArray *each = p->paths[HOST_PATH_WRITE].each;
+  for (guint i = 0; i < each->len; i++)
+    {
+      const HostStep *s = &g_array_index (each, HostStep, i);
+      if (s->kind != HOST_STEP_HOLD || g_ptr_array_index (p->locks, s->lock) != (gpointer) bkl)
+        continue;
+      g_assert_cmpuint (s->site, >, 0);
+      g_assert_cmpuint (k, <, G_N_ELEMENTS (per_page));
+      g_assert_cmpstr (g_ptr_array_index (bkl->sites, s->site - 1), ==, per_page[k]);
+      g_assert_cmpuint (s->every, ==, 1);
+      k++;
+    }
+  g_assert_cmpuint (k, ==, G_N_ELEMENTS (per_page));
+  guint per_call = 0;
+  const GArray *call = p->paths[HOST_PATH_WRITE].call;
+  for (guint i = 0; i < call->len; i++)
+    {
+      const HostStep *s = &g_array_index (call, HostStep, i);
+      if (s->kind == HOST_STEP_HOLD && g_ptr_array_index (p->locks, s->lock) == (gpointer) bkl)
+        {
+          g_assert_cmpstr (g_ptr_array_index (bkl->sites, s->site - 1), ==, "ext3_dirty_inode");
+          per_call++;
+        }
+    }
+  g_assert_cmpuint (per_call, ==, 1);
+  g_assert_cmpuint (bkl->sites->len, ==, 5);
+}
+
+/* LOCK@SITE: sites are numbered per lock in order of first appearance; a
+ * site named twice is one site; plain LOCK steps are site 0. */
+static void
+test_site_syntax (void)
+{
+  const char *text =
+    "[costs]\ncopy_bandwidth = 1GB/s\n"
+    "[lock l]\nscope = global\n[lock m]\nscope = inode\nkind = sleep\n"
+    "[path write]\ncall = m@generic_file_write+, l@a:1us\n"
+    "each = l@b:2us, l:1us, l@a:3us, m@x:1us/4\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (HostProfile) p = host_profile_load_data (text, "t", NULL, &error);
+  g_assert_no_error (error);
+  const HostLockDef *l = lock_named (p, "l"), *m = lock_named (p, "m");
+  g_assert_cmpuint (l->sites->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (l->sites, 0), ==, "a");
+  g_assert_cmpstr (g_ptr_array_index (l->sites, 1), ==, "b");
+  g_assert_cmpuint (m->sites->len, ==, 2);
+  const GArray *call = p->paths[HOST_PATH_WRITE].call, *each = p->paths[HOST_PATH_WRITE].each;
+  g_assert_cmpint (g_array_index (call, HostStep, 0).kind, ==, HOST_STEP_TAKE);
+  g_assert_cmpuint (g_array_index (call, HostStep, 0).site, ==, 1);
+  g_assert_cmpuint (g_array_index (call, HostStep, 1).site, ==, 1);
+  g_assert_cmpuint (g_array_index (each, HostStep, 0).site, ==, 2);
+  g_assert_cmpuint (g_array_index (each, HostStep, 1).site, ==, 0);
+  g_assert_cmpuint (g_array_index (each, HostStep, 2).site, ==, 1);
+  g_assert_cmpint (g_array_index (each, HostStep, 2).ns, ==, 3000);
+  g_assert_cmpuint (g_array_index (each, HostStep, 3).site, ==, 2);
+  g_assert_cmpuint (g_array_index (each, HostStep, 3).every, ==, 4);
+}
+
+/* 2.6.9 on the Altix: the page-cache locks are taken with interrupts off,
+ * the LRU lock is per node and batched per 14-page pagevec of 16 KiB pages,
+ * interrupts preempt running work, and the writers' own reclaim and
+ * writeback cost CPU. */
+static void
+test_2_6_9_altix (void)
+{
+  g_autoptr (HostProfile) p = load_shipped ("2.6.9-altix", NULL);
+  g_assert_cmpstr (p->era, ==, "2.6.9");
+  g_assert_true (p->irq_preempt);
+  const HostLockDef *tree = lock_named (p, "tree_lock"), *lru = lock_named (p, "lru_lock");
+  g_assert_cmpint (tree->scope, ==, HOST_LOCK_INODE);
+  g_assert_true (tree->irq && tree->spin);
+  g_assert_cmpint (lru->scope, ==, HOST_LOCK_NODE);
+  g_assert_true (lru->irq);
+  g_assert_false (lock_named (p, "i_sem")->irq);
+  g_assert_null (lock_named (p, "bkl"));
+  /* lru_lock in the write path once per 14 pages of 4 units. */
+  const GArray *each = p->paths[HOST_PATH_WRITE].each;
+  gboolean pagevec = FALSE;
+  for (guint i = 0; i < each->len; i++)
+    {
+      const HostStep *s = &g_array_index (each, HostStep, i);
+      if (s->kind == HOST_STEP_HOLD && g_ptr_array_index (p->locks, s->lock) == (gpointer) lru)
+        {
+          g_assert_cmpuint (s->every, ==, 14 * 4);
+          pagevec = TRUE;
+        }
+    }
+  g_assert_true (pagevec);
+  g_assert_cmpuint (p->paths[HOST_PATH_RECLAIM].each->len, >, 0);
+  g_assert_cmpuint (p->paths[HOST_PATH_WRITEBACK].each->len, >, 0);
+  /* 1.3 GB/s: 3151 ns per 4 KiB. */
+  g_assert_cmpint (host_profile_copy_page_ns (p), ==, 3151);
+}
+
 static void
 test_overrides (void)
 {
@@ -114,15 +224,19 @@ test_steps_arithmetic (void)
     "[costs]\ncopy_bandwidth = 4096MB/s\nsyscall = 1us\n"
     "[lock l]\nscope = global\nkind = spin\n"
     "[lock m]\nscope = mapping\nkind = spin\n"
-    "[path write]\ncall = syscall, l+\neach = l:2us, copy, 500ns, m:1.4us/14\n";
+    "[path write]\ncall = syscall, l+\neach = l:2us, copy, 500ns, m:1.4us/14, syscall/4\n";
   g_autoptr (GError) error = NULL;
   g_autoptr (HostProfile) p = host_profile_load_data (text, "t", NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (p->paths[HOST_PATH_WRITE].call->len, ==, 2);
   g_assert_cmpint (g_array_index (p->paths[HOST_PATH_WRITE].call, HostStep, 1).kind, ==, HOST_STEP_TAKE);
-  /* 2 us hold + 1000 ns copy (4096 bytes at 4.096 GB/s) + 500 ns, and a
-   * 14th of the pagevec's 1.4 us. */
-  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==, 3600);
+  /* 2 us hold + 1000 ns copy (4096 bytes at 4.096 GB/s) + 500 ns, a 14th
+   * of the pagevec's 1.4 us and a quarter of the 1 us syscall cost. */
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WRITE].each), ==, 3850);
+  const HostStep *quarter = &g_array_index (p->paths[HOST_PATH_WRITE].each, HostStep, 4);
+  g_assert_cmpint (quarter->kind, ==, HOST_STEP_CPU);
+  g_assert_cmpuint (quarter->every, ==, 4);
+  g_assert_cmpint (quarter->ns, ==, 1000);
   const HostStep *batched = &g_array_index (p->paths[HOST_PATH_WRITE].each, HostStep, 3);
   g_assert_cmpuint (batched->every, ==, 14);
   g_assert_cmpint (((HostLockDef *) g_ptr_array_index (p->locks, batched->lock))->scope, ==,
@@ -149,6 +263,14 @@ test_bad_profiles (void)
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l:1us/0\n", "/N" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\ncall = l:1us/2\n", "per-unit" },
     { "not a key file", "t:" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nirq = maybe\n", "irq" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nkind = sleep\nirq = true\n", "sleeping" },
+    { "[profile]\ninterrupts = never\n[costs]\ncopy_bandwidth = 1GB/s\n", "interrupts" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = 1us/x\n", "/N" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\ncall = 1us/2\n", "per-unit" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l@:1us\n", "call site" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l@a b:1us\n", "call site" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = k@a:1us\n", "no [lock k]" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -171,6 +293,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/host/profile/2.4-ext3", test_2_4_ext3);
   g_test_add_func ("/host/profile/2.6-ext3", test_2_6_ext3);
+  g_test_add_func ("/host/profile/2.4.18-ext3-sites", test_2_4_18_ext3_sites);
+  g_test_add_func ("/host/profile/site-syntax", test_site_syntax);
+  g_test_add_func ("/host/profile/2.6.9-altix", test_2_6_9_altix);
   g_test_add_func ("/host/profile/overrides", test_overrides);
   g_test_add_func ("/host/profile/steps", test_steps_arithmetic);
   g_test_add_func ("/host/profile/bad", test_bad_profiles);

@@ -16,8 +16,8 @@ typedef enum {
   W_IO,         /* block on I/O for ns; a timer wakes it */
   W_IO_IRQ,     /* block on I/O for ns; an interrupt of irq_ns wakes it */
   W_SLEEP,      /* block (not I/O) for ns */
-  W_HOLD,       /* sim_lock_hold (lock, ns) */
-  W_ACQ,        /* sim_lock_acquire (lock) */
+  W_HOLD,       /* sim_lock_hold_at (lock, site, ns) */
+  W_ACQ,        /* sim_lock_acquire_at (lock, site) */
   W_REL,        /* sim_lock_release (lock) */
   W_END,        /* exit */
 } WStepKind;
@@ -27,6 +27,7 @@ typedef struct {
   SimTime    ns;
   SimLock   *lock;
   guint      guard;      /* W_ACQ, W_REL: index in Worker.inside */
+  guint      site;       /* W_HOLD, W_ACQ: the lock's call site (0: unnamed) */
 } WStep;
 
 typedef struct {
@@ -105,10 +106,10 @@ worker_step (SimThread *t, gpointer data)
       sim_thread_block (w->cpus, t, TRUE);
       break;
     case W_HOLD:
-      sim_lock_hold (s->lock, t, s->ns, worker_step, w);
+      sim_lock_hold_at (s->lock, s->site, t, s->ns, worker_step, w);
       break;
     case W_ACQ:
-      sim_lock_acquire (s->lock, t, worker_granted, w);
+      sim_lock_acquire_at (s->lock, s->site, t, worker_granted, w);
       break;
     case W_REL:
       if (w->inside != NULL)

@@ -2,8 +2,9 @@
  * exact accounting (user+sys+irq+idle+iowait == elapsed x CPUs, mid-run and
  * at the end, under a random mix of work, blocking and interrupts), iowait
  * only while a thread sleeps on I/O with a CPU idle, interrupt work ahead of
- * runnable threads without preemption, vmstat rows, and the continuation
- * contract. */
+ * runnable threads without preemption (and, when asked, preempting running
+ * work but not a thread with interrupts off), NUMA node numbering, vmstat
+ * rows, and the continuation contract. */
 #include <glib.h>
 
 #include "sim/sim.h"
@@ -84,6 +85,43 @@ test_chained_exec_no_switch (void)
 
 /* A woken thread goes back to the CPU it last ran on when that one is idle
  * (cache affinity), not to the lowest-numbered idle CPU. */
+/* NUMA nodes: 8 CPUs in 4 nodes of 2, numbered in index order; a thread
+ * reports the node of the CPU it runs on. */
+static void
+node_seen (SimThread *t, gpointer data)
+{
+  guint *seen = data;
+  seen[t->cpu] = sim_thread_node (t);
+  sim_thread_exit (t->cpus, t);
+}
+
+static void
+test_nodes (void)
+{
+  g_autoptr (Sim) sim = sim_new (1);
+  g_autoptr (SimCpus) c = sim_cpus_new (sim, 8);
+  g_assert_cmpuint (sim_cpus_n_nodes (c), ==, 1);
+  g_assert_cmpuint (sim_cpus_node_of (c, 7), ==, 0);
+  sim_cpus_set_nodes (c, 4);
+  g_assert_cmpuint (sim_cpus_n_nodes (c), ==, 4);
+  static const guint expected[] = { 0, 0, 1, 1, 2, 2, 3, 3 };
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpuint (sim_cpus_node_of (c, i), ==, expected[i]);
+  /* Eight threads started at once take CPUs 0..7 in order. */
+  SimThread t[8];
+  guint seen[8] = { 0 };
+  static const char *const names[] = { "a", "b", "c", "d", "e", "f", "g", "h" };
+  for (guint i = 0; i < 8; i++)
+    {
+      sim_thread_init (c, &t[i], names[i]);
+      seen[i] = G_MAXUINT;
+      sim_cpu_exec (c, &t[i], 1 * US, SIM_CPU_SYS, node_seen, seen);
+    }
+  sim_run_until (sim, SIM_TIME_NEVER);
+  for (guint i = 0; i < 8; i++)
+    g_assert_cmpuint (seen[i], ==, expected[i]);
+}
+
 static void
 test_wake_affinity (void)
 {
@@ -310,11 +348,12 @@ mix_stray_irq (Sim *sim, gpointer subject, gpointer object)
 }
 
 static void
-test_accounting_random_mix (void)
+run_accounting_random_mix (gboolean irq_preempt)
 {
   enum { N_WORKERS = 8, N_STEPS = 40, N_STRAY = 150 };
   g_autoptr (Sim) sim = sim_new (7);
   g_autoptr (SimCpus) c = sim_cpus_new (sim, 3);
+  sim_cpus_set_irq_preempt (c, irq_preempt);
   SimRng *rng = sim_rng (sim, "test.script");
   Worker workers[N_WORKERS];
   WStep steps[N_WORKERS][N_STEPS + 1];
@@ -413,6 +452,81 @@ test_continuation_must_move_on (void)
   g_test_trap_assert_stderr ("*thread lazy returned from its continuation*");
 }
 
+static void
+test_accounting_random_mix (void)
+{
+  run_accounting_random_mix (FALSE);
+}
+
+/* The same mix with interrupts preempting running work: the accounting
+ * still adds up, every thread still gets exactly its work. */
+static void
+test_accounting_random_mix_preempt (void)
+{
+  run_accounting_random_mix (TRUE);
+}
+
+/* Interrupts that preempt (sim_cpus_set_irq_preempt): one CPU, a 1 ms
+ * interrupt raised at 2 ms while a thread works 10 ms then 1 ms.  Running
+ * work is interrupted and resumes after it; a thread holding an
+ * interrupt-disabling lock keeps the interrupt waiting until its unlock,
+ * where the interrupt runs before the thread's next work; a plain
+ * spinlock's holder is interrupted and its hold grows by the interrupt. */
+typedef enum { HOLD_NONE, HOLD_IRQ_LOCK, HOLD_SPIN_LOCK } HoldKind;
+
+static void
+test_irq_preempt (void)
+{
+  static const struct {
+    gboolean preempt;
+    HoldKind hold;
+    const char *irq_at;
+    SimTime end_ns;
+    SimTime hold_max_ns;
+    SimTime irq_wait_ns;
+  } cases[] = {
+    { TRUE, HOLD_NONE, "irq@3000us ", 12 * MS, 0, 0 },
+    { TRUE, HOLD_IRQ_LOCK, "irq@11000us ", 12 * MS, 10 * MS, 8 * MS },
+    { TRUE, HOLD_SPIN_LOCK, "irq@3000us ", 12 * MS, 11 * MS, 0 },
+    { FALSE, HOLD_NONE, "irq@12000us ", 11 * MS, 0, 9 * MS },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (Sim) sim = sim_new (1);
+      g_autoptr (SimCpus) c = sim_cpus_new (sim, 1);
+      sim_cpus_set_irq_preempt (c, cases[i].preempt);
+      g_autoptr (SimLock) l = sim_lock_new (c, "tree_lock", SIM_LOCK_SPIN, SIM_LOCK_FIFO);
+      sim_lock_set_irq (l, cases[i].hold == HOLD_IRQ_LOCK);
+      g_assert_true (sim_lock_irq (l) == (cases[i].hold == HOLD_IRQ_LOCK));
+      WStep a[] = { { W_SYS, 10 * MS }, { W_SYS, 1 * MS }, { W_END } };
+      if (cases[i].hold != HOLD_NONE)
+        a[0] = (WStep) { W_HOLD, 10 * MS, l };
+      g_autoptr (GString) text = g_string_new (NULL);
+      IrqLog log = { sim, c, text };
+      Worker wa;
+      worker_init (&wa, sim, c, "a", a, 0);
+      sim_schedule_at (sim, 2 * MS, raise_irq, &log, GUINT_TO_POINTER (1000));
+      sim_run_until (sim, 2 * MS + 500 * US);
+      g_assert_true (sim_cpus_check (c, sim_now (sim)));
+      sim_run_until (sim, SIM_TIME_NEVER);
+      g_test_message ("case %u: %s end %" SIM_TIME_FORMAT, i, text->str, wa.end_ns);
+      g_assert_cmpstr (text->str, ==, cases[i].irq_at);
+      g_assert_cmpint (wa.end_ns, ==, cases[i].end_ns);
+      g_assert_true (sim_cpus_check (c, sim_now (sim)));
+      SimCpuStats st;
+      sim_cpus_stats (c, sim_now (sim), &st);
+      /* The thread's own work is 11 ms whatever interrupts it. */
+      g_assert_cmpint (sim_thread_cpu_ns (&wa.thread, SIM_CPU_SYS), ==, 11 * MS);
+      g_assert_cmpint (st.total.sys_ns, ==, 11 * MS);
+      g_assert_cmpint (st.total.irq_ns, ==, 1 * MS);
+      g_assert_cmpuint (st.interrupts_started, ==, 1);
+      g_assert_cmpint (st.irq_wait_ns, ==, cases[i].irq_wait_ns);
+      SimLockStats ls;
+      sim_lock_stats (l, sim_now (sim), &ls);
+      g_assert_cmpint (ls.hold_max_ns, ==, cases[i].hold_max_ns);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -420,10 +534,13 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cpu/two-cpus-four-threads", test_two_cpus_four_threads);
   g_test_add_func ("/sim/cpu/chained-exec-no-switch", test_chained_exec_no_switch);
   g_test_add_func ("/sim/cpu/wake-affinity", test_wake_affinity);
+  g_test_add_func ("/sim/cpu/nodes", test_nodes);
   g_test_add_func ("/sim/cpu/iowait", test_iowait);
   g_test_add_func ("/sim/cpu/no-iowait-when-busy", test_no_iowait_when_busy);
   g_test_add_func ("/sim/cpu/irq", test_irq);
+  g_test_add_func ("/sim/cpu/irq-preempt", test_irq_preempt);
   g_test_add_func ("/sim/cpu/accounting-random-mix", test_accounting_random_mix);
+  g_test_add_func ("/sim/cpu/accounting-random-mix-preempt", test_accounting_random_mix_preempt);
   g_test_add_func ("/sim/cpu/continuation-must-move-on", test_continuation_must_move_on);
   return g_test_run ();
 }

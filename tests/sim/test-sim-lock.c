@@ -2,7 +2,8 @@
  * hand-computed values in a scripted case, spin waiters burn system time
  * and sleep waiters do not, FIFO grants follow arrival order, UNFAIR grants
  * depart from it for some seed and repeat for a given seed, many threads
- * never find two holders, and misuse asserts. */
+ * never find two holders, per-call-site figures (lockmeter's rows) add up
+ * to the lock's, and misuse asserts. */
 #include <glib.h>
 #include <string.h>
 
@@ -434,6 +435,70 @@ test_block_holding_spinlock_asserts (void)
   g_test_trap_assert_stderr ("*spinlocks_held == 0*");
 }
 
+/* The scripted case with call sites: A and C take the lock at site "x",
+ * B at site "y".  x: two grants, C's waited 4 ms, holds 4 + 3 ms; y: one
+ * grant that waited 3 ms, held 2 ms.  Mid-run (5 ms, B holding since
+ * 4 ms) y's utilisation counts B's hold in progress. */
+static void
+test_call_sites (void)
+{
+  g_autoptr (Sim) sim = sim_new (1);
+  g_autoptr (SimCpus) c = sim_cpus_new (sim, 3);
+  g_autoptr (SimLock) l = sim_lock_new (c, "BKL", SIM_LOCK_SPIN, SIM_LOCK_FIFO);
+  guint x = sim_lock_add_site (l, "x");
+  guint y = sim_lock_add_site (l, "y");
+  g_assert_cmpuint (x, ==, 1);
+  g_assert_cmpuint (y, ==, 2);
+  g_assert_cmpuint (sim_lock_n_sites (l), ==, 3);
+  g_assert_null (sim_lock_site_name (l, 0));
+  g_assert_cmpstr (sim_lock_site_name (l, y), ==, "y");
+  WStep a[] = { { W_HOLD, 4 * MS, l, 0, x }, { W_END } };
+  WStep b[] = { { W_USER, 1 * MS }, { W_HOLD, 2 * MS, l, 0, y }, { W_END } };
+  WStep cc[] = { { W_USER, 2 * MS }, { W_HOLD, 3 * MS, l, 0, x }, { W_END } };
+  Worker w[3];
+  worker_init (&w[0], sim, c, "a", a, 0);
+  worker_init (&w[1], sim, c, "b", b, 0);
+  worker_init (&w[2], sim, c, "c", cc, 0);
+  sim_run_until (sim, 5 * MS);
+  SimLockStats mid;
+  sim_lock_site_stats (l, y, 5 * MS, &mid);
+  g_assert_cmpuint (mid.releases, ==, 0);
+  g_assert_cmpint (mid.held_ns, ==, 1 * MS);
+  sim_run_until (sim, SIM_TIME_NEVER);
+  SimTime at = 10 * MS;
+  SimLockStats sx, sy, s0, total;
+  sim_lock_site_stats (l, x, at, &sx);
+  sim_lock_site_stats (l, y, at, &sy);
+  sim_lock_site_stats (l, 0, at, &s0);
+  sim_lock_stats (l, at, &total);
+  g_assert_cmpuint (sx.acquisitions, ==, 2);
+  g_assert_cmpuint (sx.contentions, ==, 1);
+  g_assert_cmpfloat_with_epsilon (sx.contention_pct, 50.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (sx.nowait_pct, 50.0, 1e-9);
+  g_assert_cmpint (sx.wait_total_ns, ==, 4 * MS);
+  g_assert_cmpint (sx.wait_max_ns, ==, 4 * MS);
+  g_assert_cmpint (sx.hold_total_ns, ==, 7 * MS);
+  g_assert_cmpint (sx.hold_max_ns, ==, 4 * MS);
+  g_assert_cmpfloat_with_epsilon (sx.hold_mean_ns, 3.5 * MS, 1e-6);
+  g_assert_cmpfloat_with_epsilon (sx.utilisation, 0.7, 1e-12);
+  /* 4 ms of spinning out of 3 CPUs x 10 ms. */
+  g_assert_cmpfloat_with_epsilon (sx.wait_cpu_pct, 100.0 * 4.0 / 30.0, 1e-9);
+  g_assert_cmpuint (sy.acquisitions, ==, 1);
+  g_assert_cmpuint (sy.contentions, ==, 1);
+  g_assert_cmpint (sy.wait_total_ns, ==, 3 * MS);
+  g_assert_cmpint (sy.hold_total_ns, ==, 2 * MS);
+  g_assert_cmpfloat_with_epsilon (sy.utilisation, 0.2, 1e-12);
+  g_assert_cmpuint (s0.acquisitions, ==, 0);
+  /* The sites add up to the lock. */
+  g_assert_cmpuint (sx.acquisitions + sy.acquisitions + s0.acquisitions, ==, total.acquisitions);
+  g_assert_cmpuint (sx.contentions + sy.contentions, ==, total.contentions);
+  g_assert_cmpint (sx.wait_total_ns + sy.wait_total_ns, ==, total.wait_total_ns);
+  g_assert_cmpint (sx.hold_total_ns + sy.hold_total_ns, ==, total.hold_total_ns);
+  g_assert_cmpint (MAX (sx.hold_max_ns, sy.hold_max_ns), ==, total.hold_max_ns);
+  g_assert_cmpfloat_with_epsilon (sx.utilisation + sy.utilisation, total.utilisation, 1e-12);
+  assert_scripted_lock_stats (&total);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -442,6 +507,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/lock/sleep-stats-no-burn", test_sleep_stats_no_burn);
   g_test_add_func ("/sim/lock/sleep-handover-waits-for-cpu", test_sleep_handover_waits_for_cpu);
   g_test_add_func ("/sim/lock/fifo-order", test_fifo_order);
+  g_test_add_func ("/sim/lock/call-sites", test_call_sites);
   g_test_add_func ("/sim/lock/unfair-order", test_unfair_order);
   g_test_add_func ("/sim/lock/stress-never-two-holders", test_stress_never_two_holders);
   g_test_add_func ("/sim/lock/hold-in-progress", test_hold_in_progress);
