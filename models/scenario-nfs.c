@@ -117,23 +117,6 @@ nfs_link (GKeyFile *kf, const char *group, guint64 *out_bits, GError **error)
 }
 
 static gboolean
-nfs_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt, gboolean *out,
-          GError **error)
-{
-  g_autofree char *text = scenario_get_string (kf, group, key);
-  *out = dflt;
-  if (text == NULL)
-    return TRUE;
-  if (g_ascii_strcasecmp (text, "true") == 0 || strcmp (text, "1") == 0)
-    *out = TRUE;
-  else if (g_ascii_strcasecmp (text, "false") == 0 || strcmp (text, "0") == 0)
-    *out = FALSE;
-  else
-    return scenario_invalid (error, group, key, "'%s' is not true or false", text);
-  return TRUE;
-}
-
-static gboolean
 nfs_check (const ScenarioNfs *n, const char *group, GError **error)
 {
   const SimNfsConfig *c = &n->cfg;
@@ -188,7 +171,7 @@ scenario_nfs_load (GKeyFile *kf, const char *group, GError **error)
       || !nfs_time (kf, group, "cpu_recv", DEFAULT_CPU_RECV_NS, &c->cpu_recv_ns, error)
       || !nfs_time (kf, group, "cpu_rpc", DEFAULT_CPU_RPC_NS, &c->cpu_rpc_ns, error)
       || !nfs_time (kf, group, "cpu_page", DEFAULT_CPU_PAGE_NS, &c->cpu_page_ns, error)
-      || !nfs_bool (kf, group, "raparams", TRUE, &c->raparams, error)
+      || !scenario_get_bool (kf, group, "raparams", TRUE, &c->raparams, error)
       || !nfs_time (kf, group, "start", 0, &c->start_ns, error))
     return NULL;
   c->client_ra_pages /= SIM_PAGE_BYTES;

@@ -1,6 +1,7 @@
 /* scenario-private.h — what scenario.c lends the other scenario modules
- * (scenario-topology.c, scenario-expand.c): errors that name the group
- * and key, trimmed string values, and the unknown-key check.
+ * (scenario-topology.c, scenario-expand.c, scenario-nfs.c): errors that
+ * name the group and key, trimmed string and boolean values, and the
+ * unknown-key check.
  */
 #pragma once
 
@@ -14,6 +15,9 @@ gboolean scenario_invalid    (GError **error, const char *group, const char *key
                               const char *fmt, ...) G_GNUC_PRINTF (4, 5);
 /* The key's value without surrounding blanks, or NULL when absent. */
 char    *scenario_get_string (GKeyFile *kf, const char *group, const char *key);
+/* A boolean key (true/false/1/0), @dflt when absent. */
+gboolean scenario_get_bool   (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
+                              gboolean *out, GError **error);
 /* Every key of @group must be one of @allowed. */
 gboolean scenario_check_keys (GKeyFile *kf, const char *group, const char *const *allowed,
                               GError **error);

@@ -509,9 +509,9 @@ static const char *const process_keys[] = {
   "client_window", "fsync", "end_fsync", "engine", "cpu", NULL
 };
 
-static gboolean
-get_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
-          gboolean *out, GError **error)
+gboolean
+scenario_get_bool (GKeyFile *kf, const char *group, const char *key, gboolean dflt,
+                   gboolean *out, GError **error)
 {
   g_autofree char *text = scenario_get_string (kf, group, key);
   *out = dflt;
@@ -558,8 +558,8 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
       p->cfg.nice = (int) v;
     }
   gboolean sync;
-  if (!get_bool (s->kf, group, "sync", TRUE, &sync, error)
-      || !get_bool (s->kf, group, "shared_io_context", FALSE, &p->shared_ioc, error))
+  if (!scenario_get_bool (s->kf, group, "sync", TRUE, &sync, error)
+      || !scenario_get_bool (s->kf, group, "shared_io_context", FALSE, &p->shared_ioc, error))
     return FALSE;
   p->cfg.async_writes = !sync;
   return TRUE;
@@ -755,7 +755,7 @@ load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 {
   guint64 every;
   if (!get_uint (s->kf, group, "fsync", 0, 0, G_MAXUINT32, &every, error)
-      || !get_bool (s->kf, group, "end_fsync", FALSE, &p->cfg.end_fsync, error))
+      || !scenario_get_bool (s->kf, group, "end_fsync", FALSE, &p->cfg.end_fsync, error))
     return FALSE;
   p->cfg.fsync_every = (guint) every;
   const char *key = every ? "fsync" : p->cfg.end_fsync ? "end_fsync" : NULL;

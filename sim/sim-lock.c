@@ -8,9 +8,8 @@
 
 #include <string.h>
 
-/* One call site's counters (lock totals are kept apart, in SimLock). */
+/* What lockmeter and lock_stat count, for a lock or one of its sites. */
 typedef struct {
-  char         *name;         /* NULL for site 0 */
   guint64       acquisitions;
   guint64       contentions;
   guint64       releases;
@@ -18,6 +17,12 @@ typedef struct {
   SimTime       wait_max_ns;
   SimTime       hold_total_ns;
   SimTime       hold_max_ns;
+} LockCounts;
+
+/* One call site's counters (lock totals are kept apart, in SimLock). */
+typedef struct {
+  char         *name;         /* NULL for site 0 */
+  LockCounts    counts;
 } LockSite;
 
 struct _SimLock {
@@ -36,14 +41,7 @@ struct _SimLock {
   guint         n_waiters;
   guint         max_waiters;
 
-  guint64       acquisitions;
-  guint64       contentions;
-  guint64       releases;
-  SimTime       wait_total_ns;
-  SimTime       wait_max_ns;
-  SimTime       hold_total_ns;
-  SimTime       hold_max_ns;
-
+  LockCounts    counts;
   GArray       *sites;        /* LockSite; [0] is the unnamed site */
   guint         holder_site;
 };
@@ -150,6 +148,22 @@ site_of (SimLock *l, guint site)
 }
 
 static void
+count_hold (LockCounts *c, SimTime hold)
+{
+  c->hold_total_ns += hold;
+  c->hold_max_ns = MAX (c->hold_max_ns, hold);
+  c->releases++;
+}
+
+static void
+count_wait (LockCounts *c, SimTime wait)
+{
+  c->contentions++;
+  c->wait_total_ns += wait;
+  c->wait_max_ns = MAX (c->wait_max_ns, wait);
+}
+
+static void
 grant (SimLock *l, SimThread *t, guint site)
 {
   /* The one invariant a lock exists for. */
@@ -157,8 +171,8 @@ grant (SimLock *l, SimThread *t, guint site)
   l->holder = t;
   l->holder_site = site;
   l->grant_ns = sim_now (l->sim);
-  l->acquisitions++;
-  site_of (l, site)->acquisitions++;
+  l->counts.acquisitions++;
+  site_of (l, site)->counts.acquisitions++;
   t->locks_held++;
   if (l->kind == SIM_LOCK_SPIN)
     t->spinlocks_held++;
@@ -222,13 +236,8 @@ sim_lock_release (SimLock *l, SimThread *t)
   g_assert (t->state == SIM_THREAD_CALLBACK);
   SimTime now_ns = sim_now (l->sim);
   SimTime hold = now_ns - l->grant_ns;
-  l->hold_total_ns += hold;
-  l->hold_max_ns = MAX (l->hold_max_ns, hold);
-  l->releases++;
-  LockSite *hs = site_of (l, l->holder_site);
-  hs->hold_total_ns += hold;
-  hs->hold_max_ns = MAX (hs->hold_max_ns, hold);
-  hs->releases++;
+  count_hold (&l->counts, hold);
+  count_hold (&site_of (l, l->holder_site)->counts, hold);
   g_assert (t->locks_held > 0);
   t->locks_held--;
   if (l->kind == SIM_LOCK_SPIN)
@@ -246,14 +255,9 @@ sim_lock_release (SimLock *l, SimThread *t)
   sim_list_del (&w->lock_link);
   l->n_waiters--;
   grant (l, w, w->lock_wait_site);
-  l->contentions++;
   SimTime wait = now_ns - w->lock_wait_start_ns;
-  l->wait_total_ns += wait;
-  l->wait_max_ns = MAX (l->wait_max_ns, wait);
-  LockSite *ws = site_of (l, w->lock_wait_site);
-  ws->contentions++;
-  ws->wait_total_ns += wait;
-  ws->wait_max_ns = MAX (ws->wait_max_ns, wait);
+  count_wait (&l->counts, wait);
+  count_wait (&site_of (l, w->lock_wait_site)->counts, wait);
   if (l->kind == SIM_LOCK_SPIN)
     sim_thread_spin_granted (l->cpus, w);
   else
@@ -300,12 +304,20 @@ sim_lock_hold_at (SimLock *l, guint site, SimThread *t, SimTime hold_ns, SimThre
   sim_lock_acquire_at (l, site, t, hold_acquired, l);
 }
 
-/* The derived columns of @out from its counters; @holding: the lock is
- * held now by the counted party (lock or site). */
+/* @out from @c and the derived columns; @holding: the lock is held now by
+ * the counted party (lock or site). */
 static void
-fill_stats (const SimLock *l, SimTime now_ns, gboolean holding, SimLockStats *out)
+fill_stats (const SimLock *l, const LockCounts *c, SimTime now_ns, gboolean holding,
+            SimLockStats *out)
 {
   g_return_if_fail (now_ns >= l->created_ns);
+  out->acquisitions = c->acquisitions;
+  out->contentions = c->contentions;
+  out->wait_total_ns = c->wait_total_ns;
+  out->wait_max_ns = c->wait_max_ns;
+  out->releases = c->releases;
+  out->hold_total_ns = c->hold_total_ns;
+  out->hold_max_ns = c->hold_max_ns;
   out->elapsed_ns = now_ns - l->created_ns;
   out->contention_pct = out->acquisitions
     ? 100.0 * (double) out->contentions / (double) out->acquisitions : 0.0;
@@ -327,16 +339,9 @@ void
 sim_lock_stats (const SimLock *l, SimTime now_ns, SimLockStats *out)
 {
   memset (out, 0, sizeof *out);
-  out->acquisitions = l->acquisitions;
-  out->contentions = l->contentions;
-  out->wait_total_ns = l->wait_total_ns;
-  out->wait_max_ns = l->wait_max_ns;
-  out->releases = l->releases;
-  out->hold_total_ns = l->hold_total_ns;
-  out->hold_max_ns = l->hold_max_ns;
   out->waiters = l->n_waiters;
   out->max_waiters = l->max_waiters;
-  fill_stats (l, now_ns, l->holder != NULL, out);
+  fill_stats (l, &l->counts, now_ns, l->holder != NULL, out);
 }
 
 void
@@ -345,14 +350,7 @@ sim_lock_site_stats (const SimLock *l, guint site, SimTime now_ns, SimLockStats 
   g_return_if_fail (site < l->sites->len);
   const LockSite *s = &g_array_index (l->sites, LockSite, site);
   memset (out, 0, sizeof *out);
-  out->acquisitions = s->acquisitions;
-  out->contentions = s->contentions;
-  out->wait_total_ns = s->wait_total_ns;
-  out->wait_max_ns = s->wait_max_ns;
-  out->releases = s->releases;
-  out->hold_total_ns = s->hold_total_ns;
-  out->hold_max_ns = s->hold_max_ns;
-  fill_stats (l, now_ns, l->holder != NULL && l->holder_site == site, out);
+  fill_stats (l, &s->counts, now_ns, l->holder != NULL && l->holder_site == site, out);
 }
 
 void
