@@ -9,7 +9,7 @@
 G_DEFINE_QUARK (host-error-quark, host_error)
 
 static const char *const path_names[HOST_N_PATHS] = {
-  "write", "read", "submit", "complete", "aio_submit", "aio_reap",
+  "write", "read", "submit", "complete", "aio_submit", "aio_reap", "bh_submit", "bh_complete",
 };
 
 static const char *const scope_names[] = { "global", "fs", "inode", "queue" };
@@ -234,7 +234,8 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
             known |= strcmp (g + 5, path_names[k]) == 0;
           if (!known)
             return invalid (error, p->name, g, "path",
-                            "unknown path (write, read, submit, complete, aio_submit, aio_reap)");
+                            "unknown path (write, read, submit, complete, aio_submit, aio_reap, "
+                            "bh_submit, bh_complete)");
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,

@@ -11,10 +11,14 @@
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
- *               per iocb for aio_submit and aio_reap)
+ *               per iocb for aio_submit and aio_reap, per buffer_head
+ *               for bh_submit and bh_complete)
  *
  * Paths: write, read (buffered), submit (one request to the block layer),
- * complete (its completion, in interrupt context), aio_submit, aio_reap.
+ * complete (its completion, in interrupt context), aio_submit, aio_reap,
+ * bh_submit and bh_complete (raw I/O of 2.4 and 2.5.35: one buffer_head
+ * per sector submitted, and its end_io in interrupt context).  A path a
+ * profile leaves out costs nothing.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK:TIME/N  the same once every N units (a 14-page pagevec: lru_lock
@@ -74,6 +78,8 @@ typedef enum {
   HOST_PATH_COMPLETE,
   HOST_PATH_AIO_SUBMIT,
   HOST_PATH_AIO_REAP,
+  HOST_PATH_BH_SUBMIT,
+  HOST_PATH_BH_COMPLETE,
   HOST_N_PATHS
 } HostPathId;
 

@@ -10,6 +10,8 @@ G_STATIC_ASSERT ((int) SIM_HOST_SUBMIT == (int) HOST_PATH_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_COMPLETE == (int) HOST_PATH_COMPLETE);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_SUBMIT == (int) HOST_PATH_AIO_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_REAP == (int) HOST_PATH_AIO_REAP);
+G_STATIC_ASSERT ((int) SIM_HOST_BH_SUBMIT == (int) HOST_PATH_BH_SUBMIT);
+G_STATIC_ASSERT ((int) SIM_HOST_BH_COMPLETE == (int) HOST_PATH_BH_COMPLETE);
 
 typedef struct {
   Host      *host;
@@ -292,6 +294,10 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
   Host *h = data;
   SimTime ns = h->call_cpu_ns[HOST_PATH_COMPLETE] + h->each_cpu_ns[HOST_PATH_COMPLETE];
+  /* end_that_request_first ends the request's bios (2.4: buffer_heads)
+   * one by one, each with its end_io (raw I/O: end_buffer_io_kiobuf,
+   * the aio port's end_buffer_io_kiobuf_async). */
+  ns += (SimTime) rq->nr_bios * h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
   if (ns > 0)
     sim_cpu_irq (h->cpus, ns, NULL, NULL);
 }
