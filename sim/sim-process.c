@@ -512,6 +512,8 @@ submit_bios (SimProcess *p)
       bio->nr_segments = sim_segments_for (buf_offset, (guint64) n * SIM_SECTOR_BYTES);
       bio->op = io->op;
       bio->flags = bio_flags (p, io->op);
+      if (raw_per_sector (p))
+        bio->flags |= SIM_BIO_BH;
       if (raw_per_sector (p) && buf_offset % SIM_PAGE_BYTES != 0)
         bio->flags |= SIM_BIO_PHYS_CONTIG;
       bio->ioc = p->ioc;

@@ -48,6 +48,8 @@ typedef enum {
                                    * merged behind that bio it adds no segment
                                    * (2.4 blk_seg_merge_ok, 2.5
                                    * blk_phys_contig_segment) */
+  SIM_BIO_BH         = 1 << 6,    /* a buffer_head submitted alone (submit_bh of
+                                   * a raw device): its end is the bh's end_io */
 } SimBioFlags;
 
 typedef struct _SimBio       SimBio;

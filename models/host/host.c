@@ -294,10 +294,13 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
   Host *h = data;
   SimTime ns = h->call_cpu_ns[HOST_PATH_COMPLETE] + h->each_cpu_ns[HOST_PATH_COMPLETE];
-  /* end_that_request_first ends the request's bios (2.4: buffer_heads)
-   * one by one, each with its end_io (raw I/O: end_buffer_io_kiobuf,
+  /* end_that_request_first ends the request's bios one by one; those
+   * of raw buffer_heads run the bh's end_io (2.4 end_buffer_io_kiobuf,
    * the aio port's end_buffer_io_kiobuf_async). */
-  ns += (SimTime) rq->nr_bios * h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
+  if (h->each_cpu_ns[HOST_PATH_BH_COMPLETE] > 0)
+    for (const SimBio *bio = rq->bio; bio; bio = bio->next)
+      if (bio->flags & SIM_BIO_BH)
+        ns += h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
   if (ns > 0)
     sim_cpu_irq (h->cpus, ns, NULL, NULL);
 }
