@@ -61,6 +61,7 @@ typedef struct {
  *    submitted into an empty queue and run by kiobuf_wait_for_io;
  *  - 2.5.35 read(): bio_add_page stops at whole pages: 248 + 248 + 16,
  *    no merges; with the default 1024-sector queue one 512-sector bio;
+ *    with 60-sector requests 9 x 56 + 8 (2.4's bhs: 8 x 60 + 32);
  *  - 2.5.35 aio: two 128 KiB iocbs, each 256 bhs: 255 + 1;
  *    with 1024-sector requests still one 256-sector request per iocb. */
 static const SizeCase size_cases[] = {
@@ -68,6 +69,8 @@ static const SizeCase size_cases[] = {
   { "2.4-1MiB", { "process p.bs=1MiB", "process p.size=8MiB", NULL }, 2048, 10, 2 },
   { "2.5.35-sync", { "host.kernel=2.5.35", NULL }, 3, 3, 1 },
   { "2.5.35-sync-1024", { "host.kernel=2.5.35", "device d.max_sectors=1024", NULL }, 1, 1, 1 },
+  { "2.5.35-sync-60", { "host.kernel=2.5.35", "device d.max_sectors=60", NULL }, 10, 10, 1 },
+  { "2.4-60", { "device d.max_sectors=60", NULL }, 512, 9, 1 },
   { "2.5.35-aio", { "host.kernel=2.5.35", "process p.engine=libaio", NULL }, 512, 4, 2 },
   { "2.5.35-aio-1024", { "host.kernel=2.5.35", "process p.engine=libaio",
                          "device d.max_sectors=1024", NULL }, 512, 2, 2 },
