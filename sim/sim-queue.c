@@ -3,7 +3,11 @@
  * freed_request), block/elevator.c (elv_merge, elv_dispatch_sort,
  * elv_rqhash_*) and block/blk-merge.c (attempt_back/front_merge).
  * Segments: max_segments with every page a segment of its own (see
- * sim-queue.h).  Simplifications, each a candidate for later issues: a
+ * sim-queue.h), except that a raw device's one-sector bio continuing the
+ * page of the bio it merges behind adds none.  2.4 and 2.5.3x queues
+ * (plug_list) plug onto the machine's list with no timer or threshold,
+ * as 2.4 and 2.5.3x drivers/block/ll_rw_blk.c did (blk_plug_device,
+ * generic_unplug_device, blk_run_queues).  Simplifications, each a candidate for later issues: a
  * woken submitter gets the freed request at once (no batching window of
  * BLK_BATCH_REQ); barriers do not exist.
  *

@@ -192,6 +192,23 @@ test_bad_scenario (gconstpointer data)
   g_assert_nonnull (strstr (error->message, c->message));
 }
 
+/* The same inputs give the same run: aio at depth 4 on one CPU (the
+ * plug list, the daemon's ticks, reissued iocbs, unfair spinlocks). */
+static void
+test_deterministic (void)
+{
+  const char *const sets[] = { "host.kernel=2.5.35", "process p.engine=libaio",
+                               "process p.iodepth=4", "host.kupdate_interval=3ms", NULL };
+  g_autofree char *text = g_strdup_printf ("[host]\ncpus = 1\nprofile = 2.5-raw\n%s",
+                                           one_disk + strlen ("[host]\n"));
+  g_autoptr (SimRunResult) a = run_text (text, sets);
+  g_autoptr (SimRunResult) b = run_text (text, sets);
+  g_assert_cmpuint (a->events, ==, b->events);
+  g_assert_cmpint (a->elapsed_ns, ==, b->elapsed_ns);
+  g_assert_cmpfloat (process0 (a)->lat_mean_ns, ==, process0 (b)->lat_mean_ns);
+  g_assert_cmpfloat (a->cpu.sy, ==, b->cpu.sy);
+}
+
 /* ---- CPU per I/O, from the profiles ------------------------------------- */
 
 static HostProfile *
@@ -351,6 +368,7 @@ main (int argc, char **argv)
   g_test_add_func ("/raw/aio-waits-for-kupdate", test_aio_waits_for_kupdate);
   g_test_add_func ("/raw/sync-waiter-runs-every-queue", test_sync_waiter_runs_every_queue);
   g_test_add_func ("/raw/needs-an-era", test_raw_needs_an_era);
+  g_test_add_func ("/raw/deterministic", test_deterministic);
   for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/raw/bad/%s", bad_cases[i].name);
