@@ -12,7 +12,7 @@ static const char *const path_names[HOST_N_PATHS] = {
   "write", "read", "submit", "complete", "aio_submit", "aio_reap", "bh_submit", "bh_complete",
 };
 
-static const char *const scope_names[] = { "global", "fs", "inode", "queue" };
+static const char *const scope_names[] = { "global", "fs", "inode", "queue", "adapter" };
 
 const char *
 host_path_name (HostPathId id)
@@ -109,7 +109,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   g_autofree char *kind = get_value (kf, overrides, group, "kind");
   g_autofree char *order = get_value (kf, overrides, group, "order");
   if (scope == NULL)
-    return invalid (error, p->name, group, "scope", "missing (global, fs, inode or queue)");
+    return invalid (error, p->name, group, "scope", "missing (global, fs, inode, queue or adapter)");
   gboolean found = strcmp (scope, "mapping") == 0;    /* a file's address space */
   if (found)
     d->scope = HOST_LOCK_INODE;
@@ -120,7 +120,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
         found = TRUE;
       }
   if (!found)
-    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping or queue",
+    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping, queue or adapter",
                     scope);
   if (kind && strcmp (kind, "sleep") == 0)
     d->spin = FALSE;

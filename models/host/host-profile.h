@@ -7,7 +7,8 @@
  *   [profile]   era, summary
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
- *   [lock NAME] scope = global | fs | inode | queue, kind = spin | sleep,
+ *   [lock NAME] scope = global | fs | inode | queue | adapter,
+ *               kind = spin | sleep,
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
@@ -48,6 +49,9 @@ typedef enum {
   HOST_LOCK_INODE,           /* one per file (i_sem, i_mutex; "mapping":
                               * tree_lock, one address space per file) */
   HOST_LOCK_QUEUE,           /* one per request queue (queue_lock) */
+  HOST_LOCK_ADAPTER,         /* one per host adapter (2.5 SCSI's host_lock, the
+                              * queue_lock of all its disks); a device on no
+                              * adapter has its own */
 } HostLockScope;
 
 typedef struct {

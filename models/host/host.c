@@ -1,6 +1,8 @@
 /* host.c — the host model of a run (see host.h). */
 #include "models/host/host.h"
 #include "sim/sim-list.h"
+#include "sim/sim-device.h"
+#include "sim/sim-topology.h"
 
 #include <string.h>
 
@@ -125,6 +127,18 @@ lock_for (Host *h, SimProcess *p, guint def)
     case HOST_LOCK_QUEUE:
       key = p->q;
       where = p->q->name;
+      break;
+    case HOST_LOCK_ADAPTER:
+      if (p->q->device && p->q->device->attachment)
+        {
+          key = p->q->device->attachment->adapter;
+          where = p->q->device->attachment->adapter->name;
+        }
+      else
+        {
+          key = p->q;
+          where = p->q->name;
+        }
       break;
     case HOST_LOCK_INODE:
       key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;

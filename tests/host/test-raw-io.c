@@ -307,6 +307,39 @@ test_cpu_ordering (void)
   g_assert_cmpfloat (aio25, >, 5 * dio25);
 }
 
+/* 2.5.3x SCSI queues use their adapter's host_lock as queue_lock: two
+ * disks on one adapter take one lock (2.5-raw.ini scope = adapter), a
+ * disk on its own adapter another. */
+static void
+test_adapter_lock (void)
+{
+  static const char text[] =
+    "[host]\ncpus = 2\nprofile = 2.5-raw\nkernel = 2.5.35\n"
+    "[adapter a]\nbandwidth = 160MB/s\n[adapter b]\nbandwidth = 160MB/s\n"
+    "[device d]\ncount = 2\nkind = fixed\noverhead = 1ms\nbandwidth = 50MB/s\n"
+    "queue_depth = 32\nmax_sectors = 255\nsched = noop\nadapter = a\n"
+    "[device e]\nkind = fixed\noverhead = 1ms\nbandwidth = 50MB/s\nqueue_depth = 32\n"
+    "max_sectors = 255\nsched = noop\nadapter = b\n"
+    "[process p]\ndevice = d\nio = raw\npattern = sequential\nbs = 256KiB\nsize = 2MiB\n"
+    "[process q]\ndevice = e\nio = raw\npattern = sequential\nbs = 256KiB\nsize = 2MiB\n";
+  g_autoptr (SimRunResult) r = run_text (text, NULL);
+  guint64 on_a = 0, on_b = 0;
+  for (guint i = 0; i < r->locks->len; i++)
+    {
+      const SimLockResult *l = g_ptr_array_index (r->locks, i);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " acquisitions", l->name, l->stats.acquisitions);
+      if (strcmp (l->name, "queue_lock[a]") == 0)
+        on_a = l->stats.acquisitions;
+      else if (strcmp (l->name, "queue_lock[b]") == 0)
+        on_b = l->stats.acquisitions;
+      else
+        g_assert_not_reached ();
+    }
+  /* Submission takes the lock once per bio (3 per 256 KiB read()). */
+  g_assert_cmpuint (on_b, ==, 8 * 3);
+  g_assert_cmpuint (on_a, ==, 2 * on_b);
+}
+
 /* ---- the shipped study --------------------------------------------------- */
 
 static double
@@ -383,6 +416,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &cpu_cases[i], test_cpu_per_io);
     }
   g_test_add_func ("/raw/cpu-ordering", test_cpu_ordering);
+  g_test_add_func ("/raw/adapter-lock", test_adapter_lock);
   g_test_add_func ("/raw/study-directions", test_study_directions);
   return g_test_run ();
 }
