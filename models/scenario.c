@@ -1581,6 +1581,8 @@ process_result (SimProcess *p, const char *device, SimTime now)
   r->lat_p99_ns = sim_hist_quantile (&p->latency, 0.99);
   r->lat_max_ns = p->latency.max;
   r->sleeps = p->sleeps;
+  r->iocbs = p->iocbs;
+  r->short_events = p->short_events;
   r->fsyncs = p->fsync_latency.count;
   r->fsync_mean_ns = sim_hist_mean (&p->fsync_latency);
   r->fsync_p99_ns = sim_hist_quantile (&p->fsync_latency, 0.99);

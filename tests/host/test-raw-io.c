@@ -95,6 +95,11 @@ test_request_sizes (gconstpointer data)
    * kiobuf_wait_for_io, 2.5 dio) or, for the aio port, the daemon's. */
   g_assert_cmpuint (d->counters.unplugs_io + d->counters.unplugs_timer, ==, d->counters.plugs);
   g_assert_cmpuint (d->counters.unplugs_thresh, ==, 0);
+  /* The aio port moves 128 KiB per iocb: a 256 KiB I/O is an iocb, its
+   * short event, and an iocb for the rest. */
+  gboolean aio = strstr (c->name, "aio") != NULL;
+  g_assert_cmpuint (p->iocbs, ==, aio ? 2 * p->ios : 0);
+  g_assert_cmpuint (p->short_events, ==, aio ? p->ios : 0);
 }
 
 /* The aio port leaves its queue plugged: with no other task waiting on
