@@ -35,6 +35,7 @@ typedef struct {
   gboolean via_loop;        /* via = loop: a loop driver in front of the model */
   SimLoopConfig loop;
   guint    max_segments;    /* the queue's max_segments */
+  guint    max_sectors;     /* the queue's max_sectors; 0: the model's */
   gboolean wbt_lat_given;   /* wbt_lat_usec set (to a value, not -1): wbt by hand */
   SimTime  wbt_lat_ns;
   guint32  major;
@@ -60,6 +61,14 @@ typedef struct {
   GArray          *trace;        /* SimTraceIo, trace-driven only */
 } ScenarioProcess;
 
+/* [host] kernel: the block layer's plugging and the raw device driver of
+ * an era before 2.6 (sim-queue.h SimPlugList, sim-process.h SimRawPath). */
+typedef enum {
+  SCENARIO_KERNEL_2_6,           /* not given: 2.6 per-queue plugging */
+  SCENARIO_KERNEL_2_4,           /* tq_disk; rw_raw_dev/brw_kiovec */
+  SCENARIO_KERNEL_2_5_35,        /* blk_plug_list; raw via direct I/O, aio raw port */
+} ScenarioKernel;
+
 struct _Scenario {
   char       *name;
   char       *base_dir;
@@ -84,6 +93,8 @@ struct _Scenario {
   guint       n_nodes;           /* [host] nodes: NUMA nodes (1) */
   char       *profile;           /* [host] profile: the era's CPU and lock costs */
   SimTime     timeslice_ns;      /* [host] timeslice */
+  ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
+  SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
@@ -91,7 +102,7 @@ static const char *const device_scenario_keys[] = { "sched", "nr_requests", "dev
                                                      "loop_tags", "loop_max_io",
                                                      "loop_max_sectors_kb", "loop_rotational",
                                                      "loop_max_background", "max_segments",
-                                                     "wbt_lat_usec", NULL };
+                                                     "wbt_lat_usec", "max_sectors", NULL };
 
 /* The keys that describe the loop driver, valid only with via = loop. */
 static const char *const loop_keys[] = { "loop_tags", "loop_max_io", "loop_max_sectors_kb",
@@ -460,6 +471,12 @@ load_device (Scenario *s, const char *group, guint index, GError **error)
     return FALSE;
   d->nr_requests = (guint) nr;
   d->max_segments = (guint) segs;
+  /* max_sectors in sectors, for limits that are no whole KiB (2.4 and 2.5
+   * include/linux/blkdev.h MAX_SECTORS = 255). */
+  guint64 max_sectors;
+  if (!get_uint (s->kf, group, "max_sectors", 0, 8, 65535, &max_sectors, error))
+    return FALSE;
+  d->max_sectors = (guint) max_sectors;
 
   g_autofree char *devno = scenario_get_string (s->kf, group, "devno");
   d->major = 8;
@@ -764,6 +781,9 @@ load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
   return TRUE;
 }
 
+static gboolean load_raw (const Scenario *s, ScenarioProcess *p, const char *group,
+                          GError **error);
+
 static gboolean
 load_generator (Scenario *s, ScenarioProcess *p, const char *group,
                 const ScenarioDevice *dev, GError **error)
@@ -784,13 +804,16 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return scenario_invalid (error, group, "op", "'%s' is not read, write or sync", op);
 
   g_autofree char *io = scenario_get_string (s->kf, group, "io");
+  gboolean raw = io && strcmp (io, "raw") == 0;
   if ((io && strcmp (io, "buffered") == 0) || cfg->syncer)
     {
       p->buffered = TRUE;
       s->needs_page_cache = TRUE;
     }
-  else if (io && strcmp (io, "direct") != 0)
-    return scenario_invalid (error, group, "io", "'%s' is not direct or buffered", io);
+  else if (io && strcmp (io, "direct") != 0 && !raw)
+    return scenario_invalid (error, group, "io", "'%s' is not direct, buffered or raw", io);
+  if (raw && cfg->syncer)
+    return scenario_invalid (error, group, "io", "op = sync goes through the page cache, not raw");
   if (!load_fsync (s, p, group, error))
     return FALSE;
 
@@ -812,6 +835,8 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return scenario_invalid (error, group, "engine", "'%s' is not sync or libaio", engine);
   if (cfg->aio && p->buffered)
     return scenario_invalid (error, group, "engine", "libaio needs io = direct (buffered aio is synchronous)");
+  if (raw && !load_raw (s, p, group, error))
+    return FALSE;
   if (!get_time (s->kf, group, "think", 0, &cfg->think_ns, error)
       || !get_time (s->kf, group, "cpu", 0, &cfg->user_ns, error))
     return FALSE;
@@ -1056,6 +1081,55 @@ load_host (Scenario *s, GError **error)
   return p != NULL;
 }
 
+/* [host] kernel = 2.4 | 2.5.35: plugging onto the machine's plug list,
+ * run by tasks waiting on I/O and every kupdate_interval by the writeback
+ * daemon: 2.4 kupdated's interval (bdf_prm interval, 5 s), 2.5.3x
+ * wb_kupdate every dirty_writeback_centisecs (500 = 5 s), both ending in
+ * a run of the list (run_task_queue(&tq_disk), blk_run_queues). */
+static gboolean
+load_kernel (Scenario *s, GError **error)
+{
+  g_autofree char *kernel = scenario_get_string (s->kf, "host", "kernel");
+  s->kernel = SCENARIO_KERNEL_2_6;
+  if (kernel && strcmp (kernel, "2.4") == 0)
+    s->kernel = SCENARIO_KERNEL_2_4;
+  else if (kernel && strcmp (kernel, "2.5.35") == 0)
+    s->kernel = SCENARIO_KERNEL_2_5_35;
+  else if (kernel && strcmp (kernel, "2.6") != 0)
+    return scenario_invalid (error, "host", "kernel", "'%s' is not 2.4, 2.5.35 or 2.6", kernel);
+  if (!get_time (s->kf, "host", "kupdate_interval", 5 * SIM_NS_PER_S, &s->kupdate_interval_ns,
+                 error))
+    return FALSE;
+  if (s->kernel == SCENARIO_KERNEL_2_6
+      && g_key_file_has_key (s->kf, "host", "kupdate_interval", NULL))
+    return scenario_invalid (error, "host", "kupdate_interval", "runs the plug list of 2.4 and "
+                             "2.5.35: needs kernel = 2.4 or 2.5.35");
+  return TRUE;
+}
+
+/* io = raw: the raw device driver of [host] kernel. */
+static gboolean
+load_raw (const Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  SimProcessConfig *cfg = &p->cfg;
+  switch (s->kernel)
+    {
+    case SCENARIO_KERNEL_2_4:
+      if (cfg->aio)
+        return scenario_invalid (error, group, "engine", "2.4 raw devices have no asynchronous "
+                                 "I/O (the aio raw port needs [host] kernel = 2.5.35)");
+      cfg->raw = SIM_RAW_2_4;
+      return TRUE;
+    case SCENARIO_KERNEL_2_5_35:
+      cfg->raw = cfg->aio ? SIM_RAW_2_5_AIO : SIM_RAW_2_5_DIO;
+      return TRUE;
+    case SCENARIO_KERNEL_2_6:
+    default:
+      return scenario_invalid (error, group, "io", "raw needs [host] kernel = 2.4 or 2.5.35 "
+                               "(2.6's raw devices are O_DIRECT: io = direct)");
+    }
+}
+
 /* What the CPU model runs: generated streams (no trace replay, pools,
  * sync loops or fsync yet). */
 static gboolean
@@ -1182,7 +1256,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "nodes", "profile",
                                            "timeslice", "writeback_page_cost",
-                                           "writeback_bio_max", NULL };
+                                           "writeback_bio_max", "kernel", "kupdate_interval",
+                                           NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
     return NULL;
   if (!get_size (kf, "host", "memory", G_GUINT64_CONSTANT (1) << 30, &s->memory_bytes, error)
@@ -1221,7 +1296,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
         return NULL;
       g_ptr_array_add (s->writebacks, (gpointer) ops);
     }
-  if (!load_host (s, error))
+  if (!load_host (s, error) || !load_kernel (s, error))
     return NULL;
   g_autofree char *ra_era = scenario_get_string (kf, "host", "readahead");
   s->ra_era = SIM_RA_ERA_ONDEMAND_6_18;
@@ -1547,6 +1622,8 @@ process_result (SimProcess *p, const char *device, SimTime now)
   r->lat_p99_ns = sim_hist_quantile (&p->latency, 0.99);
   r->lat_max_ns = p->latency.max;
   r->sleeps = p->sleeps;
+  r->iocbs = p->iocbs;
+  r->short_events = p->short_events;
   r->fsyncs = p->fsync_latency.count;
   r->fsync_mean_ns = sim_hist_mean (&p->fsync_latency);
   r->fsync_p99_ns = sim_hist_quantile (&p->fsync_latency, 0.99);
@@ -1827,6 +1904,15 @@ device_limits (const Scenario *s, const ScenarioDevice *d, const char *sched,
   const SchedOps *era_ops = resolve_sched (s->kf, sched);
   if (!d->nr_requests_given && era_ops != NULL && era_ops->default_nr_requests > 0)
     limits->nr_requests = era_ops->default_nr_requests;
+  if (d->max_sectors)
+    limits->max_sectors = d->max_sectors;
+  if (s->kernel != SCENARIO_KERNEL_2_6)
+    {
+      /* 2.4 and 2.5.3x plug onto the machine's list: no unplug timer, no
+       * threshold (sim-queue.h). */
+      limits->unplug_delay_ns = 0;
+      limits->unplug_thresh = 0;
+    }
   if (!d->via_loop)
     return;
   limits->max_sectors = MAX (8u, d->loop.max_sectors);
@@ -1892,6 +1978,13 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   g_autofree IoLogSink *io_sinks = g_new0 (IoLogSink, s->devices->len);
   TraceSink trace = { outputs ? outputs->trace_out : NULL, g_string_new (NULL), 0 };
   gboolean ok = TRUE;
+  /* 2.4 and 2.5.35: the machine's plug list (tq_disk, blk_plug_list). */
+  g_autofree SimPlugList *plug_list = NULL;
+  if (s->kernel != SCENARIO_KERNEL_2_6)
+    {
+      plug_list = g_new0 (SimPlugList, 1);
+      sim_plug_list_init (plug_list, sim, s->kupdate_interval_ns);
+    }
 
   for (guint i = 0; i < s->devices->len && ok; i++)
     {
@@ -1909,6 +2002,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       SimQueueLimits limits;
       device_limits (s, d, devs[i].sched, model, &limits);
       devs[i].q = sim_queue_new (sim, d->name, &limits);
+      if (plug_list)
+        sim_queue_set_plug_list (devs[i].q, plug_list);
       devs[i].q->dev_major = d->major;
       devs[i].q->dev_minor = d->minor;
       devs[i].dev = sim_device_new (sim, model);

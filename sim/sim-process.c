@@ -12,6 +12,15 @@
  * the task sleeps for a request) - before a synchronous reader waits.  An
  * aio process submits one iocb per io_submit(), below fs/aio.c's
  * AIO_PLUG_THRESHOLD (2) where io_submit plugs across iocbs.
+ *
+ * Raw devices of 2.4 and 2.5.35 (cfg.raw, see sim-process.h) cut an I/O
+ * into pieces: 2.4's brw_kiovec chunks of KIO_MAX_SECTORS, each waited
+ * for inside the same read(); the aio port's 128 KiB iocbs, the rest
+ * resubmitted after the short event; 2.5.35's direct I/O in one piece.
+ * Sources: 2.4 fs/buffer.c brw_kiovec, fs/iobuf.c kiobuf_wait_for_io;
+ * 2.5.32 aio raw port (drivers/char/raw.c raw_kvec_rw, fs/aio.c
+ * generic_aio_rw, fs/buffer.c brw_kvec_async); 2.5 fs/direct-io.c and
+ * fs/bio.c bio_add_page.
  */
 #include "sim/sim-process.h"
 #include "sim/sim-rng.h"
@@ -33,6 +42,8 @@ struct _SimIo {
   SimTime     issue_ns;
   guint       bios_pending;
   gboolean    submitting;      /* not all bios submitted yet */
+  guint64     raw_next_sector; /* raw I/O: the first sector of its next piece */
+  guint64     raw_left_sectors;/* raw I/O: sectors of the pieces still to come */
 };
 
 #define IO_CHUNK 32
@@ -258,6 +269,10 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   sim_hist_init (&p->fsync_latency);
   sim_list_init (&p->waiter.link);
   sim_list_init (&p->pool_link);
+  sim_list_init (&p->reissue);
+  g_assert (cfg->raw == SIM_RAW_NONE || (cfg->page_cache == NULL && !cfg->syncer));
+  g_assert ((cfg->raw == SIM_RAW_2_5_AIO) == (cfg->raw != SIM_RAW_NONE && cfg->aio));
+  g_assert (cfg->raw != SIM_RAW_2_4 && cfg->raw != SIM_RAW_2_5_DIO ? TRUE : cfg->iodepth == 1);
   return p;
 }
 
@@ -414,6 +429,19 @@ io_complete (SimProcess *p, SimIo *io, SimTime now)
   maybe_finish (p);
 }
 
+static void raw_piece_done (SimProcess *p, SimIo *io, SimTime now);
+
+/* Every bio of the I/O's current piece is done: the I/O, or only one of
+ * its raw pieces. */
+static void
+io_bios_done (SimProcess *p, SimIo *io, SimTime now)
+{
+  if (io->raw_left_sectors > 0)
+    raw_piece_done (p, io, now);
+  else
+    io_complete (p, io, now);
+}
+
 static void
 bio_end_io (Sim *sim, SimBio *bio, SimTime now)
 {
@@ -421,7 +449,7 @@ bio_end_io (Sim *sim, SimBio *bio, SimTime now)
   g_assert (io->bios_pending > 0);
   io->bios_pending--;
   if (io->bios_pending == 0 && !io->submitting)
-    io_complete (io->p, io, now);
+    io_bios_done (io->p, io, now);
 }
 
 /* ---- submission -------------------------------------------------------- */
@@ -437,6 +465,36 @@ bio_flags (const SimProcess *p, SimOp op)
   return p->cfg.async_writes ? 0 : SIM_BIO_SYNC | SIM_BIO_IDLE;
 }
 
+/* 2.4 brw_kiovec and the aio port's brw_kvec_async: one buffer_head per
+ * hardware sector, each its own request or merged into one. */
+static gboolean
+raw_per_sector (const SimProcess *p)
+{
+  return p->cfg.raw == SIM_RAW_2_4 || p->cfg.raw == SIM_RAW_2_5_AIO;
+}
+
+/* The sectors of the next bio, @buf_offset bytes into the I/O's buffer,
+ * @left sectors to go in its piece. */
+static guint32
+bio_sectors_for (const SimProcess *p, guint64 buf_offset, guint64 left)
+{
+  if (raw_per_sector (p))
+    return 1;
+  /* The user buffer is page-aligned and its pages scattered: a bio ends
+   * at max_sectors or at its max_segments-th page. */
+  guint32 n = sim_queue_bio_sectors (p->q, buf_offset, left);
+  if (p->cfg.raw == SIM_RAW_2_5_DIO && n < left)
+    {
+      /* 2.5 bio_add_page refuses a page that would take the bio past
+       * max_sectors: the bio stops at the last whole page that fits
+       * (255-sector queues get 248-sector bios). */
+      guint64 end = (buf_offset + (guint64) n * SIM_SECTOR_BYTES) / SIM_PAGE_BYTES * SIM_PAGE_BYTES;
+      if (end > buf_offset)
+        n = (guint32) ((end - buf_offset) / SIM_SECTOR_BYTES);
+    }
+  return n;
+}
+
 /* Submit the remaining bios of cur_io; FALSE if the task went to sleep. */
 static gboolean
 submit_bios (SimProcess *p)
@@ -446,16 +504,18 @@ submit_bios (SimProcess *p)
   sim_queue_start_plug (p->q, &p->plug, p->ioc);
   while (p->cur_sectors_left > 0)
     {
-      /* The user buffer is page-aligned and its pages scattered: a bio
-       * ends at max_sectors or at its max_segments-th page. */
-      guint64 buf_offset = io->bytes - p->cur_sectors_left * SIM_SECTOR_BYTES;
-      guint32 n = sim_queue_bio_sectors (p->q, buf_offset, p->cur_sectors_left);
+      guint64 buf_offset = p->cur_sector * SIM_SECTOR_BYTES - io->offset_bytes;
+      guint32 n = bio_sectors_for (p, buf_offset, p->cur_sectors_left);
       SimBio *bio = sim_queue_bio_alloc (p->q);
       bio->sector = p->cur_sector;
       bio->nr_sectors = n;
       bio->nr_segments = sim_segments_for (buf_offset, (guint64) n * SIM_SECTOR_BYTES);
       bio->op = io->op;
       bio->flags = bio_flags (p, io->op);
+      if (raw_per_sector (p))
+        bio->flags |= SIM_BIO_BH;
+      if (raw_per_sector (p) && buf_offset % SIM_PAGE_BYTES != 0)
+        bio->flags |= SIM_BIO_PHYS_CONTIG;
       bio->ioc = p->ioc;
       bio->end_io = bio_end_io;
       bio->end_io_data = io;
@@ -475,10 +535,97 @@ submit_bios (SimProcess *p)
   p->cur_io = NULL;
   io->submitting = FALSE;
   sim_queue_finish_plug (p->q, &p->plug);
-  sim_queue_unplug (p->q, p->ioc);
+  if (p->cfg.raw == SIM_RAW_NONE)
+    sim_queue_unplug (p->q, p->ioc);
+  else if (p->cfg.raw != SIM_RAW_2_5_AIO)
+    /* kiobuf_wait_for_io: run_task_queue(&tq_disk); dio_await_one:
+     * blk_run_queues(); then the task sleeps. */
+    sim_queue_unplug_wait (p->q, p->ioc);
+  /* The aio port's brw_kvec_async returns without unplugging, and
+   * io_getevents sleeps in a plain schedule() (fs/aio.c read_events):
+   * the queue stays plugged until some task or daemon runs the list. */
   if (io->bios_pending == 0)
-    io_complete (p, io, sim_now (p->sim));
+    io_bios_done (p, io, sim_now (p->sim));
   return TRUE;
+}
+
+/* Sectors of the next piece of a raw I/O with @left sectors to go. */
+static guint64
+raw_piece_sectors (const SimProcess *p, guint64 left)
+{
+  switch (p->cfg.raw)
+    {
+    case SIM_RAW_2_4:
+      return MIN (left, (guint64) SIM_RAW_KIO_MAX_SECTORS);
+    case SIM_RAW_2_5_AIO:
+      return MIN (left, (guint64) (SIM_RAW_AIO_MAX_BYTES / SIM_SECTOR_BYTES));
+    case SIM_RAW_2_5_DIO:
+    case SIM_RAW_NONE:
+    default:
+      return left;
+    }
+}
+
+/* The next piece of raw I/O @io becomes cur_io (submit_bios sends it). */
+static void
+raw_setup_piece (SimProcess *p, SimIo *io)
+{
+  guint64 n = raw_piece_sectors (p, io->raw_left_sectors);
+  g_assert (p->cur_io == NULL && n > 0);
+  p->cur_io = io;
+  p->cur_sector = io->raw_next_sector;
+  p->cur_sectors_left = n;
+  io->raw_next_sector += n;
+  io->raw_left_sectors -= n;
+  io->submitting = TRUE;
+  if (p->cfg.raw == SIM_RAW_2_5_AIO)
+    p->iocbs++;
+}
+
+/* The whole of a new raw I/O is still to come. */
+static void
+raw_begin (SimIo *io)
+{
+  io->raw_next_sector = io->offset_bytes / SIM_SECTOR_BYTES;
+  io->raw_left_sectors = io->bytes / SIM_SECTOR_BYTES;
+}
+
+static void host_next (SimThread *t, gpointer data);
+
+/* A raw piece is done and more of its I/O is to come.  2.4: the task
+ * asleep in kiobuf_wait_for_io wakes and goes on with the next chunk of
+ * the same read().  The aio port: the iocb's event (its short count) is
+ * ready; the process reaps it and submits the rest as a new iocb. */
+static void
+raw_piece_done (SimProcess *p, SimIo *io, SimTime now)
+{
+  if (p->cfg.raw == SIM_RAW_2_4)
+    {
+      if (p->cpus)
+        {
+          g_assert (p->raw_next_chunk == NULL);
+          p->raw_next_chunk = io;
+          if (p->waiting_io)
+            {
+              p->waiting_io = FALSE;
+              sim_thread_wake (p->cpus, &p->thread, host_next, p);
+            }
+          return;
+        }
+      raw_setup_piece (p, io);
+      submit_bios (p);
+      return;
+    }
+  g_assert (p->cfg.raw == SIM_RAW_2_5_AIO);
+  if (p->cpus)
+    {
+      /* host_reaped sees the rest and queues the resubmission. */
+      host_io_done (p, io);
+      return;
+    }
+  p->short_events++;
+  sim_list_add_tail (&io->done_link, &p->reissue);
+  pump (p);
 }
 
 static void host_resume_submit (SimThread *t, gpointer data);
@@ -611,6 +758,13 @@ start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes)
         start_buffered_write (p, io);
       return;
     }
+  if (p->cfg.raw != SIM_RAW_NONE)
+    {
+      raw_begin (io);
+      raw_setup_piece (p, io);
+      submit_bios (p);
+      return;
+    }
   p->cur_io = io;
   p->cur_sector = offset_bytes / SIM_SECTOR_BYTES;
   p->cur_sectors_left = bytes / SIM_SECTOR_BYTES;
@@ -669,7 +823,6 @@ next_generated_offset (SimProcess *p, guint64 *bytes)
   return off;
 }
 
-static void host_next (SimThread *t, gpointer data);
 
 static void
 wake_fired (Sim *sim, gpointer subject, gpointer object)
@@ -752,6 +905,16 @@ pump (SimProcess *p)
 {
   if (p->finished || !p->started || p->blocked || p->cur_io != NULL || in_pool (p))
     return;
+  /* The aio port: the rest of short transfers goes first, one iocb each. */
+  while (!sim_list_empty (&p->reissue) && !p->blocked && p->cur_io == NULL)
+    {
+      SimIo *io = sim_list_first_entry (&p->reissue, SimIo, done_link);
+      sim_list_del (&io->done_link);
+      raw_setup_piece (p, io);
+      submit_bios (p);
+    }
+  if (p->blocked || p->cur_io != NULL)
+    return;
   if (p->cfg.pattern == SIM_PATTERN_TRACE)
     pump_trace (p);
   else
@@ -822,7 +985,7 @@ requests_of (const SimProcess *p, guint64 bytes)
   guint64 n = 0, left = bytes / SIM_SECTOR_BYTES;
   while (left > 0)
     {
-      left -= sim_queue_bio_sectors (p->q, bytes - left * SIM_SECTOR_BYTES, left);
+      left -= bio_sectors_for (p, bytes - left * SIM_SECTOR_BYTES, left);
       n++;
     }
   return MAX (G_GUINT64_CONSTANT (1), n);
@@ -944,6 +1107,52 @@ host_call_entered (SimThread *t, gpointer data)
   host_submit (t, p);
 }
 
+/* A raw piece's CPU steps are done: its bios go to the queue. */
+static void
+host_raw_entered (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  raw_setup_piece (p, io);
+  host_submit (t, p);
+}
+
+/* The per-buffer_head steps of the next piece of @io (2.4 and the aio
+ * port: bh allocation, submit_bh under the queue's lock). */
+static void
+host_raw_bh_steps (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  p->host_ops->run (p->host, p, SIM_HOST_BH_SUBMIT, FALSE,
+                    raw_piece_sectors (p, io->raw_left_sectors), host_raw_entered, io);
+}
+
+/* A system call for the next piece of raw I/O @io: 2.4 read()/write()
+ * (the submit path's call steps: map_user_kiobuf), then its bhs; 2.5.35
+ * read()/write() (blockdev direct I/O: the submit path per bio); the aio
+ * port's io_submit of one iocb (aio_submit path), then its bhs. */
+static void
+host_raw_call (SimProcess *p, SimIo *io)
+{
+  switch (p->cfg.raw)
+    {
+    case SIM_RAW_2_4:
+      p->host_ops->run (p->host, p, SIM_HOST_SUBMIT, TRUE, 0, host_raw_bh_steps, io);
+      return;
+    case SIM_RAW_2_5_AIO:
+      p->host_ops->run (p->host, p, SIM_HOST_AIO_SUBMIT, TRUE, 1, host_raw_bh_steps, io);
+      return;
+    case SIM_RAW_2_5_DIO:
+      p->host_ops->run (p->host, p, SIM_HOST_SUBMIT, TRUE, requests_of (p, io->bytes),
+                        host_raw_entered, io);
+      return;
+    case SIM_RAW_NONE:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
 /* An I/O finished in the page cache or on the device (event context). */
 static void
 host_io_done (SimProcess *p, SimIo *io)
@@ -977,6 +1186,14 @@ host_reaped (SimThread *t, gpointer data)
     {
       SimIo *io = sim_list_first_entry (&p->completed, SimIo, done_link);
       sim_list_del (&io->done_link);
+      if (io->raw_left_sectors > 0)
+        {
+          /* The aio port's short event: the rest goes in a new iocb. */
+          g_assert (p->cfg.raw == SIM_RAW_2_5_AIO);
+          p->short_events++;
+          sim_list_add_tail (&io->done_link, &p->reissue);
+          continue;
+        }
       if (!host_aio (p))
         p->host_ops->release (p->host, p);
       io_account (p, io, now);
@@ -1002,6 +1219,12 @@ host_start_call (SimThread *t, SimProcess *p)
   SimIo *io = io_begin (p, p->cfg.op, offset, bytes);
   SimHostPath path;
   guint64 n;
+  if (p->cfg.raw != SIM_RAW_NONE)
+    {
+      raw_begin (io);
+      host_raw_call (p, io);
+      return;
+    }
   if (p->cfg.page_cache)
     {
       path = io->op == SIM_OP_READ ? SIM_HOST_READ : SIM_HOST_WRITE;
@@ -1038,6 +1261,14 @@ host_next (SimThread *t, gpointer data)
       sim_thread_block (p->cpus, t, FALSE);
       return;
     }
+  if (p->raw_next_chunk != NULL)
+    {
+      /* 2.4: back from kiobuf_wait_for_io, the next chunk's bhs. */
+      SimIo *io = p->raw_next_chunk;
+      p->raw_next_chunk = NULL;
+      host_raw_bh_steps (t, io);
+      return;
+    }
   if (!sim_list_empty (&p->completed))
     {
       if (host_aio (p))
@@ -1049,6 +1280,13 @@ host_next (SimThread *t, gpointer data)
         }
       else
         host_reaped (t, p);
+      return;
+    }
+  if (!sim_list_empty (&p->reissue))
+    {
+      SimIo *io = sim_list_first_entry (&p->reissue, SimIo, done_link);
+      sim_list_del (&io->done_link);
+      host_raw_call (p, io);
       return;
     }
   gboolean more = generator_has_more (p);

@@ -12,6 +12,24 @@
  * Buffered writers may fsync() every N writes or before they exit; a
  * "syncer" calls sync() in a loop (with its think time between calls).
  * Every process has its own pid and I/O context.
+ *
+ * Raw devices of 2.4 and 2.5.35 (SimRawPath) take their own ways to the
+ * queue, on queues with 2.4/2.5.3x plugging (sim-queue.h SimPlugList):
+ *  - 2.4 rw_raw_dev -> brw_kiovec (drivers/char/raw.c, fs/buffer.c,
+ *    fs/iobuf.c): one buffer_head per hardware sector (512 B), each
+ *    submitted alone (submit_bh), in chunks of at most KIO_MAX_SECTORS
+ *    (KIO_MAX_ATOMIC_IO = 512 KiB); after each chunk kiobuf_wait_for_io
+ *    runs tq_disk and sleeps until the chunk is done, then the next chunk;
+ *  - 2.5.35 raw read()/write(): blockdev direct I/O (fs/direct-io.c of
+ *    2002): bios built with bio_add_page up to the queue's max_sectors
+ *    in whole pages, all submitted, then blk_run_queues and a sleep;
+ *  - 2.5.35 with the aio-20020619 raw port (Shailabh Nagar, Sept 2002):
+ *    io_submit of one iocb moves at most aio_max_size = 128 KiB
+ *    (generic_aio_rw truncates; generic_aio_next_chunk was not ported),
+ *    as one buffer_head per sector (brw_kvec_async, submit_bh each), and
+ *    unplugs nothing; its event reports the short count.  The process
+ *    wants whole transfers and submits the rest as a new iocb once it
+ *    has reaped the short event (short_events counts them).
  */
 #pragma once
 
@@ -41,8 +59,25 @@ typedef enum {
                             * they reclaimed (direct reclaim) */
   SIM_HOST_WRITEBACK,      /* a buffered write throttled in
                             * balance_dirty_pages: per page it wrote back */
+  SIM_HOST_BH_SUBMIT,      /* raw I/O of 2.4/2.5.35: per buffer_head */
+  SIM_HOST_BH_COMPLETE,    /* its completion (interrupt work): per buffer_head */
   SIM_HOST_N_PATHS
 } SimHostPath;
+
+/* How a direct process's I/O reaches the queue (see the header comment). */
+typedef enum {
+  SIM_RAW_NONE,            /* O_DIRECT of 2.6+ (fs/direct-io.c, block/fops.c) */
+  SIM_RAW_2_4,             /* 2.4 raw: brw_kiovec, per-sector bhs, 512 KiB chunks */
+  SIM_RAW_2_5_DIO,         /* 2.5.35 raw: blockdev direct I/O */
+  SIM_RAW_2_5_AIO,         /* 2.5.35 + aio raw port: brw_kvec_async, 128 KiB iocbs */
+} SimRawPath;
+
+/* 2.4 include/linux/iobuf.h: KIO_MAX_ATOMIC_IO = 512 (KiB), and
+ * KIO_MAX_SECTORS = KIO_MAX_ATOMIC_IO * 2 sectors: brw_kiovec waits after
+ * this many buffer_heads. */
+#define SIM_RAW_KIO_MAX_SECTORS 1024u
+/* The aio raw port's fs/aio.c: aio_max_size = 0x20000 ("128KB per chunk"). */
+#define SIM_RAW_AIO_MAX_BYTES   (128u * 1024u)
 
 /* The host model's side of a process's system calls (models/host/host.c).
  * A process with a host runs on a SimThread: its calls cost CPU time and
@@ -184,6 +219,7 @@ typedef struct {
                                      * (libaio), even at iodepth 1 */
   SimTime          user_ns;         /* host model: the application's own CPU
                                      * work (user mode) before each I/O */
+  SimRawPath       raw;             /* direct I/O to a raw device of 2.4/2.5.35 */
 } SimProcessConfig;
 
 typedef struct _SimIo      SimIo;
@@ -253,6 +289,11 @@ struct _SimProcess {
   SimTime          timeslice_ns;      /* back of the run queue after this long
                                        * on a CPU while others wait (0: never) */
   SimList          completed;         /* SimIo done, not yet seen by the thread */
+  /* raw I/O (cfg.raw) */
+  SimIo           *raw_next_chunk;    /* 2.4: its chunk is done, the next one waits */
+  SimList          reissue;           /* 2.5 aio: short events reaped, rest to submit */
+  guint64          short_events;      /* 2.5 aio: events with fewer bytes than asked */
+  guint64          iocbs;             /* 2.5 aio: iocbs submitted */
 };
 
 /* @cfg is copied (name duplicated; trace_ios borrowed). */

@@ -3,7 +3,11 @@
  * freed_request), block/elevator.c (elv_merge, elv_dispatch_sort,
  * elv_rqhash_*) and block/blk-merge.c (attempt_back/front_merge).
  * Segments: max_segments with every page a segment of its own (see
- * sim-queue.h).  Simplifications, each a candidate for later issues: a
+ * sim-queue.h), except that a raw device's one-sector bio continuing the
+ * page of the bio it merges behind adds none.  2.4 and 2.5.3x queues
+ * (plug_list) plug onto the machine's list with no timer or threshold,
+ * as 2.4 and 2.5.3x drivers/block/ll_rw_blk.c did (blk_plug_device,
+ * generic_unplug_device, blk_run_queues).  Simplifications, each a candidate for later issues: a
  * woken submitter gets the freed request at once (no batching window of
  * BLK_BATCH_REQ); barriers do not exist.  2.4 rules where an elevator
  * of that era asks for them: its wakeups of request waiters (SimPoolWake,
@@ -110,6 +114,7 @@ sim_queue_new (Sim *sim, const char *name, const SimQueueLimits *limits)
   q->limits = *limits;
   g_assert (q->limits.nr_requests >= 1 && q->limits.max_segments >= 1);
   sim_list_init (&q->dispatch);
+  sim_list_init (&q->plug_link);
   for (guint d = 0; d < SIM_N_OPS; d++)
     sim_list_init (&q->wait_list[d]);
   sim_time_avg_init (&q->depth_avg, sim_now (sim));
@@ -438,6 +443,15 @@ size_ok (SimRequestQueue *q, guint64 sectors_a, guint64 sectors_b, guint32 segs_
   return TRUE;
 }
 
+/* A bio whose data continues the page of the bio before it, merged right
+ * behind that one: its first segment is the tail segment of the request
+ * (blk_phys_contig_segment; 2.4 blk_seg_merge_ok). */
+static guint32
+contig_segment (const SimBio *bio)
+{
+  return (bio->flags & SIM_BIO_PHYS_CONTIG) && bio->nr_segments > 0 ? 1 : 0;
+}
+
 /* attempt_merge(): merge @next into @rq when contiguous. */
 static gboolean
 attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
@@ -446,14 +460,15 @@ attempt_merge (SimRequestQueue *q, SimRequest *rq, SimRequest *next)
     return FALSE;
   if (sim_request_end_sector (rq) != next->sector || rq->op != next->op)
     return FALSE;
-  if (!size_ok (q, rq->nr_sectors, next->nr_sectors, rq->nr_segments, next->nr_segments))
+  guint32 next_segs = next->nr_segments - contig_segment (next->bio);
+  if (!size_ok (q, rq->nr_sectors, next->nr_sectors, rq->nr_segments, next_segs))
     return FALSE;
 
   rq->biotail->next = next->bio;
   rq->biotail = next->biotail;
   rq->nr_bios += next->nr_bios;
   rq->nr_sectors += next->nr_sectors;
-  rq->nr_segments += next->nr_segments;
+  rq->nr_segments += next_segs;
   next->bio = next->biotail = NULL;
   next->nr_bios = 0;
   if (next->alloc_ns < rq->alloc_ns)
@@ -514,8 +529,10 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
 {
   SimRequest *rq = NULL;
   SchedMerge type = find_merge (q, bio, &rq);
-  if (type == SCHED_NO_MERGE
-      || !size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, bio->nr_segments))
+  if (type == SCHED_NO_MERGE)
+    return FALSE;
+  guint32 segs = bio->nr_segments - (type == SCHED_BACK_MERGE ? contig_segment (bio) : 0);
+  if (!size_ok (q, rq->nr_sectors, bio->nr_sectors, rq->nr_segments, segs))
     return FALSE;
 
   if (type == SCHED_BACK_MERGE)
@@ -526,7 +543,7 @@ bio_merge (SimRequestQueue *q, SimBio *bio)
       rq->biotail = bio;
       bio->next = NULL;
       rq->nr_sectors += bio->nr_sectors;
-      rq->nr_segments += bio->nr_segments;
+      rq->nr_segments += segs;
       rq->nr_bios++;
       q->counters.back_merges++;
       if (!attempt_back_merge (q, rq))
@@ -571,6 +588,31 @@ unplug_timer_fired (Sim *sim, gpointer subject, gpointer object)
   sim_queue_run (q);
 }
 
+static void kupdate_fired (Sim *sim, gpointer subject, gpointer object);
+
+/* The writeback daemon's next periodic run (wb_timer, kupdate's interval),
+ * armed while some queue is plugged: its phase is fixed from time 0, as a
+ * periodic timer's. */
+static void
+kupdate_arm (SimPlugList *list)
+{
+  if (list->kupdate_interval_ns == 0 || list->kupdate_event != 0)
+    return;
+  SimTime next = (sim_now (list->sim) / list->kupdate_interval_ns + 1) * list->kupdate_interval_ns;
+  list->kupdate_event = sim_schedule_at (list->sim, next, kupdate_fired, list, NULL);
+}
+
+/* No queue plugged: a run would find nothing to do, so the timer need not
+ * stay armed (it is re-armed, in the same phase, at the next plug). */
+static void
+kupdate_disarm_if_idle (SimPlugList *list)
+{
+  if (list->kupdate_event == 0 || !sim_list_empty (&list->queues))
+    return;
+  sim_cancel (list->sim, list->kupdate_event);
+  list->kupdate_event = 0;
+}
+
 static void
 queue_plug (SimRequestQueue *q, const SimIoContext *ioc)
 {
@@ -579,8 +621,14 @@ queue_plug (SimRequestQueue *q, const SimIoContext *ioc)
   q->plugged = TRUE;
   q->counters.plugs++;
   emit (q, TRACE_ACT_PLUG, 0, 0, SIM_OP_READ, FALSE, ioc, 0);
-  q->unplug_timer = sim_schedule_in (q->sim, q->limits.unplug_delay_ns,
-                                     unplug_timer_fired, q, NULL);
+  if (q->plug_list)
+    {
+      sim_list_add_tail (&q->plug_link, &q->plug_list->queues);
+      kupdate_arm (q->plug_list);
+    }
+  if (q->limits.unplug_delay_ns > 0)
+    q->unplug_timer = sim_schedule_in (q->sim, q->limits.unplug_delay_ns,
+                                       unplug_timer_fired, q, NULL);
 }
 
 /* Remove the plug; TRUE if the queue was plugged. */
@@ -590,7 +638,13 @@ remove_plug (SimRequestQueue *q)
   if (!q->plugged)
     return FALSE;
   q->plugged = FALSE;
-  sim_cancel (q->sim, q->unplug_timer);
+  if (q->plug_list)
+    {
+      sim_list_del (&q->plug_link);
+      kupdate_disarm_if_idle (q->plug_list);
+    }
+  if (q->unplug_timer)
+    sim_cancel (q->sim, q->unplug_timer);
   q->unplug_timer = 0;
   return TRUE;
 }
@@ -605,6 +659,88 @@ sim_queue_unplug (SimRequestQueue *q, const SimIoContext *ioc)
             sim_queue_requests_allocated (q) - q->in_flight);
     }
   sim_queue_run (q);
+}
+
+void
+sim_queue_unplug_wait (SimRequestQueue *q, const SimIoContext *ioc)
+{
+  if (q->plug_list)
+    sim_plug_list_run (q->plug_list, ioc);
+  else
+    sim_queue_unplug (q, ioc);
+}
+
+void
+sim_plug_list_init (SimPlugList *list, Sim *sim, SimTime kupdate_interval_ns)
+{
+  memset (list, 0, sizeof *list);
+  list->sim = sim;
+  list->kupdate_interval_ns = kupdate_interval_ns;
+  sim_list_init (&list->queues);
+}
+
+void
+sim_queue_set_plug_list (SimRequestQueue *q, SimPlugList *list)
+{
+  g_assert (q->counters.bios == 0 && !q->plugged);
+  g_assert (q->limits.unplug_delay_ns == 0 && q->limits.unplug_thresh == 0);
+  q->plug_list = list;
+}
+
+/* Unplug the queues on @list; @by_kupdate: the writeback daemon's run
+ * (blktrace UT), else a task's (U). */
+static void
+plug_list_run (SimPlugList *list, const SimIoContext *ioc, gboolean by_kupdate)
+{
+  if (sim_list_empty (&list->queues))
+    return;
+  list->runs++;
+  if (by_kupdate)
+    list->kupdate_runs++;
+  /* blk_run_queues splices the list away first: a queue that plugs again
+   * while another is unplugged waits for the next run. */
+  SimList local;
+  local.next = list->queues.next;
+  local.prev = list->queues.prev;
+  local.next->prev = &local;
+  local.prev->next = &local;
+  sim_list_init (&list->queues);
+  while (!sim_list_empty (&local))
+    {
+      SimRequestQueue *q = sim_list_first_entry (&local, SimRequestQueue, plug_link);
+      sim_list_del (&q->plug_link);
+      q->plugged = FALSE;
+      if (q->unplug_timer)
+        sim_cancel (q->sim, q->unplug_timer);
+      q->unplug_timer = 0;
+      guint waiting = sim_queue_requests_allocated (q) - q->in_flight;
+      if (by_kupdate)
+        {
+          q->counters.unplugs_timer++;
+          emit (q, TRACE_ACT_UNPLUG_TIMER, 0, 0, SIM_OP_READ, FALSE, NULL, waiting);
+        }
+      else
+        {
+          q->counters.unplugs_io++;
+          emit (q, TRACE_ACT_UNPLUG_IO, 0, 0, SIM_OP_READ, FALSE, ioc, waiting);
+        }
+      sim_queue_run (q);
+    }
+  kupdate_disarm_if_idle (list);
+}
+
+void
+sim_plug_list_run (SimPlugList *list, const SimIoContext *ioc)
+{
+  plug_list_run (list, ioc, FALSE);
+}
+
+static void
+kupdate_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPlugList *list = subject;
+  list->kupdate_event = 0;
+  plug_list_run (list, NULL, TRUE);
 }
 
 /* ---- insertion --------------------------------------------------------- */
@@ -643,7 +779,7 @@ add_new_request (SimRequestQueue *q, SimRequest *rq)
   if (q->plugged)
     {
       guint nrq = sim_queue_requests_allocated (q) - q->in_flight;
-      if (nrq >= q->limits.unplug_thresh)
+      if (q->limits.unplug_thresh > 0 && nrq >= q->limits.unplug_thresh)
         {
           remove_plug (q);
           q->counters.unplugs_thresh++;

@@ -15,6 +15,26 @@
  *  - dispatch: while the device has fewer than its queue depth in flight,
  *    the dispatch list is refilled from the elevator and its head started.
  *
+ * Plugging of 2.4 and 2.5.3x (unplug_delay_ns = 0 and unplug_thresh = 0,
+ * the queue on a SimPlugList; 2.4 drivers/block/ll_rw_blk.c
+ * __make_request/plug_device, 2.5.3x drivers/block/ll_rw_blk.c
+ * blk_plug_device/blk_run_queues):
+ *  - a request added to a queue with none waiting (requests in flight do
+ *    not count: the driver has dequeued them) plugs it and puts it on the
+ *    machine's plug list (tq_disk in 2.4, blk_plug_list in 2.5.3x); there
+ *    is no unplug timer and no unplug threshold (both came later, with
+ *    2.6's per-queue plugging);
+ *  - the driver takes nothing from a plugged queue, not even when a
+ *    completion calls it (2.4 and 2.5 scsi_request_fn return at once while
+ *    the queue is plugged);
+ *  - the queue is unplugged alone by a submitter about to sleep for a
+ *    request (get_request_wait -> generic_unplug_device), and together
+ *    with every other plugged queue by sim_plug_list_run: a task that
+ *    waits on its I/O (run_task_queue(&tq_disk), blk_run_queues) and the
+ *    periodic kupdate writeback (2.4 kupdate -> sync_old_buffers ->
+ *    run_task_queue(&tq_disk); 2.5.3x mm/page-writeback.c wb_kupdate ->
+ *    blk_run_queues, every dirty_writeback_centisecs = 5 s).
+ *
  * With a blk-mq elevator (SCHED_F_MQ; Linux 6.18 block/blk-mq.c,
  * blk-merge.c, blk-mq-sched.c) there is no queue plug and merging follows
  * blk_mq_submit_bio instead:
@@ -68,8 +88,9 @@ typedef struct {
   guint    nr_requests;        /* per direction; default 128, minimum 4 */
   guint32  max_sectors;        /* largest request; default 1024 (512 KiB) */
   guint    max_segments;       /* segments of a request; default 128 (BLK_MAX_SEGMENTS) */
-  SimTime  unplug_delay_ns;    /* default 3 ms (at least one jiffy) */
-  guint    unplug_thresh;      /* default 4 */
+  SimTime  unplug_delay_ns;    /* default 3 ms (at least one jiffy); 0: no
+                                * unplug timer (2.4, 2.5.3x) */
+  guint    unplug_thresh;      /* default 4; 0: no threshold (2.4, 2.5.3x) */
 } SimQueueLimits;
 
 /* BLK_MAX_SEGMENTS (include/linux/blkdev.h); 2.6's MAX_PHYS_SEGMENTS and
@@ -144,6 +165,20 @@ typedef struct {
   guint64  ios[SIM_N_OPS];     /* completed requests by direction */
 } SimQueueCounters;
 
+/* The machine's list of plugged queues of 2.4 (tq_disk) and 2.5.3x
+ * (blk_plug_list): queues join it in the order they plug; running it
+ * unplugs them all in that order.  Owned by whoever builds the queues;
+ * outlives them. */
+typedef struct {
+  Sim       *sim;
+  SimList    queues;             /* plugged queues (SimRequestQueue.plug_link) */
+  SimTime    kupdate_interval_ns; /* the writeback daemon runs the list this
+                                 * often (phase from time 0); 0: never */
+  SimEventId kupdate_event;
+  guint64    runs;               /* runs that found a plugged queue */
+  guint64    kupdate_runs;       /* of them, by the writeback daemon */
+} SimPlugList;
+
 struct _SimRequestQueue {
   Sim             *sim;
   char            *name;
@@ -170,6 +205,8 @@ struct _SimRequestQueue {
   /* plugging */
   gboolean         plugged;
   SimEventId       unplug_timer;
+  SimPlugList     *plug_list;             /* 2.4/2.5.3x: the machine's; NULL: 2.6 */
+  SimList          plug_link;             /* on plug_list while plugged */
   SimPlug         *current_plug;          /* blk-mq: the running submitter's plug */
 
   /* dispatch */
@@ -291,6 +328,25 @@ void             sim_queue_resume_plug (SimRequestQueue    *q,
  * unplug (U). */
 void             sim_queue_unplug    (SimRequestQueue      *q,
                                       const SimIoContext   *ioc);
+/* A task is about to sleep until its I/O completes: 2.6 unplugs @q
+ * (blk_run_address_space); on a plug list every plugged queue of the
+ * machine is run (2.4 run_task_queue(&tq_disk), 2.5.3x blk_run_queues). */
+void             sim_queue_unplug_wait (SimRequestQueue    *q,
+                                      const SimIoContext   *ioc);
+
+/* The 2.4/2.5.3x plug list of a machine (see SimPlugList). */
+void             sim_plug_list_init  (SimPlugList          *list,
+                                      Sim                  *sim,
+                                      SimTime               kupdate_interval_ns);
+/* Before its first bio: @q plugs onto @list; its limits must have no
+ * unplug timer and no threshold. */
+void             sim_queue_set_plug_list (SimRequestQueue  *q,
+                                      SimPlugList          *list);
+/* blk_run_queues / run_task_queue(&tq_disk): unplug every plugged queue
+ * on @list, in the order they plugged.  @ioc: the running task (traces). */
+void             sim_plug_list_run   (SimPlugList          *list,
+                                      const SimIoContext   *ioc);
+
 /* Start requests while the device has room (the driver's request_fn). */
 void             sim_queue_run       (SimRequestQueue      *q);
 

@@ -449,6 +449,13 @@ add_process_json (JsonBuilder *b, const SimProcessResult *p)
   json_builder_add_double_value (b, p->iops);
   json_builder_set_member_name (b, "sleeps");
   json_builder_add_int_value (b, (gint64) p->sleeps);
+  if (p->iocbs > 0)
+    {
+      json_builder_set_member_name (b, "iocbs");
+      json_builder_add_int_value (b, (gint64) p->iocbs);
+      json_builder_set_member_name (b, "short_events");
+      json_builder_add_int_value (b, (gint64) p->short_events);
+    }
   json_builder_set_member_name (b, "disk_share");
   json_builder_add_double_value (b, p->disk_share);
   json_builder_set_member_name (b, "latency_ns");

@@ -30,6 +30,9 @@ typedef struct {
   SimTime  lat_p99_ns;
   SimTime  lat_max_ns;
   guint64  sleeps;        /* waits for a free request */
+  guint64  iocbs;         /* the 2.5.35 aio raw port: iocbs submitted (0: none) */
+  guint64  short_events;  /* of them, events with fewer bytes than asked, the
+                           * rest resubmitted */
   double   disk_share;    /* its io context's share of the device's service time */
   guint64  fsyncs;        /* fsync() calls completed (fsync, end_fsync) */
   double   fsync_mean_ns;

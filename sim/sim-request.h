@@ -42,6 +42,14 @@ typedef enum {
   SIM_BIO_META       = 1 << 2,    /* REQ_META */
   SIM_BIO_IDLE       = 1 << 3,    /* REQ_IDLE: no more I/O follows soon (O_DIRECT writes) */
   SIM_BIO_BACKGROUND = 1 << 4,    /* REQ_BACKGROUND: background writeback */
+  SIM_BIO_PHYS_CONTIG = 1 << 5,   /* its data continues, in the same page, the
+                                   * data of the bio before it in the buffer
+                                   * (a raw device's per-sector buffer_heads):
+                                   * merged behind that bio it adds no segment
+                                   * (2.4 blk_seg_merge_ok, 2.5
+                                   * blk_phys_contig_segment) */
+  SIM_BIO_BH         = 1 << 6,    /* a buffer_head submitted alone (submit_bh of
+                                   * a raw device): its end is the bh's end_io */
 } SimBioFlags;
 
 typedef struct _SimBio       SimBio;

@@ -10,9 +10,10 @@ G_DEFINE_QUARK (host-error-quark, host_error)
 
 static const char *const path_names[HOST_N_PATHS] = {
   "write", "read", "submit", "complete", "aio_submit", "aio_reap", "reclaim", "writeback",
+  "bh_submit", "bh_complete",
 };
 
-static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node" };
+static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node", "adapter" };
 
 const char *
 host_path_name (HostPathId id)
@@ -111,7 +112,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   g_autofree char *kind = get_value (kf, overrides, group, "kind");
   g_autofree char *order = get_value (kf, overrides, group, "order");
   if (scope == NULL)
-    return invalid (error, p->name, group, "scope", "missing (global, fs, inode, mapping, queue or node)");
+    return invalid (error, p->name, group, "scope", "missing (global, fs, inode, mapping, queue, node or adapter)");
   gboolean found = strcmp (scope, "mapping") == 0;    /* a file's address space */
   if (found)
     d->scope = HOST_LOCK_INODE;
@@ -122,7 +123,7 @@ parse_lock (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
         found = TRUE;
       }
   if (!found)
-    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping, queue or node",
+    return invalid (error, p->name, group, "scope", "'%s' is not global, fs, inode, mapping, queue, node or adapter",
                     scope);
   if (kind && strcmp (kind, "sleep") == 0)
     d->spin = FALSE;
@@ -286,7 +287,7 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
           if (!known)
             return invalid (error, p->name, g, "path",
                             "unknown path (write, read, submit, complete, aio_submit, aio_reap, "
-                            "reclaim, writeback)");
+                            "reclaim, writeback, bh_submit, bh_complete)");
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,

@@ -10,21 +10,24 @@
  *               sim_cpus_set_irq_preempt)
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
- *   [lock NAME] scope = global | fs | inode | mapping | queue | node,
+ *   [lock NAME] scope = global | fs | inode | mapping | queue | node | adapter,
  *               kind = spin | sleep, irq = false | true (spin_lock_irq:
  *               interrupts off while spinning for it and holding it),
  *               order = fifo | unfair
  *   [path NAME] call = STEPS (once per system call), each = STEPS (per page
  *               for read and write, per request for submit and complete,
- *               per iocb for aio_submit and aio_reap)
+ *               per iocb for aio_submit and aio_reap, per buffer_head
+ *               for bh_submit and bh_complete)
  *
  * Paths: write, read (buffered), submit (one request to the block layer),
  * complete (its completion, in interrupt context), aio_submit, aio_reap,
  * reclaim (per page a buffered write's allocations reclaimed: direct
- * reclaim on the writer's CPU) and writeback (per page a writer throttled
- * in balance_dirty_pages wrote back itself).  The last two run after the
- * write's page-cache work, on the writer's thread; a profile without them
- * charges nothing there.
+ * reclaim on the writer's CPU), writeback (per page a writer throttled
+ * in balance_dirty_pages wrote back itself), bh_submit and bh_complete
+ * (raw I/O of 2.4 and 2.5.35: one buffer_head per sector submitted, and
+ * its end_io in interrupt context).  Reclaim and writeback run after the
+ * write's page-cache work, on the writer's thread.  A path a profile
+ * leaves out costs nothing.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
@@ -63,6 +66,9 @@ typedef enum {
   HOST_LOCK_NODE,            /* one per NUMA node ([host] nodes), the node of
                               * the CPU taking it: a zone's lru_lock for the
                               * pages a CPU allocates on its own node */
+  HOST_LOCK_ADAPTER,         /* one per host adapter (2.5 SCSI's host_lock, the
+                              * queue_lock of all its disks); a device on no
+                              * adapter has its own */
 } HostLockScope;
 
 typedef struct {
@@ -100,6 +106,8 @@ typedef enum {
   HOST_PATH_AIO_REAP,
   HOST_PATH_RECLAIM,
   HOST_PATH_WRITEBACK,
+  HOST_PATH_BH_SUBMIT,
+  HOST_PATH_BH_COMPLETE,
   HOST_N_PATHS
 } HostPathId;
 

@@ -1,6 +1,8 @@
 /* host.c — the host model of a run (see host.h). */
 #include "models/host/host.h"
 #include "sim/sim-list.h"
+#include "sim/sim-device.h"
+#include "sim/sim-topology.h"
 
 #include <string.h>
 
@@ -12,6 +14,8 @@ G_STATIC_ASSERT ((int) SIM_HOST_AIO_SUBMIT == (int) HOST_PATH_AIO_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_REAP == (int) HOST_PATH_AIO_REAP);
 G_STATIC_ASSERT ((int) SIM_HOST_RECLAIM == (int) HOST_PATH_RECLAIM);
 G_STATIC_ASSERT ((int) SIM_HOST_WRITEBACK == (int) HOST_PATH_WRITEBACK);
+G_STATIC_ASSERT ((int) SIM_HOST_BH_SUBMIT == (int) HOST_PATH_BH_SUBMIT);
+G_STATIC_ASSERT ((int) SIM_HOST_BH_COMPLETE == (int) HOST_PATH_BH_COMPLETE);
 G_STATIC_ASSERT ((int) SIM_HOST_N_PATHS == (int) HOST_N_PATHS);
 
 typedef struct {
@@ -134,6 +138,18 @@ lock_for (Host *h, SimProcess *p, guint def)
     case HOST_LOCK_QUEUE:
       key = p->q;
       where = p->q->name;
+      break;
+    case HOST_LOCK_ADAPTER:
+      if (p->q->device && p->q->device->attachment)
+        {
+          key = p->q->device->attachment->adapter;
+          where = p->q->device->attachment->adapter->name;
+        }
+      else
+        {
+          key = p->q;
+          where = p->q->name;
+        }
       break;
     case HOST_LOCK_INODE:
       key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;
@@ -328,6 +344,13 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
   Host *h = data;
   SimTime ns = h->call_cpu_ns[HOST_PATH_COMPLETE] + h->each_cpu_ns[HOST_PATH_COMPLETE];
+  /* end_that_request_first ends the request's bios one by one; those
+   * of raw buffer_heads run the bh's end_io (2.4 end_buffer_io_kiobuf,
+   * the aio port's end_buffer_io_kiobuf_async). */
+  if (h->each_cpu_ns[HOST_PATH_BH_COMPLETE] > 0)
+    for (const SimBio *bio = rq->bio; bio; bio = bio->next)
+      if (bio->flags & SIM_BIO_BH)
+        ns += h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
   if (ns > 0)
     sim_cpu_irq (h->cpus, ns, NULL, NULL);
 }

@@ -4,8 +4,9 @@
  *
  * Lock instances follow their scope: one per machine (global), per device
  * (fs: a file system per device), per file (inode; a direct-I/O process
- * counts as its own file), per request queue or per NUMA node (the node
- * of the CPU the thread runs on when it takes the lock).  Request completions are
+ * counts as its own file), per request queue, per NUMA node (the node
+ * of the CPU the thread runs on when it takes the lock) or per host
+ * adapter (a device on no adapter: its own).  Request completions are
  * interrupt work of the profile's complete path (its lock holds counted
  * as CPU time: interrupt-side contention is not modelled). */
 #pragma once
