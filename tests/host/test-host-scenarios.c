@@ -289,7 +289,7 @@ test_bkl_sites_add_up (void)
   g_autoptr (SimRunResult) r = run_bkl (2, 3);
   const SimLockResult *bkl = lock_named (r, "bkl");
   g_assert_nonnull (bkl);
-  g_assert_cmpuint (bkl->sites->len, ==, 5);
+  g_assert_cmpuint (bkl->sites->len, ==, 6);
   guint64 acq = 0, cont = 0, rel = 0;
   SimTime hold = 0, wait = 0, hold_max = 0, wait_max = 0;
   double util = 0;
