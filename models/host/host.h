@@ -23,7 +23,9 @@
  * - write_out_data: batches of `batch` of those pages, oldest first,
  *   started as async writes (ll_rw_block), each page costing the submit
  *   steps; with the queue's write pool full, kjournald sleeps in
- *   __get_request_wait until a quarter of it is free (batch_requests);
+ *   __get_request_wait until a quarter of it is free (batch_requests), or
+ *   takes its turn at the next completion once the writeback policy's
+ *   flusher has taken requests there meanwhile (the waiters' FIFO);
  * - wait_on_buffer until every page of the file system under writeback
  *   then has been written (woken from a completion's interrupt work),
  *   asleep without the lock, then the cleanup steps per page;
