@@ -270,7 +270,7 @@ set_group_exists (GKeyFile *kf, const char *set, const char *group, GError **err
     { "device ", "device", "devices" }, { "process ", "process", "processes" },
     { "bus ", "bus", "buses" }, { "adapter ", "adapter", "adapters" },
   };
-  static const char *const tunables[] = { "sim", "host", "writeback", "costs", NULL };
+  static const char *const tunables[] = { "sim", "host", "writeback", "costs", "journal", NULL };
   static const char *const tunable_kinds[] = { "sched ", "lock ", "path ", NULL };
   if (g_key_file_has_group (kf, group) || g_strv_contains (tunables, group))
     return TRUE;
@@ -1064,14 +1064,14 @@ load_host (Scenario *s, GError **error)
   /* The O(1) scheduler's default slice for nice 0 (2.6; 2.4's is ~60 ms). */
   if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
     return FALSE;
-  gboolean overrides = g_key_file_has_group (s->kf, "costs");
+  gboolean overrides = g_key_file_has_group (s->kf, "costs") || g_key_file_has_group (s->kf, "journal");
   g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
   for (guint i = 0; groups[i]; i++)
     overrides |= g_str_has_prefix (groups[i], "lock ") || g_str_has_prefix (groups[i], "path ");
   if (s->n_cpus == 0)
     {
       if (s->profile || overrides)
-        return scenario_invalid (error, "host", "cpus", "a profile, [costs], [lock] or [path] needs "
+        return scenario_invalid (error, "host", "cpus", "a profile, [costs], [journal], [lock] or [path] needs "
                         "cpus = N (the CPU model)");
       return TRUE;
     }
@@ -1335,14 +1335,14 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       }
     else if (strcmp (groups[i], "sim") != 0 && strcmp (groups[i], "host") != 0
              && strcmp (groups[i], "writeback") != 0 && strcmp (groups[i], "costs") != 0
-             && !g_str_has_prefix (groups[i], "lock ") && !g_str_has_prefix (groups[i], "path ")
+             && strcmp (groups[i], "journal") != 0 && !g_str_has_prefix (groups[i], "lock ") && !g_str_has_prefix (groups[i], "path ")
              && !g_str_has_prefix (groups[i], "bus ") && !g_str_has_prefix (groups[i], "adapter ")
              && !g_str_has_prefix (groups[i], "sched ") && !g_str_has_prefix (groups[i], "process ")
              && !g_str_has_prefix (groups[i], "nfs "))
       {
         scenario_invalid (error, groups[i], NULL, "unknown group (use [sim], [host], [writeback], "
                  "[device NAME], [sched NAME], [process NAME], [nfs NAME], [bus NAME], "
-                 "[adapter NAME], or with [host] cpus: [costs], [lock NAME], [path NAME])");
+                 "[adapter NAME], or with [host] cpus: [costs], [journal], [lock NAME], [path NAME])");
         return NULL;
       }
   for (guint i = 0; groups[i]; i++)
@@ -2159,6 +2159,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       g_ptr_array_add (servers, nfs);
       sim_nfs_start (nfs);
     }
+  if (ok && host && page_cache)
+    host_start_journals (host, page_cache);
 
   SimTimeSeries *ts = NULL;
   if (ok && outputs && (outputs->timeseries || outputs->series || outputs->writeback_series))
@@ -2217,6 +2219,15 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
                                   + sim_page_cache_nr_writeback (page_cache));
           result->has_page_cache = TRUE;
           result->page_cache = *st;
+        }
+      if (host)
+        {
+          HostJournalStats js;
+          host_journal_stats (host, &js);
+          result->journal_commits = js.commits;
+          result->journal_pages = js.pages;
+          result->journal_wakes = js.wakes;
+          result->journal_request_waits = js.request_waits;
         }
       result->seed = s->seed;
       result->hz = s->hz;

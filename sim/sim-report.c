@@ -272,6 +272,11 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                               " (pages)\n", pc->dirtied, pc->written, pc->reclaimed, pc->rotated,
                               pc->memory_waits, pc->syncs);
     }
+  if (r->journal_commits + r->journal_pages > 0)
+    g_string_append_printf (out, "  kjournald: commits %" G_GUINT64_FORMAT " data %" G_GUINT64_FORMAT
+                            " (pages) wakes %" G_GUINT64_FORMAT " request_waits %" G_GUINT64_FORMAT "\n",
+                            r->journal_commits, r->journal_pages, r->journal_wakes,
+                            r->journal_request_waits);
   gboolean pools = FALSE;
   for (guint i = 0; i < r->groups->len; i++)
     {
@@ -702,6 +707,13 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
   add_double_member (b, "wa", r->cpu.wa);
   add_double_member (b, "r", r->cpu.r);
   add_double_member (b, "b", r->cpu.b);
+  if (r->journal_commits + r->journal_pages > 0)
+    {
+      add_uint_member (b, "journal_commits", r->journal_commits);
+      add_uint_member (b, "journal_pages", r->journal_pages);
+      add_uint_member (b, "journal_wakes", r->journal_wakes);
+      add_uint_member (b, "journal_request_waits", r->journal_request_waits);
+    }
   add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
   add_double_member (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);
   add_double_member (b, "context_switches_per_s", r->cpu.cs_per_s);

@@ -160,6 +160,10 @@ typedef struct {
   char      *profile;
   SimVmstatRow cpu;       /* over the whole run */
   GPtrArray *locks;       /* SimLockResult, busiest first */
+  guint64    journal_commits; /* kjournald (a profile's [journal]): commits, */
+  guint64    journal_pages;   /* ... ordered data pages they wrote, */
+  guint64    journal_wakes;   /* ... lock retaken after a sleep, */
+  guint64    journal_request_waits; /* ... sleeps on a full request pool */
   char      *vmstat;      /* vmstat's table, when asked for */
   /* Buses and adapters ([bus], [adapter] groups): */
   char      *topology;    /* their table; NULL without */

@@ -71,6 +71,11 @@ host_profile_free (HostProfile *p)
       if (p->paths[i].each)
         g_array_unref (p->paths[i].each);
     }
+  GArray *journal_steps[] = { p->journal.lock_down, p->journal.submit, p->journal.cleanup,
+                              p->journal.finish };
+  for (guint i = 0; i < G_N_ELEMENTS (journal_steps); i++)
+    if (journal_steps[i])
+      g_array_unref (journal_steps[i]);
   g_free (p);
 }
 
@@ -277,7 +282,7 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
     {
       const char *g = groups[i];
       if (strcmp (g, "profile") == 0 || strcmp (g, "costs") == 0
-          || g_str_has_prefix (g, "lock "))
+          || strcmp (g, "journal") == 0 || g_str_has_prefix (g, "lock "))
         continue;
       if (g_str_has_prefix (g, "path "))
         {
@@ -291,8 +296,70 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
-                   "%s: [%s]: unknown group (profile, costs, lock NAME, path NAME)", p->name, g);
+                   "%s: [%s]: unknown group (profile, costs, journal, lock NAME, path NAME)", p->name, g);
       return FALSE;
+    }
+  return TRUE;
+}
+
+/* [journal] (host-profile.h): kjournald's commit, its lock and its steps. */
+static gboolean
+parse_journal (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, GError **error)
+{
+  HostJournalDef *j = &p->journal;
+  const char *group = "journal";
+  GArray **lists[] = { &j->lock_down, &j->submit, &j->cleanup, &j->finish };
+  const char *const keys[] = { "lock_down", "submit", "cleanup", "finish" };
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    *lists[i] = g_array_new (FALSE, FALSE, sizeof (HostStep));
+  if (!g_key_file_has_group (kf, group) && !(overrides && g_key_file_has_group (overrides, group)))
+    return TRUE;
+  g_autofree char *enabled = get_value (kf, overrides, group, "enabled");
+  if (enabled && strcmp (enabled, "false") == 0)
+    return TRUE;
+  if (enabled && strcmp (enabled, "true") != 0)
+    return invalid (error, p->name, group, "enabled", "'%s' is not true or false", enabled);
+  j->enabled = TRUE;
+  g_autofree char *interval = get_value (kf, overrides, group, "commit_interval");
+  g_autoptr (GError) local = NULL;
+  if (interval == NULL)
+    return invalid (error, p->name, group, "commit_interval", "missing (5s in 2.4 JBD)");
+  if (!sim_parse_time_ns (interval, 0, &j->commit_interval_ns, &local) || j->commit_interval_ns == 0)
+    return invalid (error, p->name, group, "commit_interval", "'%s' is not a time above 0", interval);
+  g_autofree char *batch = get_value (kf, overrides, group, "batch");
+  char *end = NULL;
+  guint64 n = batch ? g_ascii_strtoull (batch, &end, 10) : 0;
+  if (batch == NULL || end == batch || *end != '\0' || n < 1 || n > 4096)
+    return invalid (error, p->name, group, "batch", "needs a whole number of buffers in [1, 4096]");
+  j->batch_buffers = (guint) n;
+  g_autofree char *lock = get_value (kf, overrides, group, "lock");
+  if (lock == NULL || strchr (lock, '@') == NULL)
+    return invalid (error, p->name, group, "lock", "missing (LOCK@SITE: bkl@schedule)");
+  if (!parse_lock_ref (p, group, "lock", lock, lock, &j->lock, error))
+    return FALSE;
+  const HostLockDef *d = g_ptr_array_index (p->locks, j->lock.lock);
+  if (d->scope != HOST_LOCK_GLOBAL && d->scope != HOST_LOCK_FS && d->scope != HOST_LOCK_QUEUE)
+    return invalid (error, p->name, group, "lock", "'%s' is per %s: kjournald has no such context",
+                    d->name, scope_names[d->scope]);
+  for (guint i = 0; i < G_N_ELEMENTS (lists); i++)
+    {
+      if (!parse_steps (p, kf, overrides, group, keys[i], TRUE, *lists[i], error))
+        return FALSE;
+      for (guint k = 0; k < (*lists[i])->len; k++)
+        {
+          const HostStep *s = &g_array_index (*lists[i], HostStep, k);
+          if (s->kind == HOST_STEP_TAKE)
+            return invalid (error, p->name, group, keys[i], "kjournald's steps hold a lock for a time (LOCK:TIME)");
+          if (s->kind == HOST_STEP_HOLD)
+            {
+              HostLockScope scope = ((const HostLockDef *) g_ptr_array_index (p->locks, s->lock))->scope;
+              if (scope != HOST_LOCK_GLOBAL && scope != HOST_LOCK_FS && scope != HOST_LOCK_QUEUE)
+                return invalid (error, p->name, group, keys[i], "a per-%s lock: kjournald has no such context",
+                                scope_names[scope]);
+              if (s->lock == j->lock.lock)
+                return invalid (error, p->name, group, keys[i], "kjournald already holds that lock");
+            }
+        }
     }
   return TRUE;
 }
@@ -354,6 +421,8 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
           || !parse_steps (p, kf, overrides, group, "each", FALSE, p->paths[i].each, error))
         return NULL;
     }
+  if (!parse_journal (p, kf, overrides, error))
+    return NULL;
   return g_steal_pointer (&p);
 }
 

@@ -41,6 +41,17 @@
  *   COST       a time from [costs], or a literal time (2us);
  *   COST/N     the same once every N units (work per 16 KiB ia64 page in
  *              a path counted in 4 KiB units: COST/4).
+ *   [journal]   kjournald, one per file system (2.4 JBD, fs/jbd/journal.c and
+ *               commit.c of 2.4.18); optional, see host.h:
+ *               enabled = true | false (no kjournald; default true),
+ *               commit_interval = TIME (j_commit_interval), batch = N (data
+ *               buffers per ll_rw_block, wbuf[64]), lock = LOCK@SITE (held
+ *               whenever kjournald is on a CPU, retaken at SITE after each
+ *               sleep: lock_kernel in kjournald, reacquire_kernel_lock in
+ *               schedule), and STEPS lists (locks and costs only):
+ *               lock_down (once per commit, before the data), submit (per
+ *               data buffer written), cleanup (per data buffer once
+ *               written), finish (once per commit, after the data)
  * A scenario may override any key (its own [costs], [lock NAME] groups). */
 #pragma once
 
@@ -116,6 +127,19 @@ typedef struct {
   GArray *each;              /* HostStep, per page / request / iocb */
 } HostPath;
 
+/* [journal]: kjournald per file system (host.h); enabled = FALSE without
+ * the group. */
+typedef struct {
+  gboolean  enabled;
+  SimTime   commit_interval_ns;
+  guint     batch_buffers;
+  HostStep  lock;            /* HOLD kind unused: lock and site only */
+  GArray   *lock_down;       /* HostStep (HOLD, CPU) */
+  GArray   *submit;
+  GArray   *cleanup;
+  GArray   *finish;
+} HostJournalDef;
+
 typedef struct {
   char      *name;
   char      *era;
@@ -124,6 +148,7 @@ typedef struct {
   gboolean   irq_preempt;    /* [profile] interrupts = preempt */
   GPtrArray *locks;          /* HostLockDef */
   HostPath   paths[HOST_N_PATHS];
+  HostJournalDef journal;
 } HostProfile;
 
 /* Load profile @name from the first of @search_dirs holding NAME.ini (or

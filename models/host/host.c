@@ -3,6 +3,7 @@
 #include "sim/sim-list.h"
 #include "sim/sim-device.h"
 #include "sim/sim-topology.h"
+#include "sim/sim-pagecache.h"
 
 #include <string.h>
 
@@ -29,6 +30,34 @@ typedef struct {
   guint      rows;
 } Vmstat;
 
+/* kjournald of one file system (see host.h). */
+typedef struct {
+  Host            *host;
+  SimRequestQueue *q;
+  SimPageCache    *pc;
+  SimBdi          *bdi;
+  char            *name;
+  SimThread        thread;
+  SimIoContext     ioc;
+  SimLock         *lock;          /* held while on a CPU */
+  gboolean         transaction;   /* a running transaction, its timer armed */
+  gboolean         expired;       /* its timer fired: commit it */
+  gboolean         sleeping;      /* in interruptible_sleep_on (j_wait_commit) */
+  gboolean         io_waiting;    /* in wait_on_buffer for its data */
+  gboolean         rq_waiting;    /* in __get_request_wait: the write pool is full */
+  gboolean         rq_turn;       /* woken from it: may submit one batch */
+  guint64          flusher_mark;  /* the bdi's flusher_pages when it went to sleep */
+  SimTime          before_ns;     /* the committing transaction's data: dirtied by then */
+  guint64          target_written;/* the bdi's written count that ends the wait */
+  guint64          buffers;       /* data buffers of the commit in progress */
+  /* the step executor */
+  const GArray    *steps;
+  guint            index;
+  guint64          left;          /* repetitions of @steps still to run */
+  SimThreadFn      then;
+  HostJournalStats stats;
+} HostJournal;
+
 struct _Host {
   Sim         *sim;
   SimCpus     *cpus;
@@ -40,6 +69,7 @@ struct _Host {
   SimTime      call_cpu_ns[HOST_N_PATHS];
   GPtrArray   *queues;           /* SimRequestQueue, for vmstat bi/bo */
   Vmstat      *vmstat;
+  GHashTable  *journals;         /* SimRequestQueue * -> HostJournal (owned) */
 };
 
 static gboolean
@@ -54,6 +84,8 @@ steps_take_locks (const GArray *steps)
   return FALSE;
 }
 
+static void journal_free (gpointer data);
+
 Host *
 host_new (Sim *sim, guint n_cpus, HostProfile *profile)
 {
@@ -67,6 +99,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
     h->instances[i] = g_hash_table_new (g_direct_hash, g_direct_equal);
   h->locks = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_lock_free);
   h->queues = g_ptr_array_new ();
+  h->journals = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, journal_free);
   for (guint i = 0; i < HOST_N_PATHS; i++)
     {
       h->each_locks[i] = steps_take_locks (profile->paths[i].each);
@@ -86,6 +119,7 @@ host_free (Host *h)
   g_free (h->instances);
   g_ptr_array_unref (h->locks);
   g_ptr_array_unref (h->queues);
+  g_hash_table_unref (h->journals);
   if (h->vmstat)
     g_free (h->vmstat->label);
   g_free (h->vmstat);
@@ -120,52 +154,12 @@ host_locks (Host *h)
 
 /* ---- lock instances ------------------------------------------------------- */
 
-/* The instance of lock definition @def for @p: by scope, the machine's, its
- * device's (file system), its file's or its queue's. */
+/* The instance of lock definition @def keyed by @key (named after @where
+ * when not NULL): created on first use. */
 static SimLock *
-lock_for (Host *h, SimProcess *p, guint def)
+lock_instance (Host *h, guint def, gconstpointer key, const char *where)
 {
   const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
-  gconstpointer key = NULL;
-  const char *where = NULL;
-  char node_name[24];
-  switch (d->scope)
-    {
-    case HOST_LOCK_GLOBAL:
-      key = h;
-      break;
-    case HOST_LOCK_FS:
-    case HOST_LOCK_QUEUE:
-      key = p->q;
-      where = p->q->name;
-      break;
-    case HOST_LOCK_ADAPTER:
-      if (p->q->device && p->q->device->attachment)
-        {
-          key = p->q->device->attachment->adapter;
-          where = p->q->device->attachment->adapter->name;
-        }
-      else
-        {
-          key = p->q;
-          where = p->q->name;
-        }
-      break;
-    case HOST_LOCK_INODE:
-      key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;
-      where = p->cfg.file ? p->cfg.file->name : p->name;
-      break;
-    case HOST_LOCK_NODE:
-      {
-        guint node = sim_thread_node (&p->thread);
-        key = GUINT_TO_POINTER (node + 1);
-        g_snprintf (node_name, sizeof node_name, "node%u", node);
-        where = node_name;
-      }
-      break;
-    default:
-      g_assert_not_reached ();
-    }
   SimLock *l = g_hash_table_lookup (h->instances[def], key);
   if (l)
     return l;
@@ -182,6 +176,51 @@ lock_for (Host *h, SimProcess *p, guint def)
   g_hash_table_insert (h->instances[def], (gpointer) key, l);
   g_ptr_array_add (h->locks, l);
   return l;
+}
+
+/* The instance of lock definition @def for @p: by scope, the machine's, its
+ * device's (file system), its file's, its queue's, its adapter's or its
+ * CPU's node's. */
+static SimLock *
+lock_for (Host *h, SimProcess *p, guint def)
+{
+  const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
+  char node_name[24];
+  switch (d->scope)
+    {
+    case HOST_LOCK_GLOBAL:
+      return lock_instance (h, def, h, NULL);
+    case HOST_LOCK_FS:
+    case HOST_LOCK_QUEUE:
+      return lock_instance (h, def, p->q, p->q->name);
+    case HOST_LOCK_ADAPTER:
+      if (p->q->device && p->q->device->attachment)
+        return lock_instance (h, def, p->q->device->attachment->adapter,
+                              p->q->device->attachment->adapter->name);
+      return lock_instance (h, def, p->q, p->q->name);
+    case HOST_LOCK_INODE:
+      return lock_instance (h, def, p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p,
+                            p->cfg.file ? p->cfg.file->name : p->name);
+    case HOST_LOCK_NODE:
+      {
+        guint node = sim_thread_node (&p->thread);
+        g_snprintf (node_name, sizeof node_name, "node%u", node);
+        return lock_instance (h, def, GUINT_TO_POINTER (node + 1), node_name);
+      }
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The instance for a kernel thread of @q's file system (the profile
+ * allows only these scopes in [journal]). */
+static SimLock *
+lock_for_queue (Host *h, SimRequestQueue *q, guint def)
+{
+  const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
+  g_assert (d->scope == HOST_LOCK_GLOBAL || d->scope == HOST_LOCK_FS || d->scope == HOST_LOCK_QUEUE);
+  return d->scope == HOST_LOCK_GLOBAL ? lock_instance (h, def, h, NULL)
+                                      : lock_instance (h, def, q, q->name);
 }
 
 /* ---- the step executor ------------------------------------------------------ */
@@ -277,6 +316,8 @@ exec_next (Host *h, SimProcess *p)
     }
 }
 
+static void journal_open_transaction (Host *h, SimRequestQueue *q);
+
 static void
 host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n,
           SimThreadFn then, gpointer data)
@@ -284,6 +325,8 @@ host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n
   Host *h = host;
   SimHostExec *x = &p->host_exec;
   g_assert (x->path == NULL);
+  if (id == SIM_HOST_WRITE)
+    journal_open_transaction (h, p->q);
   const HostPath *path = &h->profile->paths[id];
   x->path = path;
   x->path_id = id;
@@ -337,7 +380,312 @@ host_add_process (Host *h, SimProcess *p, SimTime timeslice_ns)
   p->timeslice_ns = timeslice_ns;
 }
 
+/* ---- kjournald ------------------------------------------------------------- */
+
+static void journal_lock_down (SimThread *t, gpointer data);
+static void journal_submit (SimThread *t, gpointer data);
+static void journal_cleanup (SimThread *t, gpointer data);
+static void journal_reacquire (HostJournal *j, SimThread *t, SimThreadFn then);
+
+static void
+journal_free (gpointer data)
+{
+  HostJournal *j = data;
+  g_free (j->name);
+  g_free (j);
+}
+
+/* Run @j->steps @j->left times on kjournald's CPU, then @j->then. */
+static void
+journal_step_next (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  Host *h = j->host;
+  for (;;)
+    {
+      if (j->left == 0)
+        {
+          j->then (t, j);
+          return;
+        }
+      if (j->index >= j->steps->len)
+        {
+          j->index = 0;
+          j->left--;
+          continue;
+        }
+      const HostStep *s = &g_array_index (j->steps, HostStep, j->index++);
+      if (s->kind == HOST_STEP_HOLD)
+        {
+          sim_lock_hold_at (lock_for_queue (h, j->q, s->lock), s->site, t, s->ns, journal_step_next, j);
+          return;
+        }
+      g_assert (s->kind == HOST_STEP_CPU);
+      if (s->ns == 0)
+        continue;
+      sim_cpu_exec (h->cpus, t, s->ns, SIM_CPU_SYS, journal_step_next, j);
+      return;
+    }
+}
+
+static void
+journal_steps (HostJournal *j, SimThread *t, const GArray *steps, guint64 n, SimThreadFn then)
+{
+  j->then = then;
+  j->index = 0;
+  j->steps = steps;
+  j->left = steps->len ? n : 0;
+  /* Steps that take no lock are plain CPU time: one slice for all. */
+  if (j->left > 1 && !steps_take_locks (steps))
+    {
+      SimTime ns = (SimTime) j->left * host_steps_cpu_ns (j->host->profile, steps);
+      j->left = 0;
+      sim_cpu_exec (j->host->cpus, t, ns, SIM_CPU_SYS, journal_step_next, j);
+      return;
+    }
+  journal_step_next (t, j);
+}
+
+/* Back on a CPU after a sleep: schedule() retakes the lock kjournald held
+ * (reacquire_kernel_lock), spinning for it if another CPU has it. */
+static void
+journal_reacquire (HostJournal *j, SimThread *t, SimThreadFn then)
+{
+  j->stats.wakes++;
+  sim_lock_acquire_at (j->lock, j->host->profile->journal.lock.site, t, then, j);
+}
+
+static void
+journal_woken (SimThread *t, gpointer data)
+{
+  journal_reacquire (data, t, journal_lock_down);
+}
+
+/* Sleep in interruptible_sleep_on(&j_wait_commit): schedule() drops the
+ * lock (release_kernel_lock). */
+static void
+journal_sleep (HostJournal *j, SimThread *t)
+{
+  j->sleeping = TRUE;
+  sim_lock_release (j->lock, t);
+  sim_thread_block (j->host->cpus, t, FALSE);
+}
+
+static void
+journal_done (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  j->stats.commits++;
+  if (j->expired)
+    journal_lock_down (t, j);
+  else
+    journal_sleep (j, t);
+}
+
+static void
+journal_finish (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  journal_steps (j, t, j->host->profile->journal.finish, 1, journal_done);
+}
+
+static void
+journal_io_woken (SimThread *t, gpointer data)
+{
+  journal_reacquire (data, t, journal_cleanup);
+}
+
+static void
+journal_cleanup (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  journal_steps (j, t, j->host->profile->journal.cleanup, j->buffers, journal_finish);
+}
+
+/* The data is submitted: wait for every page of the file system under
+ * writeback now (wait_on_buffer, uninterruptible: vmstat b), the lock
+ * dropped while asleep. */
+static void
+journal_wait (HostJournal *j, SimThread *t)
+{
+  if (j->bdi->nr_writeback == 0)
+    {
+      journal_cleanup (t, j);
+      return;
+    }
+  j->target_written = j->bdi->written + j->bdi->nr_writeback;
+  j->io_waiting = TRUE;
+  sim_lock_release (j->lock, t);
+  sim_thread_block (j->host->cpus, t, TRUE);
+}
+
+/* Free write requests in @q's pool. */
+static guint
+journal_pool_free (const SimRequestQueue *q)
+{
+  guint used = q->rq_count[SIM_OP_WRITE];
+  return used >= q->limits.nr_requests ? 0 : q->limits.nr_requests - used;
+}
+
+static void
+journal_rq_woken (SimThread *t, gpointer data)
+{
+  journal_reacquire (data, t, journal_submit);
+}
+
+/* Interrupt work of a completion on @j's queue has ended: wake kjournald
+ * once its data is written, or once a batch of requests is free again
+ * (blkdev_release_request wakes wait_for_requests when batch_requests
+ * are free: a quarter of the pool).  While the writeback policy's flusher
+ * (bdflush, kupdated) takes requests too, the pool never frees that many:
+ * once the flusher has started pages here since kjournald went to sleep,
+ * kjournald takes its turn at the next completion (__get_request_wait's
+ * exclusive waiters wake in order) and submits one batch. */
+static void
+journal_io_done (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  g_assert (t == NULL);
+  if (j->io_waiting && j->bdi->written >= j->target_written)
+    {
+      j->io_waiting = FALSE;
+      sim_thread_wake (j->host->cpus, &j->thread, journal_io_woken, j);
+    }
+  else if (j->rq_waiting && (journal_pool_free (j->q) >= MAX (1u, j->q->limits.nr_requests / 4)
+                             || j->bdi->flusher_pages != j->flusher_mark))
+    {
+      j->rq_waiting = FALSE;
+      j->rq_turn = TRUE;
+      sim_thread_wake (j->host->cpus, &j->thread, journal_rq_woken, j);
+    }
+}
+
+/* write_out_data: the next wbuf[] batch of the transaction's data buffers
+ * to ll_rw_block, then the per-buffer submission work. */
+static void
+journal_submit (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  const HostJournalDef *d = &j->host->profile->journal;
+  gboolean turn = j->rq_turn;
+  j->rq_turn = FALSE;
+  if (journal_pool_free (j->q) == 0 && !turn)
+    {
+      /* __make_request finds no free request: __get_request_wait sleeps
+       * (uninterruptible), schedule() dropping the lock. */
+      j->rq_waiting = TRUE;
+      j->flusher_mark = j->bdi->flusher_pages;
+      j->stats.request_waits++;
+      sim_lock_release (j->lock, t);
+      sim_thread_block (j->host->cpus, t, TRUE);
+      return;
+    }
+  guint64 n = sim_page_cache_start_writeback (j->pc, j->bdi, d->batch_buffers, j->before_ns, &j->ioc);
+  if (n == 0)
+    {
+      journal_wait (j, t);
+      return;
+    }
+  j->buffers += n;
+  j->stats.pages += n;
+  journal_steps (j, t, d->submit, n, journal_submit);
+}
+
+/* T_LOCKED to T_FLUSH: the running transaction is closed; the next handle
+ * opens a new one (and arms its timer); its data is what was dirtied until
+ * now. */
+static void
+journal_flush (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  j->transaction = FALSE;
+  j->before_ns = sim_now (j->host->sim);
+  j->buffers = 0;
+  journal_submit (t, j);
+}
+
+static void
+journal_lock_down (SimThread *t, gpointer data)
+{
+  HostJournal *j = data;
+  g_assert (j->expired);
+  j->expired = FALSE;
+  journal_steps (j, t, j->host->profile->journal.lock_down, 1, journal_flush);
+}
+
+/* commit_timeout: the running transaction's t_expires has come. */
+static void
+journal_timeout (Sim *sim, gpointer subject, gpointer object)
+{
+  HostJournal *j = subject;
+  j->expired = TRUE;
+  if (!j->sleeping)
+    return;
+  j->sleeping = FALSE;
+  sim_thread_wake (j->host->cpus, &j->thread, journal_woken, j);
+}
+
+/* A buffered write's journal_start: get_transaction when none is
+ * running, its commit due commit_interval later. */
+static void
+journal_open_transaction (Host *h, SimRequestQueue *q)
+{
+  HostJournal *j = g_hash_table_lookup (h->journals, q);
+  if (j == NULL || j->transaction)
+    return;
+  j->transaction = TRUE;
+  sim_schedule_in (h->sim, h->profile->journal.commit_interval_ns, journal_timeout, j, NULL);
+}
+
+void
+host_start_journals (Host *h, SimPageCache *pc)
+{
+  const HostJournalDef *d = &h->profile->journal;
+  if (!d->enabled)
+    return;
+  GPtrArray *bdis = sim_page_cache_bdis (pc);
+  for (guint i = 0; i < bdis->len; i++)
+    {
+      SimBdi *bdi = g_ptr_array_index (bdis, i);
+      if (g_hash_table_contains (h->journals, bdi->q))
+        continue;
+      HostJournal *j = g_new0 (HostJournal, 1);
+      j->host = h;
+      j->q = bdi->q;
+      j->pc = pc;
+      j->bdi = bdi;
+      j->name = g_strdup_printf ("kjournald[%s]", bdi->q->name);
+      j->ioc.pid = 0;
+      j->ioc.comm = j->name;
+      j->ioc.nr_tasks = 1;
+      j->ioc.ioprio_class = 0;
+      sim_thread_init (h->cpus, &j->thread, j->name);
+      j->lock = lock_for_queue (h, bdi->q, d->lock.lock);
+      j->sleeping = TRUE;   /* asleep since the mount, the lock dropped */
+      g_hash_table_insert (h->journals, bdi->q, j);
+    }
+}
+
+void
+host_journal_stats (Host *h, HostJournalStats *out)
+{
+  memset (out, 0, sizeof *out);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init (&it, h->journals);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      const HostJournal *j = value;
+      out->commits += j->stats.commits;
+      out->pages += j->stats.pages;
+      out->wakes += j->stats.wakes;
+      out->request_waits += j->stats.request_waits;
+    }
+}
+
 /* ---- completions --------------------------------------------------------- */
+
+static void journal_io_done (SimThread *t, gpointer data);
 
 static void
 request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
@@ -351,8 +699,15 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
     for (const SimBio *bio = rq->bio; bio; bio = bio->next)
       if (bio->flags & SIM_BIO_BH)
         ns += h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
+  /* A kjournald waiting on its data is woken from the completion's
+   * interrupt work (end_buffer_io_sync -> unlock_buffer -> wake_up). */
+  HostJournal *j = g_hash_table_lookup (h->journals, q);
+  if (j && !j->io_waiting && !j->rq_waiting)
+    j = NULL;
   if (ns > 0)
-    sim_cpu_irq (h->cpus, ns, NULL, NULL);
+    sim_cpu_irq (h->cpus, ns, j ? journal_io_done : NULL, j);
+  else if (j)
+    journal_io_done (NULL, j);
 }
 
 void

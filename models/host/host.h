@@ -8,7 +8,35 @@
  * of the CPU the thread runs on when it takes the lock) or per host
  * adapter (a device on no adapter: its own).  Request completions are
  * interrupt work of the profile's complete path (its lock holds counted
- * as CPU time: interrupt-side contention is not modelled). */
+ * as CPU time: interrupt-side contention is not modelled).
+ *
+ * kjournald (a profile's [journal] group; 2.4.18 fs/jbd/journal.c and
+ * commit.c): one kernel thread per file system (device with a page
+ * cache), holding the journal's lock (the BKL: kjournald calls
+ * lock_kernel() once and never unlocks it) whenever it is on a CPU;
+ * schedule() drops it while kjournald sleeps and retakes it, spinning,
+ * when it runs again (release_kernel_lock/reacquire_kernel_lock), at the
+ * lock's site the profile names.  A buffered write opens a transaction
+ * when none runs (journal_start -> get_transaction), due commit_interval
+ * later (t_expires); at that time kjournald wakes and commits:
+ * - lock_down steps (T_LOCKED, revoke records, the switch to T_FLUSH);
+ *   the transaction's data is what the file system dirtied until then;
+ * - write_out_data: batches of `batch` of those pages, oldest first,
+ *   started as async writes (ll_rw_block), each page costing the submit
+ *   steps; with the queue's write pool full, kjournald sleeps in
+ *   __get_request_wait until a quarter of it is free (batch_requests), or
+ *   takes its turn at the next completion once the writeback policy's
+ *   flusher has taken requests there meanwhile (the waiters' FIFO);
+ * - wait_on_buffer until every page of the file system under writeback
+ *   then has been written (woken from a completion's interrupt work),
+ *   asleep without the lock, then the cleanup steps per page;
+ * - the finish steps (metadata to the log, commit record, phase 7), then
+ *   sleep until the next transaction expires.
+ * Simplified: the log's own writes (descriptor, metadata copies, commit
+ * block) are CPU only, with no I/O and no sleep; a transaction is not
+ * committed early when full (ordered data uses no log space); writers are
+ * not stalled while the transaction is T_LOCKED; a timer that fires during
+ * a commit starts the next one right after it. */
 #pragma once
 
 #include <glib.h>
@@ -18,6 +46,7 @@
 #include "sim/sim-lock.h"
 #include "sim/sim-process.h"
 #include "sim/sim-queue.h"
+#include "sim/sim-pagecache.h"
 #include "models/host/host-profile.h"
 
 G_BEGIN_DECLS
@@ -47,6 +76,19 @@ GPtrArray   *host_locks        (Host *h);
 #define HOST_VMSTAT_CSV_HEADER "run,time_s,r,b,bi,bo,in,cs,us,sy,id,wa\n"
 void         host_vmstat_start (Host *h, const char *run_label, SimTime interval_ns,
                                 FILE *csv, GString *table);
+
+/* kjournald's totals, summed over file systems. */
+typedef struct {
+  guint64 commits;   /* commits finished */
+  guint64 pages;     /* data pages they wrote (ordered mode) */
+  guint64 wakes;     /* times kjournald retook its lock after a sleep */
+  guint64 request_waits; /* sleeps in __get_request_wait (write pool full) */
+} HostJournalStats;
+
+/* Start a kjournald for each device of @pc (none without a [journal]
+ * group in the profile).  After host_add_queue for those queues. */
+void         host_start_journals (Host *h, SimPageCache *pc);
+void         host_journal_stats  (Host *h, HostJournalStats *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Host, host_free)
 

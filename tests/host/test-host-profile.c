@@ -131,7 +131,49 @@ test_2_4_18_ext3_sites (void)
         }
     }
   g_assert_cmpuint (per_call, ==, 1);
-  g_assert_cmpuint (bkl->sites->len, ==, 5);
+  /* The five of the write path, and kjournald's retaking it in schedule(). */
+  g_assert_cmpuint (bkl->sites->len, ==, 6);
+  g_assert_cmpstr (g_ptr_array_index (bkl->sites, 5), ==, "schedule");
+}
+
+/* [journal]: kjournald per file system, from 2.4.18's JBD: a commit every
+ * 5 s (j_commit_interval = HZ * 5), wbuf[64], the BKL retaken in
+ * schedule(), io_request_lock per data buffer in __make_request; a
+ * profile without the group has no kjournald, and enabled = false
+ * switches it off. */
+static void
+test_2_4_18_ext3_journal (void)
+{
+  g_autoptr (HostProfile) p = load_shipped ("2.4.18-ext3", NULL);
+  const HostJournalDef *j = &p->journal;
+  g_assert_true (j->enabled);
+  g_assert_cmpint (j->commit_interval_ns, ==, 5 * G_GINT64_CONSTANT (1000000000));
+  g_assert_cmpuint (j->batch_buffers, ==, 64);
+  const HostLockDef *held = g_ptr_array_index (p->locks, j->lock.lock);
+  g_assert_cmpstr (held->name, ==, "bkl");
+  g_assert_cmpstr (g_ptr_array_index (held->sites, j->lock.site - 1), ==, "schedule");
+  g_assert_cmpuint (j->submit->len, ==, 2);
+  const HostStep *cpu = &g_array_index (j->submit, HostStep, 0);
+  const HostStep *rql = &g_array_index (j->submit, HostStep, 1);
+  g_assert_cmpint (cpu->kind, ==, HOST_STEP_CPU);
+  g_assert_cmpint (cpu->ns, ==, 720);
+  g_assert_cmpint (rql->kind, ==, HOST_STEP_HOLD);
+  const HostLockDef *rq_lock = g_ptr_array_index (p->locks, rql->lock);
+  g_assert_cmpstr (rq_lock->name, ==, "io_request_lock");
+  g_assert_true (rq_lock->irq);
+  g_assert_cmpstr (g_ptr_array_index (rq_lock->sites, rql->site - 1), ==, "__make_request");
+  g_assert_cmpint (rql->ns, ==, 400);
+  g_assert_cmpint (host_steps_cpu_ns (p, j->cleanup), ==, 670);
+  g_assert_cmpint (host_steps_cpu_ns (p, j->lock_down), ==, 1000);
+  g_assert_cmpint (host_steps_cpu_ns (p, j->finish), ==, 9000);
+  g_assert_true (p->irq_preempt);
+
+  g_autoptr (HostProfile) plain = load_shipped ("2.4-ext3", NULL);
+  g_assert_false (plain->journal.enabled);
+  g_autoptr (GKeyFile) off = g_key_file_new ();
+  g_key_file_set_string (off, "journal", "enabled", "false");
+  g_autoptr (HostProfile) disabled = load_shipped ("2.4.18-ext3", off);
+  g_assert_false (disabled->journal.enabled);
 }
 
 /* LOCK@SITE: sites are numbered per lock in order of first appearance; a
@@ -271,6 +313,20 @@ test_bad_profiles (void)
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l@:1us\n", "call site" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l@a b:1us\n", "call site" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = k@a:1us\n", "no [lock k]" },
+#define JOURNAL_OK "[costs]\ncopy_bandwidth = 1GB/s\n[lock b]\nscope = global\n[lock i]\nscope = inode\n" \
+                   "[journal]\ncommit_interval = 5s\nbatch = 64\n"
+    { JOURNAL_OK "lock = b@schedule\nenabled = maybe\n", "enabled" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[journal]\nbatch = 64\nlock = b@s\n", "commit_interval" },
+    { JOURNAL_OK "commit_interval = 0s\nlock = b@schedule\n", "commit_interval" },
+    { JOURNAL_OK "batch = 0\nlock = b@schedule\n", "batch" },
+    { JOURNAL_OK "lock = b\n", "[journal] lock" },
+    { JOURNAL_OK "lock = c@schedule\n", "no [lock c]" },
+    { JOURNAL_OK "lock = i@schedule\n", "per inode" },
+    { JOURNAL_OK "lock = b@schedule\nsubmit = i:1us\n", "per-inode" },
+    { JOURNAL_OK "lock = b@schedule\nsubmit = b:1us\n", "already holds" },
+    { JOURNAL_OK "lock = b@schedule\nfinish = copy\n", "per-page" },
+    { JOURNAL_OK "lock = b@schedule\nlock_down = b+\n", "LOCK:TIME" },
+#undef JOURNAL_OK
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -294,6 +350,7 @@ main (int argc, char **argv)
   g_test_add_func ("/host/profile/2.4-ext3", test_2_4_ext3);
   g_test_add_func ("/host/profile/2.6-ext3", test_2_6_ext3);
   g_test_add_func ("/host/profile/2.4.18-ext3-sites", test_2_4_18_ext3_sites);
+  g_test_add_func ("/host/profile/2.4.18-ext3-journal", test_2_4_18_ext3_journal);
   g_test_add_func ("/host/profile/site-syntax", test_site_syntax);
   g_test_add_func ("/host/profile/2.6.9-altix", test_2_6_9_altix);
   g_test_add_func ("/host/profile/overrides", test_overrides);
