@@ -41,6 +41,10 @@ typedef enum {
                             * they reclaimed (direct reclaim) */
   SIM_HOST_WRITEBACK,      /* a buffered write throttled in
                             * balance_dirty_pages: per page it wrote back */
+  SIM_HOST_END_WRITEBACK,  /* a completed buffered-write request: per 4 KiB
+                            * block, interrupt work (run by the host) */
+  SIM_HOST_BALANCE,        /* a throttled writer's balance_dirty_pages pass
+                            * after a sleep: per device with dirty pages */
   SIM_HOST_N_PATHS
 } SimHostPath;
 
@@ -75,6 +79,7 @@ typedef struct {
   guint         n_held;
   SimThreadFn   then;
   gpointer      data;
+  gpointer      runner;      /* the host's executor of this state */
 } SimHostExec;
 
 typedef enum {

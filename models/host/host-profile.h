@@ -24,7 +24,18 @@
  * reclaim on the writer's CPU) and writeback (per page a writer throttled
  * in balance_dirty_pages wrote back itself).  The last two run after the
  * write's page-cache work, on the writer's thread; a profile without them
- * charges nothing there.
+ * charges nothing there.  end_writeback: per 4 KiB block of a completed
+ * buffered-write request, in interrupt context after the complete path
+ * (fs/buffer.c end_buffer_async_write, mm/filemap.c end_page_writeback).
+ * Interrupt paths (complete, end_writeback) really take the locks
+ * declared irq = true (spin_lock_irqsave: they contend with the threads
+ * holding them on other CPUs, sim_cpu_irq_thread); a lock without irq =
+ * true is counted there as CPU time only (a profile that does not say how
+ * the lock is taken), and a lock held to the end of the call is refused.
+ * balance: each pass of a throttled writer's balance_dirty_pages loop
+ * after a sleep, on its thread: call steps once, per-unit steps once per
+ * device with dirty pages (2.6.9 writeback_inodes visits every superblock
+ * with dirty inodes, sync_sb_inodes under inode_lock for each).
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
@@ -100,6 +111,8 @@ typedef enum {
   HOST_PATH_AIO_REAP,
   HOST_PATH_RECLAIM,
   HOST_PATH_WRITEBACK,
+  HOST_PATH_END_WRITEBACK,
+  HOST_PATH_BALANCE,
   HOST_N_PATHS
 } HostPathId;
 
@@ -137,6 +150,9 @@ const char  *host_lock_scope_name (HostLockScope scope);
 /* CPU time of @steps without lock waits (holds, copies and costs); a step
  * run once every N units counts 1/N of its time. */
 SimTime      host_steps_cpu_ns  (const HostProfile *p, const GArray *steps);
+/* Whether @id holds an interrupt-disabling lock in any step (an interrupt
+ * path with one runs as code on an interrupt context). */
+gboolean     host_path_takes_irq_locks (const HostProfile *p, HostPathId id);
 /* Time to copy one 4 KiB page. */
 SimTime      host_profile_copy_page_ns (const HostProfile *p);
 

@@ -6,8 +6,13 @@
  * (fs: a file system per device), per file (inode; a direct-I/O process
  * counts as its own file), per request queue or per NUMA node (the node
  * of the CPU the thread runs on when it takes the lock).  Request completions are
- * interrupt work of the profile's complete path (its lock holds counted
- * as CPU time: interrupt-side contention is not modelled). */
+ * interrupt work of the profile's complete path and, for a buffered
+ * write, its end_writeback path per 4 KiB block; when those take
+ * interrupt-disabling locks they run as code on an interrupt context
+ * (sim_cpu_irq_thread) and their holds contend with the threads' (the
+ * file's tree_lock against its writer), else they are CPU time only.
+ * Lock instances of an interrupt: the request's queue, its buffered file
+ * (found from the processes on that queue), the node of the CPU. */
 #pragma once
 
 #include <glib.h>
