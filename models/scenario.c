@@ -1980,6 +1980,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         ok = FALSE;
       else
         sim_page_cache_set_policy (page_cache, policy);
+      if (host)
+        host_set_page_cache (host, page_cache);
       /* Every queue's freed requests end congestion waits, not only those
        * of queues with cached files (clear_queue_congested). */
       for (guint i = 0; ok && i < s->devices->len; i++)

@@ -81,6 +81,7 @@ struct _SimPageCache {
   SimPageCacheStats stats;
   void      (*congestion_wake) (gpointer data);
   gpointer    congestion_wake_data;
+  guint64     congestion_woken;     /* not yet taken by the host model */
 };
 
 static void write_continue (SimPageCache *pc, SimPageWrite *wr);
@@ -1428,6 +1429,20 @@ sim_page_cache_write_pass_done (SimPageCache *pc, SimPageWrite *wr)
   g_assert (fn != NULL);
   wr->pass_fn = NULL;
   fn (wr->pass_policy, wr);
+}
+
+void
+sim_page_cache_congestion_woken (SimPageCache *pc, guint n)
+{
+  pc->congestion_woken += n;
+}
+
+guint64
+sim_page_cache_take_congestion_woken (SimPageCache *pc)
+{
+  guint64 n = pc->congestion_woken;
+  pc->congestion_woken = 0;
+  return n;
 }
 
 void

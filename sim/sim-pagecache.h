@@ -232,6 +232,11 @@ void          sim_page_cache_write_pass_done (SimPageCache *pc,
 void          sim_page_cache_set_congestion_wake (SimPageCache *pc,
                                     void (*fn) (gpointer data),
                                     gpointer      data);
+/* For policies: @n tasks in congestion_wait were woken just now (by the
+ * request freed last).  For the host model, which charges the waker:
+ * the tasks woken since the last call. */
+void          sim_page_cache_congestion_woken (SimPageCache *pc, guint n);
+guint64       sim_page_cache_take_congestion_woken (SimPageCache *pc);
 /* Let @q's freed write requests wake congestion waiters too (a queue
  * without files of its own: an O_DIRECT or raw device's; those with
  * files are watched from sim_page_cache_open). */

@@ -45,6 +45,9 @@ typedef enum {
                             * block, interrupt work (run by the host) */
   SIM_HOST_BALANCE,        /* a throttled writer's balance_dirty_pages pass
                             * after a sleep: per device with dirty pages */
+  SIM_HOST_WAKE,           /* a completion's wake-up of congestion_wait
+                            * sleepers: per task woken, interrupt work (run
+                            * by the host) */
   SIM_HOST_N_PATHS
 } SimHostPath;
 

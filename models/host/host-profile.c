@@ -10,7 +10,7 @@ G_DEFINE_QUARK (host-error-quark, host_error)
 
 static const char *const path_names[HOST_N_PATHS] = {
   "write", "read", "submit", "complete", "aio_submit", "aio_reap", "reclaim", "writeback",
-  "end_writeback", "balance",
+  "end_writeback", "balance", "wake",
 };
 
 static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node" };
@@ -287,7 +287,7 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
           if (!known)
             return invalid (error, p->name, g, "path",
                             "unknown path (write, read, submit, complete, aio_submit, aio_reap, "
-                            "reclaim, writeback, end_writeback, balance)");
+                            "reclaim, writeback, end_writeback, balance, wake)");
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
@@ -384,7 +384,7 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
       if (!parse_steps (p, kf, overrides, group, "call", TRUE, p->paths[i].call, error)
           || !parse_steps (p, kf, overrides, group, "each", FALSE, p->paths[i].each, error))
         return NULL;
-      if ((i == HOST_PATH_COMPLETE || i == HOST_PATH_END_WRITEBACK)
+      if ((i == HOST_PATH_COMPLETE || i == HOST_PATH_END_WRITEBACK || i == HOST_PATH_WAKE)
           && !check_interrupt_path (p, group, &p->paths[i], error))
         return NULL;
     }

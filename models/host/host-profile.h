@@ -36,6 +36,9 @@
  * after a sleep, on its thread: call steps once, per-unit steps once per
  * device with dirty pages (2.6.9 writeback_inodes visits every superblock
  * with dirty inodes, sync_sb_inodes under inode_lock for each).
+ * wake: in the interrupt of a completion whose freed request ended
+ * congestion_wait sleeps, per task woken (__wake_up's try_to_wake_up);
+ * an interrupt path like complete and end_writeback.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
@@ -113,6 +116,7 @@ typedef enum {
   HOST_PATH_WRITEBACK,
   HOST_PATH_END_WRITEBACK,
   HOST_PATH_BALANCE,
+  HOST_PATH_WAKE,
   HOST_N_PATHS
 } HostPathId;
 

@@ -14,6 +14,7 @@ G_STATIC_ASSERT ((int) SIM_HOST_RECLAIM == (int) HOST_PATH_RECLAIM);
 G_STATIC_ASSERT ((int) SIM_HOST_WRITEBACK == (int) HOST_PATH_WRITEBACK);
 G_STATIC_ASSERT ((int) SIM_HOST_END_WRITEBACK == (int) HOST_PATH_END_WRITEBACK);
 G_STATIC_ASSERT ((int) SIM_HOST_BALANCE == (int) HOST_PATH_BALANCE);
+G_STATIC_ASSERT ((int) SIM_HOST_WAKE == (int) HOST_PATH_WAKE);
 G_STATIC_ASSERT ((int) SIM_HOST_N_PATHS == (int) HOST_N_PATHS);
 
 /* A step executor: a process's thread, or an interrupt context.  Lock
@@ -38,6 +39,7 @@ struct _HostIrq {
   HostRun      run;
   Host        *host;
   guint64      blocks;         /* end_writeback units of its request */
+  guint64      woken;          /* tasks its request's free woke */
   HostIrq     *next_free;
 };
 
@@ -68,6 +70,7 @@ struct _Host {
   gboolean     irq_locks;        /* complete or end_writeback take irq locks */
   GPtrArray   *irqs;             /* HostIrq, every one allocated (owned) */
   HostIrq     *irq_free;
+  SimPageCache *pc;              /* congestion wake-ups to charge, or NULL */
 };
 
 static gboolean
@@ -105,7 +108,8 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
       h->call_cpu_ns[i] = host_steps_cpu_ns (profile, profile->paths[i].call);
     }
   h->irq_locks = host_path_takes_irq_locks (profile, HOST_PATH_COMPLETE)
-                 || host_path_takes_irq_locks (profile, HOST_PATH_END_WRITEBACK);
+                 || host_path_takes_irq_locks (profile, HOST_PATH_END_WRITEBACK)
+                 || host_path_takes_irq_locks (profile, HOST_PATH_WAKE);
   return h;
 }
 
@@ -417,22 +421,38 @@ irq_end (SimThread *t, gpointer data)
 }
 
 static void
+irq_written (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  if (hi->woken == 0)
+    {
+      irq_end (t, hi);
+      return;
+    }
+  exec_begin (hi->host, &hi->run, SIM_HOST_WAKE, TRUE, hi->woken, irq_end, hi);
+}
+
+static void
 irq_completed (SimThread *t, gpointer data)
 {
   HostIrq *hi = data;
   if (hi->blocks == 0)
     {
-      irq_end (t, hi);
+      irq_written (t, hi);
       return;
     }
-  exec_begin (hi->host, &hi->run, SIM_HOST_END_WRITEBACK, TRUE, hi->blocks, irq_end, hi);
+  exec_begin (hi->host, &hi->run, SIM_HOST_END_WRITEBACK, TRUE, hi->blocks, irq_written, hi);
 }
 
+/* The handler's body runs from an event after the completion's, so the
+ * request has been freed by now and its wake-ups counted. */
 static void
 irq_begin (SimThread *t, gpointer data)
 {
   HostIrq *hi = data;
-  exec_begin (hi->host, &hi->run, SIM_HOST_COMPLETE, TRUE, 1, irq_completed, hi);
+  Host *h = hi->host;
+  hi->woken = h->pc && host_has_steps (h, SIM_HOST_WAKE) ? sim_page_cache_take_congestion_woken (h->pc) : 0;
+  exec_begin (h, &hi->run, SIM_HOST_COMPLETE, TRUE, 1, irq_completed, hi);
 }
 
 static HostIrq *
@@ -484,6 +504,12 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
   hi->run.file_key = file ? (gconstpointer) file : (gconstpointer) q;
   hi->run.file_name = file ? file->name : q->name;
   sim_cpu_irq_thread (h->cpus, &hi->ctx, irq_begin, hi);
+}
+
+void
+host_set_page_cache (Host *h, SimPageCache *pc)
+{
+  h->pc = pc;
 }
 
 void

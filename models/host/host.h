@@ -22,6 +22,7 @@
 #include "sim/sim-lock.h"
 #include "sim/sim-process.h"
 #include "sim/sim-queue.h"
+#include "sim/sim-pagecache.h"
 #include "models/host/host-profile.h"
 
 G_BEGIN_DECLS
@@ -39,6 +40,10 @@ const HostProfile *host_profile (const Host *h);
 /* Run @p on the host's CPUs with the profile's system-call costs; it
  * yields its CPU between calls after @timeslice_ns while others wait. */
 void         host_add_process  (Host *h, SimProcess *p, SimTime timeslice_ns);
+/* The page cache whose congestion wake-ups the completions pay for: the
+ * interrupt that freed a request runs the wake path once per task it
+ * woke (may stay unset: none). */
+void         host_set_page_cache (Host *h, SimPageCache *pc);
 /* Charge @q's request completions as interrupt work. */
 void         host_add_queue    (Host *h, SimRequestQueue *q);
 /* Every lock instance created so far, in creation order. */

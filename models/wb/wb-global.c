@@ -83,12 +83,15 @@ congestion_wake (gpointer data)
 {
   WbPolicy *w = data;
   GlobalData *g = w->priv;
+  guint woken = 0;
   for (SimList *l = g->sleepers.next; l != &g->sleepers; l = l->next)
     {
       SimPageWrite *wr = sim_container_of (l, SimPageWrite, wait_link);
       if (wr->pause_until_ns > sim_now (w->sim))
-        wb_pause_cut (w, wr, pause_done);
+        woken += wb_pause_cut (w, wr, pause_done);
     }
+  if (woken)
+    sim_page_cache_congestion_woken (w->pc, woken);
 }
 
 /* balance_dirty_pages of 2.6.20. */

@@ -222,7 +222,11 @@ test_2_6_9_altix (void)
   g_assert_cmpint (host_steps_cpu_ns (p, ew), ==, 300 + 100 + 237 + 25);
   /* A balance pass: two get_page_state sums, then per dirty file system
    * sb_lock, s_umount and inode_lock (global, not irq: spin_lock). */
-  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_BALANCE].call), ==, 20000);
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_BALANCE].call), ==, 20000 + 2 * 450);
+  /* The waker: 1.1 us per task under the wait queue's lock, irqsave. */
+  g_assert_true (lock_named (p, "congestion_wqh")->irq);
+  g_assert_true (host_path_takes_irq_locks (p, HOST_PATH_WAKE));
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WAKE].each), ==, 1100);
   g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_BALANCE].each), ==, 850 + 450 + 1000);
   g_assert_false (lock_named (p, "inode_lock")->irq);
   g_assert_cmpint (lock_named (p, "sb_lock")->scope, ==, HOST_LOCK_GLOBAL);

@@ -662,7 +662,11 @@ test_altix_writers (void)
  *   requests whose handlers were still running at the end (at most one
  *   512 KiB request, 128 heads, per CPU).
  * - The file's tree_lock is taken in the interrupt (test_clear_page_
- *   writeback) once per 16 KiB page, contending with its writer. */
+ *   writeback) once per 16 KiB page, contending with its writer.
+ * - The interrupt whose freed request ends the sleep pays for the wake-up
+ *   (__wake_up under the wait queue's lock): once per task woken, and
+ *   each woken task makes a pass that starts with finish_wait, so there
+ *   are never more wake-ups than passes plus the one writer in flight. */
 static void
 test_altix_interrupts_and_passes (void)
 {
@@ -692,6 +696,12 @@ test_altix_interrupts_and_passes (void)
   g_assert_nonnull (lock_site_sum (r, "tree_lock[", "test_clear_page_writeback", &irq_tree));
   g_assert_cmpuint (irq_tree, >, 0);
   g_assert_cmpuint (irq_tree, <=, heads);
+  guint64 wakes = 0, finish = 0;
+  g_assert_nonnull (lock_site_sum (r, "congestion_wqh", "__wake_up", &wakes));
+  g_assert_nonnull (lock_site_sum (r, "congestion_wqh", "finish_wait", &finish));
+  g_test_message ("__wake_up %" G_GUINT64_FORMAT ", finish_wait %" G_GUINT64_FORMAT, wakes, finish);
+  g_assert_cmpuint (wakes, >, 0);
+  g_assert_cmpuint (wakes, <=, finish + 1);
 }
 
 /* CPU time per completed I/O, in ns. */
