@@ -2075,6 +2075,12 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         ok = FALSE;
       else
         sim_page_cache_set_policy (page_cache, policy);
+      if (host)
+        host_set_page_cache (host, page_cache);
+      /* Every queue's freed requests end congestion waits, not only those
+       * of queues with cached files (clear_queue_congested). */
+      for (guint i = 0; ok && i < s->devices->len; i++)
+        sim_page_cache_watch_queue (page_cache, devs[i].q);
     }
   g_autofree SimRaState *shared_ra = g_new0 (SimRaState, s->processes->len);
   g_autofree SimSharedCursor *cursors = g_new0 (SimSharedCursor, s->processes->len);

@@ -27,8 +27,9 @@ struct _IrqWork {
   SimList      link;       /* pending FIFO or free list */
   SimTime      raised_ns;
   SimTime      work_ns;
-  SimThreadFn  done;
+  SimThreadFn  done;       /* with ctx: the handler's first continuation */
   gpointer     data;
+  SimThread   *ctx;        /* sim_cpu_irq_thread: its interrupt context */
 };
 
 typedef struct {
@@ -322,6 +323,8 @@ cpu_run_thread (SimCpus *c, SimCpu *cpu, SimThread *t)
 }
 
 static void irq_done (Sim *sim, gpointer subject, gpointer object);
+static void irq_ctx_work_done (Sim *sim, gpointer subject, gpointer object);
+static void irq_finish (SimCpus *c, SimCpu *cpu, IrqWork *w);
 
 static void
 irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w)
@@ -330,7 +333,21 @@ irq_start (SimCpus *c, SimCpu *cpu, IrqWork *w)
   c->interrupts_started++;
   c->irq_wait_ns += cpus_now (c) - w->raised_ns;
   cpu_account (cpu, ACCT_IRQ, cpus_now (c));
-  sim_schedule_in (c->sim, w->work_ns, irq_done, cpu, w);
+  if (w->ctx == NULL)
+    {
+      sim_schedule_in (c->sim, w->work_ns, irq_done, cpu, w);
+      return;
+    }
+  /* An interrupt context: its handler runs from an event of its own. */
+  SimThread *t = w->ctx;
+  t->cpu = (gint) cpu->index;
+  t->irq_work = w;
+  t->state = SIM_THREAD_RUNNING;
+  t->work_ns = 0;
+  t->mode = SIM_CPU_SYS;
+  t->then = w->done;
+  t->data = w->data;
+  t->work_event = sim_schedule_in (c->sim, 0, irq_ctx_work_done, t, NULL);
 }
 
 /* @cpu has nothing to run: interrupt work first, then the run queue. */
@@ -440,6 +457,14 @@ sim_cpu_exec (SimCpus *c, SimThread *t, SimTime work_ns, SimCpuMode mode,
   switch (t->state)
     {
     case SIM_THREAD_CALLBACK:
+      if (t->in_irq)
+        {
+          /* A handler's work: its CPU stays in the interrupt account. */
+          g_assert (mode == SIM_CPU_SYS);
+          t->state = SIM_THREAD_RUNNING;
+          t->work_event = sim_schedule_in (c->sim, work_ns, irq_ctx_work_done, t, NULL);
+          break;
+        }
       start_work (c, t);
       break;
     case SIM_THREAD_IDLE:
@@ -457,6 +482,8 @@ sim_thread_block (SimCpus *c, SimThread *t, gboolean io_wait)
   g_assert (t->cpus == c);
   if (t->state != SIM_THREAD_CALLBACK)
     g_error ("sim_thread_block: thread %s is %s", t->name, state_names[t->state]);
+  if (t->in_irq)
+    g_error ("sim_thread_block: %s is an interrupt context, which cannot sleep", t->name);
   /* The kernel's "scheduling while atomic". */
   g_assert (t->spinlocks_held == 0);
   levels_update (c);
@@ -489,6 +516,19 @@ sim_thread_exit (SimCpus *c, SimThread *t)
   if (t->state != SIM_THREAD_CALLBACK)
     g_error ("sim_thread_exit: thread %s is %s", t->name, state_names[t->state]);
   g_assert (t->locks_held == 0);
+  if (t->in_irq)
+    {
+      /* The end of the handler: its interrupt work is over. */
+      SimCpu *cpu = &c->cpu[t->cpu];
+      IrqWork *w = t->irq_work;
+      g_assert (cpu->irq == w && w->ctx == t);
+      t->state = SIM_THREAD_IDLE;
+      t->in_irq = FALSE;
+      t->irq_work = NULL;
+      t->cpu = -1;
+      irq_finish (c, cpu, w);
+      return;
+    }
   t->state = SIM_THREAD_IDLE;
   cpu_leave (c, t);
   idle_reclassify (c);
@@ -509,13 +549,21 @@ sim_thread_spin (SimCpus *c, SimThread *t, SimThreadFn then, gpointer data)
   t->then = then;
   t->data = data;
   t->spin_start_ns = cpus_now (c);
-  cpu_account (&c->cpu[t->cpu], ACCT_SYS, cpus_now (c));
+  /* A handler spins inside its interrupt: the CPU's account stays. */
+  if (!t->in_irq)
+    cpu_account (&c->cpu[t->cpu], ACCT_SYS, cpus_now (c));
 }
 
 void
 sim_thread_spin_granted (SimCpus *c, SimThread *t)
 {
   g_assert (t->state == SIM_THREAD_SPINNING);
+  if (t->in_irq)
+    {
+      t->state = SIM_THREAD_RUNNING;
+      t->work_event = sim_schedule_in (c->sim, 0, irq_ctx_work_done, t, NULL);
+      return;
+    }
   t->cpu_ns[SIM_CPU_SYS] += cpus_now (c) - t->spin_start_ns;
   /* A zero-length SYS exec, so that the continuation runs from its own
    * event and not inside the releaser's. */
@@ -541,18 +589,13 @@ irq_alloc (SimCpus *c)
   return w;
 }
 
+/* @cpu's interrupt work @w is over: pending interrupt work, the thread
+ * it interrupted, or the next work. */
 static void
-irq_done (Sim *sim, gpointer subject, gpointer object)
+irq_finish (SimCpus *c, SimCpu *cpu, IrqWork *w)
 {
-  SimCpu *cpu = subject;
-  SimCpus *c = cpu->cpus;
-  IrqWork *w = object;
-  g_assert (cpu->irq == w);
-  /* The handler runs while the CPU is still in the interrupt, so a thread
-   * it wakes queues behind pending interrupt work like in the kernel. */
-  if (w->done != NULL)
-    w->done (NULL, w->data);
   cpu->irq = NULL;
+  w->ctx = NULL;
   sim_list_add (&w->link, &c->irq_free);
   SimThread *t = cpu->current;
   if (t != NULL)
@@ -569,15 +612,42 @@ irq_done (Sim *sim, gpointer subject, gpointer object)
   idle_reclassify (c);
 }
 
-void
-sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
+static void
+irq_done (Sim *sim, gpointer subject, gpointer object)
 {
-  g_return_if_fail (work_ns >= 0);
-  IrqWork *w = irq_alloc (c);
+  SimCpu *cpu = subject;
+  SimCpus *c = cpu->cpus;
+  IrqWork *w = object;
+  g_assert (cpu->irq == w);
+  /* The handler runs while the CPU is still in the interrupt, so a thread
+   * it wakes queues behind pending interrupt work like in the kernel. */
+  if (w->done != NULL)
+    w->done (NULL, w->data);
+  irq_finish (c, cpu, w);
+}
+
+/* An interrupt context's work or spin is over: its continuation runs. */
+static void
+irq_ctx_work_done (Sim *sim, gpointer subject, gpointer object)
+{
+  SimThread *t = subject;
+  g_assert (t->in_irq && t->state == SIM_THREAD_RUNNING);
+  SimThreadFn then = t->then;
+  gpointer data = t->data;
+  t->then = NULL;
+  t->data = NULL;
+  t->state = SIM_THREAD_CALLBACK;
+  then (t, data);
+  if (t->state == SIM_THREAD_CALLBACK)
+    g_error ("interrupt context %s returned from its handler without exec, exit or a lock",
+             t->name);
+}
+
+/* Queue @w, or start it on an idle CPU, or preempt a running thread. */
+static void
+irq_raise (SimCpus *c, IrqWork *w)
+{
   w->raised_ns = cpus_now (c);
-  w->work_ns = work_ns;
-  w->done = done;
-  w->data = data;
   c->interrupts++;
   SimCpu *cpu = find_idle_cpu (c, -1);
   if (cpu != NULL)
@@ -596,6 +666,34 @@ sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
       sim_list_add_tail (&w->link, &c->irq_pending);
       c->n_irq_pending++;
     }
+}
+
+void
+sim_cpu_irq (SimCpus *c, SimTime work_ns, SimThreadFn done, gpointer data)
+{
+  g_return_if_fail (work_ns >= 0);
+  IrqWork *w = irq_alloc (c);
+  w->work_ns = work_ns;
+  w->done = done;
+  w->data = data;
+  w->ctx = NULL;
+  irq_raise (c, w);
+}
+
+void
+sim_cpu_irq_thread (SimCpus *c, SimThread *t, SimThreadFn fn, gpointer data)
+{
+  g_return_if_fail (fn != NULL);
+  g_assert (t->cpus == c);
+  if (t->state != SIM_THREAD_IDLE || t->in_irq)
+    g_error ("sim_cpu_irq_thread: context %s is %s", t->name, state_names[t->state]);
+  t->in_irq = TRUE;
+  IrqWork *w = irq_alloc (c);
+  w->work_ns = 0;
+  w->done = fn;
+  w->data = data;
+  w->ctx = t;
+  irq_raise (c, w);
 }
 
 static void

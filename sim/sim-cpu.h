@@ -108,6 +108,9 @@ struct _SimThread {
   SimTime         hold_ns;
   SimThreadFn     hold_then;
   gpointer        hold_data;
+  /* sim_cpu_irq_thread */
+  gboolean        in_irq;          /* an interrupt context, raised or running */
+  gpointer        irq_work;        /* its interrupt work while it runs */
 };
 
 /* Time split of one CPU, or of all of them summed. */
@@ -241,6 +244,26 @@ guint       sim_cpus_waiting      (const SimCpus     *c);
 void        sim_cpu_irq           (SimCpus           *c,
                                    SimTime            work_ns,
                                    SimThreadFn        done,
+                                   gpointer           data);
+
+/* Interrupt work that runs as code: @fn is called on @t, an interrupt
+ * context (a SimThread from sim_thread_init used for nothing else, idle
+ * when raised), on the CPU that takes the interrupt; the work is queued
+ * or preempts exactly as sim_cpu_irq's.  From its continuations @t may
+ * sim_cpu_exec() in SYS mode (counted as interrupt time on the CPU, as
+ * vmstat folds hi and si into sy), take, hold and release spinlocks
+ * (spinning for one is interrupt time too: the CPU is busy in the
+ * handler) and must end with sim_thread_exit(), which ends the interrupt
+ * work.  Blocking, sleeping locks and USER time assert: a handler cannot
+ * sleep.  A handler only takes interrupt-disabling locks
+ * (sim_lock_set_irq); any other could be held by the thread it
+ * interrupted, the kernel's deadlock that lockdep calls irq-unsafe.  The
+ * lock holds of an interrupt therefore contend with threads' holds on
+ * other CPUs: spin_lock_irqsave(&mapping->tree_lock) in
+ * test_clear_page_writeback against the writer of that file. */
+void        sim_cpu_irq_thread    (SimCpus           *c,
+                                   SimThread         *t,
+                                   SimThreadFn        fn,
                                    gpointer           data);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SimCpus, sim_cpus_free)

@@ -79,6 +79,9 @@ struct _SimPageCache {
   PacedRun   *free_runs;            /* PacedRun free list */
   GPtrArray  *run_chunks;           /* PacedRun storage */
   SimPageCacheStats stats;
+  void      (*congestion_wake) (gpointer data);
+  gpointer    congestion_wake_data;
+  guint64     congestion_woken;     /* not yet taken by the host model */
 };
 
 static void write_continue (SimPageCache *pc, SimPageWrite *wr);
@@ -86,6 +89,16 @@ static void write_continue (SimPageCache *pc, SimPageWrite *wr);
 static void read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event);
 
 /* ---- setup ---------------------------------------------------------------- */
+
+/* A queue freed a request: 2.6's clear_queue_congested wakes the one
+ * congestion wait queue of the machine below the off threshold. */
+static void
+request_freed (gpointer data, SimRequestQueue *q, SimOp op)
+{
+  SimPageCache *pc = data;
+  if (op == SIM_OP_WRITE && pc->congestion_wake && sim_queue_congestion_off (q, op))
+    pc->congestion_wake (pc->congestion_wake_data);
+}
 
 /* Number of pages that bytes [offset, offset + bytes) touch, partial first
  * and last pages included. */
@@ -180,6 +193,7 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
       f->bdi->q = q;
       f->bdi->last_bdp_sleep_ns = SIM_TIME_NEVER;
       q->last_bdp_sleep_ns = &f->bdi->last_bdp_sleep_ns;
+      sim_page_cache_watch_queue (pc, q);
       sim_list_init (&f->bdi->dirty);
       g_ptr_array_add (pc->bdis, f->bdi);
     }
@@ -876,6 +890,8 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   wr->reclaimed = 0;
   wr->step = 0;
   wr->throttled = FALSE;
+  wr->passes = 0;
+  wr->pass_fn = NULL;
   sim_list_init (&wr->wait_link);
   write_continue (pc, wr);
 }
@@ -1386,4 +1402,74 @@ GPtrArray *
 sim_page_cache_bdis (const SimPageCache *pc)
 {
   return pc->bdis;
+}
+
+/* ---- throttled writers' passes -------------------------------------------- */
+
+void
+sim_page_cache_write_pass (SimPageCache *pc, SimPageWrite *wr, SimPageWritePassFn fn,
+                           gpointer policy)
+{
+  g_assert (wr->pass_fn == NULL);
+  wr->passes++;
+  if (wr->pass == NULL)
+    {
+      fn (policy, wr);
+      return;
+    }
+  wr->pass_fn = fn;
+  wr->pass_policy = policy;
+  wr->pass (wr, wr->pass_data);
+}
+
+void
+sim_page_cache_write_pass_done (SimPageCache *pc, SimPageWrite *wr)
+{
+  SimPageWritePassFn fn = wr->pass_fn;
+  g_assert (fn != NULL);
+  wr->pass_fn = NULL;
+  fn (wr->pass_policy, wr);
+}
+
+void
+sim_page_cache_congestion_woken (SimPageCache *pc, guint n)
+{
+  pc->congestion_woken += n;
+}
+
+guint64
+sim_page_cache_take_congestion_woken (SimPageCache *pc)
+{
+  guint64 n = pc->congestion_woken;
+  pc->congestion_woken = 0;
+  return n;
+}
+
+void
+sim_page_cache_watch_queue (SimPageCache *pc, SimRequestQueue *q)
+{
+  if (q->freed_hook == request_freed && q->freed_hook_data == pc)
+    return;
+  g_assert (q->freed_hook == NULL);
+  q->freed_hook = request_freed;
+  q->freed_hook_data = pc;
+}
+
+void
+sim_page_cache_set_congestion_wake (SimPageCache *pc, void (*fn) (gpointer data), gpointer data)
+{
+  pc->congestion_wake = fn;
+  pc->congestion_wake_data = data;
+}
+
+guint
+sim_page_cache_dirty_bdis (const SimPageCache *pc)
+{
+  guint n = 0;
+  for (guint i = 0; i < pc->bdis->len; i++)
+    {
+      const SimBdi *b = g_ptr_array_index (pc->bdis, i);
+      n += b->nr_dirty > 0 || !sim_list_empty (&b->q->wait_list[SIM_OP_WRITE]);
+    }
+  return n;
 }

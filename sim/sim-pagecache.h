@@ -90,6 +90,8 @@ struct _SimPageRead {
 };
 
 typedef void (*SimPageWriteDone) (Sim *sim, SimPageWrite *wr, SimTime now_ns);
+/* A throttled writer's next balance_dirty_pages pass (the policy's). */
+typedef void (*SimPageWritePassFn) (gpointer policy, SimPageWrite *wr);
 
 /* One buffered write() in progress, embedded in the caller's I/O. */
 struct _SimPageWrite {
@@ -99,10 +101,20 @@ struct _SimPageWrite {
   guint64           bytes;         /* whole sectors; partial pages are read first */
   SimPageWriteDone  done;
   gpointer          done_data;
+  /* Optional (a writer on a CPU): called from an event before each pass
+   * of its balance_dirty_pages loop that follows a sleep; the caller runs
+   * the pass's CPU work on the writer's thread, then calls
+   * sim_page_cache_write_pass_done().  NULL: passes cost nothing. */
+  void            (*pass) (SimPageWrite *wr, gpointer data);
+  gpointer          pass_data;
 
   /* private below this line */
   guint64           index;
   guint64           end_index;
+  guint64           passes;        /* balance passes after a sleep */
+  SimPageWritePassFn pass_fn;      /* the pass in progress */
+  gpointer          pass_policy;
+  SimTime           pause_until_ns;/* the throttling sleep's end */
   guint64           dirtied;       /* pages this write made dirty */
   guint64           written;       /* pages the writer wrote back itself (throttling) */
   guint64           reclaimed;     /* pages its allocations reclaimed (direct reclaim) */
@@ -203,6 +215,39 @@ void          sim_page_cache_set_flusher (SimPageCache *pc, const SimIoContext *
 /* For policies: @wr is held in balance_dirty_pages (counted in its BDI's
  * nr_throttled until sim_page_cache_write_finish). */
 void          sim_page_cache_throttle (SimPageCache *pc, SimPageWrite *wr);
+/* For policies: run @fn (@policy, @wr) as @wr's next balance pass, after
+ * the writer's CPU work for it when @wr has a pass hook (at once if not). */
+void          sim_page_cache_write_pass (SimPageCache *pc,
+                                    SimPageWrite *wr,
+                                    SimPageWritePassFn fn,
+                                    gpointer      policy);
+/* For the pass hook's caller: the pass's CPU work is done. */
+void          sim_page_cache_write_pass_done (SimPageCache *pc,
+                                    SimPageWrite *wr);
+/* For policies: @fn (@data) is called each time a device's queue frees a
+ * write request below its congestion-off threshold (2.6's freed_request ->
+ * clear_queue_congested -> wake_up(&congestion_wqh[WRITE]): one wait queue
+ * for the machine, so every task in blk_congestion_wait wakes, whichever
+ * queue it waits for).  NULL: none. */
+void          sim_page_cache_set_congestion_wake (SimPageCache *pc,
+                                    void (*fn) (gpointer data),
+                                    gpointer      data);
+/* For policies: @n tasks in congestion_wait were woken just now (by the
+ * request freed last).  For the host model, which charges the waker:
+ * the tasks woken since the last call. */
+void          sim_page_cache_congestion_woken (SimPageCache *pc, guint n);
+guint64       sim_page_cache_take_congestion_woken (SimPageCache *pc);
+/* Let @q's freed write requests wake congestion waiters too (a queue
+ * without files of its own: an O_DIRECT or raw device's; those with
+ * files are watched from sim_page_cache_open). */
+void          sim_page_cache_watch_queue (SimPageCache *pc,
+                                    SimRequestQueue *q);
+/* Devices with dirty pages (a file system each: the superblocks
+ * writeback_inodes visits), or with writeback bios waiting for a request:
+ * pages count as under writeback from the start here, while the kernel's
+ * submitter sleeps in get_request_wait inside writepages with the rest of
+ * its pages still dirty and its inode on s_io. */
+guint         sim_page_cache_dirty_bdis (const SimPageCache *pc);
 /* Takes ownership of @policy (NULL: no writeback, pages stay dirty). */
 void          sim_page_cache_set_policy (SimPageCache *pc, WbPolicy *policy);
 

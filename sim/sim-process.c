@@ -34,6 +34,7 @@ struct _SimIo {
   SimTime     latency_end_ns;  /* write() returned, before its fsync() */
   SimList     done_link;       /* host mode: on the process's completed list */
   gboolean    cache_done;      /* host mode: the page cache is done with it */
+  gboolean    pass_pending;    /* host mode: a balance pass came before the sleep */
   SimIo      *next_free;
   SimProcess *p;
   SimOp       op;
@@ -49,6 +50,7 @@ struct _SimIo {
 #define IO_CHUNK 32
 
 static void start_io (SimProcess *p, SimOp op, guint64 offset_bytes, guint64 bytes);
+static void host_balance_pass (SimPageWrite *wr, gpointer data);
 static void maybe_finish (SimProcess *p);
 
 void
@@ -718,6 +720,9 @@ start_buffered_write (SimProcess *p, SimIo *io)
   io->wr.bytes = io->bytes;
   io->wr.done = buffered_write_done;
   io->wr.done_data = io;
+  io->wr.pass = p->cpus && p->host_ops->has_steps (p->host, SIM_HOST_BALANCE) ? host_balance_pass : NULL;
+  io->wr.pass_data = io;
+  io->pass_pending = FALSE;
   sim_page_cache_write (p->cfg.page_cache, &io->wr);
 }
 
@@ -1068,6 +1073,55 @@ host_cache_done (SimThread *t, gpointer data)
     host_run_some (t, p, SIM_HOST_RECLAIM, io->wr.reclaimed, host_write_reclaimed, io);
 }
 
+/* ---- a throttled writer's balance_dirty_pages passes ----------------------
+ *
+ * Each pass after a sleep (blk_congestion_wait) runs on the writer's
+ * thread: it wakes, takes a CPU, runs the profile's balance path (call
+ * steps once; per-unit steps once per device with dirty pages, the
+ * superblocks writeback_inodes visits), sleeps again (io_schedule_timeout:
+ * iowait) and the policy's pass goes on from an event of its own. */
+
+static void
+host_pass_finish (Sim *sim, gpointer subject, gpointer object)
+{
+  SimIo *io = object;
+  sim_page_cache_write_pass_done (io->p->cfg.page_cache, &io->wr);
+}
+
+static void
+host_pass_ran (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  sim_schedule_in (p->sim, 0, host_pass_finish, p, io);
+  sim_thread_block (p->cpus, t, TRUE);
+}
+
+static void
+host_pass_run (SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  g_assert (p->waiting_cache);
+  guint n = sim_page_cache_dirty_bdis (p->cfg.page_cache);
+  p->host_ops->run (p->host, p, SIM_HOST_BALANCE, TRUE, n, host_pass_ran, io);
+}
+
+static void
+host_balance_pass (SimPageWrite *wr, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  if (!p->waiting_cache)
+    {
+      /* Its write has not gone to sleep yet (a wake-up at the same
+       * instant): host_cache_check runs the pass. */
+      io->pass_pending = TRUE;
+      return;
+    }
+  sim_thread_wake (p->cpus, &p->thread, host_pass_run, io);
+}
+
 /* After the page cache call: completions of this instant (cache hits, an
  * unthrottled write) have run by now; anything else means a sleep. */
 static void
@@ -1081,6 +1135,12 @@ host_cache_check (SimThread *t, gpointer data)
       return;
     }
   p->waiting_cache = TRUE;
+  if (io->pass_pending)
+    {
+      io->pass_pending = FALSE;
+      host_pass_run (t, io);
+      return;
+    }
   sim_thread_block (p->cpus, t, TRUE);
 }
 

@@ -61,6 +61,13 @@ typedef enum {
                             * balance_dirty_pages: per page it wrote back */
   SIM_HOST_BH_SUBMIT,      /* raw I/O of 2.4/2.5.35: per buffer_head */
   SIM_HOST_BH_COMPLETE,    /* its completion (interrupt work): per buffer_head */
+  SIM_HOST_END_WRITEBACK,  /* a completed buffered-write request: per 4 KiB
+                            * block, interrupt work (run by the host) */
+  SIM_HOST_BALANCE,        /* a throttled writer's balance_dirty_pages pass
+                            * after a sleep: per device with dirty pages */
+  SIM_HOST_WAKE,           /* a completion's wake-up of congestion_wait
+                            * sleepers: per task woken, interrupt work (run
+                            * by the host) */
   SIM_HOST_N_PATHS
 } SimHostPath;
 
@@ -110,6 +117,7 @@ typedef struct {
   guint         n_held;
   SimThreadFn   then;
   gpointer      data;
+  gpointer      runner;      /* the host's executor of this state */
 } SimHostExec;
 
 typedef enum {

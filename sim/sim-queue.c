@@ -324,6 +324,8 @@ request_free (SimRequestQueue *q, SimRequest *rq)
   q->rq_free = rq;
   update_depth (q);
   freed_request (q, op);
+  if (q->freed_hook)
+    q->freed_hook (q->freed_hook_data, q, op);
 }
 
 /* ---- merge hash (elv_rqhash_*), keyed by end sector -------------------- */
@@ -1293,4 +1295,12 @@ gboolean
 sim_queue_write_congested (const SimRequestQueue *q)
 {
   return q->rq_count[SIM_OP_WRITE] >= q->limits.nr_requests - q->limits.nr_requests / 8;
+}
+
+gboolean
+sim_queue_congestion_off (const SimRequestQueue *q, SimOp op)
+{
+  gint nr = (gint) q->limits.nr_requests;
+  gint off = MAX (1, nr - nr / 8 - nr / 16 - 1);
+  return (gint) q->rq_count[op] < off;
 }

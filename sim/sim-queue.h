@@ -231,6 +231,10 @@ struct _SimRequestQueue {
   /* Called as each request completes (the host model's interrupt work). */
   void            (*complete_hook) (gpointer data, SimRequestQueue *q, const SimRequest *rq);
   gpointer          complete_hook_data;
+  /* Called as each request is freed (freed_request), after the pool's own
+   * wake-ups (the page cache's: congestion_wait sleepers, sim-pagecache.h). */
+  void            (*freed_hook) (gpointer data, SimRequestQueue *q, SimOp op);
+  gpointer          freed_hook_data;
   GPtrArray        *chunks;                /* request and bio storage */
 };
 
@@ -359,6 +363,11 @@ guint            sim_queue_requests_allocated (const SimRequestQueue *q);
 /* blk_queue_congested for writes (2.6): the write request pool is past
  * nr_requests - nr_requests/8.  Writeback skips congested queues. */
 gboolean         sim_queue_write_congested (const SimRequestQueue *q);
+/* Below the congestion-off threshold for @op (2.6 ll_rw_blk.c
+ * blk_queue_congestion_threshold: nr_congestion_off = nr_requests -
+ * nr_requests/8 - nr_requests/16 - 1, at least 1): freed_request then
+ * calls clear_queue_congested, which wakes every congestion_wait sleeper. */
+gboolean         sim_queue_congestion_off (const SimRequestQueue *q, SimOp op);
 
 /* The last task of @ioc exited: tell the elevator (exit_ioc hook). */
 void             sim_queue_exit_ioc  (SimRequestQueue      *q,

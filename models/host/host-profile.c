@@ -10,7 +10,7 @@ G_DEFINE_QUARK (host-error-quark, host_error)
 
 static const char *const path_names[HOST_N_PATHS] = {
   "write", "read", "submit", "complete", "aio_submit", "aio_reap", "reclaim", "writeback",
-  "bh_submit", "bh_complete",
+  "bh_submit", "bh_complete", "end_writeback", "balance", "wake",
 };
 
 static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node", "adapter" };
@@ -292,7 +292,7 @@ check_groups (HostProfile *p, GKeyFile *kf, GError **error)
           if (!known)
             return invalid (error, p->name, g, "path",
                             "unknown path (write, read, submit, complete, aio_submit, aio_reap, "
-                            "reclaim, writeback, bh_submit, bh_complete)");
+                            "reclaim, writeback, bh_submit, bh_complete, end_writeback, balance, wake)");
           continue;
         }
       g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
@@ -364,6 +364,37 @@ parse_journal (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, GError **error
   return TRUE;
 }
 
+/* An interrupt handler cannot hold a lock past its end (it returns). */
+static gboolean
+check_interrupt_path (HostProfile *p, const char *group, const HostPath *path, GError **error)
+{
+  for (guint i = 0; i < path->call->len; i++)
+    {
+      const HostStep *s = &g_array_index (path->call, HostStep, i);
+      if (s->kind == HOST_STEP_TAKE)
+        return invalid (error, p->name, group, "call",
+                        "'%s+': an interrupt handler cannot hold a lock to the end of a call",
+                        ((HostLockDef *) g_ptr_array_index (p->locks, s->lock))->name);
+    }
+  return TRUE;
+}
+
+gboolean
+host_path_takes_irq_locks (const HostProfile *p, HostPathId id)
+{
+  const HostPath *path = &p->paths[id];
+  const GArray *lists[] = { path->call, path->each };
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (guint i = 0; i < lists[k]->len; i++)
+      {
+        const HostStep *s = &g_array_index (lists[k], HostStep, i);
+        if (s->kind == HOST_STEP_HOLD
+            && ((const HostLockDef *) g_ptr_array_index (p->locks, s->lock))->irq)
+          return TRUE;
+      }
+  return FALSE;
+}
+
 static HostProfile *
 profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GError **error)
 {
@@ -419,6 +450,10 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
       g_autofree char *group = g_strdup_printf ("path %s", path_names[i]);
       if (!parse_steps (p, kf, overrides, group, "call", TRUE, p->paths[i].call, error)
           || !parse_steps (p, kf, overrides, group, "each", FALSE, p->paths[i].each, error))
+        return NULL;
+      if ((i == HOST_PATH_COMPLETE || i == HOST_PATH_BH_COMPLETE || i == HOST_PATH_END_WRITEBACK
+           || i == HOST_PATH_WAKE)
+          && !check_interrupt_path (p, group, &p->paths[i], error))
         return NULL;
     }
   if (!parse_journal (p, kf, overrides, error))

@@ -27,7 +27,21 @@
  * (raw I/O of 2.4 and 2.5.35: one buffer_head per sector submitted, and
  * its end_io in interrupt context).  Reclaim and writeback run after the
  * write's page-cache work, on the writer's thread.  A path a profile
- * leaves out costs nothing.
+ * leaves out costs nothing.  end_writeback: per 4 KiB block of a completed
+ * buffered-write request, in interrupt context after the complete path
+ * (fs/buffer.c end_buffer_async_write, mm/filemap.c end_page_writeback).
+ * Interrupt paths (complete, bh_complete, end_writeback, wake) really take the locks
+ * declared irq = true (spin_lock_irqsave: they contend with the threads
+ * holding them on other CPUs, sim_cpu_irq_thread); a lock without irq =
+ * true is counted there as CPU time only (a profile that does not say how
+ * the lock is taken), and a lock held to the end of the call is refused.
+ * balance: each pass of a throttled writer's balance_dirty_pages loop
+ * after a sleep, on its thread: call steps once, per-unit steps once per
+ * device with dirty pages (2.6.9 writeback_inodes visits every superblock
+ * with dirty inodes, sync_sb_inodes under inode_lock for each).
+ * wake: in the interrupt of a completion whose freed request ended
+ * congestion_wait sleeps, per task woken (__wake_up's try_to_wake_up);
+ * an interrupt path like complete and end_writeback.
  * STEPS is a comma-separated list of
  *   LOCK:TIME  take LOCK, hold it TIME (system CPU), release it;
  *   LOCK@SITE:TIME  the same, taken at call site SITE (a kernel function:
@@ -119,6 +133,9 @@ typedef enum {
   HOST_PATH_WRITEBACK,
   HOST_PATH_BH_SUBMIT,
   HOST_PATH_BH_COMPLETE,
+  HOST_PATH_END_WRITEBACK,
+  HOST_PATH_BALANCE,
+  HOST_PATH_WAKE,
   HOST_N_PATHS
 } HostPathId;
 
@@ -170,6 +187,9 @@ const char  *host_lock_scope_name (HostLockScope scope);
 /* CPU time of @steps without lock waits (holds, copies and costs); a step
  * run once every N units counts 1/N of its time. */
 SimTime      host_steps_cpu_ns  (const HostProfile *p, const GArray *steps);
+/* Whether @id holds an interrupt-disabling lock in any step (an interrupt
+ * path with one runs as code on an interrupt context). */
+gboolean     host_path_takes_irq_locks (const HostProfile *p, HostPathId id);
 /* Time to copy one 4 KiB page. */
 SimTime      host_profile_copy_page_ns (const HostProfile *p);
 

@@ -15,9 +15,40 @@ G_STATIC_ASSERT ((int) SIM_HOST_AIO_SUBMIT == (int) HOST_PATH_AIO_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_AIO_REAP == (int) HOST_PATH_AIO_REAP);
 G_STATIC_ASSERT ((int) SIM_HOST_RECLAIM == (int) HOST_PATH_RECLAIM);
 G_STATIC_ASSERT ((int) SIM_HOST_WRITEBACK == (int) HOST_PATH_WRITEBACK);
+G_STATIC_ASSERT ((int) SIM_HOST_END_WRITEBACK == (int) HOST_PATH_END_WRITEBACK);
+G_STATIC_ASSERT ((int) SIM_HOST_BALANCE == (int) HOST_PATH_BALANCE);
+G_STATIC_ASSERT ((int) SIM_HOST_WAKE == (int) HOST_PATH_WAKE);
 G_STATIC_ASSERT ((int) SIM_HOST_BH_SUBMIT == (int) HOST_PATH_BH_SUBMIT);
 G_STATIC_ASSERT ((int) SIM_HOST_BH_COMPLETE == (int) HOST_PATH_BH_COMPLETE);
 G_STATIC_ASSERT ((int) SIM_HOST_N_PATHS == (int) HOST_N_PATHS);
+
+/* A step executor: a process's thread, or an interrupt context.  Lock
+ * instances are found from its queue (fs, queue scopes), its file (inode,
+ * mapping) and the node of the CPU it runs on. */
+typedef struct {
+  Host            *host;
+  SimThread       *t;
+  SimHostExec     *x;        /* its runner is this HostRun */
+  SimRequestQueue *q;
+  gconstpointer    file_key;
+  const char      *file_name;
+  gboolean         in_irq;     /* interrupt context: only irq locks are taken */
+} HostRun;
+
+/* An interrupt context for completions whose paths take irq locks; from a
+ * free list, so that the steady state allocates nothing. */
+typedef struct _HostIrq HostIrq;
+struct _HostIrq {
+  SimThread    ctx;
+  SimHostExec  x;
+  HostRun      run;
+  Host        *host;
+  guint64      blocks;         /* end_writeback units of its request */
+  guint64      woken;          /* tasks its request's free woke */
+  guint64      bhs;            /* raw buffer_heads of its request (bh_complete) */
+  gpointer     journal;        /* a HostJournal to wake at the end, or NULL */
+  HostIrq     *next_free;
+};
 
 typedef struct {
   Host      *host;
@@ -69,6 +100,12 @@ struct _Host {
   SimTime      call_cpu_ns[HOST_N_PATHS];
   GPtrArray   *queues;           /* SimRequestQueue, for vmstat bi/bo */
   Vmstat      *vmstat;
+  GPtrArray   *runs;             /* HostRun of each process (owned) */
+  GPtrArray   *procs;            /* SimProcess, in host_add_process order */
+  gboolean     irq_locks;        /* complete or end_writeback take irq locks */
+  GPtrArray   *irqs;             /* HostIrq, every one allocated (owned) */
+  HostIrq     *irq_free;
+  SimPageCache *pc;              /* congestion wake-ups to charge, or NULL */
   GHashTable  *journals;         /* SimRequestQueue * -> HostJournal (owned) */
 };
 
@@ -99,6 +136,9 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
     h->instances[i] = g_hash_table_new (g_direct_hash, g_direct_equal);
   h->locks = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_lock_free);
   h->queues = g_ptr_array_new ();
+  h->runs = g_ptr_array_new_with_free_func (g_free);
+  h->procs = g_ptr_array_new ();
+  h->irqs = g_ptr_array_new_with_free_func (g_free);
   h->journals = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, journal_free);
   for (guint i = 0; i < HOST_N_PATHS; i++)
     {
@@ -106,6 +146,10 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
       h->each_cpu_ns[i] = host_steps_cpu_ns (profile, profile->paths[i].each);
       h->call_cpu_ns[i] = host_steps_cpu_ns (profile, profile->paths[i].call);
     }
+  h->irq_locks = host_path_takes_irq_locks (profile, HOST_PATH_COMPLETE)
+                 || host_path_takes_irq_locks (profile, HOST_PATH_BH_COMPLETE)
+                 || host_path_takes_irq_locks (profile, HOST_PATH_END_WRITEBACK)
+                 || host_path_takes_irq_locks (profile, HOST_PATH_WAKE);
   return h;
 }
 
@@ -119,6 +163,9 @@ host_free (Host *h)
   g_free (h->instances);
   g_ptr_array_unref (h->locks);
   g_ptr_array_unref (h->queues);
+  g_ptr_array_unref (h->runs);
+  g_ptr_array_unref (h->procs);
+  g_ptr_array_unref (h->irqs);
   g_hash_table_unref (h->journals);
   if (h->vmstat)
     g_free (h->vmstat->label);
@@ -178,11 +225,11 @@ lock_instance (Host *h, guint def, gconstpointer key, const char *where)
   return l;
 }
 
-/* The instance of lock definition @def for @p: by scope, the machine's, its
+/* The instance of lock definition @def for @r: by scope, the machine's, its
  * device's (file system), its file's, its queue's, its adapter's or its
  * CPU's node's. */
 static SimLock *
-lock_for (Host *h, SimProcess *p, guint def)
+lock_for (Host *h, const HostRun *r, guint def)
 {
   const HostLockDef *d = g_ptr_array_index (h->profile->locks, def);
   char node_name[24];
@@ -192,18 +239,17 @@ lock_for (Host *h, SimProcess *p, guint def)
       return lock_instance (h, def, h, NULL);
     case HOST_LOCK_FS:
     case HOST_LOCK_QUEUE:
-      return lock_instance (h, def, p->q, p->q->name);
+      return lock_instance (h, def, r->q, r->q->name);
     case HOST_LOCK_ADAPTER:
-      if (p->q->device && p->q->device->attachment)
-        return lock_instance (h, def, p->q->device->attachment->adapter,
-                              p->q->device->attachment->adapter->name);
-      return lock_instance (h, def, p->q, p->q->name);
+      if (r->q->device && r->q->device->attachment)
+        return lock_instance (h, def, r->q->device->attachment->adapter,
+                              r->q->device->attachment->adapter->name);
+      return lock_instance (h, def, r->q, r->q->name);
     case HOST_LOCK_INODE:
-      return lock_instance (h, def, p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p,
-                            p->cfg.file ? p->cfg.file->name : p->name);
+      return lock_instance (h, def, r->file_key, r->file_name);
     case HOST_LOCK_NODE:
       {
-        guint node = sim_thread_node (&p->thread);
+        guint node = sim_thread_node (r->t);
         g_snprintf (node_name, sizeof node_name, "node%u", node);
         return lock_instance (h, def, GUINT_TO_POINTER (node + 1), node_name);
       }
@@ -225,46 +271,46 @@ lock_for_queue (Host *h, SimRequestQueue *q, guint def)
 
 /* ---- the step executor ------------------------------------------------------ */
 
-static void exec_next (Host *h, SimProcess *p);
+static void exec_next (HostRun *r);
 
 static void
 step_done (SimThread *t, gpointer data)
 {
-  SimProcess *p = data;
-  exec_next (p->host, p);
+  exec_next (data);
 }
 
 static void
 took_lock (SimThread *t, gpointer data)
 {
-  SimProcess *p = data;
-  SimHostExec *x = &p->host_exec;
+  HostRun *r = data;
+  SimHostExec *x = r->x;
   g_assert (x->n_held < G_N_ELEMENTS (x->held));
   x->held[x->n_held++] = x->taking;
   x->taking = NULL;
-  exec_next (p->host, p);
+  exec_next (r);
 }
 
 static void
-finish (SimProcess *p)
+finish (HostRun *r)
 {
-  SimHostExec *x = &p->host_exec;
+  SimHostExec *x = r->x;
   SimThreadFn then = x->then;
   x->path = NULL;
-  then (&p->thread, x->data);
+  then (r->t, x->data);
 }
 
 /* Run the next step; every branch ends in one thread action. */
 static void
-exec_next (Host *h, SimProcess *p)
+exec_next (HostRun *r)
 {
-  SimHostExec *x = &p->host_exec;
+  SimHostExec *x = r->x;
+  Host *h = r->host;
   const HostPath *path = x->path;
   for (;;)
     {
       if (x->phase == 1 && x->left == 0)
         {
-          finish (p);
+          finish (r);
           return;
         }
       guint len = x->phase == 0 ? (x->with_call ? path->call->len : 0) : path->each->len;
@@ -283,7 +329,7 @@ exec_next (Host *h, SimProcess *p)
               SimTime ns = x->batch_ns;
               x->batch_ns = 0;
               x->left = 0;
-              sim_cpu_exec (h->cpus, &p->thread, ns, SIM_CPU_SYS, step_done, p);
+              sim_cpu_exec (h->cpus, r->t, ns, SIM_CPU_SYS, step_done, r);
               return;
             }
           continue;
@@ -295,20 +341,27 @@ exec_next (Host *h, SimProcess *p)
       switch (s->kind)
         {
         case HOST_STEP_TAKE:
-          x->taking = lock_for (h, p, s->lock);
-          sim_lock_acquire_at (x->taking, s->site, &p->thread, took_lock, p);
+          g_assert (!r->in_irq);
+          x->taking = lock_for (h, r, s->lock);
+          sim_lock_acquire_at (x->taking, s->site, r->t, took_lock, r);
           return;
         case HOST_STEP_HOLD:
-          sim_lock_hold_at (lock_for (h, p, s->lock), s->site, &p->thread, s->ns, step_done, p);
+          if (r->in_irq && !((const HostLockDef *) g_ptr_array_index (h->profile->locks, s->lock))->irq)
+            {
+              /* Not declared irq-safe: CPU time only (host-profile.h). */
+              sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
+              return;
+            }
+          sim_lock_hold_at (lock_for (h, r, s->lock), s->site, r->t, s->ns, step_done, r);
           return;
         case HOST_STEP_COPY:
-          sim_cpu_exec (h->cpus, &p->thread, host_profile_copy_page_ns (h->profile), SIM_CPU_SYS,
-                        step_done, p);
+          sim_cpu_exec (h->cpus, r->t, host_profile_copy_page_ns (h->profile), SIM_CPU_SYS,
+                        step_done, r);
           return;
         case HOST_STEP_CPU:
           if (s->ns == 0)
             continue;
-          sim_cpu_exec (h->cpus, &p->thread, s->ns, SIM_CPU_SYS, step_done, p);
+          sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
           return;
         default:
           g_assert_not_reached ();
@@ -316,17 +369,14 @@ exec_next (Host *h, SimProcess *p)
     }
 }
 
-static void journal_open_transaction (Host *h, SimRequestQueue *q);
-
+/* On @r's CPU: @id's call steps (when @call) and @n times its per-unit
+ * steps, then @then. */
 static void
-host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n,
-          SimThreadFn then, gpointer data)
+exec_begin (Host *h, HostRun *r, SimHostPath id, gboolean call, guint64 n, SimThreadFn then,
+            gpointer data)
 {
-  Host *h = host;
-  SimHostExec *x = &p->host_exec;
-  g_assert (x->path == NULL);
-  if (id == SIM_HOST_WRITE)
-    journal_open_transaction (h, p->q);
+  SimHostExec *x = r->x;
+  g_assert (x->path == NULL && x->runner == r && r->host == h);
   const HostPath *path = &h->profile->paths[id];
   x->path = path;
   x->path_id = id;
@@ -345,10 +395,21 @@ host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n
     {
       /* Nothing to run: still one thread action (a zero-length slice). */
       x->path = NULL;
-      sim_cpu_exec (h->cpus, &p->thread, 0, SIM_CPU_SYS, then, data);
+      sim_cpu_exec (h->cpus, r->t, 0, SIM_CPU_SYS, then, data);
       return;
     }
-  exec_next (h, p);
+  exec_next (r);
+}
+
+static void journal_open_transaction (Host *h, SimRequestQueue *q);
+
+static void
+host_run (gpointer host, SimProcess *p, SimHostPath id, gboolean call, guint64 n,
+          SimThreadFn then, gpointer data)
+{
+  if (id == SIM_HOST_WRITE)
+    journal_open_transaction (host, p->q);
+  exec_begin (host, p->host_exec.runner, id, call, n, then, data);
 }
 
 static void
@@ -378,6 +439,17 @@ host_add_process (Host *h, SimProcess *p, SimTime timeslice_ns)
 {
   sim_process_set_host (p, h->cpus, h, &host_ops);
   p->timeslice_ns = timeslice_ns;
+  HostRun *r = g_new0 (HostRun, 1);
+  r->host = h;
+  r->t = &p->thread;
+  r->x = &p->host_exec;
+  r->q = p->q;
+  /* A direct-I/O process counts as its own file. */
+  r->file_key = p->cfg.file ? (gconstpointer) p->cfg.file : (gconstpointer) p;
+  r->file_name = p->cfg.file ? p->cfg.file->name : p->name;
+  p->host_exec.runner = r;
+  g_ptr_array_add (h->runs, r);
+  g_ptr_array_add (h->procs, p);
 }
 
 /* ---- kjournald ------------------------------------------------------------- */
@@ -685,29 +757,163 @@ host_journal_stats (Host *h, HostJournalStats *out)
 
 /* ---- completions --------------------------------------------------------- */
 
-static void journal_io_done (SimThread *t, gpointer data);
+/* The buffered file (page cache) a write request of @q belongs to: the
+ * file of a process on @q whose extent holds its first sector; NULL for
+ * O_DIRECT and when none does. */
+static const SimFile *
+request_file (Host *h, const SimRequestQueue *q, const SimRequest *rq)
+{
+  for (guint i = 0; i < h->procs->len; i++)
+    {
+      const SimProcess *p = g_ptr_array_index (h->procs, i);
+      const SimFile *f = p->cfg.file;
+      if (p->q == q && p->cfg.page_cache && f && rq->sector >= f->start_sector
+          && rq->sector < f->start_sector + f->size_bytes / SIM_SECTOR_BYTES)
+        return f;
+    }
+  return NULL;
+}
 
+
+static void
+irq_end (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  Host *h = hi->host;
+  if (hi->journal)
+    journal_io_done (NULL, hi->journal);
+  hi->next_free = h->irq_free;
+  h->irq_free = hi;
+  sim_thread_exit (h->cpus, t);
+}
+
+static void
+irq_written (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  if (hi->woken == 0)
+    {
+      irq_end (t, hi);
+      return;
+    }
+  exec_begin (hi->host, &hi->run, SIM_HOST_WAKE, TRUE, hi->woken, irq_end, hi);
+}
+
+static void
+irq_bhs_done (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  if (hi->blocks == 0)
+    {
+      irq_written (t, hi);
+      return;
+    }
+  exec_begin (hi->host, &hi->run, SIM_HOST_END_WRITEBACK, TRUE, hi->blocks, irq_written, hi);
+}
+
+/* end_that_request_first ends the request's bios one by one; those of
+ * raw buffer_heads run the bh's end_io (2.4 end_buffer_io_kiobuf, the aio
+ * port's end_buffer_io_kiobuf_async). */
+static void
+irq_completed (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  if (hi->bhs == 0)
+    {
+      irq_bhs_done (t, hi);
+      return;
+    }
+  exec_begin (hi->host, &hi->run, SIM_HOST_BH_COMPLETE, FALSE, hi->bhs, irq_bhs_done, hi);
+}
+
+/* The handler's body runs from an event after the completion's, so the
+ * request has been freed by now and its wake-ups counted. */
+static void
+irq_begin (SimThread *t, gpointer data)
+{
+  HostIrq *hi = data;
+  Host *h = hi->host;
+  hi->woken = h->pc && host_has_steps (h, SIM_HOST_WAKE) ? sim_page_cache_take_congestion_woken (h->pc) : 0;
+  exec_begin (h, &hi->run, SIM_HOST_COMPLETE, TRUE, 1, irq_completed, hi);
+}
+
+static HostIrq *
+irq_get (Host *h)
+{
+  HostIrq *hi = h->irq_free;
+  if (hi != NULL)
+    {
+      h->irq_free = hi->next_free;
+      return hi;
+    }
+  hi = g_new0 (HostIrq, 1);
+  hi->host = h;
+  sim_thread_init (h->cpus, &hi->ctx, "irq");
+  hi->x.runner = &hi->run;
+  hi->run.host = h;
+  hi->run.t = &hi->ctx;
+  hi->run.x = &hi->x;
+  hi->run.in_irq = TRUE;
+  g_ptr_array_add (h->irqs, hi);
+  return hi;
+}
+
+static guint64
+request_bhs (const SimRequest *rq)
+{
+  guint64 n = 0;
+  for (const SimBio *bio = rq->bio; bio; bio = bio->next)
+    if (bio->flags & SIM_BIO_BH)
+      n++;
+  return n;
+}
+
+/* A request's completion: the complete path, bh_complete per raw
+ * buffer_head, then for a buffered write the end_writeback path per 4 KiB
+ * block, as interrupt work.  Paths that take interrupt-disabling locks run
+ * as code on an interrupt context (the holds contend); otherwise their CPU
+ * time is one piece of interrupt work.  A kjournald waiting on its data or
+ * for a request is woken from that work's end (end_buffer_io_sync ->
+ * unlock_buffer -> wake_up). */
 static void
 request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
   Host *h = data;
-  SimTime ns = h->call_cpu_ns[HOST_PATH_COMPLETE] + h->each_cpu_ns[HOST_PATH_COMPLETE];
-  /* end_that_request_first ends the request's bios one by one; those
-   * of raw buffer_heads run the bh's end_io (2.4 end_buffer_io_kiobuf,
-   * the aio port's end_buffer_io_kiobuf_async). */
-  if (h->each_cpu_ns[HOST_PATH_BH_COMPLETE] > 0)
-    for (const SimBio *bio = rq->bio; bio; bio = bio->next)
-      if (bio->flags & SIM_BIO_BH)
-        ns += h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
-  /* A kjournald waiting on its data is woken from the completion's
-   * interrupt work (end_buffer_io_sync -> unlock_buffer -> wake_up). */
+  const SimFile *file = NULL;
+  guint64 blocks = 0;
+  if (rq->op == SIM_OP_WRITE && host_has_steps (h, SIM_HOST_END_WRITEBACK)
+      && (file = request_file (h, q, rq)) != NULL)
+    blocks = sim_request_bytes (rq) / SIM_PAGE_BYTES;
+  guint64 bhs = host_has_steps (h, SIM_HOST_BH_COMPLETE) ? request_bhs (rq) : 0;
   HostJournal *j = g_hash_table_lookup (h->journals, q);
   if (j && !j->io_waiting && !j->rq_waiting)
     j = NULL;
-  if (ns > 0)
-    sim_cpu_irq (h->cpus, ns, j ? journal_io_done : NULL, j);
-  else if (j)
-    journal_io_done (NULL, j);
+  if (!h->irq_locks)
+    {
+      SimTime ns = h->call_cpu_ns[HOST_PATH_COMPLETE] + h->each_cpu_ns[HOST_PATH_COMPLETE]
+                   + bhs * h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
+      if (blocks > 0)
+        ns += h->call_cpu_ns[HOST_PATH_END_WRITEBACK] + blocks * h->each_cpu_ns[HOST_PATH_END_WRITEBACK];
+      if (ns > 0)
+        sim_cpu_irq (h->cpus, ns, j ? journal_io_done : NULL, j);
+      else if (j)
+        journal_io_done (NULL, j);
+      return;
+    }
+  HostIrq *hi = irq_get (h);
+  hi->blocks = blocks;
+  hi->bhs = bhs;
+  hi->journal = j;
+  hi->run.q = q;
+  hi->run.file_key = file ? (gconstpointer) file : (gconstpointer) q;
+  hi->run.file_name = file ? file->name : q->name;
+  sim_cpu_irq_thread (h->cpus, &hi->ctx, irq_begin, hi);
+}
+
+void
+host_set_page_cache (Host *h, SimPageCache *pc)
+{
+  h->pc = pc;
 }
 
 void

@@ -7,8 +7,14 @@
  * counts as its own file), per request queue, per NUMA node (the node
  * of the CPU the thread runs on when it takes the lock) or per host
  * adapter (a device on no adapter: its own).  Request completions are
- * interrupt work of the profile's complete path (its lock holds counted
- * as CPU time: interrupt-side contention is not modelled).
+ * interrupt work of the profile's complete path, bh_complete per raw
+ * buffer_head and, for a buffered write, its end_writeback path per 4 KiB
+ * block; when those take interrupt-disabling locks they run as code on an
+ * interrupt context (sim_cpu_irq_thread) and their holds contend with the
+ * threads' (the file's tree_lock against its writer), else they are CPU
+ * time only.  Lock instances of an interrupt: the request's queue, its
+ * buffered file (found from the processes on that queue), the node of the
+ * CPU.
  *
  * kjournald (a profile's [journal] group; 2.4.18 fs/jbd/journal.c and
  * commit.c): one kernel thread per file system (device with a page
@@ -64,6 +70,10 @@ const HostProfile *host_profile (const Host *h);
 /* Run @p on the host's CPUs with the profile's system-call costs; it
  * yields its CPU between calls after @timeslice_ns while others wait. */
 void         host_add_process  (Host *h, SimProcess *p, SimTime timeslice_ns);
+/* The page cache whose congestion wake-ups the completions pay for: the
+ * interrupt that freed a request runs the wake path once per task it
+ * woke (may stay unset: none). */
+void         host_set_page_cache (Host *h, SimPageCache *pc);
 /* Charge @q's request completions as interrupt work. */
 void         host_add_queue    (Host *h, SimRequestQueue *q);
 /* Every lock instance created so far, in creation order. */

@@ -12,7 +12,15 @@
  *    threshold, oldest pages first across devices, skipping congested
  *    queues (nonblocking), sleeping 100 ms when all are congested;
  *  - kupdate every dirty_writeback_centisecs writes pages older than
- *    dirty_expire_centisecs.
+ *    dirty_expire_centisecs;
+ *  - a throttled writer's congestion_wait sleep (blk_congestion_wait in
+ *    2.6.9 drivers/block/ll_rw_blk.c: "Waits for up to @timeout jiffies
+ *    for a queue (any queue) to exit congestion") ends early when any
+ *    device's queue frees a write request below its congestion-off
+ *    threshold: freed_request -> clear_queue_congested ->
+ *    wake_up(&congestion_wqh[WRITE]), one wait queue for the machine, so
+ *    every sleeping writer wakes and makes another pass, on its CPU when
+ *    it has one (sim_page_cache_write_pass).
  * Simplified: balance_dirty_pages runs once per write() call instead of
  * every ratelimit pages; one pdflush thread; no inode ordering (pages of a
  * device are written in the order they were dirtied).
@@ -29,6 +37,7 @@ typedef struct {
   guint           kver;
   WbPdflush       pdflush;
   WbKupdate       kupdate;
+  SimList         sleepers;      /* SimPageWrite.wait_link: in congestion_wait */
 } GlobalData;
 
 
@@ -52,11 +61,37 @@ wake_background (WbPolicy *w)
 static void balance_step (WbPolicy *w, SimPageWrite *wr);
 
 static void
+balance_pass (gpointer policy, SimPageWrite *wr)
+{
+  balance_step (policy, wr);
+}
+
+static void
 pause_done (Sim *sim, gpointer subject, gpointer object)
 {
+  WbPolicy *w = subject;
   SimPageWrite *wr = object;
   wr->pause = 0;
-  balance_step (subject, wr);
+  sim_list_del (&wr->wait_link);
+  sim_list_init (&wr->wait_link);
+  sim_page_cache_write_pass (w->pc, wr, balance_pass, w);
+}
+
+/* wake_up(&congestion_wqh[WRITE]): every sleeping writer. */
+static void
+congestion_wake (gpointer data)
+{
+  WbPolicy *w = data;
+  GlobalData *g = w->priv;
+  guint woken = 0;
+  for (SimList *l = g->sleepers.next; l != &g->sleepers; l = l->next)
+    {
+      SimPageWrite *wr = sim_container_of (l, SimPageWrite, wait_link);
+      if (wr->pause_until_ns > sim_now (w->sim))
+        woken += wb_pause_cut (w, wr, pause_done);
+    }
+  if (woken)
+    sim_page_cache_congestion_woken (w->pc, woken);
 }
 
 /* balance_dirty_pages of 2.6.20. */
@@ -87,6 +122,7 @@ balance_step (WbPolicy *w, SimPageWrite *wr)
       return;
     }
   wb_pause (w, wr, WB_CONGESTION_WAIT_NS, pause_done);
+  sim_list_add_tail (&wr->wait_link, &g->sleepers);
 }
 
 /* One global limit; no per-device ones. */
@@ -140,6 +176,8 @@ global_init (WbPolicy *w, GKeyFile *kf, GError **error)
              || !wb_get_uint (kf, "dirty_writeback_centisecs", &g->t.dirty_writeback_centisecs, 1000000, error)))
     return FALSE;
   g->pdflush.limits = limits;
+  sim_list_init (&g->sleepers);
+  sim_page_cache_set_congestion_wake (w->pc, congestion_wake, w);
   wb_kupdate_start (w, &g->kupdate, &g->t, NULL);
   return TRUE;
 }
@@ -150,6 +188,7 @@ global_exit (WbPolicy *w)
   GlobalData *g = w->priv;
   wb_kupdate_stop (w, &g->kupdate);
   wb_pdflush_stop (w, &g->pdflush);
+  sim_page_cache_set_congestion_wake (w->pc, NULL, NULL);
 }
 
 const WbOps wb_global_ops = {

@@ -78,7 +78,23 @@ wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn)
    * (6.18 mm/page-writeback.c), which blk-wbt's wb_recent_wait reads. */
   b->last_bdp_sleep_ns = sim_now (w->sim);
   b->max_pause_ns = MAX (b->max_pause_ns, ns);
+  wr->pause_until_ns = sim_now (w->sim) + ns;
   wr->pause = sim_schedule_in (w->sim, ns, fn, w, wr);
+}
+
+gboolean
+wb_pause_cut (WbPolicy *w, SimPageWrite *wr, SimEventFunc fn)
+{
+  if (wr->pause == 0)
+    return FALSE;
+  gboolean cancelled = sim_cancel (w->sim, wr->pause);
+  g_assert (cancelled);
+  SimTime now = sim_now (w->sim);
+  g_assert (wr->pause_until_ns >= now);
+  wr->file->bdi->pause_ns -= wr->pause_until_ns - now;
+  wr->pause_until_ns = now;
+  wr->pause = sim_schedule_in (w->sim, 0, fn, w, wr);
+  return TRUE;
 }
 
 /* A device's counters at the previous sample. */

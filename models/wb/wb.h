@@ -89,6 +89,10 @@ gboolean wb_flush (WbPolicy *w, SimTime before, guint64 target);
 /* The throttled writer @wr sleeps @ns, then @fn runs (as a Sim event with
  * @w as subject and @wr as object); counted per device for time series. */
 void wb_pause (WbPolicy *w, SimPageWrite *wr, SimTime ns, SimEventFunc fn);
+/* End @wr's wb_pause sleep now (a wake-up before its timeout): @fn runs
+ * from an event of its own; the sleep's unslept rest leaves pause_ns.
+ * FALSE when @wr is not sleeping. */
+gboolean wb_pause_cut (WbPolicy *w, SimPageWrite *wr, SimEventFunc fn);
 
 /* Time-series rows at each sample of @ts (sim/sim-timeseries.h):
  *   writeback global  dirty_pages, writeback_pages, bg_thresh_pages,

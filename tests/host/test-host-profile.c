@@ -208,8 +208,10 @@ test_site_syntax (void)
 
 /* 2.6.9 on the Altix: the page-cache locks are taken with interrupts off,
  * the LRU lock is per node and batched per 14-page pagevec of 16 KiB pages,
- * interrupts preempt running work, and the writers' own reclaim and
- * writeback cost CPU. */
+ * interrupts preempt running work, the writers' own reclaim and
+ * writeback cost CPU, completions take irq-safe locks per buffer head and
+ * per page, and each balance_dirty_pages pass walks the dirty file
+ * systems under sb_lock and inode_lock. */
 static void
 test_2_6_9_altix (void)
 {
@@ -238,6 +240,38 @@ test_2_6_9_altix (void)
   g_assert_true (pagevec);
   g_assert_cmpuint (p->paths[HOST_PATH_RECLAIM].each->len, >, 0);
   g_assert_cmpuint (p->paths[HOST_PATH_WRITEBACK].each->len, >, 0);
+  /* Completions take page_uptodate_lock (global) per 4 KiB buffer head
+   * and the file's tree_lock per 16 KiB page, both irqsave, so they run
+   * as code on an interrupt context; the complete path alone takes none. */
+  const HostLockDef *pu = lock_named (p, "page_uptodate_lock");
+  g_assert_cmpint (pu->scope, ==, HOST_LOCK_GLOBAL);
+  g_assert_true (pu->irq && pu->spin);
+  g_assert_false (host_path_takes_irq_locks (p, HOST_PATH_COMPLETE));
+  g_assert_true (host_path_takes_irq_locks (p, HOST_PATH_END_WRITEBACK));
+  const GArray *ew = p->paths[HOST_PATH_END_WRITEBACK].each;
+  guint holds = 0;
+  for (guint i = 0; i < ew->len; i++)
+    {
+      const HostStep *s = &g_array_index (ew, HostStep, i);
+      if (s->kind != HOST_STEP_HOLD)
+        continue;
+      holds++;
+      g_assert_cmpuint (s->every, ==, g_ptr_array_index (p->locks, s->lock) == (gpointer) tree ? 4 : 1);
+    }
+  g_assert_cmpuint (holds, ==, 2);
+  /* 0.3 + 0.1 us per head, 0.95 + 0.1 us per 16 KiB page: 662 ns per head
+   * (1050 / 4 = 262 after the integer division of each step). */
+  g_assert_cmpint (host_steps_cpu_ns (p, ew), ==, 300 + 100 + 237 + 25);
+  /* A balance pass: two get_page_state sums, then per dirty file system
+   * sb_lock, s_umount and inode_lock (global, not irq: spin_lock). */
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_BALANCE].call), ==, 20000 + 2 * 450);
+  /* The waker: 1.1 us per task under the wait queue's lock, irqsave. */
+  g_assert_true (lock_named (p, "congestion_wqh")->irq);
+  g_assert_true (host_path_takes_irq_locks (p, HOST_PATH_WAKE));
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_WAKE].each), ==, 1100);
+  g_assert_cmpint (host_steps_cpu_ns (p, p->paths[HOST_PATH_BALANCE].each), ==, 850 + 450 + 1000);
+  g_assert_false (lock_named (p, "inode_lock")->irq);
+  g_assert_cmpint (lock_named (p, "sb_lock")->scope, ==, HOST_LOCK_GLOBAL);
   /* 1.3 GB/s: 3151 ns per 4 KiB. */
   g_assert_cmpint (host_profile_copy_page_ns (p), ==, 3151);
 }
@@ -327,6 +361,10 @@ test_bad_profiles (void)
     { JOURNAL_OK "lock = b@schedule\nfinish = copy\n", "per-page" },
     { JOURNAL_OK "lock = b@schedule\nlock_down = b+\n", "LOCK:TIME" },
 #undef JOURNAL_OK
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nirq = true\n[path end_writeback]\ncall = l+\n",
+      "interrupt handler" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path complete]\ncall = l+\n",
+      "[path complete] call" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

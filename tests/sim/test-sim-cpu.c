@@ -3,8 +3,9 @@
  * at the end, under a random mix of work, blocking and interrupts), iowait
  * only while a thread sleeps on I/O with a CPU idle, interrupt work ahead of
  * runnable threads without preemption (and, when asked, preempting running
- * work but not a thread with interrupts off), NUMA node numbering, vmstat
- * rows, and the continuation contract. */
+ * work but not a thread with interrupts off), interrupt handlers that take
+ * interrupt-disabling locks against threads on other CPUs, NUMA node
+ * numbering, vmstat rows, and the continuation contract. */
 #include <glib.h>
 
 #include "sim/sim.h"
@@ -527,6 +528,120 @@ test_irq_preempt (void)
     }
 }
 
+/* An interrupt that runs as code (sim_cpu_irq_thread): a handler works
+ * pre_ns, takes an interrupt-disabling lock for hold_ns and ends.
+ * - a thread on the other CPU holds the lock 0-10 ms: the handler, raised
+ *   at 2 ms on the idle CPU, works to 3 ms, spins to 10 ms (interrupt
+ *   time: sy in vmstat) and holds 10-13 ms;
+ * - the handler holds it 1-6 ms: the thread, asking at 2 ms, spins 4 ms
+ *   (its own system time) and holds 6-7 ms;
+ * - one CPU: the handler preempts the running thread at 2 ms, finds the
+ *   lock free and holds it 3-4 ms; the thread's 10 ms end at 12 ms. */
+typedef struct {
+  SimThread  ctx;
+  SimCpus   *cpus;
+  Sim       *sim;
+  SimLock   *lock;
+  SimTime    pre_ns;
+  SimTime    hold_ns;
+  SimTime    end_ns;
+} Handler;
+
+static void
+handler_exit (SimThread *t, gpointer data)
+{
+  Handler *h = data;
+  h->end_ns = sim_now (h->sim);
+  sim_thread_exit (h->cpus, t);
+}
+
+static void
+handler_hold (SimThread *t, gpointer data)
+{
+  Handler *h = data;
+  sim_lock_hold (h->lock, t, h->hold_ns, handler_exit, h);
+}
+
+static void
+handler_start (SimThread *t, gpointer data)
+{
+  Handler *h = data;
+  g_assert_true (t == &h->ctx);
+  sim_cpu_exec (h->cpus, t, h->pre_ns, SIM_CPU_SYS, handler_hold, h);
+}
+
+static void
+raise_handler (Sim *sim, gpointer subject, gpointer object)
+{
+  Handler *h = subject;
+  sim_cpu_irq_thread (h->cpus, &h->ctx, handler_start, h);
+}
+
+static void
+test_irq_thread_locks (void)
+{
+  static const struct {
+    guint   cpus;
+    SimTime thread_sys_ns;   /* before its hold (0: none) */
+    SimTime thread_hold_ns;  /* 0: no hold */
+    SimTime thread_after_ns; /* system work after the hold (or alone) */
+    SimTime raise_ns, pre_ns, hold_ns;
+    SimTime handler_end_ns, thread_end_ns;
+    SimTime irq_ns, sys_ns;  /* CPU totals */
+    guint64 contentions;
+    SimTime wait_ns;
+  } cases[] = {
+    { 2, 0, 10 * MS, 1 * MS, 2 * MS, 1 * MS, 3 * MS, 13 * MS, 11 * MS, 11 * MS, 11 * MS, 1, 7 * MS },
+    { 2, 2 * MS, 1 * MS, 0, 1 * MS, 0, 5 * MS, 6 * MS, 7 * MS, 5 * MS, 7 * MS, 1, 4 * MS },
+    { 1, 0, 0, 10 * MS, 2 * MS, 1 * MS, 1 * MS, 4 * MS, 12 * MS, 2 * MS, 10 * MS, 0, 0 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (Sim) sim = sim_new (1);
+      g_autoptr (SimCpus) c = sim_cpus_new (sim, cases[i].cpus);
+      sim_cpus_set_irq_preempt (c, TRUE);
+      g_autoptr (SimLock) l = sim_lock_new (c, "tree_lock", SIM_LOCK_SPIN, SIM_LOCK_FIFO);
+      sim_lock_set_irq (l, TRUE);
+      WStep a[4];
+      guint n = 0;
+      if (cases[i].thread_sys_ns)
+        a[n++] = (WStep) { W_SYS, cases[i].thread_sys_ns };
+      if (cases[i].thread_hold_ns)
+        a[n++] = (WStep) { W_HOLD, cases[i].thread_hold_ns, l };
+      if (cases[i].thread_after_ns)
+        a[n++] = (WStep) { W_SYS, cases[i].thread_after_ns };
+      a[n] = (WStep) { W_END };
+      Worker wa;
+      worker_init (&wa, sim, c, "a", a, 0);
+      Handler h = { .cpus = c, .sim = sim, .lock = l, .pre_ns = cases[i].pre_ns,
+                    .hold_ns = cases[i].hold_ns };
+      sim_thread_init (c, &h.ctx, "irq");
+      sim_schedule_at (sim, cases[i].raise_ns, raise_handler, &h, NULL);
+      sim_run_until (sim, cases[i].raise_ns + 1500 * US);
+      g_assert_true (sim_cpus_check (c, sim_now (sim)));
+      sim_run_until (sim, SIM_TIME_NEVER);
+      g_test_message ("case %u: handler end %" SIM_TIME_FORMAT " thread end %" SIM_TIME_FORMAT,
+                      i, h.end_ns, wa.end_ns);
+      g_assert_cmpint (h.end_ns, ==, cases[i].handler_end_ns);
+      g_assert_cmpint (wa.end_ns, ==, cases[i].thread_end_ns);
+      g_assert_true (sim_cpus_check (c, sim_now (sim)));
+      SimCpuStats st;
+      sim_cpus_stats (c, sim_now (sim), &st);
+      g_assert_cmpint (st.total.irq_ns, ==, cases[i].irq_ns);
+      g_assert_cmpint (st.total.sys_ns, ==, cases[i].sys_ns);
+      g_assert_cmpint (st.total.user_ns, ==, 0);
+      g_assert_cmpuint (st.interrupts_started, ==, 1);
+      SimLockStats ls;
+      sim_lock_stats (l, sim_now (sim), &ls);
+      g_assert_cmpuint (ls.acquisitions, ==, cases[i].thread_hold_ns ? 2 : 1);
+      g_assert_cmpuint (ls.contentions, ==, cases[i].contentions);
+      g_assert_cmpint (ls.wait_total_ns, ==, cases[i].wait_ns);
+      g_assert_cmpint (ls.hold_total_ns, ==, cases[i].thread_hold_ns + cases[i].hold_ns);
+      /* The context can be raised again once its handler ended. */
+      g_assert_false (h.ctx.in_irq);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -539,6 +654,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cpu/no-iowait-when-busy", test_no_iowait_when_busy);
   g_test_add_func ("/sim/cpu/irq", test_irq);
   g_test_add_func ("/sim/cpu/irq-preempt", test_irq_preempt);
+  g_test_add_func ("/sim/cpu/irq-thread-locks", test_irq_thread_locks);
   g_test_add_func ("/sim/cpu/accounting-random-mix", test_accounting_random_mix);
   g_test_add_func ("/sim/cpu/accounting-random-mix-preempt", test_accounting_random_mix_preempt);
   g_test_add_func ("/sim/cpu/continuation-must-move-on", test_continuation_must_move_on);

@@ -620,6 +620,53 @@ run_reader_case (gconstpointer data)
     }
 }
 
+/* 2.6's congestion-off threshold: nr_requests - nr_requests/8 -
+ * nr_requests/16 - 1 (at least 1) allocated requests of a direction; a
+ * queue below it wakes congestion_wait sleepers as it frees one (the
+ * freed hook is called for every freed request). */
+static void
+count_freed (gpointer data, SimRequestQueue *q, SimOp op)
+{
+  guint *n = data;
+  n[op]++;
+  n[2] += op == SIM_OP_WRITE && sim_queue_congestion_off (q, op);
+}
+
+static void
+test_congestion_off (void)
+{
+  static const struct { guint nr_requests, off; } cases[] = {
+    { 128, 103 }, { 8, 6 }, { 4, 3 }, { 2, 1 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      Fixture f;
+      fixture_setup (&f, "noop", NULL, cases[i].nr_requests, 1024);
+      guint freed[3] = { 0, 0, 0 };
+      f.q->freed_hook = count_freed;
+      f.q->freed_hook_data = freed;
+      SimBioWaiter waiter = { 0 };
+      sim_list_init (&waiter.link);
+      for (guint k = 0; k < cases[i].nr_requests; k++)
+        {
+          g_assert_cmpuint (f.q->rq_count[SIM_OP_WRITE], ==, k);
+          g_assert_true (sim_queue_congestion_off (f.q, SIM_OP_WRITE) == (k < cases[i].off));
+          /* Far apart: no merge, one request each. */
+          g_assert_true (submit (&f, SIM_OP_WRITE, (guint64) k * 4096, 8, &waiter));
+        }
+      g_assert_false (sim_queue_congestion_off (f.q, SIM_OP_WRITE));
+      g_assert_true (sim_queue_congestion_off (f.q, SIM_OP_READ));
+      sim_queue_unplug (f.q, &ioc);
+      sim_run_until (f.sim, SIM_TIME_NEVER);
+      /* Every request freed once; below the threshold after the free for
+       * the last off of them. */
+      g_assert_cmpuint (freed[SIM_OP_WRITE], ==, cases[i].nr_requests);
+      g_assert_cmpuint (freed[SIM_OP_READ], ==, 0);
+      g_assert_cmpuint (freed[2], ==, cases[i].off);
+      fixture_teardown (&f);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -629,6 +676,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/queue/max-sectors", test_max_sectors);
   g_test_add_func ("/sim/queue/plugging", test_unplug_threshold_and_timer);
   g_test_add_func ("/sim/queue/pool-blocks", test_pool_blocks_submitter);
+  g_test_add_func ("/sim/queue/congestion-off", test_congestion_off);
   g_test_add_func ("/sched/deadline/writes-starved", test_deadline_writes_starved);
   g_test_add_func ("/sched/deadline/expiry", test_deadline_expiry);
   g_test_add_func ("/sched/deadline/hz", test_hz_truncation);
