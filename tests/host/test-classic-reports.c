@@ -6,32 +6,19 @@
 #include <math.h>
 #include <string.h>
 
-#include "models/scenario.h"
+#include "host-test.h"
 
 typedef struct {
   const char *name;
   const char *sets[4];
 } ReportCase;
 
-static SimRunResult *
-run_case (const char *file, const char *const *sets, guint run_index)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
-                                                 file, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
-  g_assert_no_error (error);
-  SimRunResult *r = scenario_run (s, run_index, NULL, &error);
-  g_assert_no_error (error);
-  return r;
-}
-
 /* Run @run_index of @file with @sets; the throughput of process @process. */
 static double
 process_mb_per_s (const char *file, const char *const *sets, guint run_index,
                   const char *process)
 {
-  g_autoptr (SimRunResult) r = run_case (file, sets, run_index);
+  g_autoptr (SimRunResult) r = host_test_run_file (file, sets, run_index);
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);
@@ -111,7 +98,7 @@ test_nfsd_2_6_27 (void)
   double one[4], eight[4];
   for (guint run = NFS_DEADLINE; run <= NFS_CFQ_2_6_33; run++)
     {
-      g_autoptr (SimRunResult) r = run_case (file, NULL, run);
+      g_autoptr (SimRunResult) r = host_test_run_file (file, NULL, run);
       one[run] = group_mb_per_s (r, "nfsd-1");
       eight[run] = group_mb_per_s (r, "nfsd-8");
       g_test_message ("run %u: 1 thread %.2f MB/s, 8 threads %.2f MB/s", run, one[run], eight[run]);

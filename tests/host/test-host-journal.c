@@ -11,7 +11,9 @@
 #include <glib.h>
 #include <string.h>
 
-#include "models/scenario.h"
+#include "host-test.h"
+
+#define run_text(text, sets) host_test_run_text ((text), "journal", (sets), 0)
 
 /* A profile with a kjournald of round costs: two writers' worth of CPUs
  * for one writer of 64 MiB (about 0.35 s), a fast device, and time after
@@ -28,27 +30,13 @@
 
 static const char journal_text[] = JOURNAL_TEXT ("2.4-ext3");
 
-static SimRunResult *
-run_text (const char *text, const char *const *sets)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (text, "journal", NULL, sets, &error);
-  g_assert_no_error (error);
-  SimRunResult *r = scenario_run (s, 0, NULL, &error);
-  g_assert_no_error (error);
-  return r;
-}
-
 static const SimLockResult *
 lock_named (const SimRunResult *r, const char *name)
 {
-  for (guint i = 0; i < r->locks->len; i++)
-    {
-      const SimLockResult *l = g_ptr_array_index (r->locks, i);
-      if (strcmp (l->name, name) == 0)
-        return l;
-    }
-  g_error ("no lock %s", name);
+  const SimLockResult *l = host_test_lock (r, name);
+  if (l == NULL)
+    g_error ("no lock %s", name);
+  return l;
 }
 
 static const SimLockStats *

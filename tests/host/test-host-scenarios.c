@@ -10,30 +10,12 @@
 #include <glib.h>
 #include <string.h>
 
-#include "models/scenario.h"
-#include "models/host/host-profile.h"
+#include "host-test.h"
 
-static SimRunResult *
-run_text (const char *text, const char *const *sets)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (text, "host", NULL, sets, &error);
-  g_assert_no_error (error);
-  SimRunResult *r = scenario_run (s, 0, NULL, &error);
-  g_assert_no_error (error);
-  return r;
-}
-
-static HostProfile *
-profile (const char *name)
-{
-  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "models", "profiles", NULL);
-  const char *const dirs[] = { dir, NULL };
-  g_autoptr (GError) error = NULL;
-  HostProfile *p = host_profile_load (name, dirs, NULL, &error);
-  g_assert_no_error (error);
-  return p;
-}
+#define run_text(text, sets) host_test_run_text ((text), "host", (sets), 0)
+#define run_file(file, sets) host_test_run_file ((file), (sets), 0)
+#define profile(name) host_test_profile (name)
+#define lock_named(r, name) host_test_lock ((r), (name))
 
 static SimTime
 path_ns (const HostProfile *p, HostPathId id)
@@ -48,18 +30,6 @@ total_ios (const SimRunResult *r)
   for (guint i = 0; i < r->processes->len; i++)
     n += ((const SimProcessResult *) g_ptr_array_index (r->processes, i))->ios;
   return n;
-}
-
-static const SimLockResult *
-lock_named (const SimRunResult *r, const char *name)
-{
-  for (guint i = 0; i < r->locks->len; i++)
-    {
-      const SimLockResult *l = g_ptr_array_index (r->locks, i);
-      if (strcmp (l->name, name) == 0)
-        return l;
-    }
-  return NULL;
 }
 
 /* System time of the run in ns, from the sy percentage. */
@@ -433,19 +403,6 @@ test_node_locks (void)
 }
 
 /* ---- the shipped scenarios (models/scenarios/host-*.ini) ------------- */
-
-static SimRunResult *
-run_file (const char *name, const char *const *sets)
-{
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "models", "scenarios",
-                                                 name, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_file (path, sets, &error);
-  g_assert_no_error (error);
-  SimRunResult *r = scenario_run (s, 0, NULL, &error);
-  g_assert_no_error (error);
-  return r;
-}
 
 static const SimBusResult *
 bus_named (const SimRunResult *r, const char *name)

@@ -12,19 +12,10 @@
 #include <glib.h>
 #include <string.h>
 
-#include "models/scenario.h"
-#include "models/host/host-profile.h"
+#include "host-test.h"
 
-static SimRunResult *
-run_text (const char *text, const char *const *sets)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (text, "raw", NULL, sets, &error);
-  g_assert_no_error (error);
-  SimRunResult *r = scenario_run (s, 0, NULL, &error);
-  g_assert_no_error (error);
-  return r;
-}
+#define run_text(text, sets) host_test_run_text ((text), "raw", (sets), 0)
+#define profile(name) host_test_profile (name)
 
 static const SimProcessResult *
 process0 (const SimRunResult *r)
@@ -215,17 +206,6 @@ test_deterministic (void)
 }
 
 /* ---- CPU per I/O, from the profiles ------------------------------------- */
-
-static HostProfile *
-profile (const char *name)
-{
-  g_autofree char *dir = g_test_build_filename (G_TEST_DIST, "..", "models", "profiles", NULL);
-  const char *const dirs[] = { dir, NULL };
-  g_autoptr (GError) error = NULL;
-  HostProfile *p = host_profile_load (name, dirs, NULL, &error);
-  g_assert_no_error (error);
-  return p;
-}
 
 static double
 call_ns (const HostProfile *p, HostPathId id)

@@ -405,7 +405,7 @@ test_bad_tunables (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (order_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/sched/linus/order/%s", order_cases[i].name);

@@ -331,7 +331,7 @@ test_cfq_idling_more_threads_slower (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   static const StreamCase gigabit = { 1000000000, TRUE };
   static const StreamCase fast_ethernet = { 100000000, FALSE };
   g_test_add_func ("/nfs/wire-bytes", test_wire_bytes);
