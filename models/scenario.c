@@ -2077,6 +2077,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
         sim_page_cache_set_policy (page_cache, policy);
       if (host)
         host_set_page_cache (host, page_cache);
+      if (host && policy)
+        host_start_flushers (host, policy);
       /* Every queue's freed requests end congestion waits, not only those
        * of queues with cached files (clear_queue_congested). */
       for (guint i = 0; ok && i < s->devices->len; i++)
@@ -2234,6 +2236,11 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           result->journal_pages = js.pages;
           result->journal_wakes = js.wakes;
           result->journal_request_waits = js.request_waits;
+          HostFlusherStats fs;
+          host_flusher_stats (host, &fs);
+          result->flusher_batches = fs.batches;
+          result->flusher_pages = fs.pages;
+          result->flusher_sys_ns = fs.sys_ns;
         }
       result->seed = s->seed;
       result->hz = s->hz;

@@ -1268,6 +1268,31 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
   return started;
 }
 
+guint64
+sim_page_cache_writeback_peek (const SimPageCache *pc, const SimBdi *bdi, guint64 max_pages,
+                               SimTime dirtied_before_ns, const SimFile **file)
+{
+  guint64 n = 0;
+  const SimFile *first = NULL;
+  /* The pages start_writeback takes: oldest first, those under writeback
+   * (redirtied in flight) skipped, until one dirtied after the limit. */
+  for (const SimList *l = bdi->dirty.next; l != &bdi->dirty && n < max_pages; l = l->next)
+    {
+      const SimPage *page = sim_container_of (l, SimPage, dirty_link);
+      if (page->dirtied_ns > dirtied_before_ns)
+        break;
+      if (page->writeback)
+        continue;
+      if (first == NULL)
+        first = page->file;
+      n++;
+    }
+  g_assert (n <= pc->nr_dirty);
+  if (file)
+    *file = first;
+  return n;
+}
+
 /* ---- fsync and sync --------------------------------------------------------- */
 
 static guint64

@@ -260,6 +260,16 @@ guint64       sim_page_cache_start_writeback (SimPageCache       *pc,
                                     guint64             max_pages,
                                     SimTime             dirtied_before_ns,
                                     const SimIoContext *ioc);
+/* How many pages sim_page_cache_start_writeback (@pc, @bdi, @max_pages,
+ * @dirtied_before_ns, ...) would start now, at most @max_pages, without
+ * starting any; *@file (may be NULL) is the first one's file, or NULL when
+ * none.  For a submitter that does its CPU work per page before the bios
+ * go out (the host model's pdflush). */
+guint64       sim_page_cache_writeback_peek (const SimPageCache *pc,
+                                    const SimBdi       *bdi,
+                                    guint64             max_pages,
+                                    SimTime             dirtied_before_ns,
+                                    const SimFile     **file);
 /* fsync(@sy->file) or sync() (file NULL), WB_SYNC_ALL: start writeback of
  * every page dirtied before the call (synchronous writes, waiting for
  * request slots like any submitter), then wait until as many pages have

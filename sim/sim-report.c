@@ -277,6 +277,12 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                             " (pages) wakes %" G_GUINT64_FORMAT " request_waits %" G_GUINT64_FORMAT "\n",
                             r->journal_commits, r->journal_pages, r->journal_wakes,
                             r->journal_request_waits);
+  if (r->flusher_batches > 0)
+    g_string_append_printf (out, "  pdflush: batches %" G_GUINT64_FORMAT " pages %" G_GUINT64_FORMAT
+                            " sys %.3f s (%.1f%% of one CPU)\n", r->flusher_batches,
+                            r->flusher_pages, (double) r->flusher_sys_ns / 1e9,
+                            r->elapsed_ns ? 100.0 * (double) r->flusher_sys_ns / (double) r->elapsed_ns
+                                          : 0.0);
   gboolean pools = FALSE;
   for (guint i = 0; i < r->groups->len; i++)
     {
@@ -713,6 +719,12 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
       add_uint_member (b, "journal_pages", r->journal_pages);
       add_uint_member (b, "journal_wakes", r->journal_wakes);
       add_uint_member (b, "journal_request_waits", r->journal_request_waits);
+    }
+  if (r->flusher_batches > 0)
+    {
+      add_uint_member (b, "flusher_batches", r->flusher_batches);
+      add_uint_member (b, "flusher_pages", r->flusher_pages);
+      add_uint_member (b, "flusher_sys_ns", r->flusher_sys_ns);
     }
   add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
   add_double_member (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);

@@ -164,6 +164,10 @@ typedef struct {
   guint64    journal_pages;   /* ... ordered data pages they wrote, */
   guint64    journal_wakes;   /* ... lock retaken after a sleep, */
   guint64    journal_request_waits; /* ... sleeps on a full request pool */
+  guint64    flusher_batches; /* pdflush threads (a profile's writeback path,
+                               * global-2.6): batches, */
+  guint64    flusher_pages;   /* ... pages they ran the path for, */
+  SimTime    flusher_sys_ns;  /* ... their SYS time */
   char      *vmstat;      /* vmstat's table, when asked for */
   /* Buses and adapters ([bus], [adapter] groups): */
   char      *topology;    /* their table; NULL without */

@@ -89,6 +89,21 @@ typedef struct {
   HostJournalStats stats;
 } HostJournal;
 
+/* A pdflush thread (see host.h). */
+typedef struct {
+  Host          *host;
+  char          *name;
+  SimThread      thread;
+  SimHostExec    x;
+  HostRun        run;
+  guint64        pages;        /* of the batch it is to run */
+  WbFlusherDone  done;
+  gpointer       done_data;
+  gboolean       in_done;      /* inside @done, on its CPU */
+  gboolean       again;        /* @done gave it the next batch */
+  HostFlusherStats stats;
+} HostFlusher;
+
 struct _Host {
   Sim         *sim;
   SimCpus     *cpus;
@@ -107,6 +122,8 @@ struct _Host {
   HostIrq     *irq_free;
   SimPageCache *pc;              /* congestion wake-ups to charge, or NULL */
   GHashTable  *journals;         /* SimRequestQueue * -> HostJournal (owned) */
+  HostFlusher *flushers;         /* WB_N_FLUSHERS, or NULL */
+  WbFlusherCpu flusher_cpu;
 };
 
 static gboolean
@@ -167,6 +184,9 @@ host_free (Host *h)
   g_ptr_array_unref (h->procs);
   g_ptr_array_unref (h->irqs);
   g_hash_table_unref (h->journals);
+  for (guint i = 0; h->flushers && i < WB_N_FLUSHERS; i++)
+    g_free (h->flushers[i].name);
+  g_free (h->flushers);
   if (h->vmstat)
     g_free (h->vmstat->label);
   g_free (h->vmstat);
@@ -752,6 +772,100 @@ host_journal_stats (Host *h, HostJournalStats *out)
       out->pages += j->stats.pages;
       out->wakes += j->stats.wakes;
       out->request_waits += j->stats.request_waits;
+    }
+}
+
+/* ---- pdflush ---------------------------------------------------------------- */
+
+/* The batch's work is done: the locks taken for the rest of the path are
+ * dropped, and the flusher submits the batch and goes on; if it gives the
+ * thread no next batch, the thread sleeps until the next operation
+ * (pdflush's schedule() in __pdflush). */
+static void
+flusher_ran (SimThread *t, gpointer data)
+{
+  HostFlusher *f = data;
+  while (f->x.n_held > 0)
+    sim_lock_release (f->x.held[--f->x.n_held], t);
+  f->in_done = TRUE;
+  f->again = FALSE;
+  f->done (f->done_data);
+  f->in_done = FALSE;
+  if (!f->again)
+    sim_thread_block (f->host->cpus, t, FALSE);
+}
+
+static void
+flusher_begin (SimThread *t, gpointer data)
+{
+  HostFlusher *f = data;
+  exec_begin (f->host, &f->run, SIM_HOST_WRITEBACK, TRUE, f->pages, flusher_ran, f);
+}
+
+/* WbFlusherCpu.run: on thread @thread, the writeback path for @pages
+ * pages of @bdi (its call steps once: one sync_sb_inodes of the
+ * superblock per batch). */
+static void
+flusher_run (gpointer data, guint thread, SimBdi *bdi, const SimFile *file, guint64 pages,
+             WbFlusherDone done, gpointer done_data)
+{
+  Host *h = data;
+  g_assert (thread < WB_N_FLUSHERS && pages > 0);
+  HostFlusher *f = &h->flushers[thread];
+  f->run.q = bdi->q;
+  f->run.file_key = file ? (gconstpointer) file : (gconstpointer) bdi->q;
+  f->run.file_name = file ? file->name : bdi->q->name;
+  f->pages = pages;
+  f->done = done;
+  f->done_data = done_data;
+  f->stats.batches++;
+  f->stats.pages += pages;
+  if (f->in_done)
+    {
+      /* From the previous batch's end, on its CPU: straight on. */
+      g_assert (!f->again);
+      f->again = TRUE;
+      flusher_begin (&f->thread, f);
+      return;
+    }
+  sim_thread_wake (h->cpus, &f->thread, flusher_begin, f);
+}
+
+gboolean
+host_start_flushers (Host *h, WbPolicy *w)
+{
+  g_assert (h->flushers == NULL);
+  if (!host_has_steps (h, SIM_HOST_WRITEBACK))
+    return FALSE;
+  h->flusher_cpu.run = flusher_run;
+  h->flusher_cpu.data = h;
+  if (!wb_policy_set_flusher_cpu (w, &h->flusher_cpu))
+    return FALSE;
+  h->flushers = g_new0 (HostFlusher, WB_N_FLUSHERS);
+  for (guint i = 0; i < WB_N_FLUSHERS; i++)
+    {
+      HostFlusher *f = &h->flushers[i];
+      f->host = h;
+      f->name = g_strdup_printf ("pdflush/%u", i);
+      sim_thread_init (h->cpus, &f->thread, f->name);
+      f->x.runner = &f->run;
+      f->run.host = h;
+      f->run.t = &f->thread;
+      f->run.x = &f->x;
+    }
+  return TRUE;
+}
+
+void
+host_flusher_stats (Host *h, HostFlusherStats *out)
+{
+  memset (out, 0, sizeof *out);
+  for (guint i = 0; h->flushers && i < WB_N_FLUSHERS; i++)
+    {
+      const HostFlusher *f = &h->flushers[i];
+      out->batches += f->stats.batches;
+      out->pages += f->stats.pages;
+      out->sys_ns += sim_thread_cpu_ns (&f->thread, SIM_CPU_SYS);
     }
 }
 

@@ -54,6 +54,7 @@
 #include "sim/sim-queue.h"
 #include "sim/sim-pagecache.h"
 #include "models/host/host-profile.h"
+#include "models/wb/wb.h"
 
 G_BEGIN_DECLS
 
@@ -99,6 +100,32 @@ typedef struct {
  * group in the profile).  After host_add_queue for those queues. */
 void         host_start_journals (Host *h, SimPageCache *pc);
 void         host_journal_stats  (Host *h, HostJournalStats *out);
+
+/* pdflush threads (2.6.9 mm/pdflush.c; mm/page-writeback.c
+ * background_writeout and wb_kupdate -> fs/fs-writeback.c
+ * writeback_inodes -> sync_sb_inodes -> do_writepages ->
+ * mpage_writepages): when the profile's writeback path has steps and @w's
+ * policy lets its flusher run on threads (WB_F_FLUSHER_CPU), its
+ * background writeout and kupdate run on kernel threads on the host's
+ * CPUs, "pdflush/0" and "pdflush/1" (WB_FLUSHER_*).  Before each batch of
+ * one device goes out, its thread runs the writeback path: the call steps
+ * once (sync_sb_inodes' inode_lock for that superblock) and the per-unit
+ * steps per page (test_clear_page_dirty, test_set_page_writeback under
+ * the file's tree_lock, the buffer heads, bio_alloc, __make_request under
+ * the queue's lock); lock instances are those of the batch's queue, its
+ * first page's file and the thread's CPU's node.  So the flusher's CPU
+ * time and lock holds are real, and CPU contention delays its
+ * submissions.  Between runs a thread sleeps (interruptible).  FALSE (and
+ * the flusher's work stays free) otherwise.  @w must outlive the run. */
+gboolean     host_start_flushers (Host *h, WbPolicy *w);
+
+/* The pdflush threads' totals. */
+typedef struct {
+  guint64 batches;   /* writeback path runs (one per device batch) */
+  guint64 pages;     /* pages their per-unit steps ran for */
+  SimTime sys_ns;    /* their completed SYS time (spins included) */
+} HostFlusherStats;
+void         host_flusher_stats  (Host *h, HostFlusherStats *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Host, host_free)
 

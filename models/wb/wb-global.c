@@ -21,9 +21,16 @@
  *    wake_up(&congestion_wqh[WRITE]), one wait queue for the machine, so
  *    every sleeping writer wakes and makes another pass, on its CPU when
  *    it has one (sim_page_cache_write_pass).
+ * With the host model and a profile with a writeback path
+ * (host_start_flushers), background writeout and kupdate run on two
+ * pdflush threads on the host's CPUs (2.6.9 mm/pdflush.c hands each
+ * operation to an idle thread of its pool), each batch of a device
+ * submitted once its thread has run that path for the batch's pages
+ * (WB_F_FLUSHER_CPU); without, their work takes no simulated time.
  * Simplified: balance_dirty_pages runs once per write() call instead of
- * every ratelimit pages; one pdflush thread; no inode ordering (pages of a
- * device are written in the order they were dirtied).
+ * every ratelimit pages; no inode ordering (pages of a device are written
+ * in the order they were dirtied); a batch checks its queue's congestion
+ * before its work, not per page (mpage_writepages' bdi_write_congested).
  */
 #include "models/wb/wb.h"
 #include "models/wb/wb-limits.h"
@@ -196,6 +203,7 @@ const WbOps wb_global_ops = {
   .era       = "2.6.0-2.6.23",
   .summary   = "global dirty thresholds, writers write back their device inline, pdflush, kupdate",
   .priv_size = sizeof (GlobalData),
+  .flags     = WB_F_FLUSHER_CPU,
   .init      = global_init,
   .exit      = global_exit,
   .dirtied   = global_dirtied,

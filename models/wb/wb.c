@@ -202,12 +202,128 @@ wb_flush (WbPolicy *w, SimTime before, guint64 target)
   return TRUE;
 }
 
+/* ---- wb_flush on a flusher thread ---------------------------------------- */
+
+gboolean
+wb_policy_set_flusher_cpu (WbPolicy *w, const WbFlusherCpu *cpu)
+{
+  if (!(w->ops->flags & WB_F_FLUSHER_CPU))
+    return FALSE;
+  g_assert (cpu && cpu->run);
+  w->flusher_cpu = cpu;
+  return TRUE;
+}
+
+static void flush_run_step (WbFlushRun *f);
+
+static void
+flush_run_finish (WbFlushRun *f, gboolean progressed)
+{
+  f->busy = FALSE;
+  f->done (f, progressed);
+}
+
+/* The thread has done the batch's pages: they go to the device, as many
+ * as are still there (a throttled writer may have taken some of its own
+ * device meanwhile). */
+static void
+flush_run_batch_done (gpointer data)
+{
+  WbFlushRun *f = data;
+  WbPolicy *w = f->w;
+  guint64 n = sim_page_cache_start_writeback (w->pc, f->bdi, f->pages, f->before, &w->flusher);
+  if (n)
+    sim_queue_unplug (f->bdi->q, &w->flusher);
+  f->started += n;
+  f->bdi = NULL;
+  flush_run_step (f);
+}
+
+/* wb_flush's loop, one batch on the thread at a time. */
+static void
+flush_run_step (WbFlushRun *f)
+{
+  WbPolicy *w = f->w;
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  for (;;)
+    {
+      if (sim_page_cache_nr_dirty (w->pc) <= f->target)
+        {
+          flush_run_finish (f, TRUE);
+          return;
+        }
+      while (f->next_bdi < bdis->len)
+        {
+          SimBdi *b = g_ptr_array_index (bdis, f->next_bdi++);
+          if (b->nr_dirty == 0 || sim_queue_write_congested (b->q))
+            continue;
+          f->all_congested = FALSE;
+          const SimFile *file = NULL;
+          guint64 n = sim_page_cache_writeback_peek (w->pc, b, WB_FLUSH_BATCH_PAGES, f->before,
+                                                     &file);
+          if (n == 0)
+            continue;
+          f->bdi = b;
+          f->pages = n;
+          w->flusher_cpu->run (w->flusher_cpu->data, f->thread, b, file, n, flush_run_batch_done, f);
+          return;
+        }
+      if (f->started == 0)
+        {
+          flush_run_finish (f, !f->all_congested);
+          return;
+        }
+      f->next_bdi = 0;
+      f->started = 0;
+      f->all_congested = TRUE;
+    }
+}
+
+/* wb_flush (w, @before, @target) on flusher thread @thread; @done when
+ * it ends, with wb_flush's result. */
+static void
+flush_run_start (WbPolicy *w, WbFlushRun *f, guint thread, SimTime before, guint64 target,
+                 void (*done) (WbFlushRun *f, gboolean progressed))
+{
+  g_assert (!f->busy && w->flusher_cpu && thread < WB_N_FLUSHERS);
+  f->w = w;
+  f->thread = thread;
+  f->busy = TRUE;
+  f->before = before;
+  f->target = target;
+  f->next_bdi = 0;
+  f->started = 0;
+  f->all_congested = TRUE;
+  f->bdi = NULL;
+  f->done = done;
+  flush_run_step (f);
+}
+
 /* ---- kupdate and pdflush, shared by the 2.6 eras ----------------------- */
 
 static SimTime
 centisecs_ns (guint centisecs)
 {
   return (SimTime) centisecs * 10 * SIM_NS_PER_MS;
+}
+
+static void kupdate_step (Sim *sim, gpointer subject, gpointer object);
+
+/* The end of wb_kupdate on its thread (2.6.9 mm/page-writeback.c): the
+ * timer is re-armed for dirty_writeback_centisecs after the run's start,
+ * or one second from now if the run took longer ("if (time_before(next_jif,
+ * jiffies + HZ)) next_jif = jiffies + HZ"). */
+static void
+kupdate_run_done (WbFlushRun *f, gboolean progressed)
+{
+  WbKupdate *k = sim_container_of (f, WbKupdate, run);
+  WbPolicy *w = f->w;
+  SimTime now = sim_now (w->sim);
+  SimTime next = k->start_ns + centisecs_ns (k->t->dirty_writeback_centisecs);
+  next = MAX (next, now + SIM_NS_PER_S);
+  if (k->t->dirty_writeback_centisecs > 0
+      && (sim_events_pending (w->sim) > 0 || sim_page_cache_nr_dirty (w->pc) > 0))
+    k->event = sim_schedule_at (w->sim, next, kupdate_step, w, k);
 }
 
 static void
@@ -217,6 +333,14 @@ kupdate_step (Sim *sim, gpointer subject, gpointer object)
   WbKupdate *k = object;
   SimTime now = sim_now (sim);
   SimTime expire = centisecs_ns (k->t->dirty_expire_centisecs);
+  if (w->flusher_cpu && k->flush == NULL && now >= expire)
+    {
+      /* On a pdflush thread; the run re-arms the timer when it ends. */
+      k->event = 0;
+      k->start_ns = now;
+      flush_run_start (w, &k->run, WB_FLUSHER_KUPDATE, now - expire, 0, kupdate_run_done);
+      return;
+    }
   if (now >= expire)
     {
       if (k->flush)
@@ -250,6 +374,29 @@ wb_kupdate_stop (WbPolicy *w, WbKupdate *k)
   k->event = 0;
 }
 
+static void pdflush_step (Sim *sim, gpointer subject, gpointer object);
+
+/* After a pass of background_writeout on its thread: done below the
+ * background threshold, else congestion_wait and another pass. */
+static void
+pdflush_pass_done (WbPolicy *w, WbPdflush *p)
+{
+  guint64 bg, thresh;
+  p->limits (w, &bg, &thresh);
+  if (sim_page_cache_nr_dirty (w->pc) <= bg)
+    {
+      p->running = FALSE;
+      return;
+    }
+  p->event = sim_schedule_in (w->sim, WB_CONGESTION_WAIT_NS, pdflush_step, w, p);
+}
+
+static void
+pdflush_run_done (WbFlushRun *f, gboolean progressed)
+{
+  pdflush_pass_done (f->w, sim_container_of (f, WbPdflush, run));
+}
+
 static void
 pdflush_step (Sim *sim, gpointer subject, gpointer object)
 {
@@ -258,6 +405,11 @@ pdflush_step (Sim *sim, gpointer subject, gpointer object)
   guint64 bg, thresh;
   p->event = 0;
   p->limits (w, &bg, &thresh);
+  if (w->flusher_cpu)
+    {
+      flush_run_start (w, &p->run, WB_FLUSHER_BACKGROUND, SIM_TIME_NEVER, bg, pdflush_run_done);
+      return;
+    }
   wb_flush (w, SIM_TIME_NEVER, bg);
   if (sim_page_cache_nr_dirty (w->pc) <= bg)
     {

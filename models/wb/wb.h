@@ -20,6 +20,30 @@ G_BEGIN_DECLS
 
 typedef struct _WbOps WbOps;
 
+/* The flusher threads' CPU work (the host model: pdflush threads on the
+ * host's CPUs running the profile's writeback path, models/host/host.c).
+ * Before a flusher submits a batch of @pages pages of @bdi (the first of
+ * @file), @run does that batch's work on flusher thread @thread
+ * (WB_FLUSHER_*), then calls @done (@done_data), from which the flusher
+ * goes on: submits the batch and may @run its next one.  Without it the
+ * flusher's work takes no simulated time. */
+typedef void (*WbFlusherDone) (gpointer done_data);
+typedef struct {
+  void   (*run) (gpointer data, guint thread, SimBdi *bdi, const SimFile *file,
+                 guint64 pages, WbFlusherDone done, gpointer done_data);
+  gpointer data;
+} WbFlusherCpu;
+
+/* 2.6.9 mm/pdflush.c hands each operation to an idle pdflush thread (a
+ * pool of 2 to 8): background_writeout and wb_kupdate run on two of them,
+ * each at most once at a time (pdflush's `running' flag; wb_kupdate
+ * re-arms its timer when it ends). */
+enum {
+  WB_FLUSHER_BACKGROUND,   /* background_writeout */
+  WB_FLUSHER_KUPDATE,      /* wb_kupdate */
+  WB_N_FLUSHERS
+};
+
 struct _WbPolicy {
   const WbOps  *ops;
   gpointer      priv;         /* priv_size bytes, zeroed */
@@ -27,6 +51,7 @@ struct _WbPolicy {
   Sim          *sim;
   guint         hz;
   SimIoContext  flusher;      /* identity of the flusher threads' I/O */
+  const WbFlusherCpu *flusher_cpu; /* wb_policy_set_flusher_cpu, or NULL */
   GArray       *samples;      /* WbBdiSample per device, for time series */
 };
 
@@ -56,6 +81,10 @@ struct _WbOps {
   void     (*limits)   (WbPolicy *w, const SimBdi *bdi, guint64 *bg_pages,
                         guint64 *thresh_pages);
 };
+
+/* The policy's pdflush and kupdate (WbPdflush, WbKupdate with the default
+ * flush) may run on flusher threads: wb_policy_set_flusher_cpu. */
+#define WB_F_FLUSHER_CPU      (1u << 1)
 
 /* The era's direct reclaim leaves dirty file pages to the flusher and puts
  * back what it cannot free (3.2+): sim_page_cache_set_reclaim_rotates. */
@@ -108,10 +137,31 @@ void wb_policy_add_timeseries (WbPolicy *w, SimTimeSeries *ts);
  * dirty_expire_centisecs; the timer stays only while something else goes
  * on.  Embedded in a policy's private data. */
 typedef void (*WbFlushOld) (WbPolicy *w, SimTime dirtied_before_ns);
+
+/* wb_flush on a flusher thread (WbFlusherCpu): one batch of one device at
+ * a time, each submitted once the thread has done its pages' work.
+ * Private to wb.c; embedded in WbKupdate and WbPdflush. */
+typedef struct _WbFlushRun WbFlushRun;
+struct _WbFlushRun {
+  WbPolicy  *w;
+  guint      thread;          /* WB_FLUSHER_* */
+  gboolean   busy;
+  SimTime    before;
+  guint64    target;
+  guint      next_bdi;        /* the round's next device */
+  guint64    started;         /* pages started in the round */
+  gboolean   all_congested;   /* every device with work was congested */
+  SimBdi    *bdi;             /* the batch on the thread */
+  guint64    pages;
+  void     (*done) (WbFlushRun *f, gboolean progressed);
+};
+
 typedef struct {
   const WbDirtyTunables *t;
   WbFlushOld             flush;   /* NULL: wb_flush (w, before, 0) */
   SimEventId             event;
+  SimTime                start_ns; /* of the run on a flusher thread */
+  WbFlushRun             run;
 } WbKupdate;
 
 void wb_kupdate_start (WbPolicy *w, WbKupdate *k, const WbDirtyTunables *t, WbFlushOld flush);
@@ -126,12 +176,18 @@ typedef struct {
   WbLimitsFunc limits;
   gboolean     running;
   SimEventId   event;
+  WbFlushRun   run;
 } WbPdflush;
 
 /* Start background writeout unless it runs or dirty pages are below the
  * background threshold. */
 void wb_pdflush_wake (WbPolicy *w, WbPdflush *p);
 void wb_pdflush_stop (WbPolicy *w, WbPdflush *p);
+
+/* Run the flusher threads' work on @cpu (borrowed; it outlives @w's
+ * run), when @w's policy has WB_F_FLUSHER_CPU; FALSE (nothing changes)
+ * when it has not. */
+gboolean  wb_policy_set_flusher_cpu (WbPolicy *w, const WbFlusherCpu *cpu);
 
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);
