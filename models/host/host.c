@@ -81,11 +81,10 @@ typedef struct {
   SimTime          before_ns;     /* the committing transaction's data: dirtied by then */
   guint64          target_written;/* the bdi's written count that ends the wait */
   guint64          buffers;       /* data buffers of the commit in progress */
-  /* the step executor */
-  const GArray    *steps;
-  guint            index;
-  guint64          left;          /* repetitions of @steps still to run */
-  SimThreadFn      then;
+  /* its steps run on the host's executor, as one path's per-unit steps */
+  SimHostExec      x;
+  HostRun          run;
+  HostPath         steps;         /* the [journal] list being run (no call steps) */
   HostJournalStats stats;
 } HostJournal;
 
@@ -116,7 +115,8 @@ struct _Host {
   GPtrArray   *queues;           /* SimRequestQueue, for vmstat bi/bo */
   Vmstat      *vmstat;
   GPtrArray   *runs;             /* HostRun of each process (owned) */
-  GPtrArray   *procs;            /* SimProcess, in host_add_process order */
+  GHashTable  *buffered;         /* SimRequestQueue * -> GPtrArray of its processes'
+                                  * page-cache files (SimFile), for completions */
   gboolean     irq_locks;        /* complete or end_writeback take irq locks */
   GPtrArray   *irqs;             /* HostIrq, every one allocated (owned) */
   HostIrq     *irq_free;
@@ -154,7 +154,8 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   h->locks = g_ptr_array_new_with_free_func ((GDestroyNotify) sim_lock_free);
   h->queues = g_ptr_array_new ();
   h->runs = g_ptr_array_new_with_free_func (g_free);
-  h->procs = g_ptr_array_new ();
+  h->buffered = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                       (GDestroyNotify) g_ptr_array_unref);
   h->irqs = g_ptr_array_new_with_free_func (g_free);
   h->journals = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, journal_free);
   for (guint i = 0; i < HOST_N_PATHS; i++)
@@ -181,7 +182,7 @@ host_free (Host *h)
   g_ptr_array_unref (h->locks);
   g_ptr_array_unref (h->queues);
   g_ptr_array_unref (h->runs);
-  g_ptr_array_unref (h->procs);
+  g_hash_table_unref (h->buffered);
   g_ptr_array_unref (h->irqs);
   g_hash_table_unref (h->journals);
   for (guint i = 0; h->flushers && i < WB_N_FLUSHERS; i++)
@@ -340,7 +341,8 @@ exec_next (HostRun *r)
           if (x->phase == 1)
             {
               x->left--;
-              x->units[x->path_id]++;
+              if (x->path_id < SIM_HOST_N_PATHS)
+                x->units[x->path_id]++;
               continue;
             }
           x->phase = 1;
@@ -356,6 +358,8 @@ exec_next (HostRun *r)
         }
       const GArray *steps = x->phase == 0 ? path->call : path->each;
       const HostStep *s = &g_array_index (steps, HostStep, x->index++);
+      /* Only a profile path's per-unit steps run once every N units. */
+      g_assert (s->every == 1 || x->path_id < SIM_HOST_N_PATHS);
       if (s->every > 1 && x->units[x->path_id] % s->every != 0)
         continue;
       switch (s->kind)
@@ -389,15 +393,16 @@ exec_next (HostRun *r)
     }
 }
 
-/* On @r's CPU: @id's call steps (when @call) and @n times its per-unit
- * steps, then @then. */
+/* On @r's CPU: @path's call steps (when @call) and @n times its per-unit
+ * steps, then @then.  @id counts the units for /N steps (SIM_HOST_N_PATHS:
+ * a list outside the profile's paths, which has none); @each_locks and
+ * @each_cpu_ns describe the per-unit steps. */
 static void
-exec_begin (Host *h, HostRun *r, SimHostPath id, gboolean call, guint64 n, SimThreadFn then,
-            gpointer data)
+exec_steps (Host *h, HostRun *r, const HostPath *path, SimHostPath id, gboolean call, guint64 n,
+            gboolean each_locks, SimTime each_cpu_ns, SimThreadFn then, gpointer data)
 {
   SimHostExec *x = r->x;
   g_assert (x->path == NULL && x->runner == r && r->host == h);
-  const HostPath *path = &h->profile->paths[id];
   x->path = path;
   x->path_id = id;
   x->with_call = call;
@@ -409,8 +414,8 @@ exec_begin (Host *h, HostRun *r, SimHostPath id, gboolean call, guint64 n, SimTh
   x->batch_ns = 0;
   /* Per-unit steps that take no lock are plain CPU time: one slice for all
    * the units, not one event per page. */
-  if (x->left > 1 && !h->each_locks[id])
-    x->batch_ns = (SimTime) x->left * h->each_cpu_ns[id];
+  if (x->left > 1 && !each_locks)
+    x->batch_ns = (SimTime) x->left * each_cpu_ns;
   if (x->left == 0 && (!call || path->call->len == 0))
     {
       /* Nothing to run: still one thread action (a zero-length slice). */
@@ -419,6 +424,15 @@ exec_begin (Host *h, HostRun *r, SimHostPath id, gboolean call, guint64 n, SimTh
       return;
     }
   exec_next (r);
+}
+
+/* exec_steps for the profile's path @id. */
+static void
+exec_begin (Host *h, HostRun *r, SimHostPath id, gboolean call, guint64 n, SimThreadFn then,
+            gpointer data)
+{
+  exec_steps (h, r, &h->profile->paths[id], id, call, n, h->each_locks[id], h->each_cpu_ns[id],
+              then, data);
 }
 
 static void journal_open_transaction (Host *h, SimRequestQueue *q);
@@ -469,7 +483,16 @@ host_add_process (Host *h, SimProcess *p, SimTime timeslice_ns)
   r->file_name = p->cfg.file ? p->cfg.file->name : p->name;
   p->host_exec.runner = r;
   g_ptr_array_add (h->runs, r);
-  g_ptr_array_add (h->procs, p);
+  if (p->cfg.page_cache && p->cfg.file)
+    {
+      GPtrArray *files = g_hash_table_lookup (h->buffered, p->q);
+      if (files == NULL)
+        {
+          files = g_ptr_array_new ();
+          g_hash_table_insert (h->buffered, p->q, files);
+        }
+      g_ptr_array_add (files, (gpointer) p->cfg.file);
+    }
 }
 
 /* ---- kjournald ------------------------------------------------------------- */
@@ -487,55 +510,20 @@ journal_free (gpointer data)
   g_free (j);
 }
 
-/* Run @j->steps @j->left times on kjournald's CPU, then @j->then. */
-static void
-journal_step_next (SimThread *t, gpointer data)
-{
-  HostJournal *j = data;
-  Host *h = j->host;
-  for (;;)
-    {
-      if (j->left == 0)
-        {
-          j->then (t, j);
-          return;
-        }
-      if (j->index >= j->steps->len)
-        {
-          j->index = 0;
-          j->left--;
-          continue;
-        }
-      const HostStep *s = &g_array_index (j->steps, HostStep, j->index++);
-      if (s->kind == HOST_STEP_HOLD)
-        {
-          sim_lock_hold_at (lock_for_queue (h, j->q, s->lock), s->site, t, s->ns, journal_step_next, j);
-          return;
-        }
-      g_assert (s->kind == HOST_STEP_CPU);
-      if (s->ns == 0)
-        continue;
-      sim_cpu_exec (h->cpus, t, s->ns, SIM_CPU_SYS, journal_step_next, j);
-      return;
-    }
-}
-
+/* @steps @n times on kjournald's CPU, then @then; nothing to run goes
+ * straight on, without a thread action. */
 static void
 journal_steps (HostJournal *j, SimThread *t, const GArray *steps, guint64 n, SimThreadFn then)
 {
-  j->then = then;
-  j->index = 0;
-  j->steps = steps;
-  j->left = steps->len ? n : 0;
-  /* Steps that take no lock are plain CPU time: one slice for all. */
-  if (j->left > 1 && !steps_take_locks (steps))
+  g_assert (t == j->run.t);
+  if (n == 0 || steps->len == 0)
     {
-      SimTime ns = (SimTime) j->left * host_steps_cpu_ns (j->host->profile, steps);
-      j->left = 0;
-      sim_cpu_exec (j->host->cpus, t, ns, SIM_CPU_SYS, journal_step_next, j);
+      then (t, j);
       return;
     }
-  journal_step_next (t, j);
+  j->steps.each = (GArray *) steps;
+  exec_steps (j->host, &j->run, &j->steps, SIM_HOST_N_PATHS, FALSE, n, steps_take_locks (steps),
+              host_steps_cpu_ns (j->host->profile, steps), then, j);
 }
 
 /* Back on a CPU after a sleep: schedule() retakes the lock kjournald held
@@ -752,6 +740,13 @@ host_start_journals (Host *h, SimPageCache *pc)
       j->ioc.nr_tasks = 1;
       j->ioc.ioprio_class = 0;
       sim_thread_init (h->cpus, &j->thread, j->name);
+      j->x.runner = &j->run;
+      j->run.host = h;
+      j->run.t = &j->thread;
+      j->run.x = &j->x;
+      j->run.q = bdi->q;
+      j->run.file_key = bdi->q;
+      j->run.file_name = bdi->q->name;
       j->lock = lock_for_queue (h, bdi->q, d->lock.lock);
       j->sleeping = TRUE;   /* asleep since the mount, the lock dropped */
       g_hash_table_insert (h->journals, bdi->q, j);
@@ -877,11 +872,11 @@ host_flusher_stats (Host *h, HostFlusherStats *out)
 static const SimFile *
 request_file (Host *h, const SimRequestQueue *q, const SimRequest *rq)
 {
-  for (guint i = 0; i < h->procs->len; i++)
+  const GPtrArray *files = g_hash_table_lookup (h->buffered, q);
+  for (guint i = 0; files && i < files->len; i++)
     {
-      const SimProcess *p = g_ptr_array_index (h->procs, i);
-      const SimFile *f = p->cfg.file;
-      if (p->q == q && p->cfg.page_cache && f && rq->sector >= f->start_sector
+      const SimFile *f = g_ptr_array_index (files, i);
+      if (rq->sector >= f->start_sector
           && rq->sector < f->start_sector + f->size_bytes / SIM_SECTOR_BYTES)
         return f;
     }

@@ -258,6 +258,18 @@ linus_bomb_position (LinusData *ld, SimRequest *walk_pos)
   return walk_pos;
 }
 
+/* The merge @rq offers a block at @sector of @nr_sectors by position:
+ * back, front or none (its direction and size checked by the caller). */
+static SchedMerge
+linus_adjacent (const SimRequest *rq, guint64 sector, guint32 nr_sectors)
+{
+  if (sim_request_end_sector (rq) == sector)
+    return SCHED_BACK_MERGE;
+  if (rq->sector == sector + nr_sectors)
+    return SCHED_FRONT_MERGE;
+  return SCHED_NO_MERGE;
+}
+
 /* 2.4.18 elevator_linus_merge for the first block of an I/O at @sector of
  * @nr_sectors (read-latency2's with max_bomb_segments): ages what it
  * passes; returns the merge target or the request to insert after. */
@@ -288,9 +300,7 @@ linus_walk_2_4_18 (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op,
         }
       if (req == NULL && !merge_only && linus_in_between (ld, sector, rq))
         req = rq;
-      if (rq->op != op)
-        continue;
-      if ((guint64) rq->nr_sectors + nr_sectors > max_sectors)
+      if (rq->op != op || (guint64) rq->nr_sectors + nr_sectors > max_sectors)
         continue;
       if (seq - 1 < count)
         {
@@ -298,18 +308,13 @@ linus_walk_2_4_18 (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op,
             break;
           merge_only = TRUE;
         }
-      if (sim_request_end_sector (rq) == sector)
-        {
-          *merge = SCHED_BACK_MERGE;
-          return rq;
-        }
-      if (rq->sector == sector + nr_sectors)
-        {
-          *merge = SCHED_FRONT_MERGE;
-          if (!rl2)
-            seq_set (rq, seq - 1 - count);
-          return rq;
-        }
+      SchedMerge m = linus_adjacent (rq, sector, nr_sectors);
+      if (m == SCHED_NO_MERGE)
+        continue;
+      *merge = m;
+      if (m == SCHED_FRONT_MERGE && !rl2)
+        seq_set (rq, seq - 1 - count);
+      return rq;
     }
   return req;
 }
@@ -333,23 +338,16 @@ linus_walk_2_4_20 (SchedQueue *e, guint64 sector, guint32 nr_sectors, SimOp op,
         merge_only = TRUE;
       if (req == NULL && !merge_only && linus_in_between (ld, sector, rq))
         req = rq;
-      if (rq->op != op)
+      if (rq->op != op || (guint64) rq->nr_sectors + nr_sectors > max_sectors)
         continue;
-      if ((guint64) rq->nr_sectors + nr_sectors > max_sectors)
+      SchedMerge m = linus_adjacent (rq, sector, nr_sectors);
+      if (m == SCHED_NO_MERGE)
         continue;
-      if (sim_request_end_sector (rq) == sector)
-        {
-          *merge = SCHED_BACK_MERGE;
-          req = rq;
-          break;
-        }
-      if (rq->sector == sector + nr_sectors)
-        {
-          *merge = SCHED_FRONT_MERGE;
-          seq_sub (rq, 1);
-          req = rq;
-          break;
-        }
+      *merge = m;
+      if (m == SCHED_FRONT_MERGE)
+        seq_sub (rq, 1);
+      req = rq;
+      break;
     }
   if (req)
     {
