@@ -95,6 +95,7 @@ struct _Scenario {
   SimTime     timeslice_ns;      /* [host] timeslice */
   ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
   SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
+  gboolean    aio_raw_port;      /* [host] aio = raw-port (2.5.35), else async-DIO */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
@@ -1081,6 +1082,28 @@ load_host (Scenario *s, GError **error)
   return p != NULL;
 }
 
+/* [host] aio = dio | raw-port: which asynchronous I/O patch a 2.5.35 raw
+ * device runs.  dio (the default): the async-DIO patch (fs/direct-io.c
+ * is_async, Badari Pulavarty, Nov 2002), whose iocbs take the same
+ * direct I/O path as read() and unplug; raw-port: the aio-20020619 raw
+ * port (Shailabh Nagar, Sept 2002), 128 KiB iocbs of per-sector buffer
+ * heads that unplug nothing (sim-process.h SimRawPath). */
+static gboolean
+load_kernel_aio (Scenario *s, GError **error)
+{
+  g_autofree char *aio = scenario_get_string (s->kf, "host", "aio");
+  if (aio == NULL)
+    return TRUE;
+  if (s->kernel != SCENARIO_KERNEL_2_5_35)
+    return scenario_invalid (error, "host", "aio", "chooses the asynchronous raw I/O patch of "
+                             "2.5.35: needs kernel = 2.5.35");
+  if (strcmp (aio, "raw-port") == 0)
+    s->aio_raw_port = TRUE;
+  else if (strcmp (aio, "dio") != 0)
+    return scenario_invalid (error, "host", "aio", "'%s' is not dio or raw-port", aio);
+  return TRUE;
+}
+
 /* [host] kernel = 2.4 | 2.5.35: plugging onto the machine's plug list,
  * run by tasks waiting on I/O and every kupdate_interval by the writeback
  * daemon: 2.4 kupdated's interval (bdf_prm interval, 5 s), 2.5.3x
@@ -1104,7 +1127,7 @@ load_kernel (Scenario *s, GError **error)
       && g_key_file_has_key (s->kf, "host", "kupdate_interval", NULL))
     return scenario_invalid (error, "host", "kupdate_interval", "runs the plug list of 2.4 and "
                              "2.5.35: needs kernel = 2.4 or 2.5.35");
-  return TRUE;
+  return load_kernel_aio (s, error);
 }
 
 /* io = raw: the raw device driver of [host] kernel. */
@@ -1121,7 +1144,10 @@ load_raw (const Scenario *s, ScenarioProcess *p, const char *group, GError **err
       cfg->raw = SIM_RAW_2_4;
       return TRUE;
     case SCENARIO_KERNEL_2_5_35:
-      cfg->raw = cfg->aio ? SIM_RAW_2_5_AIO : SIM_RAW_2_5_DIO;
+      if (!cfg->aio)
+        cfg->raw = SIM_RAW_2_5_DIO;
+      else
+        cfg->raw = s->aio_raw_port ? SIM_RAW_2_5_AIO : SIM_RAW_2_5_ASYNC_DIO;
       return TRUE;
     case SCENARIO_KERNEL_2_6:
     default:
@@ -1256,7 +1282,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "nodes", "profile",
                                            "timeslice", "writeback_page_cost",
-                                           "writeback_bio_max", "kernel", "kupdate_interval",
+                                           "writeback_bio_max", "kernel", "kupdate_interval", "aio",
                                            NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
     return NULL;

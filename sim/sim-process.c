@@ -16,11 +16,13 @@
  * Raw devices of 2.4 and 2.5.35 (cfg.raw, see sim-process.h) cut an I/O
  * into pieces: 2.4's brw_kiovec chunks of KIO_MAX_SECTORS, each waited
  * for inside the same read(); the aio port's 128 KiB iocbs, the rest
- * resubmitted after the short event; 2.5.35's direct I/O in one piece.
+ * resubmitted after the short event; 2.5.35's direct I/O, synchronous or
+ * by the async-DIO patch, in one piece.
  * Sources: 2.4 fs/buffer.c brw_kiovec, fs/iobuf.c kiobuf_wait_for_io;
  * 2.5.32 aio raw port (drivers/char/raw.c raw_kvec_rw, fs/aio.c
  * generic_aio_rw, fs/buffer.c brw_kvec_async); 2.5 fs/direct-io.c and
- * fs/bio.c bio_add_page.
+ * fs/bio.c bio_add_page; the async-DIO patch's direct_io_worker (is_async:
+ * finished_one_bio, blk_run_queues, -EIOCBQUEUED) as merged in 2.5.47.
  */
 #include "sim/sim-process.h"
 #include "sim/sim-rng.h"
@@ -273,7 +275,8 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   sim_list_init (&p->pool_link);
   sim_list_init (&p->reissue);
   g_assert (cfg->raw == SIM_RAW_NONE || (cfg->page_cache == NULL && !cfg->syncer));
-  g_assert ((cfg->raw == SIM_RAW_2_5_AIO) == (cfg->raw != SIM_RAW_NONE && cfg->aio));
+  g_assert ((cfg->raw == SIM_RAW_2_5_AIO || cfg->raw == SIM_RAW_2_5_ASYNC_DIO)
+            == (cfg->raw != SIM_RAW_NONE && cfg->aio));
   g_assert (cfg->raw != SIM_RAW_2_4 && cfg->raw != SIM_RAW_2_5_DIO ? TRUE : cfg->iodepth == 1);
   return p;
 }
@@ -485,7 +488,7 @@ bio_sectors_for (const SimProcess *p, guint64 buf_offset, guint64 left)
   /* The user buffer is page-aligned and its pages scattered: a bio ends
    * at max_sectors or at its max_segments-th page. */
   guint32 n = sim_queue_bio_sectors (p->q, buf_offset, left);
-  if (p->cfg.raw == SIM_RAW_2_5_DIO && n < left)
+  if ((p->cfg.raw == SIM_RAW_2_5_DIO || p->cfg.raw == SIM_RAW_2_5_ASYNC_DIO) && n < left)
     {
       /* 2.5 bio_add_page refuses a page that would take the bio past
        * max_sectors: the bio stops at the last whole page that fits
@@ -541,7 +544,8 @@ submit_bios (SimProcess *p)
     sim_queue_unplug (p->q, p->ioc);
   else if (p->cfg.raw != SIM_RAW_2_5_AIO)
     /* kiobuf_wait_for_io: run_task_queue(&tq_disk); dio_await_one:
-     * blk_run_queues(); then the task sleeps. */
+     * blk_run_queues(); then the task sleeps.  The async-DIO patch's
+     * direct_io_worker runs blk_run_queues() too, and returns. */
     sim_queue_unplug_wait (p->q, p->ioc);
   /* The aio port's brw_kvec_async returns without unplugging, and
    * io_getevents sleeps in a plain schedule() (fs/aio.c read_events):
@@ -562,6 +566,7 @@ raw_piece_sectors (const SimProcess *p, guint64 left)
     case SIM_RAW_2_5_AIO:
       return MIN (left, (guint64) (SIM_RAW_AIO_MAX_BYTES / SIM_SECTOR_BYTES));
     case SIM_RAW_2_5_DIO:
+    case SIM_RAW_2_5_ASYNC_DIO:
     case SIM_RAW_NONE:
     default:
       return left;
@@ -580,7 +585,7 @@ raw_setup_piece (SimProcess *p, SimIo *io)
   io->raw_next_sector += n;
   io->raw_left_sectors -= n;
   io->submitting = TRUE;
-  if (p->cfg.raw == SIM_RAW_2_5_AIO)
+  if (p->cfg.aio)
     p->iocbs++;
 }
 
@@ -1188,10 +1193,22 @@ host_raw_bh_steps (SimThread *t, gpointer data)
                     raw_piece_sectors (p, io->raw_left_sectors), host_raw_entered, io);
 }
 
+/* After io_submit's own steps, the async-DIO patch's blockdev direct I/O
+ * for the iocb: the submit path per bio, as read() runs it. */
+static void
+host_raw_dio_steps (G_GNUC_UNUSED SimThread *t, gpointer data)
+{
+  SimIo *io = data;
+  SimProcess *p = io->p;
+  p->host_ops->run (p->host, p, SIM_HOST_SUBMIT, TRUE, requests_of (p, io->bytes),
+                    host_raw_entered, io);
+}
+
 /* A system call for the next piece of raw I/O @io: 2.4 read()/write()
  * (the submit path's call steps: map_user_kiobuf), then its bhs; 2.5.35
  * read()/write() (blockdev direct I/O: the submit path per bio); the aio
- * port's io_submit of one iocb (aio_submit path), then its bhs. */
+ * port's io_submit of one iocb (aio_submit path), then its bhs; the
+ * async-DIO patch's io_submit (aio_submit path), then direct I/O. */
 static void
 host_raw_call (SimProcess *p, SimIo *io)
 {
@@ -1203,9 +1220,11 @@ host_raw_call (SimProcess *p, SimIo *io)
     case SIM_RAW_2_5_AIO:
       p->host_ops->run (p->host, p, SIM_HOST_AIO_SUBMIT, TRUE, 1, host_raw_bh_steps, io);
       return;
+    case SIM_RAW_2_5_ASYNC_DIO:
+      p->host_ops->run (p->host, p, SIM_HOST_AIO_SUBMIT, TRUE, 1, host_raw_dio_steps, io);
+      return;
     case SIM_RAW_2_5_DIO:
-      p->host_ops->run (p->host, p, SIM_HOST_SUBMIT, TRUE, requests_of (p, io->bytes),
-                        host_raw_entered, io);
+      host_raw_dio_steps (NULL, io);
       return;
     case SIM_RAW_NONE:
     default:

@@ -29,7 +29,14 @@
  *    as one buffer_head per sector (brw_kvec_async, submit_bh each), and
  *    unplugs nothing; its event reports the short count.  The process
  *    wants whole transfers and submits the rest as a new iocb once it
- *    has reaped the short event (short_events counts them).
+ *    has reaped the short event (short_events counts them);
+ *  - 2.5.35 with the async-DIO patch (Badari Pulavarty, fs/direct-io.c
+ *    "06Nov2002 added asynchronous IO support", in mainline from 2.5.47):
+ *    io_submit of one iocb runs the same blockdev direct I/O as read()
+ *    (whole-page bios up to max_sectors, no size cap), then
+ *    direct_io_worker's is_async branch runs blk_run_queues() and
+ *    returns -EIOCBQUEUED without waiting; the last bio's completion
+ *    calls aio_complete (finished_one_bio).
  */
 #pragma once
 
@@ -77,6 +84,7 @@ typedef enum {
   SIM_RAW_2_4,             /* 2.4 raw: brw_kiovec, per-sector bhs, 512 KiB chunks */
   SIM_RAW_2_5_DIO,         /* 2.5.35 raw: blockdev direct I/O */
   SIM_RAW_2_5_AIO,         /* 2.5.35 + aio raw port: brw_kvec_async, 128 KiB iocbs */
+  SIM_RAW_2_5_ASYNC_DIO,   /* 2.5.35 + async-DIO: blockdev direct I/O per iocb, unplugged */
 } SimRawPath;
 
 /* 2.4 include/linux/iobuf.h: KIO_MAX_ATOMIC_IO = 512 (KiB), and
