@@ -12,6 +12,7 @@
 #include "models/scenario.h"
 #include "replay/replay-plot.h"
 #include "models/host/host.h"
+#include "sim/sim-progress.h"
 #include "sim/sim-timeseries.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -36,22 +37,15 @@ close_output (FILE *f)
 }
 
 typedef struct {
-  guint        n_runs;
+  SimProgress  line;
   const char  *label;
 } Progress;
 
 static void
 show_progress (gpointer data, guint run, SimTime now_ns, SimTime end_ns)
 {
-  const Progress *pr = data;
-  if (end_ns != SIM_TIME_NEVER)
-    fprintf (stderr, "\r  run %u/%u %-24s %5.1f%% (%.1f of %.1f s simulated)  ", run + 1,
-             pr->n_runs, pr->label, 100.0 * (double) now_ns / (double) end_ns,
-             (double) now_ns / 1e9, (double) end_ns / 1e9);
-  else
-    fprintf (stderr, "\r  run %u/%u %-24s %.1f s simulated  ", run + 1, pr->n_runs, pr->label,
-             (double) now_ns / 1e9);
-  fflush (stderr);
+  Progress *pr = data;
+  sim_progress_update (&pr->line, stderr, run, pr->label, now_ns, end_ns, g_get_monotonic_time ());
 }
 
 static gboolean
@@ -194,9 +188,12 @@ cli_cmd_run (int argc, char **argv)
   g_string_append_printf (text, "scenario: %s  seed: %" G_GUINT64_FORMAT "  runs: %u\n",
                           scenario_name (s), scenario_seed (s), scenario_n_runs (s));
   int status = 0;
-  /* A progress line on stderr, for people watching long runs. */
-  Progress progress = { scenario_n_runs (s), NULL };
-  if (isatty (fileno (stderr)))
+  /* A progress line with an ETA on stderr, for people watching long runs;
+   * never in output that is not a terminal. */
+  Progress progress = { .label = NULL };
+  sim_progress_init (&progress.line, isatty (fileno (stderr)), scenario_n_runs (s),
+                     g_get_monotonic_time ());
+  if (progress.line.enabled)
     {
       outputs.progress = show_progress;
       outputs.progress_data = &progress;
@@ -215,8 +212,7 @@ cli_cmd_run (int argc, char **argv)
       g_string_append_c (text, '\n');
       sim_report_run_text (text, result);
     }
-  if (outputs.progress)
-    fprintf (stderr, "\r%*s\r", 78, "");
+  sim_progress_clear (&progress.line, stderr);
   close_output (outputs.io_log);
   close_output (outputs.trace_out);
   close_output (outputs.sched_log);
