@@ -98,7 +98,9 @@ cli_cmd_run (int argc, char **argv)
     { "interval", 0, 0, G_OPTION_ARG_STRING, &interval_text,
       "Sampling interval of --timeseries and the plots (default 1s)", "TIME" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path,
-      "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg)", "FILE" },
+      "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg); lines "
+      "whose peaks differ by more than 10x get a log axis, or charts of their own where "
+      "some are at zero (the title says which)", "FILE" },
     { "plot-writeback", 0, 0, G_OPTION_ARG_FILENAME, &plot_wb_path,
       "Draw dirty, writeback and threshold MiB per device and the global dirty threshold "
       "over time, every run (buffered I/O), with gnuplot (.png or .svg)", "FILE" },
