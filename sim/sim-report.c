@@ -1,7 +1,7 @@
 /* sim-report.c — see sim-report.h. */
-#include <stdarg.h>
 #include <string.h>
 #include "sim/sim-report.h"
+#include "sim/sim-table.h"
 
 static void
 process_result_free (gpointer data)
@@ -102,120 +102,6 @@ ms (double ns)
   return ns / 1e6;
 }
 
-/* ---- Tables whose columns fit their widest cell ---------------------------
- *
- * A cell is formatted without padding; printing pads each column to its
- * widest cell, but never below the width the column had when tables were
- * fixed printf layouts, so output whose values fit is as before, byte for
- * byte, and a value such as 1083.148ms widens its whole column instead of
- * pushing the rest of its row out of line. */
-
-typedef struct {
-  GPtrArray *cells;   /* char *, one per column from the left; may stop early */
-  char      *tail;    /* printed after the last cell as given; may be NULL */
-} ReportRow;
-
-typedef struct {
-  guint      n_cols;
-  int       *width;   /* negative: left-aligned (printf's %-Ns), as minimum */
-  GPtrArray *rows;    /* ReportRow */
-  ReportRow *open;    /* the row being filled */
-} ReportTable;
-
-static void
-report_row_free (gpointer data)
-{
-  ReportRow *row = data;
-  g_ptr_array_unref (row->cells);
-  g_free (row->tail);
-  g_free (row);
-}
-
-static void report_table_cell (ReportTable *t, const char *format, ...) G_GNUC_PRINTF (2, 3);
-static void report_table_end_row (ReportTable *t, const char *tail);
-
-/* @min_width: n_cols widths, negative for a left-aligned column; the
- * first row holds @heads, aligned as their columns. */
-static ReportTable *
-report_table_new (guint n_cols, const int *min_width, const char *const *heads)
-{
-  ReportTable *t = g_new0 (ReportTable, 1);
-  t->n_cols = n_cols;
-  t->width = g_memdup2 (min_width, n_cols * sizeof *min_width);
-  t->rows = g_ptr_array_new_with_free_func (report_row_free);
-  for (guint i = 0; i < n_cols; i++)
-    report_table_cell (t, "%s", heads[i]);
-  report_table_end_row (t, NULL);
-  return t;
-}
-
-static void
-report_table_free (ReportTable *t)
-{
-  g_assert (t->open == NULL);
-  g_ptr_array_unref (t->rows);
-  g_free (t->width);
-  g_free (t);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReportTable, report_table_free)
-
-static void
-report_table_cell (ReportTable *t, const char *format, ...)
-{
-  if (t->open == NULL)
-    {
-      t->open = g_new0 (ReportRow, 1);
-      t->open->cells = g_ptr_array_new_with_free_func (g_free);
-    }
-  g_assert (t->open->cells->len < t->n_cols);
-  va_list args;
-  va_start (args, format);
-  char *cell = g_strdup_vprintf (format, args);
-  va_end (args);
-  guint col = t->open->cells->len;
-  int len = (int) g_utf8_strlen (cell, -1);
-  if (t->width[col] < 0 ? -t->width[col] < len : t->width[col] < len)
-    t->width[col] = t->width[col] < 0 ? -len : len;
-  g_ptr_array_add (t->open->cells, cell);
-}
-
-/* Close the row; @tail (may be NULL) follows its last cell unpadded. */
-static void
-report_table_end_row (ReportTable *t, const char *tail)
-{
-  g_assert (t->open != NULL);
-  t->open->tail = g_strdup (tail);
-  g_ptr_array_add (t->rows, t->open);
-  t->open = NULL;
-}
-
-/* Each row as @indent, then its cells one space apart. */
-static void
-report_table_print (GString *out, const ReportTable *t, const char *indent)
-{
-  for (guint i = 0; i < t->rows->len; i++)
-    {
-      const ReportRow *row = g_ptr_array_index (t->rows, i);
-      g_string_append (out, indent);
-      for (guint c = 0; c < row->cells->len; c++)
-        {
-          const char *cell = g_ptr_array_index (row->cells, c);
-          int pad = ABS (t->width[c]) - (int) g_utf8_strlen (cell, -1);
-          if (c > 0)
-            g_string_append_c (out, ' ');
-          if (t->width[c] > 0)
-            g_string_append_printf (out, "%*s", pad, "");
-          g_string_append (out, cell);
-          if (t->width[c] < 0)
-            g_string_append_printf (out, "%*s", pad, "");
-        }
-      if (row->tail)
-        g_string_append (out, row->tail);
-      g_string_append_c (out, '\n');
-    }
-}
-
 #define LOCK_ROWS 12
 
 /* One lockmeter row: UTIL CON HOLD mean(max) WAIT mean(max)(%CPU) TOTAL
@@ -280,25 +166,25 @@ append_host_text (GString *out, const SimRunResult *r)
   static const char *const heads[] = { "lock", "kind", "order", "acquired", "contended", "cont%",
                                        "wait_mean", "wait_max", "hold_mean", "hold_max", "util%" };
   G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
-  g_autoptr (ReportTable) t = report_table_new (G_N_ELEMENTS (widths), widths, heads);
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->locks->len && i < LOCK_ROWS; i++)
     {
       const SimLockResult *l = g_ptr_array_index (r->locks, i);
       const SimLockStats *st = &l->stats;
-      report_table_cell (t, "%s", l->name);
-      report_table_cell (t, "%s", l->kind == SIM_LOCK_SPIN ? "spin" : "sleep");
-      report_table_cell (t, "%s", l->order == SIM_LOCK_FIFO ? "fifo" : "unfair");
-      report_table_cell (t, "%" G_GUINT64_FORMAT, st->acquisitions);
-      report_table_cell (t, "%" G_GUINT64_FORMAT, st->contentions);
-      report_table_cell (t, "%.1f", st->contention_pct);
-      report_table_cell (t, "%.2fus", st->wait_mean_ns / 1e3);
-      report_table_cell (t, "%.2fus", (double) st->wait_max_ns / 1e3);
-      report_table_cell (t, "%.2fus", st->hold_mean_ns / 1e3);
-      report_table_cell (t, "%.2fus", (double) st->hold_max_ns / 1e3);
-      report_table_cell (t, "%.1f", 100.0 * st->utilisation);
-      report_table_end_row (t, NULL);
+      sim_table_cell (t, "%s", l->name);
+      sim_table_cell (t, "%s", l->kind == SIM_LOCK_SPIN ? "spin" : "sleep");
+      sim_table_cell (t, "%s", l->order == SIM_LOCK_FIFO ? "fifo" : "unfair");
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, st->acquisitions);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, st->contentions);
+      sim_table_cell (t, "%.1f", st->contention_pct);
+      sim_table_cell (t, "%.2fus", st->wait_mean_ns / 1e3);
+      sim_table_cell (t, "%.2fus", (double) st->wait_max_ns / 1e3);
+      sim_table_cell (t, "%.2fus", st->hold_mean_ns / 1e3);
+      sim_table_cell (t, "%.2fus", (double) st->hold_max_ns / 1e3);
+      sim_table_cell (t, "%.1f", 100.0 * st->utilisation);
+      sim_table_end_row (t, NULL);
     }
-  report_table_print (out, t, "  ");
+  sim_table_append (t, out, "  ");
   if (r->locks->len > LOCK_ROWS)
     g_string_append_printf (out, "  (%u more locks in the JSON output)\n", r->locks->len - LOCK_ROWS);
   append_lockmeter_text (out, r);
@@ -336,23 +222,23 @@ append_process_table (GString *out, const SimRunResult *r)
   static const char *const heads[] = { "process", "device", "op", "ios", "MB/s", "IOPS", "lat_mean",
                                        "lat_p50", "lat_p95", "lat_p99", "lat_max", "sleeps" };
   G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
-  g_autoptr (ReportTable) t = report_table_new (G_N_ELEMENTS (widths), widths, heads);
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);
-      report_table_cell (t, "%s", p->name);
-      report_table_cell (t, "%s", p->device);
-      report_table_cell (t, "%s", p->op);
-      report_table_cell (t, "%" G_GUINT64_FORMAT, p->ios);
-      report_table_cell (t, "%.2f", p->mb_per_s);
-      report_table_cell (t, "%.1f", p->iops);
-      report_table_cell (t, "%.3fms", ms (p->lat_mean_ns));
-      report_table_cell (t, "%.3fms", ms ((double) p->lat_p50_ns));
-      report_table_cell (t, "%.3fms", ms ((double) p->lat_p95_ns));
-      report_table_cell (t, "%.3fms", ms ((double) p->lat_p99_ns));
-      report_table_cell (t, "%.3fms", ms ((double) p->lat_max_ns));
-      report_table_cell (t, "%" G_GUINT64_FORMAT, p->sleeps);
-      report_table_end_row (t, NULL);
+      sim_table_cell (t, "%s", p->name);
+      sim_table_cell (t, "%s", p->device);
+      sim_table_cell (t, "%s", p->op);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, p->ios);
+      sim_table_cell (t, "%.2f", p->mb_per_s);
+      sim_table_cell (t, "%.1f", p->iops);
+      sim_table_cell (t, "%.3fms", ms (p->lat_mean_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p50_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p95_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p99_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_max_ns));
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, p->sleeps);
+      sim_table_end_row (t, NULL);
     }
   if (r->processes->len > 1)
     {
@@ -365,15 +251,15 @@ append_process_table (GString *out, const SimRunResult *r)
         }
       double secs = (double) r->elapsed_ns / 1e9;
       g_autofree char *tail = g_strdup_printf ("   (all processes over the run's %.3f s)", secs);
-      report_table_cell (t, "total");
-      report_table_cell (t, "%s", "");
-      report_table_cell (t, "%s", "");
-      report_table_cell (t, "%" G_GUINT64_FORMAT, ios);
-      report_table_cell (t, "%.2f", secs > 0 ? (double) bytes / secs / 1e6 : 0.0);
-      report_table_cell (t, "%.1f", secs > 0 ? (double) ios / secs : 0.0);
-      report_table_end_row (t, tail);
+      sim_table_cell (t, "total");
+      sim_table_cell (t, "%s", "");
+      sim_table_cell (t, "%s", "");
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, ios);
+      sim_table_cell (t, "%.2f", secs > 0 ? (double) bytes / secs / 1e6 : 0.0);
+      sim_table_cell (t, "%.1f", secs > 0 ? (double) ios / secs : 0.0);
+      sim_table_end_row (t, tail);
     }
-  report_table_print (out, t, "  ");
+  sim_table_append (t, out, "  ");
 }
 
 /* Thread pools and NFS servers: one row per group. */
@@ -384,23 +270,23 @@ append_group_table (GString *out, const SimRunResult *r)
   static const char *const heads[] = { "group", "device", "threads", "ios", "MB/s", "IOPS",
                                        "lat_mean", "lat_p50", "lat_p99", "disk%" };
   G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
-  g_autoptr (ReportTable) t = report_table_new (G_N_ELEMENTS (widths), widths, heads);
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->groups->len; i++)
     {
       const SimGroupResult *g = g_ptr_array_index (r->groups, i);
-      report_table_cell (t, "%s", g->name);
-      report_table_cell (t, "%s", g->device);
-      report_table_cell (t, "%u", g->threads);
-      report_table_cell (t, "%" G_GUINT64_FORMAT, g->ios);
-      report_table_cell (t, "%.2f", g->mb_per_s);
-      report_table_cell (t, "%.1f", g->iops);
-      report_table_cell (t, "%.3fms", ms (g->lat_mean_ns));
-      report_table_cell (t, "%.3fms", ms ((double) g->lat_p50_ns));
-      report_table_cell (t, "%.3fms", ms ((double) g->lat_p99_ns));
-      report_table_cell (t, "%.1f", 100.0 * g->disk_share);
-      report_table_end_row (t, NULL);
+      sim_table_cell (t, "%s", g->name);
+      sim_table_cell (t, "%s", g->device);
+      sim_table_cell (t, "%u", g->threads);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, g->ios);
+      sim_table_cell (t, "%.2f", g->mb_per_s);
+      sim_table_cell (t, "%.1f", g->iops);
+      sim_table_cell (t, "%.3fms", ms (g->lat_mean_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) g->lat_p50_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) g->lat_p99_ns));
+      sim_table_cell (t, "%.1f", 100.0 * g->disk_share);
+      sim_table_end_row (t, NULL);
     }
-  report_table_print (out, t, "  ");
+  sim_table_append (t, out, "  ");
 }
 
 static void
@@ -410,22 +296,22 @@ append_device_table (GString *out, const SimRunResult *r)
   static const char *const heads[] = { "device", "sched", "model", "util%", "requests", "merges",
                                        "avg_queue", "avg_inflt", "jain" };
   G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
-  g_autoptr (ReportTable) t = report_table_new (G_N_ELEMENTS (widths), widths, heads);
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->devices->len; i++)
     {
       const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
-      report_table_cell (t, "%s", d->name);
-      report_table_cell (t, "%s", d->sched);
-      report_table_cell (t, "%s", d->model);
-      report_table_cell (t, "%.1f", 100.0 * d->utilisation);
-      report_table_cell (t, "%" G_GUINT64_FORMAT, d->counters.completed);
-      report_table_cell (t, "%" G_GUINT64_FORMAT, d->merges);
-      report_table_cell (t, "%.2f", d->mean_queue_depth);
-      report_table_cell (t, "%.2f", d->mean_in_flight);
-      report_table_cell (t, "%.3f", d->jain_index);
-      report_table_end_row (t, NULL);
+      sim_table_cell (t, "%s", d->name);
+      sim_table_cell (t, "%s", d->sched);
+      sim_table_cell (t, "%s", d->model);
+      sim_table_cell (t, "%.1f", 100.0 * d->utilisation);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, d->counters.completed);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, d->merges);
+      sim_table_cell (t, "%.2f", d->mean_queue_depth);
+      sim_table_cell (t, "%.2f", d->mean_in_flight);
+      sim_table_cell (t, "%.3f", d->jain_index);
+      sim_table_end_row (t, NULL);
     }
-  report_table_print (out, t, "  ");
+  sim_table_append (t, out, "  ");
 }
 
 void
@@ -561,24 +447,24 @@ sim_report_compare_text (GString *out, GPtrArray *runs)
       compare_part_widths (r, &parts[3 * j]);
       g_ptr_array_add (heads, r->label);
     }
-  g_autoptr (ReportTable) t = report_table_new (runs->len + 1, widths,
+  g_autoptr (SimTable) t = sim_table_new (runs->len + 1, widths,
                                                 (const char *const *) heads->pdata);
   g_string_append (out, "comparison (MB/s | p99 latency ms | share of disk time %):\n");
   for (guint i = 0; i < first->groups->len; i++)
     {
       const SimGroupResult *g0 = g_ptr_array_index (first->groups, i);
-      report_table_cell (t, "%s", g0->name);
+      sim_table_cell (t, "%s", g0->name);
       for (guint j = 0; j < runs->len; j++)
         {
           const SimRunResult *r = g_ptr_array_index (runs, j);
           const SimGroupResult *g = g_ptr_array_index (r->groups, i);
           const int *w = &parts[3 * j];
-          report_table_cell (t, "%*.2f | %*.1f | %*.1f", w[0], g->mb_per_s,
+          sim_table_cell (t, "%*.2f | %*.1f | %*.1f", w[0], g->mb_per_s,
                              w[1], ms ((double) g->lat_p99_ns), w[2], 100.0 * g->disk_share);
         }
-      report_table_end_row (t, NULL);
+      sim_table_end_row (t, NULL);
     }
-  report_table_cell (t, "jain (devices)");
+  sim_table_cell (t, "jain (devices)");
   for (guint j = 0; j < runs->len; j++)
     {
       const SimRunResult *r = g_ptr_array_index (runs, j);
@@ -586,10 +472,10 @@ sim_report_compare_text (GString *out, GPtrArray *runs)
       for (guint k = 0; k < r->devices->len; k++)
         g_string_append_printf (cell, "%s%.3f", k ? " " : "",
                                 ((SimDeviceResult *) g_ptr_array_index (r->devices, k))->jain_index);
-      report_table_cell (t, "%s", cell->str);
+      sim_table_cell (t, "%s", cell->str);
     }
-  report_table_end_row (t, NULL);
-  report_table_print (out, t, "  ");
+  sim_table_end_row (t, NULL);
+  sim_table_append (t, out, "  ");
 }
 
 static void

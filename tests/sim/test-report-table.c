@@ -1,9 +1,38 @@
-/* test-report-table.c — the text tables of sim-report.c line up whatever
- * their values: columns widen to the widest cell (a latency of 1234.567ms,
- * a long process name), stay at the historical widths when everything
- * fits, and every line of a table has its columns at the same positions. */
+/* test-report-table.c — the text tables of sim-report.c (through
+ * sim-table.h) line up whatever their values: columns widen to the widest
+ * cell (a latency of 1234.567ms, a long process name), stay at the
+ * historical widths when everything fits, and every line of a table has
+ * its columns at the same positions. */
 #include <string.h>
 #include "sim/sim-report.h"
+#include "sim/sim-table.h"
+
+/* The module alone: minimums kept, columns widened by their widest cell
+ * (characters, not bytes), alignment per column, short rows and tails. */
+static void
+test_table_module (void)
+{
+  static const int widths[] = { -4, 6, 3 };
+  static const char *const heads[] = { "name", "lat", "n" };
+  g_autoptr (SimTable) t = sim_table_new (3, widths, heads);
+  sim_table_cell (t, "a");
+  sim_table_cell (t, "%.3fms", 1.5);
+  sim_table_cell (t, "%d", 7);
+  sim_table_end_row (t, NULL);
+  sim_table_cell (t, "b");
+  sim_table_cell (t, "%.3fms", 1234.5674);
+  sim_table_cell (t, "%d", 12);
+  sim_table_end_row (t, NULL);
+  sim_table_cell (t, "d\u00e9j\u00e0-vu");
+  sim_table_end_row (t, " (short row)");
+  g_autoptr (GString) out = g_string_new (NULL);
+  sim_table_append (t, out, "> ");
+  g_assert_cmpstr (out->str, ==,
+                   "> name           lat   n\n"
+                   "> a          1.500ms   7\n"
+                   "> b       1234.567ms  12\n"
+                   "> d\u00e9j\u00e0-vu (short row)\n");
+}
 
 static SimProcessResult *
 process_new (const char *name, const char *op, double lat_ms)
@@ -209,6 +238,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/report/table/module", test_table_module);
   g_test_add_func ("/report/table/narrow-unchanged", test_narrow_unchanged);
   g_test_add_func ("/report/table/wide-values-line-up", test_wide_values_line_up);
   g_test_add_func ("/report/table/compare-lines-up", test_compare_lines_up);
