@@ -557,6 +557,13 @@ replay_plot_timeseries_script (const ReplayPlotSeries *series, gsize n_series, c
     : g_strdup (title);
   if (multi)
     {
+      /* The same margins in every chart, so that the stacked time axes
+       * line up whatever the width of each chart's key. */
+      gsize key = 0;
+      for (gsize i = 0; i < n_series; i++)
+        key = MAX (key, (gsize) g_utf8_strlen (series[i].label, -1));
+      g_string_append_printf (script, "set lmargin 10\nset rmargin %" G_GSIZE_FORMAT "\n",
+                              key + 12);
       g_string_append_printf (script, "set multiplot layout %u,1 title ", charts->len);
       replay_plot_append_quoted (script, full_title);
       g_string_append_c (script, '\n');
