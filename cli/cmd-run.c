@@ -116,7 +116,9 @@ cli_cmd_run (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "Simulate a scenario: devices with their elevators, processes issuing I/O.\n"
     "A device with 'sched = noop,deadline' gives one run per elevator, compared\n"
-    "side by side.  Same scenario and seed give byte-identical output.");
+    "side by side.  Same scenario and seed give byte-identical output.\n"
+    "On a terminal, stderr shows the run, the share of simulated time done and\n"
+    "an ETA while it simulates; redirected, it shows nothing.");
   g_option_context_set_description (ctx,
     "Examples:\n"
     "  iosim run models/scenarios/default.ini\n"
