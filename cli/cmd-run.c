@@ -12,6 +12,7 @@
 #include "models/scenario.h"
 #include "replay/replay-plot.h"
 #include "models/host/host.h"
+#include "sim/sim-progress.h"
 #include "sim/sim-timeseries.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -36,22 +37,15 @@ close_output (FILE *f)
 }
 
 typedef struct {
-  guint        n_runs;
+  SimProgress  line;
   const char  *label;
 } Progress;
 
 static void
 show_progress (gpointer data, guint run, SimTime now_ns, SimTime end_ns)
 {
-  const Progress *pr = data;
-  if (end_ns != SIM_TIME_NEVER)
-    fprintf (stderr, "\r  run %u/%u %-24s %5.1f%% (%.1f of %.1f s simulated)  ", run + 1,
-             pr->n_runs, pr->label, 100.0 * (double) now_ns / (double) end_ns,
-             (double) now_ns / 1e9, (double) end_ns / 1e9);
-  else
-    fprintf (stderr, "\r  run %u/%u %-24s %.1f s simulated  ", run + 1, pr->n_runs, pr->label,
-             (double) now_ns / 1e9);
-  fflush (stderr);
+  Progress *pr = data;
+  sim_progress_update (&pr->line, stderr, run, pr->label, now_ns, end_ns, g_get_monotonic_time ());
 }
 
 static gboolean
@@ -104,7 +98,9 @@ cli_cmd_run (int argc, char **argv)
     { "interval", 0, 0, G_OPTION_ARG_STRING, &interval_text,
       "Sampling interval of --timeseries and the plots (default 1s)", "TIME" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &plot_path,
-      "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg)", "FILE" },
+      "Draw each process's MB/s over time, every run, with gnuplot (.png or .svg); lines "
+      "whose peaks differ by more than 10x get a log axis, or charts of their own where "
+      "some are at zero (the title says which)", "FILE" },
     { "plot-writeback", 0, 0, G_OPTION_ARG_FILENAME, &plot_wb_path,
       "Draw dirty, writeback and threshold MiB per device and the global dirty threshold "
       "over time, every run (buffered I/O), with gnuplot (.png or .svg)", "FILE" },
@@ -120,7 +116,9 @@ cli_cmd_run (int argc, char **argv)
   g_option_context_set_summary (ctx,
     "Simulate a scenario: devices with their elevators, processes issuing I/O.\n"
     "A device with 'sched = noop,deadline' gives one run per elevator, compared\n"
-    "side by side.  Same scenario and seed give byte-identical output.");
+    "side by side.  Same scenario and seed give byte-identical output.\n"
+    "On a terminal, stderr shows the run, the share of simulated time done and\n"
+    "an ETA while it simulates; redirected, it shows nothing.");
   g_option_context_set_description (ctx,
     "Examples:\n"
     "  iosim run models/scenarios/default.ini\n"
@@ -194,9 +192,12 @@ cli_cmd_run (int argc, char **argv)
   g_string_append_printf (text, "scenario: %s  seed: %" G_GUINT64_FORMAT "  runs: %u\n",
                           scenario_name (s), scenario_seed (s), scenario_n_runs (s));
   int status = 0;
-  /* A progress line on stderr, for people watching long runs. */
-  Progress progress = { scenario_n_runs (s), NULL };
-  if (isatty (fileno (stderr)))
+  /* A progress line with an ETA on stderr, for people watching long runs;
+   * never in output that is not a terminal. */
+  Progress progress = { .label = NULL };
+  sim_progress_init (&progress.line, isatty (fileno (stderr)), scenario_n_runs (s),
+                     g_get_monotonic_time ());
+  if (progress.line.enabled)
     {
       outputs.progress = show_progress;
       outputs.progress_data = &progress;
@@ -215,8 +216,7 @@ cli_cmd_run (int argc, char **argv)
       g_string_append_c (text, '\n');
       sim_report_run_text (text, result);
     }
-  if (outputs.progress)
-    fprintf (stderr, "\r%*s\r", 78, "");
+  sim_progress_clear (&progress.line, stderr);
   close_output (outputs.io_log);
   close_output (outputs.trace_out);
   close_output (outputs.sched_log);

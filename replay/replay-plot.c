@@ -323,11 +323,278 @@ replay_plot_compare_cdf (const ReplayCompareReport *report,
   return replay_plot_run (script->str, output_path, error);
 }
 
+/* ---- Time series of `iosim run --plot` and --plot-writeback --------------- */
+
+/* Lines whose peaks differ by more than this factor do not share a linear
+ * axis: the smaller ones would be drawn flat on zero. */
+#define PLOT_SCALE_RATIO 10.0
+
+/* Room below zero, as a fraction of the panel's top, so that a line at
+ * zero is drawn above the border instead of on it. */
+#define PLOT_ZERO_MARGIN 0.03
+
+/* One chart of the stack: some of the series, on a linear or a log axis. */
+typedef struct {
+  const char *panel;     /* the series' panel (NULL: the one chart) */
+  GArray     *members;   /* gsize: indexes into the series, in their order */
+  gboolean    log_y;     /* log axis: every value of every member is > 0 */
+  gboolean    by_scale;  /* one of several charts its panel was split into */
+  double      top;       /* largest value of its members */
+  double      bottom;    /* smallest value of its members */
+  double      low_peak;  /* smallest peak > 0 of its members (0: none) */
+} PlotChart;
+
+static void
+plot_chart_free (gpointer data)
+{
+  PlotChart *c = data;
+  g_array_unref (c->members);
+  g_free (c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlotChart, plot_chart_free)
+
+static PlotChart *
+plot_chart_new (const char *panel)
+{
+  PlotChart *c = g_new0 (PlotChart, 1);
+  c->panel = panel;
+  c->members = g_array_new (FALSE, FALSE, sizeof (gsize));
+  c->bottom = INFINITY;
+  return c;
+}
+
+static double
+plot_series_peak (const ReplayPlotSeries *s)
+{
+  double peak = 0;
+  for (gsize k = 0; k < s->n; k++)
+    peak = MAX (peak, s->y[k]);
+  return peak;
+}
+
+static void
+plot_chart_add (PlotChart *c, const ReplayPlotSeries *series, gsize index)
+{
+  const ReplayPlotSeries *s = &series[index];
+  double peak = plot_series_peak (s);
+  g_array_append_val (c->members, index);
+  c->top = MAX (c->top, peak);
+  for (gsize k = 0; k < s->n; k++)
+    c->bottom = MIN (c->bottom, s->y[k]);
+  if (peak > 0 && (c->low_peak == 0 || peak < c->low_peak))
+    c->low_peak = peak;
+}
+
+/* Peaks in descending order; ties by index, so the layout is the same on
+ * every run. */
+static gint
+plot_by_peak_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const double *peak = data;
+  gsize i = *(const gsize *) a, j = *(const gsize *) b;
+  if (peak[i] != peak[j])
+    return peak[i] > peak[j] ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+/* The charts of one panel whose lines' peaks differ by more than
+ * PLOT_SCALE_RATIO: one log axis when every value is positive (nothing is
+ * lost on it), else one chart per band of lines whose peaks are within the
+ * ratio of the band's largest, lines in their order within each; lines at
+ * zero throughout join the smallest band, where they show at zero. */
+static void
+plot_split_panel (GPtrArray *charts, const PlotChart *all, const ReplayPlotSeries *series,
+                  gsize n_series)
+{
+  if (all->bottom > 0)
+    {
+      PlotChart *c = plot_chart_new (all->panel);
+      c->log_y = TRUE;
+      for (guint m = 0; m < all->members->len; m++)
+        plot_chart_add (c, series, g_array_index (all->members, gsize, m));
+      g_ptr_array_add (charts, c);
+      return;
+    }
+  g_autofree double *peak = g_new0 (double, n_series);
+  g_autofree guint *band_of = g_new0 (guint, n_series);
+  for (guint m = 0; m < all->members->len; m++)
+    {
+      gsize i = g_array_index (all->members, gsize, m);
+      peak[i] = plot_series_peak (&series[i]);
+    }
+  g_autoptr (GArray) order = g_array_copy (all->members);
+  g_array_sort_with_data (order, plot_by_peak_desc, peak);
+  guint n_bands = 1;
+  double band_top = all->top;
+  for (guint k = 0; k < order->len; k++)
+    {
+      gsize i = g_array_index (order, gsize, k);
+      if (peak[i] > 0 && peak[i] * PLOT_SCALE_RATIO < band_top)
+        {
+          n_bands++;
+          band_top = peak[i];
+        }
+      band_of[i] = n_bands - 1;
+    }
+  g_assert (n_bands > 1);
+  for (guint b = 0; b < n_bands; b++)
+    {
+      PlotChart *c = plot_chart_new (all->panel);
+      c->by_scale = TRUE;
+      for (guint m = 0; m < all->members->len; m++)
+        {
+          gsize i = g_array_index (all->members, gsize, m);
+          if (band_of[i] == b)
+            plot_chart_add (c, series, i);
+        }
+      g_ptr_array_add (charts, c);
+    }
+}
+
+/* The charts to draw: a panel (in order of first appearance) whose lines
+ * share a scale is one chart; else plot_split_panel() decides. */
+static GPtrArray *
+plot_layout (const ReplayPlotSeries *series, gsize n_series)
+{
+  g_autoptr (GPtrArray) panels = g_ptr_array_new ();
+  for (gsize i = 0; i < n_series; i++)
+    {
+      gboolean seen = FALSE;
+      for (guint p = 0; p < panels->len && !seen; p++)
+        seen = g_strcmp0 (g_ptr_array_index (panels, p), series[i].panel) == 0;
+      if (!seen)
+        g_ptr_array_add (panels, (gpointer) series[i].panel);
+    }
+  GPtrArray *charts = g_ptr_array_new_with_free_func (plot_chart_free);
+  for (guint p = 0; p < panels->len; p++)
+    {
+      const char *panel = g_ptr_array_index (panels, p);
+      g_autoptr (PlotChart) all = plot_chart_new (panel);
+      for (gsize i = 0; i < n_series; i++)
+        if (g_strcmp0 (series[i].panel, panel) == 0)
+          plot_chart_add (all, series, i);
+      if (all->low_peak > 0 && all->top > PLOT_SCALE_RATIO * all->low_peak)
+        plot_split_panel (charts, all, series, n_series);
+      else
+        g_ptr_array_add (charts, g_steal_pointer (&all));
+    }
+  return charts;
+}
+
+/* Title of one chart of a stack: its panel, and for a chart split by scale
+ * the range of its lines' peaks. */
+static char *
+plot_chart_title (const PlotChart *c, const char *y_label)
+{
+  const char *panel = c->panel != NULL ? c->panel : "";
+  const char *sep = c->panel != NULL ? ": " : "";
+  if (c->by_scale && c->top == 0)
+    return g_strdup_printf ("%s%slines at zero throughout", panel, sep);
+  g_autofree char *low = g_strdup_printf ("%.3g", c->low_peak);
+  g_autofree char *high = g_strdup_printf ("%.3g", c->top);
+  if (c->by_scale && strcmp (low, high) == 0)
+    return g_strdup_printf ("%s%slines peaking at %s %s", panel, sep, high, y_label);
+  if (c->by_scale)
+    return g_strdup_printf ("%s%slines peaking at %s to %s %s", panel, sep, low, high, y_label);
+  if (c->log_y)
+    return g_strdup_printf ("%s%slog scale: peaks %s to %s %s differ by more than %gx",
+                            panel, sep, low, high, y_label, PLOT_SCALE_RATIO);
+  return g_strdup (panel);
+}
+
+static void
+plot_chart_axes (GString *script, const PlotChart *c)
+{
+  if (c->log_y)
+    {
+      /* The data's own range with a margin, as the CDFs' x axis. */
+      g_string_append_printf (script, "set logscale y 10\nset yrange [%.12g:%.12g]\n",
+                              c->bottom / 1.5, c->top * 1.5);
+      return;
+    }
+  /* A margin below zero keeps lines at zero off the border; above, gnuplot
+   * rounds up to a tic as before. */
+  double top = c->top > 0 ? c->top : 1.0;
+  g_string_append_printf (script, "unset logscale y\nset yrange [%.12g:*]\n",
+                          -PLOT_ZERO_MARGIN * top);
+}
+
+char *
+replay_plot_timeseries_script (const ReplayPlotSeries *series, gsize n_series, const char *title,
+                               const char *y_label, const char *output_path,
+                               ReplayPlotFormat format)
+{
+  g_autoptr(GString) script = g_string_new (NULL);
+  g_autoptr (GPtrArray) charts = plot_layout (series, n_series);
+  gboolean split = FALSE, log_y = FALSE;
+  for (guint c = 0; c < charts->len; c++)
+    {
+      const PlotChart *chart = g_ptr_array_index (charts, c);
+      split |= chart->by_scale;
+      log_y |= chart->log_y;
+    }
+  gboolean multi = charts->len > 1
+                   || (charts->len == 1 && ((PlotChart *) g_ptr_array_index (charts, 0))->panel);
+  plot_begin_sized (script, format, output_path, multi ? 120 + 300 * charts->len : 650);
+  for (gsize i = 0; i < n_series; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("s%" G_GSIZE_FORMAT, i);
+      replay_plot_append_datablock (script, name, series[i].x, series[i].y, series[i].n);
+    }
+  g_string_append (script, "set xlabel 'simulated time (s)'\nset ylabel ");
+  replay_plot_append_quoted (script, y_label);
+  g_string_append (script,
+    "\nset grid xtics ytics lt 1 lc rgb '#c8c8c8' lw 1\n"
+    "set key outside right top box opaque spacing 1.2\n"
+    "set border lw 1.2\n");
+  /* Say in the title why the lines are not on one linear axis. */
+  g_autofree char *full_title
+    = split ? g_strdup_printf ("%s (charts by scale: peaks differ by more than %gx)", title,
+                               PLOT_SCALE_RATIO)
+    : log_y && !multi ? g_strdup_printf ("%s (log scale: peaks differ by more than %gx)", title,
+                                         PLOT_SCALE_RATIO)
+    : g_strdup (title);
+  if (multi)
+    {
+      /* The same margins in every chart, so that the stacked time axes
+       * line up whatever the width of each chart's key. */
+      gsize key = 0;
+      for (gsize i = 0; i < n_series; i++)
+        key = MAX (key, (gsize) g_utf8_strlen (series[i].label, -1));
+      g_string_append_printf (script, "set lmargin 10\nset rmargin %" G_GSIZE_FORMAT "\n",
+                              key + 12);
+      g_string_append_printf (script, "set multiplot layout %u,1 title ", charts->len);
+      replay_plot_append_quoted (script, full_title);
+      g_string_append_c (script, '\n');
+    }
+  for (guint c = 0; c < charts->len; c++)
+    {
+      const PlotChart *chart = g_ptr_array_index (charts, c);
+      g_autofree char *chart_title = plot_chart_title (chart, y_label);
+      plot_chart_axes (script, chart);
+      g_string_append (script, "set title ");
+      replay_plot_append_quoted (script, multi ? chart_title : full_title);
+      g_string_append (script, "\nplot ");
+      for (guint m = 0; m < chart->members->len; m++)
+        {
+          gsize i = g_array_index (chart->members, gsize, m);
+          g_string_append_printf (script, "%s$s%" G_GSIZE_FORMAT " using 1:2 with lines lw 2 title ",
+                                  m == 0 ? "" : ", \\\n     ", i);
+          replay_plot_append_quoted (script, series[i].label);
+        }
+      g_string_append_c (script, '\n');
+    }
+  if (multi)
+    g_string_append (script, "unset multiplot\n");
+  g_string_append (script, "unset output\n");
+  return g_string_free (g_steal_pointer (&script), FALSE);
+}
+
 gboolean
 replay_plot_timeseries (const ReplayPlotSeries *series, gsize n_series, const char *title,
                         const char *y_label, const char *output_path, GError **error)
 {
-  g_autoptr(GString) script = g_string_new (NULL);
   ReplayPlotFormat format;
   gboolean any = FALSE;
 
@@ -342,56 +609,7 @@ replay_plot_timeseries (const ReplayPlotSeries *series, gsize n_series, const ch
                    output_path);
       return FALSE;
     }
-  /* Panels in order of first appearance; a NULL panel is the one chart. */
-  g_autoptr (GPtrArray) panels = g_ptr_array_new ();
-  for (gsize i = 0; i < n_series; i++)
-    {
-      gboolean seen = FALSE;
-      for (guint p = 0; p < panels->len && !seen; p++)
-        seen = g_strcmp0 (g_ptr_array_index (panels, p), series[i].panel) == 0;
-      if (!seen)
-        g_ptr_array_add (panels, (gpointer) series[i].panel);
-    }
-  gboolean multi = panels->len > 1 || (panels->len == 1 && g_ptr_array_index (panels, 0));
-  plot_begin_sized (script, format, output_path, multi ? 120 + 300 * panels->len : 650);
-  for (gsize i = 0; i < n_series; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("s%" G_GSIZE_FORMAT, i);
-      replay_plot_append_datablock (script, name, series[i].x, series[i].y, series[i].n);
-    }
-  g_string_append (script, "set xlabel 'simulated time (s)'\nset ylabel ");
-  replay_plot_append_quoted (script, y_label);
-  g_string_append (script,
-    "\nset yrange [0:*]\n"
-    "set grid xtics ytics lt 1 lc rgb '#c8c8c8' lw 1\n"
-    "set key outside right top box opaque spacing 1.2\n"
-    "set border lw 1.2\n");
-  if (multi)
-    {
-      g_string_append_printf (script, "set multiplot layout %u,1 title ", panels->len);
-      replay_plot_append_quoted (script, title);
-      g_string_append_c (script, '\n');
-    }
-  for (guint p = 0; p < panels->len; p++)
-    {
-      const char *panel = g_ptr_array_index (panels, p);
-      g_string_append (script, "set title ");
-      replay_plot_append_quoted (script, multi ? panel : title);
-      g_string_append (script, "\nplot ");
-      gboolean first = TRUE;
-      for (gsize i = 0; i < n_series; i++)
-        {
-          if (g_strcmp0 (series[i].panel, panel) != 0)
-            continue;
-          g_string_append_printf (script, "%s$s%" G_GSIZE_FORMAT " using 1:2 with lines lw 2 title ",
-                                  first ? "" : ", \\\n     ", i);
-          replay_plot_append_quoted (script, series[i].label);
-          first = FALSE;
-        }
-      g_string_append_c (script, '\n');
-    }
-  if (multi)
-    g_string_append (script, "unset multiplot\n");
-  g_string_append (script, "unset output\n");
-  return replay_plot_run (script->str, output_path, error);
+  g_autofree char *script = replay_plot_timeseries_script (series, n_series, title, y_label,
+                                                           output_path, format);
+  return replay_plot_run (script, output_path, error);
 }

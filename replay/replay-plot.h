@@ -79,12 +79,25 @@ typedef struct {
 } ReplayPlotSeries;
 
 /* Lines over time (x in seconds), one per series, with @title and
- * @y_label; format from @output_path's extension. */
+ * @y_label; format from @output_path's extension.  Series of a panel
+ * share a chart on a linear axis that starts a little below zero (a line
+ * at zero shows above the border) unless their peaks differ by more than
+ * 10x: then, when every value is positive, the chart has a log y axis;
+ * otherwise it is split into one chart per band of lines whose peaks are
+ * within 10x of each other, stacked.  The titles say which and why. */
 gboolean replay_plot_timeseries       (const ReplayPlotSeries *series,
                                        gsize                   n_series,
                                        const char             *title,
                                        const char             *y_label,
                                        const char             *output_path,
                                        GError                **error);
+
+/* The gnuplot script replay_plot_timeseries() runs, for tests. */
+char    *replay_plot_timeseries_script (const ReplayPlotSeries *series,
+                                        gsize                   n_series,
+                                        const char             *title,
+                                        const char             *y_label,
+                                        const char             *output_path,
+                                        ReplayPlotFormat        format);
 
 G_END_DECLS

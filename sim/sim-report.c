@@ -1,5 +1,7 @@
 /* sim-report.c — see sim-report.h. */
+#include <string.h>
 #include "sim/sim-report.h"
+#include "sim/sim-table.h"
 
 static void
 process_result_free (gpointer data)
@@ -160,21 +162,29 @@ append_host_text (GString *out, const SimRunResult *r)
                           c->irq_wait_mean_ns / 1e3);
   if (r->locks->len == 0)
     return;
-  g_string_append_printf (out, "  %-24s %-5s %-6s %10s %10s %6s %10s %10s %10s %10s %6s\n", "lock",
-                          "kind", "order", "acquired", "contended", "cont%", "wait_mean", "wait_max",
-                          "hold_mean", "hold_max", "util%");
+  static const int widths[] = { -24, -5, -6, 10, 10, 6, 10, 10, 10, 10, 6 };
+  static const char *const heads[] = { "lock", "kind", "order", "acquired", "contended", "cont%",
+                                       "wait_mean", "wait_max", "hold_mean", "hold_max", "util%" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->locks->len && i < LOCK_ROWS; i++)
     {
       const SimLockResult *l = g_ptr_array_index (r->locks, i);
       const SimLockStats *st = &l->stats;
-      g_string_append_printf (out, "  %-24s %-5s %-6s %10" G_GUINT64_FORMAT " %10" G_GUINT64_FORMAT
-                              " %6.1f %8.2fus %8.2fus %8.2fus %8.2fus %6.1f\n", l->name,
-                              l->kind == SIM_LOCK_SPIN ? "spin" : "sleep",
-                              l->order == SIM_LOCK_FIFO ? "fifo" : "unfair", st->acquisitions,
-                              st->contentions, st->contention_pct, st->wait_mean_ns / 1e3,
-                              (double) st->wait_max_ns / 1e3, st->hold_mean_ns / 1e3,
-                              (double) st->hold_max_ns / 1e3, 100.0 * st->utilisation);
+      sim_table_cell (t, "%s", l->name);
+      sim_table_cell (t, "%s", l->kind == SIM_LOCK_SPIN ? "spin" : "sleep");
+      sim_table_cell (t, "%s", l->order == SIM_LOCK_FIFO ? "fifo" : "unfair");
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, st->acquisitions);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, st->contentions);
+      sim_table_cell (t, "%.1f", st->contention_pct);
+      sim_table_cell (t, "%.2fus", st->wait_mean_ns / 1e3);
+      sim_table_cell (t, "%.2fus", (double) st->wait_max_ns / 1e3);
+      sim_table_cell (t, "%.2fus", st->hold_mean_ns / 1e3);
+      sim_table_cell (t, "%.2fus", (double) st->hold_max_ns / 1e3);
+      sim_table_cell (t, "%.1f", 100.0 * st->utilisation);
+      sim_table_end_row (t, NULL);
     }
+  sim_table_append (t, out, "  ");
   if (r->locks->len > LOCK_ROWS)
     g_string_append_printf (out, "  (%u more locks in the JSON output)\n", r->locks->len - LOCK_ROWS);
   append_lockmeter_text (out, r);
@@ -203,26 +213,32 @@ report_wbt_text (GString *out, const SimDeviceResult *d)
                           w->max_depth, w->wb_normal, w->wb_background);
 }
 
-void
-sim_report_run_text (GString *out, const SimRunResult *r)
+/* process device op ios MB/s IOPS lat_mean .. lat_max sleeps, and with
+ * several processes their total. */
+static void
+append_process_table (GString *out, const SimRunResult *r)
 {
-  g_string_append_printf (out, "run: sched=%s writeback=%s seed=%" G_GUINT64_FORMAT
-                          " hz=%u elapsed=%.3f s events=%" G_GUINT64_FORMAT "\n",
-                          r->label, r->writeback, r->seed, r->hz,
-                          (double) r->elapsed_ns / 1e9, r->events);
-  g_string_append_printf (out, "  %-16s %-6s %-6s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n",
-                          "process", "device", "op", "ios", "MB/s", "IOPS",
-                          "lat_mean", "lat_p50", "lat_p95", "lat_p99", "lat_max", "sleeps");
+  static const int widths[] = { -16, -6, -6, 9, 9, 9, 9, 9, 9, 9, 9, 7 };
+  static const char *const heads[] = { "process", "device", "op", "ios", "MB/s", "IOPS", "lat_mean",
+                                       "lat_p50", "lat_p95", "lat_p99", "lat_max", "sleeps" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);
-      g_string_append_printf (out,
-                              "  %-16s %-6s %-6s %9" G_GUINT64_FORMAT " %9.2f %9.1f %7.3fms %7.3fms"
-                              " %7.3fms %7.3fms %7.3fms %7" G_GUINT64_FORMAT "\n",
-                              p->name, p->device, p->op, p->ios, p->mb_per_s, p->iops,
-                              ms (p->lat_mean_ns), ms ((double) p->lat_p50_ns),
-                              ms ((double) p->lat_p95_ns), ms ((double) p->lat_p99_ns),
-                              ms ((double) p->lat_max_ns), p->sleeps);
+      sim_table_cell (t, "%s", p->name);
+      sim_table_cell (t, "%s", p->device);
+      sim_table_cell (t, "%s", p->op);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, p->ios);
+      sim_table_cell (t, "%.2f", p->mb_per_s);
+      sim_table_cell (t, "%.1f", p->iops);
+      sim_table_cell (t, "%.3fms", ms (p->lat_mean_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p50_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p95_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_p99_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) p->lat_max_ns));
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, p->sleeps);
+      sim_table_end_row (t, NULL);
     }
   if (r->processes->len > 1)
     {
@@ -234,11 +250,78 @@ sim_report_run_text (GString *out, const SimRunResult *r)
           bytes += p->bytes;
         }
       double secs = (double) r->elapsed_ns / 1e9;
-      g_string_append_printf (out, "  %-16s %-6s %-6s %9" G_GUINT64_FORMAT " %9.2f %9.1f"
-                              "   (all processes over the run's %.3f s)\n", "total", "", "", ios,
-                              secs > 0 ? (double) bytes / secs / 1e6 : 0.0,
-                              secs > 0 ? (double) ios / secs : 0.0, secs);
+      g_autofree char *tail = g_strdup_printf ("   (all processes over the run's %.3f s)", secs);
+      sim_table_cell (t, "total");
+      sim_table_cell (t, "%s", "");
+      sim_table_cell (t, "%s", "");
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, ios);
+      sim_table_cell (t, "%.2f", secs > 0 ? (double) bytes / secs / 1e6 : 0.0);
+      sim_table_cell (t, "%.1f", secs > 0 ? (double) ios / secs : 0.0);
+      sim_table_end_row (t, tail);
     }
+  sim_table_append (t, out, "  ");
+}
+
+/* Thread pools and NFS servers: one row per group. */
+static void
+append_group_table (GString *out, const SimRunResult *r)
+{
+  static const int widths[] = { -16, -6, 7, 9, 9, 9, 9, 9, 9, 6 };
+  static const char *const heads[] = { "group", "device", "threads", "ios", "MB/s", "IOPS",
+                                       "lat_mean", "lat_p50", "lat_p99", "disk%" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
+  for (guint i = 0; i < r->groups->len; i++)
+    {
+      const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+      sim_table_cell (t, "%s", g->name);
+      sim_table_cell (t, "%s", g->device);
+      sim_table_cell (t, "%u", g->threads);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, g->ios);
+      sim_table_cell (t, "%.2f", g->mb_per_s);
+      sim_table_cell (t, "%.1f", g->iops);
+      sim_table_cell (t, "%.3fms", ms (g->lat_mean_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) g->lat_p50_ns));
+      sim_table_cell (t, "%.3fms", ms ((double) g->lat_p99_ns));
+      sim_table_cell (t, "%.1f", 100.0 * g->disk_share);
+      sim_table_end_row (t, NULL);
+    }
+  sim_table_append (t, out, "  ");
+}
+
+static void
+append_device_table (GString *out, const SimRunResult *r)
+{
+  static const int widths[] = { -16, -12, -16, 6, 9, 9, 9, 9, 6 };
+  static const char *const heads[] = { "device", "sched", "model", "util%", "requests", "merges",
+                                       "avg_queue", "avg_inflt", "jain" };
+  G_STATIC_ASSERT (G_N_ELEMENTS (widths) == G_N_ELEMENTS (heads));
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
+  for (guint i = 0; i < r->devices->len; i++)
+    {
+      const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
+      sim_table_cell (t, "%s", d->name);
+      sim_table_cell (t, "%s", d->sched);
+      sim_table_cell (t, "%s", d->model);
+      sim_table_cell (t, "%.1f", 100.0 * d->utilisation);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, d->counters.completed);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, d->merges);
+      sim_table_cell (t, "%.2f", d->mean_queue_depth);
+      sim_table_cell (t, "%.2f", d->mean_in_flight);
+      sim_table_cell (t, "%.3f", d->jain_index);
+      sim_table_end_row (t, NULL);
+    }
+  sim_table_append (t, out, "  ");
+}
+
+void
+sim_report_run_text (GString *out, const SimRunResult *r)
+{
+  g_string_append_printf (out, "run: sched=%s writeback=%s seed=%" G_GUINT64_FORMAT
+                          " hz=%u elapsed=%.3f s events=%" G_GUINT64_FORMAT "\n",
+                          r->label, r->writeback, r->seed, r->hz,
+                          (double) r->elapsed_ns / 1e9, r->events);
+  append_process_table (out, r);
   for (guint i = 0; i < r->processes->len; i++)
     {
       const SimProcessResult *p = g_ptr_array_index (r->processes, i);
@@ -291,18 +374,7 @@ sim_report_run_text (GString *out, const SimRunResult *r)
     }
   if (pools)
     {
-      g_string_append_printf (out, "  %-16s %-6s %7s %9s %9s %9s %9s %9s %9s %6s\n",
-                              "group", "device", "threads", "ios", "MB/s", "IOPS",
-                              "lat_mean", "lat_p50", "lat_p99", "disk%");
-      for (guint i = 0; i < r->groups->len; i++)
-        {
-          const SimGroupResult *g = g_ptr_array_index (r->groups, i);
-          g_string_append_printf (out, "  %-16s %-6s %7u %9" G_GUINT64_FORMAT " %9.2f %9.1f"
-                                  " %7.3fms %7.3fms %7.3fms %6.1f\n",
-                                  g->name, g->device, g->threads, g->ios, g->mb_per_s, g->iops,
-                                  ms (g->lat_mean_ns), ms ((double) g->lat_p50_ns),
-                                  ms ((double) g->lat_p99_ns), 100.0 * g->disk_share);
-        }
+      append_group_table (out, r);
       for (guint i = 0; i < r->groups->len; i++)
         {
           const SimGroupResult *g = g_ptr_array_index (r->groups, i);
@@ -315,18 +387,7 @@ sim_report_run_text (GString *out, const SimRunResult *r)
                                     g->nfs_out_of_order, g->nfs_ra_lost, g->nfs_ra_stale);
         }
     }
-  g_string_append_printf (out, "  %-16s %-12s %-16s %6s %9s %9s %9s %9s %6s\n",
-                          "device", "sched", "model", "util%", "requests", "merges",
-                          "avg_queue", "avg_inflt", "jain");
-  for (guint i = 0; i < r->devices->len; i++)
-    {
-      const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
-      g_string_append_printf (out, "  %-16s %-12s %-16s %6.1f %9" G_GUINT64_FORMAT
-                              " %9" G_GUINT64_FORMAT " %9.2f %9.2f %6.3f\n",
-                              d->name, d->sched, d->model, 100.0 * d->utilisation,
-                              d->counters.completed, d->merges, d->mean_queue_depth,
-                              d->mean_in_flight, d->jain_index);
-    }
+  append_device_table (out, r);
   for (guint i = 0; i < r->devices->len; i++)
     {
       const SimDeviceResult *d = g_ptr_array_index (r->devices, i);
@@ -348,34 +409,62 @@ sim_report_run_text (GString *out, const SimRunResult *r)
     report_wbt_text (out, g_ptr_array_index (r->devices, i));
 }
 
+/* Widths of one run's "MB/s | p99 ms | disk%" cells: each part as wide as
+ * its widest value, at least 8, 8 and 5 as in the fixed layout. */
+static void
+compare_part_widths (const SimRunResult *r, int part[3])
+{
+  part[0] = 8;
+  part[1] = 8;
+  part[2] = 5;
+  for (guint i = 0; i < r->groups->len; i++)
+    {
+      const SimGroupResult *g = g_ptr_array_index (r->groups, i);
+      g_autofree char *mb = g_strdup_printf ("%.2f", g->mb_per_s);
+      g_autofree char *p99 = g_strdup_printf ("%.1f", ms ((double) g->lat_p99_ns));
+      g_autofree char *share = g_strdup_printf ("%.1f", 100.0 * g->disk_share);
+      part[0] = MAX (part[0], (int) strlen (mb));
+      part[1] = MAX (part[1], (int) strlen (p99));
+      part[2] = MAX (part[2], (int) strlen (share));
+    }
+}
+
 void
 sim_report_compare_text (GString *out, GPtrArray *runs)
 {
   if (runs->len == 0)
     return;
   const SimRunResult *first = g_ptr_array_index (runs, 0);
-  g_string_append (out, "comparison (MB/s | p99 latency ms | share of disk time %):\n");
-  g_string_append_printf (out, "  %-16s", "process");
+  g_autofree int *widths = g_new (int, runs->len + 1);
+  g_autofree int *parts = g_new (int, 3 * runs->len);
+  g_autoptr (GPtrArray) heads = g_ptr_array_new ();
+  widths[0] = -16;
+  g_ptr_array_add (heads, (gpointer) "process");
   for (guint j = 0; j < runs->len; j++)
     {
       const SimRunResult *r = g_ptr_array_index (runs, j);
-      g_string_append_printf (out, " %27s", r->label);
+      widths[j + 1] = 27;
+      compare_part_widths (r, &parts[3 * j]);
+      g_ptr_array_add (heads, r->label);
     }
-  g_string_append_c (out, '\n');
+  g_autoptr (SimTable) t = sim_table_new (runs->len + 1, widths,
+                                                (const char *const *) heads->pdata);
+  g_string_append (out, "comparison (MB/s | p99 latency ms | share of disk time %):\n");
   for (guint i = 0; i < first->groups->len; i++)
     {
       const SimGroupResult *g0 = g_ptr_array_index (first->groups, i);
-      g_string_append_printf (out, "  %-16s", g0->name);
+      sim_table_cell (t, "%s", g0->name);
       for (guint j = 0; j < runs->len; j++)
         {
           const SimRunResult *r = g_ptr_array_index (runs, j);
           const SimGroupResult *g = g_ptr_array_index (r->groups, i);
-          g_string_append_printf (out, " %8.2f | %8.1f | %5.1f", g->mb_per_s,
-                                  ms ((double) g->lat_p99_ns), 100.0 * g->disk_share);
+          const int *w = &parts[3 * j];
+          sim_table_cell (t, "%*.2f | %*.1f | %*.1f", w[0], g->mb_per_s,
+                             w[1], ms ((double) g->lat_p99_ns), w[2], 100.0 * g->disk_share);
         }
-      g_string_append_c (out, '\n');
+      sim_table_end_row (t, NULL);
     }
-  g_string_append_printf (out, "  %-16s", "jain (devices)");
+  sim_table_cell (t, "jain (devices)");
   for (guint j = 0; j < runs->len; j++)
     {
       const SimRunResult *r = g_ptr_array_index (runs, j);
@@ -383,9 +472,10 @@ sim_report_compare_text (GString *out, GPtrArray *runs)
       for (guint k = 0; k < r->devices->len; k++)
         g_string_append_printf (cell, "%s%.3f", k ? " " : "",
                                 ((SimDeviceResult *) g_ptr_array_index (r->devices, k))->jain_index);
-      g_string_append_printf (out, " %27s", cell->str);
+      sim_table_cell (t, "%s", cell->str);
     }
-  g_string_append_c (out, '\n');
+  sim_table_end_row (t, NULL);
+  sim_table_append (t, out, "  ");
 }
 
 static void

@@ -1,5 +1,6 @@
 /* sim-report.h — results of one simulated run, and their text and JSON
- * forms.  Text tables line up; JSON follows the shape in README
+ * forms.  Text tables line up (each column as wide as its widest cell,
+ * never narrower than its historical width); JSON follows the shape in README
  * ({"scenario", "seed", "runs": [{"sched", "processes", "devices"}]}). */
 #pragma once
 
