@@ -182,6 +182,47 @@ test_extend (Fixture *f, gconstpointer data)
   g_assert_true (has_warning (result, "1 reads reach beyond its former end (65536 bytes)"));
 }
 
+/* --target-size below the file's size: the replay uses that much of it
+ * and never writes beyond (even wrapping), and the file is not shrunk. */
+static void
+test_size_limits (Fixture *f, gconstpointer data)
+{
+  const TraceIo in[] = {
+    mkio (1, TRACE_OP_WRITE, 0, 8, 0),
+    mkio (1, TRACE_OP_WRITE, 256, 8, 1 * MS),   /* bytes [131072, 135168) */
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) result = NULL;
+  g_autofree char *contents = NULL;
+  gsize len;
+  ReplayOptions opts;
+
+  (void) data;
+  write_filled (f->file, 256 * KIB);
+  replay_options_init (&opts);
+  opts.target = f->file;
+  opts.target_size_bytes = 64 * KIB;
+  opts.allow_write = TRUE;
+  result = replay_run_ios (ios, &opts, &error);
+  g_assert_null (result);
+  g_assert_error (error, REPLAY_ERROR, REPLAY_ERROR_RANGE);
+  g_assert_nonnull (strstr (error->message, "has 65536 bytes (--target-size)"));
+  g_assert_nonnull (strstr (error->message, "reaches byte 135168"));
+  g_clear_error (&error);
+
+  opts.wrap = TRUE;
+  result = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (result->ios, ==, 2);
+  g_assert_cmpuint (result->plan->wrapped, >=, 1);
+  g_assert_cmpuint (file_size (f->file), ==, 256 * KIB);
+  g_assert_true (g_file_get_contents (f->file, &contents, &len, NULL));
+  for (gsize i = 64 * KIB; i < len; i++)
+    g_assert_cmpint ((guint8) contents[i], ==, FILL_BYTE);
+  g_assert_cmpint ((guint8) contents[0], ==, 0x5a);
+}
+
 /* A missing file: refused without --target-size, created with it; a
  * dry run creates nothing. */
 static void
@@ -546,6 +587,7 @@ main (int argc, char **argv)
     { "/replay/file/beyond-end-refused", test_beyond_end },
     { "/replay/file/extend", test_extend },
     { "/replay/file/create", test_create },
+    { "/replay/file/size-limits", test_size_limits },
     { "/replay/file/writes-in-place", test_writes_in_place },
     { "/replay/file/signature", test_signature },
     { "/replay/file/loop-backing", test_loop_backing },

@@ -2,8 +2,9 @@
  * only (TraceIo.no_completion: fio iologs, SNIA, DiskSim, Q-only
  * blkparse): the plan keeps their queue times and says their trace latency
  * is not recorded, closed timing and --events issue are refused for them,
- * and a real replay onto a regular file in a temporary directory measures
- * every I/O and reports "trace latency not recorded" (text and JSON)
+ * and a real replay onto a regular file in a temporary directory (every
+ * engine of this build) measures every I/O and reports "trace latency not
+ * recorded" (text and JSON)
  * without a ratio over a missing or zero mean.  No root, no device. */
 #include <string.h>
 #include <unistd.h>
@@ -243,9 +244,10 @@ load_json (const char *path, JsonParser *parser)
 }
 
 /* Every I/O of @result issued, completed after its issue, and each
- * process's I/Os issued in their planned order. */
+ * process's I/Os issued in their planned order; with @qd1 (psync, a
+ * thread per process) each after the previous one completed. */
 static void
-assert_all_measured (const ReplayResult *result, guint64 n)
+assert_all_measured (const ReplayResult *result, guint64 n, gboolean qd1)
 {
   g_assert_cmpuint (result->ios, ==, n);
   g_assert_cmpuint (result->errors, ==, 0);
@@ -263,15 +265,33 @@ assert_all_measured (const ReplayResult *result, guint64 n)
           g_assert_cmpint (x->intended_ns, ==, g_array_index (proc->ios, ReplayIo, i).sched_ns);
           g_assert_cmpint (x->issue_ns, >=, x->intended_ns);
           g_assert_cmpint (x->complete_ns, >=, x->issue_ns);
-          if (i > 0)
+          if (i > 0 && qd1)
             g_assert_cmpint (x->issue_ns, >=, g_array_index (r, ReplayIoResult, i - 1).complete_ns);
+          else if (i > 0)
+            g_assert_cmpint (x->issue_ns, >=, g_array_index (r, ReplayIoResult, i - 1).issue_ns);
         }
     }
 }
 
+typedef struct {
+  const char  *name;
+  ReplayEngine engine;
+  guint        threads;      /* psync pool */
+  gboolean     buffered;
+} EngineCase;
+
+static const EngineCase engine_cases[] = {
+  { "psync", REPLAY_ENGINE_PSYNC, 0, FALSE },
+  { "psync-pool", REPLAY_ENGINE_PSYNC, 2, FALSE },
+  { "psync-buffered", REPLAY_ENGINE_PSYNC, 0, TRUE },
+  { "io_uring", REPLAY_ENGINE_IO_URING, 0, FALSE },
+  { "libaio", REPLAY_ENGINE_LIBAIO, 0, FALSE },
+};
+
 static void
-test_replay_not_recorded (void)
+test_replay_not_recorded (gconstpointer data)
 {
+  const EngineCase *c = data;
   const TraceIo in[] = {
     submitted (10, TRACE_OP_READ, 0, 8, 0),
     submitted (20, TRACE_OP_WRITE, 128, 8, 1 * MS),
@@ -288,14 +308,24 @@ test_replay_not_recorded (void)
   TmpTarget t;
   ReplayOptions opts;
 
+  if (!replay_engine_available (c->engine, &error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
   tmp_target_init (&t);
   replay_options_init (&opts);
   opts.target = t.file;
   opts.target_size_bytes = 256 * KIB;
   opts.allow_write = TRUE;
+  opts.engine = c->engine;
+  opts.threads = c->threads;
+  opts.buffered = c->buffered;
   result = replay_run_ios (ios, &opts, &error);
   g_assert_no_error (error);
-  assert_all_measured (result, 5);
+  assert_all_measured (result, 5, c->engine == REPLAY_ENGINE_PSYNC && c->threads == 0);
+  g_assert_cmpint (result->buffered, ==,
+                   c->buffered || g_array_index (result->targets, ReplayTarget, 0).buffered_fallback);
   g_assert_cmpuint (result->plan->no_completion, ==, 5);
   g_assert_cmpuint (result->trace_latency.ios, ==, 0);
   g_assert_cmpuint (result->trace_latency.not_recorded, ==, 5);
@@ -354,7 +384,7 @@ test_replay_mixed_zero_mean (void)
   opts.target_size_bytes = 64 * KIB;
   result = replay_run_ios (ios, &opts, &error);
   g_assert_no_error (error);
-  assert_all_measured (result, 3);
+  assert_all_measured (result, 3, TRUE);
   g_assert_cmpuint (result->trace_latency.ios, ==, 2);
   g_assert_cmpuint (result->trace_latency.not_recorded, ==, 1);
   g_assert_cmpfloat (result->trace_latency.mean_ns, ==, 0);
@@ -386,7 +416,12 @@ main (int argc, char **argv)
                                                mode_cases[i].name);
       g_test_add_data_func (path, &mode_cases[i], test_plan_modes);
     }
-  g_test_add_func ("/replay/nocompletion/replay-file", test_replay_not_recorded);
+  for (guint i = 0; i < G_N_ELEMENTS (engine_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/replay/nocompletion/replay-file/%s",
+                                               engine_cases[i].name);
+      g_test_add_data_func (path, &engine_cases[i], test_replay_not_recorded);
+    }
   g_test_add_func ("/replay/nocompletion/replay-mixed-zero-mean", test_replay_mixed_zero_mean);
   return g_test_run ();
 }
