@@ -278,6 +278,9 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
 static void
 print_trace_latency (const ReplayTraceLatency *t, ReplayEvents events, FILE *out)
 {
+  /* Nothing replayed (stopped before the first I/O): nothing to say. */
+  if (t->ios + t->not_recorded == 0)
+    return;
   if (t->ios == 0)
     {
       fprintf (out, "  trace latency not recorded: the trace has no completion for the %"
