@@ -31,7 +31,8 @@ void        replay_targets_close (int  *fds,
                                   guint n);
 /* What limits a replay's figures on these targets, as sentences appended
  * to @warnings (char *): a file's buffered fallback, a file system in
- * memory, reads of the part of a file --target-size added. */
+ * memory, reads that start in a hole of a file (SEEK_DATA; beyond its end
+ * in a dry run, where --target-size would extend it). */
 void        replay_targets_warnings (const GArray     *targets,
                                      const ReplayPlan *plan,
                                      GPtrArray        *warnings);

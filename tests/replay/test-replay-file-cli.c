@@ -134,7 +134,7 @@ test_dry_run_and_run (void)
   g_assert_nonnull (strstr (run.out, "as traced (Q2C, 5 I/Os)"));
   g_assert_null (strstr (run.out, "not recorded"));
   g_assert_nonnull (strstr (run.err, "warning: "));
-  g_assert_nonnull (strstr (run.err, "into what --target-size added"));
+  g_assert_nonnull (strstr (run.err, "5 of the 5 reads start in a hole"));
 
   json_parser_load_from_file (parser, json, &error);
   g_assert_no_error (error);

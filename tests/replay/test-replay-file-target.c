@@ -154,7 +154,7 @@ test_beyond_end (Fixture *f, gconstpointer data)
 }
 
 /* --target-size on a shorter file extends it (sparse) and the replay
- * runs; reads in the added part are said to read holes. */
+ * runs; the read in the added part is said to read a hole. */
 static void
 test_extend (Fixture *f, gconstpointer data)
 {
@@ -179,7 +179,46 @@ test_extend (Fixture *f, gconstpointer data)
   g_assert_true (result->target.is_file);
   g_assert_cmpuint (result->target.size_bytes, ==, 1 << 20);
   g_assert_cmpuint (file_size (f->file), ==, 1 << 20);
-  g_assert_true (has_warning (result, "1 reads reach beyond its former end (65536 bytes)"));
+  g_assert_true (has_warning (result, "1 of the 2 reads start in a hole"));
+}
+
+/* A sparse file made beforehand (truncate, then 4 KiB written at 0):
+ * the read of the unwritten part is said to read a hole, the other not;
+ * a file written throughout gives no such warning. */
+static void
+test_sparse_file (Fixture *f, gconstpointer data)
+{
+  const TraceIo in[] = {
+    mkio (1, TRACE_OP_READ, 0, 8, 0),
+    mkio (1, TRACE_OP_READ, 1024, 8, 1 * MS),   /* byte 524288 */
+  };
+  g_autoptr (GArray) ios = ios_new (in, G_N_ELEMENTS (in));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayResult) result = NULL;
+  guint8 page[4096];
+  ReplayOptions opts;
+  int fd;
+
+  (void) data;
+  memset (page, FILL_BYTE, sizeof page);
+  fd = open (f->file, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, page, sizeof page, 0), ==, sizeof page);
+  g_assert_cmpint (ftruncate (fd, 1 << 20), ==, 0);
+  g_assert_cmpint (fsync (fd), ==, 0);
+  close (fd);
+  replay_options_init (&opts);
+  opts.target = f->file;
+  result = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (result->ios, ==, 2);
+  g_assert_true (has_warning (result, "1 of the 2 reads start in a hole"));
+  g_clear_pointer (&result, replay_result_free);
+
+  write_filled (f->file, 1 << 20);
+  result = replay_run_ios (ios, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_false (has_warning (result, "in a hole"));
 }
 
 /* --target-size below the file's size: the replay uses that much of it
@@ -588,6 +627,7 @@ main (int argc, char **argv)
     { "/replay/file/extend", test_extend },
     { "/replay/file/create", test_create },
     { "/replay/file/size-limits", test_size_limits },
+    { "/replay/file/sparse-file", test_sparse_file },
     { "/replay/file/writes-in-place", test_writes_in_place },
     { "/replay/file/signature", test_signature },
     { "/replay/file/loop-backing", test_loop_backing },
