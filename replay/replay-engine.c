@@ -1011,9 +1011,8 @@ targets_size_bytes (const GArray *targets, const int *fds)
 
   for (guint i = 0; i < targets->len; i++)
     {
-      guint64 now_bytes;
-
       const ReplayTarget *t = &g_array_index (targets, ReplayTarget, i);
+      guint64 now_bytes;
       struct stat st;
 
       sizes[i] = t->size_bytes;
