@@ -311,7 +311,7 @@ trace_has_issue_times (const GArray *ios)
 }
 
 /* Whether the trace saw @io complete.  Traces of submissions only (fio
- * iologs, SNIA and DiskSim traces, Q-only blkparse) have no completions:
+ * iologs, UMass SPC and DiskSim traces, Q-only blkparse) have no completions:
  * such an I/O is replayed at its queue time, releases nothing in closed
  * timing and has no trace latency to compare with. */
 static gboolean
@@ -732,7 +732,7 @@ check_closed_timing (const ReplayPlan *plan, guint n_pending, GError **error)
   g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
                "--timing closed issues each I/O after the completion that released it in the "
                "trace, and this trace records no completion for any of its %u I/Os (fio "
-               "iologs, SNIA and DiskSim traces and Q-only blkparse give submission times "
+               "iologs, UMass SPC and DiskSim traces and Q-only blkparse give submission times "
                "only): use --timing recorded (open loop at the trace's times, the default) or "
                "--timing afap (each process's I/Os in trace order, each after the previous "
                "one completes)", n_pending);
@@ -789,7 +789,7 @@ replay_plan_build_mapped (const GArray *traced, const ReplayOptions *opts,
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
                    "--events issue replays the times the device was handed each I/O (D), and "
-                   "this trace records none (fio iologs, SNIA and DiskSim traces and Q-only "
+                   "this trace records none (fio iologs, UMass SPC and DiskSim traces and Q-only "
                    "blkparse give submission times only): replay --events queue");
       return NULL;
     }

@@ -30,9 +30,8 @@ replay_run (const char *trace_path, const ReplayOptions *opts, GError **error)
   if (ios->len == 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
-                   "%s: no I/Os in %" G_GUINT64_FORMAT " records (reads and writes with "
-                   "a submission time, or an issue time where the trace has no submissions)",
-                   trace_path, stats.records);
+                   "%s: no I/Os in %" G_GUINT64_FORMAT " records", trace_path,
+                   stats.records);
       return NULL;
     }
   return replay_run_ios (ios, opts, error);

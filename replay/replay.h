@@ -157,7 +157,7 @@ typedef struct {
                             * its event, after the previous I/O's event), -1 = none */
   gint64   trace_latency_ns; /* what the trace recorded from the replayed event to the
                               * completion (Q2C, or D2C with issue events), unscaled;
-                              * -1 = not recorded (TraceIo.no_completion: fio iologs, SNIA,
+                              * -1 = not recorded (TraceIo.no_completion: fio iologs, SPC,
                               * DiskSim, Q-only blkparse) */
 } ReplayIo;
 

@@ -1,5 +1,5 @@
 /* test-replay-nocompletion.c — replaying traces that record submissions
- * only (TraceIo.no_completion: fio iologs, SNIA, DiskSim, Q-only
+ * only (TraceIo.no_completion: fio iologs, UMass SPC, DiskSim, Q-only
  * blkparse): the plan keeps their queue times and says their trace latency
  * is not recorded, closed timing and --events issue are refused for them,
  * and a real replay onto a regular file in a temporary directory (every
