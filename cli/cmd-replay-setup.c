@@ -99,9 +99,12 @@ journal_scopes (ReplayTargetArgs *t, const GArray *targets, GPtrArray *scopes,
   for (guint i = 0; i < targets->len; i++)
     {
       const ReplayTarget *target = &g_array_index (targets, ReplayTarget, i);
-      g_autofree char *devno = replay_setup_disk_devno (target, error);
+      g_autofree char *devno = NULL;
 
-      if (devno == NULL)
+      /* A file has no queue settings to journal (refused in fill). */
+      if (target->is_file)
+        continue;
+      if ((devno = replay_setup_disk_devno (target, error)) == NULL)
         return FALSE;
       g_ptr_array_add (scopes, g_strdup_printf ("dev:%s", devno));
       g_ptr_array_add (devices, g_strdup_printf ("%s %s", devno, target->path));
@@ -191,6 +194,27 @@ on_prepared (const GArray *targets, gpointer data, GError **error)
   return TRUE;
 }
 
+/* --sched and the other settings live in a block device's queue, and
+ * --capture traces one: none of them applies to a regular-file target. */
+static gboolean
+check_file_targets (const ReplayTargetArgs *t, const ReplayOptions *opts)
+{
+  const char *file = NULL;
+
+  if (opts->target != NULL && replay_target_path_is_file (opts->target))
+    file = opts->target;
+  for (guint i = 0; file == NULL && i < opts->n_maps; i++)
+    if (replay_target_path_is_file (opts->maps[i].target))
+      file = opts->maps[i].target;
+  if (file == NULL || (replay_setup_spec_empty (&t->spec) && t->capture == NULL))
+    return TRUE;
+  fprintf (stderr, "iosim replay: %s is a regular file: --sched, --sched-set, --set-queue, "
+           "--read-ahead-kb, --nr-requests, --rotational, --throttle-* and --capture act on a "
+           "block device's queue; replay on the device the file system sits on for them\n",
+           file);
+  return FALSE;
+}
+
 gboolean
 cli_replay_target_fill (ReplayTargetArgs *t, ReplayOptions *opts)
 {
@@ -244,6 +268,8 @@ cli_replay_target_fill (ReplayTargetArgs *t, ReplayOptions *opts)
       fprintf (stderr, "iosim replay: %s\n", error->message);
       return FALSE;
     }
+  if (!check_file_targets (t, opts))
+    return FALSE;
   if (t->isolate && (opts->cpus == NULL || opts->cpus->len == 0))
     {
       fprintf (stderr, "iosim replay: --isolate keeps other work off the replay's CPUs: give "

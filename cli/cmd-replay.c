@@ -16,7 +16,7 @@
 
 typedef struct {
   char    *target, *events, *timing, *csv, *json, *device, *lead, *spin;
-  char    *engine, *cpus, *target_dir, *max_setup_bytes, *max_io_bytes;
+  char    *engine, *cpus, *target_dir, *max_setup_bytes, *max_io_bytes, *target_size;
   double   speed;
   gint     realtime, iodepth, device_depth, threads;
   gboolean allow_write, reads_only, wrap, dry_run, buffered, poll, per_bio;
@@ -139,6 +139,14 @@ fill_options (ReplayArgs *a, ReplayOptions *opts)
     return FALSE;
   if (a->allow_write && a->reads_only)
     return bad_option ("--allow-write and --reads-only contradict each other");
+  if (a->target_size != NULL
+      && (!sim_parse_size_bytes (a->target_size, &opts->target_size_bytes, NULL)
+          || opts->target_size_bytes == 0))
+    return bad_option ("--target-size takes a positive size (e.g. 1GiB), not '%s'",
+                       a->target_size);
+  if (a->target_size != NULL && a->target == NULL)
+    return bad_option ("--target-size sizes the one --target FILE; with --map, size each file "
+                       "first (e.g. truncate -s SIZE FILE)");
   return fill_engine_options (a, opts);
 }
 
@@ -181,6 +189,7 @@ args_clear (ReplayArgs *a)
   g_free (a->target_dir);
   g_free (a->max_setup_bytes);
   g_free (a->max_io_bytes);
+  g_free (a->target_size);
   if (a->cpu_list)
     g_array_unref (a->cpu_list);
 }
@@ -191,7 +200,11 @@ cli_cmd_replay (int argc, char **argv)
   ReplayArgs a = { .speed = 1.0 };
   ReplayTargetArgs ta = { 0 };
   GOptionEntry entries[] = {
-    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target, "Block device to replay on (or --map)", "/dev/X" },
+    { "target", 't', 0, G_OPTION_ARG_FILENAME, &a.target,
+      "Block device or regular file to replay on (or --map)", "/dev/X|FILE" },
+    { "target-size", 0, 0, G_OPTION_ARG_STRING, &a.target_size,
+      "A FILE target: use SIZE bytes of it, creating or extending it (sparse) first if shorter",
+      "SIZE" },
     { "target-dir", 0, 0, G_OPTION_ARG_FILENAME, &a.target_dir,
       "NFS capture: replay its file operations in DIR/iosim-nfs-replay/ (threads default 8)", "DIR" },
     { "max-setup-bytes", 0, 0, G_OPTION_ARG_STRING, &a.max_setup_bytes,
@@ -233,7 +246,7 @@ cli_cmd_replay (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &a.json, "Summary as JSON (with --dry-run: the plan, dry_run true)", "FILE" },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - replay a block trace on a real device");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("TRACE - replay a block trace on a real device or a file");
   g_autoptr (GError) error = NULL;
   g_autoptr (ReplayResult) result = NULL;
   ReplayOptions opts;
@@ -258,6 +271,18 @@ cli_cmd_replay (int argc, char **argv)
     "moved back inside the end), or the same refusal; it writes nothing, so a trace's\n"
     "writes are planned without --allow-write and the plan says that the real run\n"
     "needs it for them (JSON: plan.writes_need_allow_write).\n\n"
+    "A regular file may be the target, for a replay without a spare device: O_DIRECT\n"
+    "where its file system allows it, else buffered with a warning (the latencies are\n"
+    "then page-cache times).  The file's size bounds the replay: a trace that reaches\n"
+    "beyond it is refused, naming the byte it reaches, unless --target-size SIZE lets\n"
+    "the replay create or extend the file (sparse) to SIZE, or --wrap/--scale-offsets\n"
+    "fit the trace in.  Writes still need --allow-write; a file that backs a loop\n"
+    "device or is swap is refused; --sched and the other target settings, and\n"
+    "--capture, act on a block device and are refused for a file.\n\n"
+    "Traces of submissions only (fio iologs, UMass SPC and DiskSim traces, Q-only\n"
+    "blkparse) replay at their submission times; their trace latency is \"not\n"
+    "recorded\" in the report, and --timing closed, which waits for the trace's\n"
+    "completions, is refused for them (recorded or afap work).\n\n"
     "A process's contiguous bios that the trace shows merged into one request (same\n"
     "D and C) replay as one I/O of their total size at the first one's time, as the\n"
     "device saw them: a buffered writer's writeback of 4 KiB pages merged into 512 KiB\n"
@@ -285,7 +310,8 @@ cli_cmd_replay (int argc, char **argv)
     "Setup writes only inside DIR/iosim-nfs-replay/: files sparse at their traced sizes,\n"
     "data only where the replay will read, refused before a byte is written when that\n"
     "is more than --max-setup-bytes or the free space.\n\n"
-    "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json");
+    "Example: iosim replay trace.txt --target /dev/loop3 --csv replay.csv --json replay.json\n"
+    "         iosim replay job.iolog --target /var/tmp/replay.img --target-size 4GiB --reads-only");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "iosim replay: %s\n", error->message);
@@ -318,7 +344,7 @@ cli_cmd_replay (int argc, char **argv)
     }
   if (argc != 2 || (a.target == NULL && ta.maps == NULL))
     {
-      fprintf (stderr, "iosim replay: need one TRACE and --target /dev/X or --map (see --help)\n");
+      fprintf (stderr, "iosim replay: need one TRACE and --target /dev/X|FILE or --map (see --help)\n");
       args_clear (&a);
       cli_replay_target_clear (&ta);
       return 2;
@@ -347,6 +373,9 @@ cli_cmd_replay (int argc, char **argv)
     fprintf (stderr, "iosim replay: %s\n", error->message);
   else if (result->dry_run)
     {
+      for (guint i = 0; result->warnings && i < result->warnings->len; i++)
+        fprintf (stderr, "iosim replay: warning: %s\n",
+                 (const char *) g_ptr_array_index (result->warnings, i));
       replay_plan_print (result->plan, &result->target, stdout);
       cli_replay_target_print_plan (&ta, result, stdout);
       /* The plan's counts in JSON too, the members a real run writes, so
@@ -358,6 +387,9 @@ cli_cmd_replay (int argc, char **argv)
     }
   else
     {
+      for (guint i = 0; result->warnings && i < result->warnings->len; i++)
+        fprintf (stderr, "iosim replay: warning: %s\n",
+                 (const char *) g_ptr_array_index (result->warnings, i));
       replay_result_print (result, stdout);
       if (!write_outputs (result, &a, &error)
           || (a.json && !cli_replay_target_amend_json (&ta, a.json, &error)))

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -592,9 +593,51 @@ compare_i64 (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+/* Trace against replay latency of the I/Os of @results that have a
+ * trace latency; @trace_ns collects theirs (for percentiles across
+ * processes), @sum_replay_ns the replay's sum over the same I/Os. */
+static void
+collect_trace_latency (const ReplayProcess *proc, const GArray *results, GArray *trace_ns,
+                       ReplayTraceLatency *t, double *sum_replay_ns)
+{
+  for (guint i = 0; i < results->len; i++)
+    {
+      const ReplayIoResult *r = &g_array_index (results, ReplayIoResult, i);
+      gint64 traced = g_array_index (proc->ios, ReplayIo, i).trace_latency_ns;
+
+      if (traced < 0)
+        {
+          t->not_recorded++;
+          continue;
+        }
+      g_array_append_val (trace_ns, traced);
+      *sum_replay_ns += (double) (r->complete_ns - r->issue_ns);
+    }
+}
+
+/* Figures of @t from the trace latencies in @trace_ns (sorted here). */
+static void
+finish_trace_latency (GArray *trace_ns, double sum_replay_ns, ReplayTraceLatency *t)
+{
+  double sum = 0;
+
+  t->ios = trace_ns->len;
+  if (trace_ns->len == 0)
+    return;
+  for (guint i = 0; i < trace_ns->len; i++)
+    sum += (double) g_array_index (trace_ns, gint64, i);
+  g_array_sort (trace_ns, compare_i64);
+  t->mean_ns = sum / trace_ns->len;
+  t->p50_ns = replay_percentile_ns ((gint64 *) trace_ns->data, trace_ns->len, 50);
+  t->p99_ns = replay_percentile_ns ((gint64 *) trace_ns->data, trace_ns->len, 99);
+  t->replayed_mean_ns = sum_replay_ns / trace_ns->len;
+}
+
 static void
 summarise_process (const ReplayProcess *proc, const GArray *results, ReplayProcessSummary *s)
 {
+  g_autoptr (GArray) trace_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  double sum_replay_ns = 0;
   g_autofree gint64 *lat = g_new (gint64, MAX (results->len, 1));
   double sum = 0;
 
@@ -618,6 +661,8 @@ summarise_process (const ReplayProcess *proc, const GArray *results, ReplayProce
   s->latency_p95_ns = replay_percentile_ns (lat, results->len, 95);
   s->latency_p99_ns = replay_percentile_ns (lat, results->len, 99);
   s->latency_max_ns = results->len ? lat[results->len - 1] : 0;
+  collect_trace_latency (proc, results, trace_ns, &s->trace_latency, &sum_replay_ns);
+  finish_trace_latency (trace_ns, sum_replay_ns, &s->trace_latency);
 }
 
 static void
@@ -627,6 +672,8 @@ summarise (ReplayResult *res)
   gint64 first_issue = G_MAXINT64, last_issue = G_MININT64, last_complete = G_MININT64;
   double err_sum = 0;
   g_autoptr (GArray) submit_calls = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) trace_ns = g_array_new (FALSE, FALSE, sizeof (gint64));
+  double trace_sum_replay_ns = 0;
 
   res->processes = g_array_new (FALSE, TRUE, sizeof (ReplayProcessSummary));
   for (guint p = 0; p < res->plan->processes->len; p++)
@@ -635,6 +682,8 @@ summarise (ReplayResult *res)
       ReplayProcessSummary s;
 
       summarise_process (g_ptr_array_index (res->plan->processes, p), results, &s);
+      collect_trace_latency (g_ptr_array_index (res->plan->processes, p), results, trace_ns,
+                             &res->trace_latency, &trace_sum_replay_ns);
       res->ios += s.ios;
       res->bytes += s.bytes;
       res->errors += s.errors;
@@ -655,6 +704,7 @@ summarise (ReplayResult *res)
           last_complete = MAX (last_complete, r->complete_ns);
         }
     }
+  finish_trace_latency (trace_ns, trace_sum_replay_ns, &res->trace_latency);
   if (res->ios == 0)
     return;
   g_array_sort (errors, compare_i64);
@@ -938,6 +988,8 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   g_free (res->process_tids);
   res->process_tids = g_steal_pointer (&tids);
   res->buffered = opts->buffered;
+  for (guint i = 0; i < res->targets->len; i++)
+    res->buffered |= g_array_index (res->targets, ReplayTarget, i).buffered_fallback;
   res->max_inflight_process = (guint) run.max_process_inflight;
   res->max_inflight_device = (guint) run.max_device_inflight;
   if (run.outside)
@@ -949,9 +1001,9 @@ run_engine (ReplayResult *res, const int *fds, const guint64 *target_bytes,
   return ok;
 }
 
-/* The size of each open target: what the kernel says now (BLKGETSIZE64),
- * never more than what was probed and planned for, so a device that
- * shrank since the probe is caught too. */
+/* The size of each open target: what the kernel says now (BLKGETSIZE64,
+ * or a file's st_size), never more than what was probed and planned for,
+ * so a device or file that shrank since the probe is caught too. */
 static guint64 *
 targets_size_bytes (const GArray *targets, const int *fds)
 {
@@ -959,10 +1011,14 @@ targets_size_bytes (const GArray *targets, const int *fds)
 
   for (guint i = 0; i < targets->len; i++)
     {
+      const ReplayTarget *t = &g_array_index (targets, ReplayTarget, i);
       guint64 now_bytes;
+      struct stat st;
 
-      sizes[i] = g_array_index (targets, ReplayTarget, i).size_bytes;
-      if (ioctl (fds[i], BLKGETSIZE64, &now_bytes) == 0)
+      sizes[i] = t->size_bytes;
+      if (t->is_file)
+        sizes[i] = fstat (fds[i], &st) == 0 ? MIN (sizes[i], (guint64) st.st_size) : 0;
+      else if (ioctl (fds[i], BLKGETSIZE64, &now_bytes) == 0)
         sizes[i] = MIN (sizes[i], now_bytes);
     }
   return sizes;
@@ -987,13 +1043,17 @@ run_planned (ReplayResult *res_in, const ReplayOptions *opts, gboolean check_fir
       g_ptr_array_add (res->io_results,
                        g_array_sized_new (FALSE, TRUE, sizeof (ReplayIoResult), proc->ios->len));
     }
+  res->warnings = g_ptr_array_new_with_free_func (g_free);
   if (opts->dry_run)
     {
+      replay_targets_warnings (res->targets, res->plan, res->warnings);
       summarise (res);
       return g_steal_pointer (&res);
     }
   if ((fds = replay_targets_open (res->targets, res->plan, opts, error)) == NULL)
     return NULL;
+  /* After the open: whether a file fell back to buffered I/O. */
+  replay_targets_warnings (res->targets, res->plan, res->warnings);
   sizes = targets_size_bytes (res->targets, fds);
   /* Every I/O inside its open target before setup, capture and the first
    * I/O; then setup and capture (the prepared hook), then the engine's
@@ -1017,10 +1077,9 @@ probe_targets (const ReplayOptions *opts, GError **error)
 
   if (!check_engine_options (opts, error))
     return NULL;
-  if ((res->targets = replay_targets_probe (opts, error)) == NULL
-      || !replay_target_probe (g_array_index (res->targets, ReplayTarget, 0).path,
-                               &res->target, error))
+  if ((res->targets = replay_targets_probe (opts, error)) == NULL)
     return NULL;
+  replay_target_copy (&g_array_index (res->targets, ReplayTarget, 0), &res->target);
   return g_steal_pointer (&res);
 }
 
@@ -1076,6 +1135,8 @@ replay_result_free (ReplayResult *result)
     g_array_unref (result->targets);
   replay_plan_free (result->plan);
   g_free (result->process_tids);
+  if (result->warnings)
+    g_ptr_array_unref (result->warnings);
   if (result->io_results)
     g_ptr_array_unref (result->io_results);
   if (result->processes)

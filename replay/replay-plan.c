@@ -302,6 +302,25 @@ trace_has_queue_times (const GArray *ios)
 }
 
 static gboolean
+trace_has_issue_times (const GArray *ios)
+{
+  for (guint i = 0; i < ios->len; i++)
+    if (g_array_index (ios, TraceIo, i).issue_ns >= 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the trace saw @io complete.  Traces of submissions only (fio
+ * iologs, UMass SPC and DiskSim traces, Q-only blkparse) have no completions:
+ * such an I/O is replayed at its queue time, releases nothing in closed
+ * timing and has no trace latency to compare with. */
+static gboolean
+io_completed (const TraceIo *io)
+{
+  return !io->no_completion && io->complete_ns >= 0;
+}
+
+static gboolean
 io_selected (const TraceIo *io, const ReplayOptions *opts)
 {
   return (opts->dev_major == G_MAXUINT32 || io->dev_major == opts->dev_major)
@@ -527,6 +546,11 @@ collect_pending (const GArray *ios, const ReplayOptions *opts, ReplayPlan *plan,
           plan->skipped_untimed++;
           continue;
         }
+      p.rio.trace_latency_ns = -1;
+      if (!io_completed (io))
+        plan->no_completion++;
+      else if (io->complete_ns >= p.event_ns)
+        p.rio.trace_latency_ns = io->complete_ns - p.event_ns;
       p.rio.target_index = (guint32) t;
       if (!place_io (&p, opts, &g_array_index (plan->targets, ReplayPlanTarget, t), plan, error))
         return NULL;
@@ -646,7 +670,7 @@ set_dependency (Pending *p, const Pending *prev, GArray *outstanding, gint32 ind
       p->rio.think_ns = scale_ns (p->event_ns - released.complete_ns, speed);
     }
   /* An I/O the trace never saw complete releases nothing. */
-  if (p->io->complete_ns >= 0)
+  if (io_completed (p->io))
     g_array_append_val (outstanding, self);
 }
 
@@ -692,6 +716,27 @@ build_processes (ReplayPlan *plan, GArray *pending, gint64 first_ns, GHashTable 
       g_array_append_val (proc->ios, p->rio);
       prev = p;
     }
+}
+
+/* Closed timing issues each I/O after the completion that released it
+ * in the trace.  A trace without a single completion gives nothing to
+ * wait for: every I/O would follow the one before by the recorded gap,
+ * which is the recorded schedule under another name, so it is refused.
+ * A trace with some completions (I/Os still in flight at its end) keeps
+ * closed timing: those without one release nothing. */
+static gboolean
+check_closed_timing (const ReplayPlan *plan, guint n_pending, GError **error)
+{
+  if (plan->timing != REPLAY_TIMING_CLOSED || plan->no_completion < n_pending)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_FAILED,
+               "--timing closed issues each I/O after the completion that released it in the "
+               "trace, and this trace records no completion for any of its %u I/Os (fio "
+               "iologs, UMass SPC and DiskSim traces and Q-only blkparse give submission times "
+               "only): use --timing recorded (open loop at the trace's times, the default) or "
+               "--timing afap (each process's I/Os in trace order, each after the previous "
+               "one completes)", n_pending);
+  return FALSE;
 }
 
 ReplayPlan *
@@ -740,6 +785,14 @@ replay_plan_build_mapped (const GArray *traced, const ReplayOptions *opts,
   plan->events = opts->events;
   if (plan->events == REPLAY_EVENTS_QUEUE && !trace_has_queue_times (ios))
     plan->events = REPLAY_EVENTS_ISSUE;
+  else if (plan->events == REPLAY_EVENTS_ISSUE && ios->len > 0 && !trace_has_issue_times (ios))
+    {
+      g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
+                   "--events issue replays the times the device was handed each I/O (D), and "
+                   "this trace records none (fio iologs, UMass SPC and DiskSim traces and Q-only "
+                   "blkparse give submission times only): replay --events queue");
+      return NULL;
+    }
   if (!opts->per_bio)
     ios = coalesced = coalesce_bios (traced, &plan->coalesced);
 
@@ -760,6 +813,8 @@ replay_plan_build_mapped (const GArray *traced, const ReplayOptions *opts,
                    plan->skipped_other, plan->skipped_untimed, plan->skipped_unmapped);
       return NULL;
     }
+  if (!check_closed_timing (plan, pending->len, error))
+    return NULL;
   for (guint i = 0; i < pending->len; i++)
     first_ns = MIN (first_ns, g_array_index (pending, Pending, i).event_ns);
   plan->n_devices = count_devices (pending);
@@ -822,9 +877,17 @@ replay_plan_check_ranges (const ReplayPlan *plan, const guint64 *size_bytes, GEr
 void
 replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out)
 {
-  fprintf (out, "target      %s (%u:%u%s%s)\n", target->path, target->major, target->minor,
-           target->is_partition ? ", partition of " : "",
-           target->is_partition ? target->disk_name : "");
+  if (target->is_file && !target->file_exists)
+    fprintf (out, "target      %s (regular file on %s, to be created with %" G_GUINT64_FORMAT
+             " bytes)\n", target->path, target->fs_type, target->size_bytes);
+  else if (target->is_file)
+    fprintf (out, "target      %s (regular file on %s, %" G_GUINT64_FORMAT " bytes%s)\n",
+             target->path, target->fs_type, target->file_size_bytes,
+             target->file_size_bytes < target->size_bytes ? ", to be extended (sparse)" : "");
+  else
+    fprintf (out, "target      %s (%u:%u%s%s)\n", target->path, target->major, target->minor,
+             target->is_partition ? ", partition of " : "",
+             target->is_partition ? target->disk_name : "");
   fprintf (out, "size        %" G_GUINT64_FORMAT " bytes, logical block %u bytes\n",
            plan->target_size_bytes, plan->block_bytes);
   fprintf (out, "events      %s    timing %s    speed %g\n",
@@ -848,6 +911,10 @@ replay_plan_print (const ReplayPlan *plan, const ReplayTarget *target, FILE *out
              "refuses without it; it destroys data on the target), or --reads-only to skip "
              "them\n", plan->writes_need_allow_write,
              plan->writes_need_allow_write == 1 ? "" : "s");
+  if (plan->no_completion > 0)
+    fprintf (out, "no C        %" G_GUINT64_FORMAT " of the I/Os have no completion in the trace: "
+             "replayed at their %s times, their trace latency not recorded\n",
+             plan->no_completion, replay_events_name (plan->events));
   if (plan->coalesced > 0)
     fprintf (out, "coalesced   %" G_GUINT64_FORMAT " bios into the I/Os of the requests that "
              "carried them (--per-bio replays each bio)\n", plan->coalesced);

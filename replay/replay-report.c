@@ -131,6 +131,33 @@ replay_json_add_string (JsonBuilder *b, const char *key, const char *value)
   json_builder_add_string_value (b, value);
 }
 
+/* "trace_latency": {"recorded": bool, "recorded_ios", "not_recorded_ios"}
+ * and, only when recorded, the figures: no zero stands in for a latency
+ * the trace does not have, and no ratio divides by zero. */
+static void
+add_trace_latency (JsonBuilder *b, const ReplayTraceLatency *t)
+{
+  json_builder_set_member_name (b, "trace_latency");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "recorded");
+  json_builder_add_boolean_value (b, t->ios > 0);
+  replay_json_add_int (b, "recorded_ios", (gint64) t->ios);
+  replay_json_add_int (b, "not_recorded_ios", (gint64) t->not_recorded);
+  if (t->ios > 0)
+    {
+      replay_json_add_double (b, "mean_ns", t->mean_ns);
+      replay_json_add_int (b, "p50_ns", t->p50_ns);
+      replay_json_add_int (b, "p99_ns", t->p99_ns);
+      replay_json_add_double (b, "replayed_mean_ns", t->replayed_mean_ns);
+      json_builder_set_member_name (b, "replayed_to_trace");
+      if (t->mean_ns > 0)
+        json_builder_add_double_value (b, t->replayed_mean_ns / t->mean_ns);
+      else
+        json_builder_add_null_value (b);
+    }
+  json_builder_end_object (b);
+}
+
 static void
 add_processes (JsonBuilder *b, const ReplayResult *result)
 {
@@ -161,6 +188,7 @@ add_processes (JsonBuilder *b, const ReplayResult *result)
       replay_json_add_int (b, "p99", s->latency_p99_ns);
       replay_json_add_int (b, "max", s->latency_max_ns);
       json_builder_end_object (b);
+      add_trace_latency (b, &s->trace_latency);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -182,6 +210,7 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
   replay_json_add_int (b, "skipped_other", (gint64) plan->skipped_other);
   replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
   replay_json_add_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
+  replay_json_add_int (b, "no_completion", (gint64) plan->no_completion);
   replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
   replay_json_add_int (b, "coalesced", (gint64) plan->coalesced);
   replay_json_add_int (b, "aligned", (gint64) plan->aligned);
@@ -199,6 +228,7 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
 
   json_builder_begin_object (b);
   replay_json_add_string (b, "target", result->target.path);
+  replay_json_add_string (b, "target_kind", result->target.is_file ? "file" : "block-device");
   replay_json_add_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
   replay_json_add_int (b, "logical_block_bytes", result->target.logical_block_bytes);
   replay_json_add_string (b, "events", replay_events_name (result->plan->events));
@@ -229,12 +259,46 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   replay_json_add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
   replay_json_add_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
   replay_json_add_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
+  add_trace_latency (b, &result->trace_latency);
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (guint i = 0; result->warnings && i < result->warnings->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (result->warnings, i));
+  json_builder_end_array (b);
   add_plan (b, result->plan);
   add_processes (b, result);
   json_builder_end_object (b);
 
   root = json_builder_get_root (b);
   return replay_json_write_file (root, path, error);
+}
+
+/* The trace's latency of the replayed I/Os beside the replay's, or
+ * "not recorded" where the trace has no completions. */
+static void
+print_trace_latency (const ReplayTraceLatency *t, ReplayEvents events, FILE *out)
+{
+  /* Nothing replayed (stopped before the first I/O): nothing to say. */
+  if (t->ios + t->not_recorded == 0)
+    return;
+  if (t->ios == 0)
+    {
+      fprintf (out, "  trace latency not recorded: the trace has no completion for the %"
+               G_GUINT64_FORMAT " replayed I/Os, so there is nothing to compare the replay's "
+               "latency with\n", t->not_recorded);
+      return;
+    }
+  fprintf (out, "  trace latency %12.1f us mean, %.1f us p50, %.1f us p99 as traced (%s, %"
+           G_GUINT64_FORMAT " I/Os); replayed %.1f us mean on the same I/Os",
+           t->mean_ns / 1e3, t->p50_ns / 1e3, t->p99_ns / 1e3,
+           events == REPLAY_EVENTS_QUEUE ? "Q2C" : "D2C", t->ios, t->replayed_mean_ns / 1e3);
+  if (t->mean_ns > 0)
+    fprintf (out, " (x%.2f)", t->replayed_mean_ns / t->mean_ns);
+  fputc ('\n', out);
+  if (t->not_recorded > 0)
+    fprintf (out, "                not recorded for %" G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT
+             " replayed I/Os (no completion in the trace): left out of both\n",
+             t->not_recorded, t->ios + t->not_recorded);
 }
 
 void
@@ -264,6 +328,7 @@ replay_result_print (const ReplayResult *result, FILE *out)
     fprintf (out, "  submit call   %12.1f us p50, %.1f us p99 (inside io_submit/io_uring_submit; "
              "near the gap between I/Os the submitter is CPU-bound)\n",
              result->submit_call_p50_ns / 1e3, result->submit_call_p99_ns / 1e3);
+  print_trace_latency (&result->trace_latency, result->plan->events, out);
   if (result->plan->skipped_writes + result->plan->skipped_other + result->plan->aligned
       + result->plan->wrapped + result->plan->scaled + result->plan->clamped
       + result->plan->fell_back_to_issue > 0)

@@ -132,7 +132,20 @@ replay_target_clear (ReplayTarget *target)
   g_free (target->disk_name);
   g_free (target->sysfs_root);
   g_free (target->sysfs_dir);
+  g_free (target->fs_type);
   memset (target, 0, sizeof *target);
+}
+
+void
+replay_target_copy (const ReplayTarget *src, ReplayTarget *dst)
+{
+  *dst = *src;
+  dst->path = g_strdup (src->path);
+  dst->name = g_strdup (src->name);
+  dst->disk_name = g_strdup (src->disk_name);
+  dst->sysfs_root = g_strdup (src->sysfs_root);
+  dst->sysfs_dir = g_strdup (src->sysfs_dir);
+  dst->fs_type = g_strdup (src->fs_type);
 }
 
 char *

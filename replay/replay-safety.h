@@ -43,6 +43,16 @@ typedef struct {
   guint64  size_bytes;
   guint32  logical_block_bytes;  /* queue/logical_block_size of the disk */
   guint64  start_sector;         /* partitions: first sector on the disk; else 0 */
+  /* A regular file (replay-target-file.c): major/minor are its file
+   * system's device, name and disk_name its base name, no sysfs. */
+  gboolean is_file;
+  guint64  file_ino;             /* with major/minor, tells two files apart */
+  gboolean file_exists;          /* FALSE: created at open (--target-size) */
+  guint64  file_size_bytes;      /* st_size when probed (0 when absent); size_bytes is
+                                  * what the replay may use, which can be more */
+  char    *fs_type;              /* "ext4", "tmpfs", ... (statfs), for messages */
+  gboolean fs_in_memory;         /* tmpfs or ramfs: no device under the file */
+  gboolean buffered_fallback;    /* set at open: the file system refused O_DIRECT */
 } ReplayTarget;
 
 gboolean replay_target_probe   (const char    *path,
@@ -57,6 +67,49 @@ gboolean replay_target_probe_at (const char   *sysfs_root,
                                  ReplayTarget *out,
                                  GError      **error);
 void     replay_target_clear   (ReplayTarget  *target);
+/* Deep copy of @src into @dst. */
+void     replay_target_copy    (const ReplayTarget *src,
+                                ReplayTarget       *dst);
+
+/* ---- Regular files as targets (replay-target-file.c) --------------------
+ *
+ * For users without a spare device: the replay reads and writes a file.
+ * Its size bounds the replay unless @want_size_bytes (--target-size) says
+ * how much of it to use: a file shorter than that is extended (sparse,
+ * ftruncate) at open, a missing one created (O_EXCL); nothing is ever
+ * written beyond it and a file is never shrunk.  The alignment is the
+ * file's direct-I/O offset alignment (statx STATX_DIOALIGN, Linux 6.1),
+ * else 4096.  A file that backs a loop device or is in use as swap is
+ * refused; there is no mounted check (a file is not mounted), and writes
+ * still need --allow-write and pass the signature check (a file can hold
+ * a file system image). */
+
+/* TRUE when @path names a regular file, or nothing yet (a file target
+ * --target-size may create); FALSE for block devices and the rest. */
+gboolean replay_target_path_is_file (const char *path);
+/* Describe @path as a file target; 0 @want_size_bytes: the file must
+ * exist and is used whole. */
+gboolean replay_target_probe_file (const char    *path,
+                                   guint64        want_size_bytes,
+                                   ReplayTarget  *out,
+                                   GError       **error);
+/* Refuse a file that backs a loop device (/sys/block/loopN/loop/backing_file
+ * under @sysfs_root, NULL = /sys) or is a swap file (/proc/swaps). */
+gboolean replay_target_check_file_unused (const ReplayTarget *target,
+                                          const char         *sysfs_root,
+                                          GError            **error);
+/* Create or extend the file to target->size_bytes if needed, then open it
+ * with O_DIRECT; where the file system refuses O_DIRECT (EINVAL: ramfs,
+ * some FUSE and network file systems), open it buffered and set
+ * target->buffered_fallback.  -1 with REPLAY_ERROR_IO otherwise. */
+int      replay_target_open_file (ReplayTarget *target,
+                                  gboolean      writable,
+                                  GError      **error);
+/* What a replay on @target should say before its figures are trusted
+ * (buffered fallback, a file system in memory), appended to @warnings
+ * (char *); none for a block device. */
+void     replay_target_file_warnings (const ReplayTarget *target,
+                                      GPtrArray          *warnings);
 
 /* A queue attribute of the target's disk (SYSFS/block/DISK/queue/ATTR),
  * stripped; NULL if unreadable.  Caller frees. */

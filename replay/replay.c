@@ -30,7 +30,7 @@ replay_run (const char *trace_path, const ReplayOptions *opts, GError **error)
   if (ios->len == 0)
     {
       g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_EMPTY,
-                   "%s: no complete I/Os in %" G_GUINT64_FORMAT " records", trace_path,
+                   "%s: no I/Os in %" G_GUINT64_FORMAT " records", trace_path,
                    stats.records);
       return NULL;
     }

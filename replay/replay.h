@@ -70,7 +70,7 @@ GArray     *replay_cpus_parse (const char *text, GError **error);
 typedef struct {
   guint32     dev_major;        /* traced device */
   guint32     dev_minor;
-  const char *target;           /* block device it replays on */
+  const char *target;           /* block device (or regular file) it replays on */
 } ReplayMap;
 
 /* Called once the targets are checked and open, just before the replay
@@ -84,7 +84,11 @@ typedef void (*ReplayProgressFunc) (guint64 done_ios, guint64 total_ios,
                                     gint64 elapsed_ns, gpointer user_data);
 
 typedef struct {
-  const char  *target;          /* block device path (required unless planning only) */
+  const char  *target;          /* block device or regular file (required unless planning
+                                 * only; files: replay-safety.h, replay-target-file.c) */
+  guint64      target_size_bytes; /* --target-size: use this much of a regular-file target,
+                                   * creating or extending it (sparse) first when shorter;
+                                   * 0 = the file's size.  Refused for block devices */
   ReplayEvents events;
   ReplayTiming timing;
   double       speed;           /* time compression: 2 = twice as fast; > 0 */
@@ -151,6 +155,10 @@ typedef struct {
   gint32   dep_index;      /* closed timing: the earlier I/O of the process whose completion
                             * released this one in the trace (the last to complete before
                             * its event, after the previous I/O's event), -1 = none */
+  gint64   trace_latency_ns; /* what the trace recorded from the replayed event to the
+                              * completion (Q2C, or D2C with issue events), unscaled;
+                              * -1 = not recorded (TraceIo.no_completion: fio iologs, SPC,
+                              * DiskSim, Q-only blkparse) */
 } ReplayIo;
 
 typedef struct {
@@ -197,11 +205,16 @@ typedef struct {
   guint64  coalesced;      /* bios folded into the I/O of the request that carried them */
   guint64  writes_need_allow_write; /* dry run without --allow-write or --reads-only: the
                                      * planned writes a real run would refuse */
+  guint64  no_completion;  /* planned I/Os whose trace recorded no completion: replayed at
+                            * their event time, their trace latency not recorded */
   gint64   span_ns;        /* last intended issue, relative to t0 (recorded timing) */
 } ReplayPlan;
 
 /* Build the schedules.  @ios: TraceIo sorted as trace_load_ios() returns
- * them, from any source: nothing about their values is trusted.  Unless
+ * them, from any source: nothing about their values is trusted.  I/Os
+ * without a completion in the trace (TraceIo.no_completion) replay at
+ * their queue time like the others; ReplayIo.trace_latency_ns says -1 and
+ * the plan counts them (no_completion).  Unless
  * per_bio, the contiguous bios of one process that one request carried
  * (same device, op, D and C times) replay as one I/O of their total size,
  * at the first one's time: a buffered writer's writeback (4 KiB bios
@@ -210,7 +223,10 @@ typedef struct {
  * with REPLAY_ERROR_WRITES when the trace writes and neither allow_write
  * nor reads_only is set (a dry run, which writes nothing, plans the writes
  * as --allow-write would and counts them in writes_need_allow_write),
- * REPLAY_ERROR_RANGE for an I/O beyond the target
+ * REPLAY_ERROR_FAILED for closed timing when no planned I/O has a
+ * completion in the trace (nothing could release anything; recorded and
+ * afap timing replay such traces), REPLAY_ERROR_EMPTY for --events issue
+ * on a trace without issue (D) times, REPLAY_ERROR_RANGE for an I/O beyond the target
  * (without wrap or scale_offsets) or larger than it, and for any I/O whose
  * extent does not fit in 64-bit bytes (sector * 512 + length overflows),
  * whatever wrap and scale_offsets say; REPLAY_ERROR_EMPTY when nothing is
@@ -258,6 +274,19 @@ typedef struct {
   gint32 error;            /* 0 or -errno; a short transfer is -EIO */
 } ReplayIoResult;
 
+/* The trace's own latency of the replayed I/Os beside the replay's, over
+ * the I/Os that have one (ReplayIo.trace_latency_ns >= 0).  The spans
+ * differ (the trace's Q2C or D2C in the block layer, the replay's system
+ * call), so the ratio is a guide, not a validation.  ios == 0: not
+ * recorded, every figure 0 and nothing compared. */
+typedef struct {
+  guint64  ios;                /* replayed I/Os with a trace latency */
+  guint64  not_recorded;       /* replayed I/Os whose trace has no completion */
+  double   mean_ns;            /* as recorded, unscaled */
+  gint64   p50_ns, p99_ns;
+  double   replayed_mean_ns;   /* the replay's latency of the same I/Os */
+} ReplayTraceLatency;
+
 typedef struct {
   char    *name;
   guint32  pid;
@@ -266,6 +295,7 @@ typedef struct {
   guint64  errors;
   double   latency_mean_ns;
   gint64   latency_p50_ns, latency_p95_ns, latency_p99_ns, latency_max_ns;
+  ReplayTraceLatency trace_latency;
 } ReplayProcessSummary;
 
 typedef struct {
@@ -295,8 +325,11 @@ typedef struct {
   guint32     *process_tids; /* per process (plan order): the thread id that issued its I/Os,
                              * as a capture taken during the replay records it; 0 when
                              * threads share processes (psync pool) or before a run */
+  ReplayTraceLatency trace_latency;   /* over every process */
   guint        max_inflight_process;  /* most I/Os one process had in flight */
   guint        max_inflight_device;   /* most I/Os in flight on one target device */
+  GPtrArray   *warnings;     /* char *: what limits the figures (a file target's buffered
+                              * fallback, a file system in memory, reads of holes) */
 } ReplayResult;
 
 ReplayResult *replay_run_ios   (const GArray        *ios,

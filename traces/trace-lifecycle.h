@@ -53,6 +53,9 @@ typedef struct {
   gboolean request_only;  /* no Q in the trace: one I/O per D..C request,
                            * queue_ns = issue_ns */
   gboolean issued_below;  /* issue_ns is a lower device's D, through a remap */
+  gboolean no_completion; /* the trace records no completion for it (fio iologs, SNIA
+                           * and DiskSim traces, Q-only blkparse): queue_ns set,
+                           * issue_ns = complete_ns = -1 */
 } TraceIo;
 
 /* One request as the device saw it (D to C). */

@@ -86,6 +86,12 @@ draw_trace (GRand *rng, guint64 size_bytes)
       io.queue_ns = g_rand_int_range (rng, 0, 10) == 0 ? -1 : t;
       io.issue_ns = t + 1000;
       io.complete_ns = t + 50000;
+      /* Submissions only, as fio iologs and SNIA traces give them. */
+      if (g_rand_int_range (rng, 0, 4) == 0)
+        {
+          io.issue_ns = io.complete_ns = -1;
+          io.no_completion = TRUE;
+        }
       g_array_append_val (ios, io);
     }
   return ios;
