@@ -770,8 +770,9 @@ check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
   guint d = job->write ? 1 : 0;
 
   if (job->name[0] == '\0' || strpbrk (job->name, " \t,[]"))
-    return fio_invalid (error, job, line_at (job, job->name_line, "name", &at), "'%s': an iosim process "
-                        "name has no blanks, commas or brackets", job->name);
+    return fio_invalid (error, job, line_at (job, job->name_line, "name", &at),
+                        "'%s': an iosim process name has no blanks, commas or brackets",
+                        job->name);
   if (job->mixed)
     {
       if (job->rwmixread != 0 && job->rwmixread != 100)
