@@ -939,6 +939,10 @@ summary_row_add (ReplayCompareSummary *s, JsonObject *job, guint index, const ch
   ReplayCompareSummaryRow *row;
   int d;
 
+  if (summary_number (job, "error") != 0 && !isnan (summary_number (job, "error")))
+    return summary_invalid (error, s->measured_path, "jobs[%u] (%s): fio reported error %.0f "
+                            "(an errno): its figures are not a measurement", index, name,
+                            summary_number (job, "error"));
   if (dirs[0] == NULL || dirs[1] == NULL || isnan (ios[0]) || isnan (ios[1]))
     return summary_invalid (error, s->measured_path, "jobs[%u] (%s): no read and write "
                             "total_ios: not fio's JSON", index, name);

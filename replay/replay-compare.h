@@ -210,7 +210,8 @@ typedef struct {
 gboolean replay_compare_file_is_json (const char *path);
 /* Errors name the file and the job entry or key (G_IO_ERROR_INVALID_DATA):
  * not iosim's or fio's JSON, the sides swapped, several simulated runs,
- * a job with reads and writes, a direction other than simulated, clones
+ * a job fio reports an error for, a job with reads and writes, a
+ * direction other than simulated, clones
  * that fio merged (group_reporting). */
 ReplayCompareSummary *replay_compare_summary_files (const char  *simulated_path,
                                                    const char  *measured_path,

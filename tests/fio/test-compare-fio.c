@@ -172,6 +172,9 @@ static const SummaryCase summary_cases[] = {
     "real.json: jobs[0] (job) did reads and writes" },
   { "/compare-fio/json/direction", SIM_JSON (SIM_RUN ("write")), FIO_JSON ("10", "0"),
     "real.json: jobs[0] (job): fio read, the simulated process writes" },
+  { "/compare-fio/json/fio-error", SIM_JSON (SIM_RUN ("read")),
+    "{\"jobs\": [{\"jobname\": \"job\", \"error\": 5, \"read\": " FIO_DIR ("0") ", "
+    "\"write\": " FIO_DIR ("0") "}]}", "real.json: jobs[0] (job): fio reported error 5" },
   { "/compare-fio/json/not-fio", SIM_JSON (SIM_RUN ("read")), "{\"x\": 1}",
     "real.json: no \"jobs\"" },
   { "/compare-fio/json/broken", SIM_JSON (SIM_RUN ("read")), "{\"jobs\": [",
