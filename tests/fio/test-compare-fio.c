@@ -4,10 +4,12 @@
  * /compare-fio/real runs fio 3.x here on a 1 MiB regular file in a
  * temporary folder (skips without fio) with numjobs=2, simulates the same
  * job file with iosim and checks that the two sides meet clone by clone
- * under the names job.0 and job.1, with fio's own counts.  Nothing fio
+ * under the names job.0 and job.1, with fio's own counts; /compare-fio/cli
+ * does the same with the iosim binary (README "fio jobs").  Nothing fio
  * writes is kept.  The other tests feed small hand-written JSON objects
  * (fio's field names) for the refusals. */
 #include <math.h>
+#include <sys/wait.h>
 #include <string.h>
 
 #include <glib.h>
@@ -144,6 +146,52 @@ test_real (Tmp *t, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "group_reporting"));
 }
 
+/* The two commands of README "fio jobs" through the iosim binary, and the
+ * refusal of a job file without a device model. */
+static void
+test_cli (Tmp *t, gconstpointer data)
+{
+  (void) data;
+  const char *iosim = g_getenv ("IOSIM_BIN");
+  g_autofree char *fio = g_find_program_in_path ("fio");
+  if (iosim == NULL || !g_file_test (iosim, G_FILE_TEST_IS_EXECUTABLE) || fio == NULL)
+    {
+      g_test_skip (fio == NULL ? "fio is not installed"
+                               : "IOSIM_BIN is not set or not built (run through meson test)");
+      return;
+    }
+  g_autofree char *job = tmp_write (t, "job.fio", JOB_TEXT);
+  g_autofree char *real = run_fio (t, fio, job);
+  g_autofree char *sim = g_build_filename (t->dir, "sim.json", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  int status = 0;
+
+  const char *bare[] = { iosim, "run", job, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) bare, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, NULL));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+  g_assert_nonnull (strstr (err, "--device-model"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  const char *run[] = { iosim, "run", job, "--device-model", "ssd-sata", "--json", sim, "-q",
+                        NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) run, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  const char *cmp[] = { iosim, "compare", sim, real, NULL };
+  g_assert_true (g_spawn_sync (NULL, (char **) cmp, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("iosim compare failed: %s", err);
+  g_assert_nonnull (strstr (out, "\njob.0 "));
+  g_assert_nonnull (strstr (out, "\njob.1 "));
+  g_assert_null (strstr (out, "only in"));
+}
+
 #define SIM_JSON(runs) "{\"scenario\": \"x\", \"runs\": [" runs "]}"
 #define SIM_RUN(op) "{\"sched\": \"deadline\", \"processes\": [{\"name\": \"job\", \"op\": \"" op \
   "\", \"ios\": 10, \"bytes\": 40960, \"mb_per_s\": 2.0, \"iops\": 500.0, \"latency_ns\": " \
@@ -262,6 +310,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/compare-fio/real", Tmp, NULL, tmp_setup, test_real, tmp_teardown);
+  g_test_add ("/compare-fio/cli", Tmp, NULL, tmp_setup, test_cli, tmp_teardown);
   g_test_add ("/compare-fio/mutation-smoke", Tmp, NULL, tmp_setup, test_mutation_smoke,
               tmp_teardown);
   for (guint i = 0; i < G_N_ELEMENTS (summary_cases); i++)
