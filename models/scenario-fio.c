@@ -7,6 +7,7 @@
 #include "models/scenario-fio.h"
 #include "models/scenario.h"
 #include "sim/sim.h"
+#include "sim/sim-pagecache.h"
 
 #include <string.h>
 
@@ -49,6 +50,7 @@ typedef struct {
   guint64     offset_bytes;
   guint       offset_line;
   guint64     offset_increment_bytes;
+  gboolean    own_file;       /* no filename=: each clone has a file of its own */
   gboolean    direct;
   FioEngine   engine;
   guint       engine_line;
@@ -346,10 +348,12 @@ set_offset_increment (FioJob *job, const FioLine *l, GError **error)
   return TRUE;
 }
 
-/* The modelled device stands for the job's one file or device. */
+/* The modelled device stands for the job's one file or device, shared by
+ * its clones. */
 static gboolean
 set_filename (FioJob *job, const FioLine *l, GError **error)
 {
+  job->own_file = FALSE;
   if (strchr (l->value, ':'))
     return fio_invalid (error, job, l, "'%s' names several files: iosim models one file per "
                         "job (give each file its own job)", l->value);
@@ -743,6 +747,7 @@ job_init (FioJob *job, const char *file, const FioSection *sec)
   job->engine = FIO_ENGINE_SYNC;
   job->iodepth = 1;
   job->numjobs = 1;
+  job->own_file = TRUE;
   job->prio = job->prioclass = -1;
   /* kb_base changes how every size reads, wherever it stands. */
   for (guint i = 0; i < sec->lines->len; i++)
@@ -804,8 +809,14 @@ check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
   if (job->time_based && job->runtime_ns == 0)
     return fio_invalid (error, job, line_at (job, job->time_based_line, "time_based", &at),
                         "needs runtime");
+  if (job->own_file && job->size_bytes == 0)
+    return fio_invalid (error, job, line_at (job, 0, "size", &at), "a job without filename= "
+                        "works on files of its own: give size= (fio needs it too), or "
+                        "filename= for the device");
   guint64 last_offset = job->offset_bytes
                         + (guint64) (job->numjobs - 1) * job->offset_increment_bytes;
+  if (job->own_file)
+    return TRUE;    /* placed one after another by add_clone */
   if (last_offset >= target->capacity_bytes)
     return fio_invalid (error, job, line_at (job, job->offset_line, "offset", &at),
                         "clone %u starts at byte %" G_GUINT64_FORMAT ", beyond the end of %s "
@@ -832,10 +843,13 @@ set_ns (GKeyFile *kf, const char *group, const char *key, SimTime v)
   g_key_file_set_string (kf, group, key, text);
 }
 
-/* Clone @clone of @job as the group [process NAME] in the scenario's keys. */
+/* Clone @clone of @job as the group [process NAME] in the scenario's keys.
+ * Without filename=, fio gives each clone a file of its own (NAME.N.0):
+ * they lie one after another from @files_end_bytes on, which it advances,
+ * so that clones share no blocks and no cached pages. */
 static gboolean
 add_clone (GKeyFile *kf, const FioJob *job, guint clone, const ScenarioFioTarget *target,
-           GError **error)
+           guint64 *files_end_bytes, GError **error)
 {
   static const char *const classes[] = { "none", "rt", "be", "idle" };
   g_autofree char *name = job->numjobs > 1 ? g_strdup_printf ("%s.%u", job->name, clone)
@@ -846,6 +860,17 @@ add_clone (GKeyFile *kf, const FioJob *job, guint clone, const ScenarioFioTarget
                          "already", name);
   guint64 offset = job->offset_bytes + clone * job->offset_increment_bytes;
   guint64 region = job->size_bytes ? job->size_bytes : target->capacity_bytes - offset;
+  if (job->own_file)
+    {
+      FioLine at = { (char *) "size", NULL, job->size_line ? job->size_line : job->line };
+      offset += *files_end_bytes;
+      if (offset + region > target->capacity_bytes)
+        return fio_invalid (error, job, &at, "clone %u's own file (no filename=) would end at "
+                            "byte %" G_GUINT64_FORMAT ", past the end of %s (%" G_GUINT64_FORMAT
+                            " bytes)", clone, offset + region, target->device,
+                            target->capacity_bytes);
+      *files_end_bytes = (offset + region + SIM_PAGE_BYTES - 1) / SIM_PAGE_BYTES * SIM_PAGE_BYTES;
+    }
 
   g_key_file_set_string (kf, group, "device", target->device);
   g_key_file_set_string (kf, group, "op", job->write ? "write" : "read");
@@ -887,6 +912,7 @@ scenario_fio_add_jobs_data (GKeyFile *kf, const char *text, const char *name,
   FioFile f = { name, g_ptr_array_new_with_free_func (fio_line_free),
                 g_ptr_array_new_with_free_func (fio_section_free) };
   gboolean ok = read_sections (&f, text, error);
+  guint64 files_end_bytes = 0;
 
   for (guint i = 0; ok && i < f.sections->len; i++)
     {
@@ -897,7 +923,7 @@ scenario_fio_add_jobs_data (GKeyFile *kf, const char *text, const char *name,
         ok = apply_line (&job, g_ptr_array_index (sec->lines, k), error);
       ok = ok && check_job (&job, target, error);
       for (guint c = 0; ok && c < job.numjobs; c++)
-        ok = add_clone (kf, &job, c, target, error);
+        ok = add_clone (kf, &job, c, target, &files_end_bytes, error);
       g_free (job.name);
     }
   g_ptr_array_unref (f.sections);

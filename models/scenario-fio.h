@@ -9,7 +9,10 @@
  *
  * Each job becomes one [process NAME] group (numjobs = N: NAME.0 ...
  * NAME.N-1, one per clone, as fio's files are named) in the keys of
- * models/scenario.c, on one [device] that stands for the job's target.
+ * models/scenario.c, on one [device]: it stands for the job's filename
+ * (shared by its clones; size defaults to the whole device), and a job
+ * without filename= gets a file of its own per clone, as fio lays them
+ * out, placed one after another on the device (size= needed).
  * An option iosim cannot model is refused with the reason; an unknown
  * option is refused; options that do not change the I/O (reporting, logs)
  * are accepted.  Errors name the file, the line and the option.
