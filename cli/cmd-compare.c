@@ -57,6 +57,39 @@ compare_note_kinds (const ReplayCompareReport *report, const char *sim_path,
            trace_latency_kind_name (sim == TRACE_LATENCY_UNKNOWN ? meas : sim));
 }
 
+/* iosim run --json against fio's JSON: summaries, no per-I/O samples. */
+static int
+compare_summaries (const char *sim_path, const char *meas_path, const char *json,
+                   gboolean per_io_output)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ReplayCompareSummary) summary = NULL;
+
+  if (per_io_output)
+    {
+      fprintf (stderr, "iosim compare: --cdf, --plot and --allow-mixed-latency need per-I/O "
+               "results CSVs; JSON summaries hold percentiles only\n");
+      return 2;
+    }
+  summary = replay_compare_summary_files (sim_path, meas_path, &error);
+  if (summary == NULL)
+    {
+      fprintf (stderr, "iosim compare: %s\n", error->message);
+      return 1;
+    }
+  replay_compare_summary_print (summary, stdout);
+  fflush (stdout);
+  if (json != NULL)
+    {
+      g_autofree char *text = replay_compare_summary_to_json (summary);
+      g_autofree char *with_nl = g_strconcat (text, "\n", NULL);
+
+      if (!compare_write_text (json, with_nl))
+        return 1;
+    }
+  return 0;
+}
+
 int
 cli_cmd_compare (int argc, char **argv)
 {
@@ -74,7 +107,7 @@ cli_cmd_compare (int argc, char **argv)
       "Compare files whose latency kinds differ (syscall against block-q2c)", NULL },
     { NULL }
   };
-  g_autoptr (GOptionContext) ctx = g_option_context_new ("SIMULATED MEASURED - compare per-I/O results");
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("SIMULATED MEASURED - compare per-I/O results, or a fio job's");
   g_autoptr (GError) error = NULL;
   g_autoptr (ReplayCompareReport) report = NULL;
   ReplayPlotFormat format;
@@ -102,7 +135,16 @@ cli_cmd_compare (int argc, char **argv)
     "axis in ms, titled with the demerit; it runs gnuplot from PATH (Debian package\n"
     "gnuplot-nox).  Without gnuplot the rest of the output is still written and the\n"
     "exit status is 1.\n\n"
-    "Example: iosim compare sim.csv measured.csv --json cmp.json --cdf cdf.csv --plot cdf.png");
+    "Example: iosim compare sim.csv measured.csv --json cmp.json --cdf cdf.csv --plot cdf.png\n\n"
+    "fio jobs: with two JSON files, SIMULATED is iosim run --json (one run) and\n"
+    "MEASURED fio's --output-format=json (or json+).  Per job (jobname, or\n"
+    "jobname.K for clone K of numjobs > 1, as iosim run names them) in the\n"
+    "simulated process's direction: I/Os, MB/s (10^6 B/s) and IOPS, and fio's\n"
+    "completion latency clat_ns (mean, p50, p95, p99, max) against the simulated\n"
+    "issue-to-completion latency.  Run fio without group_reporting.\n"
+    "  iosim run job.fio --device-model ssd-sata --json sim.json\n"
+    "  fio job.fio --output-format=json > real.json\n"
+    "  iosim compare sim.json real.json");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
       fprintf (stderr, "iosim compare: %s\n", error->message);
@@ -113,6 +155,17 @@ cli_cmd_compare (int argc, char **argv)
       fprintf (stderr, "iosim compare: need SIMULATED and MEASURED results files (see --help)\n");
       return 2;
     }
+  gboolean sim_json = replay_compare_file_is_json (argv[1]);
+  gboolean meas_json = replay_compare_file_is_json (argv[2]);
+  if (sim_json != meas_json)
+    {
+      fprintf (stderr, "iosim compare: %s is JSON and %s is not: compare two results CSVs, or "
+               "iosim run --json with fio's JSON\n", sim_json ? argv[1] : argv[2],
+               sim_json ? argv[2] : argv[1]);
+      return 2;
+    }
+  if (sim_json)
+    return compare_summaries (argv[1], argv[2], json, cdf || plot || allow_mixed);
   if (plot != NULL && !replay_plot_format_from_path (plot, &format, &error))
     {
       fprintf (stderr, "iosim compare: --plot %s\n", error->message);

@@ -6,6 +6,7 @@
 #include "models/scenario-expand.h"
 #include "models/scenario-topology.h"
 #include "models/scenario-nfs.h"
+#include "models/scenario-fio.h"
 #include "models/host/host.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
@@ -1262,6 +1263,42 @@ build_runs (Scenario *s)
     }
 }
 
+/* [process NAME] fio = FILE (relative to the scenario's folder): the
+ * group gives way to one group per job of the fio job file, on the group's
+ * device (models/scenario-fio.h). */
+static gboolean
+expand_fio_processes (Scenario *s, GError **error)
+{
+  static const char *const fio_keys[] = { "fio", "device", NULL };
+  g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
+
+  for (guint i = 0; groups[i]; i++)
+    {
+      if (!g_str_has_prefix (groups[i], "process ")
+          || !g_key_file_has_key (s->kf, groups[i], "fio", NULL))
+        continue;
+      if (!scenario_check_keys (s->kf, groups[i], fio_keys, error))
+        return FALSE;
+      g_autofree char *file = scenario_get_string (s->kf, groups[i], "fio");
+      g_autofree char *device = scenario_get_string (s->kf, groups[i], "device");
+      if (device == NULL && s->devices->len == 1)
+        device = g_strdup (((ScenarioDevice *) g_ptr_array_index (s->devices, 0))->name);
+      int di = device ? device_index (s, device) : -1;
+      if (di < 0)
+        return scenario_invalid (error, groups[i], "device", "'%s' is not a [device NAME] of "
+                                 "this scenario", device ? device : "(missing)");
+      const ScenarioDevice *dev = g_ptr_array_index (s->devices, di);
+      g_autofree char *path = g_path_is_absolute (file) || strcmp (s->base_dir, ".") == 0
+                              ? g_strdup (file) : g_build_filename (s->base_dir, file, NULL);
+      ScenarioFioTarget target = { dev->name, dev->capacity_bytes };
+      g_key_file_remove_group (s->kf, groups[i], NULL);
+      /* Its errors name the job file, line and option. */
+      if (!scenario_fio_add_jobs (s->kf, path, &target, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Takes ownership of @kf, also on failure. */
 static Scenario *
 scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
@@ -1386,8 +1423,12 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   g_auto (GStrv) device_groups = device_group_names (s);
   if (!scenario_topology_validate (kf, (const char *const *) device_groups, error))
     return NULL;
-  for (guint i = 0; groups[i]; i++)
-    if (g_str_has_prefix (groups[i], "process ") && !load_process (s, groups[i], error))
+  if (!expand_fio_processes (s, error))
+    return NULL;
+  g_auto (GStrv) process_groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; process_groups[i]; i++)
+    if (g_str_has_prefix (process_groups[i], "process ")
+        && !load_process (s, process_groups[i], error))
       return NULL;
   for (guint i = 0; groups[i]; i++)
     if (g_str_has_prefix (groups[i], "nfs ") && !load_nfs (s, groups[i], error))
@@ -1510,6 +1551,27 @@ scenario_load_data (const char *text, const char *name, const char *base_dir,
   if (kf == NULL)
     return NULL;
   return scenario_from_keyfile (kf, name, base_dir ? base_dir : ".", sets, error);
+}
+
+Scenario *
+scenario_load_fio (const char *path, const char *model, const char *const *sets,
+                   GError **error)
+{
+  GKeyFile *kf = g_key_file_new ();
+  /* A model given as a path names the device after its file. */
+  g_autofree char *model_name = g_path_get_basename (model);
+  if (g_str_has_suffix (model_name, ".ini"))
+    model_name[strlen (model_name) - 4] = '\0';
+  g_autofree char *device = g_strconcat ("device ", model_name, NULL);
+  g_key_file_set_string (kf, device, "model", model);
+  g_key_file_set_string (kf, "process fio", "fio", path);
+  g_autofree char *base = g_path_get_basename (path);
+  char *dot = strrchr (base, '.');
+  if (dot)
+    *dot = '\0';
+  /* Device models are searched from the working folder, as for a scenario
+   * there, then the usual places. */
+  return scenario_from_keyfile (kf, base, ".", sets, error);
 }
 
 void

@@ -37,6 +37,13 @@ Scenario   *scenario_load_data  (const char         *text,
                                  const char         *base_dir,
                                  const char *const  *sets,
                                  GError            **error);
+/* A fio job file (models/scenario-fio.h) on one device of model @model
+ * (a name of models/devices, or a path): [device MODEL] with one process
+ * per job and clone; the scenario is named after the file. */
+Scenario   *scenario_load_fio   (const char         *path,
+                                 const char         *model,
+                                 const char *const  *sets,
+                                 GError            **error);
 void        scenario_free       (Scenario *s);
 
 const char *scenario_name       (const Scenario *s);

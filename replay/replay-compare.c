@@ -692,3 +692,460 @@ replay_compare_report_to_cdf_csv (const ReplayCompareReport *report)
   compare_cdf_row (s, report->overall);
   return g_string_free (s, FALSE);
 }
+
+/* ---- Summaries: iosim run --json against fio's JSON -------------------- */
+
+/* The JSON text of @contents: fio may print "note: ..." or "fio: ..."
+ * lines on standard output before its JSON. */
+static const char *
+summary_json_start (const char *contents)
+{
+  const char *p = contents;
+
+  while (g_str_has_prefix (p, "note:") || g_str_has_prefix (p, "fio:"))
+    {
+      const char *nl = strchr (p, '\n');
+      if (nl == NULL)
+        return NULL;
+      p = nl + 1;
+    }
+  while (g_ascii_isspace (*p))
+    p++;
+  return *p == '{' ? p : NULL;
+}
+
+gboolean
+replay_compare_file_is_json (const char *path)
+{
+  g_autofree char *head = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, NULL);
+  gsize n = 0;
+
+  if (in == NULL)
+    return FALSE;
+  head = g_malloc0 (4097);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), head, 4096, &n, NULL, NULL))
+    return FALSE;
+  return summary_json_start (head) != NULL;
+}
+
+static gboolean G_GNUC_PRINTF (3, 4)
+summary_invalid (GError **error, const char *path, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s: %s", path, msg);
+  return FALSE;
+}
+
+static JsonNode *
+summary_load (const char *path, GError **error)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local = NULL;
+  const char *start;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  start = summary_json_start (contents);
+  if (start == NULL)
+    {
+      summary_invalid (error, path, "not JSON (iosim run --json or fio --output-format=json)");
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, start, -1, &local))
+    {
+      summary_invalid (error, path, "%s", local->message);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      summary_invalid (error, path, "the JSON is not an object");
+      return NULL;
+    }
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+/* A number member of @o, or NaN when absent or not a number. */
+static double
+summary_number (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) == G_TYPE_STRING
+      || json_node_get_value_type (n) == G_TYPE_BOOLEAN)
+    return NAN;
+  return json_node_get_double (n);
+}
+
+static JsonObject *
+summary_object (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static JsonArray *
+summary_array (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+static const char *
+summary_string (JsonObject *o, const char *key)
+{
+  JsonNode *n = o ? json_object_get_member (o, key) : NULL;
+
+  return n && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING
+         ? json_node_get_string (n) : NULL;
+}
+
+static void
+summary_row_free (gpointer data)
+{
+  ReplayCompareSummaryRow *row = data;
+
+  g_free (row->name);
+  g_free (row->op);
+  g_free (row);
+}
+
+void
+replay_compare_summary_free (ReplayCompareSummary *summary)
+{
+  if (summary == NULL)
+    return;
+  g_ptr_array_unref (summary->processes);
+  g_ptr_array_unref (summary->only_simulated);
+  g_ptr_array_unref (summary->only_measured);
+  g_free (summary->simulated_path);
+  g_free (summary->measured_path);
+  g_free (summary->run_label);
+  g_free (summary->fio_version);
+  g_free (summary);
+}
+
+/* The simulated side: the processes of iosim run --json's only run. */
+static JsonArray *
+summary_sim_processes (JsonObject *root, const char *path, ReplayCompareSummary *s,
+                       GError **error)
+{
+  JsonArray *runs = summary_array (root, "runs");
+  JsonObject *run;
+
+  if (runs == NULL)
+    {
+      if (summary_array (root, "jobs") != NULL)
+        summary_invalid (error, path, "this is fio's JSON: give iosim run --json first "
+                         "(SIMULATED MEASURED)");
+      else
+        summary_invalid (error, path, "no \"runs\": not iosim run --json");
+      return NULL;
+    }
+  if (json_array_get_length (runs) != 1)
+    {
+      summary_invalid (error, path, "%u runs (one per elevator or writeback era): compare "
+                       "needs one; simulate with one elevator", json_array_get_length (runs));
+      return NULL;
+    }
+  run = json_array_get_object_element (runs, 0);
+  s->run_label = g_strdup (summary_string (run, "sched"));
+  if (summary_array (run, "processes") == NULL)
+    summary_invalid (error, path, "runs[0] has no \"processes\"");
+  return summary_array (run, "processes");
+}
+
+static void
+summary_sim_side (JsonObject *p, ReplayCompareSide *side)
+{
+  JsonObject *lat = summary_object (p, "latency_ns");
+
+  side->ios = (guint64) MAX (0.0, summary_number (p, "ios"));
+  side->bytes = (guint64) MAX (0.0, summary_number (p, "bytes"));
+  side->span_s = NAN;
+  side->mb_per_s = summary_number (p, "mb_per_s");
+  side->iops = summary_number (p, "iops");
+  side->mean_ms = summary_number (lat, "mean") / 1e6;
+  side->p50_ms = summary_number (lat, "p50") / 1e6;
+  side->p95_ms = summary_number (lat, "p95") / 1e6;
+  side->p99_ms = summary_number (lat, "p99") / 1e6;
+  side->max_ms = summary_number (lat, "max") / 1e6;
+}
+
+/* fio's percentile keys are "%f" of the percentile: "50.000000". */
+static double
+summary_fio_percentile (JsonObject *clat, const char *key)
+{
+  return summary_number (summary_object (clat, "percentile"), key) / 1e6;
+}
+
+static void
+summary_fio_side (JsonObject *dir, ReplayCompareSide *side)
+{
+  JsonObject *clat = summary_object (dir, "clat_ns");
+
+  side->ios = (guint64) MAX (0.0, summary_number (dir, "total_ios"));
+  side->bytes = (guint64) MAX (0.0, summary_number (dir, "io_bytes"));
+  side->span_s = summary_number (dir, "runtime") / 1e3;
+  side->mb_per_s = summary_number (dir, "bw_bytes") / 1e6;
+  side->iops = summary_number (dir, "iops");
+  side->mean_ms = summary_number (clat, "mean") / 1e6;
+  side->max_ms = summary_number (clat, "max") / 1e6;
+  side->p50_ms = summary_fio_percentile (clat, "50.000000");
+  side->p95_ms = summary_fio_percentile (clat, "95.000000");
+  side->p99_ms = summary_fio_percentile (clat, "99.000000");
+}
+
+/* A job's numjobs from its options, else the global ones, else 1. */
+static guint
+summary_fio_numjobs (JsonObject *root, JsonObject *job)
+{
+  const char *text = summary_string (summary_object (job, "job options"), "numjobs");
+
+  if (text == NULL)
+    text = summary_string (summary_object (root, "global options"), "numjobs");
+  return text ? (guint) MAX (1, g_ascii_strtoull (text, NULL, 10)) : 1;
+}
+
+static JsonObject *
+summary_find_sim (JsonArray *procs, const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (procs); i++)
+    {
+      JsonObject *p = json_array_get_object_element (procs, i);
+      const char *n = summary_string (p, "name");
+      if (n != NULL && strcmp (n, name) == 0)
+        return p;
+    }
+  return NULL;
+}
+
+static gboolean
+summary_row_add (ReplayCompareSummary *s, JsonObject *job, guint index, const char *name,
+                 JsonObject *sim, GError **error)
+{
+  JsonObject *dirs[2] = { summary_object (job, "read"), summary_object (job, "write") };
+  double ios[2] = { summary_number (dirs[0], "total_ios"), summary_number (dirs[1], "total_ios") };
+  const char *op = summary_string (sim, "op");
+  ReplayCompareSummaryRow *row;
+  int d;
+
+  if (summary_number (job, "error") != 0 && !isnan (summary_number (job, "error")))
+    return summary_invalid (error, s->measured_path, "jobs[%u] (%s): fio reported error %.0f "
+                            "(an errno): its figures are not a measurement", index, name,
+                            summary_number (job, "error"));
+  if (dirs[0] == NULL || dirs[1] == NULL || isnan (ios[0]) || isnan (ios[1]))
+    return summary_invalid (error, s->measured_path, "jobs[%u] (%s): no read and write "
+                            "total_ios: not fio's JSON", index, name);
+  if (ios[0] > 0 && ios[1] > 0)
+    return summary_invalid (error, s->measured_path, "jobs[%u] (%s) did reads and writes: an "
+                            "iosim process does one of them", index, name);
+  if (op == NULL || (strcmp (op, "read") != 0 && strcmp (op, "write") != 0))
+    return summary_invalid (error, s->simulated_path, "process %s: op '%s' is not read or "
+                            "write", name, op ? op : "(missing)");
+  d = strcmp (op, "write") == 0;
+  if (ios[d] == 0 && ios[!d] > 0)
+    return summary_invalid (error, s->measured_path, "jobs[%u] (%s): fio %s, the simulated "
+                            "process %ss", index, name, d ? "read" : "wrote", op);
+  row = g_new0 (ReplayCompareSummaryRow, 1);
+  row->name = g_strdup (name);
+  row->op = g_strdup (op);
+  summary_sim_side (sim, &row->sim);
+  summary_fio_side (dirs[d], &row->meas);
+  row->mean_error_pct = compare_error_pct (row->sim.mean_ms, row->meas.mean_ms);
+  row->p50_error_pct = compare_error_pct (row->sim.p50_ms, row->meas.p50_ms);
+  row->p95_error_pct = compare_error_pct (row->sim.p95_ms, row->meas.p95_ms);
+  row->p99_error_pct = compare_error_pct (row->sim.p99_ms, row->meas.p99_ms);
+  row->max_error_pct = compare_error_pct (row->sim.max_ms, row->meas.max_ms);
+  row->throughput_error_pct = compare_error_pct (row->sim.mb_per_s, row->meas.mb_per_s);
+  row->iops_error_pct = compare_error_pct (row->sim.iops, row->meas.iops);
+  g_ptr_array_add (s->processes, row);
+  return TRUE;
+}
+
+/* The measured side: one row per fio job entry found in @procs. */
+static gboolean
+summary_fio_jobs (ReplayCompareSummary *s, JsonObject *root, JsonArray *procs,
+                  GHashTable *measured, GError **error)
+{
+  JsonArray *jobs = summary_array (root, "jobs");
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (jobs == NULL)
+    return summary_invalid (error, s->measured_path, summary_array (root, "runs")
+                            ? "this is iosim's JSON: give fio's JSON second (SIMULATED MEASURED)"
+                            : "no \"jobs\": not fio --output-format=json");
+  s->fio_version = g_strdup (summary_string (root, "fio version"));
+  for (guint i = 0; i < json_array_get_length (jobs); i++)
+    {
+      JsonObject *job = json_array_get_object_element (jobs, i);
+      const char *jobname = summary_string (job, "jobname");
+      guint numjobs = summary_fio_numjobs (root, job);
+      guint clone;
+      g_autofree char *name = NULL;
+      JsonObject *sim;
+
+      if (jobname == NULL)
+        return summary_invalid (error, s->measured_path, "jobs[%u] has no jobname", i);
+      clone = GPOINTER_TO_UINT (g_hash_table_lookup (seen, jobname));
+      g_hash_table_insert (seen, g_strdup (jobname), GUINT_TO_POINTER (clone + 1));
+      name = numjobs > 1 ? g_strdup_printf ("%s.%u", jobname, clone) : g_strdup (jobname);
+      if (g_hash_table_contains (measured, name))
+        return summary_invalid (error, s->measured_path, "jobs[%u]: a second job named %s",
+                                i, name);
+      g_hash_table_add (measured, g_strdup (name));
+      sim = summary_find_sim (procs, name);
+      if (sim == NULL)
+        g_ptr_array_add (s->only_measured, g_strdup (name));
+      else if (!summary_row_add (s, job, i, name, sim, error))
+        return FALSE;
+    }
+  /* group_reporting folds a job's clones into one entry. */
+  for (guint i = 0; i < json_array_get_length (jobs); i++)
+    {
+      JsonObject *job = json_array_get_object_element (jobs, i);
+      const char *jobname = summary_string (job, "jobname");
+      guint numjobs = summary_fio_numjobs (root, job);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (seen, jobname));
+
+      if (n < numjobs)
+        return summary_invalid (error, s->measured_path, "jobs[%u] (%s): %u entries for "
+                                "numjobs=%u: fio merged the clones (group_reporting); run it "
+                                "without group_reporting to compare clone by clone",
+                                i, jobname, n, numjobs);
+    }
+  return TRUE;
+}
+
+static int
+summary_row_cmp (gconstpointer a, gconstpointer b)
+{
+  const ReplayCompareSummaryRow *x = *(ReplayCompareSummaryRow *const *) a;
+  const ReplayCompareSummaryRow *y = *(ReplayCompareSummaryRow *const *) b;
+
+  return strcmp (x->name, y->name);
+}
+
+ReplayCompareSummary *
+replay_compare_summary_files (const char *simulated_path, const char *measured_path,
+                              GError **error)
+{
+  g_autoptr(ReplayCompareSummary) s = g_new0 (ReplayCompareSummary, 1);
+  g_autoptr(JsonNode) sim_root = NULL;
+  g_autoptr(JsonNode) meas_root = NULL;
+  g_autoptr(GHashTable) measured = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JsonArray *procs;
+
+  s->processes = g_ptr_array_new_with_free_func (summary_row_free);
+  s->only_simulated = g_ptr_array_new_with_free_func (g_free);
+  s->only_measured = g_ptr_array_new_with_free_func (g_free);
+  s->simulated_path = g_strdup (simulated_path);
+  s->measured_path = g_strdup (measured_path);
+  sim_root = summary_load (simulated_path, error);
+  if (sim_root == NULL)
+    return NULL;
+  meas_root = summary_load (measured_path, error);
+  if (meas_root == NULL)
+    return NULL;
+  procs = summary_sim_processes (json_node_get_object (sim_root), simulated_path, s, error);
+  if (procs == NULL
+      || !summary_fio_jobs (s, json_node_get_object (meas_root), procs, measured, error))
+    return NULL;
+  for (guint i = 0; i < json_array_get_length (procs); i++)
+    {
+      const char *n = summary_string (json_array_get_object_element (procs, i), "name");
+      if (n != NULL && !g_hash_table_contains (measured, n))
+        g_ptr_array_add (s->only_simulated, g_strdup (n));
+    }
+  g_ptr_array_sort (s->processes, summary_row_cmp);
+  g_ptr_array_sort (s->only_simulated, compare_str_ptr_cmp);
+  g_ptr_array_sort (s->only_measured, compare_str_ptr_cmp);
+  return g_steal_pointer (&s);
+}
+
+void
+replay_compare_summary_print (const ReplayCompareSummary *s, FILE *out)
+{
+  int w = (int) strlen ("process");
+
+  for (guint i = 0; i < s->processes->len; i++)
+    w = MAX (w, (int) strlen (((ReplayCompareSummaryRow *) g_ptr_array_index (s->processes, i))->name));
+  fprintf (out, "simulated: %s (iosim run, %s)\nmeasured:  %s (%s)\n", s->simulated_path,
+           s->run_label ? s->run_label : "-", s->measured_path,
+           s->fio_version ? s->fio_version : "fio");
+  fprintf (out, "latencies in ms: simulated issue to completion, measured fio's clat; "
+           "errors are (simulated - measured) / measured in %%\n");
+  fprintf (out, "%-*s %-5s %8s %8s %9s %9s %7s %7s %9s %9s %7s %7s %7s %7s %7s\n", w, "process",
+           "op", "n_sim", "n_meas", "MB/s_sim", "MB/s_meas", "MB/s%", "iops%", "mean_sim",
+           "mean_meas", "mean%", "p50%", "p95%", "p99%", "max%");
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      const ReplayCompareSummaryRow *r = g_ptr_array_index (s->processes, i);
+      fprintf (out, "%-*s %-5s %8" G_GUINT64_FORMAT " %8" G_GUINT64_FORMAT, w, r->name, r->op,
+               r->sim.ios, r->meas.ios);
+      compare_print_num (out, 9, 2, r->sim.mb_per_s);
+      compare_print_num (out, 9, 2, r->meas.mb_per_s);
+      compare_print_num (out, 7, 1, r->throughput_error_pct);
+      compare_print_num (out, 7, 1, r->iops_error_pct);
+      compare_print_num (out, 9, 3, r->sim.mean_ms);
+      compare_print_num (out, 9, 3, r->meas.mean_ms);
+      compare_print_num (out, 7, 1, r->mean_error_pct);
+      compare_print_num (out, 7, 1, r->p50_error_pct);
+      compare_print_num (out, 7, 1, r->p95_error_pct);
+      compare_print_num (out, 7, 1, r->p99_error_pct);
+      compare_print_num (out, 7, 1, r->max_error_pct);
+      fputc ('\n', out);
+    }
+  compare_print_list (out, "simulated", s->only_simulated);
+  compare_print_list (out, "measured", s->only_measured);
+}
+
+char *
+replay_compare_summary_to_json (const ReplayCompareSummary *s)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  compare_json_text (b, "simulated", s->simulated_path);
+  compare_json_text (b, "measured", s->measured_path);
+  compare_json_text (b, "run", s->run_label);
+  compare_json_text (b, "fio_version", s->fio_version);
+  json_builder_set_member_name (b, "processes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      const ReplayCompareSummaryRow *r = g_ptr_array_index (s->processes, i);
+      json_builder_begin_object (b);
+      compare_json_text (b, "name", r->name);
+      compare_json_text (b, "op", r->op);
+      compare_json_num (b, "mean_error_pct", r->mean_error_pct);
+      compare_json_num (b, "p50_error_pct", r->p50_error_pct);
+      compare_json_num (b, "p95_error_pct", r->p95_error_pct);
+      compare_json_num (b, "p99_error_pct", r->p99_error_pct);
+      compare_json_num (b, "max_error_pct", r->max_error_pct);
+      compare_json_num (b, "throughput_error_pct", r->throughput_error_pct);
+      compare_json_num (b, "iops_error_pct", r->iops_error_pct);
+      compare_json_side (b, "simulated", &r->sim);
+      compare_json_side (b, "measured", &r->meas);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  compare_json_names (b, "only_in_simulated", s->only_simulated);
+  compare_json_names (b, "only_in_measured", s->only_measured);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}

@@ -168,6 +168,64 @@ GArray *replay_compare_cdf_points (const GArray *sorted_ns,
  * are quoted as RFC 4180 says.  Caller frees. */
 char *replay_compare_report_to_cdf_csv (const ReplayCompareReport *report);
 
+/* ---- Summaries: iosim run --json against fio's JSON -------------------- */
+
+/* "Simulate my fio job, then run it": the simulated side is iosim run
+ * --json of one run (one elevator), the measured side fio 3.33's
+ * --output-format=json or json+ (a few "note:" or "fio:" lines before the
+ * JSON are skipped).  Per fio job entry, in order, the name is jobname, or
+ * jobname.K for the K-th clone of a job with numjobs > 1 (as iosim names
+ * a job file's clones); the direction is the one the simulated process
+ * ran.  Measured: read|write io_bytes, total_ios, bw_bytes (10^6 B/s =
+ * MB/s), iops, runtime, and completion latency clat_ns mean, max and the
+ * 50th, 95th and 99th percentiles (NaN when fio's percentile_list has
+ * none).  Simulated: the process's ios, bytes, mb_per_s, iops and
+ * latency_ns (issue to completion as the process saw it). */
+typedef struct {
+  char              *name;
+  char              *op;           /* "read" or "write" */
+  ReplayCompareSide  sim;          /* span_s: NaN (the JSON has rates) */
+  ReplayCompareSide  meas;         /* span_s: fio's runtime */
+  double  mean_error_pct;          /* signed: (sim - meas) / meas */
+  double  p50_error_pct;
+  double  p95_error_pct;
+  double  p99_error_pct;
+  double  max_error_pct;
+  double  throughput_error_pct;
+  double  iops_error_pct;
+} ReplayCompareSummaryRow;
+
+typedef struct {
+  GPtrArray *processes;            /* ReplayCompareSummaryRow *, sorted by name */
+  GPtrArray *only_simulated;       /* char *, sorted */
+  GPtrArray *only_measured;        /* char *, sorted */
+  char      *simulated_path;
+  char      *measured_path;
+  char      *run_label;            /* the simulated run's elevators */
+  char      *fio_version;
+} ReplayCompareSummary;
+
+/* Whether @path holds JSON (its first character past "note:"/"fio:"
+ * lines is '{'), not a results CSV. */
+gboolean replay_compare_file_is_json (const char *path);
+/* Errors name the file and the job entry or key (G_IO_ERROR_INVALID_DATA):
+ * not iosim's or fio's JSON, the sides swapped, several simulated runs,
+ * a job fio reports an error for, a job with reads and writes, a
+ * direction other than simulated, clones
+ * that fio merged (group_reporting). */
+ReplayCompareSummary *replay_compare_summary_files (const char  *simulated_path,
+                                                   const char  *measured_path,
+                                                   GError     **error);
+void  replay_compare_summary_free  (ReplayCompareSummary *summary);
+/* Aligned text table. */
+void  replay_compare_summary_print (const ReplayCompareSummary *summary,
+                                    FILE                       *out);
+/* JSON: {"simulated", "measured", "run", "fio_version", "processes":
+ * [{"name", "op", errors in %, "simulated": {...}, "measured": {...}}],
+ * "only_in_simulated", "only_in_measured"}; caller frees. */
+char *replay_compare_summary_to_json (const ReplayCompareSummary *summary);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayCompareReport, replay_compare_report_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ReplayCompareSummary, replay_compare_summary_free)
 
 G_END_DECLS
