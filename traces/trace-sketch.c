@@ -241,6 +241,11 @@ trace_sketch_percentile_ns (TraceSketch *sk, double percent)
         }
       return g_array_index (sk->exact, gint64, rank - 1);
     }
+  /* The extreme ranks are known exactly. */
+  if (rank == 1)
+    return sk->min_ns;
+  if (rank == sk->count)
+    return sk->max_ns;
   for (guint v = 0; v < SKETCH_SMALL_NS; v++)
     {
       seen += sk->small[v];
