@@ -34,6 +34,15 @@ print_client_table (const TraceNfsClientStats *c)
               ms ((double) trace_nfs_op_latency_quantile_ns (s, 0.99)),
               ms ((double) s->latency_max_ns));
     }
+  for (guint i = 0; i < c->ops->len; i++)
+    {
+      const TraceNfsOpRow *row = g_ptr_array_index (c->ops, i);
+      double err = trace_nfs_op_latency_relative_error (&row->s);
+
+      /* Rows past 65,536 answers give sketched percentiles. */
+      if (err > 0)
+        printf ("  %s: lat_p50 and lat_p99 within %.1f %%\n", row->op, err * 100);
+    }
 }
 
 static void

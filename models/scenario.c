@@ -19,6 +19,7 @@
 #include "sim/sim-units.h"
 #include "sim/sim-timeseries.h"
 #include "traces/trace-lifecycle.h"
+#include "traces/trace-nfs.h"
 #include "traces/trace-results.h"
 #include "iosim-config.h"
 
@@ -97,6 +98,8 @@ struct _Scenario {
   ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
   SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
   gboolean    aio_raw_port;      /* [host] aio = raw-port (2.5.35), else async-DIO */
+  GHashTable *traces;            /* "MAJ,MIN path" -> ScenarioTrace: each trace
+                                  * read once for all its processes, while loading */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
@@ -681,7 +684,178 @@ pool_arrivals (const PoolIo *ios, gsize n, SimTraceIo *out)
       }
 }
 
-/* Turn the traced I/Os of one pid into a closed/open-loop stream. */
+/* One traced read or write as a trace-driven process needs it (40 bytes,
+ * where a TraceIo takes 112). */
+typedef struct {
+  guint64 sector;
+  gint64  q_ns;            /* queue (or issue) time, from the trace's first I/O */
+  gint64  c_ns;            /* completion, from it too; unset with no_completion */
+  guint32 nr_sectors;
+  guint32 pid;
+  guint32 comm;            /* index in ScenarioTrace.comms */
+  guint32 seq;             /* completion order: trace_load_ios's last tie-break */
+  guint8  op;              /* TraceOp: read or write */
+  guint8  no_completion;   /* an issue-only trace (TraceIo.no_completion) */
+} ScenarioTraceIo;
+
+/* A trace file's reads and writes in trace_load_ios order, shared by
+ * every process that replays it. */
+typedef struct {
+  GArray     *ios;         /* ScenarioTraceIo */
+  GPtrArray  *comms;       /* distinct process names */
+} ScenarioTrace;
+
+static void
+scenario_trace_free (gpointer data)
+{
+  ScenarioTrace *t = data;
+  g_array_unref (t->ios);
+  g_ptr_array_unref (t->comms);
+  g_free (t);
+}
+
+static ScenarioTrace *
+scenario_trace_new (void)
+{
+  ScenarioTrace *t = g_new0 (ScenarioTrace, 1);
+  t->ios = g_array_new (FALSE, FALSE, sizeof (ScenarioTraceIo));
+  t->comms = g_ptr_array_new_with_free_func (g_free);
+  return t;
+}
+
+/* Keep @io (a read or write) in @t, times absolute for now. */
+static void
+scenario_trace_add (ScenarioTrace *t, GHashTable *comm_ids, const TraceIo *io)
+{
+  gpointer id;
+
+  if (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE)
+    return;
+  if (!g_hash_table_lookup_extended (comm_ids, io->comm, NULL, &id))
+    {
+      char *name = g_strdup (io->comm);
+      id = GUINT_TO_POINTER (t->comms->len);
+      g_ptr_array_add (t->comms, name);
+      g_hash_table_insert (comm_ids, name, id);
+    }
+  ScenarioTraceIo c = { io->sector, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns,
+                        io->no_completion ? 0 : io->complete_ns, io->nr_sectors, io->pid,
+                        GPOINTER_TO_UINT (id), t->ios->len, (guint8) io->op,
+                        io->no_completion };
+  g_array_append_val (t->ios, c);
+}
+
+/* trace_load_ios's order: queue time, pid, completion order. */
+static int
+cmp_scenario_trace_io (gconstpointer a, gconstpointer b)
+{
+  const ScenarioTraceIo *x = a, *y = b;
+  if (x->q_ns != y->q_ns)
+    return x->q_ns < y->q_ns ? -1 : 1;
+  if (x->pid != y->pid)
+    return x->pid < y->pid ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Stream the block trace at @path through the lifecycle into @t, keeping
+ * only the compact reads and writes (a TraceIo array of the whole trace
+ * took 335 MB for 1.44 M I/Os).  *@genesis: the earliest I/O start of any
+ * kind.  FALSE with *@fallback where trace_load_ios must do it: a capture
+ * of a replay, whose pid map comes at the end of the file. */
+static gboolean
+scenario_trace_stream (ScenarioTrace *t, const char *path, guint32 major, guint32 minor,
+                       gint64 *genesis, gboolean *fallback, GError **error)
+{
+  g_autoptr (TraceReader) reader = trace_reader_open (path, NULL, error);
+  if (reader == NULL)
+    return FALSE;
+  g_autoptr (TraceLifecycle) lc = trace_lifecycle_new ();
+  g_autoptr (GHashTable) comm_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  GError *local = NULL;
+  TraceRecord rec;
+  TraceIo io;
+  gboolean more = TRUE;
+
+  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
+  while (more)
+    {
+      more = trace_reader_next (reader, &rec, &local);
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      if (!more)
+        trace_lifecycle_finish (lc);
+      else if ((major == G_MAXUINT32 || rec.dev_major == major)
+               && (minor == G_MAXUINT32 || rec.dev_minor == minor))
+        trace_lifecycle_feed (lc, &rec);
+      while (trace_lifecycle_pop_io (lc, &io))
+        {
+          *genesis = MIN (*genesis, io.queue_ns >= 0 ? io.queue_ns : io.issue_ns);
+          scenario_trace_add (t, comm_ids, &io);
+        }
+      while (trace_lifecycle_pop_request (lc, &(TraceRequest) { 0 }))
+        ;
+    }
+  *fallback = trace_reader_meta (reader, "replay_pids") != NULL;
+  return !*fallback;
+}
+
+/* Read @path (I/Os of @major,@minor, G_MAXUINT32: any) once per scenario
+ * load, shared by every [process] group that replays a pid of it (each
+ * used to read and keep the whole trace). */
+static ScenarioTrace *
+scenario_trace_get (Scenario *s, const char *path, guint32 major, guint32 minor, GError **error)
+{
+  g_autofree char *key = g_strdup_printf ("%u,%u %s", major, minor, path);
+  ScenarioTrace *t = s->traces ? g_hash_table_lookup (s->traces, key) : NULL;
+  if (t != NULL)
+    return t;
+
+  t = scenario_trace_new ();
+  gint64 genesis = G_MAXINT64;
+  gboolean fallback = trace_is_capture (path);
+  if (fallback || !scenario_trace_stream (t, path, major, minor, &genesis, &fallback, error))
+    {
+      if (!fallback)
+        {
+          scenario_trace_free (t);
+          return NULL;
+        }
+      /* NFS captures and captures of replays: through trace_load_ios. */
+      g_autoptr (GArray) ios = trace_load_ios (path, major, minor, NULL, NULL, error);
+      g_autoptr (GHashTable) comm_ids = g_hash_table_new (g_str_hash, g_str_equal);
+      scenario_trace_free (t);
+      if (ios == NULL)
+        return NULL;
+      t = scenario_trace_new ();
+      genesis = G_MAXINT64;
+      for (guint i = 0; i < ios->len; i++)
+        {
+          const TraceIo *io = &g_array_index (ios, TraceIo, i);
+          genesis = MIN (genesis, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns);
+          scenario_trace_add (t, comm_ids, io);
+        }
+    }
+  g_array_sort (t->ios, cmp_scenario_trace_io);
+  /* Times are relative to the first I/O of the whole trace. */
+  for (guint i = 0; i < t->ios->len; i++)
+    {
+      ScenarioTraceIo *io = &g_array_index (t->ios, ScenarioTraceIo, i);
+      io->q_ns -= genesis;
+      if (!io->no_completion)
+        io->c_ns -= genesis;
+    }
+  if (s->traces == NULL)
+    s->traces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, scenario_trace_free);
+  g_hash_table_insert (s->traces, g_steal_pointer (&key), t);
+  return t;
+}
+
+/* Turn the traced I/Os of one pid into a closed/open-loop stream.  An
+ * issue-only trace (no completion times) gives an open-loop stream: each
+ * I/O at its recorded gap after the previous one. */
 static gboolean
 load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 {
@@ -710,34 +884,26 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
     return scenario_invalid (error, group, "timing", "'%s' is not closed or open", timing);
 
   g_autoptr (GError) local = NULL;
-  g_autoptr (GArray) ios = trace_load_ios (path, major, minor, NULL, NULL, &local);
-  if (ios == NULL)
+  const ScenarioTrace *trace = scenario_trace_get (s, path, major, minor, &local);
+  if (trace == NULL)
     return scenario_invalid (error, group, "trace", "%s", local->message);
 
-  /* Times are relative to the first I/O of the whole trace. */
-  gint64 genesis = G_MAXINT64;
-  for (guint i = 0; i < ios->len; i++)
-    {
-      const TraceIo *io = &g_array_index (ios, TraceIo, i);
-      gint64 t = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
-      genesis = MIN (genesis, t);
-    }
   p->trace = g_array_new (FALSE, FALSE, sizeof (SimTraceIo));
   g_autoptr (GArray) pool_ios = g_array_new (FALSE, FALSE, sizeof (PoolIo));
   gint64 prev_q = 0, max_c = G_MININT64;
-  for (guint i = 0; i < ios->len; i++)
+  gboolean all_completed = TRUE;
+  for (guint i = 0; i < trace->ios->len; i++)
     {
-      const TraceIo *io = &g_array_index (ios, TraceIo, i);
-      if ((comm != NULL ? strcmp (io->comm, comm) != 0 : io->pid != pid)
-          || (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE))
+      const ScenarioTraceIo *io = &g_array_index (trace->ios, ScenarioTraceIo, i);
+      if (comm != NULL ? strcmp (g_ptr_array_index (trace->comms, io->comm), comm) != 0
+                       : io->pid != pid)
         continue;
-      gint64 q = io->queue_ns >= 0 ? io->queue_ns : io->issue_ns;
+      gint64 q = io->q_ns;
       SimTraceIo t = { io->sector, io->nr_sectors,
-                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0,
-                       q - genesis, -1 };
+                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0, q, -1 };
       if (p->trace->len == 0)
-        p->cfg.start_ns = q - genesis;
-      else if (closed && q >= max_c)
+        p->cfg.start_ns = q;
+      else if (closed && !io->no_completion && q >= max_c)
         {
           t.depends = TRUE;
           t.gap_ns = q - max_c;
@@ -745,14 +911,17 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
       else
         t.gap_ns = MAX (0, q - prev_q);
       prev_q = q;
-      max_c = MAX (max_c, io->complete_ns);
+      if (!io->no_completion)
+        max_c = MAX (max_c, io->c_ns);
+      all_completed &= !io->no_completion;
       if (t.nr_sectors == 0)
         continue;
       g_array_append_val (p->trace, t);
-      PoolIo pio = { io->pid, q - genesis, io->complete_ns - genesis };
+      PoolIo pio = { io->pid, q, io->c_ns };
       g_array_append_val (pool_ios, pio);
     }
-  if (p->pool)
+  /* Without completion times no I/O can be seen to follow another. */
+  if (p->pool && all_completed)
     pool_arrivals ((const PoolIo *) (void *) pool_ios->data, pool_ios->len,
                    (SimTraceIo *) (void *) p->trace->data);
   if (p->trace->len == 0 && comm != NULL)
@@ -1441,6 +1610,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   if (s->n_cpus && !check_host_processes (s, error))
     return NULL;
   build_runs (s);
+  /* The processes hold their own streams now. */
+  g_clear_pointer (&s->traces, g_hash_table_unref);
   return g_steal_pointer (&s);
 }
 
@@ -1589,6 +1760,8 @@ scenario_free (Scenario *s)
   g_strfreev (s->sim_scheds);
   if (s->writebacks)
     g_ptr_array_unref (s->writebacks);
+  if (s->traces)
+    g_hash_table_unref (s->traces);
   g_free (s->profile);
   g_free (s->name);
   g_free (s->base_dir);

@@ -283,6 +283,7 @@ iolog_probe (const char *head, gsize len, const char *path)
 const TraceFormatOps trace_fio_iolog_ops = {
   .name = "fio-iolog",
   .probe = iolog_probe,
+  .issue_only = TRUE,
   .state_size = sizeof (IologState),
   .parse_line = iolog_parse_line,
   .attach = iolog_attach,

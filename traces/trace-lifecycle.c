@@ -26,6 +26,7 @@ typedef struct _LcBio LcBio;
 struct _LcBio {
   LcKey  key;        /* where it was queued (key of the queued table) */
   LcBio *next;       /* chain: same key in the queued table, or request order */
+  guint64 seq;       /* queue order: ties of queue time at the end of a Q-only trace */
   TraceIo io;
 };
 
@@ -67,6 +68,8 @@ struct _TraceLifecycle {
   guint       out_ios_head;
   GArray     *out_requests;  /* TraceRequest */
   guint       out_requests_head;
+  guint64     bios_queued;   /* LcBio seq counter */
+  gboolean    issue_only;
   TraceLifecycleStats stats;
 };
 
@@ -252,26 +255,57 @@ in_flight_slot (TraceLifecycle *lc, guint64 dev)
   return &g_array_index (lc->in_flight, LcInFlight, lc->in_flight->len - 1).count;
 }
 
+static void emit_io (TraceLifecycle *lc, const TraceIo *io);
+
 /* ---- Queued bios -------------------------------------------------------- */
+
+static void
+io_from_queue (TraceIo *io, const TraceRecord *rec)
+{
+  memset (io, 0, sizeof *io);
+  io->dev_major = rec->dev_major;
+  io->dev_minor = rec->dev_minor;
+  io->pid = rec->pid;
+  memcpy (io->comm, rec->comm, sizeof io->comm);
+  io->rwbs = rec->rwbs;
+  io->op = trace_op_from_rwbs (rec->rwbs);
+  io->sector = rec->sector;
+  io->nr_sectors = rec->nr_sectors;
+  io->queue_ns = rec->time_ns;
+  io->issue_ns = -1;
+  io->complete_ns = -1;
+}
+
+/* An I/O whose completion the trace does not hold. */
+static void
+emit_no_completion (TraceLifecycle *lc, TraceIo *io)
+{
+  io->no_completion = TRUE;
+  io->issue_ns = -1;
+  io->complete_ns = -1;
+  io->error = 0;
+  lc->stats.ios_without_completion++;
+  emit_io (lc, io);
+}
 
 static void
 queue_bio (TraceLifecycle *lc, const TraceRecord *rec)
 {
-  LcBio *bio = g_new0 (LcBio, 1);
+  LcBio *bio;
   LcBio *head;
 
+  if (lc->issue_only)
+    {
+      /* Nothing will complete it: holding it would only grow memory. */
+      TraceIo io;
+      io_from_queue (&io, rec);
+      emit_no_completion (lc, &io);
+      return;
+    }
+  bio = g_new0 (LcBio, 1);
   bio->key = make_key (rec->dev_major, rec->dev_minor, rec->sector, rec->io_tag);
-  bio->io.dev_major = rec->dev_major;
-  bio->io.dev_minor = rec->dev_minor;
-  bio->io.pid = rec->pid;
-  memcpy (bio->io.comm, rec->comm, sizeof bio->io.comm);
-  bio->io.rwbs = rec->rwbs;
-  bio->io.op = trace_op_from_rwbs (rec->rwbs);
-  bio->io.sector = rec->sector;
-  bio->io.nr_sectors = rec->nr_sectors;
-  bio->io.queue_ns = rec->time_ns;
-  bio->io.issue_ns = -1;
-  bio->io.complete_ns = -1;
+  bio->seq = lc->bios_queued++;
+  io_from_queue (&bio->io, rec);
 
   head = g_hash_table_lookup (lc->queued, &bio->key);
   if (head == NULL)
@@ -778,9 +812,72 @@ trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
 }
 
 void
+trace_lifecycle_set_issue_only (TraceLifecycle *lc, gboolean issue_only)
+{
+  g_return_if_fail (lc != NULL && lc->stats.records == 0);
+  lc->issue_only = issue_only;
+}
+
+static int
+compare_bio_queue (gconstpointer a, gconstpointer b)
+{
+  const LcBio *x = *(LcBio *const *) a;
+  const LcBio *y = *(LcBio *const *) b;
+
+  if (x->io.queue_ns != y->io.queue_ns)
+    return x->io.queue_ns < y->io.queue_ns ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void
+take_chain (GPtrArray *out, LcBio *chain)
+{
+  while (chain != NULL)
+    {
+      LcBio *next = chain->next;
+      chain->next = NULL;
+      g_ptr_array_add (out, chain);
+      chain = next;
+    }
+}
+
+/* A trace with Q events and never a D or C (blktrace -a queue): its bios,
+ * queued or gathered into requests that were never issued, are I/Os
+ * without completion, emitted by queue time (then queue order). */
+static void
+emit_queue_only (TraceLifecycle *lc)
+{
+  g_autoptr (GPtrArray) bios = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer value;
+
+  g_hash_table_iter_init (&it, lc->queued);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    take_chain (bios, value);
+  g_hash_table_remove_all (lc->queued);
+  g_hash_table_iter_init (&it, lc->pending);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      LcRequest *rq = value;
+      take_chain (bios, rq->bios);
+      rq->bios = NULL;
+    }
+  g_ptr_array_sort (bios, compare_bio_queue);
+  for (guint i = 0; i < bios->len; i++)
+    {
+      LcBio *bio = g_ptr_array_index (bios, i);
+      emit_no_completion (lc, &bio->io);
+      g_free (bio);
+    }
+}
+
+void
 trace_lifecycle_finish (TraceLifecycle *lc)
 {
   g_return_if_fail (lc != NULL);
+  if (lc->stats.by_action[TRACE_ACT_QUEUE] > 0 && lc->stats.by_action[TRACE_ACT_ISSUE] == 0
+      && lc->stats.by_action[TRACE_ACT_COMPLETE] == 0)
+    emit_queue_only (lc);
   lc->stats.incomplete_at_end += drop_in_flight (lc);
 }
 
@@ -950,6 +1047,7 @@ trace_load_ios (const char          *path,
   if (reader == NULL)
     return NULL;
   lc = trace_lifecycle_new ();
+  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
   sorted_ios = g_array_new (FALSE, FALSE, sizeof (SortedIo));
   if (requests != NULL)
     sorted_rqs = g_array_new (FALSE, FALSE, sizeof (SortedRequest));

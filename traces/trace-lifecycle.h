@@ -10,10 +10,17 @@
  * yield one I/O per request; requests already in flight when the trace
  * starts (C or D without Q) are counted, not invented.  Memory is bounded
  * by the number of I/Os in flight.
+ *
+ * Issue-only traces (formats that record no completions: fio iologs,
+ * UMass/SPC, DiskSim, told by trace_reader_issue_only) give each Q as an
+ * I/O at once, marked no_completion; a block trace that holds Q events
+ * but never a D or C (blktrace run with -a queue) gives its queued bios
+ * so at the end, in queue order.
  */
 #pragma once
 
 #include "traces/trace.h"
+#include "traces/trace-sketch.h"
 
 G_BEGIN_DECLS
 
@@ -53,9 +60,10 @@ typedef struct {
   gboolean request_only;  /* no Q in the trace: one I/O per D..C request,
                            * queue_ns = issue_ns */
   gboolean issued_below;  /* issue_ns is a lower device's D, through a remap */
-  gboolean no_completion; /* the trace records no completion for it (fio iologs, SNIA
-                           * and DiskSim traces, Q-only blkparse): queue_ns set,
-                           * issue_ns = complete_ns = -1 */
+  gboolean no_completion; /* the trace records no completion for it (fio iologs,
+                           * DiskSim and UMass SPC traces, Q-only blkparse):
+                           * queue_ns set, issue_ns = complete_ns = -1,
+                           * error 0 */
 } TraceIo;
 
 /* One request as the device saw it (D to C). */
@@ -74,7 +82,8 @@ typedef struct {
 typedef struct {
   guint64 records;
   guint64 by_action[TRACE_ACT_N_ACTIONS];
-  guint64 ios;                  /* TraceIo emitted */
+  guint64 ios;                  /* TraceIo emitted, no_completion ones included */
+  guint64 ios_without_completion;    /* TraceIo emitted with no_completion */
   guint64 requests;             /* TraceRequest emitted */
   guint64 completed_without_issue;   /* C with no D seen: in flight at start */
   guint64 issued_without_queue;      /* D with no Q: request-only trace or in flight at start */
@@ -99,12 +108,19 @@ typedef struct _TraceLifecycle TraceLifecycle;
 
 TraceLifecycle *trace_lifecycle_new     (void);
 void            trace_lifecycle_free    (TraceLifecycle *lc);
+/* Issue-only input (trace_reader_issue_only): every Q is emitted at once
+ * as a no_completion I/O.  Set before the first record. */
+void            trace_lifecycle_set_issue_only (TraceLifecycle *lc,
+                                         gboolean           issue_only);
 /* Feed records in time order. */
 void            trace_lifecycle_feed    (TraceLifecycle    *lc,
                                          const TraceRecord *rec);
-/* Flush what is still pending at end of input (counted, not emitted). */
+/* Flush what is still pending at end of input (counted, not emitted),
+ * except in a trace with Q events and no D or C at all: its queued bios
+ * are emitted as no_completion I/Os, by queue time. */
 void            trace_lifecycle_finish  (TraceLifecycle    *lc);
-/* Completed I/Os and requests, in completion order. */
+/* I/Os and requests, in completion order (no_completion I/Os when they
+ * are queued). */
 gboolean        trace_lifecycle_pop_io  (TraceLifecycle    *lc,
                                          TraceIo           *out);
 gboolean        trace_lifecycle_pop_request (TraceLifecycle *lc,
@@ -115,8 +131,9 @@ const TraceLifecycleStats *trace_lifecycle_stats (const TraceLifecycle *lc);
 guint           trace_lifecycle_held    (const TraceLifecycle *lc);
 
 /* Convenience for fit, replay and trace-driven simulation: read a whole
- * trace and return its completed I/Os sorted by queue time (issue time
- * where there is no Q), then by pid.  An NFS capture gives its answered
+ * trace and return its completed I/Os, and those of an issue-only trace
+ * (no_completion), sorted by queue time (issue time where there is no Q),
+ * then by pid.  An NFS capture gives its answered
  * READs and WRITEs (trace_nfs_load_ios, traces/trace-nfs-ios.c).  Optional filters: @dev_major/@dev_minor
  * (G_MAXUINT32 = any).  @requests (may be NULL) receives the TraceRequests
  * sorted by issue time.  @stats (may be NULL) receives the counts.  A
@@ -142,7 +159,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceLifecycle, trace_lifecycle_free)
 /* ---- Whole-trace summary (iosim trace info) ----------------------------- */
 
 /* Latencies in nanoseconds; percentiles by nearest rank (the smallest
- * value with at least p% of the samples at or below it). */
+ * value with at least p% of the samples at or below it), exact up to
+ * TRACE_SKETCH_EXACT_MAX samples and within @relative_error of it beyond
+ * (traces/trace-sketch.h); count, mean, min and max always exact. */
 typedef struct {
   guint64 count;
   double  mean_ns;
@@ -151,6 +170,7 @@ typedef struct {
   gint64  p95_ns;
   gint64  p99_ns;
   gint64  max_ns;
+  double  relative_error;   /* 0: the percentiles are exact */
 } TraceLatencyStats;
 
 typedef struct {
@@ -177,6 +197,7 @@ typedef struct {
 typedef struct {
   char                *path;
   char                *format;
+  gboolean             issue_only;         /* trace_reader_issue_only */
   GStrv                meta;               /* sorted "key=value" from # iosim-capture lines */
   guint64              skipped_lines;
   TraceLifecycleStats  lifecycle;          /* records, by_action, unpaired counts, first/last */
@@ -184,6 +205,7 @@ typedef struct {
   GArray              *processes;          /* TraceSummaryProcess, by pid */
   TraceSummaryOpCount  requests_by_op[TRACE_OP_COUNT];  /* completed D..C requests */
   TraceSummaryOpCount  ios_by_op[TRACE_OP_COUNT];       /* completed I/Os */
+  TraceSummaryOpCount  ios_no_completion_by_op[TRACE_OP_COUNT];  /* no_completion I/Os */
   TraceLatencyStats    q2c;                /* per I/O with a Q (or D where no Q) */
   TraceLatencyStats    d2c;                /* per request */
   /* As btt 1.2.0 computes them: per Q (bio) of non-zero size that a C
@@ -200,14 +222,16 @@ typedef struct {
 } TraceSummary;
 
 /* Read @path (format forced by @format, or sniffed when NULL) and
- * summarise it; memory grows only with the number of completed I/Os
- * (one latency value each). */
+ * summarise it in bounded memory: the I/Os in flight, the devices and
+ * processes, and five latency sketches (at most 512 KiB each). */
 TraceSummary   *trace_summarize         (const char        *path,
                                          const char        *format,
                                          GError           **error);
 void            trace_summary_free      (TraceSummary      *summary);
-/* Latency statistics of @values_ns (sorted in place). */
+/* Latency statistics of @values_ns (sorted in place), or of @sketch. */
 void            trace_latency_stats     (GArray            *values_ns,
+                                         TraceLatencyStats *out);
+void            trace_latency_stats_sketch (TraceSketch    *sketch,
                                          TraceLatencyStats *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceSummary, trace_summary_free)

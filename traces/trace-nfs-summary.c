@@ -2,29 +2,8 @@
  * capture (see trace-nfs-summary.h). */
 #include "traces/trace-nfs-summary.h"
 
+#include <math.h>
 #include <string.h>
-
-/* Log-linear buckets: 16 per power of two of the latency in ns. */
-static guint
-bucket_of (gint64 ns)
-{
-  if (ns < 16)
-    return (guint) MAX (ns, 0);
-  guint e = 63 - (guint) __builtin_clzll ((guint64) ns);    /* >= 4 */
-  guint sub = (guint) (((guint64) ns >> (e - 4)) & 15);
-  guint b = (e - 3) * 16 + sub;
-  return MIN (b, TRACE_NFS_HIST_BUCKETS - 1);
-}
-
-/* The upper edge of bucket @b (the value a quantile reports). */
-static gint64
-bucket_edge (guint b)
-{
-  if (b < 16)
-    return b;
-  guint e = b / 16 + 3, sub = b % 16;
-  return (gint64) (((guint64) (16 + sub + 1) << (e - 4)) - 1);
-}
 
 static void
 op_add (TraceNfsOpStats *s, const TraceNfsRecord *rec)
@@ -35,7 +14,7 @@ op_add (TraceNfsOpStats *s, const TraceNfsRecord *rec)
       s->answered++;
       s->latency_sum_ns += rec->latency_ns;
       s->latency_max_ns = MAX (s->latency_max_ns, rec->latency_ns);
-      s->hist[bucket_of (rec->latency_ns)]++;
+      trace_sketch_add (s->latency, rec->latency_ns);
     }
   if (rec->status > 0)
     s->errors++;
@@ -52,16 +31,17 @@ trace_nfs_op_latency_mean_ns (const TraceNfsOpStats *s)
 gint64
 trace_nfs_op_latency_quantile_ns (const TraceNfsOpStats *s, double q)
 {
+  g_return_val_if_fail (q > 0 && q <= 1, 0);
   if (s->answered == 0)
     return 0;
-  guint64 rank = (guint64) (q * (double) (s->answered - 1)) + 1, seen = 0;
-  for (guint b = 0; b < TRACE_NFS_HIST_BUCKETS; b++)
-    {
-      seen += s->hist[b];
-      if (seen >= rank)
-        return MIN (bucket_edge (b), s->latency_max_ns);
-    }
-  return s->latency_max_ns;
+  /* In whole hundredths of a percent, so that 0.99 is exactly 99. */
+  return trace_sketch_percentile_ns (s->latency, round (q * 1e6) / 1e4);
+}
+
+double
+trace_nfs_op_latency_relative_error (const TraceNfsOpStats *s)
+{
+  return trace_sketch_relative_error (s->latency);
 }
 
 static void
@@ -77,6 +57,7 @@ static void
 row_free (gpointer data)
 {
   TraceNfsOpRow *r = data;
+  trace_sketch_free (r->s.latency);
   g_free (r->op);
   g_free (r);
 }
@@ -98,6 +79,7 @@ row_for (TraceNfsClientStats *c, GHashTable *index, const char *op)
     {
       r = g_new0 (TraceNfsOpRow, 1);
       r->op = g_strdup (op);
+      r->s.latency = trace_sketch_new ();
       g_ptr_array_add (c->ops, r);
       g_hash_table_insert (index, r->op, r);
     }

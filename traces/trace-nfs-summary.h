@@ -1,16 +1,16 @@
 /* trace-nfs-summary.h — what `iosim trace info` says about an NFS capture:
  * per client and operation, counts, bytes, errors, unanswered calls and
  * latency statistics, plus the decoder's counters.  Latency percentiles
- * come from a log-linear histogram (1/16 relative resolution), so memory
- * does not grow with the capture. */
+ * are nearest ranks from a TraceSketch (traces/trace-sketch.h): exact up
+ * to 65,536 answered calls per row, within 0.5 % beyond, so memory does
+ * not grow with the capture. */
 #pragma once
 
 #include <glib.h>
 #include "traces/trace-nfs.h"
+#include "traces/trace-sketch.h"
 
 G_BEGIN_DECLS
-
-#define TRACE_NFS_HIST_BUCKETS (64 * 16)
 
 typedef struct {
   guint64  count;
@@ -19,7 +19,7 @@ typedef struct {
   guint64  bytes;           /* READ/WRITE: bytes the reply says moved (else asked) */
   gint64   latency_sum_ns;
   gint64   latency_max_ns;
-  guint64  hist[TRACE_NFS_HIST_BUCKETS];
+  TraceSketch *latency;     /* answered calls' latencies (owned by the row) */
 } TraceNfsOpStats;
 
 typedef struct {
@@ -46,8 +46,11 @@ TraceNfsSummary *trace_nfs_summarize   (const char *path, GError **error);
 void             trace_nfs_summary_free (TraceNfsSummary *s);
 
 double   trace_nfs_op_latency_mean_ns (const TraceNfsOpStats *s);
-/* The latency at quantile @q (0..1) of the answered calls; 0 when none. */
+/* The latency at quantile @q (0 < q <= 1) of the answered calls, by
+ * nearest rank (the value of rank ceil (q x answered)); 0 when none. */
 gint64   trace_nfs_op_latency_quantile_ns (const TraceNfsOpStats *s, double q);
+/* 0 when the row's quantiles are exact, else their relative error bound. */
+double   trace_nfs_op_latency_relative_error (const TraceNfsOpStats *s);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceNfsSummary, trace_nfs_summary_free)
 

@@ -130,6 +130,12 @@ typedef struct {
    * counted (trace_reader_time_backwards), not refused. */
   gboolean time_per_cpu;
 
+  /* The format records when I/Os were queued and nothing after (fio
+   * iologs, UMass/SPC, DiskSim): every record is a Q whose completion
+   * never comes, so the lifecycle emits each one at once
+   * (trace_reader_issue_only) instead of holding it. */
+  gboolean issue_only;
+
   /* Optional: called once after the state is allocated (before the first
    * line, or before open_records), with the reader's metadata table
    * (char * -> char *, g_free'd by the reader; the one

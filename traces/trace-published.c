@@ -510,6 +510,7 @@ spc_probe (const char *head, gsize len, const char *path)
 const TraceFormatOps trace_umass_spc_ops = {
   .name = "umass-spc",
   .probe = spc_probe,
+  .issue_only = TRUE,
   .state_size = 1,
   .parse_line = spc_parse_line,
 };
@@ -607,6 +608,7 @@ disksim_probe (const char *head, gsize len, const char *path)
 const TraceFormatOps trace_disksim_ascii_ops = {
   .name = "disksim-ascii",
   .probe = disksim_probe,
+  .issue_only = TRUE,
   .state_size = sizeof (DisksimState),
   .parse_line = disksim_parse_line,
   .last_line_whole = disksim_last_line_whole,

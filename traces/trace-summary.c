@@ -1,7 +1,8 @@
 /* trace-summary.c — what `iosim trace info` reports about one trace:
  * record and action counts, devices, processes, completed requests and
  * I/Os by operation, Q2C and D2C latency statistics (btt's names), and the
- * counts of everything that could not be paired.  Streams the trace once.
+ * counts of everything that could not be paired.  Streams the trace once;
+ * latencies go into bounded sketches (trace-sketch.h).
  */
 #include "traces/trace-lifecycle.h"
 
@@ -50,6 +51,22 @@ trace_latency_stats (GArray *values_ns, TraceLatencyStats *out)
 }
 
 void
+trace_latency_stats_sketch (TraceSketch *sketch, TraceLatencyStats *out)
+{
+  memset (out, 0, sizeof *out);
+  out->count = trace_sketch_count (sketch);
+  if (out->count == 0)
+    return;
+  out->mean_ns = trace_sketch_mean_ns (sketch);
+  out->min_ns = trace_sketch_min_ns (sketch);
+  out->max_ns = trace_sketch_max_ns (sketch);
+  out->p50_ns = trace_sketch_percentile_ns (sketch, 50);
+  out->p95_ns = trace_sketch_percentile_ns (sketch, 95);
+  out->p99_ns = trace_sketch_percentile_ns (sketch, 99);
+  out->relative_error = trace_sketch_relative_error (sketch);
+}
+
+void
 trace_summary_free (TraceSummary *summary)
 {
   if (summary == NULL)
@@ -74,11 +91,11 @@ typedef struct {
   TraceSummary *summary;
   GHashTable   *devices;     /* guint64 devno* -> TraceSummaryDevice* */
   GHashTable   *processes;   /* pid -> TraceSummaryProcess* */
-  GArray       *q2c;
-  GArray       *d2c;
-  GArray       *btt_q2c;
-  GArray       *btt_d2c;
-  GArray       *btt_q2d;
+  TraceSketch  *q2c;
+  TraceSketch  *d2c;
+  TraceSketch  *btt_q2c;
+  TraceSketch  *btt_d2c;
+  TraceSketch  *btt_q2d;
 } Collector;
 
 static TraceSummaryDevice *
@@ -106,16 +123,17 @@ collect_btt (Collector *col, const TraceIo *io)
 {
   gint64 v;
 
-  if (io->request_only || io->nr_sectors == 0 || io->queue_ns < 0 || io->complete_ns < io->queue_ns)
+  if (io->request_only || io->no_completion || io->nr_sectors == 0 || io->queue_ns < 0 || io->complete_ns < io->queue_ns)
     return;
   v = io->complete_ns - io->queue_ns;
-  g_array_append_val (col->btt_q2c, v);
-  if (io->issue_ns < 0 || io->issued_below)
+  trace_sketch_add (col->btt_q2c, v);
+  if (io->issue_ns < 0 || io->issued_below || io->complete_ns < io->issue_ns
+      || io->issue_ns < io->queue_ns)
     return;
   v = io->complete_ns - io->issue_ns;
-  g_array_append_val (col->btt_d2c, v);
+  trace_sketch_add (col->btt_d2c, v);
   v = io->issue_ns - io->queue_ns;
-  g_array_append_val (col->btt_q2d, v);
+  trace_sketch_add (col->btt_q2d, v);
 }
 
 static void
@@ -129,8 +147,11 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
       guint64 bytes = (guint64) io.nr_sectors * 512;
       TraceSummaryProcess *p = g_hash_table_lookup (col->processes, GUINT_TO_POINTER (io.pid));
 
-      col->summary->ios_by_op[io.op].count++;
-      col->summary->ios_by_op[io.op].bytes += bytes;
+      TraceSummaryOpCount *by_op = io.no_completion ? col->summary->ios_no_completion_by_op
+                                                    : col->summary->ios_by_op;
+
+      by_op[io.op].count++;
+      by_op[io.op].bytes += bytes;
       if (p == NULL)
         {
           p = g_new0 (TraceSummaryProcess, 1);
@@ -141,11 +162,9 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
         memcpy (p->comm, io.comm, sizeof p->comm);
       p->ios++;
       p->bytes += bytes;
-      if (io.queue_ns >= 0 && io.complete_ns >= io.queue_ns)
-        {
-          gint64 v = io.complete_ns - io.queue_ns;
-          g_array_append_val (col->q2c, v);
-        }
+      /* No completion: no latency (complete_ns is -1). */
+      if (!io.no_completion && io.queue_ns >= 0 && io.complete_ns >= io.queue_ns)
+        trace_sketch_add (col->q2c, io.complete_ns - io.queue_ns);
       collect_btt (col, &io);
     }
   while (trace_lifecycle_pop_request (lc, &rq))
@@ -154,11 +173,15 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
       col->summary->requests_by_op[rq.op].bytes += (guint64) rq.nr_sectors * 512;
       device_entry (col, rq.dev_major, rq.dev_minor)->requests++;
       if (rq.issue_ns >= 0 && rq.complete_ns >= rq.issue_ns)
-        {
-          gint64 v = rq.complete_ns - rq.issue_ns;
-          g_array_append_val (col->d2c, v);
-        }
+        trace_sketch_add (col->d2c, rq.complete_ns - rq.issue_ns);
     }
+}
+
+static gboolean
+is_plug_action (TraceAction action)
+{
+  return action == TRACE_ACT_PLUG || action == TRACE_ACT_UNPLUG_IO
+         || action == TRACE_ACT_UNPLUG_TIMER;
 }
 
 static int
@@ -201,11 +224,11 @@ trace_summarize (const char *path, const char *format, GError **error)
   g_autoptr(TraceSummary) summary = NULL;
   g_autoptr(GHashTable) devices = NULL;
   g_autoptr(GHashTable) processes = NULL;
-  g_autoptr(GArray) q2c = NULL;
-  g_autoptr(GArray) d2c = NULL;
-  g_autoptr(GArray) btt_q2c = NULL;
-  g_autoptr(GArray) btt_d2c = NULL;
-  g_autoptr(GArray) btt_q2d = NULL;
+  g_autoptr(TraceSketch) q2c = trace_sketch_new ();
+  g_autoptr(TraceSketch) d2c = trace_sketch_new ();
+  g_autoptr(TraceSketch) btt_q2c = trace_sketch_new ();
+  g_autoptr(TraceSketch) btt_d2c = trace_sketch_new ();
+  g_autoptr(TraceSketch) btt_q2d = trace_sketch_new ();
   g_auto(GStrv) keys = NULL;
   Collector col;
   TraceRecord rec;
@@ -219,20 +242,18 @@ trace_summarize (const char *path, const char *format, GError **error)
   summary = g_new0 (TraceSummary, 1);
   summary->path = g_strdup (path);
   summary->format = g_strdup (trace_reader_format (reader));
+  summary->issue_only = trace_reader_issue_only (reader);
   devices = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   processes = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  q2c = g_array_new (FALSE, FALSE, sizeof (gint64));
-  d2c = g_array_new (FALSE, FALSE, sizeof (gint64));
-  btt_q2c = g_array_new (FALSE, FALSE, sizeof (gint64));
-  btt_d2c = g_array_new (FALSE, FALSE, sizeof (gint64));
-  btt_q2d = g_array_new (FALSE, FALSE, sizeof (gint64));
   col = (Collector) { summary, devices, processes, q2c, d2c, btt_q2c, btt_d2c, btt_q2d };
   lc = trace_lifecycle_new ();
+  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
 
   while (trace_reader_next (reader, &rec, &local))
     {
-      /* Plug/unplug tracepoints name no device (0,0): not a device. */
-      if (rec.dev_major != 0 || rec.dev_minor != 0)
+      /* Plug/unplug tracepoints name no device (0,0): not a device;
+       * any other record at 0,0 is one (DiskSim's devno 0). */
+      if (rec.dev_major != 0 || rec.dev_minor != 0 || !is_plug_action (rec.action))
         device_entry (&col, rec.dev_major, rec.dev_minor)->records++;
       trace_lifecycle_feed (lc, &rec);
       collect_outputs (&col, lc);
@@ -249,11 +270,11 @@ trace_summarize (const char *path, const char *format, GError **error)
   summary->lifecycle = *trace_lifecycle_stats (lc);
   summary->devices = sorted_values (devices, sizeof (TraceSummaryDevice), compare_devices);
   summary->processes = sorted_values (processes, sizeof (TraceSummaryProcess), compare_processes);
-  trace_latency_stats (q2c, &summary->q2c);
-  trace_latency_stats (d2c, &summary->d2c);
-  trace_latency_stats (btt_q2c, &summary->btt_q2c);
-  trace_latency_stats (btt_d2c, &summary->btt_d2c);
-  trace_latency_stats (btt_q2d, &summary->btt_q2d);
+  trace_latency_stats_sketch (q2c, &summary->q2c);
+  trace_latency_stats_sketch (d2c, &summary->d2c);
+  trace_latency_stats_sketch (btt_q2c, &summary->btt_q2c);
+  trace_latency_stats_sketch (btt_d2c, &summary->btt_d2c);
+  trace_latency_stats_sketch (btt_q2d, &summary->btt_q2d);
   summary->lost_events = trace_reader_lost (reader);
   summary->time_backwards = trace_reader_time_backwards (reader);
   summary->time_backwards_max_ns = trace_reader_time_backwards_max_ns (reader);

@@ -713,6 +713,12 @@ trace_reader_skipped (const TraceReader *reader)
   return reader->skipped;
 }
 
+gboolean
+trace_reader_issue_only (const TraceReader *reader)
+{
+  return reader->ops->issue_only;
+}
+
 guint64
 trace_reader_lost (const TraceReader *reader)
 {

@@ -194,6 +194,10 @@ guint64      trace_reader_lines    (const TraceReader *reader);
  * *@genesis_ns set; FALSE where the format cannot tell. */
 gboolean     trace_reader_genesis  (const TraceReader *reader,
                                     gint64      *genesis_ns);
+/* Whether the format records only when I/Os were queued, never their
+ * completions (fio-iolog, umass-spc, disksim-ascii): every record is a Q
+ * that no D or C will follow. */
+gboolean     trace_reader_issue_only (const TraceReader *reader);
 /* Events the source says were lost (blktrace: gaps in the per-device,
  * per-CPU sequence numbers); 0 where the format cannot tell. */
 guint64      trace_reader_lost     (const TraceReader *reader);

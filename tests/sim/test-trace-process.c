@@ -339,6 +339,41 @@ test_closed_and_open (void)
   g_assert_cmpint (system (rm), ==, 0);
 }
 
+/* A trace with Q events only (no completion times): two processes of
+ * it, read once for both, replay open loop although timing = closed (no
+ * completion to wait for): pid 100's second read goes at its recorded
+ * 5 ms, before the first one's 10 ms service ends. */
+static void
+test_issue_only (void)
+{
+  static const char q_only[] =
+    "  8,0    0        1     0.000000000   100  Q   R 0 + 8 [app]\n"
+    "  8,0    0        2     0.002000000   200  Q   W 1000 + 8 [other]\n"
+    "  8,0    0        3     0.005000000   100  Q   R 8 + 8 [app]\n"
+    "  8,0    0        4     0.005100000   100  Q   R 800 + 8 [app]\n";
+  static const gint64 want[] = { 0, 2000000, 5000000, 5100000 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-trace-qonly-XXXXXX", &error);
+  g_autofree char *trace = g_build_filename (dir, "q.blkparse", NULL);
+  static const char ini[] =
+    "[device d]\nkind = fixed\noverhead = 10ms\nbandwidth = 1000000MB/s\nparallelism = 4\n"
+    "queue_depth = 4\nsched = noop\n"
+    "[process app]\npattern = trace\ntrace = q.blkparse\ntrace_pid = 100\ntiming = closed\n"
+    "[process other]\npattern = trace\ntrace = q.blkparse\ntrace_pid = 200\n";
+  g_autoptr (GArray) issues = NULL;
+  g_autoptr (SimRunResult) r = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (g_file_set_contents (trace, q_only, -1, NULL));
+  issues = run_issue_times (ini, dir, &r);
+  g_assert_cmpuint (r->processes->len, ==, 2);
+  g_assert_cmpuint (issues->len, ==, G_N_ELEMENTS (want));
+  for (guint k = 0; k < G_N_ELEMENTS (want); k++)
+    g_assert_cmpint (g_array_index (issues, gint64, k), ==, want[k]);
+  g_unlink (trace);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -353,5 +388,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/trace-process/pool-errors", test_pool_errors);
   g_test_add_func ("/scenario/trace-process/pool-fit", test_pool_fit);
   g_test_add_func ("/scenario/trace-process/pool-chain", test_pool_chain);
+  g_test_add_func ("/scenario/trace-process/issue-only", test_issue_only);
   return g_test_run ();
 }

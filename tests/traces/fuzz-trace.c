@@ -45,6 +45,7 @@ read_through (const char *path, const char *format)
   if (r == NULL)
     return;
   lc = trace_lifecycle_new ();
+  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (r));
   queued = trace_iolog_writer_new (TRACE_ACT_QUEUE, NULL, NULL);
   issued = trace_iolog_writer_new (TRACE_ACT_ISSUE, "/dev/null", NULL);
   trace_iolog_writer_names_from_reader (queued, r);

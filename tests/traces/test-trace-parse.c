@@ -653,12 +653,17 @@ test_mutation_smoke (void)
                   g_assert_error (error, TRACE_ERROR, TRACE_ERROR_FORMAT);
                   continue;
                 }
+              trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (r));
               while (trace_reader_next (r, &rec, &error))
                 {
                   assert_extent_fits (&rec);
                   trace_lifecycle_feed (lc, &rec);
+                  /* Issue-only formats: nothing waits for a completion. */
+                  if (trace_reader_issue_only (r))
+                    g_assert_cmpuint (trace_lifecycle_held (lc), ==, 0);
                   while (trace_lifecycle_pop_io (lc, &io))
-                    ;
+                    g_assert_true (!io.no_completion
+                                   || (io.issue_ns == -1 && io.complete_ns == -1 && io.error == 0));
                   while (trace_lifecycle_pop_request (lc, &rq))
                     ;
                 }
