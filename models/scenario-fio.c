@@ -41,6 +41,7 @@ typedef struct {
   gboolean    mixed;          /* rw, readwrite, randrw: settled by rwmixread */
   guint       rw_line;
   guint       rwmixread;      /* % of reads of a mixed job */
+  guint64     rate_iops;      /* 0: no cap */
   guint64     bs_bytes[2];    /* read, write */
   guint       bs_line[2];
   guint64     size_bytes;     /* 0: not given (the whole device) */
@@ -257,6 +258,14 @@ set_rwmix (FioJob *job, const FioLine *l, GError **error)
     return FALSE;
   job->rwmixread = strcmp (l->key, "rwmixread") == 0 ? (guint) v : 100 - (guint) v;
   return TRUE;
+}
+
+/* rate_iops=N: one cap for both directions (fio's READ,WRITE form is
+ * refused by fio_uint, naming the line). */
+static gboolean
+set_rate_iops (FioJob *job, const FioLine *l, GError **error)
+{
+  return fio_uint (job, l, 0, G_MAXUINT32, &job->rate_iops, error);
 }
 
 /* bs=4k, or one per direction: bs=READ,WRITE[,TRIM], an empty one kept. */
@@ -542,6 +551,7 @@ typedef struct {
 static const FioOption fio_options[] = {
   { "rw", set_rw, FALSE },                    { "readwrite", set_rw, FALSE },
   { "rwmixread", set_rwmix, FALSE },          { "rwmixwrite", set_rwmix, FALSE },
+  { "rate_iops", set_rate_iops, FALSE },
   { "bs", set_bs, FALSE },                    { "blocksize", set_bs, FALSE },
   { "bsrange", set_bsrange, FALSE },          { "blocksize_range", set_bsrange, FALSE },
   { "size", set_size, FALSE },                { "io_size", set_io_size, FALSE },
@@ -572,10 +582,7 @@ static const FioOption fio_options[] = {
 
 /* Options fio has that iosim refuses, and why. */
 static const struct { const char *name; const char *reason; } fio_refused[] = {
-  { "rate", "iosim's processes are closed-loop (the next I/O after a completion and the think "
-            "time): a rate cap is not modelled, use thinktime" },
-  { "rate_iops", "iosim's processes are closed-loop (the next I/O after a completion and the "
-                 "think time): a rate cap is not modelled, use thinktime" },
+  { "rate", "a cap in bytes per second is not modelled: give rate_iops" },
   { "rate_min", "rate limits are not modelled" },
   { "rate_iops_min", "rate limits are not modelled" },
   { "stonewall", "jobs that wait for earlier ones are not modelled: all jobs start together "
@@ -778,16 +785,19 @@ check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
     return fio_invalid (error, job, line_at (job, job->name_line, "name", &at),
                         "'%s': an iosim process name has no blanks, commas or brackets",
                         job->name);
-  if (job->mixed)
+  if (job->mixed && (job->rwmixread == 0 || job->rwmixread == 100))
     {
-      if (job->rwmixread != 0 && job->rwmixread != 100)
-        return fio_invalid (error, job, line_at (job, job->rw_line, "rw", &at),
-                            "mixed reads and writes (rwmixread=%u): an iosim process issues one "
-                            "direction; split the job into a read job and a write job",
-                            job->rwmixread);
+      job->mixed = FALSE;
       job->write = job->rwmixread == 0;
       d = job->write ? 1 : 0;
     }
+  if (job->mixed && !job->direct)
+    return fio_invalid (error, job, line_at (job, job->rw_line, "rw", &at),
+                        "mixed reads and writes (rwmixread=%u) are modelled for direct=1 only",
+                        job->rwmixread);
+  if (job->mixed && job->bs_bytes[0] != job->bs_bytes[1])
+    return fio_invalid (error, job, line_at (job, job->bs_line[1], "bs", &at),
+                        "a mixed job issues one block size: reads and writes differ");
   if (job->bs_bytes[d] == 0 || job->bs_bytes[d] % SIM_SECTOR_BYTES)
     return fio_invalid (error, job, line_at (job, job->bs_line[d], "bs", &at), "%" G_GUINT64_FORMAT
                         " bytes: must be a positive multiple of 512 bytes", job->bs_bytes[d]);
@@ -873,7 +883,11 @@ add_clone (GKeyFile *kf, const FioJob *job, guint clone, const ScenarioFioTarget
     }
 
   g_key_file_set_string (kf, group, "device", target->device);
-  g_key_file_set_string (kf, group, "op", job->write ? "write" : "read");
+  g_key_file_set_string (kf, group, "op", job->mixed ? "mixed" : job->write ? "write" : "read");
+  if (job->mixed)
+    set_u64 (kf, group, "read_percent", job->rwmixread);
+  if (job->rate_iops)
+    set_u64 (kf, group, "rate_iops", job->rate_iops);
   g_key_file_set_string (kf, group, "pattern", job->random ? "random" : "sequential");
   g_key_file_set_string (kf, group, "io", job->direct ? "direct" : "buffered");
   set_u64 (kf, group, "bs", job->bs_bytes[job->write ? 1 : 0]);

@@ -528,7 +528,7 @@ static const char *const process_keys[] = {
   "start", "stop", "size", "offset", "region", "threads", "trace_comm",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
-  "client_window", "fsync", "end_fsync", "engine", "cpu", NULL
+  "client_window", "fsync", "end_fsync", "engine", "cpu", "read_percent", "rate_iops", NULL
 };
 
 gboolean
@@ -955,6 +955,26 @@ load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 static gboolean load_raw (const Scenario *s, ScenarioProcess *p, const char *group,
                           GError **error);
 
+/* op = mixed with read_percent = N (fio's rwmixread, default 50): each
+ * I/O a read with N % odds; rate_iops = N: no I/O starts before
+ * start + n / N (fio's rate_iops, rate_process=linear). */
+static gboolean
+load_mix_and_rate (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  SimProcessConfig *cfg = &p->cfg;
+  guint64 percent, rate;
+  if (!get_uint (s->kf, group, "read_percent", 50, 0, 100, &percent, error)
+      || !get_uint (s->kf, group, "rate_iops", 0, 0, G_MAXUINT32, &rate, error))
+    return FALSE;
+  if (g_key_file_has_key (s->kf, group, "read_percent", NULL) && !cfg->rwmix)
+    return scenario_invalid (error, group, "read_percent", "needs op = mixed");
+  if (cfg->rwmix && p->buffered)
+    return scenario_invalid (error, group, "op", "mixed reads and writes need io = direct");
+  cfg->rwmix_read_percent = (guint) percent;
+  cfg->rate_iops = (double) rate;
+  return TRUE;
+}
+
 static gboolean
 load_generator (Scenario *s, ScenarioProcess *p, const char *group,
                 const ScenarioDevice *dev, GError **error)
@@ -971,8 +991,13 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
       cfg->syncer = TRUE;
       cfg->iodepth = 1;
     }
+  else if (strcmp (op, "mixed") == 0)
+    {
+      cfg->op = SIM_OP_READ;
+      cfg->rwmix = TRUE;
+    }
   else
-    return scenario_invalid (error, group, "op", "'%s' is not read, write or sync", op);
+    return scenario_invalid (error, group, "op", "'%s' is not read, write, mixed or sync", op);
 
   g_autofree char *io = scenario_get_string (s->kf, group, "io");
   gboolean raw = io && strcmp (io, "raw") == 0;
@@ -985,8 +1010,10 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return scenario_invalid (error, group, "io", "'%s' is not direct, buffered or raw", io);
   if (raw && cfg->syncer)
     return scenario_invalid (error, group, "io", "op = sync goes through the page cache, not raw");
-  if (!load_fsync (s, p, group, error))
+  if (!load_fsync (s, p, group, error) || !load_mix_and_rate (s, p, group, error))
     return FALSE;
+  if (raw && cfg->rwmix)
+    return scenario_invalid (error, group, "op", "mixed reads and writes need io = direct");
 
   guint64 v;
   if (!get_size (s->kf, group, "bs", 4096, &cfg->bs_bytes, error))
@@ -1050,6 +1077,9 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
       if (cfg->offset_bytes + cfg->size_bytes > dev->capacity_bytes)
         return scenario_invalid (error, group, "size", "the file runs past the end of device %s", dev->name);
     }
+  if (cfg->stream != SIM_STREAM_PRIVATE && (cfg->rwmix || cfg->rate_iops > 0))
+    return scenario_invalid (error, group, "stream", "shared and interleaved streams have one "
+                             "direction and no rate: leave op = mixed and rate_iops out");
   if (cfg->stream == SIM_STREAM_SHARED && (cfg->iodepth != 1 || cfg->think_ns != 0))
     return scenario_invalid (error, group, "stream", "pool threads (stream = shared) serve one "
                     "request at a time with no think time: leave iodepth and think out");
@@ -1867,7 +1897,7 @@ process_result (SimProcess *p, const char *device, SimTime now)
       r->op = g_strdup (reads && writes ? "mixed" : writes ? "write" : "read");
     }
   else
-    r->op = g_strdup (p->cfg.syncer ? "sync" : sim_op_name (p->cfg.op));
+    r->op = g_strdup (p->cfg.syncer ? "sync" : p->cfg.rwmix ? "mixed" : sim_op_name (p->cfg.op));
   r->ios = p->ios;
   r->bytes = p->bytes;
   SimTime end = p->finished ? p->end_ns : now;

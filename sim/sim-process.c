@@ -265,6 +265,12 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   p->rng = sim_rng (sim, stream);
   p->io_chunks = g_ptr_array_new_with_free_func (g_free);
   p->next_offset = cfg->offset_bytes;
+  p->next_write_offset = cfg->offset_bytes;
+  if (cfg->rwmix)
+    {
+      g_autofree char *mix = g_strdup_printf ("process.%s.rwmix", p->name);
+      p->rwmix_rng = sim_rng (sim, mix);
+    }
   if (cfg->page_cache)
     sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
   if (cfg->stream == SIM_STREAM_INTERLEAVED)
@@ -800,9 +806,37 @@ generator_has_more (SimProcess *p)
   return p->cfg.size_bytes == 0 || p->bytes_issued < p->cfg.size_bytes;
 }
 
-/* Offset and length of the next I/O of a generator with more to do. */
+/* The direction of the next generated I/O: fio's get_rand_ddir draws
+ * per I/O against rwmixread. */
+static SimOp
+next_generated_op (SimProcess *p)
+{
+  if (!p->cfg.rwmix)
+    return p->cfg.op;
+  return sim_rng_uniform_int (p->rwmix_rng, 100) < p->cfg.rwmix_read_percent ? SIM_OP_READ
+                                                                             : SIM_OP_WRITE;
+}
+
+/* No generated I/O starts before this (fio's rate_iops, linear). */
+static SimTime
+rate_ready_ns (const SimProcess *p)
+{
+  if (p->cfg.rate_iops <= 0)
+    return 0;
+  return p->rate_t0_ns + (SimTime) ((double) p->rate_started * 1e9 / p->cfg.rate_iops);
+}
+
+static SimTime
+next_ready_ns (const SimProcess *p)
+{
+  return MAX (p->ready_ns, rate_ready_ns (p));
+}
+
+/* Offset and length of the next I/O (@op) of a generator with more to
+ * do.  Mixed sequential streams keep a position per direction, as fio
+ * keeps last_pos per ddir. */
 static guint64
-next_generated_offset (SimProcess *p, guint64 *bytes)
+next_generated_offset (SimProcess *p, SimOp op, guint64 *bytes)
 {
   guint64 bs = p->cfg.bs_bytes;
   *bytes = bs;
@@ -826,10 +860,11 @@ next_generated_offset (SimProcess *p, guint64 *bytes)
   guint64 slots = MAX (G_GUINT64_CONSTANT (1), p->cfg.region_bytes / bs);
   if (p->cfg.pattern == SIM_PATTERN_RANDOM)
     return p->cfg.offset_bytes + sim_rng_uniform_int (p->rng, slots) * bs;
-  guint64 off = p->next_offset;
+  guint64 *cursor = p->cfg.rwmix && op == SIM_OP_WRITE ? &p->next_write_offset : &p->next_offset;
+  guint64 off = *cursor;
   if (off + bs > p->cfg.offset_bytes + slots * bs)
     off = p->cfg.offset_bytes;
-  p->next_offset = off + bs;
+  *cursor = off + bs;
   return off;
 }
 
@@ -900,13 +935,21 @@ pump_generated (SimProcess *p)
     {
       if (!generator_has_more (p))
         return;
-      /* Thinking after a completion: wake_fired resumes. */
-      if (now < p->ready_ns)
-        return;
+      /* Thinking after a completion, or held to the rate: wake_fired
+       * resumes. */
+      SimTime ready = next_ready_ns (p);
+      if (now < ready)
+        {
+          if (p->wake == 0)
+            wake_at (p, ready);
+          return;
+        }
       guint64 bytes = 0, offset = 0;
+      SimOp op = next_generated_op (p);
       if (!p->cfg.syncer)
-        offset = next_generated_offset (p, &bytes);
-      start_io (p, p->cfg.op, offset, bytes);
+        offset = next_generated_offset (p, op, &bytes);
+      p->rate_started++;
+      start_io (p, op, offset, bytes);
     }
 }
 
@@ -936,6 +979,7 @@ start_fired (Sim *sim, gpointer subject, gpointer object)
 {
   SimProcess *p = subject;
   p->started = TRUE;
+  p->rate_t0_ns = sim_now (sim);
   if (p->cpus)
     {
       sim_thread_wake (p->cpus, &p->thread, host_next, p);
@@ -1294,8 +1338,10 @@ static void
 host_start_call (SimThread *t, SimProcess *p)
 {
   guint64 bytes;
-  guint64 offset = next_generated_offset (p, &bytes);
-  SimIo *io = io_begin (p, p->cfg.op, offset, bytes);
+  SimOp op = next_generated_op (p);
+  guint64 offset = next_generated_offset (p, op, &bytes);
+  p->rate_started++;
+  SimIo *io = io_begin (p, op, offset, bytes);
   SimHostPath path;
   guint64 n;
   if (p->cfg.raw != SIM_RAW_NONE)
@@ -1370,7 +1416,7 @@ host_next (SimThread *t, gpointer data)
     }
   gboolean more = generator_has_more (p);
   guint depth = p->cfg.page_cache ? 1 : p->cfg.iodepth;
-  if (more && p->outstanding < depth && now >= p->ready_ns)
+  if (more && p->outstanding < depth && now >= next_ready_ns (p))
     {
       if (p->cfg.user_ns > 0)
         sim_cpu_exec (p->cpus, t, p->cfg.user_ns, SIM_CPU_USER, host_user_done, p);
@@ -1387,7 +1433,7 @@ host_next (SimThread *t, gpointer data)
   if (more)
     {
       p->waiting_think = TRUE;
-      wake_at (p, p->ready_ns);
+      wake_at (p, next_ready_ns (p));
       sim_thread_block (p->cpus, t, FALSE);
       return;
     }

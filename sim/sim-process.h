@@ -236,6 +236,15 @@ typedef struct {
   SimTime          user_ns;         /* host model: the application's own CPU
                                      * work (user mode) before each I/O */
   SimRawPath       raw;             /* direct I/O to a raw device of 2.4/2.5.35 */
+  /* Generated streams only: */
+  gboolean         rwmix;           /* each I/O reads with rwmix_read_percent % odds,
+                                     * else writes (fio's rw=randrw/readwrite with
+                                     * rwmixread: a draw per I/O, separate sequential
+                                     * positions per direction); op is ignored */
+  guint            rwmix_read_percent; /* 0..100 */
+  double           rate_iops;       /* 0 = none: no I/O starts before start +
+                                     * n / rate_iops (fio's rate_iops with
+                                     * rate_process=linear) */
 } SimProcessConfig;
 
 typedef struct _SimIo      SimIo;
@@ -256,6 +265,7 @@ struct _SimProcess {
   SimRaState       own_ra;            /* readahead state of its own open file */
   SimProcessConfig cfg;
   SimRng          *rng;
+  SimRng          *rwmix_rng;        /* cfg.rwmix: the direction of each I/O */
 
   /* state */
   SimIo           *io_free;
@@ -270,6 +280,9 @@ struct _SimProcess {
   gboolean         finished;
   guint            outstanding;
   guint64          next_offset;
+  guint64          next_write_offset; /* cfg.rwmix, sequential: the writes' position */
+  guint64          rate_started;      /* cfg.rate_iops: I/Os started so far */
+  SimTime          rate_t0_ns;        /* cfg.rate_iops: when the first one could start */
   guint64          bytes_issued;
   gsize            trace_pos;
   gsize            pool_item;         /* a traced pool: the I/O it serves */

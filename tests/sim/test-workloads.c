@@ -3,6 +3,7 @@
  * dump(8)-style interleaved read, threads sharing an io context, async
  * (writeback-like) writes, and exit notification. */
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,95 @@ test_bad_identity (void)
     }
 }
 
+/* op = mixed: each I/O draws its direction (fio's rwmixread), so the
+ * device sees reads in read_percent % of the I/Os, within four binomial
+ * standard deviations; 0 and 100 give one direction only. */
+static void
+test_mixed (void)
+{
+  static const guint percents[] = { 0, 30, 70, 100 };
+  const guint64 n = 4000;
+  for (guint i = 0; i < G_N_ELEMENTS (percents); i++)
+    {
+      g_autofree char *ini = g_strdup_printf (
+        "[device d]\nkind = fixed\noverhead = 50us\nbandwidth = 500MB/s\nqueue_depth = 32\n"
+        "sched = noop\n[process p]\ndevice = d\nop = mixed\nread_percent = %u\n"
+        "pattern = random\niodepth = 4\nsize = %" G_GUINT64_FORMAT "\n", percents[i], n * 4096);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Scenario) s = scenario_load_data (ini, "mix", NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+      g_assert_no_error (error);
+      const SimProcessResult *p = g_ptr_array_index (r->processes, 0);
+      const SimDeviceResult *d = g_ptr_array_index (r->devices, 0);
+      g_assert_cmpstr (p->op, ==, "mixed");
+      g_assert_cmpuint (p->ios, ==, n);
+      guint64 reads = d->counters.ios[SIM_OP_READ], writes = d->counters.ios[SIM_OP_WRITE];
+      g_assert_cmpuint (reads + writes, ==, n);
+      double q = percents[i] / 100.0;
+      double sd = sqrt ((double) n * q * (1 - q));
+      g_test_message ("read_percent %u: %" G_GUINT64_FORMAT " reads of %" G_GUINT64_FORMAT,
+                      percents[i], reads, n);
+      g_assert_cmpfloat (fabs ((double) reads - q * (double) n), <=, 4 * sd);
+    }
+}
+
+/* rate_iops = N (fio's rate_iops, linear): the k-th I/O starts no sooner
+ * than start + k / N, so on a device far faster than the rate the run
+ * takes (n - 1) / N plus the last I/O's service, and no faster; without
+ * the cap the same I/Os take a fraction of that.  With and without the
+ * host model. */
+static void
+test_rate_iops (void)
+{
+  static const char *const hosts[] = { "", "[host]\ncpus = 2\nprofile = 2.6-ext3\n" };
+  for (guint h = 0; h < G_N_ELEMENTS (hosts); h++)
+    for (guint capped = 0; capped < 2; capped++)
+      {
+        g_autofree char *ini = g_strdup_printf (
+          "%s[device d]\nkind = fixed\noverhead = 20us\nbandwidth = 1GB/s\nqueue_depth = 32\n"
+          "sched = noop\n[process p]\ndevice = d\nop = read\npattern = random\n"
+          "iodepth = 4\nsize = 2000KiB\nbs = 4KiB\n%s", hosts[h],
+          capped ? "rate_iops = 1000\n" : "");
+        g_autoptr (GError) error = NULL;
+        g_autoptr (Scenario) s = scenario_load_data (ini, "rate", NULL, NULL, &error);
+        g_assert_no_error (error);
+        g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+        g_assert_no_error (error);
+        const SimProcessResult *p = g_ptr_array_index (r->processes, 0);
+        g_test_message ("host %u, capped %u: %" G_GUINT64_FORMAT " I/Os in %.6f s", h, capped,
+                        p->ios, (double) r->elapsed_ns / 1e9);
+        g_assert_cmpuint (p->ios, ==, 500);
+        if (capped)
+          {
+            g_assert_cmpint (r->elapsed_ns, >=, 499 * SIM_NS_PER_MS);
+            g_assert_cmpint (r->elapsed_ns, <, 501 * SIM_NS_PER_MS);
+          }
+        else
+          g_assert_cmpint (r->elapsed_ns, <, 100 * SIM_NS_PER_MS);
+      }
+}
+
+static void
+test_mix_rate_refused (void)
+{
+  static const struct { const char *extra; const char *needle; } cases[] = {
+    { "read_percent = 50\n", "read_percent: needs op = mixed" },
+    { "op = mixed\nread_percent = 101\n", "read_percent" },
+    { "op = mixed\nio = buffered\n", "op: mixed reads and writes need io = direct" },
+    { "op = mixed\nstream = interleaved\nthreads = 2\nsize = 1MiB\n", "stream" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *ini = g_strconcat (device, "[process p]\nstop = 1s\n", cases[i].extra, NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Scenario) s = scenario_load_data (ini, "bad", NULL, NULL, &error);
+      g_assert_null (s);
+      if (strstr (error->message, cases[i].needle) == NULL)
+        g_error ("case %u: '%s' lacks '%s'", i, error->message, cases[i].needle);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -245,6 +335,9 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/shared-io-context", test_shared_io_context);
   g_test_add_func ("/workload/async-writes", test_async_writes);
   g_test_add_func ("/workload/bad-identity", test_bad_identity);
+  g_test_add_func ("/workload/mixed", test_mixed);
+  g_test_add_func ("/workload/rate-iops", test_rate_iops);
+  g_test_add_func ("/workload/mix-rate-refused", test_mix_rate_refused);
   for (guint i = 0; i < G_N_ELEMENTS (odd_size_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/workload/buffered/%s", odd_size_cases[i].name);
