@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "sim/sim-output.h"
 #include "replay/replay-compare.h"
 #include "replay/replay-plot.h"
 
@@ -16,7 +17,7 @@ compare_write_text (const char *path, const char *text)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!g_file_set_contents (path, text, -1, &error))
+  if (!sim_output_write (path, text, -1, &error))
     {
       fprintf (stderr, "iosim compare: %s\n", error->message);
       return FALSE;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "sim/sim-output.h"
 #include "models/fit/fit.h"
 #include "sim/sim-units.h"
 
@@ -235,7 +236,7 @@ cli_cmd_fit (int argc, char **argv)
       g_autofree char *text = fit_result_to_json (result);
       g_autofree char *with_nl = g_strconcat (text, "\n", NULL);
 
-      if (!g_file_set_contents (json, with_nl, -1, &error))
+      if (!sim_output_write (json, with_nl, -1, &error))
         {
           fprintf (stderr, "iosim fit: %s\n", error->message);
           return 1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "sim/sim-output.h"
 #include "replay/replay-plot.h"
 #include "replay/replay-validate.h"
 
@@ -104,7 +105,7 @@ write_outputs (const ReplayValidateReport *report, const ValidateArgs *a)
       g_autofree char *json = replay_validate_report_to_json (report);
       g_autofree char *text = g_strconcat (json, "\n", NULL);
 
-      if (!g_file_set_contents (a->json, text, -1, &error))
+      if (!sim_output_write (a->json, text, -1, &error))
         {
           fprintf (stderr, "iosim validate: %s\n", error->message);
           g_clear_error (&error);

@@ -19,6 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "replay/replay-emulate.h"
+#include "sim/sim-output.h"
 #include "replay/replay-report-private.h"
 #include "replay/replay-safety.h"
 #include "models/dev/dev.h"
@@ -1674,11 +1675,8 @@ replay_emulator_write_requests (ReplayEmulator *emu, const char *path, GError **
                               r->offset_bytes, r->bytes, r->depth, r->arrival_ns, r->start_ns,
                               r->end_ns, r->ready_ns, r->send_ns, r->reply_ns);
     }
-  if (!g_file_set_contents (path, out->str, (gssize) out->len, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
+  if (!sim_output_write (path, out->str, (gssize) out->len, error))
+    return FALSE;
   return TRUE;
 }
 

@@ -4,6 +4,7 @@
  * text table.
  */
 #include "replay/replay.h"
+#include "sim/sim-output.h"
 #include "replay/replay-report-private.h"
 #include "traces/trace-results.h"
 
@@ -358,10 +359,9 @@ replay_json_write_file (JsonNode *root, const char *path, GError **error)
 
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
-  if (!json_generator_to_file (gen, path, error))
-    {
-      g_prefix_error (error, "%s: ", path);
-      return FALSE;
-    }
+  gsize len = 0;
+  g_autofree char *text = json_generator_to_data (gen, &len);
+  if (!sim_output_write (path, text, (gssize) len, error))
+    return FALSE;
   return TRUE;
 }

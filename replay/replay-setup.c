@@ -6,6 +6,7 @@
  * resets nr_requests, so a scheduler change records it too.
  */
 #include "replay/replay-setup.h"
+#include "sim/sim-output.h"
 #include "replay/replay-setup-private.h"
 #include "replay/replay-journal.h"
 
@@ -1002,5 +1003,7 @@ replay_setup_amend_json (const ReplaySetup *setup, const char *json_path, GError
   json_object_set_array_member (json_node_get_object (root), "target_settings", settings);
   json_generator_set_root (gen, root);
   json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_file (gen, json_path, error);
+  gsize len = 0;
+  g_autofree char *text = json_generator_to_data (gen, &len);
+  return sim_output_write (json_path, text, (gssize) len, error);
 }

@@ -25,6 +25,7 @@
 #include <json-glib/json-glib.h>
 
 #include "replay/replay-capture.h"
+#include "sim/sim-output.h"
 #include "replay/replay-nfs.h"
 #include "replay/replay-validate.h"
 #include "traces/trace-nfs.h"
@@ -379,7 +380,7 @@ replay_validate_nfs_write_scenario (const ReplayValidateOptions *opts, const Fit
                   "own to the pool).");
   g_string_append_c (text, '\n');
   g_string_append (text, body);
-  return g_file_set_contents (path, text->str, (gssize) text->len, error);
+  return sim_output_write (path, text->str, (gssize) text->len, error);
 }
 
 /* ---- Report -------------------------------------------------------------------- */

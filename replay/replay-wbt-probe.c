@@ -2,6 +2,7 @@
  * simulator's from its log (see replay-wbt-probe.h for the Linux 6.18
  * events it reads). */
 #include "replay/replay-wbt-probe.h"
+#include "sim/sim-output.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -72,7 +73,7 @@ replay_wbt_probe_stop (ReplayWbtProbe *p, const char *path, GError **error)
   for (guint i = 0; lines[i] != NULL; i++)
     if (lines[i][0] != '#' && line_is_device (lines[i], device_tag))
       g_string_append_printf (out, "%s\n", lines[i]);
-  return g_file_set_contents (path, out->str, (gssize) out->len, error);
+  return sim_output_write (path, out->str, (gssize) out->len, error);
 }
 
 void

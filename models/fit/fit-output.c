@@ -10,6 +10,7 @@
 #include "models/dev/dev.h"
 #include "models/fit/fit-private.h"
 #include "sim/sim-loop.h"
+#include "sim/sim-output.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
 
@@ -683,7 +684,7 @@ fit_write_scenario (const FitResult *result, const char *path, GError **error)
 {
   g_autofree char *text = fit_scenario_to_data (result);
 
-  return g_file_set_contents (path, text, -1, error);
+  return sim_output_write (path, text, -1, error);
 }
 
 gboolean
