@@ -32,6 +32,12 @@
  *                arrival + response time, released in time order
  *   "umass-spc", "disksim-ascii"  UMass/SPC and DiskSim ASCII (§3): one Q
  *                record per I/O (these traces hold no completion times)
+ *   "tencent-cbs" SNIA IOTTA Tencent Cloud Block Storage (2018):
+ *                Timestamp,Offset,Size,IOType,VolumeID, Unix seconds,
+ *                512-byte sectors, IOType 0 read / 1 write; one Q record per
+ *                I/O on device 0,VolumeID.  Sniffed by its header line or a
+ *                first row of five numbers with a 2000..2100 timestamp and
+ *                an IOType of 0 or 1; otherwise force it (-f tencent-cbs)
  *   "iosim-csv"  the CSV that trace_format_csv writes
  * Every reader refuses a record whose extent does not fit: the end byte
  * (sector + nr_sectors) * 512 (a remap's origin and a split's second
