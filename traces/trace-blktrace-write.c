@@ -471,6 +471,7 @@ trace_blktrace_output_add (TraceBlktraceOutput *out, const TraceRecord *rec, GEr
 {
   TraceRecord shifted;
   BtOutFile *f;
+  guint64 since_ns;
   guint cpu;
 
   g_return_val_if_fail (out != NULL && rec != NULL, FALSE);
@@ -500,7 +501,11 @@ trace_blktrace_output_add (TraceBlktraceOutput *out, const TraceRecord *rec, GEr
       shifted.time_ns = out->genesis_ns;
       out->clamped++;
     }
-  shifted.time_ns = shifted.time_ns - out->genesis_ns + BT_GENESIS_NS;
+  /* In unsigned arithmetic: a source may span more than 2^63 ns from a
+   * negative first time; such a span is cut at the largest time. */
+  since_ns = (guint64) shifted.time_ns - (guint64) out->genesis_ns;
+  shifted.time_ns = since_ns < (guint64) G_MAXINT64 - BT_GENESIS_NS
+                    ? (gint64) since_ns + BT_GENESIS_NS : G_MAXINT64;
   shifted.cpu = (gint32) cpu;
   trace_blktrace_writer_append (out->writer, &shifted, f->buf);
   out->records++;

@@ -319,6 +319,48 @@ test_per_cpu_names (void)
   g_assert_true (test_remove_tree (dir));
 }
 
+/* A record earlier than the first is written at the first's time and
+ * counted; a span beyond 2^63 ns is cut at the largest time, not wrapped. */
+static void
+test_clamped (void)
+{
+  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dump = g_build_filename (dir, "clamp.bin", NULL);
+  static const gint64 in_ns[] = { 100, 50, 200, G_MININT64 + 1, G_MAXINT64 };
+  static const gint64 want_ns[] = { 1, 1, 101, 1, G_MAXINT64 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) back = NULL;
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      g_autoptr(TraceBlktraceOutput) out = trace_blktrace_output_open (dump, FALSE, &error);
+      guint first = pass == 0 ? 0 : 3;
+      guint last = pass == 0 ? 3 : 5;
+
+      g_assert_no_error (error);
+      for (guint i = first; i < last; i++)
+        {
+          TraceRecord rec = { .time_ns = in_ns[i], .dev_major = 8, .cpu = 0,
+                              .action = TRACE_ACT_QUEUE, .rwbs = TRACE_RWBS_READ,
+                              .sector = i * 8, .nr_sectors = 8 };
+          g_assert_true (trace_blktrace_output_add (out, &rec, &error));
+        }
+      g_assert_true (trace_blktrace_output_close (out, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (trace_blktrace_output_clamped (out), ==, pass == 0 ? 1 : 0);
+      back = read_records (dump, "blktrace");
+      g_assert_cmpuint (back->len, ==, last - first);
+      for (guint i = first; i < last; i++)
+        {
+          const TraceRecord *x = &g_array_index (back, TraceRecord, i - first);
+          g_assert_cmpuint (x->sector, ==, i * 8);
+          g_assert_cmpint (x->time_ns, ==, want_ns[i]);
+        }
+      g_clear_pointer (&back, g_array_unref);
+    }
+  g_assert_true (test_remove_tree (dir));
+}
+
 /* ---- with blkparse --------------------------------------------------------- */
 
 /* The sample rebased so that its first record is at 0, as blkparse text
@@ -529,6 +571,7 @@ main (int argc, char **argv)
   g_test_add_func ("/blktrace-roundtrip/per-cpu-set", test_per_cpu_set);
   g_test_add_func ("/blktrace-roundtrip/per-cpu-limits", test_per_cpu_limits);
   g_test_add_func ("/blktrace-roundtrip/per-cpu-names", test_per_cpu_names);
+  g_test_add_func ("/blktrace-roundtrip/clamped", test_clamped);
   g_test_add_data_func ("/blktrace-roundtrip/blkparse/capture-times", GINT_TO_POINTER (FALSE),
                         test_blkparse);
   g_test_add_data_func ("/blktrace-roundtrip/blkparse/from-zero-over-512", GINT_TO_POINTER (TRUE),
