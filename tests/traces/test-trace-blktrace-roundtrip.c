@@ -12,6 +12,8 @@
  * on two CPUs, every I/O with its remap (A) record from 259,0.  blktrace
  * itself could not record here (debugfs's trace files refuse to open on
  * this kernel), and no device-mapper is loaded, hence the partition.
+ * The takeoverjp sample's blkparse text (shared test data, used where
+ * present) gives the byte-for-byte check: 6,741 events from t = 0.
  * blkparse and btt run where installed; the test skips them with the
  * reason otherwise.
  */
@@ -428,6 +430,60 @@ test_blkparse (gconstpointer data)
   g_assert_true (test_remove_tree (dir));
 }
 
+/* The takeoverjp sample's blkparse text (shared test data; 6,741 events
+ * from t = 0, one CPU, a remap per I/O): blkparse's lines for our set and
+ * for our dump through a pipe are the source's lines, byte for byte. */
+static void
+test_blkparse_text_identical (void)
+{
+  const char *shared = g_getenv ("IOSIM_SHARED_TESTDATA");
+  g_autofree char *text_path = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *dump = NULL;
+  g_autoptr(GArray) src = NULL;
+  g_auto(GStrv) want = NULL;
+
+  if (shared != NULL)
+    text_path = g_build_filename (shared, "blktrace-takeoverjp-sample", "derived",
+                                  "sample.blkparse.txt", NULL);
+  if (text_path == NULL || !g_file_test (text_path, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("the takeoverjp sample (IOSIM_SHARED_TESTDATA) is not available");
+      return;
+    }
+  if (!have_tool ("blkparse"))
+    return;
+  g_assert_true (g_file_get_contents (text_path, &source, NULL, NULL));
+  want = g_strsplit (source, "\n", -1);
+  src = read_records (text_path, "blkparse");
+  g_assert_cmpuint (src->len, ==, 6741);
+  dir = scratch_dir ();
+  name = g_build_filename (dir, "sample", NULL);
+  dump = g_build_filename (dir, "sample.bin", NULL);
+  write_output (src, name, TRUE);
+  write_output (src, dump, FALSE);
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      const char *by_name[] = { "blkparse", "-q", "-i", "sample", NULL };
+      const char *by_pipe[] = { "blkparse", "-q", "-i", "-", NULL };
+      g_autofree char *text = pass == 0 ? run_tool (by_name, NULL, dir) : run_tool (by_pipe, dump, dir);
+      g_auto(GStrv) got = g_strsplit (text, "\n", -1);
+      guint k = 0;
+
+      for (guint i = 0; got[i] != NULL && k < src->len; i++)
+        {
+          if (g_str_has_prefix (got[i], "Input file "))
+            continue;
+          g_assert_cmpstr (got[i], ==, want[k]);
+          k++;
+        }
+      g_assert_cmpuint (k, ==, src->len);
+    }
+  g_assert_true (test_remove_tree (dir));
+}
+
 /* ---- with btt --------------------------------------------------------------- */
 
 /* The nanoseconds of a "%.9f" time. */
@@ -576,6 +632,7 @@ main (int argc, char **argv)
                         test_blkparse);
   g_test_add_data_func ("/blktrace-roundtrip/blkparse/from-zero-over-512", GINT_TO_POINTER (TRUE),
                         test_blkparse);
+  g_test_add_func ("/blktrace-roundtrip/blkparse/text-identical", test_blkparse_text_identical);
   g_test_add_func ("/blktrace-roundtrip/btt", test_btt);
   g_test_add_func ("/blktrace-roundtrip/cli", test_cli);
   rc = g_test_run ();
