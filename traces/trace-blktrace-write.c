@@ -565,8 +565,10 @@ trace_blktrace_output_describe (const TraceBlktraceOutput *out)
   g_return_val_if_fail (out != NULL, NULL);
   if (!out->per_cpu)
     return g_strdup (((BtOutFile *) out->files->pdata[0])->path);
+  if (out->files->len <= 1)
+    return g_strdup_printf ("%s.blktrace.0 (blkparse -i %s)", out->stem, out->stem);
   return g_strdup_printf ("%s.blktrace.0..%u (blkparse -i %s)", out->stem,
-                          MAX (out->files->len, 1u) - 1, out->stem);
+                          out->files->len - 1, out->stem);
 }
 
 guint64

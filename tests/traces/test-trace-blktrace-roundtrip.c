@@ -11,7 +11,8 @@
  * wrote and read through an MBR partition on the loop device: 1,168 events
  * on two CPUs, every I/O with its remap (A) record from 259,0.  blktrace
  * itself could not record here (debugfs's trace files refuse to open on
- * this kernel), and no device-mapper is loaded, hence the partition.
+ * this kernel), and no device-mapper is loaded, hence the partition;
+ * tests/traces/capture-partition-sample.sh makes it again.
  * The takeoverjp sample's blkparse text (shared test data, used where
  * present) gives the byte-for-byte check: 6,741 events from t = 0.
  * blkparse and btt run where installed; the test skips them with the
