@@ -111,12 +111,21 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
     }
   g_autoptr (GString) line = g_string_new (NULL);
   g_autoptr (TraceIologWriter) iolog = NULL;
-  g_autoptr (TraceBlktraceWriter) blktrace = kind == OUT_BLKTRACE ? trace_blktrace_writer_new () : NULL;
-  g_autoptr (GByteArray) bytes = g_byte_array_new ();
+  g_autoptr (TraceBlktraceOutput) blktrace = NULL;
   if (kind == OUT_CSV)
     {
       trace_csv_header (line);
       fputs (line->str, out);
+    }
+  else if (kind == OUT_BLKTRACE)
+    {
+      const char *name = o->output != NULL ? o->output : "-";
+      blktrace = trace_blktrace_output_open (name, !trace_blktrace_output_is_dump (name), &error);
+      if (blktrace == NULL)
+        {
+          fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
+          return 1;
+        }
     }
   else if (kind == OUT_IOLOG)
     {
@@ -148,13 +157,8 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
       written++;
       if (kind == OUT_BLKTRACE)
         {
-          g_byte_array_set_size (bytes, 0);
-          trace_blktrace_writer_append (blktrace, &rec, bytes);
-          if (fwrite (bytes->data, 1, bytes->len, out) != bytes->len)
-            {
-              fprintf (stderr, "iosim trace %s: write failed\n", cmd);
-              return 1;
-            }
+          if (!trace_blktrace_output_add (blktrace, &rec, &error))
+            break;
           continue;
         }
       if (kind == OUT_CSV)
@@ -173,6 +177,22 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
     {
       fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
       return 1;
+    }
+  if (blktrace)
+    {
+      if (!trace_blktrace_output_close (blktrace, &error))
+        {
+          fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
+          return 1;
+        }
+      g_autofree char *where = trace_blktrace_output_describe (blktrace);
+      if (o->output != NULL && strcmp (o->output, "-") != 0)
+        fprintf (stderr, "iosim trace %s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                 " records written to %s\n", cmd, written, seen, where);
+      if (trace_blktrace_output_clamped (blktrace) > 0)
+        fprintf (stderr, "iosim trace %s: %" G_GUINT64_FORMAT " records earlier than the first "
+                 "were written at its time\n", cmd, trace_blktrace_output_clamped (blktrace));
+      return 0;
     }
   if (iolog)
     {
@@ -211,12 +231,13 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     { NULL }
   };
   GOptionEntry out_entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write here (default: standard output)",
-      "FILE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output, "Write here (default: standard output); "
+      "-t blktrace: NAME.blktrace.0, .1, ... per CPU (blkparse -i NAME), or one dump for a "
+      "NAME.bin or - (btt -i NAME.bin)", "FILE" },
     { "to-format", 't', 0, G_OPTION_ARG_STRING, &o->to_format,
-      "Output format: blkparse (default), csv, blktrace (binary version 7, readable by "
-      "blkparse and btt), or iolog (fio iolog v3 of the issued I/Os; iolog-q: of the queued "
-      "ones)", "NAME" },
+      "Output format: blkparse (default), csv, blktrace (binary version 7; times from the "
+      "first record, which is written at 1 ns, so blkparse and btt see the source's), or iolog (fio iolog v3 of the issued I/Os; "
+      "iolog-q: of the queued ones)", "NAME" },
     { NULL }
   };
   GOptionEntry csv_entries[] = {
@@ -239,6 +260,7 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
     "  iosim trace cat --csv --from 1.5 --to 2 capture.txt > window.csv\n"
     "  iosim trace convert -t csv -o ios.csv trace.txt.gz\n"
     "  iosim trace convert -t iolog -o replay.iolog sda.blkparse.txt   (fio --read_iolog)\n"
+    "  iosim trace convert -t blktrace -o sda capture.txt   (blkparse -i sda)\n"
     "  iosim trace convert -t blktrace -o sda.bin capture.txt   (btt -i sda.bin)\n"
     "  iosim trace merge -o all.txt sda.txt sdb.txt", formats);
   g_option_context_set_description (ctx, description);
@@ -296,7 +318,9 @@ run_cat (int argc, char **argv, gboolean convert, gboolean merge)
   if (status == 0)
     {
       FILE *out = stdout;
-      if (o.output && strcmp (o.output, "-") != 0 && !(out = fopen (o.output, "w")))
+      /* blktrace output opens its own files (one per CPU or a dump). */
+      if (kind != OUT_BLKTRACE && o.output && strcmp (o.output, "-") != 0
+          && !(out = fopen (o.output, "w")))
         {
           fprintf (stderr, "iosim trace %s: %s: %s\n", cmd, o.output, g_strerror (errno));
           status = 1;

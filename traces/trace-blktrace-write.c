@@ -5,10 +5,31 @@
  * U/UT/I/A, REQUEUE, ISSUE, COMPLETE; none for X and B), FS on request
  * events (I, D, C, R), and the direction and flag categories from the
  * RWBS; payloads as §1.4 of shared/reference/trace-formats.md: big-endian
- * unplug count, split sector and remap struct, the message text, a
- * host-order cgroup id in front when the record has one.  Process names
- * go out as PROCESS notes before a pid's first record (and when its name
- * changes), which is what blkparse needs to print them.
+ * unplug count, split sector and remap struct (device_from, device_to,
+ * sector_from), the message text, a host-order cgroup id in front when
+ * the record has one.  Process names go out as PROCESS notes before a
+ * pid's first record (and when its name changes), which is what blkparse
+ * needs to print them.
+ *
+ * The output files (TraceBlktraceOutput, the convert path) follow what
+ * blktrace 1.3 and blkparse 1.3 do with times and files:
+ *  - blktrace writes one file per CPU, NAME.blktrace.CPU, every record's
+ *    cpu field that CPU; `blkparse -i NAME` opens NAME.blktrace.0, .1, ...
+ *    up to the first number missing (an empty file counts as present),
+ *    takes the earliest first time of the files as its genesis and prints
+ *    times relative to it (blkparse.c do_file()).
+ *  - `blkparse -d` dumps records with that genesis already subtracted, so
+ *    a dump starts at 0; btt reads such a dump and measures from 0, not
+ *    from the first record (btt/p_live.c: t_start = 0), so a dump with
+ *    absolute times gives btt an idle period from 0 to the first I/O.
+ *  - blkparse reading a pipe (`-i -`) takes a genesis of 0 as "not found
+ *    yet" and looks for it again in every batch of 512 records
+ *    (blkparse.c sort_entries()): a trace whose first record is at 0 has
+ *    its times start again at 0 at record 513.
+ * So both layouts carry the source's times relative to its first record,
+ * plus 1 ns: the first record at 1 ns is a genesis no reader takes for
+ * "none", and btt's idle time is off by that 1 ns only (spread over the
+ * idle periods).
  */
 #include "traces/trace-private.h"
 #include "traces/trace-blktrace.h"
@@ -289,58 +310,313 @@ trace_blktrace_writer_append (TraceBlktraceWriter *writer, const TraceRecord *re
               payload_ptr, payload_len);
 }
 
+/* ---- Output files -------------------------------------------------------- */
+
+/* One output file: a stream and the bytes awaiting it. */
+typedef struct {
+  FILE       *fp;
+  char       *path;            /* for errors ("<stdout>" for standard output) */
+  GByteArray *buf;
+} BtOutFile;
+
+struct _TraceBlktraceOutput {
+  TraceBlktraceWriter *writer;
+  gboolean   per_cpu;
+  char      *stem;             /* per-CPU: NAME of NAME.blktrace.N */
+  GPtrArray *files;            /* BtOutFile *, per CPU (NULL until used); the dump: one */
+  gboolean   have_genesis;
+  gint64     genesis_ns;       /* the first record's time in the source */
+  guint64    records;
+  guint64    clamped;
+};
+
+/* The time written for the first record: not 0, which blkparse reading
+ * a pipe takes for "no genesis yet". */
+#define BT_GENESIS_NS 1
+/* CPU numbers a per-CPU set may hold: blkparse opens every file from 0 up,
+ * so a stray large number would otherwise mean that many empty files. */
+#define BT_MAX_CPU 4095
+#define BT_FLUSH_BYTES (60 * 1024)
+
+static void
+bt_out_file_free (gpointer data)
+{
+  BtOutFile *f = data;
+
+  if (f == NULL)
+    return;
+  if (f->fp != NULL && f->fp != stdout)
+    fclose (f->fp);
+  g_free (f->path);
+  g_byte_array_unref (f->buf);
+  g_free (f);
+}
+
+gboolean
+trace_blktrace_output_is_dump (const char *name)
+{
+  g_return_val_if_fail (name != NULL, TRUE);
+  return strcmp (name, "-") == 0 || g_str_has_suffix (name, ".bin");
+}
+
+/* NAME from "NAME", "NAME.blktrace" or "NAME.blktrace.N". */
+static char *
+per_cpu_stem (const char *name)
+{
+  const char *tag = g_strrstr (name, ".blktrace");
+
+  if (tag != NULL && (tag[9] == '\0' || tag[9] == '.'))
+    {
+      const char *p = tag + 9;
+      gboolean digits = *p == '\0';
+      if (*p == '.')
+        {
+          p++;
+          digits = *p != '\0';
+          for (; *p != '\0'; p++)
+            digits = digits && g_ascii_isdigit (*p);
+        }
+      if (digits)
+        return g_strndup (name, (gsize) (tag - name));
+    }
+  return g_strdup (name);
+}
+
+static BtOutFile *
+bt_out_file_open (const char *path, GError **error)
+{
+  BtOutFile *f;
+  FILE *fp = strcmp (path, "-") == 0 ? stdout : fopen (path, "wb");
+
+  if (fp == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  f = g_new0 (BtOutFile, 1);
+  f->fp = fp;
+  f->path = g_strdup (fp == stdout ? "<stdout>" : path);
+  f->buf = g_byte_array_sized_new (BT_FLUSH_BYTES + 1024);
+  return f;
+}
+
+static gboolean
+bt_out_file_flush (BtOutFile *f, GError **error)
+{
+  gboolean ok = f->buf->len == 0 || fwrite (f->buf->data, 1, f->buf->len, f->fp) == f->buf->len;
+
+  g_byte_array_set_size (f->buf, 0);
+  if (!ok)
+    g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: write error", f->path);
+  return ok;
+}
+
+TraceBlktraceOutput *
+trace_blktrace_output_open (const char *name, gboolean per_cpu, GError **error)
+{
+  g_autoptr(TraceBlktraceOutput) out = NULL;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  out = g_new0 (TraceBlktraceOutput, 1);
+  out->writer = trace_blktrace_writer_new ();
+  out->files = g_ptr_array_new_with_free_func (bt_out_file_free);
+  out->per_cpu = per_cpu;
+  if (out->per_cpu)
+    {
+      out->stem = per_cpu_stem (name);
+      if (out->stem[0] == '\0' || g_str_has_suffix (out->stem, "/"))
+        {
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO,
+                       "%s: a per-CPU blktrace set needs a NAME for NAME.blktrace.N", name);
+          return NULL;
+        }
+    }
+  else
+    {
+      BtOutFile *f = bt_out_file_open (name, error);
+      if (f == NULL)
+        return NULL;
+      g_ptr_array_add (out->files, f);
+    }
+  return g_steal_pointer (&out);
+}
+
+static char *
+per_cpu_path (const TraceBlktraceOutput *out, guint cpu)
+{
+  return g_strdup_printf ("%s.blktrace.%u", out->stem, cpu);
+}
+
+/* The file of @cpu, opened (with the empty files of the CPUs below it
+ * that have none yet) on first use. */
+static BtOutFile *
+file_for (TraceBlktraceOutput *out, guint cpu, GError **error)
+{
+  if (!out->per_cpu)
+    return out->files->pdata[0];
+  if (cpu >= out->files->len)
+    g_ptr_array_set_size (out->files, (gint) cpu + 1);
+  if (out->files->pdata[cpu] == NULL)
+    {
+      g_autofree char *path = per_cpu_path (out, cpu);
+      out->files->pdata[cpu] = bt_out_file_open (path, error);
+    }
+  return out->files->pdata[cpu];
+}
+
+gboolean
+trace_blktrace_output_add (TraceBlktraceOutput *out, const TraceRecord *rec, GError **error)
+{
+  TraceRecord shifted;
+  BtOutFile *f;
+  guint64 since_ns;
+  guint cpu;
+
+  g_return_val_if_fail (out != NULL && rec != NULL, FALSE);
+
+  cpu = rec->cpu < 0 ? 0 : (guint) rec->cpu;
+  if (out->per_cpu && cpu > BT_MAX_CPU)
+    {
+      g_set_error (error, TRACE_ERROR, TRACE_ERROR_FORMAT,
+                   "record %" G_GUINT64_FORMAT " (source line %" G_GUINT64_FORMAT "): cpu %u: "
+                   "a per-CPU set holds CPUs 0..%u; write one dump instead (a NAME.bin or -)",
+                   out->records + 1, rec->line, cpu, BT_MAX_CPU);
+      return FALSE;
+    }
+  f = file_for (out, cpu, error);
+  if (f == NULL)
+    return FALSE;
+  if (!out->have_genesis)
+    {
+      out->have_genesis = TRUE;
+      out->genesis_ns = rec->time_ns;
+    }
+  shifted = *rec;
+  /* A record before the first (sources interleaving CPUs) cannot go
+   * below blkparse's genesis: it is written at the first record's time. */
+  if (rec->time_ns < out->genesis_ns)
+    {
+      shifted.time_ns = out->genesis_ns;
+      out->clamped++;
+    }
+  /* In unsigned arithmetic: a source may span more than 2^63 ns from a
+   * negative first time; such a span is cut at the largest time. */
+  since_ns = (guint64) shifted.time_ns - (guint64) out->genesis_ns;
+  shifted.time_ns = since_ns < (guint64) G_MAXINT64 - BT_GENESIS_NS
+                    ? (gint64) since_ns + BT_GENESIS_NS : G_MAXINT64;
+  shifted.cpu = (gint32) cpu;
+  trace_blktrace_writer_append (out->writer, &shifted, f->buf);
+  out->records++;
+  return f->buf->len < BT_FLUSH_BYTES || bt_out_file_flush (f, error);
+}
+
+gboolean
+trace_blktrace_output_close (TraceBlktraceOutput *out, GError **error)
+{
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  /* blkparse stops at the first CPU number without a file: the CPUs
+   * below the highest get empty ones (and CPU 0 one for an empty trace). */
+  if (out->per_cpu && out->files->len == 0 && file_for (out, 0, error) == NULL)
+    return FALSE;
+  for (guint cpu = 0; cpu < out->files->len; cpu++)
+    {
+      BtOutFile *f = out->per_cpu ? file_for (out, cpu, error) : out->files->pdata[cpu];
+      if (f == NULL)
+        return FALSE;
+      if (ok && !bt_out_file_flush (f, error))
+        ok = FALSE;
+      if (f->fp == stdout)
+        {
+          if (fflush (stdout) != 0 && ok)
+            {
+              g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: write error", f->path);
+              ok = FALSE;
+            }
+        }
+      else
+        {
+          int rc = fclose (f->fp);
+          f->fp = NULL;
+          if (rc != 0 && ok)
+            {
+              g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: write error", f->path);
+              ok = FALSE;
+            }
+        }
+    }
+  return ok;
+}
+
+guint
+trace_blktrace_output_n_files (const TraceBlktraceOutput *out)
+{
+  g_return_val_if_fail (out != NULL, 0);
+  return out->files->len;
+}
+
+char *
+trace_blktrace_output_describe (const TraceBlktraceOutput *out)
+{
+  g_return_val_if_fail (out != NULL, NULL);
+  if (!out->per_cpu)
+    return g_strdup (((BtOutFile *) out->files->pdata[0])->path);
+  if (out->files->len <= 1)
+    return g_strdup_printf ("%s.blktrace.0 (blkparse -i %s)", out->stem, out->stem);
+  return g_strdup_printf ("%s.blktrace.0..%u (blkparse -i %s)", out->stem,
+                          out->files->len - 1, out->stem);
+}
+
+guint64
+trace_blktrace_output_clamped (const TraceBlktraceOutput *out)
+{
+  g_return_val_if_fail (out != NULL, 0);
+  return out->clamped;
+}
+
+void
+trace_blktrace_output_free (TraceBlktraceOutput *out)
+{
+  if (out == NULL)
+    return;
+  trace_blktrace_writer_free (out->writer);
+  g_ptr_array_unref (out->files);
+  g_free (out->stem);
+  g_free (out);
+}
+
 gboolean
 trace_convert_to_blktrace (const char *in_path, const char *format, const char *out_path,
                            guint64 *records, GError **error)
 {
   g_autoptr(TraceReader) reader = NULL;
-  g_autoptr(TraceBlktraceWriter) writer = NULL;
-  g_autoptr(GByteArray) buf = NULL;
-  FILE *fp;
+  g_autoptr(TraceBlktraceOutput) out = NULL;
   TraceRecord rec;
   GError *local = NULL;
-  guint64 n = 0;
-  gboolean ok = TRUE;
 
   g_return_val_if_fail (in_path != NULL && out_path != NULL, FALSE);
 
   reader = trace_reader_open (in_path, format, error);
   if (reader == NULL)
     return FALSE;
-  fp = fopen (out_path, "wb");
-  if (fp == NULL)
-    {
-      int saved = errno;
-      g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: %s", out_path, g_strerror (saved));
+  out = trace_blktrace_output_open (out_path, FALSE, error);
+  if (out == NULL)
+    return FALSE;
+  while (trace_reader_next (reader, &rec, &local))
+    if (!trace_blktrace_output_add (out, &rec, error))
       return FALSE;
-    }
-  writer = trace_blktrace_writer_new ();
-  buf = g_byte_array_sized_new (64 * 1024);
-  while (ok && trace_reader_next (reader, &rec, &local))
-    {
-      trace_blktrace_writer_append (writer, &rec, buf);
-      n++;
-      if (buf->len >= 60 * 1024)
-        {
-          ok = fwrite (buf->data, 1, buf->len, fp) == buf->len;
-          g_byte_array_set_size (buf, 0);
-        }
-    }
-  if (ok && buf->len > 0)
-    ok = fwrite (buf->data, 1, buf->len, fp) == buf->len;
-  if (fclose (fp) != 0)
-    ok = FALSE;
   if (local != NULL)
     {
       g_propagate_error (error, local);
       return FALSE;
     }
-  if (!ok)
-    {
-      g_set_error (error, TRACE_ERROR, TRACE_ERROR_IO, "%s: write error", out_path);
-      return FALSE;
-    }
+  if (!trace_blktrace_output_close (out, error))
+    return FALSE;
   if (records != NULL)
-    *records = n;
+    *records = out->records;
   return TRUE;
 }

@@ -153,6 +153,7 @@ extern const TraceFormatOps trace_fio_iolog_ops;
 extern const TraceFormatOps trace_msr_csv_ops;
 extern const TraceFormatOps trace_systor17_csv_ops;
 extern const TraceFormatOps trace_umass_spc_ops;
+extern const TraceFormatOps trace_tencent_cbs_ops;
 extern const TraceFormatOps trace_disksim_ascii_ops;
 extern const TraceFormatOps trace_iosim_csv_ops;
 extern const TraceFormatOps trace_blktrace_ops;

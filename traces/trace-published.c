@@ -1,7 +1,8 @@
 /* trace-published.c — readers for published block traces in CSV/ASCII
  * form (shared/reference/trace-formats.md §3, §5): "msr-csv" (SNIA MSR
  * Cambridge), "systor17-csv" (SNIA SYSTOR '17), "umass-spc" (UMass Trace
- * Repository, SPC format) and "disksim-ascii" (DiskSim/MQSim ASCII).
+ * Repository, SPC format), "tencent-cbs" (SNIA IOTTA Tencent Cloud Block
+ * Storage, 2018) and "disksim-ascii" (DiskSim/MQSim ASCII).
  *
  * One row is one I/O.  Where the row has a response time (MSR, SYSTOR)
  * the reader emits an issue (D) at the arrival and a completion (C) at
@@ -9,16 +10,22 @@
  * time order (memory: the I/Os awaiting completion plus the rows of the
  * last second; a file more out of order than that is an error naming the
  * row).  A SYSTOR row with an empty Response gives its D only.  Traces
- * without completion times (SPC, DiskSim) give one Q per row, in file
- * order.  pid is 0, cpu -1.
+ * without completion times (SPC, Tencent CBS, DiskSim) give one Q per
+ * row, in file order.  pid is 0, cpu -1.
  *
  * Devices: msr-csv dev = (index of the Hostname in order of first
  * appearance, DiskNumber), metadata "host.N" = Hostname, comm = Hostname;
- * systor17-csv dev = 0,LUN; umass-spc dev = 0,ASU; disksim-ascii dev =
- * 0,devno.  Units, converted once: MSR Timestamp is a Windows FILETIME
+ * systor17-csv dev = 0,LUN; umass-spc dev = 0,ASU; tencent-cbs dev =
+ * 0,VolumeID; disksim-ascii dev = 0,devno.  Units, converted once: MSR Timestamp is a Windows FILETIME
  * (100 ns ticks since 1601) made Unix nanoseconds, ResponseTime 100 ns
  * ticks; SYSTOR Timestamp Unix seconds, Response seconds; SPC Timestamp
- * seconds since the trace start, LBA 512-byte sectors; DiskSim times in
+ * seconds since the trace start, LBA 512-byte sectors, Size bytes;
+ * Tencent CBS Timestamp Unix seconds, Offset and Size 512-byte sectors,
+ * IOType 0 read and 1 write (the README of the IOTTA trace set, "3. I/O
+ * trace file format", and the ATC '20 paper it cites, "OSCA: An
+ * Online-Model Based Cache Allocation Scheme in Cloud Block Storage
+ * Systems"; the trace-utils parsers that read these files take the same
+ * units: offset * 512, size * 512, read when IOType is 0); DiskSim times in
  * nanoseconds (the MQSim convention) when the first row's time is an
  * integer, in milliseconds (DiskSim's own, "%f") when it has a fraction:
  * the choice is the metadata "time_unit".  Byte offsets and sizes keep
@@ -513,6 +520,82 @@ const TraceFormatOps trace_umass_spc_ops = {
   .issue_only = TRUE,
   .state_size = 1,
   .parse_line = spc_parse_line,
+};
+
+/* Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID (offset and size in
+ * sectors, IOType 0 read / 1 write). */
+
+/* Unix seconds from 2000 to 2100: what the probe takes for a CBS
+ * timestamp (the published traces are from October 2018), so that other
+ * five-number CSV files are not claimed. */
+#define TENCENT_PROBE_MIN_S G_GUINT64_CONSTANT (946684800)
+#define TENCENT_PROBE_MAX_S G_GUINT64_CONSTANT (4102444800)
+
+static TraceLineResult
+tencent_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError **error)
+{
+  Field f[CSV_MAX_FIELDS];
+  guint n = split_csv (line, len, f);
+  guint64 offset;
+  guint32 size;
+
+  (void) state;
+  if (n != 5)
+    return trace_line_fail (error, "expected 5 comma-separated fields "
+                 "(Timestamp,Offset,Size,IOType,VolumeID), found %s%u",
+                 n > CSV_MAX_FIELDS ? "more than " : "", MIN (n, CSV_MAX_FIELDS));
+  if (field_is (&f[0], "Timestamp"))
+    return TRACE_LINE_SKIP;   /* the README's header, where a copy carries it */
+  if (!field_decimal_ns (&f[0], 9, &out->time_ns))
+    return trace_line_fail (error, "Timestamp '%.*s' is not Unix seconds", QUOTE (&f[0]));
+  if (!field_u64 (&f[1], &offset))
+    return trace_line_fail (error, "Offset '%.*s' is not a sector number", QUOTE (&f[1]));
+  if (!field_u32 (&f[2], &size))
+    return trace_line_fail (error, "Size '%.*s' is not a sector count below 2^32", QUOTE (&f[2]));
+  if (offset > TRACE_SECTOR_END_MAX || size > TRACE_SECTOR_END_MAX - offset)
+    return trace_line_fail (error, "Offset %" G_GUINT64_FORMAT " + Size %u sectors ends beyond "
+                            "the 64-bit byte range", offset, size);
+  if (field_is (&f[3], "0"))
+    out->rwbs = TRACE_RWBS_READ;
+  else if (field_is (&f[3], "1"))
+    out->rwbs = TRACE_RWBS_WRITE;
+  else
+    return trace_line_fail (error, "IOType '%.*s' is neither 0 (read) nor 1 (write)", QUOTE (&f[3]));
+  if (!field_u32 (&f[4], &out->dev_minor))
+    return trace_line_fail (error, "VolumeID '%.*s' is not a number below 2^32", QUOTE (&f[4]));
+  out->sector = offset;
+  out->nr_sectors = size;
+  out->action = TRACE_ACT_QUEUE;
+  return TRACE_LINE_RECORD;
+}
+
+static int
+tencent_probe (const char *head, gsize len, const char *path)
+{
+  Field f[CSV_MAX_FIELDS];
+  const char *line;
+  gsize n;
+  guint64 v;
+  gint64 t;
+
+  (void) path;
+  if (!first_data_line (head, len, &line, &n) || split_csv (line, n, f) != 5)
+    return 0;
+  if (field_is (&f[0], "Timestamp") && field_is (&f[1], "Offset") && field_is (&f[3], "IOType"))
+    return 100;
+  if (field_decimal_ns (&f[0], 9, &t)
+      && (guint64) t / 1000000000 >= TENCENT_PROBE_MIN_S && (guint64) t / 1000000000 < TENCENT_PROBE_MAX_S
+      && field_u64 (&f[1], &v) && field_u64 (&f[2], &v) && field_u64 (&f[4], &v)
+      && (field_is (&f[3], "0") || field_is (&f[3], "1")))
+    return 85;
+  return 0;
+}
+
+const TraceFormatOps trace_tencent_cbs_ops = {
+  .name = "tencent-cbs",
+  .probe = tencent_probe,
+  .state_size = 1,
+  .parse_line = tencent_parse_line,
 };
 
 /* DiskSim ASCII: arrival_time devno start_sector size_sectors flags */

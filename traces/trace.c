@@ -605,6 +605,7 @@ static const TraceFormatOps *const formats[] = {
   &trace_msr_csv_ops,
   &trace_systor17_csv_ops,
   &trace_umass_spc_ops,
+  &trace_tencent_cbs_ops,
   &trace_disksim_ascii_ops,
   &trace_iosim_csv_ops,
 };
@@ -661,7 +662,7 @@ trace_formats (void)
 {
   static const char *const names[] = {
     "blkparse", "ftrace-blk", "ftrace-events", "blktrace", "fio-iolog",
-    "msr-csv", "systor17-csv", "umass-spc", "disksim-ascii", "iosim-csv", NULL
+    "msr-csv", "systor17-csv", "umass-spc", "tencent-cbs", "disksim-ascii", "iosim-csv", NULL
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (names) == G_N_ELEMENTS (formats) + 1);
   return names;

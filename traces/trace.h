@@ -32,6 +32,12 @@
  *                arrival + response time, released in time order
  *   "umass-spc", "disksim-ascii"  UMass/SPC and DiskSim ASCII (§3): one Q
  *                record per I/O (these traces hold no completion times)
+ *   "tencent-cbs" SNIA IOTTA Tencent Cloud Block Storage (2018):
+ *                Timestamp,Offset,Size,IOType,VolumeID, Unix seconds,
+ *                512-byte sectors, IOType 0 read / 1 write; one Q record per
+ *                I/O on device 0,VolumeID.  Sniffed by its header line or a
+ *                first row of five numbers with a 2000..2100 timestamp and
+ *                an IOType of 0 or 1; otherwise force it (-f tencent-cbs)
  *   "iosim-csv"  the CSV that trace_format_csv writes
  * Every reader refuses a record whose extent does not fit: the end byte
  * (sector + nr_sectors) * 512 (a remap's origin and a split's second
@@ -222,8 +228,8 @@ void         trace_format_blkparse (const TraceRecord *rec,
                                     GString     *out);
 
 /* Binary blktrace writer (traces/trace-blktrace-write.c): version-7
- * records in host byte order, as `blkparse -d` writes them, readable by
- * blkparse (`blkparse -i - < FILE`) and btt (`btt -i FILE`).  A PROCESS
+ * records in host byte order, each record's time as it is given (the
+ * output files below choose the times).  A PROCESS
  * note precedes the first record of every pid (and every change of its
  * comm) so that blkparse shows the names; sequence numbers count per
  * device and CPU.  Lossy where version 7 cannot say it: a read of 0 bytes
@@ -236,9 +242,49 @@ void                 trace_blktrace_writer_free   (TraceBlktraceWriter *writer);
 void                 trace_blktrace_writer_append (TraceBlktraceWriter *writer,
                                                    const TraceRecord   *rec,
                                                    GByteArray          *out);
+
+/* Output files for a converted trace (trace-blktrace-write.c says why):
+ * times are the source's relative to its first record, written from 1 ns
+ * (not 0, which blkparse reading a pipe takes for "no genesis yet"), so
+ * that blkparse shows the source's times and btt's idle periods are the
+ * source's (btt measures from 0), to 1 ns.
+ *  - @per_cpu: the set NAME.blktrace.0 .. .N that blktrace writes and
+ *    `blkparse -i NAME` reads, each record in the file of its cpu (-1:
+ *    CPU 0), an empty file for each CPU below the highest without
+ *    records.  @name may be NAME, NAME.blktrace or NAME.blktrace.N.
+ *    CPUs above 4095 are refused (write a dump).
+ *  - otherwise one merged dump at @name ("-": standard output) as
+ *    `blkparse -d` writes it, for `btt -i FILE` and `blkparse -i - < FILE`.
+ * A record earlier than the first is written at the first's time and
+ * counted (trace_blktrace_output_clamped). */
+typedef struct _TraceBlktraceOutput TraceBlktraceOutput;
+
+/* The layout `iosim trace convert -t blktrace -o NAME` picks: a dump for
+ * "-" and names ending in ".bin", the per-CPU set otherwise. */
+gboolean             trace_blktrace_output_is_dump (const char         *name);
+TraceBlktraceOutput *trace_blktrace_output_open   (const char          *name,
+                                                   gboolean             per_cpu,
+                                                   GError             **error);
+/* Write @rec (errors: the file cannot be opened or written, a CPU too
+ * large for a set). */
+gboolean             trace_blktrace_output_add    (TraceBlktraceOutput *out,
+                                                   const TraceRecord   *rec,
+                                                   GError             **error);
+/* Flush and close every file (creating the missing empty ones). */
+gboolean             trace_blktrace_output_close  (TraceBlktraceOutput *out,
+                                                   GError             **error);
+/* Files in the output (per-CPU: highest CPU + 1). */
+guint                trace_blktrace_output_n_files (const TraceBlktraceOutput *out);
+/* What was written, for messages: the dump's path or "NAME.blktrace.0..N
+ * (blkparse -i NAME)". */
+char                *trace_blktrace_output_describe (const TraceBlktraceOutput *out);
+guint64              trace_blktrace_output_clamped (const TraceBlktraceOutput *out);
+void                 trace_blktrace_output_free   (TraceBlktraceOutput *out);
+
 /* Convert the trace at @in_path (format sniffed or forced by @format) to
- * a blktrace file at @out_path; @records (may be NULL) receives the count
- * of records written (notes not counted). */
+ * one blktrace dump at @out_path, times as a TraceBlktraceOutput dump
+ * gives them; @records (may be NULL) receives the count of records
+ * written (notes not counted). */
 gboolean             trace_convert_to_blktrace    (const char          *in_path,
                                                    const char          *format,
                                                    const char          *out_path,
@@ -312,5 +358,6 @@ void         trace_iolog_writer_free         (TraceIologWriter *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceReader, trace_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceIologWriter, trace_iolog_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceWriter, trace_blktrace_writer_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceOutput, trace_blktrace_output_free)
 
 G_END_DECLS
