@@ -26,7 +26,8 @@ trace_usage (FILE *out)
            "  cat       print records (blkparse text or --csv), filtered by device,\n"
            "            pid, action and time window; several files merged by time\n"
            "  convert   the same into a file (-o), blkparse text or CSV\n"
-           "  merge     several traces into one, in time order\n\n"
+           "  merge     several traces into one, in time order\n"
+           "  btt       btt's report: latency phases, overhead, merges, seeks, plugs\n\n"
            "Run 'iosim trace SUBCOMMAND --help' for the options.\n"
            "Example: iosim trace info sda.blkparse.txt\n");
 }
@@ -398,6 +399,7 @@ cli_cmd_trace (int argc, char **argv)
     { "cat", cli_trace_cat },
     { "convert", cli_trace_convert },
     { "merge", cli_trace_merge },
+    { "btt", cli_trace_btt },
   };
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (argv[1], subcommands[i].name) == 0)
