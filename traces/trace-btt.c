@@ -659,8 +659,11 @@ on_queue (TraceBtt *b, const TraceRecord *rec, guint64 end)
   BttDev *d = dev_setup (b, rec, TRUE);
   BttQ *q;
 
-  if (d == NULL || g_tree_lookup (d->pending, &rec->sector) != NULL)
+  if (d == NULL)
     return;
+  /* A new Q at a pending Q's start sector takes its place; the old one is
+   * never completed (btt 2.09, checked against it). */
+  g_tree_remove (d->pending, &rec->sector);
   q = g_new0 (BttQ, 1);
   q->start = rec->sector;
   q->end = end;
@@ -865,6 +868,7 @@ on_plug (TraceBtt *b, const TraceRecord *rec)
         {
           d->pub.ios_unplugged_timer += rec->unplug_count;
           d->pub.n_plugs_timer++;
+          d->pub.n_timer_unplugs++;
           unplug (d, now_s);
         }
       break;
@@ -964,8 +968,8 @@ trace_btt_finish (TraceBtt *b)
     {
       BttDev *d = g_ptr_array_index (b->devs, i);
       /* As btt does while printing: a plug still open ends with the
-       * device's last event and counts; #Q is raised to #D. */
-      if (d->pub.n_plugs > 0 && d->is_plugged)
+       * device's last event and counts as a plug; #Q is raised to #D. */
+      if (d->is_plugged)
         {
           d->pub.n_plugs++;
           unplug (d, d->pub.end_s);
@@ -1154,10 +1158,23 @@ text_merge (const TraceBtt *b, GString *out)
   g_string_append (out, "\n");
 }
 
+/* A device row lists a second mode beside the first; more than that, and
+ * the Average row, get a count on a line of their own (btt 2.09). */
 static void
-mode_text (GString *out, gint64 mode, guint64 count, guint more)
+mode_text (GString *out, gint64 mode, guint64 count, const GArray *modes)
 {
+  guint more = modes != NULL ? modes->len - 1 : 0;
+
   g_string_append_printf (out, "%" G_GINT64_FORMAT "(%" G_GUINT64_FORMAT ")", mode, count);
+  if (more == 1 && modes != NULL)
+    g_string_append_printf (out, " %" G_GINT64_FORMAT, g_array_index (modes, gint64, 1));
+  else if (more > 0)
+    g_string_append_printf (out, "\n%*s...(%u more)", BTT_MODE_COLUMN, "", more);
+}
+
+static void
+more_text (GString *out, guint more)
+{
   if (more > 0)
     g_string_append_printf (out, "\n%*s...(%u more)", BTT_MODE_COLUMN, "", more);
 }
@@ -1231,7 +1248,8 @@ text_seek (const TraceBtt *b, GString *out, gboolean q2q)
   g_string_append (out, "---------- | --------------- --------------- --------------- | ---------------\n");
   for (guint i = 0; i < b->devs->len; i++)
     {
-      const TraceBttDevice *d = trace_btt_device (b, i);
+      BttDev *dev = g_ptr_array_index (b->devs, i);
+      const TraceBttDevice *d = &dev->pub;
       const TraceBttSeek *s = q2q ? &d->q2q_seek : &d->d2d_seek;
       char hdr[16];
 
@@ -1240,7 +1258,7 @@ text_seek (const TraceBtt *b, GString *out, gboolean q2q)
       dev_hdr (d, hdr);
       g_string_append_printf (out, "%10s | %15" G_GUINT64_FORMAT " %15.1f %15" G_GINT64_FORMAT " | ",
                               hdr, s->nseeks, s->mean_sectors, s->median_sectors);
-      mode_text (out, s->mode_sectors, s->mode_count, s->n_modes - 1);
+      mode_text (out, s->mode_sectors, s->mode_count, q2q ? dev->q2q.modes : dev->d2d.modes);
       g_string_append (out, "\n");
       shown++;
       nseeks += s->nseeks;
@@ -1258,7 +1276,8 @@ text_seek (const TraceBtt *b, GString *out, gboolean q2q)
       g_string_append_printf (out, "%10s | %15s %15s %15s | %-15s\n", "Overall", "NSEEKS", "MEAN", "MEDIAN", "MODE");
       g_string_append_printf (out, "%10s | %15" G_GUINT64_FORMAT " %15.1f %15" G_GINT64_FORMAT " | ",
                               "Average", nseeks, mean / (double) nseeks, median / (gint64) nseeks);
-      mode_text (out, mode, count, more);
+      mode_text (out, mode, count, NULL);
+      more_text (out, more);
       if (more > 0)
         g_string_append (out, "\n");
       g_string_append (out, "\n");

@@ -7,7 +7,8 @@
  *     "pre-culling": requests in flight at the start are not half counted);
  *     so a trace of D and C events only gives no latency at all;
  *   - each Q (bio) of non-zero size is tracked until a C covers it; a Q at
- *     the start sector of a Q still pending is ignored;
+ *     the start sector of a Q still pending replaces it (the older one is
+ *     never completed);
  *   - G, S, I and M stamp the pending Q that holds their sector; a D stamps
  *     every pending Q that lies inside it (I2D where the Q was inserted,
  *     else M2D where merged); a C closes every pending Q inside it: Q2C per
@@ -32,8 +33,9 @@
  * per-process figures are in the CSV and JSON).  Times are the records'
  * own (btt prints the binary trace's absolute clock); btt's quirks that
  * show in its figures are kept: "% Time Q Plugged" over the device's
- * first-to-last event, "# Timer Us" never counted, and the active-period
- * lulls measured from time 0 of the clock.
+ * first-to-last event, "# Plugs" not counting timer unplugs but counting
+ * a plug open at the end, and the active-period lulls measured from time
+ * 0 of the clock.
  */
 #pragma once
 
@@ -90,9 +92,9 @@ typedef struct {
   guint64     t_act_q;          /* sum over Qs of requests active at the Q */
   TraceBttSeek q2q_seek;
   TraceBttSeek d2d_seek;
-  guint64     n_plugs;          /* plugs ended by an unplug (or the trace's end) */
-  guint64     n_timer_unplugs;  /* btt 2.09 prints this count, which it never raises */
-  guint64     n_plugs_timer;    /* plugs ended by a timer unplug */
+  guint64     n_plugs;          /* plugs ended by an unplug or by the trace's end */
+  guint64     n_timer_unplugs;  /* plugs ended by a timer unplug ("# Timer Us") */
+  guint64     n_plugs_timer;    /* the same count, btt's divisor of "IOs/Unp(to)" */
   guint64     ios_unplugged;    /* requests the U events said they released */
   guint64     ios_unplugged_timer;
   double      plugged_s;        /* time plugged */
