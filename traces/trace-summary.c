@@ -61,6 +61,7 @@ trace_summary_free (TraceSummary *summary)
     g_array_unref (summary->devices);
   if (summary->processes != NULL)
     g_array_unref (summary->processes);
+  trace_btt_free (summary->btt);
   g_free (summary);
 }
 
@@ -99,23 +100,19 @@ device_entry (Collector *col, guint32 major, guint32 minor)
   return d;
 }
 
-/* btt's per-Q view: only I/Os with a Q of non-zero size, and D2C/Q2D
- * only from a D on the I/O's own device. */
+/* The values trace-btt counts, kept for percentiles. */
 static void
-collect_btt (Collector *col, const TraceIo *io)
+collect_btt (TraceBttPhase phase, gboolean is_q2d, guint64 value_ns, gpointer data)
 {
-  gint64 v;
+  Collector *col = data;
+  gint64 v = (gint64) MIN (value_ns, (guint64) G_MAXINT64);
 
-  if (io->request_only || io->nr_sectors == 0 || io->queue_ns < 0 || io->complete_ns < io->queue_ns)
-    return;
-  v = io->complete_ns - io->queue_ns;
-  g_array_append_val (col->btt_q2c, v);
-  if (io->issue_ns < 0 || io->issued_below)
-    return;
-  v = io->complete_ns - io->issue_ns;
-  g_array_append_val (col->btt_d2c, v);
-  v = io->issue_ns - io->queue_ns;
-  g_array_append_val (col->btt_q2d, v);
+  if (is_q2d)
+    g_array_append_val (col->btt_q2d, v);
+  else if (phase == TRACE_BTT_Q2C)
+    g_array_append_val (col->btt_q2c, v);
+  else if (phase == TRACE_BTT_D2C)
+    g_array_append_val (col->btt_d2c, v);
 }
 
 static void
@@ -146,7 +143,6 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
           gint64 v = io.complete_ns - io.queue_ns;
           g_array_append_val (col->q2c, v);
         }
-      collect_btt (col, &io);
     }
   while (trace_lifecycle_pop_request (lc, &rq))
     {
@@ -228,6 +224,8 @@ trace_summarize (const char *path, const char *format, GError **error)
   btt_q2d = g_array_new (FALSE, FALSE, sizeof (gint64));
   col = (Collector) { summary, devices, processes, q2c, d2c, btt_q2c, btt_d2c, btt_q2d };
   lc = trace_lifecycle_new ();
+  summary->btt = trace_btt_new ();
+  trace_btt_set_sample_func (summary->btt, collect_btt, &col);
 
   while (trace_reader_next (reader, &rec, &local))
     {
@@ -235,6 +233,7 @@ trace_summarize (const char *path, const char *format, GError **error)
       if (rec.dev_major != 0 || rec.dev_minor != 0)
         device_entry (&col, rec.dev_major, rec.dev_minor)->records++;
       trace_lifecycle_feed (lc, &rec);
+      trace_btt_feed (summary->btt, &rec);
       collect_outputs (&col, lc);
     }
   if (local != NULL)
@@ -244,6 +243,8 @@ trace_summarize (const char *path, const char *format, GError **error)
     }
   trace_lifecycle_finish (lc);
   collect_outputs (&col, lc);
+  trace_btt_finish (summary->btt);
+  trace_btt_set_sample_func (summary->btt, NULL, NULL);
 
   summary->skipped_lines = trace_reader_skipped (reader);
   summary->lifecycle = *trace_lifecycle_stats (lc);
