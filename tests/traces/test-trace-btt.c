@@ -23,13 +23,18 @@
  *     unplugs, seek modes, process names.
  * Without btt, the same synthetic streams are checked against figures
  * worked out by hand from btt's definitions, and a mutation run feeds
- * random records to check invariants, bounded memory and determinism.
+ * random records to check invariants and determinism.  The command
+ * (`iosim trace btt`, $IOSIM_BIN) prints the library's text, its CSV and
+ * JSON carry the same figures, and bad input names the file.
  */
 #include <string.h>
+#include <sys/wait.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
+
+#include <json-glib/json-glib.h>
 
 #include "traces/trace-btt.h"
 
@@ -470,6 +475,83 @@ test_dc_only_capture (void)
   g_assert_cmpuint (trace_btt_device (b, 0)->n_ds, ==, 0);
 }
 
+/* ---- The command ----------------------------------------------------------------- */
+
+static gboolean
+run_iosim (const char *const *args, char **out, char **err, int *status)
+{
+  const char *bin = g_getenv ("IOSIM_BIN");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+
+  if (bin == NULL || !g_file_test (bin, G_FILE_TEST_IS_EXECUTABLE))
+    return FALSE;
+  g_ptr_array_add (argv, (gpointer) bin);
+  for (const char *const *a = args; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               out, err, status, &error));
+  g_assert_no_error (error);
+  return TRUE;
+}
+
+static void
+test_command (void)
+{
+  g_autofree char *path = data_file ("btt-merge-writes-6.18.blktrace");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TraceBtt) lib = trace_btt_from_file (path, NULL, &error);
+  g_autofree char *want = NULL;
+  g_autofree char *out = NULL, *err = NULL, *csv = NULL, *json = NULL;
+  g_autofree char *row = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *q2c;
+  int status = -1;
+
+  g_assert_no_error (error);
+  want = text_of (lib);
+  if (!run_iosim ((const char *[]) { "trace", "btt", path, NULL }, &out, &err, &status))
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpstr (out, ==, want);
+
+  g_clear_pointer (&err, g_free);
+  g_assert_true (run_iosim ((const char *[]) { "trace", "btt", "--csv", path, NULL }, &csv, &err, &status));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (g_str_has_prefix (csv, "section,scope,name,field,value\n"));
+  row = g_strdup_printf ("\nlatency,ALL,Q2C,n,%" G_GUINT64_FORMAT "\n", trace_btt_all (lib, TRACE_BTT_Q2C)->n);
+  g_assert_nonnull (strstr (csv, row));
+  g_assert_nonnull (strstr (csv, "\nmerge,7:0,,n_d,65\n"));
+
+  g_clear_pointer (&err, g_free);
+  g_assert_true (run_iosim ((const char *[]) { "trace", "btt", "--json", path, NULL }, &json, &err, &status));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  q2c = json_object_get_object_member (json_object_get_object_member (
+            json_node_get_object (json_parser_get_root (parser)), "all"), "Q2C");
+  g_assert_cmpint (json_object_get_int_member (q2c, "n"), ==, (gint64) trace_btt_all (lib, TRACE_BTT_Q2C)->n);
+  g_assert_cmpint (json_object_get_int_member (q2c, "total_ns"), ==,
+                   (gint64) trace_btt_all (lib, TRACE_BTT_Q2C)->total_ns);
+
+  /* Bad input: exit 1, the file named; both output forms: exit 2. */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_true (run_iosim ((const char *[]) { "trace", "btt", "/nonexistent/x.blktrace", NULL },
+                            &out, &err, &status));
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 1);
+  g_assert_nonnull (strstr (err, "/nonexistent/x.blktrace"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_true (run_iosim ((const char *[]) { "trace", "btt", "--csv", "--json", path, NULL },
+                            &out, &err, &status));
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 2);
+}
+
 /* ---- Mutation ---------------------------------------------------------------------- */
 
 /* Random records (a few devices, overlapping extents, every action, times
@@ -556,6 +638,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/trace-btt/hand/details", test_hand_details);
   g_test_add_func ("/trace-btt/dc-only-capture", test_dc_only_capture);
+  g_test_add_func ("/trace-btt/command", test_command);
   g_test_add_func ("/trace-btt/mutation", test_mutation);
   return g_test_run ();
 }
