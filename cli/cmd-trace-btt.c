@@ -119,6 +119,7 @@ cli_trace_btt (int argc, char **argv)
   g_autofree char *format = NULL;
   gboolean json = FALSE;
   gboolean csv = FALSE;
+  gboolean all_data = FALSE;
   g_autoptr(GOptionContext) ctx = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(TraceBtt) btt = NULL;
@@ -131,6 +132,8 @@ cli_trace_btt (int argc, char **argv)
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv,
       "Print section,scope,name,field,value rows instead of btt's tables", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of btt's tables", NULL },
+    { "all-data", 'A', 0, G_OPTION_ARG_NONE, &all_data,
+      "Also the Per Process and Per Device tables and the Q2D histogram (btt -A)", NULL },
     { NULL }
   };
 
@@ -147,10 +150,11 @@ cli_trace_btt (int argc, char **argv)
       "requests already in flight), so a trace of D and C events only has no\n"
       "latencies; Q2C and D2C count once per bio, merged bios included.\n"
       "Times are the trace's own (btt prints a binary trace's absolute clock).\n"
-      "Not printed: the tables btt adds with -A (per device, per process, Q2D\n"
-      "histogram); the per-process latencies are in --csv and --json.\n\n"
+      "-A adds what btt -A adds: the phases per process and per device, and the\n"
+      "Q2D histogram.\n\n"
       "Examples:\n"
       "  iosim trace btt sda.blktrace.0             btt -i sda.blktrace.0\n"
+      "  iosim trace btt -A sda.blktrace.0          btt -A -i sda.blktrace.0\n"
       "  iosim trace btt capture.ftrace             any format iosim reads\n"
       "  iosim trace btt --json sda.blktrace.0 | jq '.all.Q2C.avg_s'\n"
       "  iosim trace btt --csv sda.blktrace.0 | grep ^seek,");
@@ -197,6 +201,8 @@ cli_trace_btt (int argc, char **argv)
     }
   else if (csv)
     trace_btt_format_csv (btt, out);
+  else if (all_data)
+    trace_btt_format_text_all (btt, out);
   else
     trace_btt_format_text (btt, out);
   fwrite (out->str, 1, out->len, stdout);

@@ -7,6 +7,10 @@
 
 /* btt splits activity into periods at gaps of this much quiet (-d). */
 #define BTT_RANGE_DELTA_S 0.1
+/* btt -A's Q2D histogram: <5, <10, <25, <50, <75, <100, <250, <500,
+ * <1000 ms and the rest. */
+#define BTT_Q2D_BUCKETS 10
+static const long q2d_bucket_ms[BTT_Q2D_BUCKETS - 1] = { 5, 10, 25, 50, 75, 100, 250, 500, 1000 };
 /* The MODE column of the seek tables starts here (btt's layout). */
 #define BTT_MODE_COLUMN 63
 
@@ -393,6 +397,7 @@ typedef struct {
   gboolean   is_plugged;
   double     last_plug_s;
   GArray    *lives;        /* BttLive */
+  guint64    q2d_hist[BTT_Q2D_BUCKETS];
 } BttDev;
 
 struct _TraceBtt {
@@ -766,6 +771,18 @@ on_requeue (TraceBtt *b, const TraceRecord *rec)
   d->n_act_q++;
 }
 
+/* Unsigned, as btt: a D before its Q lands in the last bucket. */
+static void
+q2d_add (BttDev *d, guint64 q2d_ns)
+{
+  long ms = (long) MIN (bit_time (q2d_ns) / 0.001, (double) G_MAXLONG);
+  guint i = 0;
+
+  while (i < BTT_Q2D_BUCKETS - 1 && ms >= q2d_bucket_ms[i])
+    i++;
+  d->q2d_hist[i]++;
+}
+
 static void
 on_issue (TraceBtt *b, const TraceRecord *rec, guint64 end)
 {
@@ -791,6 +808,7 @@ on_issue (TraceBtt *b, const TraceRecord *rec, guint64 end)
       q->d_ns = t;
       q->has_d = TRUE;
       sample (b, TRACE_BTT_D2C, TRUE, t >= q->q_ns ? t - q->q_ns : 0);
+      q2d_add (d, t - q->q_ns);
     }
 }
 
@@ -1044,6 +1062,94 @@ avg_row (GString *out, const char *name, const TraceBttAvg *a)
     return;
   g_string_append_printf (out, "%-15s %13.9f %13.9f %13.9f %11" G_GUINT64_FORMAT "\n", name,
                           bit_time (a->min_ns), trace_btt_avg_s (a), bit_time (a->max_ns), a->n);
+}
+
+/* btt -A: one table per phase (no M2D), a row per device or process. */
+static const TraceBttPhase per_phases[] = {
+  TRACE_BTT_Q2Q_DM, TRACE_BTT_Q2A_DM, TRACE_BTT_Q2C_DM, TRACE_BTT_Q2Q, TRACE_BTT_Q2A, TRACE_BTT_Q2G,
+  TRACE_BTT_S2G, TRACE_BTT_G2I, TRACE_BTT_Q2M, TRACE_BTT_I2D, TRACE_BTT_D2C, TRACE_BTT_Q2C,
+};
+
+static void
+text_per (const TraceBtt *b, GString *out, gboolean processes)
+{
+  section (out, processes ? "Per Process" : "Per Device");
+  for (guint k = 0; k < G_N_ELEMENTS (per_phases); k++)
+    {
+      TraceBttPhase p = per_phases[k];
+      guint n = processes ? b->procs_sorted->len : b->devs->len;
+
+      g_string_append_printf (out, "%15s %13s %13s %13s %11s\n", phase_names[p], "MIN", "AVG", "MAX", "N");
+      g_string_append (out, "--------------- ------------- ------------- ------------- -----------\n");
+      for (guint i = 0; i < n; i++)
+        {
+          char name[16];
+          if (processes)
+            {
+              const TraceBttProcess *pr = trace_btt_process (b, i);
+              /* btt cuts the name to 14 characters here. */
+              g_strlcpy (name, pr->name, 15);
+              avg_row (out, name, &pr->phase[p]);
+            }
+          else
+            {
+              const TraceBttDevice *d = trace_btt_device (b, i);
+              dev_hdr (d, name);
+              avg_row (out, name, &d->phase[p]);
+            }
+        }
+      g_string_append (out, "\n");
+      if (p == TRACE_BTT_Q2C_DM)
+        g_string_append (out, "\n");
+    }
+}
+
+static void
+q2d_row (GString *out, const char *name, const guint64 *hist)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < BTT_Q2D_BUCKETS; i++)
+    n += hist[i];
+  g_string_append_printf (out, "%10s | ", name);
+  for (guint i = 0; i < BTT_Q2D_BUCKETS; i++)
+    g_string_append_printf (out, "%5.1f ", 100.0 * (double) hist[i] / (double) n);
+  g_string_append (out, "\n");
+}
+
+static void
+text_q2d_histogram (const TraceBtt *b, GString *out)
+{
+  static const char dashes[] = "===== ===== ===== ===== ===== ===== ===== ===== ===== ===== \n";
+  guint64 all[BTT_Q2D_BUCKETS] = { 0 };
+  guint shown = 0;
+
+  section (out, "Q2D Histogram");
+  /* btt's header ends in a line break followed by its column's space. */
+  g_string_append_printf (out, "%10s | <.005 <.010 <.025 <.050 <.075 <.100 <.250 <.500 < 1.0 >=1.0\n ", "DEV");
+  g_string_append_printf (out, "--------- | %s", dashes);
+  for (guint i = 0; i < b->devs->len; i++)
+    {
+      BttDev *d = g_ptr_array_index (b->devs, i);
+      guint64 n = 0;
+      char hdr[16];
+
+      for (guint k = 0; k < BTT_Q2D_BUCKETS; k++)
+        n += d->q2d_hist[k];
+      if (n == 0)
+        continue;
+      dev_hdr (&d->pub, hdr);
+      q2d_row (out, hdr, d->q2d_hist);
+      for (guint k = 0; k < BTT_Q2D_BUCKETS; k++)
+        all[k] += d->q2d_hist[k];
+      shown++;
+    }
+  if (shown > 0)
+    {
+      g_string_append_printf (out, "========== | %s", dashes);
+      q2d_row (out, "AVG", all);
+      g_string_append (out, "\n");
+    }
 }
 
 static void
@@ -1475,10 +1581,15 @@ text_ranges (const TraceBtt *b, GString *out)
     }
 }
 
-void
-trace_btt_format_text (const TraceBtt *b, GString *out)
+static void
+format_text (const TraceBtt *b, gboolean all_data, GString *out)
 {
   g_return_if_fail (b != NULL && b->finished);
+  if (all_data)
+    {
+      text_per (b, out, TRUE);
+      text_per (b, out, FALSE);
+    }
   text_all_devices (b, out);
   text_overhead (b, out);
   text_merge (b, out);
@@ -1487,7 +1598,21 @@ trace_btt_format_text (const TraceBtt *b, GString *out)
   text_plug (b, out);
   text_active_q (b, out);
   text_live (b, out);
+  if (all_data)
+    text_q2d_histogram (b, out);
   text_ranges (b, out);
+}
+
+void
+trace_btt_format_text (const TraceBtt *b, GString *out)
+{
+  format_text (b, FALSE, out);
+}
+
+void
+trace_btt_format_text_all (const TraceBtt *b, GString *out)
+{
+  format_text (b, TRUE, out);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */

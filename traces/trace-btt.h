@@ -28,9 +28,8 @@
  * Device Overhead, Device Merge Information, Device Q2Q and D2D Seek
  * Information, Plug Information, Active Requests At Q Information, I/O
  * Active Period Information, and the Total System / Per device / Per
- * process activity ranges.  Not produced: the per-device and per-process
- * latency tables and the Q2D histogram btt prints only with -A (the
- * per-process figures are in the CSV and JSON).  Times are the records'
+ * process activity ranges; with btt's -A also the Per Process and Per
+ * Device tables and the Q2D histogram.  Times are the records'
  * own (btt prints the binary trace's absolute clock); btt's quirks that
  * show in its figures are kept: "% Time Q Plugged" over the device's
  * first-to-last event, "# Plugs" not counting timer unplugs but counting
@@ -154,6 +153,10 @@ double                trace_btt_avg_s      (const TraceBttAvg *avg);
 /* btt's default stdout for the sections listed above. */
 void        trace_btt_format_text (const TraceBtt *btt,
                                    GString *out);
+/* btt -A's stdout: the same with the Per Process and Per Device tables
+ * first and the Q2D histogram after the active periods. */
+void        trace_btt_format_text_all (const TraceBtt *btt,
+                                       GString *out);
 /* The same figures as CSV, one value per row:
  *   section,scope,name,field,value
  * e.g. "latency,ALL,Q2C,avg_s,0.000056609", "merge,259:0,,n_q,963". */

@@ -1,7 +1,7 @@
 /* test-trace-btt.c — traces/trace-btt.c, btt's report, against btt itself.
  *
  * Parity (btt installed; skips otherwise): our text must equal `btt -i`'s
- * stdout byte for byte on
+ * and `btt -A -i`'s stdout byte for byte on
  *   - the takeoverjp sample in the shared test data (skips when absent);
  *   - three traces captured on this machine (Linux 6.18, a 64 MiB loop
  *     device, mq-deadline) with
@@ -241,6 +241,14 @@ text_of (TraceBtt *b)
   return g_string_free (out, FALSE);
 }
 
+static char *
+text_all_of (TraceBtt *b)
+{
+  GString *out = g_string_new (NULL);
+  trace_btt_format_text_all (b, out);
+  return g_string_free (out, FALSE);
+}
+
 static void
 test_hand_figures (gconstpointer data)
 {
@@ -327,10 +335,10 @@ remove_tree (const char *dir)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
-/* btt -i @path's stdout, run in a scratch directory (btt writes files
- * into the current one). */
+/* btt [-A] -i @path's stdout, run in a scratch directory (btt writes
+ * files into the current one). */
 static char *
-run_btt (const char *path)
+run_btt (const char *path, gboolean all_data)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("iosim-btt-XXXXXX", &error);
@@ -342,7 +350,10 @@ run_btt (const char *path)
 
   g_assert_no_error (error);
   g_subprocess_launcher_set_cwd (l, dir);
-  p = g_subprocess_launcher_spawn (l, &error, btt_path (), "-i", abs, NULL);
+  if (all_data)
+    p = g_subprocess_launcher_spawn (l, &error, btt_path (), "-A", "-i", abs, NULL);
+  else
+    p = g_subprocess_launcher_spawn (l, &error, btt_path (), "-i", abs, NULL);
   g_assert_no_error (error);
   g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
   g_assert_no_error (error);
@@ -399,9 +410,14 @@ test_parity_synthetic (gconstpointer data)
   ours = trace_btt_from_file (path, NULL, &error);
   g_assert_no_error (error);
   text = text_of (ours);
-  btt = run_btt (path);
-  remove_tree (dir);
+  btt = run_btt (path, FALSE);
   assert_same_text (btt, text);
+  g_free (text);
+  g_free (btt);
+  text = text_all_of (ours);
+  btt = run_btt (path, TRUE);
+  assert_same_text (btt, text);
+  remove_tree (dir);
 }
 
 static char *
@@ -456,7 +472,12 @@ test_parity_file (gconstpointer data)
   ours = trace_btt_from_file (path, NULL, &error);
   g_assert_no_error (error);
   text = text_of (ours);
-  btt = run_btt (path);
+  btt = run_btt (path, FALSE);
+  assert_same_text (btt, text);
+  g_free (text);
+  g_free (btt);
+  text = text_all_of (ours);
+  btt = run_btt (path, TRUE);
   assert_same_text (btt, text);
 }
 
