@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd-trace.h"
+#include "traces/trace-btt.h"
 #include "traces/trace-lifecycle.h"
 #include "traces/trace-nfs.h"
 
@@ -26,7 +27,8 @@ trace_usage (FILE *out)
            "  cat       print records (blkparse text or --csv), filtered by device,\n"
            "            pid, action and time window; several files merged by time\n"
            "  convert   the same into a file (-o), blkparse text or CSV\n"
-           "  merge     several traces into one, in time order\n\n"
+           "  merge     several traces into one, in time order\n"
+           "  btt       btt's report: latency phases, overhead, merges, seeks, plugs\n\n"
            "Run 'iosim trace SUBCOMMAND --help' for the options.\n"
            "Example: iosim trace info sda.blkparse.txt\n");
 }
@@ -85,6 +87,28 @@ duration_ns (const TraceLifecycleStats *lc)
   return (gint64) MIN (span, (guint64) G_MAXINT64);
 }
 
+/* btt's own figures (traces/trace-btt.c: per bio its way, merged bios
+ * included), to set beside `btt -i`; `iosim trace btt` prints them all. */
+static void
+print_btt (const TraceBtt *btt, const TraceSummary *s)
+{
+  printf ("\nAs btt computes them (us; 'iosim trace btt' gives btt's whole report):\n");
+  print_latency_row ("Q2C", &s->btt_q2c);
+  print_latency_row ("D2C", &s->btt_d2c);
+  print_latency_row ("Q2D", &s->btt_q2d);
+  for (guint i = 0; i < trace_btt_n_devices (btt); i++)
+    {
+      const TraceBttDevice *d = trace_btt_device (btt, i);
+      if (d->n_qs == 0 || d->n_ds == 0)
+        continue;
+      printf ("  %u,%u: #Q %" G_GUINT64_FORMAT ", #D %" G_GUINT64_FORMAT ", merged bios (Q2M) %"
+              G_GUINT64_FORMAT ", completed sectors min/max/total %" G_GUINT64_FORMAT "/%"
+              G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n",
+              d->dev_major, d->dev_minor, d->n_qs, d->n_ds, d->phase[TRACE_BTT_Q2M].n,
+              d->blocks.min_ns, d->blocks.max_ns, d->blocks.total_ns);
+    }
+}
+
 static void
 print_text (const TraceSummary *s)
 {
@@ -116,7 +140,9 @@ print_text (const TraceSummary *s)
     }
 
   print_op_table ("Requests completed (D to C)", s->requests_by_op);
-  print_op_table ("I/Os completed (Q to C)", s->ios_by_op);
+  /* Without Q events an I/O is a D..C request: no Q to C to speak of. */
+  print_op_table (lc->by_action[TRACE_ACT_QUEUE] > 0 ? "I/Os completed (Q to C)"
+                  : "I/Os completed (D to C; the trace has no Q events)", s->ios_by_op);
   if (lc->ios_without_completion > 0)
     print_op_table (s->issue_only
                     ? "I/Os queued (no completion times in this format)"
@@ -133,21 +159,11 @@ print_text (const TraceSummary *s)
 
   printf ("\nLatency (us):\n  %-4s %8s %10s %10s %10s %10s %10s\n",
           "", "count", "mean", "p50", "p95", "p99", "max");
-  print_latency_row ("Q2C", &s->q2c);
+  if (lc->by_action[TRACE_ACT_QUEUE] > 0)
+    print_latency_row ("Q2C", &s->q2c);
   print_latency_row ("D2C", &s->d2c);
   if (s->btt_q2c.count || s->btt_d2c.count)
-    {
-      /* btt's own figures (per I/O its way: splits, merges and remaps as
-       * btt counts them), to set beside `btt -i`'s summary. */
-      printf ("\nAs btt computes them (us):\n");
-      print_latency_row ("Q2C", &s->btt_q2c);
-      print_latency_row ("D2C", &s->btt_d2c);
-      print_latency_row ("Q2D", &s->btt_q2d);
-      printf ("  #Q %" G_GUINT64_FORMAT ", #D %" G_GUINT64_FORMAT ", merges %" G_GUINT64_FORMAT
-              ", D sectors min/max/total %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "\n",
-              lc->btt_q, lc->btt_d, lc->btt_merges, lc->btt_d_sectors_min, lc->btt_d_sectors_max,
-              lc->btt_d_sectors_total);
-    }
+    print_btt (s->btt, s);
   if (s->has_genesis)
     printf ("\nGenesis:   %.9f s (the first event's clock; blkparse prints times from here)\n",
             (double) s->genesis_ns / 1e9);
@@ -309,7 +325,13 @@ json_text (const TraceSummary *s)
   json_builder_begin_object (b);
   json_latency (b, "q2c", &s->q2c);
   json_latency (b, "d2c", &s->d2c);
+  json_latency (b, "btt_q2c", &s->btt_q2c);
+  json_latency (b, "btt_d2c", &s->btt_d2c);
+  json_latency (b, "btt_q2d", &s->btt_q2d);
   json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "btt");
+  cli_trace_btt_json (b, s->btt);
 
   json_builder_set_member_name (b, "unpaired");
   json_builder_begin_object (b);
@@ -417,6 +439,7 @@ cli_cmd_trace (int argc, char **argv)
     { "cat", cli_trace_cat },
     { "convert", cli_trace_convert },
     { "merge", cli_trace_merge },
+    { "btt", cli_trace_btt },
   };
   for (guint i = 0; i < G_N_ELEMENTS (subcommands); i++)
     if (strcmp (argv[1], subcommands[i].name) == 0)

@@ -4,6 +4,7 @@
 int cli_trace_cat     (int argc, char **argv);
 int cli_trace_convert (int argc, char **argv);
 int cli_trace_merge   (int argc, char **argv);
+int cli_trace_btt     (int argc, char **argv);
 
 #include <stdio.h>
 #include <glib.h>
@@ -11,6 +12,10 @@ int cli_trace_merge   (int argc, char **argv);
 
 /* An integer member of the JSON summaries of both trace kinds. */
 void cli_trace_json_int (JsonBuilder *b, const char *member, gint64 value);
+
+/* btt's report as one JSON object (cmd-trace-btt.c). */
+typedef struct _TraceBtt TraceBtt;
+void cli_trace_btt_json (JsonBuilder *b, const TraceBtt *btt);
 
 /* NFS captures (cmd-trace-nfs.c). */
 int cli_trace_nfs_info (const char *path, gboolean json);

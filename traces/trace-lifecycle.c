@@ -720,35 +720,6 @@ on_split (TraceLifecycle *lc, const TraceRecord *rec)
     bio->io.nr_sectors = (guint32) (rec->new_sector - bio->io.sector);
 }
 
-/* btt 1.2.0 counts every Q and merge in #Q, but skips D records of size
- * 0 (flushes) in #D and the sizes (checked against btt on a stream with a
- * preflush: #Q 30, #D 29). */
-static void
-count_btt (TraceLifecycleStats *st, const TraceRecord *rec)
-{
-  switch (rec->action)
-    {
-    case TRACE_ACT_QUEUE:
-      st->btt_q++;
-      break;
-    case TRACE_ACT_BACKMERGE:
-    case TRACE_ACT_FRONTMERGE:
-      st->btt_merges++;
-      break;
-    case TRACE_ACT_ISSUE:
-      if (rec->nr_sectors == 0)
-        break;
-      if (st->btt_d == 0 || rec->nr_sectors < st->btt_d_sectors_min)
-        st->btt_d_sectors_min = rec->nr_sectors;
-      st->btt_d_sectors_max = MAX (st->btt_d_sectors_max, rec->nr_sectors);
-      st->btt_d_sectors_total += rec->nr_sectors;
-      st->btt_d++;
-      break;
-    default:
-      break;
-    }
-}
-
 void
 trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
 {
@@ -757,7 +728,6 @@ trace_lifecycle_feed (TraceLifecycle *lc, const TraceRecord *rec)
 
   lc->stats.records++;
   lc->stats.by_action[rec->action]++;
-  count_btt (&lc->stats, rec);
   /* By time: a trace whose times go back (counted by the reader) still
    * spans latest minus earliest, never a negative duration. */
   if (lc->stats.records == 1)

@@ -21,6 +21,7 @@
 
 #include "traces/trace.h"
 #include "traces/trace-sketch.h"
+#include "traces/trace-btt.h"
 
 G_BEGIN_DECLS
 
@@ -94,14 +95,6 @@ typedef struct {
                                       * replaced by another at the same sector */
   guint64 remap_links;               /* A records that tied a traced upper bio to a
                                       * lower-device bio */
-  /* btt's "Device Merge Information": #Q (every Q), #D (D records of
-   * non-zero size), merges (M + F), D sizes in sectors. */
-  guint64 btt_q;
-  guint64 btt_d;
-  guint64 btt_merges;
-  guint64 btt_d_sectors_min;
-  guint64 btt_d_sectors_max;
-  guint64 btt_d_sectors_total;
 } TraceLifecycleStats;
 
 typedef struct _TraceLifecycle TraceLifecycle;
@@ -208,12 +201,14 @@ typedef struct {
   TraceSummaryOpCount  ios_no_completion_by_op[TRACE_OP_COUNT];  /* no_completion I/Os */
   TraceLatencyStats    q2c;                /* per I/O with a Q (or D where no Q) */
   TraceLatencyStats    d2c;                /* per request */
-  /* As btt 1.2.0 computes them: per Q (bio) of non-zero size that a C
-   * covered; D2C and Q2D from the last D that covered it.  Merged bios
-   * count once each, request-only traces give none. */
+  /* As btt computes them (traces/trace-btt.c, which also gives the
+   * figures): Q2C (not the dm rows) and D2C per bio, Q2D per bio at each
+   * D that issued it (a requeued bio twice), with the percentiles btt does
+   * not print; a trace of D and C only gives none. */
   TraceLatencyStats    btt_q2c;
   TraceLatencyStats    btt_d2c;
   TraceLatencyStats    btt_q2d;
+  TraceBtt            *btt;                /* btt's whole report, finished */
   guint64              lost_events;        /* the reader's count (blktrace sequence gaps) */
   guint64              time_backwards;     /* trace_reader_time_backwards */
   guint64              time_backwards_max_ns;

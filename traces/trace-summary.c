@@ -78,6 +78,7 @@ trace_summary_free (TraceSummary *summary)
     g_array_unref (summary->devices);
   if (summary->processes != NULL)
     g_array_unref (summary->processes);
+  trace_btt_free (summary->btt);
   g_free (summary);
 }
 
@@ -116,24 +117,19 @@ device_entry (Collector *col, guint32 major, guint32 minor)
   return d;
 }
 
-/* btt's per-Q view: only I/Os with a Q of non-zero size, and D2C/Q2D
- * only from a D on the I/O's own device. */
+/* The values trace-btt counts, kept for percentiles. */
 static void
-collect_btt (Collector *col, const TraceIo *io)
+collect_btt (TraceBttPhase phase, gboolean is_q2d, guint64 value_ns, gpointer data)
 {
-  gint64 v;
+  Collector *col = data;
+  gint64 v = (gint64) MIN (value_ns, (guint64) G_MAXINT64);
 
-  if (io->request_only || io->no_completion || io->nr_sectors == 0 || io->queue_ns < 0 || io->complete_ns < io->queue_ns)
-    return;
-  v = io->complete_ns - io->queue_ns;
-  trace_sketch_add (col->btt_q2c, v);
-  if (io->issue_ns < 0 || io->issued_below || io->complete_ns < io->issue_ns
-      || io->issue_ns < io->queue_ns)
-    return;
-  v = io->complete_ns - io->issue_ns;
-  trace_sketch_add (col->btt_d2c, v);
-  v = io->issue_ns - io->queue_ns;
-  trace_sketch_add (col->btt_q2d, v);
+  if (is_q2d)
+    trace_sketch_add (col->btt_q2d, v);
+  else if (phase == TRACE_BTT_Q2C)
+    trace_sketch_add (col->btt_q2c, v);
+  else if (phase == TRACE_BTT_D2C)
+    trace_sketch_add (col->btt_d2c, v);
 }
 
 static void
@@ -165,7 +161,6 @@ collect_outputs (Collector *col, TraceLifecycle *lc)
       /* No completion: no latency (complete_ns is -1). */
       if (!io.no_completion && io.queue_ns >= 0 && io.complete_ns >= io.queue_ns)
         trace_sketch_add (col->q2c, io.complete_ns - io.queue_ns);
-      collect_btt (col, &io);
     }
   while (trace_lifecycle_pop_request (lc, &rq))
     {
@@ -248,6 +243,8 @@ trace_summarize (const char *path, const char *format, GError **error)
   col = (Collector) { summary, devices, processes, q2c, d2c, btt_q2c, btt_d2c, btt_q2d };
   lc = trace_lifecycle_new ();
   trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
+  summary->btt = trace_btt_new ();
+  trace_btt_set_sample_func (summary->btt, collect_btt, &col);
 
   while (trace_reader_next (reader, &rec, &local))
     {
@@ -256,6 +253,7 @@ trace_summarize (const char *path, const char *format, GError **error)
       if (rec.dev_major != 0 || rec.dev_minor != 0 || !is_plug_action (rec.action))
         device_entry (&col, rec.dev_major, rec.dev_minor)->records++;
       trace_lifecycle_feed (lc, &rec);
+      trace_btt_feed (summary->btt, &rec);
       collect_outputs (&col, lc);
     }
   if (local != NULL)
@@ -265,6 +263,8 @@ trace_summarize (const char *path, const char *format, GError **error)
     }
   trace_lifecycle_finish (lc);
   collect_outputs (&col, lc);
+  trace_btt_finish (summary->btt);
+  trace_btt_set_sample_func (summary->btt, NULL, NULL);
 
   summary->skipped_lines = trace_reader_skipped (reader);
   summary->lifecycle = *trace_lifecycle_stats (lc);

@@ -363,30 +363,6 @@ test_remap_partition (Fixture *f, gconstpointer data)
   g_assert_false (io_at (f, 0)->request_only);
 }
 
-/* btt's merge information: every Q and merge, D of non-zero size. */
-static void
-test_btt_counts (Fixture *f, gconstpointer data)
-{
-  const TraceLifecycleStats *st = trace_lifecycle_stats (f->lc);
-
-  feed (f, 100, "Q", "W", 0, 8, 1);
-  feed (f, 101, "G", "W", 0, 8, 1);
-  feed (f, 102, "Q", "W", 8, 8, 1);
-  feed (f, 103, "M", "W", 8, 8, 1);
-  feed (f, 104, "D", "W", 0, 16, 1);
-  feed (f, 105, "Q", "FWS", 0, 0, 1);
-  feed (f, 106, "D", "FN", 0, 0, 1);
-  feed (f, 200, "C", "W", 0, 16, 0);
-  feed (f, 201, "C", "FN", 0, 0, 0);
-  feed (f, 300, "D", "R", 64, 32, 2);
-  g_assert_cmpuint (st->btt_q, ==, 3);
-  g_assert_cmpuint (st->btt_merges, ==, 1);
-  g_assert_cmpuint (st->btt_d, ==, 2);
-  g_assert_cmpuint (st->btt_d_sectors_min, ==, 16);
-  g_assert_cmpuint (st->btt_d_sectors_max, ==, 32);
-  g_assert_cmpuint (st->btt_d_sectors_total, ==, 48);
-}
-
 static void
 test_flush (Fixture *f, gconstpointer data)
 {
@@ -654,7 +630,6 @@ main (int argc, char **argv)
   ADD ("/lifecycle/flush", test_flush);
   ADD ("/lifecycle/remap-stacked", test_remap_stacked);
   ADD ("/lifecycle/remap-partition", test_remap_partition);
-  ADD ("/lifecycle/btt-counts", test_btt_counts);
   ADD ("/lifecycle/bounded", test_bounded);
 #undef ADD
   g_test_add_func ("/lifecycle/load-ios", test_load_ios);
