@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "sim/sim-json.h"
 #include "cli/cmd-trace.h"
 #include "traces/trace-btt.h"
 
@@ -13,12 +14,12 @@ json_avg (JsonBuilder *b, const char *member, const TraceBttAvg *a)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "n", (gint64) a->n);
-  cli_trace_json_int (b, "min_ns", (gint64) a->min_ns);
+  sim_json_int (b, "n", (gint64) a->n);
+  sim_json_int (b, "min_ns", (gint64) a->min_ns);
   json_builder_set_member_name (b, "avg_s");
   json_builder_add_double_value (b, trace_btt_avg_s (a));
-  cli_trace_json_int (b, "max_ns", (gint64) a->max_ns);
-  cli_trace_json_int (b, "total_ns", (gint64) a->total_ns);
+  sim_json_int (b, "max_ns", (gint64) a->max_ns);
+  sim_json_int (b, "total_ns", (gint64) a->total_ns);
   json_builder_end_object (b);
 }
 
@@ -39,13 +40,13 @@ json_seek (JsonBuilder *b, const char *member, const TraceBttSeek *s)
 {
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "nseeks", (gint64) s->nseeks);
+  sim_json_int (b, "nseeks", (gint64) s->nseeks);
   json_builder_set_member_name (b, "mean_sectors");
   json_builder_add_double_value (b, s->mean_sectors);
-  cli_trace_json_int (b, "median_sectors", s->median_sectors);
-  cli_trace_json_int (b, "mode_sectors", s->mode_sectors);
-  cli_trace_json_int (b, "mode_count", (gint64) s->mode_count);
-  cli_trace_json_int (b, "n_modes", s->n_modes);
+  sim_json_int (b, "median_sectors", s->median_sectors);
+  sim_json_int (b, "mode_sectors", s->mode_sectors);
+  sim_json_int (b, "mode_count", (gint64) s->mode_count);
+  sim_json_int (b, "n_modes", s->n_modes);
   json_builder_end_object (b);
 }
 
@@ -60,25 +61,25 @@ json_device (JsonBuilder *b, const TraceBttDevice *d)
   json_phases (b, d->phase);
   json_builder_set_member_name (b, "merge");
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "n_q", (gint64) d->n_qs);
-  cli_trace_json_int (b, "n_d", (gint64) d->n_ds);
-  cli_trace_json_int (b, "blk_min", (gint64) d->blocks.min_ns);
-  cli_trace_json_int (b, "blk_max", (gint64) d->blocks.max_ns);
-  cli_trace_json_int (b, "blk_total", (gint64) d->blocks.total_ns);
+  sim_json_int (b, "n_q", (gint64) d->n_qs);
+  sim_json_int (b, "n_d", (gint64) d->n_ds);
+  sim_json_int (b, "blk_min", (gint64) d->blocks.min_ns);
+  sim_json_int (b, "blk_max", (gint64) d->blocks.max_ns);
+  sim_json_int (b, "blk_total", (gint64) d->blocks.total_ns);
   json_builder_end_object (b);
   json_seek (b, "q2q_seek", &d->q2q_seek);
   json_seek (b, "d2d_seek", &d->d2d_seek);
   json_builder_set_member_name (b, "plug");
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "n_plugs", (gint64) d->n_plugs);
-  cli_trace_json_int (b, "n_timer_unplugs", (gint64) d->n_timer_unplugs);
-  cli_trace_json_int (b, "n_plugs_timer", (gint64) d->n_plugs_timer);
-  cli_trace_json_int (b, "ios_unplugged", (gint64) d->ios_unplugged);
-  cli_trace_json_int (b, "ios_unplugged_timer", (gint64) d->ios_unplugged_timer);
+  sim_json_int (b, "n_plugs", (gint64) d->n_plugs);
+  sim_json_int (b, "n_timer_unplugs", (gint64) d->n_timer_unplugs);
+  sim_json_int (b, "n_plugs_timer", (gint64) d->n_plugs_timer);
+  sim_json_int (b, "ios_unplugged", (gint64) d->ios_unplugged);
+  sim_json_int (b, "ios_unplugged_timer", (gint64) d->ios_unplugged_timer);
   json_builder_set_member_name (b, "plugged_s");
   json_builder_add_double_value (b, d->plugged_s);
   json_builder_end_object (b);
-  cli_trace_json_int (b, "active_q_total", (gint64) d->t_act_q);
+  sim_json_int (b, "active_q_total", (gint64) d->t_act_q);
   json_builder_end_object (b);
 }
 

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cli/cmd-trace.h"
+#include "sim/sim-json.h"
 #include "traces/trace-nfs-summary.h"
 
 static double
@@ -83,12 +84,12 @@ json_text (const TraceNfsSummary *s)
   json_builder_add_string_value (b, "capture");
   json_builder_set_member_name (b, "linktype");
   json_builder_add_string_value (b, s->linktype);
-  cli_trace_json_int (b, "frames", s->stats.frames);
-  cli_trace_json_int (b, "records", s->records);
-  cli_trace_json_int (b, "nfs_calls", s->stats.nfs_calls);
-  cli_trace_json_int (b, "tcp_gaps", s->stats.tcp_gaps);
-  cli_trace_json_int (b, "calls_without_reply", s->stats.calls_without_reply);
-  cli_trace_json_int (b, "replies_without_call", s->stats.replies_without_call);
+  sim_json_int (b, "frames", s->stats.frames);
+  sim_json_int (b, "records", s->records);
+  sim_json_int (b, "nfs_calls", s->stats.nfs_calls);
+  sim_json_int (b, "tcp_gaps", s->stats.tcp_gaps);
+  sim_json_int (b, "calls_without_reply", s->stats.calls_without_reply);
+  sim_json_int (b, "replies_without_call", s->stats.replies_without_call);
   json_builder_set_member_name (b, "clients");
   json_builder_begin_array (b);
   for (guint i = 0; i < s->clients->len; i++)
@@ -105,17 +106,17 @@ json_text (const TraceNfsSummary *s)
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "op");
           json_builder_add_string_value (b, row->op);
-          cli_trace_json_int (b, "calls", row->s.count);
-          cli_trace_json_int (b, "answered", row->s.answered);
-          cli_trace_json_int (b, "errors", row->s.errors);
-          cli_trace_json_int (b, "bytes", row->s.bytes);
+          sim_json_int (b, "calls", row->s.count);
+          sim_json_int (b, "answered", row->s.answered);
+          sim_json_int (b, "errors", row->s.errors);
+          sim_json_int (b, "bytes", row->s.bytes);
           json_builder_set_member_name (b, "latency_ns");
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "mean");
           json_builder_add_double_value (b, trace_nfs_op_latency_mean_ns (&row->s));
-          cli_trace_json_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
-          cli_trace_json_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
-          cli_trace_json_int (b, "max", row->s.latency_max_ns);
+          sim_json_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
+          sim_json_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
+          sim_json_int (b, "max", row->s.latency_max_ns);
           json_builder_end_object (b);
           json_builder_end_object (b);
         }

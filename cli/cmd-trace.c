@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cli/cli.h"
+#include "sim/sim-json.h"
 #include "cli/cmd-trace.h"
 #include "traces/trace-btt.h"
 #include "traces/trace-lifecycle.h"
@@ -232,13 +233,6 @@ json_latency (JsonBuilder *b, const char *member, const TraceLatencyStats *s)
   json_builder_end_object (b);
 }
 
-void
-cli_trace_json_int (JsonBuilder *b, const char *member, gint64 value)
-{
-  json_builder_set_member_name (b, member);
-  json_builder_add_int_value (b, value);
-}
-
 static char *
 json_text (const TraceSummary *s)
 {
@@ -264,8 +258,8 @@ json_text (const TraceSummary *s)
       json_builder_add_string_value (b, value);
     }
   json_builder_end_object (b);
-  cli_trace_json_int (b, "records", lc->records);
-  cli_trace_json_int (b, "skipped_lines", s->skipped_lines);
+  sim_json_int (b, "records", lc->records);
+  sim_json_int (b, "skipped_lines", s->skipped_lines);
   json_builder_set_member_name (b, "first_ns");
   json_builder_add_int_value (b, lc->first_ns);
   json_builder_set_member_name (b, "last_ns");
@@ -274,14 +268,14 @@ json_text (const TraceSummary *s)
   json_builder_add_int_value (b, duration_ns (lc));
   json_builder_set_member_name (b, "time_backwards");
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "records", s->time_backwards);
-  cli_trace_json_int (b, "max_step_ns", (gint64) MIN (s->time_backwards_max_ns, (guint64) G_MAXINT64));
+  sim_json_int (b, "records", s->time_backwards);
+  sim_json_int (b, "max_step_ns", (gint64) MIN (s->time_backwards_max_ns, (guint64) G_MAXINT64));
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "events");
   json_builder_begin_object (b);
   for (int a = 0; a < TRACE_ACT_N_ACTIONS; a++)
-    cli_trace_json_int (b, trace_action_letters ((TraceAction) a), lc->by_action[a]);
+    sim_json_int (b, trace_action_letters ((TraceAction) a), lc->by_action[a]);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "devices");
@@ -293,10 +287,10 @@ json_text (const TraceSummary *s)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "device");
       json_builder_add_string_value (b, name);
-      cli_trace_json_int (b, "major", d->dev_major);
-      cli_trace_json_int (b, "minor", d->dev_minor);
-      cli_trace_json_int (b, "records", d->records);
-      cli_trace_json_int (b, "requests", d->requests);
+      sim_json_int (b, "major", d->dev_major);
+      sim_json_int (b, "minor", d->dev_minor);
+      sim_json_int (b, "records", d->records);
+      sim_json_int (b, "requests", d->requests);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -312,11 +306,11 @@ json_text (const TraceSummary *s)
       const TraceSummaryProcess *p = &g_array_index (s->processes, TraceSummaryProcess, i);
       g_autofree char *comm = g_utf8_make_valid (p->comm, -1);
       json_builder_begin_object (b);
-      cli_trace_json_int (b, "pid", p->pid);
+      sim_json_int (b, "pid", p->pid);
       json_builder_set_member_name (b, "comm");
       json_builder_add_string_value (b, comm);
-      cli_trace_json_int (b, "ios", p->ios);
-      cli_trace_json_int (b, "bytes", p->bytes);
+      sim_json_int (b, "ios", p->ios);
+      sim_json_int (b, "bytes", p->bytes);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -335,10 +329,10 @@ json_text (const TraceSummary *s)
 
   json_builder_set_member_name (b, "unpaired");
   json_builder_begin_object (b);
-  cli_trace_json_int (b, "completed_without_issue", lc->completed_without_issue);
-  cli_trace_json_int (b, "issued_without_queue", lc->issued_without_queue);
-  cli_trace_json_int (b, "incomplete_at_end", lc->incomplete_at_end);
-  cli_trace_json_int (b, "unmatched_merge_or_requeue", lc->unpaired);
+  sim_json_int (b, "completed_without_issue", lc->completed_without_issue);
+  sim_json_int (b, "issued_without_queue", lc->issued_without_queue);
+  sim_json_int (b, "incomplete_at_end", lc->incomplete_at_end);
+  sim_json_int (b, "unmatched_merge_or_requeue", lc->unpaired);
   json_builder_end_object (b);
   json_builder_end_object (b);
 

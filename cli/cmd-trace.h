@@ -10,9 +10,6 @@ int cli_trace_btt     (int argc, char **argv);
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
-/* An integer member of the JSON summaries of both trace kinds. */
-void cli_trace_json_int (JsonBuilder *b, const char *member, gint64 value);
-
 /* btt's report as one JSON object (cmd-trace-btt.c). */
 typedef struct _TraceBtt TraceBtt;
 void cli_trace_btt_json (JsonBuilder *b, const TraceBtt *btt);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "replay/replay-compare.h"
+#include "sim/sim-json.h"
 
 /* ---- Distribution metrics ---------------------------------------------- */
 
@@ -490,16 +491,6 @@ replay_compare_report_print (const ReplayCompareReport *report, FILE *out)
 }
 
 static void
-compare_json_num (JsonBuilder *b, const char *key, double v)
-{
-  json_builder_set_member_name (b, key);
-  if (isnan (v) || isinf (v))
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_double_value (b, v);
-}
-
-static void
 compare_json_side (JsonBuilder *b, const char *key, const ReplayCompareSide *s)
 {
   json_builder_set_member_name (b, key);
@@ -508,46 +499,32 @@ compare_json_side (JsonBuilder *b, const char *key, const ReplayCompareSide *s)
   json_builder_add_int_value (b, (gint64) s->ios);
   json_builder_set_member_name (b, "bytes");
   json_builder_add_int_value (b, (gint64) s->bytes);
-  compare_json_num (b, "span_s", s->span_s);
-  compare_json_num (b, "mean_ms", s->mean_ms);
-  compare_json_num (b, "p50_ms", s->p50_ms);
-  compare_json_num (b, "p95_ms", s->p95_ms);
-  compare_json_num (b, "p99_ms", s->p99_ms);
-  compare_json_num (b, "max_ms", s->max_ms);
-  compare_json_num (b, "mb_per_s", s->mb_per_s);
-  compare_json_num (b, "iops", s->iops);
+  sim_json_num (b, "span_s", s->span_s, TRUE);
+  sim_json_num (b, "mean_ms", s->mean_ms, TRUE);
+  sim_json_num (b, "p50_ms", s->p50_ms, TRUE);
+  sim_json_num (b, "p95_ms", s->p95_ms, TRUE);
+  sim_json_num (b, "p99_ms", s->p99_ms, TRUE);
+  sim_json_num (b, "max_ms", s->max_ms, TRUE);
+  sim_json_num (b, "mb_per_s", s->mb_per_s, TRUE);
+  sim_json_num (b, "iops", s->iops, TRUE);
   json_builder_end_object (b);
-}
-
-/* A string member, null if absent; results and paths need not be UTF-8,
- * JSON must be. */
-static void
-compare_json_text (JsonBuilder *b, const char *key, const char *text)
-{
-  g_autofree char *valid = text != NULL ? g_utf8_make_valid (text, -1) : NULL;
-
-  json_builder_set_member_name (b, key);
-  if (valid == NULL)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_string_value (b, valid);
 }
 
 static void
 compare_json_row (JsonBuilder *b, const ReplayCompareRow *row)
 {
   json_builder_begin_object (b);
-  compare_json_text (b, "name", row->name);
-  compare_json_num (b, "demerit_ms", row->demerit_ms);
-  compare_json_num (b, "demerit_pct", row->demerit_pct);
-  compare_json_num (b, "mean_distance_ms", row->mean_distance_ms);
-  compare_json_num (b, "ks_d", row->ks_d);
-  compare_json_num (b, "mean_error_pct", row->mean_error_pct);
-  compare_json_num (b, "p50_error_pct", row->p50_error_pct);
-  compare_json_num (b, "p95_error_pct", row->p95_error_pct);
-  compare_json_num (b, "p99_error_pct", row->p99_error_pct);
-  compare_json_num (b, "throughput_error_pct", row->throughput_error_pct);
-  compare_json_num (b, "iops_error_pct", row->iops_error_pct);
+  sim_json_text (b, "name", row->name);
+  sim_json_num (b, "demerit_ms", row->demerit_ms, TRUE);
+  sim_json_num (b, "demerit_pct", row->demerit_pct, TRUE);
+  sim_json_num (b, "mean_distance_ms", row->mean_distance_ms, TRUE);
+  sim_json_num (b, "ks_d", row->ks_d, TRUE);
+  sim_json_num (b, "mean_error_pct", row->mean_error_pct, TRUE);
+  sim_json_num (b, "p50_error_pct", row->p50_error_pct, TRUE);
+  sim_json_num (b, "p95_error_pct", row->p95_error_pct, TRUE);
+  sim_json_num (b, "p99_error_pct", row->p99_error_pct, TRUE);
+  sim_json_num (b, "throughput_error_pct", row->throughput_error_pct, TRUE);
+  sim_json_num (b, "iops_error_pct", row->iops_error_pct, TRUE);
   compare_json_side (b, "simulated", &row->sim);
   compare_json_side (b, "measured", &row->meas);
   json_builder_end_object (b);
@@ -575,11 +552,11 @@ replay_compare_report_to_json (const ReplayCompareReport *report)
   g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  compare_json_text (b, "simulated", report->simulated_path);
-  compare_json_text (b, "measured", report->measured_path);
-  compare_json_text (b, "simulated_latency_kind",
+  sim_json_text (b, "simulated", report->simulated_path);
+  sim_json_text (b, "measured", report->measured_path);
+  sim_json_text (b, "simulated_latency_kind",
                      trace_latency_kind_name (report->simulated_latency_kind));
-  compare_json_text (b, "measured_latency_kind",
+  sim_json_text (b, "measured_latency_kind",
                      trace_latency_kind_name (report->measured_latency_kind));
   json_builder_set_member_name (b, "processes");
   json_builder_begin_array (b);
@@ -1117,25 +1094,25 @@ replay_compare_summary_to_json (const ReplayCompareSummary *s)
   g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  compare_json_text (b, "simulated", s->simulated_path);
-  compare_json_text (b, "measured", s->measured_path);
-  compare_json_text (b, "run", s->run_label);
-  compare_json_text (b, "fio_version", s->fio_version);
+  sim_json_text (b, "simulated", s->simulated_path);
+  sim_json_text (b, "measured", s->measured_path);
+  sim_json_text (b, "run", s->run_label);
+  sim_json_text (b, "fio_version", s->fio_version);
   json_builder_set_member_name (b, "processes");
   json_builder_begin_array (b);
   for (guint i = 0; i < s->processes->len; i++)
     {
       const ReplayCompareSummaryRow *r = g_ptr_array_index (s->processes, i);
       json_builder_begin_object (b);
-      compare_json_text (b, "name", r->name);
-      compare_json_text (b, "op", r->op);
-      compare_json_num (b, "mean_error_pct", r->mean_error_pct);
-      compare_json_num (b, "p50_error_pct", r->p50_error_pct);
-      compare_json_num (b, "p95_error_pct", r->p95_error_pct);
-      compare_json_num (b, "p99_error_pct", r->p99_error_pct);
-      compare_json_num (b, "max_error_pct", r->max_error_pct);
-      compare_json_num (b, "throughput_error_pct", r->throughput_error_pct);
-      compare_json_num (b, "iops_error_pct", r->iops_error_pct);
+      sim_json_text (b, "name", r->name);
+      sim_json_text (b, "op", r->op);
+      sim_json_num (b, "mean_error_pct", r->mean_error_pct, TRUE);
+      sim_json_num (b, "p50_error_pct", r->p50_error_pct, TRUE);
+      sim_json_num (b, "p95_error_pct", r->p95_error_pct, TRUE);
+      sim_json_num (b, "p99_error_pct", r->p99_error_pct, TRUE);
+      sim_json_num (b, "max_error_pct", r->max_error_pct, TRUE);
+      sim_json_num (b, "throughput_error_pct", r->throughput_error_pct, TRUE);
+      sim_json_num (b, "iops_error_pct", r->iops_error_pct, TRUE);
       compare_json_side (b, "simulated", &r->sim);
       compare_json_side (b, "measured", &r->meas);
       json_builder_end_object (b);

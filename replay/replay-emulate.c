@@ -19,6 +19,7 @@
 #include <fuse_lowlevel.h>
 
 #include "replay/replay-emulate.h"
+#include "sim/sim-json.h"
 #include "sim/sim-output.h"
 #include "replay/replay-report-private.h"
 #include "replay/replay-safety.h"
@@ -1523,10 +1524,10 @@ add_sizes (ReplayEmulator *emu, JsonBuilder *b)
   for (guint i = 0; i < keys->len; i++)
     {
       g_autofree char *k = g_strdup_printf ("%u", GPOINTER_TO_UINT (keys->pdata[i]));
-      replay_json_add_int (b, k, GPOINTER_TO_UINT (g_hash_table_lookup (emu->sizes, keys->pdata[i])));
+      sim_json_int (b, k, GPOINTER_TO_UINT (g_hash_table_lookup (emu->sizes, keys->pdata[i])));
     }
   json_builder_end_object (b);
-  replay_json_add_int (b, "max_request_bytes",
+  sim_json_int (b, "max_request_bytes",
               keys->len ? GPOINTER_TO_UINT (keys->pdata[keys->len - 1]) : 0);
 }
 
@@ -1537,7 +1538,7 @@ add_depth (ReplayEmulator *emu, JsonBuilder *b)
 
   json_builder_set_member_name (b, "in_flight");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "max", emu->max_depth);
+  sim_json_int (b, "max", emu->max_depth);
   for (guint d = 1; d <= EMU_DEPTH_HIST; d++)
     {
       sum += (double) d * emu->depth_hist[d];
@@ -1551,7 +1552,7 @@ add_depth (ReplayEmulator *emu, JsonBuilder *b)
     if (emu->depth_hist[d])
       {
         g_autofree char *k = g_strdup_printf ("%u", d);
-        replay_json_add_int (b, k, (gint64) emu->depth_hist[d]);
+        sim_json_int (b, k, (gint64) emu->depth_hist[d]);
       }
   json_builder_end_object (b);
   json_builder_end_object (b);
@@ -1569,8 +1570,8 @@ add_model_times (ReplayEmulator *emu, JsonBuilder *b)
       wait += (double) (r->start_ns - r->arrival_ns);
       service += (double) (r->end_ns - r->start_ns);
     }
-  replay_json_add_int (b, "mean_wait_ns", n ? (gint64) (wait / n) : 0);
-  replay_json_add_int (b, "mean_service_ns", n ? (gint64) (service / n) : 0);
+  sim_json_int (b, "mean_wait_ns", n ? (gint64) (wait / n) : 0);
+  sim_json_int (b, "mean_service_ns", n ? (gint64) (service / n) : 0);
 }
 
 JsonNode *
@@ -1588,70 +1589,70 @@ replay_emulator_stats_json (ReplayEmulator *emu)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "model");
   json_builder_add_string_value (b, emu->opts.model);
-  replay_json_add_int (b, "size_bytes", (gint64) emu->size_bytes);
+  sim_json_int (b, "size_bytes", (gint64) emu->size_bytes);
   json_builder_set_member_name (b, "device");
   json_builder_add_string_value (b, emu->loop_path ? emu->loop_path : "");
   json_builder_set_member_name (b, "loop_direct_io");
   json_builder_add_boolean_value (b, emu->loop_dio);
-  replay_json_add_int (b, "parallelism", emu->parallelism);
-  replay_json_add_int (b, "model_queue_depth", emu->model ? emu->model->queue_depth : 0);
+  sim_json_int (b, "parallelism", emu->parallelism);
+  sim_json_int (b, "model_queue_depth", emu->model ? emu->model->queue_depth : 0);
   json_builder_set_member_name (b, "route");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "ns", emu->route_ns);
+  sim_json_int (b, "ns", emu->route_ns);
   json_builder_set_member_name (b, "measured");
   json_builder_add_boolean_value (b, emu->route_measured);
   json_builder_set_member_name (b, "from");
   json_builder_add_string_value (b, emu->route_measured ? emu->route_source : "--route");
   /* Requests whose modelled time started at their own block_rq_issue,
    * and those that started at arrival minus the route. */
-  replay_json_add_int (b, "timed_from_issue", (gint64) emu->timed_from_issue);
-  replay_json_add_int (b, "timed_from_route", (gint64) emu->timed_from_route);
+  sim_json_int (b, "timed_from_issue", (gint64) emu->timed_from_issue);
+  sim_json_int (b, "timed_from_route", (gint64) emu->timed_from_route);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fuse");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "max_write", emu->conn_max_write);
-  replay_json_add_int (b, "max_read", emu->conn_max_read);
-  replay_json_add_int (b, "max_background", emu->conn_max_background);
+  sim_json_int (b, "max_write", emu->conn_max_write);
+  sim_json_int (b, "max_read", emu->conn_max_read);
+  sim_json_int (b, "max_background", emu->conn_max_background);
   json_builder_set_member_name (b, "async_dio");
   json_builder_add_boolean_value (b, emu->conn_async_dio);
   json_builder_end_object (b);
-  replay_json_add_int (b, "last_reply_ns", last);
+  sim_json_int (b, "last_reply_ns", last);
   json_builder_set_member_name (b, "requests");
   json_builder_begin_object (b);
   for (guint op = 0; op < EMU_N_OPS; op++)
     {
       json_builder_set_member_name (b, emu_op_names[op]);
       json_builder_begin_object (b);
-      replay_json_add_int (b, "count", (gint64) emu->count[op]);
-      replay_json_add_int (b, "bytes", (gint64) emu->bytes[op]);
+      sim_json_int (b, "count", (gint64) emu->count[op]);
+      sim_json_int (b, "bytes", (gint64) emu->bytes[op]);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "timing_error_ns");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "replies", emu->records->len);
-  replay_json_add_int (b, "p50", q.p50);
-  replay_json_add_int (b, "p99", q.p99);
-  replay_json_add_int (b, "max", q.max);
-  replay_json_add_int (b, "mean", q.mean);
+  sim_json_int (b, "replies", emu->records->len);
+  sim_json_int (b, "p50", q.p50);
+  sim_json_int (b, "p99", q.p99);
+  sim_json_int (b, "max", q.max);
+  sim_json_int (b, "mean", q.mean);
   json_builder_end_object (b);
   /* What the kernel saw: its block_rq_complete minus the modelled end
    * (with the live trace; matched 0 without). */
   json_builder_set_member_name (b, "kernel_completion_error_ns");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "matched", kc_matched);
-  replay_json_add_int (b, "p50", kc.p50);
-  replay_json_add_int (b, "p99", kc.p99);
-  replay_json_add_int (b, "max", kc.max);
-  replay_json_add_int (b, "mean", kc.mean);
+  sim_json_int (b, "matched", kc_matched);
+  sim_json_int (b, "p50", kc.p50);
+  sim_json_int (b, "p99", kc.p99);
+  sim_json_int (b, "max", kc.max);
+  sim_json_int (b, "mean", kc.mean);
   json_builder_end_object (b);
   /* Part of the error: the reply's write, in which the kernel completes
    * the request (and the loop's bio) before it returns. */
   json_builder_set_member_name (b, "reply_syscall_ns");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "p50", sys.p50);
-  replay_json_add_int (b, "p99", sys.p99);
-  replay_json_add_int (b, "max", sys.max);
+  sim_json_int (b, "p50", sys.p50);
+  sim_json_int (b, "p99", sys.p99);
+  sim_json_int (b, "max", sys.max);
   json_builder_end_object (b);
   add_model_times (emu, b);
   add_depth (emu, b);

@@ -4,6 +4,7 @@
  * worker pool and its pacing, the summary and its outputs.
  */
 #include "replay/replay-nfs.h"
+#include "sim/sim-json.h"
 #include "replay/replay-engine-private.h"
 #include "replay/replay-report-private.h"
 
@@ -2573,14 +2574,14 @@ add_skipped (JsonBuilder *b, const ReplayNfsPlan *plan)
   json_builder_set_member_name (b, "skipped");
   json_builder_begin_object (b);
   if (plan->skipped_writes > 0)
-    replay_json_add_int (b, "modifying operations (no --allow-write)", (gint64) plan->skipped_writes);
+    sim_json_int (b, "modifying operations (no --allow-write)", (gint64) plan->skipped_writes);
   if (plan->skipped_no_file > 0)
-    replay_json_add_int (b, "operations without a file handle", (gint64) plan->skipped_no_file);
+    sim_json_int (b, "operations without a file handle", (gint64) plan->skipped_no_file);
   if (plan->skipped_traced_failed > 0)
-    replay_json_add_int (b, "modifying operations that failed in the capture",
+    sim_json_int (b, "modifying operations that failed in the capture",
                          (gint64) plan->skipped_traced_failed);
   for (GList *l = keys; l; l = l->next)
-    replay_json_add_int (b, l->data, (gint64) *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data));
+    sim_json_int (b, l->data, (gint64) *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data));
   json_builder_end_object (b);
 }
 
@@ -2596,9 +2597,9 @@ add_io_limits (JsonBuilder *b, const ReplayNfsPlan *plan)
     {
       json_builder_set_member_name (b, names[v]);
       json_builder_begin_object (b);
-      replay_json_add_int (b, "read_bytes", plan->io_limit[v].read_bytes);
-      replay_json_add_int (b, "write_bytes", plan->io_limit[v].write_bytes);
-      replay_json_add_string (b, "source", plan->io_limit[v].source ? plan->io_limit[v].source : "default");
+      sim_json_int (b, "read_bytes", plan->io_limit[v].read_bytes);
+      sim_json_int (b, "write_bytes", plan->io_limit[v].write_bytes);
+      sim_json_string (b, "source", plan->io_limit[v].source ? plan->io_limit[v].source : "default");
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -2616,13 +2617,13 @@ add_kinds (JsonBuilder *b, const ReplayNfsResult *res)
         continue;
       json_builder_set_member_name (b, kind_names[k]);
       json_builder_begin_object (b);
-      replay_json_add_int (b, "ops", (gint64) s->ops);
-      replay_json_add_int (b, "errors", (gint64) s->errors);
-      replay_json_add_double (b, "latency_mean_ns", s->latency_mean_ns);
-      replay_json_add_int (b, "latency_p50_ns", s->latency_p50_ns);
-      replay_json_add_int (b, "latency_p99_ns", s->latency_p99_ns);
-      replay_json_add_int (b, "latency_max_ns", s->latency_max_ns);
-      replay_json_add_int (b, "traced_latency_p50_ns", s->traced_latency_p50_ns);
+      sim_json_int (b, "ops", (gint64) s->ops);
+      sim_json_int (b, "errors", (gint64) s->errors);
+      sim_json_double (b, "latency_mean_ns", s->latency_mean_ns);
+      sim_json_int (b, "latency_p50_ns", s->latency_p50_ns);
+      sim_json_int (b, "latency_p99_ns", s->latency_p99_ns);
+      sim_json_int (b, "latency_max_ns", s->latency_max_ns);
+      sim_json_int (b, "traced_latency_p50_ns", s->traced_latency_p50_ns);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -2635,39 +2636,39 @@ replay_nfs_result_write_json (const ReplayNfsResult *res, const char *path, GErr
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  replay_json_add_string (b, "target_dir", res->replay_dir);
-  replay_json_add_string (b, "timing", replay_timing_name (res->plan->timing));
-  replay_json_add_double (b, "speed", res->plan->speed);
-  replay_json_add_int (b, "threads", res->threads);
+  sim_json_string (b, "target_dir", res->replay_dir);
+  sim_json_string (b, "timing", replay_timing_name (res->plan->timing));
+  sim_json_double (b, "speed", res->plan->speed);
+  sim_json_int (b, "threads", res->threads);
   json_builder_set_member_name (b, "allow_write");
   json_builder_add_boolean_value (b, res->plan->allow_write);
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, res->interrupted);
-  replay_json_add_int (b, "files", res->plan->files->len);
-  replay_json_add_int (b, "dirs", res->plan->n_type[REPLAY_NFS_NODE_DIR]);
-  replay_json_add_int (b, "named", res->plan->n_named);
-  replay_json_add_int (b, "unnamed", res->plan->n_unnamed);
-  replay_json_add_int (b, "created", res->plan->n_created);
-  replay_json_add_int (b, "file_bytes", (gint64) res->plan->file_bytes);
-  replay_json_add_int (b, "planned_ops", res->plan->ops->len);
-  replay_json_add_int (b, "skipped_writes", (gint64) res->plan->skipped_writes);
-  replay_json_add_int (b, "ops", (gint64) res->ops);
-  replay_json_add_int (b, "bytes", (gint64) res->bytes);
-  replay_json_add_int (b, "errors", (gint64) res->errors);
-  replay_json_add_int (b, "elapsed_ns", res->elapsed_ns);
-  replay_json_add_double (b, "intended_iops", res->intended_iops);
-  replay_json_add_double (b, "achieved_iops", res->achieved_iops);
-  replay_json_add_double (b, "issue_error_mean_ns", res->issue_error_mean_ns);
-  replay_json_add_int (b, "issue_error_p50_ns", res->issue_error_p50_ns);
-  replay_json_add_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
-  replay_json_add_int (b, "issue_error_max_ns", res->issue_error_max_ns);
-  replay_json_add_int (b, "dependency_waits", (gint64) res->dep_waits);
-  replay_json_add_int (b, "setup_bytes", (gint64) res->plan->setup_bytes);
-  replay_json_add_int (b, "max_setup_bytes", (gint64) MIN (res->max_setup_bytes, (guint64) G_MAXINT64));
-  replay_json_add_int (b, "fs_free_bytes_before", (gint64) MIN (res->fs_free_bytes, (guint64) G_MAXINT64));
-  replay_json_add_int (b, "buffer_bytes", (gint64) res->buffer_bytes);
-  replay_json_add_int (b, "peak_rss_bytes", (gint64) res->peak_rss_bytes);
-  replay_json_add_int (b, "skipped_io_limit", (gint64) res->plan->skipped_io_limit);
+  sim_json_int (b, "files", res->plan->files->len);
+  sim_json_int (b, "dirs", res->plan->n_type[REPLAY_NFS_NODE_DIR]);
+  sim_json_int (b, "named", res->plan->n_named);
+  sim_json_int (b, "unnamed", res->plan->n_unnamed);
+  sim_json_int (b, "created", res->plan->n_created);
+  sim_json_int (b, "file_bytes", (gint64) res->plan->file_bytes);
+  sim_json_int (b, "planned_ops", res->plan->ops->len);
+  sim_json_int (b, "skipped_writes", (gint64) res->plan->skipped_writes);
+  sim_json_int (b, "ops", (gint64) res->ops);
+  sim_json_int (b, "bytes", (gint64) res->bytes);
+  sim_json_int (b, "errors", (gint64) res->errors);
+  sim_json_int (b, "elapsed_ns", res->elapsed_ns);
+  sim_json_double (b, "intended_iops", res->intended_iops);
+  sim_json_double (b, "achieved_iops", res->achieved_iops);
+  sim_json_double (b, "issue_error_mean_ns", res->issue_error_mean_ns);
+  sim_json_int (b, "issue_error_p50_ns", res->issue_error_p50_ns);
+  sim_json_int (b, "issue_error_p99_ns", res->issue_error_p99_ns);
+  sim_json_int (b, "issue_error_max_ns", res->issue_error_max_ns);
+  sim_json_int (b, "dependency_waits", (gint64) res->dep_waits);
+  sim_json_int (b, "setup_bytes", (gint64) res->plan->setup_bytes);
+  sim_json_int (b, "max_setup_bytes", (gint64) MIN (res->max_setup_bytes, (guint64) G_MAXINT64));
+  sim_json_int (b, "fs_free_bytes_before", (gint64) MIN (res->fs_free_bytes, (guint64) G_MAXINT64));
+  sim_json_int (b, "buffer_bytes", (gint64) res->buffer_bytes);
+  sim_json_int (b, "peak_rss_bytes", (gint64) res->peak_rss_bytes);
+  sim_json_int (b, "skipped_io_limit", (gint64) res->plan->skipped_io_limit);
   add_io_limits (b, res->plan);
   add_skipped (b, res->plan);
   add_kinds (b, res);

@@ -4,6 +4,7 @@
  * text table.
  */
 #include "replay/replay.h"
+#include "sim/sim-json.h"
 #include "sim/sim-output.h"
 #include "replay/replay-report-private.h"
 #include "traces/trace-results.h"
@@ -111,27 +112,6 @@ replay_result_pid_map_line (const ReplayResult *result)
   return g_string_free (g_steal_pointer (&line), FALSE);
 }
 
-void
-replay_json_add_int (JsonBuilder *b, const char *key, gint64 value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, value);
-}
-
-void
-replay_json_add_double (JsonBuilder *b, const char *key, double value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_double_value (b, value);
-}
-
-void
-replay_json_add_string (JsonBuilder *b, const char *key, const char *value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_string_value (b, value);
-}
-
 /* "trace_latency": {"recorded": bool, "recorded_ios", "not_recorded_ios"}
  * and, only when recorded, the figures: no zero stands in for a latency
  * the trace does not have, and no ratio divides by zero. */
@@ -142,14 +122,14 @@ add_trace_latency (JsonBuilder *b, const ReplayTraceLatency *t)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "recorded");
   json_builder_add_boolean_value (b, t->ios > 0);
-  replay_json_add_int (b, "recorded_ios", (gint64) t->ios);
-  replay_json_add_int (b, "not_recorded_ios", (gint64) t->not_recorded);
+  sim_json_int (b, "recorded_ios", (gint64) t->ios);
+  sim_json_int (b, "not_recorded_ios", (gint64) t->not_recorded);
   if (t->ios > 0)
     {
-      replay_json_add_double (b, "mean_ns", t->mean_ns);
-      replay_json_add_int (b, "p50_ns", t->p50_ns);
-      replay_json_add_int (b, "p99_ns", t->p99_ns);
-      replay_json_add_double (b, "replayed_mean_ns", t->replayed_mean_ns);
+      sim_json_double (b, "mean_ns", t->mean_ns);
+      sim_json_int (b, "p50_ns", t->p50_ns);
+      sim_json_int (b, "p99_ns", t->p99_ns);
+      sim_json_double (b, "replayed_mean_ns", t->replayed_mean_ns);
       json_builder_set_member_name (b, "replayed_to_trace");
       if (t->mean_ns > 0)
         json_builder_add_double_value (b, t->replayed_mean_ns / t->mean_ns);
@@ -174,20 +154,20 @@ add_processes (JsonBuilder *b, const ReplayResult *result)
         span = g_array_index (res, ReplayIoResult, res->len - 1).complete_ns
                - g_array_index (res, ReplayIoResult, 0).issue_ns;
       json_builder_begin_object (b);
-      replay_json_add_string (b, "name", s->name);
-      replay_json_add_int (b, "pid", s->pid);
-      replay_json_add_int (b, "ios", (gint64) s->ios);
-      replay_json_add_int (b, "bytes", (gint64) s->bytes);
-      replay_json_add_int (b, "errors", (gint64) s->errors);
-      replay_json_add_double (b, "mb_per_s", span > 0 ? (double) s->bytes * 1e3 / (double) span : 0);
-      replay_json_add_double (b, "iops", span > 0 ? (double) s->ios * 1e9 / (double) span : 0);
+      sim_json_string (b, "name", s->name);
+      sim_json_int (b, "pid", s->pid);
+      sim_json_int (b, "ios", (gint64) s->ios);
+      sim_json_int (b, "bytes", (gint64) s->bytes);
+      sim_json_int (b, "errors", (gint64) s->errors);
+      sim_json_double (b, "mb_per_s", span > 0 ? (double) s->bytes * 1e3 / (double) span : 0);
+      sim_json_double (b, "iops", span > 0 ? (double) s->ios * 1e9 / (double) span : 0);
       json_builder_set_member_name (b, "latency_ns");
       json_builder_begin_object (b);
-      replay_json_add_double (b, "mean", s->latency_mean_ns);
-      replay_json_add_int (b, "p50", s->latency_p50_ns);
-      replay_json_add_int (b, "p95", s->latency_p95_ns);
-      replay_json_add_int (b, "p99", s->latency_p99_ns);
-      replay_json_add_int (b, "max", s->latency_max_ns);
+      sim_json_double (b, "mean", s->latency_mean_ns);
+      sim_json_int (b, "p50", s->latency_p50_ns);
+      sim_json_int (b, "p95", s->latency_p95_ns);
+      sim_json_int (b, "p99", s->latency_p99_ns);
+      sim_json_int (b, "max", s->latency_max_ns);
       json_builder_end_object (b);
       add_trace_latency (b, &s->trace_latency);
       json_builder_end_object (b);
@@ -200,24 +180,24 @@ add_plan (JsonBuilder *b, const ReplayPlan *plan)
 {
   json_builder_set_member_name (b, "plan");
   json_builder_begin_object (b);
-  replay_json_add_int (b, "ios", (gint64) plan->n_ios);
-  replay_json_add_int (b, "reads", (gint64) plan->n_reads);
-  replay_json_add_int (b, "writes", (gint64) plan->n_writes);
-  replay_json_add_int (b, "bytes_read", (gint64) plan->bytes_read);
-  replay_json_add_int (b, "bytes_written", (gint64) plan->bytes_written);
-  replay_json_add_int (b, "span_ns", plan->span_ns);
-  replay_json_add_int (b, "traced_devices", plan->n_devices);
-  replay_json_add_int (b, "skipped_writes", (gint64) plan->skipped_writes);
-  replay_json_add_int (b, "skipped_other", (gint64) plan->skipped_other);
-  replay_json_add_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
-  replay_json_add_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
-  replay_json_add_int (b, "no_completion", (gint64) plan->no_completion);
-  replay_json_add_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
-  replay_json_add_int (b, "coalesced", (gint64) plan->coalesced);
-  replay_json_add_int (b, "aligned", (gint64) plan->aligned);
-  replay_json_add_int (b, "wrapped", (gint64) plan->wrapped);
-  replay_json_add_int (b, "scaled", (gint64) plan->scaled);
-  replay_json_add_int (b, "clamped", (gint64) plan->clamped);
+  sim_json_int (b, "ios", (gint64) plan->n_ios);
+  sim_json_int (b, "reads", (gint64) plan->n_reads);
+  sim_json_int (b, "writes", (gint64) plan->n_writes);
+  sim_json_int (b, "bytes_read", (gint64) plan->bytes_read);
+  sim_json_int (b, "bytes_written", (gint64) plan->bytes_written);
+  sim_json_int (b, "span_ns", plan->span_ns);
+  sim_json_int (b, "traced_devices", plan->n_devices);
+  sim_json_int (b, "skipped_writes", (gint64) plan->skipped_writes);
+  sim_json_int (b, "skipped_other", (gint64) plan->skipped_other);
+  sim_json_int (b, "skipped_untimed", (gint64) plan->skipped_untimed);
+  sim_json_int (b, "writes_need_allow_write", (gint64) plan->writes_need_allow_write);
+  sim_json_int (b, "no_completion", (gint64) plan->no_completion);
+  sim_json_int (b, "fell_back_to_issue", (gint64) plan->fell_back_to_issue);
+  sim_json_int (b, "coalesced", (gint64) plan->coalesced);
+  sim_json_int (b, "aligned", (gint64) plan->aligned);
+  sim_json_int (b, "wrapped", (gint64) plan->wrapped);
+  sim_json_int (b, "scaled", (gint64) plan->scaled);
+  sim_json_int (b, "clamped", (gint64) plan->clamped);
   json_builder_end_object (b);
 }
 
@@ -228,38 +208,38 @@ replay_result_write_json (const ReplayResult *result, const char *path, GError *
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  replay_json_add_string (b, "target", result->target.path);
-  replay_json_add_string (b, "target_kind", result->target.is_file ? "file" : "block-device");
-  replay_json_add_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
-  replay_json_add_int (b, "logical_block_bytes", result->target.logical_block_bytes);
-  replay_json_add_string (b, "events", replay_events_name (result->plan->events));
-  replay_json_add_string (b, "timing", replay_timing_name (result->plan->timing));
-  replay_json_add_double (b, "speed", result->plan->speed);
-  replay_json_add_string (b, "engine", replay_engine_name (result->engine));
-  replay_json_add_int (b, "iodepth", result->iodepth);
-  replay_json_add_int (b, "device_depth", result->device_depth);
-  replay_json_add_int (b, "threads", result->threads);
+  sim_json_string (b, "target", result->target.path);
+  sim_json_string (b, "target_kind", result->target.is_file ? "file" : "block-device");
+  sim_json_int (b, "target_size_bytes", (gint64) result->target.size_bytes);
+  sim_json_int (b, "logical_block_bytes", result->target.logical_block_bytes);
+  sim_json_string (b, "events", replay_events_name (result->plan->events));
+  sim_json_string (b, "timing", replay_timing_name (result->plan->timing));
+  sim_json_double (b, "speed", result->plan->speed);
+  sim_json_string (b, "engine", replay_engine_name (result->engine));
+  sim_json_int (b, "iodepth", result->iodepth);
+  sim_json_int (b, "device_depth", result->device_depth);
+  sim_json_int (b, "threads", result->threads);
   json_builder_set_member_name (b, "buffered");
   json_builder_add_boolean_value (b, result->buffered);
-  replay_json_add_int (b, "max_inflight_process", result->max_inflight_process);
-  replay_json_add_int (b, "max_inflight_device", result->max_inflight_device);
+  sim_json_int (b, "max_inflight_process", result->max_inflight_process);
+  sim_json_int (b, "max_inflight_device", result->max_inflight_device);
   json_builder_set_member_name (b, "dry_run");
   json_builder_add_boolean_value (b, result->dry_run);
   json_builder_set_member_name (b, "interrupted");
   json_builder_add_boolean_value (b, result->interrupted);
-  replay_json_add_int (b, "ios", (gint64) result->ios);
-  replay_json_add_int (b, "bytes", (gint64) result->bytes);
-  replay_json_add_int (b, "errors", (gint64) result->errors);
-  replay_json_add_int (b, "elapsed_ns", result->elapsed_ns);
-  replay_json_add_double (b, "intended_iops", result->intended_iops);
-  replay_json_add_double (b, "achieved_iops", result->achieved_iops);
-  replay_json_add_double (b, "mb_per_s", result->mb_per_s);
-  replay_json_add_double (b, "issue_error_mean_ns", result->issue_error_mean_ns);
-  replay_json_add_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
-  replay_json_add_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
-  replay_json_add_int (b, "issue_error_max_ns", result->issue_error_max_ns);
-  replay_json_add_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
-  replay_json_add_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
+  sim_json_int (b, "ios", (gint64) result->ios);
+  sim_json_int (b, "bytes", (gint64) result->bytes);
+  sim_json_int (b, "errors", (gint64) result->errors);
+  sim_json_int (b, "elapsed_ns", result->elapsed_ns);
+  sim_json_double (b, "intended_iops", result->intended_iops);
+  sim_json_double (b, "achieved_iops", result->achieved_iops);
+  sim_json_double (b, "mb_per_s", result->mb_per_s);
+  sim_json_double (b, "issue_error_mean_ns", result->issue_error_mean_ns);
+  sim_json_int (b, "issue_error_p50_ns", result->issue_error_p50_ns);
+  sim_json_int (b, "issue_error_p99_ns", result->issue_error_p99_ns);
+  sim_json_int (b, "issue_error_max_ns", result->issue_error_max_ns);
+  sim_json_int (b, "submit_call_p50_ns", result->submit_call_p50_ns);
+  sim_json_int (b, "submit_call_p99_ns", result->submit_call_p99_ns);
   add_trace_latency (b, &result->trace_latency);
   json_builder_set_member_name (b, "warnings");
   json_builder_begin_array (b);
@@ -361,7 +341,5 @@ replay_json_write_file (JsonNode *root, const char *path, GError **error)
   json_generator_set_pretty (gen, TRUE);
   gsize len = 0;
   g_autofree char *text = json_generator_to_data (gen, &len);
-  if (!sim_output_write (path, text, (gssize) len, error))
-    return FALSE;
-  return TRUE;
+  return sim_output_write (path, text, (gssize) len, error);
 }

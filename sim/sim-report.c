@@ -1,6 +1,7 @@
 /* sim-report.c — see sim-report.h. */
 #include <string.h>
 #include "sim/sim-report.h"
+#include "sim/sim-json.h"
 #include "sim/sim-table.h"
 
 static void
@@ -590,36 +591,22 @@ add_process_json (JsonBuilder *b, const SimProcessResult *p)
 }
 
 static void
-add_uint_member (JsonBuilder *b, const char *name, guint64 v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, (gint64) v);
-}
-
-static void
 add_page_cache_json (JsonBuilder *b, const SimPageCacheStats *pc)
 {
   json_builder_set_member_name (b, "page_cache");
   json_builder_begin_object (b);
-  add_uint_member (b, "hits", pc->hits);
-  add_uint_member (b, "misses", pc->misses);
-  add_uint_member (b, "readahead_pages", pc->readahead_pages);
-  add_uint_member (b, "dirtied", pc->dirtied);
-  add_uint_member (b, "written", pc->written);
-  add_uint_member (b, "reclaimed", pc->reclaimed);
-  add_uint_member (b, "rotated", pc->rotated);
-  add_uint_member (b, "memory_waits", pc->memory_waits);
-  add_uint_member (b, "partial_page_reads", pc->partial_page_reads);
-  add_uint_member (b, "syncs", pc->syncs);
-  add_uint_member (b, "sync_pages", pc->sync_pages);
+  sim_json_uint (b, "hits", pc->hits);
+  sim_json_uint (b, "misses", pc->misses);
+  sim_json_uint (b, "readahead_pages", pc->readahead_pages);
+  sim_json_uint (b, "dirtied", pc->dirtied);
+  sim_json_uint (b, "written", pc->written);
+  sim_json_uint (b, "reclaimed", pc->reclaimed);
+  sim_json_uint (b, "rotated", pc->rotated);
+  sim_json_uint (b, "memory_waits", pc->memory_waits);
+  sim_json_uint (b, "partial_page_reads", pc->partial_page_reads);
+  sim_json_uint (b, "syncs", pc->syncs);
+  sim_json_uint (b, "sync_pages", pc->sync_pages);
   json_builder_end_object (b);
-}
-
-static void
-add_double_member (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, v);
 }
 
 /* "via": "loop" and a "loop" object; absent for a device without one, so
@@ -632,18 +619,18 @@ add_loop_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_add_string_value (b, "loop");
   json_builder_set_member_name (b, "loop");
   json_builder_begin_object (b);
-  add_uint_member (b, "tags", l->tags);
-  add_uint_member (b, "max_io_bytes", l->max_io_bytes);
-  add_uint_member (b, "max_background", l->max_background);
-  add_uint_member (b, "max_sectors", l->max_sectors);
+  sim_json_uint (b, "tags", l->tags);
+  sim_json_uint (b, "max_io_bytes", l->max_io_bytes);
+  sim_json_uint (b, "max_background", l->max_background);
+  sim_json_uint (b, "max_sectors", l->max_sectors);
   json_builder_set_member_name (b, "rotational");
   json_builder_add_boolean_value (b, l->rotational);
-  add_double_member (b, "mean_in_flight", d->mean_in_flight);
-  add_uint_member (b, "max_in_flight", l->max_in_flight);
-  add_uint_member (b, "pieces", l->pieces);
-  add_double_member (b, "mean_model_in_flight", l->mean_model_in_flight);
-  add_uint_member (b, "max_model_in_flight", l->max_model_in_flight);
-  add_uint_member (b, "max_pending", l->max_pending);
+  sim_json_double (b, "mean_in_flight", d->mean_in_flight);
+  sim_json_uint (b, "max_in_flight", l->max_in_flight);
+  sim_json_uint (b, "pieces", l->pieces);
+  sim_json_double (b, "mean_model_in_flight", l->mean_model_in_flight);
+  sim_json_uint (b, "max_model_in_flight", l->max_model_in_flight);
+  sim_json_uint (b, "max_pending", l->max_pending);
   json_builder_end_object (b);
 }
 
@@ -657,32 +644,32 @@ add_wbt_json (JsonBuilder *b, const SimDeviceResult *d)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "enabled");
   json_builder_add_boolean_value (b, w->enabled);
-  add_uint_member (b, "lat_usec", (guint64) (w->min_lat_ns / SIM_NS_PER_US));
-  add_uint_member (b, "queue_depth", w->queue_depth);
+  sim_json_uint (b, "lat_usec", (guint64) (w->min_lat_ns / SIM_NS_PER_US));
+  sim_json_uint (b, "queue_depth", w->queue_depth);
   json_builder_set_member_name (b, "write_cache");
   json_builder_add_boolean_value (b, w->write_cache);
-  add_uint_member (b, "tracked", st->tracked);
-  add_uint_member (b, "waits", st->waits);
-  add_uint_member (b, "max_waiting", st->max_waiting);
-  add_uint_member (b, "max_inflight", st->max_inflight);
-  add_uint_member (b, "windows", st->windows);
-  add_uint_member (b, "windows_exceeded", st->status[SIM_WBT_LAT_EXCEEDED]);
-  add_uint_member (b, "windows_exceeded_sync_issue", st->sync_issue_exceeded);
-  add_uint_member (b, "windows_ok", st->status[SIM_WBT_LAT_OK]);
-  add_uint_member (b, "windows_unknown", st->status[SIM_WBT_LAT_UNKNOWN]);
-  add_uint_member (b, "windows_unknown_writes", st->status[SIM_WBT_LAT_UNKNOWN_WRITES]);
-  add_uint_member (b, "scale_downs", st->scale_downs);
-  add_uint_member (b, "scale_ups", st->scale_ups);
+  sim_json_uint (b, "tracked", st->tracked);
+  sim_json_uint (b, "waits", st->waits);
+  sim_json_uint (b, "max_waiting", st->max_waiting);
+  sim_json_uint (b, "max_inflight", st->max_inflight);
+  sim_json_uint (b, "windows", st->windows);
+  sim_json_uint (b, "windows_exceeded", st->status[SIM_WBT_LAT_EXCEEDED]);
+  sim_json_uint (b, "windows_exceeded_sync_issue", st->sync_issue_exceeded);
+  sim_json_uint (b, "windows_ok", st->status[SIM_WBT_LAT_OK]);
+  sim_json_uint (b, "windows_unknown", st->status[SIM_WBT_LAT_UNKNOWN]);
+  sim_json_uint (b, "windows_unknown_writes", st->status[SIM_WBT_LAT_UNKNOWN_WRITES]);
+  sim_json_uint (b, "scale_downs", st->scale_downs);
+  sim_json_uint (b, "scale_ups", st->scale_ups);
   json_builder_set_member_name (b, "min_step");
   json_builder_add_int_value (b, st->min_step);
   json_builder_set_member_name (b, "max_step");
   json_builder_add_int_value (b, st->max_step);
   json_builder_set_member_name (b, "scale_step");
   json_builder_add_int_value (b, w->scale_step);
-  add_uint_member (b, "max_depth", w->max_depth);
-  add_uint_member (b, "wb_normal", w->wb_normal);
-  add_uint_member (b, "wb_background", w->wb_background);
-  add_uint_member (b, "inflight", w->inflight);
+  sim_json_uint (b, "max_depth", w->max_depth);
+  sim_json_uint (b, "wb_normal", w->wb_normal);
+  sim_json_uint (b, "wb_background", w->wb_background);
+  sim_json_uint (b, "inflight", w->inflight);
   json_builder_end_object (b);
 }
 
@@ -739,20 +726,20 @@ add_buses_json (JsonBuilder *b, const SimRunResult *r)
           json_builder_set_member_name (b, "parent");
           json_builder_add_string_value (b, x->parent);
         }
-      add_uint_member (b, "devices", x->devices);
-      add_uint_member (b, "commands", x->commands);
-      add_uint_member (b, "bytes", x->bytes);
-      add_double_member (b, "throughput_bytes_per_s", x->throughput_bytes_per_s);
-      add_double_member (b, "utilisation", x->utilisation);
-      add_double_member (b, "mean_wait_ns", x->mean_wait_ns);
+      sim_json_uint (b, "devices", x->devices);
+      sim_json_uint (b, "commands", x->commands);
+      sim_json_uint (b, "bytes", x->bytes);
+      sim_json_double (b, "throughput_bytes_per_s", x->throughput_bytes_per_s);
+      sim_json_double (b, "utilisation", x->utilisation);
+      sim_json_double (b, "mean_wait_ns", x->mean_wait_ns);
       if (strcmp (x->kind, "adapter") == 0)
         {
-          add_double_member (b, "mean_slot_wait_ns", x->mean_slot_wait_ns);
-          add_uint_member (b, "max_outstanding", x->max_outstanding);
-          add_uint_member (b, "can_queue", x->can_queue);
+          sim_json_double (b, "mean_slot_wait_ns", x->mean_slot_wait_ns);
+          sim_json_uint (b, "max_outstanding", x->max_outstanding);
+          sim_json_uint (b, "can_queue", x->can_queue);
         }
       else
-        add_uint_member (b, "max_active_devices", x->max_active_devices);
+        sim_json_uint (b, "max_active_devices", x->max_active_devices);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -771,19 +758,19 @@ add_lock_sites_json (JsonBuilder *b, GPtrArray *sites)
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "site");
       json_builder_add_string_value (b, s->name);
-      add_double_member (b, "utilisation", st->utilisation);
-      add_double_member (b, "contention_pct", st->contention_pct);
-      add_double_member (b, "hold_mean_ns", st->hold_mean_ns);
-      add_uint_member (b, "hold_max_ns", (guint64) st->hold_max_ns);
-      add_double_member (b, "wait_mean_ns", st->wait_mean_ns);
-      add_uint_member (b, "wait_max_ns", (guint64) st->wait_max_ns);
-      add_double_member (b, "wait_cpu_pct", st->wait_cpu_pct);
-      add_uint_member (b, "total", st->acquisitions);
-      add_double_member (b, "nowait_pct", st->nowait_pct);
-      add_double_member (b, "spin_pct", st->contention_pct);
-      add_uint_member (b, "contentions", st->contentions);
-      add_uint_member (b, "hold_total_ns", (guint64) st->hold_total_ns);
-      add_uint_member (b, "wait_total_ns", (guint64) st->wait_total_ns);
+      sim_json_double (b, "utilisation", st->utilisation);
+      sim_json_double (b, "contention_pct", st->contention_pct);
+      sim_json_double (b, "hold_mean_ns", st->hold_mean_ns);
+      sim_json_uint (b, "hold_max_ns", (guint64) st->hold_max_ns);
+      sim_json_double (b, "wait_mean_ns", st->wait_mean_ns);
+      sim_json_uint (b, "wait_max_ns", (guint64) st->wait_max_ns);
+      sim_json_double (b, "wait_cpu_pct", st->wait_cpu_pct);
+      sim_json_uint (b, "total", st->acquisitions);
+      sim_json_double (b, "nowait_pct", st->nowait_pct);
+      sim_json_double (b, "spin_pct", st->contention_pct);
+      sim_json_uint (b, "contentions", st->contentions);
+      sim_json_uint (b, "hold_total_ns", (guint64) st->hold_total_ns);
+      sim_json_uint (b, "wait_total_ns", (guint64) st->wait_total_ns);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -794,31 +781,31 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
 {
   json_builder_set_member_name (b, "host");
   json_builder_begin_object (b);
-  add_uint_member (b, "cpus", r->n_cpus);
+  sim_json_uint (b, "cpus", r->n_cpus);
   json_builder_set_member_name (b, "profile");
   json_builder_add_string_value (b, r->profile);
-  add_double_member (b, "us", r->cpu.us);
-  add_double_member (b, "sy", r->cpu.sy);
-  add_double_member (b, "id", r->cpu.id);
-  add_double_member (b, "wa", r->cpu.wa);
-  add_double_member (b, "r", r->cpu.r);
-  add_double_member (b, "b", r->cpu.b);
+  sim_json_double (b, "us", r->cpu.us);
+  sim_json_double (b, "sy", r->cpu.sy);
+  sim_json_double (b, "id", r->cpu.id);
+  sim_json_double (b, "wa", r->cpu.wa);
+  sim_json_double (b, "r", r->cpu.r);
+  sim_json_double (b, "b", r->cpu.b);
   if (r->journal_commits + r->journal_pages > 0)
     {
-      add_uint_member (b, "journal_commits", r->journal_commits);
-      add_uint_member (b, "journal_pages", r->journal_pages);
-      add_uint_member (b, "journal_wakes", r->journal_wakes);
-      add_uint_member (b, "journal_request_waits", r->journal_request_waits);
+      sim_json_uint (b, "journal_commits", r->journal_commits);
+      sim_json_uint (b, "journal_pages", r->journal_pages);
+      sim_json_uint (b, "journal_wakes", r->journal_wakes);
+      sim_json_uint (b, "journal_request_waits", r->journal_request_waits);
     }
   if (r->flusher_batches > 0)
     {
-      add_uint_member (b, "flusher_batches", r->flusher_batches);
-      add_uint_member (b, "flusher_pages", r->flusher_pages);
-      add_uint_member (b, "flusher_sys_ns", r->flusher_sys_ns);
+      sim_json_uint (b, "flusher_batches", r->flusher_batches);
+      sim_json_uint (b, "flusher_pages", r->flusher_pages);
+      sim_json_uint (b, "flusher_sys_ns", r->flusher_sys_ns);
     }
-  add_double_member (b, "interrupts_per_s", r->cpu.in_per_s);
-  add_double_member (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);
-  add_double_member (b, "context_switches_per_s", r->cpu.cs_per_s);
+  sim_json_double (b, "interrupts_per_s", r->cpu.in_per_s);
+  sim_json_double (b, "irq_wait_mean_ns", r->cpu.irq_wait_mean_ns);
+  sim_json_double (b, "context_switches_per_s", r->cpu.cs_per_s);
   json_builder_set_member_name (b, "locks");
   json_builder_begin_array (b);
   for (guint i = 0; i < r->locks->len; i++)
@@ -831,16 +818,16 @@ add_host_json (JsonBuilder *b, const SimRunResult *r)
       json_builder_add_string_value (b, l->kind == SIM_LOCK_SPIN ? "spin" : "sleep");
       json_builder_set_member_name (b, "order");
       json_builder_add_string_value (b, l->order == SIM_LOCK_FIFO ? "fifo" : "unfair");
-      add_uint_member (b, "acquisitions", l->stats.acquisitions);
-      add_uint_member (b, "contentions", l->stats.contentions);
-      add_double_member (b, "contention_pct", l->stats.contention_pct);
-      add_uint_member (b, "wait_total_ns", (guint64) l->stats.wait_total_ns);
-      add_uint_member (b, "wait_max_ns", (guint64) l->stats.wait_max_ns);
-      add_double_member (b, "wait_mean_ns", l->stats.wait_mean_ns);
-      add_uint_member (b, "hold_total_ns", (guint64) l->stats.hold_total_ns);
-      add_uint_member (b, "hold_max_ns", (guint64) l->stats.hold_max_ns);
-      add_double_member (b, "hold_mean_ns", l->stats.hold_mean_ns);
-      add_double_member (b, "utilisation", l->stats.utilisation);
+      sim_json_uint (b, "acquisitions", l->stats.acquisitions);
+      sim_json_uint (b, "contentions", l->stats.contentions);
+      sim_json_double (b, "contention_pct", l->stats.contention_pct);
+      sim_json_uint (b, "wait_total_ns", (guint64) l->stats.wait_total_ns);
+      sim_json_uint (b, "wait_max_ns", (guint64) l->stats.wait_max_ns);
+      sim_json_double (b, "wait_mean_ns", l->stats.wait_mean_ns);
+      sim_json_uint (b, "hold_total_ns", (guint64) l->stats.hold_total_ns);
+      sim_json_uint (b, "hold_max_ns", (guint64) l->stats.hold_max_ns);
+      sim_json_double (b, "hold_mean_ns", l->stats.hold_mean_ns);
+      sim_json_double (b, "utilisation", l->stats.utilisation);
       if (l->sites != NULL && l->sites->len > 0)
         add_lock_sites_json (b, l->sites);
       json_builder_end_object (b);

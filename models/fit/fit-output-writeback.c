@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include "models/fit/fit.h"
+#include "sim/sim-json.h"
 #include "models/fit/fit-private.h"
 
 /* The era every blk-mq kernel writes back with (models/wb/wb-ioless.c). */
@@ -231,24 +232,17 @@ fit_print_writeback (FILE *out, const FitResult *r)
 /* ---- JSON ----------------------------------------------------------------- */
 
 static void
-fit_json_uint (JsonBuilder *b, const char *key, guint64 v)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, (gint64) v);
-}
-
-static void
 fit_json_host (JsonBuilder *b, const FitHost *h)
 {
   json_builder_set_member_name (b, "host");
   json_builder_begin_object (b);
-  fit_json_uint (b, "memory_bytes", h->memory_bytes);
-  fit_json_uint (b, "dirty_ratio", h->dirty_ratio_pct);
-  fit_json_uint (b, "dirty_background_ratio", h->dirty_background_ratio_pct);
-  fit_json_uint (b, "dirty_bytes", h->dirty_bytes);
-  fit_json_uint (b, "dirty_background_bytes", h->dirty_background_bytes);
-  fit_json_uint (b, "dirty_expire_centisecs", h->dirty_expire_centisecs);
-  fit_json_uint (b, "dirty_writeback_centisecs", h->dirty_writeback_centisecs);
+  sim_json_uint (b, "memory_bytes", h->memory_bytes);
+  sim_json_uint (b, "dirty_ratio", h->dirty_ratio_pct);
+  sim_json_uint (b, "dirty_background_ratio", h->dirty_background_ratio_pct);
+  sim_json_uint (b, "dirty_bytes", h->dirty_bytes);
+  sim_json_uint (b, "dirty_background_bytes", h->dirty_background_bytes);
+  sim_json_uint (b, "dirty_expire_centisecs", h->dirty_expire_centisecs);
+  sim_json_uint (b, "dirty_writeback_centisecs", h->dirty_writeback_centisecs);
   json_builder_set_member_name (b, "memory_given");
   json_builder_add_boolean_value (b, (h->given & FIT_HOST_MEMORY) != 0);
   json_builder_set_member_name (b, "source");
@@ -262,18 +256,18 @@ fit_json_writer (JsonBuilder *b, const FitWriter *w)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, w->name);
-  fit_json_uint (b, "pid", w->pid);
-  fit_json_uint (b, "flusher_bios", w->flusher_bios);
-  fit_json_uint (b, "flusher_bytes", w->flusher_bytes);
-  fit_json_uint (b, "fsync_bios", w->fsync_bios);
-  fit_json_uint (b, "fsync_bytes", w->fsync_bytes);
-  fit_json_uint (b, "fsyncs", w->fsyncs);
-  fit_json_uint (b, "offset_bytes", w->offset_bytes);
-  fit_json_uint (b, "region_bytes", w->region_bytes);
-  fit_json_uint (b, "size_bytes", w->size_bytes);
+  sim_json_uint (b, "pid", w->pid);
+  sim_json_uint (b, "flusher_bios", w->flusher_bios);
+  sim_json_uint (b, "flusher_bytes", w->flusher_bytes);
+  sim_json_uint (b, "fsync_bios", w->fsync_bios);
+  sim_json_uint (b, "fsync_bytes", w->fsync_bytes);
+  sim_json_uint (b, "fsyncs", w->fsyncs);
+  sim_json_uint (b, "offset_bytes", w->offset_bytes);
+  sim_json_uint (b, "region_bytes", w->region_bytes);
+  sim_json_uint (b, "size_bytes", w->size_bytes);
   json_builder_set_member_name (b, "pattern");
   json_builder_add_string_value (b, w->sequential ? "sequential" : "random");
-  fit_json_uint (b, "fsync_every", w->fsync_every);
+  sim_json_uint (b, "fsync_every", w->fsync_every);
   json_builder_set_member_name (b, "end_fsync");
   json_builder_add_boolean_value (b, w->ends_with_fsync);
   json_builder_set_member_name (b, "start_ns");
@@ -290,7 +284,7 @@ fit_json_writeback (JsonBuilder *b, const FitResult *r)
 {
   json_builder_set_member_name (b, "writeback");
   json_builder_begin_object (b);
-  fit_json_uint (b, "bios", r->writeback_bios);
+  sim_json_uint (b, "bios", r->writeback_bios);
   json_builder_set_member_name (b, "note");
   if (r->writeback_note != NULL)
     json_builder_add_string_value (b, r->writeback_note);
@@ -299,14 +293,14 @@ fit_json_writeback (JsonBuilder *b, const FitResult *r)
   fit_json_host (b, &r->host);
   json_builder_set_member_name (b, "era");
   json_builder_add_string_value (b, FIT_WRITEBACK_ERA);
-  fit_json_uint (b, "request_cap_kib", r->request_cap_sectors / 2);
+  sim_json_uint (b, "request_cap_kib", r->request_cap_sectors / 2);
   json_builder_set_member_name (b, "page_cost_us");
   if (r->writeback_page_cost_ns > 0)
     json_builder_add_double_value (b, r->writeback_page_cost_ns / 1e3);
   else
     json_builder_add_null_value (b);
-  fit_json_uint (b, "page_cost_gaps", r->writeback_page_cost_gaps);
-  fit_json_uint (b, "bio_max_bytes", r->writeback_bio_max_bytes);
+  sim_json_uint (b, "page_cost_gaps", r->writeback_page_cost_gaps);
+  sim_json_uint (b, "bio_max_bytes", r->writeback_bio_max_bytes);
   json_builder_set_member_name (b, "writers");
   json_builder_begin_array (b);
   for (guint k = 0; k < r->writers->len; k++)

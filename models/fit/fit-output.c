@@ -10,6 +10,7 @@
 #include "models/dev/dev.h"
 #include "models/fit/fit-private.h"
 #include "sim/sim-loop.h"
+#include "sim/sim-json.h"
 #include "sim/sim-output.h"
 #include "sim/sim-units.h"
 #include "traces/trace-results.h"
@@ -968,33 +969,6 @@ fit_print_report (const FitResult *r, FILE *out)
 /* ---- JSON --------------------------------------------------------------- */
 
 static void
-fit_json_num (JsonBuilder *b, const char *key, double v, gboolean known)
-{
-  json_builder_set_member_name (b, key);
-  if (!known || isnan (v) || isinf (v))
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_double_value (b, v);
-}
-
-/* Trace text (comm, paths) need not be UTF-8; JSON must be. */
-static void
-fit_json_text (JsonBuilder *b, const char *key, const char *text)
-{
-  g_autofree char *valid = g_utf8_make_valid (text, -1);
-
-  json_builder_set_member_name (b, key);
-  json_builder_add_string_value (b, valid);
-}
-
-static void
-fit_json_int (JsonBuilder *b, const char *key, gint64 v)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, v);
-}
-
-static void
 fit_json_range (JsonBuilder *b, const char *key, double lo, double hi, gboolean known)
 {
   json_builder_set_member_name (b, key);
@@ -1033,27 +1007,27 @@ fit_json_op (JsonBuilder *b, const FitDeviceOp *f)
 {
   json_builder_set_member_name (b, fit_op_name (f->op));
   json_builder_begin_object (b);
-  fit_json_int (b, "requests", (gint64) f->n_total);
-  fit_json_int (b, "used", (gint64) f->n_used);
-  fit_json_int (b, "left_out", (gint64) f->n_inconsistent);
-  fit_json_int (b, "sizes", f->n_sizes);
+  sim_json_int (b, "requests", (gint64) f->n_total);
+  sim_json_int (b, "used", (gint64) f->n_used);
+  sim_json_int (b, "left_out", (gint64) f->n_inconsistent);
+  sim_json_int (b, "sizes", f->n_sizes);
   json_builder_set_member_name (b, "fitted");
   json_builder_add_boolean_value (b, f->fitted);
   json_builder_set_member_name (b, "bandwidth_identified");
   json_builder_add_boolean_value (b, f->bandwidth_identified);
-  fit_json_num (b, "overhead_us", f->overhead_ns / 1e3, f->fitted);
-  fit_json_num (b, "overhead_se_us", f->overhead_se_ns / 1e3, f->fitted);
+  sim_json_num (b, "overhead_us", f->overhead_ns / 1e3, f->fitted);
+  sim_json_num (b, "overhead_se_us", f->overhead_se_ns / 1e3, f->fitted);
   fit_json_range (b, "overhead_ci95_us", (f->overhead_ns - f->overhead_ci95_ns) / 1e3,
                   (f->overhead_ns + f->overhead_ci95_ns) / 1e3, f->fitted);
-  fit_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s / 1e6,
+  sim_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s / 1e6,
                 f->bandwidth_identified);
   fit_json_range (b, "bandwidth_ci95_mb_per_s", f->bandwidth_lo_bytes_per_s / 1e6,
                   f->bandwidth_hi_bytes_per_s / 1e6, f->bandwidth_identified);
-  fit_json_num (b, "r2", f->r2, f->bandwidth_identified);
-  fit_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
-  fit_json_num (b, "mean_d2c_us", f->mean_d2c_ns / 1e3, f->fitted);
-  fit_json_num (b, "mean_service_us", f->mean_service_ns / 1e3, f->fitted);
-  fit_json_num (b, "mean_bytes", f->mean_bytes, f->fitted);
+  sim_json_num (b, "r2", f->r2, f->bandwidth_identified);
+  sim_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
+  sim_json_num (b, "mean_d2c_us", f->mean_d2c_ns / 1e3, f->fitted);
+  sim_json_num (b, "mean_service_us", f->mean_service_ns / 1e3, f->fitted);
+  sim_json_num (b, "mean_bytes", f->mean_bytes, f->fitted);
   /* The same probabilities and values the scenario's lists hold. */
   fit_json_doubles (b, "overhead_quantile_p", f->quantile_p, f->n_quantiles, 1.0, f->fitted);
   fit_json_doubles (b, "overhead_quantiles_us", f->overhead_quantiles_ns, f->n_quantiles,
@@ -1066,22 +1040,22 @@ fit_json_queue (JsonBuilder *b, const FitResult *r)
 {
   const FitDeviceQueue *q = &r->queue;
 
-  fit_json_int (b, "parallelism", q->parallelism);
-  fit_json_int (b, "depth_reached", q->identified_up_to);
+  sim_json_int (b, "parallelism", q->parallelism);
+  sim_json_int (b, "depth_reached", q->identified_up_to);
   json_builder_set_member_name (b, "parallelism_bounded");
   json_builder_add_boolean_value (b, q->parallelism_bounded);
-  fit_json_num (b, "depth_t", q->depth_t, TRUE);
-  fit_json_num (b, "next_depth_t", q->next_depth_t, TRUE);
-  fit_json_int (b, "queue_depth", q->loop ? q->parallelism
+  sim_json_num (b, "depth_t", q->depth_t, TRUE);
+  sim_json_num (b, "next_depth_t", q->next_depth_t, TRUE);
+  sim_json_int (b, "queue_depth", q->loop ? q->parallelism
                                           : MAX (r->max_in_flight, q->parallelism));
   json_builder_set_member_name (b, "via");
   json_builder_add_string_value (b, q->loop ? "loop" : "none");
-  fit_json_num (b, "busy_s", q->busy_ns / 1e9, TRUE);
-  fit_json_num (b, "completion_rate_per_s", q->completion_rate_per_s, TRUE);
-  fit_json_num (b, "mean_in_flight", q->mean_in_flight, TRUE);
-  fit_json_num (b, "little_in_flight", q->little_in_flight, TRUE);
-  fit_json_num (b, "mean_d2c_us", q->mean_d2c_ns / 1e3, TRUE);
-  fit_json_num (b, "mean_service_us", q->mean_service_ns / 1e3, TRUE);
+  sim_json_num (b, "busy_s", q->busy_ns / 1e9, TRUE);
+  sim_json_num (b, "completion_rate_per_s", q->completion_rate_per_s, TRUE);
+  sim_json_num (b, "mean_in_flight", q->mean_in_flight, TRUE);
+  sim_json_num (b, "little_in_flight", q->little_in_flight, TRUE);
+  sim_json_num (b, "mean_d2c_us", q->mean_d2c_ns / 1e3, TRUE);
+  sim_json_num (b, "mean_service_us", q->mean_service_ns / 1e3, TRUE);
   json_builder_set_member_name (b, "depths");
   json_builder_begin_array (b);
   for (guint k = 0; k < q->levels->len; k++)
@@ -1091,14 +1065,14 @@ fit_json_queue (JsonBuilder *b, const FitResult *r)
       if (l->time_ns <= 0 && l->completions == 0 && l->dispatched == 0)
         continue;
       json_builder_begin_object (b);
-      fit_json_int (b, "in_flight", l->in_flight);
-      fit_json_num (b, "busy_s", l->time_ns / 1e9, TRUE);
-      fit_json_int (b, "completions", (gint64) l->completions);
-      fit_json_num (b, "rate_per_s", (double) l->completions / l->time_ns * 1e9,
+      sim_json_int (b, "in_flight", l->in_flight);
+      sim_json_num (b, "busy_s", l->time_ns / 1e9, TRUE);
+      sim_json_int (b, "completions", (gint64) l->completions);
+      sim_json_num (b, "rate_per_s", (double) l->completions / l->time_ns * 1e9,
                     l->time_ns > 0);
-      fit_json_int (b, "dispatched", (gint64) l->dispatched);
-      fit_json_num (b, "mean_d2c_us", l->mean_d2c_ns / 1e3, l->dispatched > 0);
-      fit_json_num (b, "mean_service_us", l->mean_service_ns / 1e3, l->dispatched > 0);
+      sim_json_int (b, "dispatched", (gint64) l->dispatched);
+      sim_json_num (b, "mean_d2c_us", l->mean_d2c_ns / 1e3, l->dispatched > 0);
+      sim_json_num (b, "mean_service_us", l->mean_service_ns / 1e3, l->dispatched > 0);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -1108,24 +1082,24 @@ static void
 fit_json_process (JsonBuilder *b, const FitProcess *p)
 {
   json_builder_begin_object (b);
-  fit_json_text (b, "name", p->name);
-  fit_json_int (b, "pid", p->pid);
-  fit_json_text (b, "comm", p->comm);
-  fit_json_int (b, "ios", (gint64) p->ios);
-  fit_json_int (b, "bytes", (gint64) p->bytes);
-  fit_json_int (b, "read_ios", (gint64) p->ios_by_op[TRACE_OP_READ]);
-  fit_json_int (b, "write_ios", (gint64) p->ios_by_op[TRACE_OP_WRITE]);
-  fit_json_int (b, "read_bytes", (gint64) p->bytes_by_op[TRACE_OP_READ]);
-  fit_json_int (b, "write_bytes", (gint64) p->bytes_by_op[TRACE_OP_WRITE]);
-  fit_json_int (b, "pairs", (gint64) p->pairs);
-  fit_json_int (b, "dependent_pairs", (gint64) p->dependent_pairs);
-  fit_json_num (b, "dependent_chance", p->dependent_chance, !isnan (p->dependent_chance));
+  sim_json_text (b, "name", p->name);
+  sim_json_int (b, "pid", p->pid);
+  sim_json_text (b, "comm", p->comm);
+  sim_json_int (b, "ios", (gint64) p->ios);
+  sim_json_int (b, "bytes", (gint64) p->bytes);
+  sim_json_int (b, "read_ios", (gint64) p->ios_by_op[TRACE_OP_READ]);
+  sim_json_int (b, "write_ios", (gint64) p->ios_by_op[TRACE_OP_WRITE]);
+  sim_json_int (b, "read_bytes", (gint64) p->bytes_by_op[TRACE_OP_READ]);
+  sim_json_int (b, "write_bytes", (gint64) p->bytes_by_op[TRACE_OP_WRITE]);
+  sim_json_int (b, "pairs", (gint64) p->pairs);
+  sim_json_int (b, "dependent_pairs", (gint64) p->dependent_pairs);
+  sim_json_num (b, "dependent_chance", p->dependent_chance, !isnan (p->dependent_chance));
   json_builder_set_member_name (b, "timing");
   json_builder_add_string_value (b, p->closed_loop ? "closed" : "open");
-  fit_json_num (b, "think_mean_us", p->think_mean_ns / 1e3, TRUE);
-  fit_json_num (b, "think_p50_us", p->think_p50_ns / 1e3, TRUE);
-  fit_json_num (b, "think_p95_us", p->think_p95_ns / 1e3, TRUE);
-  fit_json_int (b, "simulated_ios", (gint64) p->simulated_ios);
+  sim_json_num (b, "think_mean_us", p->think_mean_ns / 1e3, TRUE);
+  sim_json_num (b, "think_p50_us", p->think_p50_ns / 1e3, TRUE);
+  sim_json_num (b, "think_p95_us", p->think_p95_ns / 1e3, TRUE);
+  sim_json_int (b, "simulated_ios", (gint64) p->simulated_ios);
   json_builder_set_member_name (b, "in_scenario");
   json_builder_add_boolean_value (b, p->simulated_ios > 0 && !p->in_writer);
   json_builder_set_member_name (b, "writeback");
@@ -1133,8 +1107,8 @@ fit_json_process (JsonBuilder *b, const FitProcess *p)
                                     : p->writeback == FIT_WRITEBACK_FSYNC ? "fsync" : "none");
   json_builder_set_member_name (b, "in_buffered_writer");
   json_builder_add_boolean_value (b, p->in_writer);
-  fit_json_int (b, "flushes_dropped", (gint64) p->flushes);
-  fit_json_int (b, "fua_or_preflush_writes", (gint64) p->fua_writes);
+  sim_json_int (b, "flushes_dropped", (gint64) p->flushes);
+  sim_json_int (b, "fua_or_preflush_writes", (gint64) p->fua_writes);
   json_builder_end_object (b);
 }
 
@@ -1146,13 +1120,13 @@ fit_json_flushes (JsonBuilder *b, const FitResult *r)
   fit_sum_dropped (r, &flushes, &fua_writes);
   json_builder_set_member_name (b, "flushes");
   json_builder_begin_object (b);
-  fit_json_int (b, "dropped", (gint64) flushes);
+  sim_json_int (b, "dropped", (gint64) flushes);
   json_builder_set_member_name (b, "reason");
   if (flushes > 0)
     json_builder_add_string_value (b, FIT_FLUSH_DROPPED_REASON);
   else
     json_builder_add_null_value (b);
-  fit_json_int (b, "fua_or_preflush_writes", (gint64) fua_writes);
+  sim_json_int (b, "fua_or_preflush_writes", (gint64) fua_writes);
   json_builder_end_object (b);
 }
 
@@ -1168,33 +1142,33 @@ fit_json_disk (JsonBuilder *b, const FitDiskFit *d)
     json_builder_add_string_value (b, d->why_not);
   else
     json_builder_add_null_value (b);
-  fit_json_int (b, "used", (gint64) d->n_used);
-  fit_json_int (b, "sequential", (gint64) d->n_sequential);
-  fit_json_int (b, "moved", (gint64) d->n_random);
+  sim_json_int (b, "used", (gint64) d->n_used);
+  sim_json_int (b, "sequential", (gint64) d->n_sequential);
+  sim_json_int (b, "moved", (gint64) d->n_random);
   json_builder_set_member_name (b, "overhead_separated");
   json_builder_add_boolean_value (b, d->overhead_separated);
-  fit_json_num (b, "r2", d->r2, d->fitted);
-  fit_json_num (b, "residual_rms_us", d->residual_rms_ns / 1e3, d->fitted);
-  fit_json_num (b, "residual_rms_moved_us", d->residual_rms_moved_ns / 1e3, d->fitted);
-  fit_json_num (b, "overhead_us", d->overhead_ns / 1e3, d->fitted && d->overhead_separated);
-  fit_json_num (b, "overhead_ci95_us", d->t95 * d->overhead_se_ns / 1e3,
+  sim_json_num (b, "r2", d->r2, d->fitted);
+  sim_json_num (b, "residual_rms_us", d->residual_rms_ns / 1e3, d->fitted);
+  sim_json_num (b, "residual_rms_moved_us", d->residual_rms_moved_ns / 1e3, d->fitted);
+  sim_json_num (b, "overhead_us", d->overhead_ns / 1e3, d->fitted && d->overhead_separated);
+  sim_json_num (b, "overhead_ci95_us", d->t95 * d->overhead_se_ns / 1e3,
                 d->fitted && d->overhead_separated);
   /* a + rotation, with the overhead too when overhead_separated is false. */
-  fit_json_num (b, "seek_a_plus_rotation_us", d->seek_a_rot_ns / 1e3, d->fitted);
-  fit_json_num (b, "seek_a_plus_rotation_ci95_us", d->t95 * d->seek_a_rot_se_ns / 1e3,
+  sim_json_num (b, "seek_a_plus_rotation_us", d->seek_a_rot_ns / 1e3, d->fitted);
+  sim_json_num (b, "seek_a_plus_rotation_ci95_us", d->t95 * d->seek_a_rot_se_ns / 1e3,
                 d->fitted);
-  fit_json_num (b, "seek_b_ns_per_sqrt_sector", d->seek_b_ns, d->fitted);
-  fit_json_num (b, "seek_b_ci95", d->t95 * d->seek_b_se_ns, d->fitted);
-  fit_json_num (b, "seek_c_ns_per_sector", d->seek_c_ns, d->fitted);
-  fit_json_num (b, "seek_c_ci95", d->t95 * d->seek_c_se_ns, d->fitted);
-  fit_json_num (b, "write_extra_us", d->write_extra_ns / 1e3, d->fitted && d->writes_separate);
-  fit_json_num (b, "bandwidth_mb_per_s", d->bandwidth_bytes_per_s / 1e6,
+  sim_json_num (b, "seek_b_ns_per_sqrt_sector", d->seek_b_ns, d->fitted);
+  sim_json_num (b, "seek_b_ci95", d->t95 * d->seek_b_se_ns, d->fitted);
+  sim_json_num (b, "seek_c_ns_per_sector", d->seek_c_ns, d->fitted);
+  sim_json_num (b, "seek_c_ci95", d->t95 * d->seek_c_se_ns, d->fitted);
+  sim_json_num (b, "write_extra_us", d->write_extra_ns / 1e3, d->fitted && d->writes_separate);
+  sim_json_num (b, "bandwidth_mb_per_s", d->bandwidth_bytes_per_s / 1e6,
                 d->fitted && d->bandwidth_identified && d->ns_per_byte > 0);
-  fit_json_num (b, "ns_per_byte_ci95", d->t95 * d->ns_per_byte_se,
+  sim_json_num (b, "ns_per_byte_ci95", d->t95 * d->ns_per_byte_se,
                 d->fitted && d->bandwidth_identified);
-  fit_json_int (b, "stroke_sectors", (gint64) d->stroke_sectors);
-  fit_json_num (b, "seek_third_stroke_us", d->seek_third_ns / 1e3, d->fitted);
-  fit_json_num (b, "seek_third_stroke_ci95_us", d->seek_third_ci95_ns / 1e3, d->fitted);
+  sim_json_int (b, "stroke_sectors", (gint64) d->stroke_sectors);
+  sim_json_num (b, "seek_third_stroke_us", d->seek_third_ns / 1e3, d->fitted);
+  sim_json_num (b, "seek_third_stroke_ci95_us", d->seek_third_ci95_ns / 1e3, d->fitted);
   json_builder_end_object (b);
 }
 
@@ -1217,31 +1191,31 @@ fit_json_ssd (JsonBuilder *b, const FitModelChoice *m)
     json_builder_add_string_value (b, f->why_not);
   else
     json_builder_add_null_value (b);
-  fit_json_int (b, "used", (gint64) f->n_used);
-  fit_json_int (b, "waited", (gint64) f->n_waited);
-  fit_json_int (b, "iterations", f->iterations);
+  sim_json_int (b, "used", (gint64) f->n_used);
+  sim_json_int (b, "waited", (gint64) f->n_waited);
+  sim_json_int (b, "iterations", f->iterations);
   json_builder_set_member_name (b, "converged");
   json_builder_add_boolean_value (b, f->converged);
-  fit_json_int (b, "parallelism", f->parallelism);
-  fit_json_int (b, "parallelism_tried_from", f->first_candidate);
-  fit_json_int (b, "parallelism_tried_to", f->candidates);
-  fit_json_int (b, "held_out", (gint64) m->ssd_n_held_out);
-  fit_json_num (b, "fixed_held_out_mae_us", m->ssd_fixed_held_out_mae_ns / 1e3, m->ssd_compared);
-  fit_json_num (b, "held_out_mae_us", m->ssd_held_out_mae_ns / 1e3, m->ssd_compared);
-  fit_json_num (b, "gain_t", m->ssd_gain_t, m->ssd_compared);
-  fit_json_num (b, "r2", f->r2, f->fitted);
-  fit_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
+  sim_json_int (b, "parallelism", f->parallelism);
+  sim_json_int (b, "parallelism_tried_from", f->first_candidate);
+  sim_json_int (b, "parallelism_tried_to", f->candidates);
+  sim_json_int (b, "held_out", (gint64) m->ssd_n_held_out);
+  sim_json_num (b, "fixed_held_out_mae_us", m->ssd_fixed_held_out_mae_ns / 1e3, m->ssd_compared);
+  sim_json_num (b, "held_out_mae_us", m->ssd_held_out_mae_ns / 1e3, m->ssd_compared);
+  sim_json_num (b, "gain_t", m->ssd_gain_t, m->ssd_compared);
+  sim_json_num (b, "r2", f->r2, f->fitted);
+  sim_json_num (b, "residual_rms_us", f->residual_rms_ns / 1e3, f->fitted);
   for (int w = 0; w < 2; w++)
     {
       json_builder_set_member_name (b, w == 1 ? "write" : "read");
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "fitted");
       json_builder_add_boolean_value (b, f->op_fitted[w]);
-      fit_json_num (b, "latency_us", f->latency_ns[w] / 1e3, f->fitted);
-      fit_json_num (b, "latency_ci95_us", f->t95 * f->latency_se_ns[w] / 1e3, f->fitted);
-      fit_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s[w] / 1e6, f->fitted);
-      fit_json_num (b, "ns_per_byte", f->ns_per_byte[w], f->fitted);
-      fit_json_num (b, "ns_per_byte_ci95", f->t95 * f->ns_per_byte_se[w], f->fitted);
+      sim_json_num (b, "latency_us", f->latency_ns[w] / 1e3, f->fitted);
+      sim_json_num (b, "latency_ci95_us", f->t95 * f->latency_se_ns[w] / 1e3, f->fitted);
+      sim_json_num (b, "bandwidth_mb_per_s", f->bandwidth_bytes_per_s[w] / 1e6, f->fitted);
+      sim_json_num (b, "ns_per_byte", f->ns_per_byte[w], f->fitted);
+      sim_json_num (b, "ns_per_byte_ci95", f->t95 * f->ns_per_byte_se[w], f->fitted);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -1260,13 +1234,13 @@ fit_json_empirical (JsonBuilder *b, const FitModelChoice *m)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "rival");
   json_builder_add_string_value (b, fit_model_kind_name (m->empirical_rival));
-  fit_json_int (b, "held_out", (gint64) m->empirical_n_held_out);
-  fit_json_num (b, "rival_held_out_crps_us", m->rival_held_out_crps_ns / 1e3,
+  sim_json_int (b, "held_out", (gint64) m->empirical_n_held_out);
+  sim_json_num (b, "rival_held_out_crps_us", m->rival_held_out_crps_ns / 1e3,
                 m->empirical_compared);
-  fit_json_num (b, "empirical_held_out_crps_us", m->empirical_held_out_crps_ns / 1e3,
+  sim_json_num (b, "empirical_held_out_crps_us", m->empirical_held_out_crps_ns / 1e3,
                 m->empirical_compared);
-  fit_json_num (b, "gain_t", m->crps_gain_t, m->empirical_compared);
-  fit_json_int (b, "window", e->window);
+  sim_json_num (b, "gain_t", m->crps_gain_t, m->empirical_compared);
+  sim_json_int (b, "window", e->window);
   json_builder_set_member_name (b, "cells");
   json_builder_begin_array (b);
   for (int w = 0; e->fitted && w < 2; w++)
@@ -1276,17 +1250,17 @@ fit_json_empirical (JsonBuilder *b, const FitModelChoice *m)
         json_builder_begin_object (b);
         json_builder_set_member_name (b, "op");
         json_builder_add_string_value (b, w == 1 ? "write" : "read");
-        fit_json_int (b, "bytes_lo", (gint64) c->bytes_lo);
-        fit_json_int (b, "bytes_hi", (gint64) c->bytes_hi);
-        fit_json_int (b, "dist_lo", (gint64) c->dist_lo);
+        sim_json_int (b, "bytes_lo", (gint64) c->bytes_lo);
+        sim_json_int (b, "bytes_hi", (gint64) c->bytes_hi);
+        sim_json_int (b, "dist_lo", (gint64) c->dist_lo);
         json_builder_set_member_name (b, "dist_hi");
         if (c->dist_hi == G_MAXUINT64)
           json_builder_add_null_value (b);
         else
           json_builder_add_int_value (b, (gint64) c->dist_hi);
-        fit_json_int (b, "n", (gint64) c->n);
-        fit_json_num (b, "p50_us", fit_cell_median_ns (c) / 1e3, TRUE);
-        fit_json_num (b, "max_us", c->q_ns[c->n_quantiles - 1] / 1e3, TRUE);
+        sim_json_int (b, "n", (gint64) c->n);
+        sim_json_num (b, "p50_us", fit_cell_median_ns (c) / 1e3, TRUE);
+        sim_json_num (b, "max_us", c->q_ns[c->n_quantiles - 1] / 1e3, TRUE);
         json_builder_end_object (b);
       }
   json_builder_end_array (b);
@@ -1317,16 +1291,16 @@ fit_json_model (JsonBuilder *b, const FitResult *r)
   json_builder_add_string_value (b, kind);
   json_builder_set_member_name (b, "held_out_figure");
   json_builder_add_string_value (b, "mean absolute error of the service time");
-  fit_json_int (b, "train", (gint64) m->n_train);
-  fit_json_int (b, "held_out", (gint64) m->n_held_out);
-  fit_json_num (b, "fixed_r2", m->fixed_r2, m->compared);
-  fit_json_num (b, "disk_r2", m->disk_r2, m->compared);
-  fit_json_num (b, "fixed_held_out_mae_us", m->fixed_held_out_mae_ns / 1e3, m->compared);
-  fit_json_num (b, "disk_held_out_mae_us", m->disk_held_out_mae_ns / 1e3, m->compared);
-  fit_json_num (b, "gain_t", m->mae_gain_t, m->compared);
-  fit_json_int (b, "demerit_requests", (gint64) m->demerit_n);
-  fit_json_num (b, "demerit_us", m->demerit_ns / 1e3, TRUE);
-  fit_json_num (b, "demerit_pct", 100.0 * m->demerit_ns / m->demerit_observed_mean_ns, TRUE);
+  sim_json_int (b, "train", (gint64) m->n_train);
+  sim_json_int (b, "held_out", (gint64) m->n_held_out);
+  sim_json_num (b, "fixed_r2", m->fixed_r2, m->compared);
+  sim_json_num (b, "disk_r2", m->disk_r2, m->compared);
+  sim_json_num (b, "fixed_held_out_mae_us", m->fixed_held_out_mae_ns / 1e3, m->compared);
+  sim_json_num (b, "disk_held_out_mae_us", m->disk_held_out_mae_ns / 1e3, m->compared);
+  sim_json_num (b, "gain_t", m->mae_gain_t, m->compared);
+  sim_json_int (b, "demerit_requests", (gint64) m->demerit_n);
+  sim_json_num (b, "demerit_us", m->demerit_ns / 1e3, TRUE);
+  sim_json_num (b, "demerit_pct", 100.0 * m->demerit_ns / m->demerit_observed_mean_ns, TRUE);
   fit_json_disk (b, &m->disk);
   fit_json_ssd (b, m);
   fit_json_empirical (b, m);
@@ -1342,12 +1316,12 @@ fit_result_to_json (const FitResult *r)
   g_autofree char *devno = g_strdup_printf ("%u,%u", r->dev_major, r->dev_minor);
 
   json_builder_begin_object (b);
-  fit_json_text (b, "trace", r->trace_path);
+  sim_json_text (b, "trace", r->trace_path);
   json_builder_set_member_name (b, "device");
   json_builder_begin_object (b);
-  fit_json_text (b, "name", r->device_name);
+  sim_json_text (b, "name", r->device_name);
   if (r->kernel_name != NULL)
-    fit_json_text (b, "kernel_name", r->kernel_name);
+    sim_json_text (b, "kernel_name", r->kernel_name);
   else
     {
       json_builder_set_member_name (b, "kernel_name");
@@ -1355,15 +1329,15 @@ fit_result_to_json (const FitResult *r)
     }
   json_builder_set_member_name (b, "devno");
   json_builder_add_string_value (b, devno);
-  fit_json_int (b, "capacity_bytes", (gint64) r->capacity_bytes);
+  sim_json_int (b, "capacity_bytes", (gint64) r->capacity_bytes);
   json_builder_set_member_name (b, "capacity_from_capture");
   json_builder_add_boolean_value (b, r->capacity_from_meta);
-  fit_json_text (b, "sched", r->sched);
+  sim_json_text (b, "sched", r->sched);
   json_builder_set_member_name (b, "sched_source");
   json_builder_add_string_value (b, r->sched_source);
-  fit_json_int (b, "requests", (gint64) r->n_requests);
-  fit_json_int (b, "ios", (gint64) r->n_ios);
-  fit_json_int (b, "max_in_flight", r->max_in_flight);
+  sim_json_int (b, "requests", (gint64) r->n_requests);
+  sim_json_int (b, "ios", (gint64) r->n_ios);
+  sim_json_int (b, "max_in_flight", r->max_in_flight);
   fit_json_queue (b, r);
   fit_json_op (b, &r->read);
   fit_json_op (b, &r->write);
