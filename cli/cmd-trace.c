@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "sim/sim-json.h"
+#include "sim/sim-table.h"
 #include "cli/cmd-trace.h"
 #include "traces/trace-btt.h"
 #include "traces/trace-lifecycle.h"
@@ -40,21 +41,45 @@ us (double ns)
   return ns / 1000.0;
 }
 
+typedef struct {
+  const char              *name;
+  const TraceLatencyStats *stats;
+} LatencyRow;
+
+/* Latencies in microseconds, the columns as wide as their widest value
+ * (a 1,234 ms p99 is 1234000.000 us). */
 static void
-print_latency_row (const char *name, const TraceLatencyStats *s)
+print_latency_table (const LatencyRow *rows, guint n_rows)
 {
-  if (s->count == 0)
+  static const int widths[] = { -4, 8, 10, 10, 10, 10, 10 };
+  static const char *const heads[] = { "", "count", "mean", "p50", "p95", "p99", "max" };
+  g_autoptr (SimTable) t = sim_table_new (G_N_ELEMENTS (widths), widths, heads);
+  for (guint i = 0; i < n_rows; i++)
     {
-      printf ("  %-4s %8d %10s %10s %10s %10s %10s\n", name, 0, "-", "-", "-", "-", "-");
-      return;
+      const TraceLatencyStats *st = rows[i].stats;
+      sim_table_cell (t, "%s", rows[i].name);
+      sim_table_cell (t, "%" G_GUINT64_FORMAT, st->count);
+      if (st->count == 0)
+        {
+          for (guint c = 0; c < 5; c++)
+            sim_table_cell (t, "-");
+          sim_table_end_row (t, NULL);
+          continue;
+        }
+      const double v[] = { us (st->mean_ns), us ((double) st->p50_ns), us ((double) st->p95_ns),
+                           us ((double) st->p99_ns), us ((double) st->max_ns) };
+      for (guint c = 0; c < G_N_ELEMENTS (v); c++)
+        sim_table_cell (t, "%.3f", v[c]);
+      /* Past 65,536 samples the percentiles come from a sketch. */
+      g_autofree char *tail = st->relative_error > 0
+                              ? g_strdup_printf ("  (p50-p99 within %.1f %%)",
+                                                 st->relative_error * 100)
+                              : NULL;
+      sim_table_end_row (t, tail);
     }
-  printf ("  %-4s %8" G_GUINT64_FORMAT " %10.3f %10.3f %10.3f %10.3f %10.3f", name, s->count,
-          us (s->mean_ns), us ((double) s->p50_ns), us ((double) s->p95_ns),
-          us ((double) s->p99_ns), us ((double) s->max_ns));
-  /* Past 65,536 samples the percentiles come from a sketch. */
-  if (s->relative_error > 0)
-    printf ("  (p50-p99 within %.1f %%)", s->relative_error * 100);
-  printf ("\n");
+  g_autoptr (GString) out = g_string_new (NULL);
+  sim_table_append (t, out, "  ");
+  fputs (out->str, stdout);
 }
 
 static void
@@ -94,9 +119,9 @@ static void
 print_btt (const TraceBtt *btt, const TraceSummary *s)
 {
   printf ("\nAs btt computes them (us; 'iosim trace btt' gives btt's whole report):\n");
-  print_latency_row ("Q2C", &s->btt_q2c);
-  print_latency_row ("D2C", &s->btt_d2c);
-  print_latency_row ("Q2D", &s->btt_q2d);
+  const LatencyRow rows[] = { { "Q2C", &s->btt_q2c }, { "D2C", &s->btt_d2c },
+                              { "Q2D", &s->btt_q2d } };
+  print_latency_table (rows, G_N_ELEMENTS (rows));
   for (guint i = 0; i < trace_btt_n_devices (btt); i++)
     {
       const TraceBttDevice *d = trace_btt_device (btt, i);
@@ -158,11 +183,11 @@ print_text (const TraceSummary *s)
               p->pid, p->comm[0] != '\0' ? p->comm : "?", p->ios, p->bytes);
     }
 
-  printf ("\nLatency (us):\n  %-4s %8s %10s %10s %10s %10s %10s\n",
-          "", "count", "mean", "p50", "p95", "p99", "max");
-  if (lc->by_action[TRACE_ACT_QUEUE] > 0)
-    print_latency_row ("Q2C", &s->q2c);
-  print_latency_row ("D2C", &s->d2c);
+  printf ("\nLatency (us):\n");
+  /* Without Q events there is no Q2C row. */
+  const LatencyRow rows[] = { { "Q2C", &s->q2c }, { "D2C", &s->d2c } };
+  gboolean q2c = lc->by_action[TRACE_ACT_QUEUE] > 0;
+  print_latency_table (q2c ? rows : rows + 1, q2c ? 2 : 1);
   if (s->btt_q2c.count || s->btt_d2c.count)
     print_btt (s->btt, s);
   if (s->has_genesis)

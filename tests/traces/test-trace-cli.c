@@ -665,6 +665,68 @@ test_info_time_extremes (void)
   g_unlink (path);
 }
 
+/* A latency past 1,000 ms (1000000.000 us) widens its columns instead of
+ * pushing its row out of line: in the text of trace info every latency
+ * line ends each column where the header does. */
+static void
+test_info_long_latency_aligned (void)
+{
+  const char *bin = iosim_bin ();
+  static const char rows[] =
+    "time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,nr_sectors,offset_bytes,length_bytes,error,io_tag,comm\n"
+    "0,8,0,0,1,Q,R,0,8,0,4096,0,0,dd\n"
+    "1000,8,0,0,1,D,R,0,8,0,4096,0,0,dd\n"
+    "2345678901,8,0,0,1,C,R,0,8,0,4096,0,0,dd\n"
+    "2345679901,8,0,0,1,Q,R,8,8,4096,4096,0,0,dd\n"
+    "2345680901,8,0,0,1,D,R,8,8,4096,4096,0,0,dd\n"
+    "2345780901,8,0,0,1,C,R,8,8,4096,4096,0,0,dd\n";
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "iosim-long-latency.csv", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (bin == NULL)
+    {
+      g_test_skip ("IOSIM_BIN not built");
+      return;
+    }
+  g_assert_true (g_file_set_contents (path, rows, -1, &error));
+  {
+    const char *args[] = { bin, "trace", "info", path, NULL };
+    run (args, &out, &err, &status);
+  }
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (out, "2345678.901"));
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+  guint headers = 0, rows_seen = 0;
+  for (guint h = 0; lines[h] != NULL; h++)
+    {
+      if (!g_str_has_prefix (lines[h], "          count"))
+        continue;
+      headers++;
+      /* Each column's last character in the header and in its rows. */
+      const char *hl = lines[h];
+      for (guint i = h + 1; lines[i] != NULL && (g_str_has_prefix (lines[i], "  Q2")
+                                                 || g_str_has_prefix (lines[i], "  D2")); i++)
+        {
+          const char *rl = lines[i];
+          for (gsize c = 1; hl[c] != '\0'; c++)
+            if (hl[c] != ' ' && (hl[c + 1] == ' ' || hl[c + 1] == '\0'))
+              {
+                g_assert_cmpuint (strlen (rl), >, c);
+                if (rl[c] == ' ' || (rl[c + 1] != ' ' && rl[c + 1] != '\0'))
+                  g_error ("column ending at %" G_GSIZE_FORMAT " of '%s' misses row '%s'", c, hl,
+                           rl);
+              }
+          rows_seen++;
+        }
+    }
+  /* Q2C and D2C, then btt's Q2C, D2C and Q2D. */
+  g_assert_cmpuint (headers, ==, 2);
+  g_assert_cmpuint (rows_seen, ==, 5);
+  g_unlink (path);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -676,6 +738,7 @@ main (int argc, char **argv)
   g_test_add_func ("/trace/cli/info-text-and-errors", test_info_text_and_errors);
   g_test_add_func ("/trace/cli/info-time-backwards", test_info_time_backwards);
   g_test_add_func ("/trace/cli/info-time-extremes", test_info_time_extremes);
+  g_test_add_func ("/trace/cli/info-long-latency-aligned", test_info_long_latency_aligned);
   g_test_add_func ("/trace/cli/cat-convert-merge", test_cat_convert_merge);
   g_test_add_func ("/trace/cli/convert-iolog-fio", test_convert_iolog_fio);
   g_test_add_func ("/trace/cli/nfs-capture", test_nfs_capture);
