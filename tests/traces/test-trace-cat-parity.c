@@ -450,6 +450,98 @@ test_format_refused (void)
   g_assert_error (error, TRACE_ERROR, TRACE_ERROR_FAILED);
 }
 
+/* ---- mutation smoke ----------------------------------------------------- */
+
+/* xorshift64*: a fixed, seeded sequence */
+static guint64
+next_rand (guint64 *s)
+{
+  *s ^= *s >> 12;
+  *s ^= *s << 25;
+  *s ^= *s >> 27;
+  return *s * G_GUINT64_CONSTANT (2685821657736338717);
+}
+
+/* The written set's CPU 0 file (notes, a remap, a message) mutated, read
+ * as a set with its CPU 1 file and printed in blkparse's layouts: no
+ * crash, errors name the file and a byte offset, a message's whole text
+ * starts with its comm. */
+static void
+test_mutation_smoke (void)
+{
+  g_autofree char *dir = g_build_filename (g_get_tmp_dir (), "mutants", NULL);
+  g_autofree char *prefix = g_build_filename (dir, "dev", NULL);
+  g_autofree char *cpu0 = g_strconcat (prefix, ".blktrace.0", NULL);
+  g_autofree char *data = NULL;
+  g_autoptr (TraceBlkparseFormat) custom = trace_blkparse_format_new ();
+  g_autoptr (GString) out = g_string_new (NULL);
+  gsize len;
+  guint runs = 0, failures = 0, messages = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  write_binary_set (prefix);
+  g_assert_true (g_file_get_contents (cpu0, &data, &len, NULL));
+  g_assert_true (trace_blkparse_format_set (custom, '\0', "%D %-4a %5T.%9t %3d %S+%n %C %U %g\n", NULL));
+  for (guint64 seed = 1; seed <= (g_test_thorough () ? 3000u : 300u); seed++)
+    {
+      guint64 st = seed * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15) + 1;
+      g_autofree char *m = g_memdup2 (data, len);
+      gsize mlen = len;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (TraceReader) r = NULL;
+      TraceRecord rec;
+
+      for (guint e = 1 + (guint) (next_rand (&st) % 4); e > 0 && mlen > 0; e--)
+        {
+          gsize pos = (gsize) (next_rand (&st) % mlen);
+          switch (next_rand (&st) % 4)
+            {
+            case 0: mlen = pos; break;                                   /* truncate */
+            case 1: m[pos] ^= (char) (1u << (next_rand (&st) % 8)); break;   /* flip a bit */
+            case 2: m[pos] = (char) next_rand (&st); break;                  /* any byte */
+            default:                                                         /* a pdu_len */
+              if (pos - pos % 48 + 46 < mlen)
+                m[pos - pos % 48 + 46] = (char) next_rand (&st);
+              break;
+            }
+        }
+      g_assert_true (g_file_set_contents (cpu0, m, (gssize) mlen, NULL));
+      runs++;
+      r = trace_reader_open (prefix, NULL, &error);
+      if (r == NULL)
+        {
+          /* opening reads each file's first record: a damaged one is
+           * refused there, naming where */
+          g_assert_true (g_error_matches (error, TRACE_ERROR, TRACE_ERROR_FORMAT)
+                         || (g_error_matches (error, TRACE_ERROR, TRACE_ERROR_PARSE)
+                             && strstr (error->message, "offset") != NULL));
+          continue;
+        }
+      while (trace_reader_next (r, &rec, &error))
+        {
+          const char *msg = trace_reader_message (r);
+          g_assert_true ((msg != NULL) == (rec.action == TRACE_ACT_MESSAGE));
+          g_assert_true (msg == NULL || g_str_has_prefix (msg, rec.comm));
+          messages += msg != NULL;
+          g_string_truncate (out, 0);
+          trace_blkparse_format_append (NULL, &rec, rec.sequence, msg, out);
+          trace_blkparse_format_append (custom, &rec, rec.sequence, msg, out);
+          g_assert_true (g_str_has_suffix (out->str, "\n"));
+        }
+      if (error != NULL)
+        {
+          g_assert_error (error, TRACE_ERROR, TRACE_ERROR_PARSE);
+          g_assert_nonnull (strstr (error->message, "dev.blktrace."));
+          g_assert_nonnull (strstr (error->message, "offset"));
+          failures++;
+        }
+    }
+  /* the mutants reach the error paths and still carry messages */
+  g_assert_cmpuint (failures, >, runs / 10);
+  g_assert_cmpuint (messages, >, runs / 4);
+  g_test_message ("%u runs, %u parse errors, %u messages", runs, failures, messages);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -464,6 +556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cat-parity/old-kernel-text", test_cat_old_kernel_text);
   g_test_add_func ("/cat-parity/written-binary", test_cat_parity_written);
   g_test_add_func ("/cat-parity/takeoverjp", test_cat_parity_takeoverjp);
+  g_test_add_func ("/cat-parity/mutation-smoke", test_mutation_smoke);
   status = g_test_run ();
   test_tmpdir_leave (tmp);
   return status;

@@ -655,6 +655,10 @@ test_mutation_smoke (void)
                 }
               while (trace_reader_next (r, &rec, &error))
                 {
+                  const char *msg = trace_reader_message (r);
+                  /* a message's whole text, and only a message's */
+                  g_assert_true ((msg != NULL) == (rec.action == TRACE_ACT_MESSAGE));
+                  g_assert_true (msg == NULL || g_str_has_prefix (msg, rec.comm));
                   assert_extent_fits (&rec);
                   trace_lifecycle_feed (lc, &rec);
                   while (trace_lifecycle_pop_io (lc, &io))
