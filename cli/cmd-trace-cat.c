@@ -234,7 +234,8 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
           continue;
         }
       if (kind == OUT_CSV)
-        trace_format_csv (&rec, line);
+        trace_format_csv_text (&rec, trace_merge_message (m) != NULL ? trace_merge_message (m) : rec.comm,
+                               line);
       else if (kind == OUT_IOLOG)
         trace_iolog_writer_add (iolog, &rec, line);
       else

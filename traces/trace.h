@@ -295,6 +295,11 @@ gboolean             trace_convert_to_blktrace    (const char          *in_path,
 void         trace_csv_header      (GString     *out);
 void         trace_format_csv      (const TraceRecord *rec,
                                     GString     *out);
+/* The same with @comm in the last column: a message's whole text
+ * (trace_reader_message), which rec->comm holds cut. */
+void         trace_format_csv_text (const TraceRecord *rec,
+                                    const char  *comm,
+                                    GString     *out);
 
 /* fio iolog version 3 (§2.3), the interchange format for replaying a
  * trace with fio: "fio version 3 iolog", then per file an "add" and an

@@ -430,6 +430,14 @@ test_cat_old_kernel_text (void)
     if (**l != '\0' && **l != '#')
       g_string_append_printf (want, "%s\n", *l);
   assert_same_lines (want->str, got);
+
+  /* CSV carries the whole message too (last column) */
+  {
+    const char *csv[] = { iosim_bin (), "trace", "cat", "--csv", path, NULL };
+    g_autofree char *text = run (csv, NULL, NULL);
+    g_assert_nonnull (strstr (text, ",m,N,0,0,0,0,0,0,cfq2887 sl_used=2 disp=1 charge=2 iops=0 sect=8\n"));
+    g_assert_nonnull (strstr (text, ",0,cfq2887 Not idling. st->count:1 slice_end:4294937\n"));
+  }
 }
 
 static void
