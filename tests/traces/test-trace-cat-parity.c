@@ -331,6 +331,14 @@ test_name_opens_set (void)
   g_assert_cmpuint (cpus, ==, 3);
   g_assert_true (saw_message);
 
+  /* every command opens it so: `iosim trace info DIR/dev` */
+  {
+    const char *info[] = { iosim_bin (), "trace", "info", prefix, NULL };
+    g_autofree char *text = run (info, NULL, NULL);
+    g_assert_nonnull (strstr (text, "Format:    blktrace\n"));
+    g_assert_nonnull (strstr (text, "Records:   15\n"));
+  }
+
   none = trace_reader_open (missing, NULL, &error);
   g_assert_null (none);
   g_assert_error (error, TRACE_ERROR, TRACE_ERROR_IO);
