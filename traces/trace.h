@@ -16,8 +16,9 @@
  *   "blktrace"   blktrace binary records (§1.1-1.4): struct blk_io_trace
  *                version 7 and the 64-byte version 8 (blk_io_trace2), either
  *                byte order, per-CPU files or blkparse -d merged dumps.  A
- *                path NAME.blktrace.N, or the prefix NAME.blktrace where no
- *                file of that name exists, opens the whole set
+ *                path NAME.blktrace.N, or the prefix NAME.blktrace or NAME
+ *                itself (as blkparse -i NAME) where no file of that name
+ *                exists, opens the whole set
  *                NAME.blktrace.0, .1, ... in its directory (any numbers,
  *                gaps allowed; each record's cpu field trusted), merged by
  *                time; any other name is one file (a dump).  Times are the
@@ -25,7 +26,9 @@
  *                trace_reader_genesis() for blkparse's relative times.
  *                PROCESS notes fill comm, TIMESTAMP gives the
  *                "start_realtime" metadata, MESSAGE notes become "m"
- *                records; sequence gaps are counted (trace_reader_lost).
+ *                records (whole text: trace_reader_message); sequence
+ *                numbers are kept (TraceRecord.sequence) and gaps counted
+ *                (trace_reader_lost).
  *   "fio-iolog"  fio iolog versions 2 and 3 (§2), one Q record per I/O
  *   "msr-csv", "systor17-csv"  SNIA MSR Cambridge and SYSTOR '17 CSV (§3):
  *                an issue (D) at the arrival time and a completion (C) at
