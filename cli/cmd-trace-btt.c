@@ -128,8 +128,10 @@ cli_trace_btt (int argc, char **argv)
   g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
   g_autofree char *description = NULL;
   GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-      "Read the trace as NAME instead of guessing from its first lines", "NAME" },
+    { "input-format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Read the trace as NAME instead of guessing from its first lines (as in trace cat)",
+      "NAME" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "The same as --input-format", "NAME" },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv,
       "Print section,scope,name,field,value rows instead of btt's tables", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of btt's tables", NULL },

@@ -20,6 +20,9 @@ typedef struct {
   char    *to;
   char    *output;
   char    *to_format;
+  char    *spec;          /* blkparse -f */
+  char   **action_specs;  /* blkparse -F A,SPEC */
+  gboolean absolute;
   gboolean csv;
   TraceAction iolog_action;
 } CatOptions;
@@ -34,6 +37,69 @@ cat_options_clear (CatOptions *o)
   g_free (o->to);
   g_free (o->output);
   g_free (o->to_format);
+  g_free (o->spec);
+  g_strfreev (o->action_specs);
+}
+
+/* -f and -F as blkparse takes them; NULL with @error set when one is bad. */
+static TraceBlkparseFormat *
+build_text_format (const CatOptions *o, GError **error)
+{
+  g_autoptr (TraceBlkparseFormat) f = trace_blkparse_format_new ();
+
+  for (char **a = o->action_specs; a != NULL && *a != NULL; a++)
+    {
+      if ((*a)[0] == '\0' || (*a)[1] != ',')
+        {
+          g_set_error (error, TRACE_ERROR, TRACE_ERROR_FAILED,
+                       "--format-spec '%s': expected ACTION,FORMAT (e.g. 'D,%%T.%%t %%S\\n')", *a);
+          return NULL;
+        }
+      if (!trace_blkparse_format_set (f, (*a)[0], *a + 2, error))
+        return NULL;
+    }
+  if (o->spec != NULL && !trace_blkparse_format_set (f, '\0', o->spec, error))
+    return NULL;
+  return g_steal_pointer (&f);
+}
+
+/* The time blkparse counts from (its "genesis"): the earliest event of
+ * binary inputs, zero for blkparse text (relative already), otherwise the
+ * first record's time (@first_ns). */
+static gint64
+genesis_of (TraceMerge *m, gint64 first_ns)
+{
+  gint64 genesis = G_MAXINT64;
+
+  for (guint i = 0; i < trace_merge_n_inputs (m); i++)
+    {
+      TraceReader *r = trace_merge_reader (m, i);
+      gint64 g;
+      if (trace_reader_genesis (r, &g))
+        genesis = MIN (genesis, g);
+      else if (strcmp (trace_reader_format (r), "blkparse") == 0)
+        genesis = MIN (genesis, 0);
+      else
+        genesis = MIN (genesis, first_ns);
+    }
+  return genesis == G_MAXINT64 ? first_ns : genesis;
+}
+
+/* blkparse prints the kernel's sequence number, counted per device and
+ * CPU; for sources without one, count the same way (every record, before
+ * the filters, as the kernel numbered them before blkparse -a). */
+static guint32
+sequence_of (GHashTable *counts, const TraceRecord *rec)
+{
+  guint64 key = ((guint64) rec->dev_major << 44) ^ ((guint64) rec->dev_minor << 20) ^ (guint32) rec->cpu;
+  guint32 n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, &key)) + 1;
+
+  if (rec->action == TRACE_ACT_MESSAGE)
+    return 0;
+  if (rec->sequence != 0)
+    n = rec->sequence;
+  g_hash_table_replace (counts, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (n));
+  return n;
 }
 
 static gboolean
@@ -103,12 +169,20 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
       return cli_trace_nfs_cat (paths[0], out, kind == OUT_CSV, filter.have_from, filter.from_ns,
                                 filter.have_to, filter.to_ns, cmd);
     }
+  g_autoptr (TraceBlkparseFormat) text_format = build_text_format (o, &error);
+  if (text_format == NULL)
+    {
+      fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
+      return 2;
+    }
   g_autoptr (TraceMerge) m = trace_merge_open (paths, o->format, &error);
   if (m == NULL)
     {
       fprintf (stderr, "iosim trace %s: %s\n", cmd, error->message);
       return 1;
     }
+  g_autoptr (GHashTable) sequences = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  gint64 genesis_ns = 0;
   g_autoptr (GString) line = g_string_new (NULL);
   g_autoptr (TraceIologWriter) iolog = NULL;
   g_autoptr (TraceBlktraceOutput) blktrace = NULL;
@@ -150,7 +224,9 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
         {
           filter.from_ns += rec.time_ns;
           filter.to_ns += rec.time_ns;
+          genesis_ns = o->absolute ? 0 : genesis_of (m, rec.time_ns);
         }
+      guint32 sequence = sequence_of (sequences, &rec);
       if (!trace_filter_match (&filter, &rec))
         continue;
       g_string_truncate (line, 0);
@@ -162,11 +238,15 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
           continue;
         }
       if (kind == OUT_CSV)
-        trace_format_csv (&rec, line);
+        trace_format_csv_text (&rec, trace_merge_message (m) != NULL ? trace_merge_message (m) : rec.comm,
+                               line);
       else if (kind == OUT_IOLOG)
         trace_iolog_writer_add (iolog, &rec, line);
       else
-        trace_format_blkparse (&rec, written, line);
+        {
+          rec.time_ns -= genesis_ns;
+          trace_blkparse_format_append (text_format, &rec, sequence, trace_merge_message (m), line);
+        }
       if (fwrite (line->str, 1, line->len, out) != line->len)
         {
           fprintf (stderr, "iosim trace %s: write failed\n", cmd);
@@ -218,7 +298,7 @@ static GOptionContext *
 cat_context (CatOptions *o, const char *args, const char *summary, gboolean with_output)
 {
   GOptionEntry filters[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &o->format,
+    { "input-format", 0, 0, G_OPTION_ARG_STRING, &o->format,
       "Input format (default: sniffed from each file)", "NAME" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &o->device, "Only this device", "MAJ,MIN" },
     { "pid", 'p', 0, G_OPTION_ARG_INT64, &o->pid, "Only this process", "PID" },
@@ -240,6 +320,18 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
       "iolog-q: of the queued ones)", "NAME" },
     { NULL }
   };
+  GOptionEntry text_entries[] = {
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &o->spec,
+      "blkparse -f: print every record with this format of blkparse's specifiers, e.g. "
+      "'%D %2c %8s %5T.%9t %5p %2a %3d %S + %n\\n' (see below)", "FORMAT" },
+    { "format-spec", 'F', 0, G_OPTION_ARG_STRING_ARRAY, &o->action_specs,
+      "blkparse -F: the format for one action, e.g. 'D,%T.%9t %S %n\\n' (repeatable; "
+      "wins over --format)", "ACTION,FORMAT" },
+    { "absolute", 0, 0, G_OPTION_ARG_NONE, &o->absolute,
+      "Print times as the source has them (blktrace: the kernel's clock) instead of "
+      "since the first event, as blkparse does", NULL },
+    { NULL }
+  };
   GOptionEntry csv_entries[] = {
     { "csv", 0, 0, G_OPTION_ARG_NONE, &o->csv,
       "CSV with a header row (time_ns,dev_major,dev_minor,cpu,pid,action,rwbs,sector,"
@@ -249,13 +341,27 @@ cat_context (CatOptions *o, const char *args, const char *summary, gboolean with
   GOptionContext *ctx = g_option_context_new (args);
   g_option_context_set_summary (ctx, summary);
   g_option_context_add_main_entries (ctx, filters, NULL);
+  g_option_context_add_main_entries (ctx, text_entries, NULL);
   g_option_context_add_main_entries (ctx, with_output ? out_entries : csv_entries, NULL);
   g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
   g_autofree char *description = g_strdup_printf (
     "Several FILEs are merged in time order (merge traces of one kind: blkparse\n"
     "text times are relative to each file's first record).  Filters combine.\n"
     "Formats read: %s.\n\n"
+    "Text output is blkparse's (1.2.0) line for line: times since the first event\n"
+    "(--absolute: as recorded), the kernel's sequence numbers per device and CPU,\n"
+    "remaps on the device they went to.  A NAME without such a file reads the set\n"
+    "NAME.blktrace.0, .1, ... as blkparse -i NAME does.\n\n"
+    "--format/--format-spec take blkparse's specifiers, each with an optional '-'\n"
+    "(left-align) and width: %%a action, %%c CPU, %%C process name, %%d RWBS,\n"
+    "%%D device (maj,min), %%e error, %%g cgroup id, %%M major, %%m minor, %%n sectors,\n"
+    "%%N bytes, %%p pid, %%P payload (printed empty), %%s sequence, %%S sector,\n"
+    "%%t nanoseconds (%%9t), %%T seconds, %%U unplug count (U/UT) or a split's\n"
+    "second sector; %%%% is '%%', \\n \\t \\r \\b escapes.  Messages ('m') keep\n"
+    "their own layout, as in blkparse.\n\n"
     "Examples:\n"
+    "  iosim trace cat sda                 (sda.blktrace.*, as blkparse -i sda)\n"
+    "  iosim trace cat -f '%%5T.%%9t %%a %%S %%n\\n' sda\n"
     "  iosim trace cat --action D,C --device 8,16 sda.blkparse.txt\n"
     "  iosim trace cat --csv --from 1.5 --to 2 capture.txt > window.csv\n"
     "  iosim trace convert -t csv -o ios.csv trace.txt.gz\n"
@@ -286,6 +392,14 @@ run_cat (int argc, char **argv, gboolean convert, gboolean merge)
       return 2;
     }
   OutKind kind = o.csv ? OUT_CSV : OUT_BLKPARSE;
+  if (o.spec != NULL && strchr (o.spec, '%') == NULL
+      && g_strv_contains ((const char *const *) trace_formats (), o.spec))
+    {
+      fprintf (stderr, "iosim trace %s: --format takes blkparse's output format now (e.g. "
+               "'%%D %%a %%S\\n'); the input format is --input-format %s\n", cmd, o.spec);
+      cat_options_clear (&o);
+      return 2;
+    }
   o.iolog_action = TRACE_ACT_ISSUE;
   if (o.to_format && strcmp (o.to_format, "csv") == 0)
     kind = OUT_CSV;

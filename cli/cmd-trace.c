@@ -378,8 +378,10 @@ trace_info (int argc, char **argv)
   g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
   g_autofree char *description = NULL;
   GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format,
-      "Read the trace as NAME instead of guessing from its first lines", "NAME" },
+    { "input-format", 0, 0, G_OPTION_ARG_STRING, &format,
+      "Read the trace as NAME instead of guessing from its first lines (as in trace cat)",
+      "NAME" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "The same as --input-format", "NAME" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Print one JSON object instead of text", NULL },
     { NULL }
   };

@@ -31,6 +31,7 @@ typedef struct {
   guint64     records;      /* records read from this file, notes included */
   gboolean    has_head;
   TraceRecord head;         /* the next record this file contributes */
+  GString    *message;      /* head is a message: its whole text */
 } BtCursor;
 
 typedef struct {
@@ -45,6 +46,7 @@ typedef struct {
   gint64      timestamp_realtime_ns;
   gint64      timestamp_mono_ns;
   gboolean    start_meta_done;
+  GString    *message;       /* the message record that went out last */
 } BtState;
 
 typedef struct {
@@ -164,11 +166,28 @@ compare_cpu_suffix (gconstpointer a, gconstpointer b)
   return cx < cy ? -1 : cx > cy;
 }
 
-/* "DIR/NAME.blktrace.N" or the prefix "DIR/NAME.blktrace": every
+static GPtrArray *expand_set (const char *path);
+
+/* "DIR/NAME.blktrace.N", the prefix "DIR/NAME.blktrace", or, where no
+ * file DIR/NAME exists, the device name "DIR/NAME" as `blkparse -i NAME`
+ * takes it (blkparse.c setup_file: NAME.blktrace.CPU): every
  * NAME.blktrace.<digits> in DIR, by CPU number (blkparse's name_fixup, but
  * without stopping at the first missing number). */
 static GPtrArray *
 blktrace_expand_path (const char *path)
+{
+  GPtrArray *set = expand_set (path);
+
+  if (set == NULL && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *prefix = g_strconcat (path, ".blktrace", NULL);
+      set = expand_set (prefix);
+    }
+  return set;
+}
+
+static GPtrArray *
+expand_set (const char *path)
 {
   static const char tag[] = ".blktrace";
   const char *slash = strrchr (path, '/');
@@ -516,6 +535,7 @@ decode_record (TraceReader *reader, BtState *st, BtCursor *c, const BtRaw *raw,
   rec->sector = raw->sector;
   rec->nr_sectors = raw->bytes >> 9;
   rec->error = (gint16) raw->error;
+  rec->sequence = raw->sequence;
   rec->rwbs = rwbs_of (raw->action, raw->bytes);
   rec->line = c->records;
 
@@ -525,6 +545,15 @@ decode_record (TraceReader *reader, BtState *st, BtCursor *c, const BtRaw *raw,
         return TRACE_RECORD_END;
       rec->action = TRACE_ACT_MESSAGE;
       copy_text (rec->comm, sizeof rec->comm, payload, payload_len);
+      /* The comm holds 31 bytes; trace_reader_message gives it all. */
+      if (c->message == NULL)
+        c->message = g_string_new (NULL);
+      g_string_truncate (c->message, 0);
+      {
+        const guint8 *nul = memchr (payload, '\0', payload_len);
+        g_string_append_len (c->message, (const char *) payload,
+                             (gssize) (nul != NULL ? (gsize) (nul - payload) : payload_len));
+      }
       return TRACE_RECORD_OK;
     }
   if (code == 0 || code >= G_N_ELEMENTS (action_of_code))
@@ -654,7 +683,13 @@ blktrace_clear_state (gpointer state)
   BtState *st = state;
 
   for (guint i = 0; i < st->n_cursors; i++)
-    trace_input_free (st->cursors[i].in);
+    {
+      trace_input_free (st->cursors[i].in);
+      if (st->cursors[i].message != NULL)
+        g_string_free (st->cursors[i].message, TRUE);
+    }
+  if (st->message != NULL)
+    g_string_free (st->message, TRUE);
   g_free (st->cursors);
   g_free (st->heap);
   g_clear_pointer (&st->comms, g_hash_table_unref);
@@ -719,7 +754,13 @@ blktrace_read_record (TraceReader *reader, gpointer state, TraceRecord *out, GEr
     return TRACE_RECORD_END;
   c = &st->cursors[st->heap[0]];
   *out = c->head;
-  if (out->action != TRACE_ACT_MESSAGE)
+  if (out->action == TRACE_ACT_MESSAGE)
+    {
+      if (st->message == NULL)
+        st->message = g_string_new (NULL);
+      g_string_assign (st->message, c->message->str);
+    }
+  else
     {
       const char *comm = g_hash_table_lookup (st->comms, GUINT_TO_POINTER (out->pid));
       if (comm != NULL)
@@ -727,6 +768,13 @@ blktrace_read_record (TraceReader *reader, gpointer state, TraceRecord *out, GEr
     }
   st->pending = (gint) st->heap[0];
   return TRACE_RECORD_OK;
+}
+
+static const char *
+blktrace_message (gpointer state)
+{
+  BtState *st = state;
+  return st->message != NULL ? st->message->str : NULL;
 }
 
 const TraceFormatOps trace_blktrace_ops = {
@@ -738,4 +786,5 @@ const TraceFormatOps trace_blktrace_ops = {
   .open_records = blktrace_open_records,
   .read_record = blktrace_read_record,
   .clear_state = blktrace_clear_state,
+  .message = blktrace_message,
 };

@@ -47,6 +47,12 @@ append_csv_text (GString *out, const char *s)
 void
 trace_format_csv (const TraceRecord *rec, GString *out)
 {
+  trace_format_csv_text (rec, rec->comm, out);
+}
+
+void
+trace_format_csv_text (const TraceRecord *rec, const char *comm, GString *out)
+{
   char rwbs[8];
 
   g_return_if_fail (rec->action < TRACE_ACT_N_ACTIONS);
@@ -57,7 +63,7 @@ trace_format_csv (const TraceRecord *rec, GString *out)
                           trace_action_letters (rec->action), rwbs, rec->sector, rec->nr_sectors,
                           trace_record_offset_bytes (rec), trace_record_length_bytes (rec), rec->error,
                           rec->io_tag);
-  append_csv_text (out, rec->comm);
+  append_csv_text (out, comm);
   g_string_append_c (out, '\n');
 }
 

@@ -9,6 +9,7 @@ typedef struct {
   TraceReader *reader;
   TraceRecord  rec;
   guint        index;
+  char        *message;   /* rec is a message: its whole text */
 } Input;
 
 struct _TraceMerge {
@@ -17,6 +18,7 @@ struct _TraceMerge {
   Input **heap;       /* inputs with a pending record */
   guint   heap_len;
   gboolean primed;
+  char    *message;   /* of the record trace_merge_next returned last */
 };
 
 static gboolean
@@ -71,7 +73,11 @@ trace_merge_free (TraceMerge *m)
   if (m == NULL)
     return;
   for (guint i = 0; i < m->n_inputs; i++)
-    trace_reader_free (m->inputs[i].reader);
+    {
+      trace_reader_free (m->inputs[i].reader);
+      g_free (m->inputs[i].message);
+    }
+  g_free (m->message);
   g_free (m->inputs);
   g_free (m->heap);
   g_free (m);
@@ -102,6 +108,9 @@ refill (TraceMerge *m, Input *in, GError **error)
   g_autoptr (GError) local = NULL;
   if (trace_reader_next (in->reader, &in->rec, &local))
     {
+      /* The reader has moved on by the time this record goes out. */
+      g_free (in->message);
+      in->message = g_strdup (trace_reader_message (in->reader));
       heap_push (m, in);
       return TRUE;
     }
@@ -129,7 +138,15 @@ trace_merge_next (TraceMerge *m, TraceRecord *out, guint *input, GError **error)
   *out = in->rec;
   if (input)
     *input = in->index;
+  g_free (m->message);
+  m->message = g_steal_pointer (&in->message);
   return refill (m, in, error);
+}
+
+const char *
+trace_merge_message (const TraceMerge *m)
+{
+  return m->message;
 }
 
 guint

@@ -29,6 +29,9 @@ gboolean    trace_merge_next     (TraceMerge  *m,
                                   TraceRecord *out,
                                   guint       *input,
                                   GError     **error);
+/* The whole text of the message record trace_merge_next returned last
+ * (see trace_reader_message), NULL for other records. */
+const char *trace_merge_message  (const TraceMerge *m);
 guint       trace_merge_n_inputs (const TraceMerge *m);
 TraceReader *trace_merge_reader  (TraceMerge *m, guint input);
 

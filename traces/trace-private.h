@@ -142,6 +142,9 @@ typedef struct {
    * trace_reader_set_meta fills), which the format may fill as it reads
    * ("file.N", "host.N"). */
   void (*attach) (gpointer state, GHashTable *meta);
+  /* Optional: the whole text of the message record just returned (the
+   * record's comm holds it cut), or NULL to use the comm. */
+  const char *(*message) (gpointer state);
   /* Optional: release what the state owns (not the state itself). */
   void (*clear_state) (gpointer state);
 } TraceFormatOps;

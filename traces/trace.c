@@ -19,6 +19,7 @@
 
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
+#include <glib/gstdio.h>
 
 G_DEFINE_QUARK (trace-error-quark, trace_error)
 
@@ -90,7 +91,9 @@ trace_action_from_letters (const char *s, TraceAction *out)
 /* ---- RWBS --------------------------------------------------------------- */
 
 /* blkparse order: F (preflush), direction D/W/R/N, then F (FUA), A, S, M;
- * the tracepoints may add U (atomic). */
+ * the tracepoints may add U (atomic); old kernels' B (barrier) sits
+ * between A and S, as blkparse_fmt.c's fill_rwbs of 2008 and the
+ * 2.6.29-2.6.36 kernel/trace/blktrace.c print it. */
 void
 trace_rwbs_format (guint32 rwbs, char out[8])
 {
@@ -110,7 +113,10 @@ trace_rwbs_format (guint32 rwbs, char out[8])
     out[i++] = 'F';
   if (rwbs & TRACE_RWBS_AHEAD)
     out[i++] = 'A';
-  /* Eight bytes hold F + direction + five flags + NUL: drop the rarest. */
+  /* Eight bytes hold F + direction + five flags + NUL: drop the rarest
+   * (a barrier never comes with a preflush or FUA: they replaced it). */
+  if ((rwbs & TRACE_RWBS_BARRIER) && i < 7)
+    out[i++] = 'B';
   if ((rwbs & TRACE_RWBS_SYNC) && i < 7)
     out[i++] = 'S';
   if ((rwbs & TRACE_RWBS_META) && i < 7)
@@ -123,7 +129,8 @@ trace_rwbs_format (guint32 rwbs, char out[8])
 }
 
 /* Accepts blkparse's and the 6.18 tracepoints' spellings: "FN" and "FF"
- * (flush), "DE" (secure erase), "Z?" zone operations, "U" (atomic). */
+ * (flush), "DE" (secure erase), "Z?" zone operations, "U" (atomic), and
+ * old kernels' "B" (barrier: "WBS", "RB"). */
 gboolean
 trace_rwbs_parse (const char *s, guint32 *out)
 {
@@ -175,6 +182,7 @@ trace_rwbs_parse (const char *s, guint32 *out)
       case 'S': f |= TRACE_RWBS_SYNC; break;
       case 'M': f |= TRACE_RWBS_META; break;
       case 'U': f |= TRACE_RWBS_ATOMIC; break;
+      case 'B': f |= TRACE_RWBS_BARRIER; break;
       default: return FALSE;
       }
   if (f == 0)
@@ -640,6 +648,8 @@ struct _TraceReader {
   gint64                genesis_ns;
   GHashTable           *meta;
   GError               *failure;      /* sticky: repeated on later calls */
+  GString              *message;      /* the last record's whole message text */
+  gboolean              has_message;  /* the last record is a message */
 };
 
 static guint
@@ -690,6 +700,8 @@ trace_reader_free (TraceReader *reader)
   g_clear_pointer (&reader->input, trace_input_free);
   if (reader->line != NULL)
     g_string_free (reader->line, TRUE);
+  if (reader->message != NULL)
+    g_string_free (reader->message, TRUE);
   g_clear_pointer (&reader->meta, g_hash_table_unref);
   g_clear_pointer (&reader->streams, g_hash_table_unref);
   g_clear_error (&reader->failure);
@@ -951,6 +963,20 @@ expand_path (const char *path, const TraceFormatOps *forced, const TraceFormatOp
   return NULL;
 }
 
+/* The member of a set to sniff: blktrace leaves an empty file for every
+ * CPU that saw no I/O, and an empty file tells no format. */
+static const char *
+first_nonempty (GPtrArray *set)
+{
+  for (guint i = 0; i < set->len; i++)
+    {
+      GStatBuf st;
+      if (g_stat (set->pdata[i], &st) == 0 && st.st_size > 0)
+        return set->pdata[i];
+    }
+  return set->pdata[0];
+}
+
 static gboolean
 open_record_format (TraceReader *reader, const char *first_path, GPtrArray *set,
                     gboolean set_is_ours, GError **error)
@@ -986,6 +1012,7 @@ trace_reader_open (const char *path, const char *format, GError **error)
   reader->meta = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   reader->streams = g_hash_table_new_full (time_stream_hash, time_stream_equal, NULL, g_free);
   reader->line = g_string_sized_new (256);
+  reader->message = g_string_new (NULL);
 
   if (format != NULL)
     {
@@ -1003,7 +1030,7 @@ trace_reader_open (const char *path, const char *format, GError **error)
   if (set != NULL)
     g_ptr_array_set_free_func (set, g_free);
   if (set != NULL && !g_file_test (path, G_FILE_TEST_EXISTS))
-    first_path = set->pdata[0];
+    first_path = first_nonempty (set);
 
   reader->input = trace_input_open (first_path, error);
   if (reader->input == NULL)
@@ -1165,12 +1192,36 @@ next_from_records (TraceReader *reader, TraceRecord *out, GError **error)
     }
 }
 
+static gboolean next_record (TraceReader *reader, TraceRecord *out, GError **error);
+
 gboolean
 trace_reader_next (TraceReader *reader, TraceRecord *out, GError **error)
 {
   g_return_val_if_fail (reader != NULL && out != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  reader->has_message = FALSE;
+  if (!next_record (reader, out, error))
+    return FALSE;
+  if (out->action == TRACE_ACT_MESSAGE)
+    {
+      const char *text = reader->ops->message != NULL ? reader->ops->message (reader->state) : NULL;
+      g_string_assign (reader->message, text != NULL ? text : out->comm);
+      reader->has_message = TRUE;
+    }
+  return TRUE;
+}
+
+const char *
+trace_reader_message (const TraceReader *reader)
+{
+  g_return_val_if_fail (reader != NULL, NULL);
+  return reader->has_message ? reader->message->str : NULL;
+}
+
+static gboolean
+next_record (TraceReader *reader, TraceRecord *out, GError **error)
+{
   if (reader->failure != NULL)
     {
       g_propagate_error (error, g_error_copy (reader->failure));

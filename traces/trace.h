@@ -16,8 +16,9 @@
  *   "blktrace"   blktrace binary records (§1.1-1.4): struct blk_io_trace
  *                version 7 and the 64-byte version 8 (blk_io_trace2), either
  *                byte order, per-CPU files or blkparse -d merged dumps.  A
- *                path NAME.blktrace.N, or the prefix NAME.blktrace where no
- *                file of that name exists, opens the whole set
+ *                path NAME.blktrace.N, or the prefix NAME.blktrace or NAME
+ *                itself (as blkparse -i NAME) where no file of that name
+ *                exists, opens the whole set
  *                NAME.blktrace.0, .1, ... in its directory (any numbers,
  *                gaps allowed; each record's cpu field trusted), merged by
  *                time; any other name is one file (a dump).  Times are the
@@ -25,7 +26,9 @@
  *                trace_reader_genesis() for blkparse's relative times.
  *                PROCESS notes fill comm, TIMESTAMP gives the
  *                "start_realtime" metadata, MESSAGE notes become "m"
- *                records; sequence gaps are counted (trace_reader_lost).
+ *                records (whole text: trace_reader_message); sequence
+ *                numbers are kept (TraceRecord.sequence) and gaps counted
+ *                (trace_reader_lost).
  *   "fio-iolog"  fio iolog versions 2 and 3 (§2), one Q record per I/O
  *   "msr-csv", "systor17-csv"  SNIA MSR Cambridge and SYSTOR '17 CSV (§3):
  *                an issue (D) at the arrival time and a completion (C) at
@@ -107,6 +110,11 @@ typedef enum {
   TRACE_RWBS_AHEAD   = 1 << 7,   /* A */
   TRACE_RWBS_NONE    = 1 << 8,   /* N (no data, e.g. messages) */
   TRACE_RWBS_ATOMIC  = 1 << 9,   /* U */
+  /* B: a barrier request, as kernels up to 2.6.36 traced REQ_HARDBARRIER
+   * (BLK_TC_BARRIER, the bit later reused for BLK_TC_FLUSH) and blkparse
+   * before 1.0.2 and the 2.6.29-2.6.36 ftrace blk tracer printed it:
+   * after A, before S ("WBS", "RB", "WAB"). */
+  TRACE_RWBS_BARRIER = 1 << 10,
 } TraceRwbs;
 
 #define TRACE_COMM_MAX 32
@@ -123,12 +131,16 @@ typedef struct {
   guint32  nr_sectors;
   gint32   error;                /* C and R records: completion status */
   guint32  unplug_count;         /* U/UT: requests unplugged */
+  guint32  sequence;             /* the source's sequence number (blktrace: the kernel's,
+                                  * per device and CPU from 1; blkparse text: its
+                                  * column); 0 where the source gives none */
   guint64  new_sector;           /* X: sector of the second half */
   guint32  from_major;           /* A: device and sector remapped from */
   guint32  from_minor;
   guint64  from_sector;
   guint64  cgroup_id;            /* binary blktrace with the blk_cgroup option, else 0 */
-  char     comm[TRACE_COMM_MAX]; /* "" when the source gives none; m: the message text, truncated */
+  char     comm[TRACE_COMM_MAX]; /* "" when the source gives none; m: the message text, cut
+                                  * (the whole text: trace_reader_message) */
   guint64  line;                 /* 1-based source line (binary: record index in its file,
                                   * notify records included) */
   /* Byte-exact extent for sources that count bytes (fio iologs, the CSV
@@ -177,6 +189,11 @@ const char  *trace_reader_path     (const TraceReader *reader);
 gboolean     trace_reader_next     (TraceReader *reader,
                                     TraceRecord *out,
                                     GError     **error);
+/* The whole text of the message ("m") record that trace_reader_next
+ * returned last, which TraceRecord.comm holds cut to TRACE_COMM_MAX - 1
+ * bytes (old schedulers' notes run longer); NULL when the last record is
+ * not a message.  Valid until the next trace_reader_next. */
+const char  *trace_reader_message  (const TraceReader *reader);
 /* Lines that were not records and were skipped on purpose (comments, the
  * blkparse statistics tail, other ftrace events), for reporting. */
 guint64      trace_reader_skipped  (const TraceReader *reader);
@@ -226,6 +243,34 @@ const char *const *trace_formats   (void);
 void         trace_format_blkparse (const TraceRecord *rec,
                                     guint64      sequence,
                                     GString     *out);
+
+/* blkparse's text output with its -f/-F formats (traces/trace-blkparse.c,
+ * blkparse 1.2.0): the default layout, or per action a format of
+ * blkparse's specifiers %a %c %C %d %D %e %g %M %m %n %N %p %P %s %S %t %T
+ * %U with optional '-' and width ("%5T.%9t", "%-8C"), "%%" and the escapes
+ * \b \n \r \t.  %P prints nothing (iosim keeps no passthrough payload);
+ * %u (blkparse -t's elapsed time) and %z (wall clock) are refused.
+ * Messages always get blkparse's message line (its -F has no "m"). */
+typedef struct _TraceBlkparseFormat TraceBlkparseFormat;
+
+TraceBlkparseFormat *trace_blkparse_format_new    (void);
+void                 trace_blkparse_format_free   (TraceBlkparseFormat *f);
+/* @action: one of "ABCDFGIMPQRSTUWX" (blkparse -F A,SPEC; 'U' covers U and
+ * UT), or '\0' for every action without its own (blkparse -f SPEC).
+ * FALSE with @error set for an unknown action or a spec iosim cannot
+ * print. */
+gboolean             trace_blkparse_format_set    (TraceBlkparseFormat *f,
+                                                   char         action,
+                                                   const char  *spec,
+                                                   GError     **error);
+/* Append @rec's line(s); @f NULL: the default layout.  @sequence is
+ * printed as is; @message: a message record's whole text (NULL: its
+ * comm).  Times are printed as the record holds them. */
+void                 trace_blkparse_format_append (const TraceBlkparseFormat *f,
+                                                   const TraceRecord *rec,
+                                                   guint32      sequence,
+                                                   const char  *message,
+                                                   GString     *out);
 
 /* Binary blktrace writer (traces/trace-blktrace-write.c): version-7
  * records in host byte order, each record's time as it is given (the
@@ -303,6 +348,11 @@ gboolean             trace_convert_to_blktrace    (const char          *in_path,
 void         trace_csv_header      (GString     *out);
 void         trace_format_csv      (const TraceRecord *rec,
                                     GString     *out);
+/* The same with @comm in the last column: a message's whole text
+ * (trace_reader_message), which rec->comm holds cut. */
+void         trace_format_csv_text (const TraceRecord *rec,
+                                    const char  *comm,
+                                    GString     *out);
 
 /* fio iolog version 3 (§2.3), the interchange format for replaying a
  * trace with fio: "fio version 3 iolog", then per file an "add" and an
@@ -359,5 +409,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceReader, trace_reader_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceIologWriter, trace_iolog_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceWriter, trace_blktrace_writer_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlktraceOutput, trace_blktrace_output_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TraceBlkparseFormat, trace_blkparse_format_free)
 
 G_END_DECLS

@@ -656,6 +656,10 @@ test_mutation_smoke (void)
               trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (r));
               while (trace_reader_next (r, &rec, &error))
                 {
+                  const char *msg = trace_reader_message (r);
+                  /* a message's whole text, and only a message's */
+                  g_assert_true ((msg != NULL) == (rec.action == TRACE_ACT_MESSAGE));
+                  g_assert_true (msg == NULL || g_str_has_prefix (msg, rec.comm));
                   assert_extent_fits (&rec);
                   trace_lifecycle_feed (lc, &rec);
                   /* Issue-only formats: nothing waits for a completion. */
