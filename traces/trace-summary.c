@@ -253,7 +253,10 @@ trace_summarize (const char *path, const char *format, GError **error)
       if (rec.dev_major != 0 || rec.dev_minor != 0 || !is_plug_action (rec.action))
         device_entry (&col, rec.dev_major, rec.dev_minor)->records++;
       trace_lifecycle_feed (lc, &rec);
-      trace_btt_feed (summary->btt, &rec);
+      /* btt keeps each Q until a completion covers it: in a format that
+       * records none it would hold the whole trace, and say nothing. */
+      if (!summary->issue_only)
+        trace_btt_feed (summary->btt, &rec);
       collect_outputs (&col, lc);
     }
   if (local != NULL)

@@ -1,6 +1,6 @@
 /* test-replay-file-cli.c — `iosim replay --target FILE` through the binary
  * ($IOSIM_BIN) with a trace that records completions (the committed
- * committed sample tests/data/valid-blk-loop-none-6.18.ftrace, 5 reads
+ * sample tests/data/valid-blk-loop-none-6.18.ftrace, 5 reads
  * and 2 writes): the options that act on a
  * block device's queue are refused for a file, --target-size is refused
  * with --map, a dry run creates nothing and says what it would create,
@@ -11,34 +11,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
-typedef struct {
-  int   status;
-  char *out, *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static void
-run_iosim (Run *r, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  const char *bin = g_getenv ("IOSIM_BIN");
-
-  g_assert_nonnull (bin);
-  g_ptr_array_add (argv, (gpointer) bin);
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out,
-                &r->err, &r->status, &error);
-  g_assert_no_error (error);
-}
+#include "iosim-run.h"
 
 typedef struct {
   const char *name;

@@ -22,6 +22,7 @@
 
 #include "replay/replay.h"
 #include "replay/replay-targets.h"
+#include "plan-ios.h"
 
 #define KIB 1024u
 #define MS (G_GINT64_CONSTANT (1000000))
@@ -42,15 +43,6 @@ mkio (guint32 pid, TraceOp op, guint64 sector, guint32 nr_sectors, gint64 queue_
   io.complete_ns = -1;
   io.no_completion = TRUE;
   return io;
-}
-
-static GArray *
-ios_new (const TraceIo *ios, guint n)
-{
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (TraceIo));
-
-  g_array_append_vals (a, ios, n);
-  return a;
 }
 
 typedef struct {

@@ -15,6 +15,8 @@
 
 #include "traces/trace-results.h"
 
+#include "iosim-run.h"
+
 #define MS (G_GINT64_CONSTANT (1000000))
 #define US (G_GINT64_CONSTANT (1000))
 
@@ -37,35 +39,6 @@ static const IologCase cases[] = {
   { "v3-files", "data/valid-iolog-v3-files.iolog", "778240",
     { 0, 388 * US, 658 * US }, 3, 1, 2, 2 },
 };
-
-typedef struct {
-  int    status;
-  char  *out, *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static void
-run_iosim (Run *r, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  const char *bin = g_getenv ("IOSIM_BIN");
-
-  g_assert_nonnull (bin);
-  g_ptr_array_add (argv, (gpointer) bin);
-  for (guint i = 0; args[i]; i++)
-    g_ptr_array_add (argv, (gpointer) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &r->out,
-                &r->err, &r->status, &error);
-  g_assert_no_error (error);
-}
 
 static void
 test_iolog (gconstpointer data)

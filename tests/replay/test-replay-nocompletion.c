@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "replay/replay.h"
+#include "plan-ios.h"
 
 #define KIB 1024u
 #define MS (G_GINT64_CONSTANT (1000000))
@@ -45,24 +46,6 @@ completed (guint32 pid, guint64 sector, gint64 queue_ns, gint64 issue_ns, gint64
   io.complete_ns = complete_ns;
   io.no_completion = FALSE;
   return io;
-}
-
-static GArray *
-ios_new (const TraceIo *ios, guint n)
-{
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (TraceIo));
-
-  g_array_append_vals (a, ios, n);
-  return a;
-}
-
-static const ReplayIo *
-io_at (const ReplayPlan *plan, guint proc, guint i)
-{
-  const ReplayProcess *p = g_ptr_array_index (plan->processes, proc);
-
-  g_assert_cmpuint (i, <, p->ios->len);
-  return &g_array_index (p->ios, ReplayIo, i);
 }
 
 /* Two processes of an fio job: the plan replays each I/O at its queue

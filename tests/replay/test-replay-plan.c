@@ -6,6 +6,7 @@
 
 #include "replay/replay.h"
 #include "traces/trace.h"
+#include "plan-ios.h"
 
 static TraceIo
 mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, guint32 nr_sectors,
@@ -25,24 +26,6 @@ mkio (guint32 pid, const char *comm, TraceOp op, guint64 sector, guint32 nr_sect
   io.issue_ns = issue_ns;
   io.complete_ns = complete_ns;
   return io;
-}
-
-static GArray *
-ios_new (const TraceIo *ios, guint n)
-{
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (TraceIo));
-
-  g_array_append_vals (a, ios, n);
-  return a;
-}
-
-static const ReplayIo *
-io_at (const ReplayPlan *plan, guint proc, guint i)
-{
-  const ReplayProcess *p = g_ptr_array_index (plan->processes, proc);
-
-  g_assert_cmpuint (i, <, p->ios->len);
-  return &g_array_index (p->ios, ReplayIo, i);
 }
 
 #define MIB (G_GUINT64_CONSTANT (1) << 20)
