@@ -141,7 +141,8 @@ cli_cmd_run (int argc, char **argv)
     "a scenario, '[process NAME] fio = FILE' (and device = DEVICE) adds a job\n"
     "file's jobs.  io_uring is simulated as libaio (same depth; host-model CPU\n"
     "costs are libaio's), fdatasync as fsync; sync engines keep one I/O in\n"
-    "flight whatever iodepth says, as fio does.\n\n"
+    "flight whatever iodepth says, as fio does.  --set 'process JOB.N.KEY=V'\n"
+    "sets clone N of a job, --set 'process JOB.KEY=V' all its clones.\n\n"
     "%s\n", fio_help);
   g_option_context_set_description (ctx, description);
   g_option_context_add_main_entries (ctx, entries, NULL);

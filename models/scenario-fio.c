@@ -916,6 +916,16 @@ add_clone (GKeyFile *kf, const FioJob *job, guint clone, const ScenarioFioTarget
                            classes[job->prioclass >= 0 ? job->prioclass : 2]);
   if (job->prio >= 0)
     g_key_file_set_integer (kf, group, "ioprio", job->prio);
+  if (target->jobs)
+    {
+      GPtrArray *clones = g_hash_table_lookup (target->jobs, job->name);
+      if (clones == NULL)
+        {
+          clones = g_ptr_array_new_with_free_func (g_free);
+          g_hash_table_insert (target->jobs, g_strdup (job->name), clones);
+        }
+      g_ptr_array_add (clones, g_steal_pointer (&name));
+    }
   return TRUE;
 }
 

@@ -27,6 +27,10 @@ G_BEGIN_DECLS
 typedef struct {
   const char *device;          /* its [device NAME] */
   guint64     capacity_bytes;  /* fio's default size: the whole device */
+  /* If not NULL, filled as jobs are added: job name -> GPtrArray of its
+   * process names in clone order (one, the job's own, without numjobs),
+   * for --set 'process JOB.KEY=VALUE' to reach every clone. */
+  GHashTable *jobs;
 } ScenarioFioTarget;
 
 /* Read the job file @path and add its jobs to @kf as [process NAME]

@@ -300,27 +300,91 @@ set_group_exists (GKeyFile *kf, const char *set, const char *group, GError **err
   return FALSE;
 }
 
+/* Split @set ("GROUP.KEY=VALUE", the key after the last dot) into @group,
+ * @key and @value (the latter pointing into @set). */
 static gboolean
-apply_sets (GKeyFile *kf, const char *const *sets, GError **error)
+split_set (const char *set, char **group, char **key, const char **value, GError **error)
+{
+  const char *eq = strchr (set, '=');
+  g_autofree char *lhs = eq ? g_strndup (set, eq - set) : NULL;
+  const char *dot = lhs ? strrchr (lhs, '.') : NULL;
+  if (eq == NULL || dot == NULL || dot == lhs || dot[1] == '\0')
+    {
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                   "--set '%s': expected GROUP.KEY=VALUE, e.g. 'device hda.sched=noop'", set);
+      return FALSE;
+    }
+  *group = g_strndup (lhs, dot - lhs);
+  *key = g_strdup (dot + 1);
+  *value = eq + 1;
+  return TRUE;
+}
+
+/* With @deferred not NULL (the scenario has [process NAME] fio = FILE
+ * groups), a set of a process that does not exist yet waits there for
+ * apply_fio_sets: it may name a job or clone of the files. */
+static gboolean
+apply_sets (GKeyFile *kf, const char *const *sets, GPtrArray *deferred, GError **error)
 {
   for (guint i = 0; sets && sets[i]; i++)
     {
-      const char *eq = strchr (sets[i], '=');
-      g_autofree char *lhs = eq ? g_strndup (sets[i], eq - sets[i]) : NULL;
-      const char *dot = lhs ? strrchr (lhs, '.') : NULL;
-      if (eq == NULL || dot == NULL || dot == lhs || dot[1] == '\0')
+      g_autofree char *group = NULL, *key = NULL;
+      const char *value;
+      if (!split_set (sets[i], &group, &key, &value, error))
+        return FALSE;
+      if (deferred && g_str_has_prefix (group, "process ") && !g_key_file_has_group (kf, group))
         {
-          g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
-                       "--set '%s': expected GROUP.KEY=VALUE, e.g. 'device hda.sched=noop'",
-                       sets[i]);
-          return FALSE;
+          g_ptr_array_add (deferred, (gpointer) sets[i]);
+          continue;
         }
-      g_autofree char *group = g_strndup (lhs, dot - lhs);
       if (!set_group_exists (kf, sets[i], group, error))
         return FALSE;
-      g_key_file_set_string (kf, group, dot + 1, eq + 1);
+      g_key_file_set_string (kf, group, key, value);
     }
   return TRUE;
+}
+
+/* The sets apply_sets kept back, once the job files are processes: 'process
+ * JOB.N.KEY' sets one clone, 'process JOB.KEY' every clone of JOB (fio
+ * users think in jobs), in the order given.  A name that is neither is
+ * refused as in a plain scenario, listing the processes there are now. */
+static gboolean
+apply_fio_sets (GKeyFile *kf, const GPtrArray *deferred, GHashTable *jobs, GError **error)
+{
+  for (guint i = 0; i < deferred->len; i++)
+    {
+      const char *set = g_ptr_array_index (deferred, i);
+      g_autofree char *group = NULL, *key = NULL;
+      const char *value;
+      if (!split_set (set, &group, &key, &value, error))
+        return FALSE;
+      const GPtrArray *clones = g_hash_table_lookup (jobs, group + strlen ("process "));
+      if (clones && !g_key_file_has_group (kf, group))
+        {
+          for (guint c = 0; c < clones->len; c++)
+            {
+              g_autofree char *clone = g_strconcat ("process ", (const char *)
+                                                    g_ptr_array_index (clones, c), NULL);
+              g_key_file_set_string (kf, clone, key, value);
+            }
+          continue;
+        }
+      if (!set_group_exists (kf, set, group, error))
+        return FALSE;
+      g_key_file_set_string (kf, group, key, value);
+    }
+  return TRUE;
+}
+
+/* Whether some [process NAME] group reads a fio job file. */
+static gboolean
+has_fio_processes (GKeyFile *kf)
+{
+  g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i]; i++)
+    if (g_str_has_prefix (groups[i], "process ") && g_key_file_has_key (kf, groups[i], "fio", NULL))
+      return TRUE;
+  return FALSE;
 }
 
 /* ---- devices ------------------------------------------------------------ */
@@ -1466,7 +1530,7 @@ build_runs (Scenario *s)
  * group gives way to one group per job of the fio job file, on the group's
  * device (models/scenario-fio.h). */
 static gboolean
-expand_fio_processes (Scenario *s, GError **error)
+expand_fio_processes (Scenario *s, GHashTable *jobs, GError **error)
 {
   static const char *const fio_keys[] = { "fio", "device", NULL };
   g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
@@ -1489,7 +1553,7 @@ expand_fio_processes (Scenario *s, GError **error)
       const ScenarioDevice *dev = g_ptr_array_index (s->devices, di);
       g_autofree char *path = g_path_is_absolute (file) || strcmp (s->base_dir, ".") == 0
                               ? g_strdup (file) : g_build_filename (s->base_dir, file, NULL);
-      ScenarioFioTarget target = { dev->name, dev->capacity_bytes };
+      ScenarioFioTarget target = { dev->name, dev->capacity_bytes, jobs };
       g_key_file_remove_group (s->kf, groups[i], NULL);
       /* Its errors name the job file, line and option. */
       if (!scenario_fio_add_jobs (s->kf, path, &target, error))
@@ -1512,7 +1576,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   s->nfs = g_ptr_array_new_with_free_func ((GDestroyNotify) scenario_nfs_free);
   s->run_labels = g_ptr_array_new_with_free_func (g_free);
   build_search_dirs (s);
-  if (!apply_sets (kf, sets, error) || !scenario_expand_counts (kf, error))
+  g_autoptr (GPtrArray) fio_sets = has_fio_processes (kf) ? g_ptr_array_new () : NULL;
+  if (!apply_sets (kf, sets, fio_sets, error) || !scenario_expand_counts (kf, error))
     return NULL;
 
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
@@ -1622,7 +1687,10 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   g_auto (GStrv) device_groups = device_group_names (s);
   if (!scenario_topology_validate (kf, (const char *const *) device_groups, error))
     return NULL;
-  if (!expand_fio_processes (s, error))
+  g_autoptr (GHashTable) fio_jobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                           (GDestroyNotify) g_ptr_array_unref);
+  if (!expand_fio_processes (s, fio_jobs, error)
+      || (fio_sets && !apply_fio_sets (kf, fio_sets, fio_jobs, error)))
     return NULL;
   g_auto (GStrv) process_groups = g_key_file_get_groups (kf, NULL);
   for (guint i = 0; process_groups[i]; i++)
@@ -1765,7 +1833,9 @@ scenario_load_fio (const char *path, const char *model, const char *const *sets,
     model_name[strlen (model_name) - 4] = '\0';
   g_autofree char *device = g_strconcat ("device ", model_name, NULL);
   g_key_file_set_string (kf, device, "model", model);
-  g_key_file_set_string (kf, "process fio", "fio", path);
+  /* A name no job can have (they have no blanks), so that a job named
+   * "fio" is not taken for it by --set. */
+  g_key_file_set_string (kf, "process fio job file", "fio", path);
   g_autofree char *base = g_path_get_basename (path);
   char *dot = strrchr (base, '.');
   if (dot)

@@ -8,7 +8,8 @@
  * path on the command line tests just that file.  Then a mutation smoke
  * over the valid files (every failure located by file and line, nothing
  * crashes), and runs: numjobs gives NAME.0 and NAME.1 with each clone's
- * own I/O, and [process NAME] fio = FILE in a scenario. */
+ * own I/O, [process NAME] fio = FILE in a scenario, and --set on the jobs'
+ * processes (set_cases). */
 #include <string.h>
 
 #include <glib.h>
@@ -204,6 +205,121 @@ test_in_scenario (void)
   g_assert_nonnull (strstr (error->message, "fail-rate.fio:3: rate_iops:"));
 }
 
+/* --set on the processes of a job file (data/set/jobs.fio: job with two
+ * clones, solo alone; 1 MiB of 4 KiB reads each), run as iosim run
+ * JOB.fio --device-model does, as [process x] fio = FILE in a scenario,
+ * and, for comparison, a plain scenario whose processes are named like
+ * clones (the job shorthand is not theirs, its error is today's). */
+typedef enum { SET_FIO_FILE, SET_IN_SCENARIO, SET_PLAIN } SetForm;
+
+typedef struct {
+  const char *name;
+  SetForm     form;
+  const char *sets[3];
+  gboolean    fails;
+  const char *expect;   /* each process's "NAME=IOS" in run order, or the error's start */
+  const char *sched;    /* the run's elevator, or NULL: not checked */
+} SetCase;
+
+static const SetCase set_cases[] = {
+  { "fio/none", SET_FIO_FILE, { NULL },
+    FALSE, "job.0=256 job.1=256 solo=256", NULL },
+  { "fio/clone", SET_FIO_FILE, { "process job.0.bs=8KiB" },
+    FALSE, "job.0=128 job.1=256 solo=256", NULL },
+  { "fio/job", SET_FIO_FILE, { "process job.bs=8KiB" },
+    FALSE, "job.0=128 job.1=128 solo=256", NULL },
+  { "fio/job-then-clone", SET_FIO_FILE, { "process job.bs=8KiB", "process job.1.bs=16KiB" },
+    FALSE, "job.0=128 job.1=64 solo=256", NULL },
+  { "fio/single", SET_FIO_FILE, { "process solo.bs=16KiB" },
+    FALSE, "job.0=256 job.1=256 solo=64", NULL },
+  { "fio/device", SET_FIO_FILE, { "device ssd-sata.sched=noop", "process job.1.size=512KiB" },
+    FALSE, "job.0=256 job.1=128 solo=256", "noop" },
+  { "fio/no-clone", SET_FIO_FILE, { "process job.2.bs=8KiB" },
+    TRUE, "--set 'process job.2.bs=8KiB': the scenario has no process 'job.2' "
+    "(its processes: job.0, job.1, solo)", NULL },
+  { "fio/no-job", SET_FIO_FILE, { "process jobs.bs=8KiB" },
+    TRUE, "--set 'process jobs.bs=8KiB': the scenario has no process 'jobs' "
+    "(its processes: job.0, job.1, solo)", NULL },
+  { "fio/unknown-key", SET_FIO_FILE, { "process job.bsize=8KiB" },
+    TRUE, "[process job.0] bsize: unknown key", NULL },
+  { "scenario/none", SET_IN_SCENARIO, { NULL },
+    FALSE, "other=16 job.0=256 job.1=256 solo=256", NULL },
+  { "scenario/clone-and-plain", SET_IN_SCENARIO, { "process job.1.bs=8KiB", "process other.bs=16KiB" },
+    FALSE, "other=4 job.0=256 job.1=128 solo=256", NULL },
+  { "scenario/job", SET_IN_SCENARIO, { "process job.bs=16KiB" },
+    FALSE, "other=16 job.0=64 job.1=64 solo=256", NULL },
+  { "scenario/device", SET_IN_SCENARIO, { "device d.sched=noop", "process solo.bs=8KiB" },
+    FALSE, "other=16 job.0=256 job.1=256 solo=128", "noop" },
+  { "scenario/no-clone", SET_IN_SCENARIO, { "process job.2.bs=8KiB" },
+    TRUE, "--set 'process job.2.bs=8KiB': the scenario has no process 'job.2' "
+    "(its processes: other, job.0, job.1, solo)", NULL },
+  /* The fio group itself takes fio and device only, as without --set. */
+  { "scenario/fio-group", SET_IN_SCENARIO, { "process x.bs=8KiB" },
+    TRUE, "[process x] bs: unknown key (valid keys: fio, device)", NULL },
+  { "plain/clone-name", SET_PLAIN, { "process job.0.bs=8KiB" },
+    FALSE, "job.0=8 job.1=16", NULL },
+  { "plain/no-job-shorthand", SET_PLAIN, { "process job.bs=8KiB" },
+    TRUE, "--set 'process job.bs=8KiB': the scenario has no process 'job' "
+    "(its processes: job.0, job.1)", NULL },
+};
+
+static Scenario *
+load_set_case (const SetCase *c, GError **error)
+{
+  switch (c->form)
+    {
+    case SET_FIO_FILE:
+      {
+        g_autofree char *path = g_build_filename (data_dir (), "set", "jobs.fio", NULL);
+        return scenario_load_fio (path, "ssd-sata", c->sets, error);
+      }
+    case SET_IN_SCENARIO:
+      return scenario_load_data ("[device d]\nmodel = ssd-sata\n"
+                                 "[process other]\nsize = 64KiB\n"
+                                 "[process x]\nfio = set/jobs.fio\n",
+                                 c->name, data_dir (), c->sets, error);
+    case SET_PLAIN:
+      return scenario_load_data ("[device d]\nmodel = ssd-sata\n"
+                                 "[process job.0]\nsize = 64KiB\n"
+                                 "[process job.1]\nsize = 64KiB\noffset = 1MiB\n",
+                                 c->name, data_dir (), c->sets, error);
+    }
+  g_assert_not_reached ();
+}
+
+static void
+test_set (gconstpointer data)
+{
+  const SetCase *c = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = load_set_case (c, &error);
+
+  if (c->fails)
+    {
+      g_assert_null (s);
+      g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+      if (!g_str_has_prefix (error->message, c->expect))
+        g_error ("%s: got '%s', expected it to start '%s'", c->name, error->message, c->expect);
+      return;
+    }
+  g_assert_no_error (error);
+  g_assert_cmpuint (scenario_n_runs (s), ==, 1);
+  ScenarioOutputs outputs = { 0 };
+  SimRunResult *r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  g_autoptr (GString) got = g_string_new (NULL);
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const SimProcessResult *p = g_ptr_array_index (r->processes, i);
+      g_string_append_printf (got, "%s%s=%" G_GUINT64_FORMAT, i ? " " : "", p->name,
+                              (guint64) p->ios);
+    }
+  g_assert_cmpstr (got->str, ==, c->expect);
+  if (c->sched)
+    g_assert_cmpstr (scenario_run_label (s, 0), ==, c->sched);
+  sim_run_result_free (r);
+}
+
 static int
 cmp_str (gconstpointer a, gconstpointer b)
 {
@@ -240,5 +356,10 @@ main (int argc, char **argv)
   g_test_add_data_func ("/scenario-fio/mutation-smoke", valid, test_mutation_smoke);
   g_test_add_func ("/scenario-fio/run/numjobs", test_run_numjobs);
   g_test_add_func ("/scenario-fio/run/in-scenario", test_in_scenario);
+  for (guint i = 0; i < G_N_ELEMENTS (set_cases); i++)
+    {
+      g_autofree char *test_path = g_strdup_printf ("/scenario-fio/set/%s", set_cases[i].name);
+      g_test_add_data_func (test_path, &set_cases[i], test_set);
+    }
   return g_test_run ();
 }
