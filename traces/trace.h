@@ -278,7 +278,9 @@ void                 trace_blkparse_format_append (const TraceBlkparseFormat *f,
  * note precedes the first record of every pid (and every change of its
  * comm) so that blkparse shows the names; sequence numbers count per
  * device and CPU.  Lossy where version 7 cannot say it: a read of 0 bytes
- * reads back as "N"; nr_sectors is clamped to what 32-bit bytes hold. */
+ * reads back as "N"; nr_sectors is clamped to what 32-bit bytes hold; a
+ * barrier (B) is written as old kernels wrote it, in the bit that became
+ * BLK_TC_FLUSH, and reads back as a flush (F). */
 typedef struct _TraceBlktraceWriter TraceBlktraceWriter;
 
 TraceBlktraceWriter *trace_blktrace_writer_new    (void);
