@@ -6,8 +6,11 @@
  * events (I, D, C, R), and the direction and flag categories from the
  * RWBS; payloads as §1.4 of shared/reference/trace-formats.md: big-endian
  * unplug count, split sector and remap struct (device_from, device_to,
- * sector_from), the message text, a host-order cgroup id in front when
- * the record has one.  Process names go out as PROCESS notes before a
+ * sector_from), the message's whole text (given by the caller, as the
+ * record's comm holds it cut), a host-order cgroup id in front when the
+ * record has one.  A barrier (B, kernels up to 2.6.36) goes in the
+ * category bit those kernels used, BLK_TC_BARRIER, which 2.6.37 renamed
+ * BLK_TC_FLUSH.  Process names go out as PROCESS notes before a
  * pid's first record (and when its name changes), which is what blkparse
  * needs to print them.
  *

@@ -9,6 +9,8 @@
  * before the " [cpu]" field; flags are 4 or 5 characters or absent
  * (trace-cmd report).  Timestamps "seconds.fraction" become nanoseconds
  * exactly; the counter and x86-tsc clocks print integers, kept as ticks.
+ * A blk tracer message line (blk_log_msg: a scheduler's note) keeps its
+ * whole text for trace_reader_message.
  */
 #include "traces/trace-private.h"
 
