@@ -233,7 +233,7 @@ write_records (const CatOptions *o, const char *const *paths, FILE *out, OutKind
       written++;
       if (kind == OUT_BLKTRACE)
         {
-          if (!trace_blktrace_output_add (blktrace, &rec, &error))
+          if (!trace_blktrace_output_add_message (blktrace, &rec, trace_merge_message (m), &error))
             break;
           continue;
         }

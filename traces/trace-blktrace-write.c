@@ -6,8 +6,11 @@
  * events (I, D, C, R), and the direction and flag categories from the
  * RWBS; payloads as §1.4 of shared/reference/trace-formats.md: big-endian
  * unplug count, split sector and remap struct (device_from, device_to,
- * sector_from), the message text, a host-order cgroup id in front when
- * the record has one.  Process names go out as PROCESS notes before a
+ * sector_from), the message's whole text (given by the caller, as the
+ * record's comm holds it cut), a host-order cgroup id in front when the
+ * record has one.  A barrier (B, kernels up to 2.6.36) goes in the
+ * category bit those kernels used, BLK_TC_BARRIER, which 2.6.37 renamed
+ * BLK_TC_FLUSH.  Process names go out as PROCESS notes before a
  * pid's first record (and when its name changes), which is what blkparse
  * needs to print them.
  *
@@ -171,7 +174,10 @@ rwbs_category (guint32 rwbs)
     cat |= BT_TC_WRITE;
   else
     cat |= BT_TC_READ;
-  if (rwbs & TRACE_RWBS_FLUSH)
+  /* Kernels up to 2.6.36 traced barriers with this bit (BLK_TC_BARRIER,
+   * include/linux/blktrace_api.h); 2.6.37 renamed it BLK_TC_FLUSH.  The
+   * file cannot tell the two apart: blkparse since 1.0.2 prints it 'F'. */
+  if (rwbs & (TRACE_RWBS_FLUSH | TRACE_RWBS_BARRIER))
     cat |= BT_TC_FLUSH;
   if (rwbs & TRACE_RWBS_FUA)
     cat |= BT_TC_FUA;
@@ -258,6 +264,13 @@ maybe_note_process (TraceBlktraceWriter *w, const TraceRecord *rec, GByteArray *
 void
 trace_blktrace_writer_append (TraceBlktraceWriter *writer, const TraceRecord *rec, GByteArray *out)
 {
+  trace_blktrace_writer_append_message (writer, rec, NULL, out);
+}
+
+void
+trace_blktrace_writer_append_message (TraceBlktraceWriter *writer, const TraceRecord *rec,
+                                      const char *message, GByteArray *out)
+{
   guint8 payload[BT_REMAP_LEN];
   gsize payload_len = 0;
   const guint8 *payload_ptr = payload;
@@ -297,8 +310,13 @@ trace_blktrace_writer_append (TraceBlktraceWriter *writer, const TraceRecord *re
       }
       break;
     case TRACE_ACT_MESSAGE:
-      payload_ptr = (const guint8 *) rec->comm;
-      payload_len = strlen (rec->comm);
+      /* The whole text: the kernel's notes run to BLK_TN_MAX_MSG (128)
+       * bytes, the comm holds TRACE_COMM_MAX - 1; append_raw caps the
+       * payload at 65,535. */
+      if (message == NULL)
+        message = rec->comm;
+      payload_ptr = (const guint8 *) message;
+      payload_len = strlen (message);
       bytes = 0;
       break;
     default:
@@ -469,6 +487,13 @@ file_for (TraceBlktraceOutput *out, guint cpu, GError **error)
 gboolean
 trace_blktrace_output_add (TraceBlktraceOutput *out, const TraceRecord *rec, GError **error)
 {
+  return trace_blktrace_output_add_message (out, rec, NULL, error);
+}
+
+gboolean
+trace_blktrace_output_add_message (TraceBlktraceOutput *out, const TraceRecord *rec,
+                                   const char *message, GError **error)
+{
   TraceRecord shifted;
   BtOutFile *f;
   guint64 since_ns;
@@ -507,7 +532,7 @@ trace_blktrace_output_add (TraceBlktraceOutput *out, const TraceRecord *rec, GEr
   shifted.time_ns = since_ns < (guint64) G_MAXINT64 - BT_GENESIS_NS
                     ? (gint64) since_ns + BT_GENESIS_NS : G_MAXINT64;
   shifted.cpu = (gint32) cpu;
-  trace_blktrace_writer_append (out->writer, &shifted, f->buf);
+  trace_blktrace_writer_append_message (out->writer, &shifted, message, f->buf);
   out->records++;
   return f->buf->len < BT_FLUSH_BYTES || bt_out_file_flush (f, error);
 }
@@ -607,7 +632,7 @@ trace_convert_to_blktrace (const char *in_path, const char *format, const char *
   if (out == NULL)
     return FALSE;
   while (trace_reader_next (reader, &rec, &local))
-    if (!trace_blktrace_output_add (out, &rec, error))
+    if (!trace_blktrace_output_add_message (out, &rec, trace_reader_message (reader), error))
       return FALSE;
   if (local != NULL)
     {

@@ -9,8 +9,9 @@
  * sources that count bytes (fio iologs, the published CSV traces) and
  * sector * 512 otherwise, and the io_tag that pairs a D with its C (0
  * where sectors do); comm is quoted when it holds a comma or a quote.
- * The reader gives back every field the writer wrote; a record whose
- * extent is whole sectors reads back as a sector-counted one.
+ * The reader gives back every field the writer wrote (a message's whole
+ * text through trace_reader_message); a record whose extent is whole
+ * sectors reads back as a sector-counted one.
  */
 #include "traces/trace-private.h"
 
@@ -68,6 +69,13 @@ trace_format_csv_text (const TraceRecord *rec, const char *comm, GString *out)
 }
 
 /* ---- Reader -------------------------------------------------------------- */
+
+/* The reader's state: a message row's comm column holds the whole text
+ * (trace cat --csv writes trace_reader_message there); the record's comm
+ * keeps only TRACE_COMM_MAX - 1 bytes of it, trace_reader_message all. */
+typedef struct {
+  GString *message;
+} IosimCsvState;
 
 typedef struct {
   const char *p;
@@ -179,13 +187,13 @@ whole_word (const CsvField *f, char *buf, gsize size)
 static TraceLineResult
 iosim_csv_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError **error)
 {
+  IosimCsvState *st = state;
   CsvField f[IOSIM_CSV_FIELDS];
   char word[16];
   guint64 time, offset, length;
   TraceCursor c;
   gboolean neg;
 
-  (void) state;
   if (g_str_has_prefix (line, "time_ns,"))
     return TRACE_LINE_SKIP;
   if (!split_row (line, len, f, error))
@@ -215,6 +223,13 @@ iosim_csv_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, G
   if (!whole_u64 (&f[12], &out->io_tag))
     return trace_line_fail (error, "io_tag is not a number");
   trace_record_set_comm (out, f[13].p, f[13].len);
+  if (out->action == TRACE_ACT_MESSAGE)
+    {
+      if (st->message == NULL)
+        st->message = g_string_new (NULL);
+      g_string_truncate (st->message, 0);
+      g_string_append_len (st->message, f[13].p, (gssize) f[13].len);
+    }
 
   /* A byte-exact extent differs from the sectors' own. */
   if (offset != trace_record_offset_bytes (out) || length != trace_record_length_bytes (out))
@@ -227,6 +242,21 @@ iosim_csv_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, G
       out->length_bytes = probe.length_bytes;
     }
   return TRACE_LINE_RECORD;
+}
+
+static const char *
+iosim_csv_message (gpointer state)
+{
+  IosimCsvState *st = state;
+  return st->message != NULL ? st->message->str : NULL;
+}
+
+static void
+iosim_csv_clear_state (gpointer state)
+{
+  IosimCsvState *st = state;
+  if (st->message != NULL)
+    g_string_free (st->message, TRUE);
 }
 
 /* The last field is comm: a cut row either loses fields or shortens a
@@ -257,7 +287,9 @@ iosim_csv_probe (const char *head, gsize len, const char *path)
 const TraceFormatOps trace_iosim_csv_ops = {
   .name = "iosim-csv",
   .probe = iosim_csv_probe,
-  .state_size = 1,
+  .state_size = sizeof (IosimCsvState),
   .parse_line = iosim_csv_parse_line,
   .last_line_whole = iosim_csv_last_line_whole,
+  .message = iosim_csv_message,
+  .clear_state = iosim_csv_clear_state,
 };

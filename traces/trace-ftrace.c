@@ -9,6 +9,8 @@
  * before the " [cpu]" field; flags are 4 or 5 characters or absent
  * (trace-cmd report).  Timestamps "seconds.fraction" become nanoseconds
  * exactly; the counter and x86-tsc clocks print integers, kept as ticks.
+ * A blk tracer message line (blk_log_msg: a scheduler's note) keeps its
+ * whole text for trace_reader_message.
  */
 #include "traces/trace-private.h"
 
@@ -160,9 +162,30 @@ word_is_devno (const char *w, gsize wlen)
 
 /* ---- "blk" tracer ------------------------------------------------------ */
 
+/* The blk tracer's state: the last message line's whole text. */
+typedef struct {
+  GString *message;
+} FtraceBlkState;
+
+/* The tail of a blk line; for a message (blk_log_msg: the text to the end
+ * of the line) the whole text goes to @message too (may be NULL: probing),
+ * as the record's comm keeps only TRACE_COMM_MAX - 1 bytes of it. */
+static gboolean
+parse_blk_tail_keep (TraceCursor *c, TraceRecord *rec, GString *message, GError **error)
+{
+  if (rec->action == TRACE_ACT_MESSAGE && message != NULL)
+    {
+      TraceCursor text = *c;
+      trace_cursor_skip_ws (&text);
+      g_string_truncate (message, 0);
+      g_string_append_len (message, text.p, (gssize) (text.end - text.p));
+    }
+  return trace_parse_blk_tail (c, rec, error);
+}
+
 /* "maj,min [cgroup] ACT RWBS tail" after the prefix or the classic header. */
 static TraceLineResult
-parse_blk_body (TraceCursor *c, TraceRecord *rec, GError **error)
+parse_blk_body (TraceCursor *c, TraceRecord *rec, GString *message, GError **error)
 {
   const char *w;
   gsize wlen;
@@ -181,14 +204,14 @@ parse_blk_body (TraceCursor *c, TraceRecord *rec, GError **error)
     }
   if (!parse_rwbs_word (c, &rec->rwbs))
     return fail (error, "malformed RWBS field");
-  if (!trace_parse_blk_tail (c, rec, error))
+  if (!parse_blk_tail_keep (c, rec, message, error))
     return TRACE_LINE_ERROR;
   return TRACE_LINE_RECORD;
 }
 
 /* blk_classic: "maj,min cpu sec.nsec pid ACT RWBS tail" */
 static TraceLineResult
-parse_blk_classic (TraceCursor *c, TraceRecord *rec, GError **error)
+parse_blk_classic (TraceCursor *c, TraceRecord *rec, GString *message, GError **error)
 {
   guint32 cpu;
   const char *w;
@@ -207,7 +230,7 @@ parse_blk_classic (TraceCursor *c, TraceRecord *rec, GError **error)
     return fail (error, "unknown action");
   if (!parse_rwbs_word (c, &rec->rwbs))
     return fail (error, "malformed RWBS field");
-  if (!trace_parse_blk_tail (c, rec, error))
+  if (!parse_blk_tail_keep (c, rec, message, error))
     return TRACE_LINE_ERROR;
   return TRACE_LINE_RECORD;
 }
@@ -215,10 +238,13 @@ parse_blk_classic (TraceCursor *c, TraceRecord *rec, GError **error)
 static TraceLineResult
 ftrace_blk_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, GError **error)
 {
+  FtraceBlkState *st = state;
   TraceCursor c;
   const char *w;
   gsize wlen;
 
+  if (st->message == NULL)
+    st->message = g_string_new (NULL);
   trace_cursor_init (&c, line, len);
   if (is_lost_events (line))
     return TRACE_LINE_SKIP;
@@ -228,7 +254,7 @@ ftrace_blk_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, 
       {
         const char *comma = memchr (w, ',', wlen);
         if (comma != NULL && word_is_devno (w, wlen))
-          return parse_blk_classic (&c, out, error);
+          return parse_blk_classic (&c, out, st->message, error);
       }
   }
   if (!parse_prefix (&c, out, error))
@@ -239,7 +265,22 @@ ftrace_blk_parse_line (gpointer state, char *line, gsize len, TraceRecord *out, 
     if (trace_cursor_word (&probe, &w, &wlen) && w[wlen - 1] == ':')
       return TRACE_LINE_SKIP;
   }
-  return parse_blk_body (&c, out, error);
+  return parse_blk_body (&c, out, st->message, error);
+}
+
+static const char *
+ftrace_blk_message (gpointer state)
+{
+  FtraceBlkState *st = state;
+  return st->message != NULL ? st->message->str : NULL;
+}
+
+static void
+ftrace_blk_clear_state (gpointer state)
+{
+  FtraceBlkState *st = state;
+  if (st->message != NULL)
+    g_string_free (st->message, TRUE);
 }
 
 /* ---- Block tracepoints ------------------------------------------------- */
@@ -404,7 +445,7 @@ classify (const char *line, gsize len)
   if (trace_cursor_word (&c, &w, &wlen) && word_is_devno (w, wlen))
     {
       trace_cursor_init (&c, line, len);
-      return parse_blk_classic (&c, &rec, NULL) == TRACE_LINE_RECORD ? LINE_BLK_CLASSIC : LINE_OTHER;
+      return parse_blk_classic (&c, &rec, NULL, NULL) == TRACE_LINE_RECORD ? LINE_BLK_CLASSIC : LINE_OTHER;
     }
   trace_cursor_init (&c, line, len);
   if (!parse_prefix (&c, &rec, NULL))
@@ -485,8 +526,10 @@ const TraceFormatOps trace_ftrace_blk_ops = {
   .name = "ftrace-blk",
   .time_per_cpu = TRUE,
   .probe = ftrace_blk_probe,
-  .state_size = 0,
+  .state_size = sizeof (FtraceBlkState),
   .parse_line = ftrace_blk_parse_line,
+  .message = ftrace_blk_message,
+  .clear_state = ftrace_blk_clear_state,
 };
 
 const TraceFormatOps trace_ftrace_events_ops = {

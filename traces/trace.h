@@ -278,7 +278,9 @@ void                 trace_blkparse_format_append (const TraceBlkparseFormat *f,
  * note precedes the first record of every pid (and every change of its
  * comm) so that blkparse shows the names; sequence numbers count per
  * device and CPU.  Lossy where version 7 cannot say it: a read of 0 bytes
- * reads back as "N"; nr_sectors is clamped to what 32-bit bytes hold. */
+ * reads back as "N"; nr_sectors is clamped to what 32-bit bytes hold; a
+ * barrier (B) is written as old kernels wrote it, in the bit that became
+ * BLK_TC_FLUSH, and reads back as a flush (F). */
 typedef struct _TraceBlktraceWriter TraceBlktraceWriter;
 
 TraceBlktraceWriter *trace_blktrace_writer_new    (void);
@@ -287,6 +289,12 @@ void                 trace_blktrace_writer_free   (TraceBlktraceWriter *writer);
 void                 trace_blktrace_writer_append (TraceBlktraceWriter *writer,
                                                    const TraceRecord   *rec,
                                                    GByteArray          *out);
+/* The same with @message, a message record's whole text
+ * (trace_reader_message; NULL: the record's comm, which holds it cut). */
+void                 trace_blktrace_writer_append_message (TraceBlktraceWriter *writer,
+                                                           const TraceRecord   *rec,
+                                                           const char          *message,
+                                                           GByteArray          *out);
 
 /* Output files for a converted trace (trace-blktrace-write.c says why):
  * times are the source's relative to its first record, written from 1 ns
@@ -315,6 +323,11 @@ TraceBlktraceOutput *trace_blktrace_output_open   (const char          *name,
 gboolean             trace_blktrace_output_add    (TraceBlktraceOutput *out,
                                                    const TraceRecord   *rec,
                                                    GError             **error);
+/* The same with @message, a message record's whole text (NULL: its comm). */
+gboolean             trace_blktrace_output_add_message (TraceBlktraceOutput *out,
+                                                        const TraceRecord   *rec,
+                                                        const char          *message,
+                                                        GError             **error);
 /* Flush and close every file (creating the missing empty ones). */
 gboolean             trace_blktrace_output_close  (TraceBlktraceOutput *out,
                                                    GError             **error);
