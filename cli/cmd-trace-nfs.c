@@ -73,6 +73,12 @@ print_text (const TraceNfsSummary *s)
     }
 }
 
+static void
+json_counter (const char *name, guint64 value, gpointer data)
+{
+  sim_json_uint (data, name, value);
+}
+
 static char *
 json_text (const TraceNfsSummary *s)
 {
@@ -85,6 +91,9 @@ json_text (const TraceNfsSummary *s)
   json_builder_set_member_name (b, "linktype");
   json_builder_add_string_value (b, s->linktype);
   sim_json_int (b, "frames", s->stats.frames);
+  sim_json_uint (b, "bytes", s->stats.bytes);
+  if (s->first_ns >= 0)
+    sim_json_int (b, "duration_ns", s->last_ns - s->first_ns);
   sim_json_int (b, "records", s->records);
   sim_json_int (b, "nfs_calls", s->stats.nfs_calls);
   sim_json_int (b, "tcp_gaps", s->stats.tcp_gaps);
@@ -109,6 +118,7 @@ json_text (const TraceNfsSummary *s)
           sim_json_int (b, "calls", row->s.count);
           sim_json_int (b, "answered", row->s.answered);
           sim_json_int (b, "errors", row->s.errors);
+          sim_json_uint (b, "lost", row->s.count - row->s.answered);
           sim_json_int (b, "bytes", row->s.bytes);
           json_builder_set_member_name (b, "latency_ns");
           json_builder_begin_object (b);
@@ -117,11 +127,29 @@ json_text (const TraceNfsSummary *s)
           sim_json_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
           sim_json_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
           sim_json_int (b, "max", row->s.latency_max_ns);
+          /* Rows past 65,536 answers give sketched percentiles. */
+          double err = trace_nfs_op_latency_relative_error (&row->s);
+          if (err > 0)
+            sim_json_double (b, "relative_error", err);
           json_builder_end_object (b);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
       json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  /* Every counter the text prints under "Decoder counters". */
+  json_builder_set_member_name (b, "decoder");
+  json_builder_begin_object (b);
+  trace_nfs_stats_foreach (&s->stats, json_counter, b);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < s->warnings->len; i++)
+    {
+      /* They quote the capture, which need not be UTF-8. */
+      g_autofree char *valid = g_utf8_make_valid (g_ptr_array_index (s->warnings, i), -1);
+      json_builder_add_string_value (b, valid);
     }
   json_builder_end_array (b);
   json_builder_end_object (b);

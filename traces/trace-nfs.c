@@ -1254,9 +1254,9 @@ trace_nfs_format_csv (const TraceNfsRecord *rec, GString *out)
 }
 
 void
-trace_nfs_stats_format (const TraceNfsStats *s, GString *out)
+trace_nfs_stats_foreach (const TraceNfsStats *s, TraceNfsStatsFunc func, gpointer data)
 {
-#define F(name) g_string_append_printf (out, "%-26s %" G_GUINT64_FORMAT "\n", #name, s->name)
+#define F(name) func (#name, s->name, data)
   F (frames); F (bytes); F (wire_bytes); F (truncated_frames); F (non_ip_frames);
   F (malformed_frames); F (non_nfs_frames);
   F (ip_fragments); F (ip_reassembled); F (ip_frag_dropped); F (ip_frag_overlaps);
@@ -1271,4 +1271,16 @@ trace_nfs_stats_format (const TraceNfsStats *s, GString *out)
   F (records); F (nfs_partial); F (v4_compounds); F (v4_walk_stopped); F (v4_stop_unknown_op);
   F (v4_stop_missing_bytes); F (v4_stop_malformed); F (v4_ops_not_walked);
 #undef F
+}
+
+static void
+format_counter (const char *name, guint64 value, gpointer data)
+{
+  g_string_append_printf (data, "%-26s %" G_GUINT64_FORMAT "\n", name, value);
+}
+
+void
+trace_nfs_stats_format (const TraceNfsStats *s, GString *out)
+{
+  trace_nfs_stats_foreach (s, format_counter, out);
 }

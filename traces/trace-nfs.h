@@ -212,6 +212,12 @@ void      trace_nfs_format_csv    (const TraceNfsRecord *rec,
 /* "key value" lines of every counter, for `iosim trace info`. */
 void      trace_nfs_stats_format  (const TraceNfsStats *stats,
                                    GString             *out);
+/* Every counter by its name, in the order the text prints them (the
+ * JSON's "decoder" object). */
+typedef void (*TraceNfsStatsFunc) (const char *name, guint64 value, gpointer data);
+void      trace_nfs_stats_foreach (const TraceNfsStats *stats,
+                                   TraceNfsStatsFunc    func,
+                                   gpointer             data);
 
 /* Hashes used for fh_hash and fh_crc32. */
 guint64   trace_nfs_fnv1a64       (const guint8 *data, gsize len);

@@ -363,6 +363,30 @@ test_nfs_capture (void)
   g_assert_cmpint (json_object_get_int_member (root, "records"), ==, 37);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "clients")), ==,
                     s->clients->len);
+  /* Every decoder counter the text prints is in the JSON, with its value. */
+  JsonObject *decoder = json_object_get_object_member (root, "decoder");
+  g_autoptr (GString) counters = g_string_new (NULL);
+  trace_nfs_stats_format (&s->stats, counters);
+  g_auto (GStrv) lines = g_strsplit (counters->str, "\n", -1);
+  guint n_counters = 0;
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++, n_counters++)
+    {
+      g_auto (GStrv) kv = g_strsplit_set (lines[i], " ", -1);
+      const char *value = kv[g_strv_length (kv) - 1];
+      g_assert_true (json_object_has_member (decoder, kv[0]));
+      g_assert_cmpint (json_object_get_int_member (decoder, kv[0]), ==,
+                       g_ascii_strtoll (value, NULL, 10));
+    }
+  g_assert_cmpuint (json_object_get_size (decoder), ==, n_counters);
+  g_assert_cmpint (json_object_get_int_member (decoder, "rpc_calls"), ==, 72);
+  g_assert_cmpint (json_object_get_int_member (root, "bytes"), ==, (gint64) s->stats.bytes);
+  g_assert_cmpint (json_object_get_int_member (root, "duration_ns"), ==, s->last_ns - s->first_ns);
+  JsonObject *op0 = json_array_get_object_element (
+    json_object_get_array_member (json_array_get_object_element (
+      json_object_get_array_member (root, "clients"), 0), "operations"), 0);
+  g_assert_true (json_object_has_member (op0, "lost"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "warnings")), ==,
+                    s->warnings->len);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   {
