@@ -543,7 +543,6 @@ compare_json_names (JsonBuilder *b, const char *key, GPtrArray *names)
   json_builder_end_array (b);
 }
 
-
 char *
 replay_compare_report_to_json (const ReplayCompareReport *report)
 {
@@ -555,9 +554,9 @@ replay_compare_report_to_json (const ReplayCompareReport *report)
   sim_json_text (b, "simulated", report->simulated_path);
   sim_json_text (b, "measured", report->measured_path);
   sim_json_text (b, "simulated_latency_kind",
-                     trace_latency_kind_name (report->simulated_latency_kind));
+                 trace_latency_kind_name (report->simulated_latency_kind));
   sim_json_text (b, "measured_latency_kind",
-                     trace_latency_kind_name (report->measured_latency_kind));
+                 trace_latency_kind_name (report->measured_latency_kind));
   json_builder_set_member_name (b, "processes");
   json_builder_begin_array (b);
   for (guint i = 0; i < report->processes->len; i++)

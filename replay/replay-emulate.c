@@ -1528,7 +1528,7 @@ add_sizes (ReplayEmulator *emu, JsonBuilder *b)
     }
   json_builder_end_object (b);
   sim_json_int (b, "max_request_bytes",
-              keys->len ? GPOINTER_TO_UINT (keys->pdata[keys->len - 1]) : 0);
+                keys->len ? GPOINTER_TO_UINT (keys->pdata[keys->len - 1]) : 0);
 }
 
 static void

@@ -2579,7 +2579,7 @@ add_skipped (JsonBuilder *b, const ReplayNfsPlan *plan)
     sim_json_int (b, "operations without a file handle", (gint64) plan->skipped_no_file);
   if (plan->skipped_traced_failed > 0)
     sim_json_int (b, "modifying operations that failed in the capture",
-                         (gint64) plan->skipped_traced_failed);
+                  (gint64) plan->skipped_traced_failed);
   for (GList *l = keys; l; l = l->next)
     sim_json_int (b, l->data, (gint64) *(guint64 *) g_hash_table_lookup (plan->skipped_ops, l->data));
   json_builder_end_object (b);

@@ -272,26 +272,47 @@ related_devnos (const ReplayTarget *target, GPtrArray *sysfs_dirs)
   return devnos;
 }
 
-static gboolean
-check_swaps (const ReplayTarget *target, const guint32 *devnos, guint n, GError **error)
+char *
+replay_swaps_find (ReplaySwapMatch match, gconstpointer data)
 {
   g_autofree char *text = NULL;
 
   if (!g_file_get_contents ("/proc/swaps", &text, NULL, NULL))
-    return TRUE;
+    return NULL;
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  /* The first line is the header: Filename Type Size Used Priority. */
   for (guint l = 1; lines[l] != NULL; l++)
     {
       g_auto (GStrv) f = g_strsplit_set (lines[l], " \t", 2);
-      if (f[0] && node_is_listed (f[0], devnos, n))
-        {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
-                       "%s is in use as swap (%s); refusing to touch it",
-                       target->path, f[0]);
-          return FALSE;
-        }
+      if (f[0] && match (f[0], data))
+        return g_strdup (f[0]);
     }
-  return TRUE;
+  return NULL;
+}
+
+typedef struct {
+  const guint32 *devnos;
+  guint          n;
+} DevnoList;
+
+static gboolean
+swap_on_devnos (const char *swap_path, gconstpointer data)
+{
+  const DevnoList *l = data;
+  return node_is_listed (swap_path, l->devnos, l->n);
+}
+
+static gboolean
+check_swaps (const ReplayTarget *target, const guint32 *devnos, guint n, GError **error)
+{
+  DevnoList list = { devnos, n };
+  g_autofree char *swap = replay_swaps_find (swap_on_devnos, &list);
+
+  if (swap == NULL)
+    return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
+               "%s is in use as swap (%s); refusing to touch it", target->path, swap);
+  return FALSE;
 }
 
 static gboolean

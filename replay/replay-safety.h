@@ -129,6 +129,12 @@ gboolean replay_mountinfo_find (const char    *mountinfo_text,
                                 char         **out_mount_point,
                                 char         **out_source);
 
+/* The first swap area of /proc/swaps whose path @match accepts (caller
+ * frees), or NULL (none, or no /proc/swaps). */
+typedef gboolean (*ReplaySwapMatch) (const char *swap_path, gconstpointer data);
+char    *replay_swaps_find     (ReplaySwapMatch match,
+                                gconstpointer   data);
+
 /* Refuse a target that is mounted (reading @mountinfo_path, NULL =
  * /proc/self/mountinfo), swap, or held, naming what uses it. */
 gboolean replay_target_check_unused (const ReplayTarget *target,

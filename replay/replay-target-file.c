@@ -156,26 +156,21 @@ check_loop_backing (const ReplayTarget *target, const char *sysfs_root, GError *
 }
 
 static gboolean
+swap_is_target (const char *swap_path, gconstpointer data)
+{
+  return swap_path[0] == '/' && same_file (swap_path, data);
+}
+
+static gboolean
 check_swap_file (const ReplayTarget *target, GError **error)
 {
-  g_autofree char *text = NULL;
-  g_auto (GStrv) lines = NULL;
+  g_autofree char *swap = replay_swaps_find (swap_is_target, target);
 
-  if (!g_file_get_contents ("/proc/swaps", &text, NULL, NULL))
+  if (swap == NULL)
     return TRUE;
-  lines = g_strsplit (text, "\n", -1);
-  for (guint l = 1; lines[l] != NULL; l++)
-    {
-      g_auto (GStrv) f = g_strsplit_set (lines[l], " \t", 2);
-
-      if (f[0] != NULL && f[0][0] == '/' && same_file (f[0], target))
-        {
-          g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
-                       "%s is in use as swap (/proc/swaps); refusing to touch it", target->path);
-          return FALSE;
-        }
-    }
-  return TRUE;
+  g_set_error (error, REPLAY_ERROR, REPLAY_ERROR_UNSAFE,
+               "%s is in use as swap (/proc/swaps); refusing to touch it", target->path);
+  return FALSE;
 }
 
 gboolean

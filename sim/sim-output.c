@@ -9,16 +9,19 @@
 #include <unistd.h>
 
 static gboolean
+errno_error (GError **error, const char *path, const char *what, int err)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot %s: %s", path,
+               what, g_strerror (err));
+  return FALSE;
+}
+
+static gboolean
 write_in_place (const char *path, const char *data, gsize len, GError **error)
 {
   int fd = open (path, O_WRONLY | O_CLOEXEC);
   if (fd < 0)
-    {
-      int err = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot open: %s",
-                   path, g_strerror (err));
-      return FALSE;
-    }
+    return errno_error (error, path, "open", errno);
   gsize done = 0;
   while (done < len)
     {
@@ -28,20 +31,13 @@ write_in_place (const char *path, const char *data, gsize len, GError **error)
       if (n <= 0)
         {
           int err = n < 0 ? errno : EIO;
-          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot write: %s",
-                       path, g_strerror (err));
           close (fd);
-          return FALSE;
+          return errno_error (error, path, "write", err);
         }
       done += (gsize) n;
     }
   if (close (fd) != 0)
-    {
-      int err = errno;
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err), "%s: cannot write: %s",
-                   path, g_strerror (err));
-      return FALSE;
-    }
+    return errno_error (error, path, "write", errno);
   return TRUE;
 }
 

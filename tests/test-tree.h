@@ -24,3 +24,16 @@ test_remove_tree (const char *path)
     return TRUE;
   return nftw (path, test_tree_remove_one, 16, FTW_DEPTH | FTW_PHYS) == 0;
 }
+
+/* A new scratch directory under g_get_tmp_dir (), named @prefix-XXXXXX
+ * (caller frees; remove it with test_remove_tree). */
+static inline char *
+test_scratch_dir (const char *prefix)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmpl = g_strconcat (prefix, "-XXXXXX", NULL);
+  char *dir = g_dir_make_tmp (tmpl, &error);
+
+  g_assert_no_error (error);
+  return dir;
+}

@@ -223,7 +223,8 @@ TraceSummary   *trace_summarize         (const char        *path,
                                          const char        *format,
                                          GError           **error);
 void            trace_summary_free      (TraceSummary      *summary);
-/* Latency statistics of @values_ns (sorted in place), or of @sketch. */
+/* Latency statistics of @sketch, or of @values_ns (non-negative) through
+ * one. */
 void            trace_latency_stats     (GArray            *values_ns,
                                          TraceLatencyStats *out);
 void            trace_latency_stats_sketch (TraceSketch    *sketch,

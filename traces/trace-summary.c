@@ -8,46 +8,15 @@
 
 #include <string.h>
 
-static int
-compare_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a;
-  gint64 y = *(const gint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
+/* The values of an array through a sketch, so that both give the same
+ * figures by the same rules (exact while small). */
 void
 trace_latency_stats (GArray *values_ns, TraceLatencyStats *out)
 {
-  gint64 sum_hi = 0;
-  double sum = 0;
-  guint n = values_ns->len;
-
-  memset (out, 0, sizeof *out);
-  if (n == 0)
-    return;
-  g_array_sort (values_ns, compare_i64);
-  /* Integer sum (exact) while it fits, so the mean is not rounded twice. */
-  for (guint i = 0; i < n; i++)
-    {
-      gint64 v = g_array_index (values_ns, gint64, i);
-      if ((v > 0 && sum_hi > G_MAXINT64 - v) || (v < 0 && sum_hi < G_MININT64 - v))
-        {
-          sum += (double) sum_hi;
-          sum_hi = 0;
-        }
-      sum_hi += v;
-    }
-  sum += (double) sum_hi;
-  out->count = n;
-  out->mean_ns = sum / n;
-  out->min_ns = g_array_index (values_ns, gint64, 0);
-  out->max_ns = g_array_index (values_ns, gint64, n - 1);
-#define NEAREST_RANK(p) g_array_index (values_ns, gint64, MAX ((guint64) ((p) * (guint64) n + 99) / 100, 1) - 1)
-  out->p50_ns = NEAREST_RANK (50);
-  out->p95_ns = NEAREST_RANK (95);
-  out->p99_ns = NEAREST_RANK (99);
-#undef NEAREST_RANK
+  g_autoptr (TraceSketch) sketch = trace_sketch_new ();
+  for (guint i = 0; i < values_ns->len; i++)
+    trace_sketch_add (sketch, g_array_index (values_ns, gint64, i));
+  trace_latency_stats_sketch (sketch, out);
 }
 
 void

@@ -56,16 +56,6 @@ sample_records (void)
   return recs;
 }
 
-static char *
-scratch_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("btroundtrip-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
 /* Write @recs through a TraceBlktraceOutput at @name. */
 static void
 write_output (GArray *recs, const char *name, gboolean per_cpu)
@@ -213,7 +203,7 @@ static void
 test_per_cpu_set (void)
 {
   g_autoptr(GArray) src = sample_records ();
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("btroundtrip");
   g_autofree char *name = g_build_filename (dir, "part", NULL);
   g_autofree char *set = g_build_filename (dir, "part.blktrace", NULL);
   gint64 first_ns = g_array_index (src, TraceRecord, 0).time_ns;
@@ -261,7 +251,7 @@ test_per_cpu_set (void)
 static void
 test_per_cpu_limits (void)
 {
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("btroundtrip");
   g_autofree char *name = g_build_filename (dir, "big", NULL);
   g_autofree char *empty = g_build_filename (dir, "empty", NULL);
   g_autofree char *empty0 = g_build_filename (dir, "empty.blktrace.0", NULL);
@@ -297,7 +287,7 @@ static void
 test_per_cpu_names (void)
 {
   static const char *const given[] = { "x", "x.blktrace", "x.blktrace.3" };
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("btroundtrip");
   TraceRecord rec = { .time_ns = 5, .dev_major = 8, .cpu = 1, .action = TRACE_ACT_QUEUE,
                       .rwbs = TRACE_RWBS_READ, .nr_sectors = 8 };
 
@@ -327,7 +317,7 @@ test_per_cpu_names (void)
 static void
 test_clamped (void)
 {
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("btroundtrip");
   g_autofree char *dump = g_build_filename (dir, "clamp.bin", NULL);
   static const gint64 in_ns[] = { 100, 50, 200, G_MININT64 + 1, G_MAXINT64 };
   static const gint64 want_ns[] = { 1, 1, 101, 1, G_MAXINT64 };
@@ -395,7 +385,7 @@ test_blkparse (gconstpointer data)
 
   if (!have_tool ("blkparse"))
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("btroundtrip");
   name = g_build_filename (dir, "part", NULL);
   dump = g_build_filename (dir, "part.bin", NULL);
   write_output (src, name, TRUE);
@@ -460,7 +450,7 @@ test_blkparse_text_identical (void)
   want = g_strsplit (source, "\n", -1);
   src = read_records (text_path, "blkparse");
   g_assert_cmpuint (src->len, ==, 6741);
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("btroundtrip");
   name = g_build_filename (dir, "sample", NULL);
   dump = g_build_filename (dir, "sample.bin", NULL);
   write_output (src, name, TRUE);
@@ -520,7 +510,7 @@ test_btt (void)
 
   if (!have_tool ("blkparse") || !have_tool ("btt"))
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("btroundtrip");
   name = g_build_filename (dir, "part", NULL);
   ours = g_build_filename (dir, "ours.bin", NULL);
   ref = g_build_filename (dir, "ref.bin", NULL);
@@ -598,7 +588,7 @@ test_cli (void)
   if (bin == NULL)
     return;
   src = sample_records ();
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("btroundtrip");
   {
     const char *argv[] = { bin, "trace", "convert", "-t", "blktrace", "-o", "cap", sample, NULL };
     g_autofree char *set = g_build_filename (dir, "cap.blktrace", NULL);

@@ -77,16 +77,6 @@ data_path (const char *name)
   return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
 }
 
-static char *
-scratch_dir (void)
-{
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("messages-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
 /* The record's comm holds the first TRACE_COMM_MAX - 1 bytes of the
  * whole text. */
 static void
@@ -208,7 +198,7 @@ test_ftrace_cat (void)
 
   if (bin == NULL)
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("messages");
   {
     const char *argv[] = { bin, "trace", "cat", path, NULL };
     out = run (argv, dir);
@@ -303,7 +293,7 @@ test_blktrace_reader (gconstpointer data)
 {
   guint c = GPOINTER_TO_UINT (data);
   g_autofree char *path = data_path (blktrace_cases[c].sample);
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("messages");
   g_autofree char *dump = g_build_filename (dir, "dump.bin", NULL);
   g_auto(Trace) src = { 0 };
   g_auto(Trace) got = { 0 };
@@ -393,7 +383,7 @@ test_blkparse_cfq (void)
 
   if (!have_tool ("blkparse"))
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("messages");
   stem = g_build_filename (dir, "cfq", NULL);
   read_trace (path, "blkparse", &src);
   write_blktrace (&src, stem, TRUE);
@@ -433,7 +423,7 @@ test_blkparse_convert_cli (void)
 
   if (bin == NULL || !have_tool ("blkparse"))
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("messages");
   {
     const char *argv[] = { bin, "trace", "convert", "-t", "blktrace", "-o", "bfq", path, NULL };
     g_free (run (argv, dir));
@@ -480,7 +470,7 @@ static void
 test_csv_samples (gconstpointer data)
 {
   g_autofree char *path = data_path (data);
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("messages");
   g_autofree char *csv = g_build_filename (dir, "trace.csv", NULL);
   g_auto(Trace) src = { 0 };
   g_auto(Trace) got = { 0 };
@@ -506,7 +496,7 @@ static const char *const csv_texts[] = {
 static void
 test_csv_texts (void)
 {
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("messages");
   g_autofree char *csv = g_build_filename (dir, "texts.csv", NULL);
   g_auto(Trace) src = { 0 };
   g_auto(Trace) got = { 0 };
@@ -546,7 +536,7 @@ test_csv_cli (void)
 
   if (bin == NULL)
     return;
-  dir = scratch_dir ();
+  dir = test_scratch_dir ("messages");
   csv = g_build_filename (dir, "cat.csv", NULL);
   {
     const char *argv[] = { bin, "trace", "cat", "--csv", path, NULL };
@@ -608,7 +598,7 @@ mutate (const GString *src, guint64 seed)
 static void
 test_csv_mutation (void)
 {
-  g_autofree char *dir = scratch_dir ();
+  g_autofree char *dir = test_scratch_dir ("messages");
   g_autofree char *csv = g_build_filename (dir, "good.csv", NULL);
   g_autofree char *bad = g_build_filename (dir, "mutant.csv", NULL);
   g_autoptr(GString) good = g_string_new (NULL);
