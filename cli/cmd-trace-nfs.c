@@ -33,7 +33,7 @@ print_client_table (const TraceNfsClientStats *c)
               ms (trace_nfs_op_latency_mean_ns (s)),
               ms ((double) trace_nfs_op_latency_quantile_ns (s, 0.5)),
               ms ((double) trace_nfs_op_latency_quantile_ns (s, 0.99)),
-              ms ((double) s->latency_max_ns));
+              ms ((double) trace_nfs_op_latency_max_ns (s)));
     }
   for (guint i = 0; i < c->ops->len; i++)
     {
@@ -126,7 +126,7 @@ json_text (const TraceNfsSummary *s)
           json_builder_add_double_value (b, trace_nfs_op_latency_mean_ns (&row->s));
           sim_json_int (b, "p50", trace_nfs_op_latency_quantile_ns (&row->s, 0.5));
           sim_json_int (b, "p99", trace_nfs_op_latency_quantile_ns (&row->s, 0.99));
-          sim_json_int (b, "max", row->s.latency_max_ns);
+          sim_json_int (b, "max", trace_nfs_op_latency_max_ns (&row->s));
           /* Rows past 65,536 answers give sketched percentiles. */
           double err = trace_nfs_op_latency_relative_error (&row->s);
           if (err > 0)

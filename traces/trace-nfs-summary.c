@@ -12,8 +12,6 @@ op_add (TraceNfsOpStats *s, const TraceNfsRecord *rec)
   if (rec->latency_ns >= 0)
     {
       s->answered++;
-      s->latency_sum_ns += rec->latency_ns;
-      s->latency_max_ns = MAX (s->latency_max_ns, rec->latency_ns);
       trace_sketch_add (s->latency, rec->latency_ns);
     }
   if (rec->status > 0)
@@ -25,7 +23,13 @@ op_add (TraceNfsOpStats *s, const TraceNfsRecord *rec)
 double
 trace_nfs_op_latency_mean_ns (const TraceNfsOpStats *s)
 {
-  return s->answered ? (double) s->latency_sum_ns / (double) s->answered : 0.0;
+  return trace_sketch_mean_ns (s->latency);
+}
+
+gint64
+trace_nfs_op_latency_max_ns (const TraceNfsOpStats *s)
+{
+  return trace_sketch_max_ns (s->latency);
 }
 
 gint64

@@ -17,9 +17,8 @@ typedef struct {
   guint64  answered;
   guint64  errors;          /* replies with a non-zero status */
   guint64  bytes;           /* READ/WRITE: bytes the reply says moved (else asked) */
-  gint64   latency_sum_ns;
-  gint64   latency_max_ns;
-  TraceSketch *latency;     /* answered calls' latencies (owned by the row) */
+  TraceSketch *latency;     /* answered calls' latencies, their sum and max
+                             * (owned by the row) */
 } TraceNfsOpStats;
 
 typedef struct {
@@ -46,6 +45,8 @@ TraceNfsSummary *trace_nfs_summarize   (const char *path, GError **error);
 void             trace_nfs_summary_free (TraceNfsSummary *s);
 
 double   trace_nfs_op_latency_mean_ns (const TraceNfsOpStats *s);
+/* The longest answered call; 0 when none. */
+gint64   trace_nfs_op_latency_max_ns (const TraceNfsOpStats *s);
 /* The latency at quantile @q (0 < q <= 1) of the answered calls, by
  * nearest rank (the value of rank ceil (q x answered)); 0 when none. */
 gint64   trace_nfs_op_latency_quantile_ns (const TraceNfsOpStats *s, double q);
