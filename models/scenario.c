@@ -821,6 +821,20 @@ cmp_scenario_trace_io (gconstpointer a, gconstpointer b)
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+typedef struct {
+  ScenarioTrace *trace;
+  GHashTable    *comm_ids;
+  gint64         genesis;
+} TraceStreamState;
+
+static void
+stream_io (const TraceIo *io, gpointer data)
+{
+  TraceStreamState *st = data;
+  st->genesis = MIN (st->genesis, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns);
+  scenario_trace_add (st->trace, st->comm_ids, io);
+}
+
 /* Stream the block trace at @path through the lifecycle into @t, keeping
  * only the compact reads and writes (a TraceIo array of the whole trace
  * took 335 MB for 1.44 M I/Os).  *@genesis: the earliest I/O start of any
@@ -830,39 +844,14 @@ static gboolean
 scenario_trace_stream (ScenarioTrace *t, const char *path, guint32 major, guint32 minor,
                        gint64 *genesis, gboolean *fallback, GError **error)
 {
-  g_autoptr (TraceReader) reader = trace_reader_open (path, NULL, error);
-  if (reader == NULL)
-    return FALSE;
-  g_autoptr (TraceLifecycle) lc = trace_lifecycle_new ();
   g_autoptr (GHashTable) comm_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  GError *local = NULL;
-  TraceRecord rec;
-  TraceIo io;
-  gboolean more = TRUE;
+  g_autofree char *replay_pids = NULL;
+  TraceStreamState st = { t, comm_ids, *genesis };
 
-  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
-  while (more)
-    {
-      more = trace_reader_next (reader, &rec, &local);
-      if (local != NULL)
-        {
-          g_propagate_error (error, local);
-          return FALSE;
-        }
-      if (!more)
-        trace_lifecycle_finish (lc);
-      else if ((major == G_MAXUINT32 || rec.dev_major == major)
-               && (minor == G_MAXUINT32 || rec.dev_minor == minor))
-        trace_lifecycle_feed (lc, &rec);
-      while (trace_lifecycle_pop_io (lc, &io))
-        {
-          *genesis = MIN (*genesis, io.queue_ns >= 0 ? io.queue_ns : io.issue_ns);
-          scenario_trace_add (t, comm_ids, &io);
-        }
-      while (trace_lifecycle_pop_request (lc, &(TraceRequest) { 0 }))
-        ;
-    }
-  *fallback = trace_reader_meta (reader, "replay_pids") != NULL;
+  if (!trace_stream_ios (path, major, minor, stream_io, NULL, &st, &replay_pids, NULL, error))
+    return FALSE;
+  *genesis = st.genesis;
+  *fallback = replay_pids != NULL;
   return !*fallback;
 }
 
@@ -894,13 +883,10 @@ scenario_trace_get (Scenario *s, const char *path, guint32 major, guint32 minor,
       if (ios == NULL)
         return NULL;
       t = scenario_trace_new ();
-      genesis = G_MAXINT64;
+      TraceStreamState st = { t, comm_ids, G_MAXINT64 };
       for (guint i = 0; i < ios->len; i++)
-        {
-          const TraceIo *io = &g_array_index (ios, TraceIo, i);
-          genesis = MIN (genesis, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns);
-          scenario_trace_add (t, comm_ids, io);
-        }
+        stream_io (&g_array_index (ios, TraceIo, i), &st);
+      genesis = st.genesis;
     }
   g_array_sort (t->ios, cmp_scenario_trace_io);
   /* Times are relative to the first I/O of the whole trace. */

@@ -921,23 +921,75 @@ compare_requests (gconstpointer a, gconstpointer b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Pop every I/O and request @lc has ready into the callbacks. */
 static void
-drain (TraceLifecycle *lc, GArray *ios, GArray *requests)
+drain (TraceLifecycle *lc, TraceIoFunc on_io, TraceRequestFunc on_request, gpointer data)
 {
-  SortedIo sio;
-  SortedRequest srq;
+  TraceIo io;
+  TraceRequest rq;
 
-  while (trace_lifecycle_pop_io (lc, &sio.io))
+  while (trace_lifecycle_pop_io (lc, &io))
+    on_io (&io, data);
+  while (trace_lifecycle_pop_request (lc, &rq))
+    if (on_request != NULL)
+      on_request (&rq, data);
+}
+
+gboolean
+trace_stream_ios (const char *path, guint32 dev_major, guint32 dev_minor, TraceIoFunc on_io,
+                  TraceRequestFunc on_request, gpointer data, char **replay_pids,
+                  TraceLifecycleStats *stats, GError **error)
+{
+  g_autoptr(TraceReader) reader = trace_reader_open (path, NULL, error);
+  g_autoptr(TraceLifecycle) lc = NULL;
+  TraceRecord rec;
+  GError *local = NULL;
+
+  if (reader == NULL)
+    return FALSE;
+  lc = trace_lifecycle_new ();
+  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
+  while (trace_reader_next (reader, &rec, &local))
     {
-      sio.seq = ios->len;
-      g_array_append_val (ios, sio);
+      if ((dev_major != G_MAXUINT32 && rec.dev_major != dev_major)
+          || (dev_minor != G_MAXUINT32 && rec.dev_minor != dev_minor))
+        continue;
+      trace_lifecycle_feed (lc, &rec);
+      drain (lc, on_io, on_request, data);
     }
-  while (trace_lifecycle_pop_request (lc, &srq.rq))
-    if (requests != NULL)
-      {
-        srq.seq = requests->len;
-        g_array_append_val (requests, srq);
-      }
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  trace_lifecycle_finish (lc);
+  drain (lc, on_io, on_request, data);
+  if (replay_pids != NULL)
+    *replay_pids = g_strdup (trace_reader_meta (reader, "replay_pids"));
+  if (stats != NULL)
+    *stats = *trace_lifecycle_stats (lc);
+  return TRUE;
+}
+
+typedef struct {
+  GArray *ios;       /* SortedIo */
+  GArray *requests;  /* SortedRequest, or NULL */
+} SortedOutputs;
+
+static void
+keep_io (const TraceIo *io, gpointer data)
+{
+  SortedOutputs *out = data;
+  SortedIo sio = { *io, out->ios->len };
+  g_array_append_val (out->ios, sio);
+}
+
+static void
+keep_request (const TraceRequest *rq, gpointer data)
+{
+  SortedOutputs *out = data;
+  SortedRequest srq = { *rq, out->requests->len };
+  g_array_append_val (out->requests, srq);
 }
 
 /* One replaying thread of a replay_pids map: the traced process it replayed. */
@@ -1001,44 +1053,24 @@ trace_load_ios (const char          *path,
                 TraceLifecycleStats *stats,
                 GError             **error)
 {
-  g_autoptr(TraceReader) reader = NULL;
-  g_autoptr(TraceLifecycle) lc = NULL;
   g_autoptr(GArray) sorted_ios = NULL;
   g_autoptr(GArray) sorted_rqs = NULL;
+  g_autofree char *replay_pids = NULL;
   GArray *ios;
-  TraceRecord rec;
-  GError *local = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
 
   if (trace_is_capture (path))
     return trace_nfs_load_ios (path, dev_major, dev_minor, requests, stats, error);
-  reader = trace_reader_open (path, NULL, error);
-  if (reader == NULL)
-    return NULL;
-  lc = trace_lifecycle_new ();
-  trace_lifecycle_set_issue_only (lc, trace_reader_issue_only (reader));
   sorted_ios = g_array_new (FALSE, FALSE, sizeof (SortedIo));
   if (requests != NULL)
     sorted_rqs = g_array_new (FALSE, FALSE, sizeof (SortedRequest));
-
-  while (trace_reader_next (reader, &rec, &local))
-    {
-      if ((dev_major != G_MAXUINT32 && rec.dev_major != dev_major)
-          || (dev_minor != G_MAXUINT32 && rec.dev_minor != dev_minor))
-        continue;
-      trace_lifecycle_feed (lc, &rec);
-      drain (lc, sorted_ios, sorted_rqs);
-    }
-  if (local != NULL)
-    {
-      g_propagate_error (error, local);
-      return NULL;
-    }
-  trace_lifecycle_finish (lc);
-  drain (lc, sorted_ios, sorted_rqs);
-  if (trace_reader_meta (reader, "replay_pids") != NULL
-      && !apply_replay_pids (path, trace_reader_meta (reader, "replay_pids"), sorted_ios, error))
+  SortedOutputs out = { sorted_ios, sorted_rqs };
+  if (!trace_stream_ios (path, dev_major, dev_minor, keep_io,
+                         requests != NULL ? keep_request : NULL, &out, &replay_pids, stats,
+                         error))
+    return NULL;
+  if (replay_pids != NULL && !apply_replay_pids (path, replay_pids, sorted_ios, error))
     return NULL;
 
   g_array_sort (sorted_ios, compare_ios);
@@ -1053,8 +1085,6 @@ trace_load_ios (const char          *path,
       for (guint i = 0; i < sorted_rqs->len; i++)
         g_array_append_val (*requests, g_array_index (sorted_rqs, SortedRequest, i).rq);
     }
-  if (stats != NULL)
-    *stats = *trace_lifecycle_stats (lc);
   return ios;
 }
 

@@ -138,6 +138,22 @@ GArray         *trace_load_ios          (const char        *path,
                                          GArray           **requests,
                                          TraceLifecycleStats *stats,
                                          GError           **error);
+/* The same I/Os, unsorted, as the lifecycle completes them: @on_io for
+ * each I/O, @on_request (may be NULL) for each request, in bounded memory.
+ * *@replay_pids (may be NULL) receives a copy of the trace's
+ * "replay_pids" metadata (NULL when absent), *@stats (may be NULL) the
+ * counts.  Block traces only (not NFS captures). */
+typedef void (*TraceIoFunc)      (const TraceIo      *io, gpointer data);
+typedef void (*TraceRequestFunc) (const TraceRequest *rq, gpointer data);
+gboolean        trace_stream_ios        (const char        *path,
+                                         guint32            dev_major,
+                                         guint32            dev_minor,
+                                         TraceIoFunc        on_io,
+                                         TraceRequestFunc   on_request,
+                                         gpointer           data,
+                                         char             **replay_pids,
+                                         TraceLifecycleStats *stats,
+                                         GError           **error);
 /* NFS captures as I/O streams: device 0,N per server, pid per client,
  * files laid out 1 TiB apart (see traces/trace-nfs-ios.c). */
 GArray         *trace_nfs_load_ios      (const char        *path,
