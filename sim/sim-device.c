@@ -9,7 +9,7 @@
 #include "sim/sim-queue.h"
 #include "sim/sim-topology.h"
 #include "sim/sim-loop.h"
-#include "models/dev/dev.h"
+#include "sim/sim-devmodel.h"
 
 SimDevice *
 sim_device_new (Sim *sim, DevModel *model)

@@ -1,6 +1,6 @@
 /* sim-pagecache.c — see sim-pagecache.h. */
 #include "sim/sim-pagecache.h"
-#include "models/wb/wb.h"
+#include "sim/sim-writeback.h"
 
 #include <string.h>
 

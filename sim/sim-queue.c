@@ -33,7 +33,7 @@
 #include "sim/sim-queue.h"
 #include "sim/sim-device.h"
 #include "sim/sim-wbt.h"
-#include "models/sched/sched.h"
+#include "sim/sim-elevator.h"
 
 #include <string.h>
 

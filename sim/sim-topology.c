@@ -21,7 +21,7 @@
 #include "sim/sim-topology.h"
 #include "sim/sim-device.h"
 #include "sim/sim-queue.h"
-#include "models/dev/dev.h"
+#include "sim/sim-devmodel.h"
 
 #include <math.h>
 #include <string.h>

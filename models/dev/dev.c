@@ -682,23 +682,6 @@ dev_model_new_from_data (const char *name, const char *ini_text, GError **error)
 }
 
 void
-dev_model_free (DevModel *dev)
-{
-  if (dev == NULL)
-    return;
-  if (dev->priv != NULL && dev->ops->finalize != NULL)
-    dev->ops->finalize (dev);
-  if (dev->priv != NULL)
-    for (const DevParam *row = dev->ops->params; row->key != NULL; row++)
-      if (row->type == DEV_PARAM_STRING)
-        g_free (G_STRUCT_MEMBER (char *, dev->priv, row->offset));
-  g_free (dev->priv);
-  g_free (dev->name);
-  g_free (dev->model_name);
-  g_free (dev);
-}
-
-void
 dev_model_dump (DevModel *dev, GString *out)
 {
   g_return_if_fail (dev != NULL && out != NULL);
