@@ -512,6 +512,17 @@ fit_capacity_from_extent (const TraceIo *ios, gsize n_ios,
   return MAX (1, (end + mib - 1) / mib) * mib;
 }
 
+/* Issue-only traces (TraceIo.no_completion: fio iologs, DiskSim ascii,
+ * SNIA/MSR without response times) give I/Os but no requests to fit. */
+static gboolean
+fit_all_issue_only (const TraceIo *ios, gsize n_ios)
+{
+  for (gsize i = 0; i < n_ios; i++)
+    if (!ios[i].no_completion)
+      return FALSE;
+  return TRUE;
+}
+
 FitResult *
 fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
             const TraceRequest *requests, gsize n_requests,
@@ -531,6 +542,16 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
       g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
                    "%s: no completed requests (D and C) of device %u,%u to fit",
                    trace_path, options->dev_major, options->dev_minor);
+      return NULL;
+    }
+  if (n_requests == 0 && n_ios > 0 && fit_all_issue_only (ios, n_ios))
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
+                   "%s: its %" G_GSIZE_FORMAT " I/Os have no completion times (the format "
+                   "records when each was issued, not when it finished), and a device model "
+                   "is fitted to service times: replay it on the device (`iosim replay`) "
+                   "while `iosim capture` records, and fit the capture",
+                   trace_path, n_ios);
       return NULL;
     }
   if (n_requests == 0)

@@ -795,6 +795,24 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* An issue-only trace (an fio iolog's I/Os) names why there is nothing to
+ * fit and how to get a trace that has completions. */
+static void
+test_issue_only (void)
+{
+  g_autoptr(GError) error = NULL;
+  TraceIo ios[2] = {
+    { .sector = 0, .nr_sectors = 8, .op = TRACE_OP_READ, .queue_ns = 0, .no_completion = TRUE },
+    { .sector = 8, .nr_sectors = 8, .op = TRACE_OP_WRITE, .queue_ns = 1000, .no_completion = TRUE },
+  };
+  FitResult *r = fit_arrays ("/x.iolog", ios, 2, NULL, 0, NULL, NULL, NULL, NULL, &error);
+
+  g_assert_null (r);
+  g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
+  g_assert_nonnull (strstr (error->message, "/x.iolog: its 2 I/Os have no completion times"));
+  g_assert_nonnull (strstr (error->message, "iosim capture"));
+}
+
 /* Kernel names (as sysfs prints them, or as a user types them) map to the
  * simulator's scheduler of the same block layer; NULL for names it lacks. */
 static const struct { const char *in, *out; } sched_names[] = {
@@ -1309,6 +1327,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/processes/flushes-dropped", test_flushes_dropped);
   g_test_add_func ("/fit/scenario/keyfile", test_scenario_keyfile);
   g_test_add_func ("/fit/no-requests", test_no_requests);
+  g_test_add_func ("/fit/no-requests/issue-only", test_issue_only);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
   for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)
