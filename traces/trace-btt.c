@@ -414,6 +414,7 @@ struct _TraceBtt {
   TraceBttSampleFunc sample;
   gpointer    sample_data;
   gboolean    finished;
+  gboolean    issue_only;    /* trace_btt_set_issue_only: keep no pending Qs */
 };
 
 static int
@@ -674,8 +675,6 @@ on_queue (TraceBtt *b, const TraceRecord *rec, guint64 end)
   q->end = end;
   q->q_ns = t;
   q->proc = proc_get (b, rec);
-  g_tree_insert (d->pending, &q->start, q);
-
   seek_add (&d->q2q, q->start, q->end);
   range_update (b->regions.q, t);
   update_last_q (&d->has_last_q, &d->last_q_ns,
@@ -689,6 +688,11 @@ on_queue (TraceBtt *b, const TraceRecord *rec, guint64 end)
   d->pub.n_qs++;
   d->pub.t_act_q += d->n_act_q;
   d->n_act_q++;
+  /* Without D or C events no later record can find it. */
+  if (b->issue_only)
+    g_free (q);
+  else
+    g_tree_insert (d->pending, &q->start, q);
 }
 
 static void
@@ -945,6 +949,12 @@ trace_btt_feed (TraceBtt *b, const TraceRecord *rec)
     }
 }
 
+void
+trace_btt_set_issue_only (TraceBtt *btt, gboolean issue_only)
+{
+  btt->issue_only = issue_only;
+}
+
 TraceBtt *
 trace_btt_from_file (const char *path, const char *format, GError **error)
 {
@@ -956,6 +966,7 @@ trace_btt_from_file (const char *path, const char *format, GError **error)
   if (reader == NULL)
     return NULL;
   b = trace_btt_new ();
+  trace_btt_set_issue_only (b, trace_reader_issue_only (reader));
   while (trace_reader_next (reader, &rec, &local))
     trace_btt_feed (b, &rec);
   if (local != NULL)

@@ -119,6 +119,14 @@ void        trace_btt_feed      (TraceBtt *btt,
  * btt does before printing.  No feeding afterwards. */
 void        trace_btt_finish    (TraceBtt *btt);
 
+/* The input records only queue events (trace_reader_issue_only: fio
+ * iologs, DiskSim, SNIA/MSR without response times): Qs are counted
+ * (Q2Q, seeks, active requests) but not kept for D and C events that never
+ * come, so memory stays bounded by devices and processes.  Set before the
+ * first record. */
+void        trace_btt_set_issue_only (TraceBtt *btt,
+                                      gboolean  issue_only);
+
 /* Read the trace at @path (format sniffed, or forced by @format) into a
  * finished accumulator; NULL with @error set (naming file and line) on
  * bad input. */

@@ -37,6 +37,8 @@
 #include <json-glib/json-glib.h>
 
 #include "traces/trace-btt.h"
+#include "traces/trace.h"
+#include "tests/test-tree.h"
 
 /* ---- Synthetic streams ----------------------------------------------------- */
 
@@ -578,6 +580,46 @@ test_command (void)
 /* Random records (a few devices, overlapping extents, every action, times
  * that sometimes go back): no crash, the invariants hold, the same input
  * gives the same text. */
+/* An fio iolog (issue-only: Q events alone): btt's tables are the same
+ * whether the accumulator keeps its Qs or not (trace_btt_set_issue_only);
+ * keeping none is what bounds its memory on long iologs. */
+static void
+test_issue_only (void)
+{
+  g_autofree char *dir = test_scratch_dir ("btt-issue-only");
+  g_autofree char *path = g_build_filename (dir, "job.iolog", NULL);
+  g_autoptr(GString) text = g_string_new ("fio version 2 iolog\n/dev/sdb add\n/dev/sdb open\n");
+  g_autoptr(GError) error = NULL;
+  GString *out[2];
+
+  for (guint i = 0; i < 200; i++)
+    g_string_append_printf (text, "/dev/sdb %s %u 4096\n", i % 3 ? "read" : "write",
+                            (i * 7919u % 1000u) * 4096u);
+  g_string_append (text, "/dev/sdb close\n");
+  g_assert_true (g_file_set_contents (path, text->str, -1, &error));
+  for (guint keep = 0; keep < 2; keep++)
+    {
+      g_autoptr(TraceReader) reader = trace_reader_open (path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (trace_reader_issue_only (reader));
+      g_autoptr(TraceBtt) b = trace_btt_new ();
+      TraceRecord rec;
+      trace_btt_set_issue_only (b, keep == 0);
+      while (trace_reader_next (reader, &rec, &error))
+        trace_btt_feed (b, &rec);
+      g_assert_no_error (error);
+      trace_btt_finish (b);
+      out[keep] = g_string_new (NULL);
+      trace_btt_format_text (b, out[keep]);
+    }
+  g_assert_nonnull (strstr (out[0]->str, "Q2Q"));
+  g_assert_cmpstr (out[0]->str, ==, out[1]->str);
+  g_string_free (out[0], TRUE);
+  g_string_free (out[1], TRUE);
+  g_remove (path);
+  g_rmdir (dir);
+}
+
 static void
 test_mutation (void)
 {
@@ -661,5 +703,6 @@ main (int argc, char **argv)
   g_test_add_func ("/trace-btt/dc-only-capture", test_dc_only_capture);
   g_test_add_func ("/trace-btt/command", test_command);
   g_test_add_func ("/trace-btt/mutation", test_mutation);
+  g_test_add_func ("/trace-btt/issue-only", test_issue_only);
   return g_test_run ();
 }
