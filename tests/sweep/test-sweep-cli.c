@@ -75,6 +75,8 @@ run_sweep (Run *r, const char *const *extra)
     if (r_.status != 0)                                                    \
       g_printerr ("%s", r_.err);                                           \
     g_assert_cmpint (r_.status, ==, 0);                                    \
+    /* No progress line when stderr is not a terminal. */                 \
+    g_assert_cmpstr (r_.err, ==, "");                                      \
   } while (0)
 
 static const char *const final_files[] = {
@@ -317,6 +319,60 @@ test_runs_column (void)
   g_assert_true (g_str_has_prefix (lines[3], "1,deadline,deadline,2,"));
 }
 
+/* With gnuplot: plots per key and, with two keys, heat maps per process,
+ * the same drawn from a merge as from a local run. */
+static void
+test_plots (void)
+{
+  if (skip_without_bin ())
+    return;
+  g_autofree char *gnuplot = g_find_program_in_path ("gnuplot");
+  if (gnuplot == NULL)
+    {
+      g_test_skip ("gnuplot is not on PATH");
+      return;
+    }
+  g_autofree char *scenario = g_test_build_filename (G_TEST_DIST, "sweep", "tiny.ini", NULL);
+  g_autofree char *dir = g_build_filename (scratch, "plots", NULL);
+  g_autofree char *parts = g_build_filename (scratch, "plots-parts", NULL);
+  g_autofree char *merged = g_build_filename (scratch, "plots-merged", NULL);
+  const char *bin = iosim_bin ();
+  const char *v1 = "sched deadline.fifo_batch=1,16", *v2 = "sched deadline.read_expire=10ms,500ms";
+  const char *local[] = { bin, "sweep", scenario, "--vary", v1, "--vary", v2, "--seeds", "2",
+                          "-o", dir, NULL };
+  const char *s1[] = { bin, "sweep", scenario, "--vary", v1, "--vary", v2, "--seeds", "2",
+                       "--shard", "1/2", "-o", parts, NULL };
+  const char *s2[] = { bin, "sweep", scenario, "--vary", v1, "--vary", v2, "--seeds", "2",
+                       "--shard", "2/2", "-o", parts, NULL };
+  const char *merge[] = { bin, "sweep", "merge", parts, "-o", merged, NULL };
+  const char *const *cmds[] = { local, s1, s2, merge };
+  for (gsize c = 0; c < G_N_ELEMENTS (cmds); c++)
+    {
+      int status;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (g_spawn_sync (NULL, (char **) cmds[c], NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
+                                   NULL, NULL, NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+    }
+  static const char *const pngs[] = {
+    "plot-sched_deadline.fifo_batch.png", "plot-sched_deadline.read_expire.png",
+    "heatmap-reader.png", "heatmap-writer.png",
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (pngs); i++)
+    {
+      g_autofree char *a = g_build_filename (dir, pngs[i], NULL);
+      g_autofree char *b = g_build_filename (merged, pngs[i], NULL);
+      g_autofree char *ta = NULL, *tb = NULL;
+      gsize la, lb;
+      g_assert_true (g_file_get_contents (a, &ta, &la, NULL));
+      g_assert_true (g_file_get_contents (b, &tb, &lb, NULL));
+      g_assert_cmpuint (la, >, 8);
+      g_assert_cmpmem (ta, 8, "\x89PNG\r\n\x1a\n", 8);
+      g_assert_cmpmem (ta, la, tb, lb);
+    }
+}
+
 /* ---- errors ------------------------------------------------------------- */
 
 typedef struct {
@@ -454,6 +510,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep-cli/determinism", test_determinism);
   g_test_add_func ("/sweep-cli/seeds-differ", test_seeds_differ);
   g_test_add_func ("/sweep-cli/runs-column", test_runs_column);
+  g_test_add_func ("/sweep-cli/plots", test_plots);
   for (gsize i = 0; i < G_N_ELEMENTS (error_cases); i++)
     {
       g_autofree char *name = g_strdup_printf ("/sweep-cli/error/%s", error_cases[i].name);
