@@ -273,8 +273,8 @@ store_text (const char *id, GHashTable *done)
   return g_string_free (out, FALSE);
 }
 
-static GHashTable *
-done_table_new (void)
+GHashTable *
+sweep_rows_table_new (void)
 {
   return g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                 (GDestroyNotify) g_ptr_array_unref);
@@ -345,6 +345,19 @@ store_read_row (StoreReader *sr, guint line_no, GPtrArray *f, GError **error)
   return TRUE;
 }
 
+/* A point's rows hold every replicate, each with as many runs. */
+static gboolean
+block_has_every_replicate (const StoreReader *sr)
+{
+  g_autofree guint *runs = g_new0 (guint, sr->sw->n_seeds);
+  for (guint i = 0; i < sr->block->len; i++)
+    runs[((SweepRow *) g_ptr_array_index (sr->block, i))->replicate]++;
+  for (guint r = 0; r < sr->sw->n_seeds; r++)
+    if (runs[r] == 0 || runs[r] != runs[0])
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 store_read_done (StoreReader *sr, guint line_no, GPtrArray *f, GError **error)
 {
@@ -352,7 +365,9 @@ store_read_done (StoreReader *sr, guint line_no, GPtrArray *f, GError **error)
   if (f->len != 3 || !g_ascii_string_to_unsigned (f->pdata[1], 10, 0, G_MAXUINT32, &point, NULL)
       || !g_ascii_string_to_unsigned (f->pdata[2], 10, 0, G_MAXUINT32, &lines, NULL))
     return store_bad (sr, line_no, "expected #done,POINT,LINES", error);
-  gboolean whole = sr->block ? sr->block_point == point && sr->block_lines == lines : lines == 0;
+  gboolean whole = sr->block ? sr->block_point == point && sr->block_lines == lines
+                              && block_has_every_replicate (sr)
+                             : lines == 0;
   if (!whole)
     {
       if (sr->strict)
@@ -366,11 +381,9 @@ store_read_done (StoreReader *sr, guint line_no, GPtrArray *f, GError **error)
   return TRUE;
 }
 
-/* Read a store or shard file of sweep @id into @done (point -> rows).  A
- * store (@strict FALSE) may end in an interrupted point, left out. */
-static gboolean
-store_read (const Sweep *sw, const char *id, const char *path, gboolean strict, GHashTable *done,
-            GError **error)
+gboolean
+sweep_store_read (const Sweep *sw, const char *id, const char *path, gboolean strict,
+                  GHashTable *done, GError **error)
 {
   g_autofree char *text = NULL;
   gsize len = 0;
@@ -850,7 +863,7 @@ resume_store (const Sweep *sw, const char *id, const char *store_path, gboolean 
               GHashTable *done, GError **error)
 {
   if (!fresh && g_file_test (store_path, G_FILE_TEST_EXISTS)
-      && !store_read (sw, id, store_path, FALSE, done, error))
+      && !sweep_store_read (sw, id, store_path, FALSE, done, error))
     return FALSE;
   g_autofree char *text = store_text (id, done);
   return sim_output_write (store_path, text, -1, error);
@@ -881,12 +894,12 @@ sweep_run (const Sweep *sw, const char *dir, const SweepRunOptions *opt, SweepRu
   if (!check_and_write_manifest (sw, manifest_path, opt, &fresh, error))
     return FALSE;
 
-  g_autoptr (GHashTable) stored = done_table_new ();
+  g_autoptr (GHashTable) stored = sweep_rows_table_new ();
   if (!resume_store (sw, id, store_path, fresh, stored, error))
     return FALSE;
   g_autoptr (GArray) mine = sweep_shard_points (sw, opt->shard_i, opt->shard_n);
   g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr (GHashTable) done = done_table_new ();
+  g_autoptr (GHashTable) done = sweep_rows_table_new ();
   for (guint i = 0; i < mine->len; i++)
     {
       guint p = g_array_index (mine, guint, i);
@@ -1005,7 +1018,7 @@ sweep_merge (const char *dir, const char *out_dir, GError **error)
   if (sw == NULL)
     return FALSE;
   g_autofree char *id = sweep_id (sw);
-  g_autoptr (GHashTable) done = done_table_new ();
+  g_autoptr (GHashTable) done = sweep_rows_table_new ();
   g_autoptr (GString) unfinished = g_string_new (NULL);
   for (guint i = 1; i <= n; i++)
     {
@@ -1016,8 +1029,8 @@ sweep_merge (const char *dir, const char *out_dir, GError **error)
           g_string_append_printf (unfinished, "%s%u", unfinished->len ? ", " : "", i);
           continue;
         }
-      g_autoptr (GHashTable) part = done_table_new ();
-      if (!store_read (sw, id, path, TRUE, part, error))
+      g_autoptr (GHashTable) part = sweep_rows_table_new ();
+      if (!sweep_store_read (sw, id, path, TRUE, part, error))
         return FALSE;
       g_autoptr (GArray) mine = sweep_shard_points (sw, i, n);
       if (g_hash_table_size (part) != mine->len)

@@ -1,11 +1,17 @@
 /* test-sweep.c — models/sweep.h without the command line: --vary parsing
  * and escapes, point enumeration, shard slices, seeds, the argv that
- * re-runs a shard, manifests read back, and the Student-t CI helper
+ * re-runs a shard, manifests read back, the row store and shard files
+ * and manifests under random mutations (every failure a located
+ * SWEEP_ERROR, every accepted point whole), and the Student-t CI helper
  * against hand-computed values. */
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "models/sweep.h"
+#include "models/sweep-private.h"
+#include "tests/test-tree.h"
 
 static char *
 tiny (void)
@@ -301,6 +307,177 @@ test_load_errors (void)
   g_assert_nonnull (strstr (error->message, "varied twice"));
 }
 
+/* ---- reading stores, shard files and manifests back: mutations ---------- */
+
+/* A finished shard file of new_sweep (2) (one shard: every point). */
+static char *
+shard_file_text (Sweep *sw, const char *dir)
+{
+  SweepRunOptions opt = { .jobs = 2, .shard_i = 1, .shard_n = 1 };
+  SweepRunReport report;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sweep_run (sw, dir, &opt, &report, &error));
+  g_assert_no_error (error);
+  g_assert_true (report.complete);
+  g_assert_cmpuint (report.run, ==, sw->n_points);
+  g_autofree char *path = g_build_filename (dir, "results-shard-1-of-1.csv", NULL);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+/* Every failure is a SWEEP_ERROR naming the file and a line. */
+static void
+check_store_error (const GError *error, const char *path)
+{
+  if (error == NULL)
+    return;
+  g_autofree char *prefix = g_strconcat (path, ":", NULL);
+  if (error->domain != SWEEP_ERROR || !g_str_has_prefix (error->message, prefix)
+      || !g_ascii_isdigit (error->message[strlen (prefix)]))
+    g_error ("unlocated error: %s", error->message);
+}
+
+/* What a read gave: whole points only, each with every replicate. */
+static void
+check_points (const Sweep *sw, GHashTable *done)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init (&it, done);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      g_assert_cmpuint (GPOINTER_TO_UINT (key), <, sw->n_points);
+      g_assert_cmpuint (((GPtrArray *) value)->len % sw->n_seeds, ==, 0);
+      g_assert_cmpuint (((GPtrArray *) value)->len, >, 0);
+    }
+}
+
+static void
+mutate (GString *t, GRand *rng)
+{
+  guint at = t->len ? (guint) g_rand_int_range (rng, 0, (gint32) t->len) : 0;
+  switch (g_rand_int_range (rng, 0, 6))
+    {
+    case 0:   /* a byte changed */
+      if (t->len)
+        t->str[at] = (char) g_rand_int_range (rng, 1, 256);
+      break;
+    case 1:   /* cut short, as a kill would */
+      g_string_truncate (t, at);
+      break;
+    case 2:   /* a line deleted */
+      {
+        const char *eol = strchr (t->str + at, '\n');
+        if (eol)
+          g_string_erase (t, at, eol + 1 - (t->str + at));
+      }
+      break;
+    case 3:   /* a separator or quote inserted */
+      g_string_insert_c (t, at, ",\"\n#"[g_rand_int_range (rng, 0, 4)]);
+      break;
+    case 4:   /* a digit changed */
+      for (guint i = at; i < t->len; i++)
+        if (g_ascii_isdigit (t->str[i]))
+          {
+            t->str[i] = (char) ('0' + g_rand_int_range (rng, 0, 10));
+            break;
+          }
+      break;
+    default:  /* a line duplicated */
+      {
+        const char *eol = strchr (t->str + at, '\n');
+        if (eol)
+          {
+            g_autofree char *line = g_strndup (t->str + at, eol + 1 - (t->str + at));
+            g_string_insert (t, at, line);
+          }
+      }
+      break;
+    }
+}
+
+static void
+test_store_mutations (void)
+{
+  g_autoptr (Sweep) sw = new_sweep (2);
+  g_autofree char *dir = test_scratch_dir ("iosim-sweep-store");
+  g_autofree char *text = shard_file_text (sw, dir);
+  g_autofree char *id = sweep_id (sw);
+  g_autofree char *path = g_build_filename (dir, "mutated.csv", NULL);
+
+  /* The file as written reads back whole, strictly. */
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  {
+    g_autoptr (GHashTable) done = sweep_rows_table_new ();
+    g_autoptr (GError) error = NULL;
+    g_assert_true (sweep_store_read (sw, id, path, TRUE, done, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_hash_table_size (done), ==, sw->n_points);
+    check_points (sw, done);
+  }
+  g_autoptr (GRand) rng = g_rand_new_with_seed (17);
+  guint refused = 0;
+  for (guint i = 0; i < 600; i++)
+    {
+      g_autoptr (GString) t = g_string_new (text);
+      guint n = (guint) g_rand_int_range (rng, 1, 4);
+      for (guint k = 0; k < n; k++)
+        mutate (t, rng);
+      /* No fsync: 600 files. */
+      g_assert_true (g_file_set_contents_full (path, t->str, (gssize) t->len,
+                                               G_FILE_SET_CONTENTS_NONE, 0644, NULL));
+      for (int strict = 0; strict <= 1; strict++)
+        {
+          g_autoptr (GHashTable) done = sweep_rows_table_new ();
+          g_autoptr (GError) error = NULL;
+          gboolean ok = sweep_store_read (sw, id, path, strict, done, &error);
+          g_assert_true (ok == (error == NULL));
+          check_store_error (error, path);
+          if (ok)
+            check_points (sw, done);
+          refused += !ok;
+        }
+    }
+  /* The mutations do reach the checks. */
+  g_assert_cmpuint (refused, >, 100);
+  g_assert_true (test_remove_tree (dir));
+}
+
+static void
+test_manifest_mutations (void)
+{
+  g_autoptr (Sweep) sw = new_sweep (2);
+  g_autoptr (JsonNode) root = sweep_manifest (sw, 2, 3);
+  g_autofree char *text = json_to_string (root, TRUE);
+  g_autoptr (GRand) rng = g_rand_new_with_seed (5);
+  guint accepted = 0;
+  for (guint i = 0; i < 600; i++)
+    {
+      g_autoptr (GString) t = g_string_new (text);
+      mutate (t, rng);
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      if (!json_parser_load_from_data (parser, t->str, (gssize) t->len, NULL))
+        continue;
+      guint si = 0, sn = 0;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Sweep) back = sweep_from_manifest (json_parser_get_root (parser), &si, &sn, &error);
+      g_assert_true ((back == NULL) == (error != NULL));
+      if (back == NULL)
+        {
+          g_assert_error (error, SWEEP_ERROR, SWEEP_ERROR_MISMATCH);
+          continue;
+        }
+      /* Accepted: it names the same sweep (whitespace or the path changed). */
+      g_autofree char *a = sweep_id (sw);
+      g_autofree char *b = sweep_id (back);
+      g_assert_cmpstr (a, ==, b);
+      g_assert_cmpuint (sn, >=, si);
+      accepted++;
+    }
+  g_assert_cmpuint (accepted, >, 0);
+}
+
 /* ---- the confidence interval ---------------------------------------------- */
 
 typedef struct {
@@ -358,5 +535,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/argv", test_argv);
   g_test_add_func ("/sweep/manifest", test_manifest_roundtrip);
   g_test_add_func ("/sweep/load-errors", test_load_errors);
+  g_test_add_func ("/sweep/store-mutations", test_store_mutations);
+  g_test_add_func ("/sweep/manifest-mutations", test_manifest_mutations);
   return g_test_run ();
 }
