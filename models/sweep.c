@@ -466,6 +466,13 @@ manifest_invalid (GError **error, const char *what)
   return FALSE;
 }
 
+static Sweep *
+manifest_refused (GError **error, const char *what)
+{
+  manifest_invalid (error, what);
+  return NULL;
+}
+
 static const char *
 member_string (JsonObject *o, const char *name)
 {
@@ -543,7 +550,7 @@ sweep_from_manifest (JsonNode *root, guint *shard_i, guint *shard_n, GError **er
   JsonObject *o = root && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
   guint version = 0, points = 0;
   if (o == NULL || !member_uint (o, "iosim_sweep", &version) || version != 1)
-    return manifest_invalid (error, "no iosim_sweep version 1"), NULL;
+    return manifest_refused (error, "no iosim_sweep version 1");
   const char *path = member_string (o, "scenario");
   const char *name = member_string (o, "scenario_name");
   const char *sha = member_string (o, "scenario_sha256");
@@ -551,7 +558,7 @@ sweep_from_manifest (JsonNode *root, guint *shard_i, guint *shard_n, GError **er
   if (path == NULL || name == NULL || sha == NULL || master == NULL
       || !member_uint (o, "seeds", &sw->n_seeds) || sw->n_seeds == 0
       || !g_ascii_string_to_unsigned (master, 10, 0, G_MAXUINT64, &sw->master_seed, NULL))
-    return manifest_invalid (error, "scenario, seeds or master_seed"), NULL;
+    return manifest_refused (error, "scenario, seeds or master_seed");
   sw->scenario_path = g_strdup (path);
   sw->scenario_name = g_strdup (name);
   sw->scenario_sha256 = g_strdup (sha);
@@ -559,39 +566,39 @@ sweep_from_manifest (JsonNode *root, guint *shard_i, guint *shard_n, GError **er
   if (!read_manifest_axes (sw, o, error))
     return NULL;
   if (!member_uint (o, "points", &points) || points != sw->n_points)
-    return manifest_invalid (error, "points"), NULL;
+    return manifest_refused (error, "points");
   *shard_i = *shard_n = 0;
   if (json_object_has_member (o, "shard")
       && (!member_uint (o, "shard", shard_i) || !member_uint (o, "shards", shard_n)
           || *shard_i < 1 || *shard_i > *shard_n))
-    return manifest_invalid (error, "shard"), NULL;
+    return manifest_refused (error, "shard");
   const char *id = member_string (o, "id");
   g_autofree char *want = sweep_id (sw);
   if (id == NULL || strcmp (id, want) != 0)
-    return manifest_invalid (error, "its id does not match its contents"), NULL;
+    return manifest_refused (error, "its id does not match its contents");
   return g_steal_pointer (&sw);
+}
+
+/* The --vary arguments of @sw as sweep_argv writes them, one a line. */
+static char *
+vary_text (const Sweep *sw)
+{
+  g_auto (GStrv) argv = sweep_argv (sw, "", "", NULL);
+  GString *s = g_string_new (NULL);
+  for (guint i = 1; argv[i]; i++)
+    if (strcmp (argv[i - 1], "--vary") == 0)
+      g_string_append_printf (s, "%s\n", argv[i]);
+  return g_string_free (s, FALSE);
 }
 
 char *
 sweep_mismatch (const Sweep *a, const Sweep *b)
 {
   g_autoptr (GPtrArray) what = g_ptr_array_new ();
+  g_autofree char *va = vary_text (a);
+  g_autofree char *vb = vary_text (b);
   if (strcmp (a->scenario_sha256, b->scenario_sha256) != 0)
     g_ptr_array_add (what, "scenario text");
-  g_autofree char *va = NULL, *vb = NULL;
-  {
-    g_auto (GStrv) xa = sweep_argv (a, "", "", NULL);
-    g_auto (GStrv) xb = sweep_argv (b, "", "", NULL);
-    GString *sa = g_string_new (NULL), *sb = g_string_new (NULL);
-    for (guint i = 0; xa[i]; i++)
-      if (i > 0 && strcmp (xa[i - 1], "--vary") == 0)
-        g_string_append_printf (sa, "%s\n", xa[i]);
-    for (guint i = 0; xb[i]; i++)
-      if (i > 0 && strcmp (xb[i - 1], "--vary") == 0)
-        g_string_append_printf (sb, "%s\n", xb[i]);
-    va = g_string_free (sa, FALSE);
-    vb = g_string_free (sb, FALSE);
-  }
   if (strcmp (va, vb) != 0)
     g_ptr_array_add (what, "--vary");
   if (!g_strv_equal ((const char *const *) a->sets, (const char *const *) b->sets))
