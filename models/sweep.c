@@ -152,6 +152,14 @@ add_axes (Sweep *sw, const char *const *vary, GError **error)
           return FALSE;
         }
       g_ptr_array_add (sw->axes, a);
+      /* Each replicate sets the seed: a varied [sim] seed would be overwritten. */
+      if (strcmp (a->key, "sim.seed") == 0)
+        {
+          g_set_error (error, SWEEP_ERROR, SWEEP_ERROR_SYNTAX,
+                       "--vary '%s': seeds are not a point's setting; give --seeds N "
+                       "(replicates per point) and --seed N (the master seed)", vary[i]);
+          return FALSE;
+        }
       for (guint j = 0; j + 1 < sw->axes->len; j++)
         if (strcmp (((SweepAxis *) g_ptr_array_index (sw->axes, j))->key, a->key) == 0)
           {

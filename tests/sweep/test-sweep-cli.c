@@ -384,6 +384,7 @@ typedef struct {
 
 static const ErrorCase error_cases[] = {
   { "vary-syntax", { "--vary", "fifo_batch=1,2", "-o", "@" }, 2, "expected GROUP.KEY=V1,V2" },
+  { "vary-seed", { "--vary", "sim.seed=1,2", "-o", "@" }, 2, "give --seeds N" },
   { "vary-empty", { "--vary", "sim.duration=1s,,2s", "-o", "@" }, 2, "empty value" },
   { "unknown-key", { "--vary", "sched deadline.fifo_batches=1,2", "-o", "@" }, 1,
     "no tunable 'fifo_batches'" },
