@@ -10,8 +10,6 @@ Sweep    *sweep_alloc           (void);
 /* The scenario of @point (G_MAXUINT: with the --set list alone); the
  * error names the scenario file and the point's values. */
 Scenario *sweep_load_point      (const Sweep *sw, guint point, GError **error);
-/* "GROUP.KEY=V, GROUP.KEY=V" of @point; newly allocated. */
-char     *sweep_point_describe  (const Sweep *sw, guint point);
 /* What differs between two sweeps ("scenario text, --vary"), NULL if none. */
 char     *sweep_mismatch        (const Sweep *a, const Sweep *b);
 

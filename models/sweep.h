@@ -93,6 +93,8 @@ const char *sweep_point_value  (const Sweep *sw, guint point, guint axis);
 /* The --set list followed by the point's "GROUP.KEY=VALUE" assignments. */
 GStrv       sweep_point_sets   (const Sweep *sw, guint point);
 guint64     sweep_point_seed   (const Sweep *sw, guint point, guint replicate);
+/* "GROUP.KEY=V, GROUP.KEY=V" of @point (for messages); newly allocated. */
+char       *sweep_point_describe (const Sweep *sw, guint point);
 
 /* Parse "I/N" (1 <= I <= N). */
 gboolean    sweep_parse_shard  (const char  *text,
