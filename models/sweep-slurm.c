@@ -113,9 +113,9 @@ sweep_slurm_format_time (guint64 s)
 
 void
 sweep_slurm_estimate (guint64 probe_wall_ns, guint64 probe_max_rss_bytes,
-                      guint points_per_task, guint64 *out_time_s, guint64 *out_mem_mib)
+                      guint runs_per_task, guint64 *out_time_s, guint64 *out_mem_mib)
 {
-  guint64 ns = probe_wall_ns * MAX (points_per_task, 1u) * SWEEP_SLURM_TIME_FACTOR;
+  guint64 ns = probe_wall_ns * MAX (runs_per_task, 1u) * SWEEP_SLURM_TIME_FACTOR;
   guint64 s = (ns + G_USEC_PER_SEC * 1000 - 1) / (G_USEC_PER_SEC * 1000);
   /* Whole minutes: what a user would have typed, and no task is killed
    * for the seconds a rounding down would take away. */

@@ -28,8 +28,9 @@ typedef enum {
 } SweepSlurmError;
 
 /* The safety rule of sweep_slurm_estimate: the time of one task is the
- * probe's wall time times the points per task, doubled (points differ in
- * cost, cluster cores may be slower), and never under a minute; memory is
+ * probe's wall time times the runs per task (points x seeds), doubled
+ * (points differ in cost, cluster cores may be slower), never under a
+ * minute, up to whole minutes; memory is
  * the probe's peak resident set plus half again plus a margin for the
  * runtime and the results kept, and never under 64 MiB. */
 #define SWEEP_SLURM_TIME_FACTOR      2
@@ -66,12 +67,13 @@ gboolean sweep_slurm_parse_mem    (const char  *text,
 /* "HH:MM:SS", or "D-HH:MM:SS" from a day on; caller frees. */
 char    *sweep_slurm_format_time  (guint64      s);
 
-/* Time and memory of one task from a probe of one point (wall time and
- * peak resident set of the process that ran it) and the most points one
- * task runs; the rule is the one spelled out above. */
+/* Time and memory of one task from a probe of one point with one seed
+ * (wall time and peak resident set of the process that ran it) and the
+ * most runs one task makes (its points x the seeds); the rule is the one
+ * spelled out above. */
 void     sweep_slurm_estimate     (guint64      probe_wall_ns,
                                    guint64      probe_max_rss_bytes,
-                                   guint        points_per_task,
+                                   guint        runs_per_task,
                                    guint64     *out_time_s,
                                    guint64     *out_mem_mib);
 

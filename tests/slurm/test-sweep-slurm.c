@@ -126,7 +126,7 @@ test_format_time (void)
     }
 }
 
-/* The rule of sweep-slurm.h worked by hand: time = wall x points x 2,
+/* The rule of sweep-slurm.h worked by hand: time = wall x runs x 2,
  * at least 60 s, up to whole minutes; memory = RSS x 1.5 + 32 MiB, at
  * least 64 MiB. */
 static void
@@ -134,7 +134,7 @@ test_estimate (void)
 {
   static const struct {
     guint64 wall_ns, rss_bytes;
-    guint   points;
+    guint   runs;
     guint64 time_s, mem_mib;
   } cases[] = {
     /* 0.2 s x 10 x 2 = 4 s: the one-minute floor; 10 MiB x 1.5 + 32 = 47: the 64 MiB floor. */
@@ -145,13 +145,13 @@ test_estimate (void)
     { 3001000000,           100 * 1048576 + 1, 20, 180,    183 },
     /* 45 s x 100 x 2 = 9000 s = 2.5 h; 1 GiB x 1.5 + 32 = 1568. */
     { 45 * G_GUINT64_CONSTANT (1000000000), 1073741824, 100, 9000, 1568 },
-    /* A task with no points (cannot happen, shards <= points) costs what one point costs. */
+    /* A task with no runs (cannot happen, shards <= points) costs what one run costs. */
     { 40 * G_GUINT64_CONSTANT (1000000000), 0,  0,    120,      64 },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       guint64 time_s = 0, mem_mib = 0;
-      sweep_slurm_estimate (cases[i].wall_ns, cases[i].rss_bytes, cases[i].points,
+      sweep_slurm_estimate (cases[i].wall_ns, cases[i].rss_bytes, cases[i].runs,
                             &time_s, &mem_mib);
       g_test_message ("case %" G_GSIZE_FORMAT, i);
       g_assert_cmpuint (time_s, ==, cases[i].time_s);
