@@ -31,5 +31,6 @@ int cli_cmd_compare (int argc, char **argv);
 int cli_cmd_restore (int argc, char **argv);
 int cli_cmd_emulate (int argc, char **argv);
 int cli_cmd_validate (int argc, char **argv);
+int cli_cmd_sweep   (int argc, char **argv);
 
 G_END_DECLS

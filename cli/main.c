@@ -15,6 +15,7 @@ typedef struct {
 
 static const CliCommand commands[] = {
   { "run",     cli_cmd_run,     "simulate a scenario (one run per elevator listed) and report" },
+  { "sweep",   cli_cmd_sweep,   "run a scenario over combinations of settings and seeds (resumable, shardable)" },
   { "sched",   cli_cmd_sched,   "list the elevators with their era, tunables and defaults" },
   { "trace",   cli_cmd_trace,   "inspect block traces: info, cat, convert, merge" },
   { "capture", cli_cmd_capture, "record block events of a real device through tracefs" },

@@ -30,9 +30,8 @@ sim_progress_eta_us (double fraction, gint64 elapsed_us)
   return (gint64) llround ((double) elapsed_us * (1.0 - fraction) / fraction);
 }
 
-/* "0:07", "12:30", "1:02:03"; rounded up, so it reaches 0:00 only at the end. */
-static char *
-progress_format_eta (gint64 eta_us)
+char *
+sim_progress_format_eta (gint64 eta_us)
 {
   if (eta_us < 0)
     return g_strdup ("--:--");
@@ -51,7 +50,7 @@ sim_progress_format (guint run, guint n_runs, const char *label, SimTime now_ns,
   if (fraction < 0)
     return g_strdup_printf ("  run %u/%u %-24s %.1f s simulated", run + 1, n_runs, label,
                             (double) now_ns / 1e9);
-  g_autofree char *eta = progress_format_eta (sim_progress_eta_us (fraction, elapsed_us));
+  g_autofree char *eta = sim_progress_format_eta (sim_progress_eta_us (fraction, elapsed_us));
   return g_strdup_printf ("  run %u/%u %-24s %5.1f%% (%.1f of %.1f s simulated), ETA %s", run + 1,
                           n_runs, label, 100.0 * (double) now_ns / (double) end_ns,
                           (double) now_ns / 1e9, (double) end_ns / 1e9, eta);

@@ -52,6 +52,10 @@ double  sim_progress_fraction (guint   run,
 gint64  sim_progress_eta_us  (double fraction,
                               gint64 elapsed_us);
 
+/* "0:07", "12:30", "1:02:03" (rounded up, so it reaches 0:00 only at the
+ * end); "--:--" when @eta_us < 0.  Newly allocated. */
+char   *sim_progress_format_eta (gint64 eta_us);
+
 /* "  run 2/2 deadline   45.0% (9.0 of 20.0 s simulated), ETA 0:12", or
  * without an end "  run 1/1 default  9.0 s simulated"; newly allocated. */
 char   *sim_progress_format  (guint       run,
