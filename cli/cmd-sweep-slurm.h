@@ -25,6 +25,7 @@ typedef struct {
 /* Fill @o's defaults and option entries; add @o->entries to the context. */
 void     cli_sweep_slurm_init   (CliSweepSlurm *o);
 void     cli_sweep_slurm_clear  (CliSweepSlurm *o);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliSweepSlurm, cli_sweep_slurm_clear)
 
 /* The --help paragraph on clusters: Slurm and GNU parallel. */
 extern const char cli_sweep_slurm_help[];
