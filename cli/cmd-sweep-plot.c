@@ -97,24 +97,81 @@ same_line (const Row *x, const Row *y, guint n_axes, guint along)
   return strcmp (x->run, y->run) == 0;
 }
 
+/* "read_expire=20ms, deadline": the other keys (after their last dot)
+ * and the run; "mean" when nothing else varies. */
 static char *
-line_title (const char *process, const Row *r, GPtrArray *axes, guint along, gboolean runs)
+line_title (const Row *r, GPtrArray *axes, guint along, gboolean runs)
 {
-  GString *t = g_string_new (process);
+  GString *t = g_string_new (NULL);
   for (guint a = 0; a < axes->len; a++)
     if (a != along)
       {
         const Axis *ax = g_ptr_array_index (axes, a);
-        g_string_append_printf (t, ", %s=%s", ax->key,
+        const char *dot = strrchr (ax->key, '.');
+        g_string_append_printf (t, "%s%s=%s", t->len ? ", " : "", dot ? dot + 1 : ax->key,
                                 (const char *) g_ptr_array_index (ax->values, r->index[a]));
       }
   if (runs)
-    g_string_append_printf (t, ", %s", r->run);
+    g_string_append_printf (t, "%s%s", t->len ? ", " : "", r->run);
+  if (t->len == 0)
+    g_string_append (t, "mean");
   return g_string_free (t, FALSE);
 }
 
-/* plot-KEY.png: x = the key's values, one line with error bars per
- * process and combination of the other keys' values and run. */
+/* One panel of plot-KEY.png: @process's mean MB/s, a line with error bars
+ * per combination of the other keys' values and run; FALSE when the
+ * process has no MB/s at all. */
+static gboolean
+plot_axis_panel (GString *s, GPtrArray *axes, guint along, GPtrArray *rows, const char *process,
+                 gboolean runs, guint *n_blocks)
+{
+  g_autofree char *figure = g_strconcat ("process.", process, PLOT_SUFFIX, NULL);
+  g_autoptr (GString) plot = g_string_new ("plot ");
+  g_autofree gboolean *drawn = g_new0 (gboolean, rows->len);
+  guint n_lines = 0;
+  for (guint r = 0; r < rows->len; r++)
+    {
+      const Row *first = g_ptr_array_index (rows, r);
+      if (drawn[r])
+        continue;
+      g_string_append_printf (s, "$d%u << EOD\n", *n_blocks);
+      guint pts = 0;
+      for (guint q = r; q < rows->len; q++)
+        {
+          const Row *row = g_ptr_array_index (rows, q);
+          double mean, ci;
+          if (drawn[q] || !same_line (first, row, axes->len, along))
+            continue;
+          drawn[q] = TRUE;
+          if (!row_figure (row, figure, &mean, &ci))
+            continue;
+          g_string_append_printf (s, "%u ", row->index[along]);
+          append_number (s, mean);
+          g_string_append_c (s, ' ');
+          append_number (s, ci);
+          g_string_append_c (s, '\n');
+          pts++;
+        }
+      g_string_append (s, "EOD\n");
+      (*n_blocks)++;
+      if (pts == 0)
+        continue;
+      g_autofree char *lt = line_title (first, axes, along, runs);
+      g_string_append_printf (plot, "%s$d%u using 1:2:3 with yerrorlines lw 2 title ",
+                              n_lines ? ", " : "", *n_blocks - 1);
+      replay_plot_append_quoted (plot, lt);
+      n_lines++;
+    }
+  if (n_lines == 0)
+    return FALSE;
+  g_string_append (s, "set title ");
+  replay_plot_append_quoted (s, process);
+  g_string_append_printf (s, "\n%s\n", plot->str);
+  return TRUE;
+}
+
+/* plot-KEY.png: x = the key's values; a panel per process (their MB/s
+ * may differ by orders of magnitude), stacked. */
 static gboolean
 plot_axis (const char *dir, GPtrArray *axes, guint along, GPtrArray *rows, GPtrArray *procs,
            gboolean runs, GError **error)
@@ -124,59 +181,21 @@ plot_axis (const char *dir, GPtrArray *axes, guint along, GPtrArray *rows, GPtrA
   g_autofree char *name = g_strdup_printf ("plot-%s.png", safe);
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GString) s = g_string_new (NULL);
-  g_autoptr (GString) plot = g_string_new ("plot ");
   replay_plot_begin (s, REPLAY_PLOT_PNG, path);
-  g_autofree char *title = g_strdup_printf ("mean MB/s per process against %s (95%% CI)", ax->key);
-  g_string_append (s, "set title ");
+  g_autofree char *title = g_strdup_printf ("mean MB/s against %s, with 95%% CI", ax->key);
+  g_string_append_printf (s, "set multiplot layout %u,1 title ", procs->len);
   replay_plot_append_quoted (s, title);
   g_string_append (s, "\nset xlabel ");
   replay_plot_append_quoted (s, ax->key);
   g_string_append (s, "\nset ylabel 'MB/s'\nset key outside right\nset grid\n");
   append_tics (s, "x", ax);
-  guint n_lines = 0;
-  g_autofree gboolean *drawn = g_new0 (gboolean, rows->len);
+  guint n_blocks = 0, panels = 0;
   for (guint p = 0; p < procs->len; p++)
-    {
-      g_autofree char *figure = g_strconcat ("process.", (char *) g_ptr_array_index (procs, p),
-                                             PLOT_SUFFIX, NULL);
-      memset (drawn, 0, rows->len * sizeof *drawn);
-      for (guint r = 0; r < rows->len; r++)
-        {
-          const Row *first = g_ptr_array_index (rows, r);
-          if (drawn[r])
-            continue;
-          g_string_append_printf (s, "$d%u << EOD\n", n_lines);
-          guint pts = 0;
-          for (guint q = r; q < rows->len; q++)
-            {
-              const Row *row = g_ptr_array_index (rows, q);
-              double mean, ci;
-              if (drawn[q] || !same_line (first, row, axes->len, along))
-                continue;
-              drawn[q] = TRUE;
-              if (!row_figure (row, figure, &mean, &ci))
-                continue;
-              g_string_append_printf (s, "%u ", row->index[along]);
-              append_number (s, mean);
-              g_string_append_c (s, ' ');
-              append_number (s, ci);
-              g_string_append_c (s, '\n');
-              pts++;
-            }
-          g_string_append (s, "EOD\n");
-          if (pts == 0)
-            continue;
-          g_autofree char *lt = line_title (g_ptr_array_index (procs, p), first, axes, along, runs);
-          g_string_append_printf (plot, "%s$d%u using 1:2:3 with yerrorlines lw 2 title ",
-                                  n_lines ? ", " : "", n_lines);
-          replay_plot_append_quoted (plot, lt);
-          n_lines++;
-        }
-    }
-  if (n_lines == 0)
+    if (plot_axis_panel (s, axes, along, rows, g_ptr_array_index (procs, p), runs, &n_blocks))
+      panels++;
+  g_string_append (s, "unset multiplot\n");
+  if (panels == 0)
     return TRUE;
-  g_string_append (s, plot->str);
-  g_string_append_c (s, '\n');
   return replay_plot_run (s->str, path, error);
 }
 

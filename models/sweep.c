@@ -197,7 +197,8 @@ sweep_new (const char *scenario_path, const char *const *vary, const char *const
   char *dot = strrchr (sw->scenario_name, '.');
   if (dot)
     *dot = '\0';
-  sw->sets = g_strdupv ((char **) sets);
+  /* Never NULL: manifests compare the lists. */
+  sw->sets = sets ? g_strdupv ((char **) sets) : g_new0 (char *, 1);
   sw->n_seeds = n_seeds;
   if (!add_axes (sw, vary, error))
     return NULL;
