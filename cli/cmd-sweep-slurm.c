@@ -29,9 +29,10 @@ const char cli_sweep_slurm_help[] =
   "  bash job/merge.sh\n"
   "Only the iosim binary (--iosim PATH when it lives elsewhere there), the\n"
   "scenario's folder and the output folder need to be visible on the nodes.\n"
-  "GNU parallel runs the same shards on one or several machines:\n"
-  "  parallel -j 8 iosim sweep S.ini --vary ... --shard {}/8 -o parts ::: $(seq 8) \\\n"
-  "    && iosim sweep merge parts -o study";
+  "GNU parallel runs the same shards without a scheduler (-q keeps a value\n"
+  "with blanks one argument through the shell parallel starts):\n"
+  "  parallel -j 8 -q iosim sweep S.ini --vary 'sched deadline.fifo_batch=1,16' \\\n"
+  "    --shard {}/8 -o parts ::: $(seq 8) && iosim sweep merge parts -o study";
 
 void
 cli_sweep_slurm_init (CliSweepSlurm *o)

@@ -4,7 +4,9 @@
 # single-node Slurm 22.05 with munge started here in a temporary folder
 # (slurm-cluster.sh) runs it with sbatch --wait, merge.sh merges the
 # shards, and results.csv, summary.csv and their JSON are compared byte for
-# byte with a local run of the same sweep.  Skips (77) with the reason when
+# byte with a local run of the same sweep.  Then two shards are deleted as
+# if their tasks had failed: merge must name them, and sbatch --array=2,4
+# of the same script must bring them back.  Skips (77) with the reason when
 # not root, when slurm-wlm or munge is not installed, or when the daemons
 # do not come up; the daemons are stopped and the folder removed on every
 # exit, Ctrl-C and meson's timeout included.
@@ -53,6 +55,19 @@ cat job/logs/*
 
 echo "== merge.sh"
 bash job/merge.sh || fail "job/merge.sh"
+
+echo "== tasks 2 and 4 lost: merge names them, sbatch --array=2,4 runs them again"
+rm cluster/shards/*-shard-[24]-of-4.*
+if bash job/merge.sh > merge.err 2>&1; then
+  fail "merge.sh succeeded with shards 2 and 4 missing"
+fi
+cat merge.err
+grep -q "shards 2, 4 of 4 missing" merge.err || fail "merge.sh's error does not name shards 2 and 4"
+sbatch --wait --array=2,4 job/sweep.sbatch &
+SBATCH_PID=$!
+wait $SBATCH_PID || fail "sbatch --wait --array=2,4: the array job failed"
+SBATCH_PID=
+bash job/merge.sh || fail "job/merge.sh after the second submission"
 
 echo "== local run"
 "$IOSIM" sweep "$SCENARIO" --vary "$VARY_A" --vary "$VARY_B" --seeds 2 -o local --no-plots -j 2 \

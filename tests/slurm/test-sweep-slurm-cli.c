@@ -131,7 +131,8 @@ test_script (Fixture *f, gconstpointer data)
 {
   const char *extra[] = { "-o", "out dir", "--emit-slurm", "../job", "--probe=no", "--time", "5",
                           "--mem", "100M", "--shards", "4", "--throttle", "3",
-                          "--partition", "debug", "--account", "proj-1", NULL };
+                          "--partition", "debug", "--account", "proj-1",
+                          "--iosim", "/opt/iosim 1.0/bin/iosim", NULL };
   g_autofree char *out = NULL;
   g_assert_cmpint (run_sweep (f, extra, &out, NULL), ==, 0);
   const char *job_dir = f->job_dir;
@@ -142,6 +143,7 @@ test_script (Fixture *f, gconstpointer data)
   g_assert_true (g_file_test (logs, G_FILE_TEST_IS_DIR));
   g_autofree char *output = g_strdup_printf ("\n#SBATCH --output=%s/%%A_%%a.out\n", logs);
   g_assert_nonnull (strstr (script, output));
+  g_assert_nonnull (strstr (script, "\nexec '/opt/iosim 1.0/bin/iosim' sweep "));
   const char *expected_lines[] = {
     "\n#SBATCH --job-name=iosim-tiny\n",
     "\n#SBATCH --array=1-4%3\n",
@@ -169,7 +171,8 @@ test_script (Fixture *f, gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_assert_true (g_shell_parse_argv (expanded->str, NULL, &argv, &error));
   g_assert_no_error (error);
-  g_autofree char *bin = g_canonicalize_filename (iosim_bin (), NULL);
+  /* --iosim: the binary's path on the cluster, not this one's. */
+  const char *bin = "/opt/iosim 1.0/bin/iosim";
   g_autofree char *shards = g_build_filename (f->scratch, "out dir", "shards", NULL);
   const char *expected[] = { bin, "sweep", f->scenario, "--vary", VARY_A, "--vary", VARY_B,
                              "--set", SET_TRICKY, "--seeds", "2", "--seed", "7", "-o", shards,
