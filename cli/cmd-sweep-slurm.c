@@ -79,6 +79,23 @@ cli_sweep_slurm_clear (CliSweepSlurm *o)
   g_free (o->iosim_path);
 }
 
+gboolean
+cli_sweep_slurm_unused (const CliSweepSlurm *o)
+{
+  const char *given = o->n_tasks != 0 ? "--shards"
+                      : o->throttle != -1 ? "--throttle"
+                      : o->partition ? "--partition"
+                      : o->account ? "--account"
+                      : o->time_text ? "--time"
+                      : o->mem_text ? "--mem"
+                      : o->probe ? "--probe"
+                      : o->iosim_path ? "--iosim" : NULL;
+  if (given == NULL)
+    return TRUE;
+  fprintf (stderr, "iosim sweep: %s is an option of --emit-slurm, which was not given\n", given);
+  return FALSE;
+}
+
 static int
 fail (int status, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
 

@@ -27,6 +27,10 @@ void     cli_sweep_slurm_init   (CliSweepSlurm *o);
 void     cli_sweep_slurm_clear  (CliSweepSlurm *o);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CliSweepSlurm, cli_sweep_slurm_clear)
 
+/* Without --emit-slurm its options mean nothing: FALSE, and the first one
+ * given named on stderr, when one was given. */
+gboolean cli_sweep_slurm_unused (const CliSweepSlurm *o);
+
 /* The --help paragraph on clusters: Slurm and GNU parallel. */
 extern const char cli_sweep_slurm_help[];
 

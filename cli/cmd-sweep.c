@@ -203,6 +203,8 @@ cli_cmd_sweep (int argc, char **argv)
     }
   if (slurm.emit_dir != NULL)
     return cli_sweep_emit_slurm (&slurm, sw, out_dir, shard_text != NULL);
+  if (!cli_sweep_slurm_unused (&slurm))
+    return 2;
 
   cli_install_stop_handlers ();
   /* A progress line with an ETA for people watching; never in redirected

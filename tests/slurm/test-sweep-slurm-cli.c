@@ -285,6 +285,7 @@ typedef struct {
   const char *extra[12];
   int         status;
   const char *err_text;
+  gboolean    no_emit;    /* without "--emit-slurm ../job" */
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
@@ -302,6 +303,10 @@ static const ErrorCase error_cases[] = {
   { "mem-bad", { "--probe=no", "--time", "5", "--mem", "1.5G", NULL }, 2, "--mem '1.5G': not a size" },
   { "shard-and-emit", { "--shard", "1/2", NULL }, 2,
     "--shard and --emit-slurm: the job array gives each task its shard" },
+  { "throttle-without-emit", { "--throttle", "2", NULL }, 2,
+    "--throttle is an option of --emit-slurm, which was not given", TRUE },
+  { "time-without-emit", { "--time", "5", NULL }, 2,
+    "--time is an option of --emit-slurm, which was not given", TRUE },
   { "partition-blank", { "--probe=no", "--time", "5", "--mem", "1G", "--partition", "a b", NULL },
     2, "--partition 'a b': an #SBATCH line cannot carry" },
 };
@@ -313,16 +318,20 @@ test_errors (Fixture *f, gconstpointer data)
     {
       const ErrorCase *c = &error_cases[i];
       g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-      g_strv_builder_add_many (b, "-o", "out", "--emit-slurm", "../job", NULL);
+      g_strv_builder_add_many (b, "-o", "out", NULL);
+      if (!c->no_emit)
+        g_strv_builder_add_many (b, "--emit-slurm", "../job", NULL);
       g_strv_builder_addv (b, (const char **) c->extra);
       g_auto (GStrv) extra = g_strv_builder_end (b);
       g_autofree char *err = NULL;
       g_test_message ("case %s", c->name);
       g_assert_cmpint (run_sweep (f, (const char *const *) extra, NULL, &err), ==, c->status);
       g_assert_nonnull (strstr (err, c->err_text));
-      /* Nothing written on an error. */
+      /* Nothing written on an error, nothing run. */
       g_autofree char *script = g_build_filename (f->job_dir, "sweep.sbatch", NULL);
       g_assert_false (g_file_test (script, G_FILE_TEST_EXISTS));
+      g_autofree char *results = g_build_filename (f->scratch, "out", "results.csv", NULL);
+      g_assert_false (g_file_test (results, G_FILE_TEST_EXISTS));
     }
 }
 
