@@ -2,6 +2,7 @@
  * over the cartesian product of --set values and seeds, on local cores or
  * as one shard of a cluster job, resumable; `iosim sweep merge` joins the
  * shards.  The logic is models/sweep.h; plots are cmd-sweep-plot.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,33 @@ show_progress (gpointer data, guint done, guint total)
   fflush (stderr);
   p->last_us = now;
   p->last_len = len;
+}
+
+/* The first Ctrl-C (or SIGTERM, SIGHUP) lets the points in progress
+ * finish and their rows be kept; the handler then resets itself, so a
+ * second one ends the sweep at once (the row store survives a kill). */
+static void
+on_stop (int signo)
+{
+  static const char msg[] = "\niosim sweep: stopping after the points in progress "
+                            "(again to quit at once; the same command resumes)\n";
+  (void) signo;
+  cli_stop_requested = 1;
+  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+    cli_stop_requested = 1;   /* nothing to do about a closed stderr */
+}
+
+static void
+install_stop_handlers (void)
+{
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sa.sa_flags = SA_RESETHAND;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
 }
 
 static const char summary_text[] =
@@ -76,12 +104,14 @@ static const char description_text[] =
   "  .rows.csv       rows as points finish, read back on resume\n"
   "Numbers: C locale, whole numbers as such, others with 6 significant digits.\n\n"
   "Shards: --shard I/N runs the points whose number % N is I-1 and writes\n"
-  "results-shard-I-of-N.csv and manifest-shard-I-of-N.json (nothing else):\n"
+  "results-shard-I-of-N.csv and manifest-shard-I-of-N.json (and its own row\n"
+  "store .rows-shard-I-of-N.csv, to resume), no final files:\n"
   "  for i in 1 2 3; do iosim sweep S.ini --vary ... --shard $i/3 -o parts; done\n"
   "  iosim sweep merge parts -o study\n"
   "merge refuses missing or unfinished shards and shards of different sweeps.\n\n"
-  "Exit status: 0 done, 1 error, 2 usage, 3 stopped before the end (Ctrl-C):\n"
-  "run the same command again to finish.";
+  "Ctrl-C lets the points in progress finish (a second one quits at once)\n"
+  "and exits with status 3; run the same command again to finish.  Other\n"
+  "exit statuses: 0 done, 1 error, 2 usage.";
 
 static int
 cmd_sweep_merge (int argc, char **argv)
@@ -206,7 +236,7 @@ cli_cmd_sweep (int argc, char **argv)
   if (!cli_sweep_slurm_unused (&slurm))
     return 2;
 
-  cli_install_stop_handlers ();
+  install_stop_handlers ();
   /* A progress line with an ETA for people watching; never in redirected
    * output. */
   Progress progress;
