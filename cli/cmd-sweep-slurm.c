@@ -2,6 +2,7 @@
  * cmd-sweep-slurm.h.  The script itself is models/sweep-slurm.c; here are
  * the options, the absolute paths, the probe and what is printed. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>

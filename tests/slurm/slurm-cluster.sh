@@ -28,7 +28,7 @@ slurm_cluster_skip() {
 # Prints the tail of every daemon log under the cluster directory.
 slurm_cluster_logs() {
   local f
-  for f in "$SLURM_CLUSTER_DIR"/log/*.log; do
+  for f in "$SLURM_CLUSTER_DIR"/log/*; do
     [ -f "$f" ] || continue
     echo "--- tail of $f" >&2
     tail -n 15 "$f" >&2
@@ -73,9 +73,10 @@ slurm_cluster_start() {
   local i
   for i in $(seq 100); do
     [ -S "$sock" ] && break
+    kill -0 "${slurm_cluster_pids[0]}" 2>/dev/null || break   # munged exited
     sleep 0.1
   done
-  [ -S "$sock" ] || { slurm_cluster_logs; slurm_cluster_skip "munged did not create its socket within 10 s"; return 77; }
+  [ -S "$sock" ] || { slurm_cluster_logs; slurm_cluster_skip "munged did not come up (no socket after 10 s, or it exited)"; return 77; }
 
   local host ctld_port slurmd_port node_line
   host=$(hostname -s)
@@ -134,10 +135,12 @@ CONF
   for i in $(seq 120); do
     state=$(sinfo -h -N -o '%t' 2>/dev/null | head -n 1)
     [ "$state" = idle ] && return 0
+    kill -0 "${slurm_cluster_pids[1]}" 2>/dev/null && kill -0 "${slurm_cluster_pids[2]}" 2>/dev/null \
+      || break                                                 # a daemon exited
     sleep 0.5
   done
   slurm_cluster_logs
-  slurm_cluster_skip "the node did not become idle within 60 s (sinfo state: '${state:-none}')"
+  slurm_cluster_skip "the node did not become idle (sinfo state: '${state:-none}'; 60 s at most, less if a daemon exited)"
   return 77
 }
 
