@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd-sweep.h"
+#include "cli/cmd-sweep-slurm.h"
 #include "models/sweep.h"
 #include "sim/sim-progress.h"
 
@@ -192,8 +193,12 @@ cli_cmd_sweep (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("SCENARIO.ini --vary GROUP.KEY=V1,V2,... "
                                                          "-o DIR | merge DIR -o OUT");
   g_option_context_set_summary (ctx, summary_text);
-  g_option_context_set_description (ctx, description_text);
+  g_autofree char *description = g_strconcat (description_text, "\n\n", cli_sweep_slurm_help, NULL);
+  g_option_context_set_description (ctx, description);
   g_option_context_add_main_entries (ctx, entries, NULL);
+  g_auto (CliSweepSlurm) slurm;
+  cli_sweep_slurm_init (&slurm);
+  g_option_context_add_main_entries (ctx, slurm.entries, NULL);
   g_autoptr (GError) error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {
@@ -226,6 +231,10 @@ cli_cmd_sweep (int argc, char **argv)
       fprintf (stderr, "iosim sweep: %s\n", error->message);
       return error->domain == SWEEP_ERROR ? 2 : 1;
     }
+  if (slurm.emit_dir != NULL)
+    return cli_sweep_emit_slurm (&slurm, sw, out_dir, shard_text != NULL);
+  if (!cli_sweep_slurm_unused (&slurm))
+    return 2;
 
   install_stop_handlers ();
   /* A progress line with an ETA for people watching; never in redirected
