@@ -22,4 +22,10 @@ gboolean scenario_get_bool   (GKeyFile *kf, const char *group, const char *key, 
 gboolean scenario_check_keys (GKeyFile *kf, const char *group, const char *const *allowed,
                               GError **error);
 
+/* Passes over trace files the scenario's trace-driven processes took
+ * (models/scenario-trace.h: one per file, more when a file had to be read
+ * again); for tests. */
+typedef struct _Scenario Scenario;
+guint    scenario_trace_passes (const Scenario *s);
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include "models/scenario-topology.h"
 #include "models/scenario-nfs.h"
 #include "models/scenario-fio.h"
+#include "models/scenario-trace.h"
 #include "models/host/host.h"
 #include "models/dev/dev.h"
 #include "models/sched/sched.h"
@@ -59,8 +60,9 @@ typedef struct {
    * at cfg.start_ns).  Threads started "at once" by a tool begin in an
    * order its fork and the CPUs decide; a scenario can state it. */
   SimTime         *thread_start_ns;
-  SimProcessConfig cfg;          /* cfg.name unset; trace_ios from @trace */
-  GArray          *trace;        /* SimTraceIo, trace-driven only */
+  SimProcessConfig cfg;          /* cfg.name unset; trace_ios or trace_source from @feed */
+  ScenarioTraceFeed *feed;       /* trace-driven only; owned by Scenario.traces */
+  char            *group;        /* its [process NAME] group, for errors */
 } ScenarioProcess;
 
 /* [host] kernel: the block layer's plugging and the raw device driver of
@@ -98,8 +100,8 @@ struct _Scenario {
   ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
   SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
   gboolean    aio_raw_port;      /* [host] aio = raw-port (2.5.35), else async-DIO */
-  GHashTable *traces;            /* "MAJ,MIN path" -> ScenarioTrace: each trace
-                                  * read once for all its processes, while loading */
+  ScenarioTraces *traces;        /* the trace-driven processes' I/Os: each trace
+                                  * read once for all its processes */
 };
 
 static const char *const device_scenario_keys[] = { "sched", "nr_requests", "devno",
@@ -581,8 +583,7 @@ process_free (gpointer data)
 {
   ScenarioProcess *p = data;
   g_free (p->name);
-  if (p->trace)
-    g_array_unref (p->trace);
+  g_free (p->group);
   g_free (p->thread_start_ns);
   g_free (p);
 }
@@ -651,257 +652,7 @@ load_identity (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
   return TRUE;
 }
 
-/* A pool's traced I/O: its thread, queue and completion times. */
-typedef struct {
-  guint32 pid;
-  gint64  q_ns;
-  gint64  c_ns;
-} PoolIo;
-
-/* A thread that waited for a completion reacts within this (its wakeup
- * and the server's work on the next request: tens to hundreds of us):
- * an I/O queued this soon after one of the pool's completions may have
- * been its consequence. */
-#define POOL_CAUSE_NS (1000 * 1000)
-
-typedef struct {
-  gint64 c_ns;
-  gsize  index;
-} PoolDone;
-
-static int
-cmp_pool_done (gconstpointer a, gconstpointer b)
-{
-  const PoolDone *x = a, *y = b;
-  if (x->c_ns != y->c_ns)
-    return (x->c_ns > y->c_ns) - (x->c_ns < y->c_ns);
-  return (x->index > y->index) - (x->index < y->index);
-}
-
-/* The last of @done (sorted by completion) at or before @t, or -1. */
-static gssize
-pool_last_done (const PoolDone *done, gsize n, gint64 t)
-{
-  gsize lo = 0, hi = n;
-
-  while (lo < hi)
-    {
-      gsize mid = (lo + hi) / 2;
-      if (done[mid].c_ns <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return (gssize) lo - 1;
-}
-
-/* When each of a pool's @n traced I/Os (queue order) may be taken.  A
- * server pool's requests often follow one another: a client sends its
- * next read once a reply came, iosim's NFS replay holds an operation
- * until an earlier one on its file is done.  So an I/O queued within
- * POOL_CAUSE_NS after the pool's latest completion follows that one
- * (after, gap_ns): simulated, it goes that long after the simulated
- * completion, and the chain keeps the pace of the simulated device.  Only
- * when the trace shows it: when at least twice as many I/Os come that
- * soon after a completion as would by chance (the window times the
- * completion rate); otherwise, and for the others, an I/O arrives at its
- * recorded queue time. */
-static void
-pool_arrivals (const PoolIo *ios, gsize n, SimTraceIo *out)
-{
-  g_autofree PoolDone *done = g_new (PoolDone, n + 1);
-  g_autofree gssize *cause = g_new (gssize, n + 1);
-  gsize soon = 0;
-  gint64 first_q = G_MAXINT64, last_c = G_MININT64;
-
-  for (gsize i = 0; i < n; i++)
-    {
-      done[i] = (PoolDone) { ios[i].c_ns, i };
-      first_q = MIN (first_q, ios[i].q_ns);
-      last_c = MAX (last_c, ios[i].c_ns);
-      out[i].arrival_ns = ios[i].q_ns;
-      out[i].after = -1;
-      out[i].gap_ns = 0;
-    }
-  qsort (done, n, sizeof *done, cmp_pool_done);
-  for (gsize i = 0; i < n; i++)
-    {
-      gssize j = pool_last_done (done, n, ios[i].q_ns);
-      cause[i] = -1;
-      if (j >= 0 && ios[i].q_ns - done[j].c_ns <= POOL_CAUSE_NS)
-        {
-          cause[i] = (gssize) done[j].index;
-          soon++;
-        }
-    }
-  if (n == 0 || last_c <= first_q)
-    return;
-  /* The share of I/Os that would land within the window by chance. */
-  double chance = MIN (1.0, (double) POOL_CAUSE_NS * n / (double) (last_c - first_q));
-  if ((double) soon <= 2.0 * chance * n)
-    return;
-  for (gsize i = 0; i < n; i++)
-    if (cause[i] >= 0)
-      {
-        out[i].after = (gint32) cause[i];
-        out[i].gap_ns = ios[i].q_ns - ios[cause[i]].c_ns;
-      }
-}
-
-/* One traced read or write as a trace-driven process needs it (40 bytes,
- * where a TraceIo takes 112). */
-typedef struct {
-  guint64 sector;
-  gint64  q_ns;            /* queue (or issue) time, from the trace's first I/O */
-  gint64  c_ns;            /* completion, from it too; unset with no_completion */
-  guint32 nr_sectors;
-  guint32 pid;
-  guint32 comm;            /* index in ScenarioTrace.comms */
-  guint32 seq;             /* completion order: trace_load_ios's last tie-break */
-  guint8  op;              /* TraceOp: read or write */
-  guint8  no_completion;   /* an issue-only trace (TraceIo.no_completion) */
-} ScenarioTraceIo;
-
-/* A trace file's reads and writes in trace_load_ios order, shared by
- * every process that replays it. */
-typedef struct {
-  GArray     *ios;         /* ScenarioTraceIo */
-  GPtrArray  *comms;       /* distinct process names */
-} ScenarioTrace;
-
-static void
-scenario_trace_free (gpointer data)
-{
-  ScenarioTrace *t = data;
-  g_array_unref (t->ios);
-  g_ptr_array_unref (t->comms);
-  g_free (t);
-}
-
-static ScenarioTrace *
-scenario_trace_new (void)
-{
-  ScenarioTrace *t = g_new0 (ScenarioTrace, 1);
-  t->ios = g_array_new (FALSE, FALSE, sizeof (ScenarioTraceIo));
-  t->comms = g_ptr_array_new_with_free_func (g_free);
-  return t;
-}
-
-/* Keep @io (a read or write) in @t, times absolute for now. */
-static void
-scenario_trace_add (ScenarioTrace *t, GHashTable *comm_ids, const TraceIo *io)
-{
-  gpointer id;
-
-  if (io->op != TRACE_OP_READ && io->op != TRACE_OP_WRITE)
-    return;
-  if (!g_hash_table_lookup_extended (comm_ids, io->comm, NULL, &id))
-    {
-      char *name = g_strdup (io->comm);
-      id = GUINT_TO_POINTER (t->comms->len);
-      g_ptr_array_add (t->comms, name);
-      g_hash_table_insert (comm_ids, name, id);
-    }
-  ScenarioTraceIo c = { io->sector, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns,
-                        io->no_completion ? 0 : io->complete_ns, io->nr_sectors, io->pid,
-                        GPOINTER_TO_UINT (id), t->ios->len, (guint8) io->op,
-                        io->no_completion };
-  g_array_append_val (t->ios, c);
-}
-
-/* trace_load_ios's order: queue time, pid, completion order. */
-static int
-cmp_scenario_trace_io (gconstpointer a, gconstpointer b)
-{
-  const ScenarioTraceIo *x = a, *y = b;
-  if (x->q_ns != y->q_ns)
-    return x->q_ns < y->q_ns ? -1 : 1;
-  if (x->pid != y->pid)
-    return x->pid < y->pid ? -1 : 1;
-  return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-typedef struct {
-  ScenarioTrace *trace;
-  GHashTable    *comm_ids;
-  gint64         genesis;
-} TraceStreamState;
-
-static void
-stream_io (const TraceIo *io, gpointer data)
-{
-  TraceStreamState *st = data;
-  st->genesis = MIN (st->genesis, io->queue_ns >= 0 ? io->queue_ns : io->issue_ns);
-  scenario_trace_add (st->trace, st->comm_ids, io);
-}
-
-/* Stream the block trace at @path through the lifecycle into @t, keeping
- * only the compact reads and writes (a TraceIo array of the whole trace
- * took 335 MB for 1.44 M I/Os).  *@genesis: the earliest I/O start of any
- * kind.  FALSE with *@fallback where trace_load_ios must do it: a capture
- * of a replay, whose pid map comes at the end of the file. */
-static gboolean
-scenario_trace_stream (ScenarioTrace *t, const char *path, guint32 major, guint32 minor,
-                       gint64 *genesis, gboolean *fallback, GError **error)
-{
-  g_autoptr (GHashTable) comm_ids = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autofree char *replay_pids = NULL;
-  TraceStreamState st = { t, comm_ids, *genesis };
-
-  if (!trace_stream_ios (path, major, minor, stream_io, NULL, &st, &replay_pids, NULL, error))
-    return FALSE;
-  *genesis = st.genesis;
-  *fallback = replay_pids != NULL;
-  return !*fallback;
-}
-
-/* Read @path (I/Os of @major,@minor, G_MAXUINT32: any) once per scenario
- * load, shared by every [process] group that replays a pid of it (each
- * used to read and keep the whole trace). */
-static ScenarioTrace *
-scenario_trace_get (Scenario *s, const char *path, guint32 major, guint32 minor, GError **error)
-{
-  g_autofree char *key = g_strdup_printf ("%u,%u %s", major, minor, path);
-  ScenarioTrace *t = s->traces ? g_hash_table_lookup (s->traces, key) : NULL;
-  if (t != NULL)
-    return t;
-
-  t = scenario_trace_new ();
-  gint64 genesis = G_MAXINT64;
-  gboolean fallback = trace_is_capture (path);
-  if (fallback || !scenario_trace_stream (t, path, major, minor, &genesis, &fallback, error))
-    {
-      if (!fallback)
-        {
-          scenario_trace_free (t);
-          return NULL;
-        }
-      /* NFS captures and captures of replays: through trace_load_ios. */
-      g_autoptr (GArray) ios = trace_load_ios (path, major, minor, NULL, NULL, error);
-      g_autoptr (GHashTable) comm_ids = g_hash_table_new (g_str_hash, g_str_equal);
-      scenario_trace_free (t);
-      if (ios == NULL)
-        return NULL;
-      t = scenario_trace_new ();
-      TraceStreamState st = { t, comm_ids, G_MAXINT64 };
-      for (guint i = 0; i < ios->len; i++)
-        stream_io (&g_array_index (ios, TraceIo, i), &st);
-      genesis = st.genesis;
-    }
-  g_array_sort (t->ios, cmp_scenario_trace_io);
-  /* Times are relative to the first I/O of the whole trace. */
-  for (guint i = 0; i < t->ios->len; i++)
-    {
-      ScenarioTraceIo *io = &g_array_index (t->ios, ScenarioTraceIo, i);
-      io->q_ns -= genesis;
-      if (!io->no_completion)
-        io->c_ns -= genesis;
-    }
-  if (s->traces == NULL)
-    s->traces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, scenario_trace_free);
-  g_hash_table_insert (s->traces, g_steal_pointer (&key), t);
-  return t;
-}
+static char *trace_path_of (const Scenario *s, const char *group);
 
 /* Turn the traced I/Os of one pid into a closed/open-loop stream.  An
  * issue-only trace (no completion times) gives an open-loop stream: each
@@ -909,11 +660,9 @@ scenario_trace_get (Scenario *s, const char *path, guint32 major, guint32 minor,
 static gboolean
 load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
 {
-  g_autofree char *path_text = scenario_get_string (s->kf, group, "trace");
-  if (path_text == NULL)
+  g_autofree char *path = trace_path_of (s, group);
+  if (path == NULL)
     return scenario_invalid (error, group, "trace", "pattern = trace needs trace = FILE");
-  g_autofree char *path = g_path_is_absolute (path_text)
-                          ? g_strdup (path_text) : g_build_filename (s->base_dir, path_text, NULL);
   guint64 pid;
   g_autofree char *comm = scenario_get_string (s->kf, group, "trace_comm");
   if (!get_uint (s->kf, group, "trace_pid", G_MAXUINT64, 0, G_MAXUINT32, &pid, error))
@@ -933,57 +682,76 @@ load_trace_stream (Scenario *s, ScenarioProcess *p, const char *group, GError **
   if (!closed && strcmp (timing, "open") != 0)
     return scenario_invalid (error, group, "timing", "'%s' is not closed or open", timing);
 
-  g_autoptr (GError) local = NULL;
-  const ScenarioTrace *trace = scenario_trace_get (s, path, major, minor, &local);
-  if (trace == NULL)
-    return scenario_invalid (error, group, "trace", "%s", local->message);
-
-  p->trace = g_array_new (FALSE, FALSE, sizeof (SimTraceIo));
-  g_autoptr (GArray) pool_ios = g_array_new (FALSE, FALSE, sizeof (PoolIo));
-  gint64 prev_q = 0, max_c = G_MININT64;
-  gboolean all_completed = TRUE;
-  for (guint i = 0; i < trace->ios->len; i++)
-    {
-      const ScenarioTraceIo *io = &g_array_index (trace->ios, ScenarioTraceIo, i);
-      if (comm != NULL ? strcmp (g_ptr_array_index (trace->comms, io->comm), comm) != 0
-                       : io->pid != pid)
-        continue;
-      gint64 q = io->q_ns;
-      SimTraceIo t = { io->sector, io->nr_sectors,
-                       io->op == TRACE_OP_WRITE ? SIM_OP_WRITE : SIM_OP_READ, FALSE, 0, q, -1 };
-      if (p->trace->len == 0)
-        p->cfg.start_ns = q;
-      else if (closed && !io->no_completion && q >= max_c)
-        {
-          t.depends = TRUE;
-          t.gap_ns = q - max_c;
-        }
-      else
-        t.gap_ns = MAX (0, q - prev_q);
-      prev_q = q;
-      if (!io->no_completion)
-        max_c = MAX (max_c, io->c_ns);
-      all_completed &= !io->no_completion;
-      if (t.nr_sectors == 0)
-        continue;
-      g_array_append_val (p->trace, t);
-      PoolIo pio = { io->pid, q, io->c_ns };
-      g_array_append_val (pool_ios, pio);
-    }
-  /* Without completion times no I/O can be seen to follow another. */
-  if (p->pool && all_completed)
-    pool_arrivals ((const PoolIo *) (void *) pool_ios->data, pool_ios->len,
-                   (SimTraceIo *) (void *) p->trace->data);
-  if (p->trace->len == 0 && comm != NULL)
-    return scenario_invalid (error, group, "trace_comm", "no completed read or write of a "
-                             "process named '%s' in %s", comm, path);
-  if (p->trace->len == 0)
-    return scenario_invalid (error, group, "trace_pid", "no completed read or write of pid %" G_GUINT64_FORMAT
-                    " in %s", pid, path);
+  const ScenarioDevice *dev = g_ptr_array_index (s->devices, p->device);
+  p->group = g_strdup (group);
+  p->feed = scenario_traces_want (s->traces, group, path, major, minor,
+                                  comm ? G_MAXUINT32 : (guint32) pid, comm, closed,
+                                  dev->capacity_bytes);
   p->cfg.pattern = SIM_PATTERN_TRACE;
   p->cfg.iodepth = 1;
-  p->cfg.trace_ios = (const SimTraceIo *) (void *) p->trace->data;
-  p->cfg.n_trace_ios = p->trace->len;
+  return TRUE;
+}
+
+/* A [process] group's trace = FILE, from the scenario's folder when
+ * relative; NULL when absent. */
+static char *
+trace_path_of (const Scenario *s, const char *group)
+{
+  g_autofree char *text = scenario_get_string (s->kf, group, "trace");
+  if (text == NULL)
+    return NULL;
+  return g_path_is_absolute (text) ? g_strdup (text) : g_build_filename (s->base_dir, text, NULL);
+}
+
+/* Once every trace is read: the process's I/Os, where it starts, and the
+ * checks on them. */
+static gboolean
+finish_trace_process (Scenario *s, ScenarioProcess *p, GError **error)
+{
+  const ScenarioDevice *dev = g_ptr_array_index (s->devices, p->device);
+  g_autofree char *path = trace_path_of (s, p->group);
+  g_autofree char *comm = scenario_get_string (s->kf, p->group, "trace_comm");
+  gsize n = scenario_trace_feed_len (p->feed), index;
+  guint64 sector;
+
+  if (n == 0 && comm != NULL)
+    return scenario_invalid (error, p->group, "trace_comm", "no completed read or write of a "
+                             "process named '%s' in %s", comm, path);
+  if (n == 0)
+    {
+      g_autofree char *pid = scenario_get_string (s->kf, p->group, "trace_pid");
+      return scenario_invalid (error, p->group, "trace_pid", "no completed read or write of "
+                               "pid %s in %s", pid, path);
+    }
+  if (scenario_trace_feed_beyond (p->feed, &index, &sector))
+    return scenario_invalid (error, p->group, "trace", "I/O %" G_GSIZE_FORMAT " (sector %"
+                             G_GUINT64_FORMAT ") is beyond the capacity of device %s",
+                             index, sector, dev->name);
+  p->cfg.start_ns = scenario_trace_feed_start_ns (p->feed);
+  p->cfg.trace_ios = scenario_trace_feed_ios (p->feed);
+  p->cfg.trace_source = scenario_trace_feed_source (p->feed);
+  p->cfg.n_trace_ios = n;
+  return TRUE;
+}
+
+guint
+scenario_trace_passes (const Scenario *s)
+{
+  return scenario_traces_passes (s->traces);
+}
+
+/* Every trace once, then each trace-driven process's part of it. */
+static gboolean
+finish_trace_processes (Scenario *s, GError **error)
+{
+  if (!scenario_traces_read (s->traces, error))
+    return FALSE;
+  for (guint i = 0; i < s->processes->len; i++)
+    {
+      ScenarioProcess *p = g_ptr_array_index (s->processes, i);
+      if (p->feed != NULL && !finish_trace_process (s, p, error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -1198,13 +966,6 @@ load_process (Scenario *s, const char *group, GError **error)
         return FALSE;
       if (p->pool)
         p->cfg.stream = SIM_STREAM_SHARED;
-      for (guint i = 0; i < p->trace->len; i++)
-        {
-          const SimTraceIo *t = &g_array_index (p->trace, SimTraceIo, i);
-          if ((t->sector + t->nr_sectors) * SIM_SECTOR_BYTES > dev->capacity_bytes)
-            return scenario_invalid (error, group, "trace", "I/O %u (sector %" G_GUINT64_FORMAT
-                            ") is beyond the capacity of device %s", i, t->sector, dev->name);
-        }
       return TRUE;
     }
   if (pattern == NULL || strcmp (pattern, "sequential") == 0)
@@ -1566,7 +1327,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   if (!apply_sets (kf, sets, fio_sets, error) || !scenario_expand_counts (kf, error))
     return NULL;
 
-  static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", NULL };
+  static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", "trace_memory",
+                                          NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "nodes", "profile",
                                            "timeslice", "writeback_page_cost",
                                            "writeback_bio_max", "kernel", "kupdate_interval", "aio",
@@ -1627,7 +1389,11 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   guint64 v;
   if (!get_uint (kf, "sim", "seed", 1, 0, G_MAXUINT64, &s->seed, error)
       || !get_uint (kf, "sim", "hz", 1000, 1, 10000, &v, error)
-      || !get_time (kf, "sim", "duration", 0, &s->duration_ns, error))
+      || !get_time (kf, "sim", "duration", 0, &s->duration_ns, error)
+      || !get_size (kf, "sim", "trace_memory", SCENARIO_TRACE_MEMORY_DEFAULT, &v, error))
+    return NULL;
+  s->traces = scenario_traces_new (v);
+  if (!get_uint (kf, "sim", "hz", 1000, 1, 10000, &v, error))
     return NULL;
   s->hz = (guint) v;
   g_autofree char *sim_scheds = scenario_get_string (kf, "sim", "sched");
@@ -1691,11 +1457,11 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "no [process NAME] or [nfs NAME] group");
       return NULL;
     }
+  if (!finish_trace_processes (s, error))
+    return NULL;
   if (s->n_cpus && !check_host_processes (s, error))
     return NULL;
   build_runs (s);
-  /* The processes hold their own streams now. */
-  g_clear_pointer (&s->traces, g_hash_table_unref);
   return g_steal_pointer (&s);
 }
 
@@ -1846,8 +1612,7 @@ scenario_free (Scenario *s)
   g_strfreev (s->sim_scheds);
   if (s->writebacks)
     g_ptr_array_unref (s->writebacks);
-  if (s->traces)
-    g_hash_table_unref (s->traces);
+  scenario_traces_free (s->traces);
   g_free (s->profile);
   g_free (s->name);
   g_free (s->base_dir);
@@ -1945,7 +1710,12 @@ process_result (SimProcess *p, const char *device, SimTime now)
   if (p->cfg.pattern == SIM_PATTERN_TRACE)
     {
       gboolean reads = FALSE, writes = FALSE;
-      for (gsize i = 0; i < p->cfg.n_trace_ios; i++)
+      if (p->cfg.trace_source != NULL)
+        {
+          reads = p->cfg.trace_source->reads;
+          writes = p->cfg.trace_source->writes;
+        }
+      for (gsize i = 0; p->cfg.trace_ios != NULL && i < p->cfg.n_trace_ios; i++)
         {
           reads |= p->cfg.trace_ios[i].op == SIM_OP_READ;
           writes |= p->cfg.trace_ios[i].op == SIM_OP_WRITE;

@@ -273,6 +273,10 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
     }
   if (cfg->page_cache)
     sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
+  g_assert (cfg->pattern != SIM_PATTERN_TRACE || cfg->n_trace_ios == 0
+            || (cfg->trace_ios != NULL) != (cfg->trace_source != NULL));
+  if (cfg->pattern == SIM_PATTERN_TRACE && cfg->trace_source != NULL)
+    p->trace_window = g_new (SimTraceIo, SIM_TRACE_WINDOW_IOS);
   if (cfg->stream == SIM_STREAM_INTERLEAVED)
     p->next_offset += (guint64) cfg->thread_index * cfg->bs_bytes;
   sim_hist_init (&p->latency);
@@ -295,6 +299,7 @@ sim_process_free (SimProcess *p)
   sim_hist_clear (&p->latency);
   sim_hist_clear (&p->fsync_latency);
   g_ptr_array_unref (p->io_chunks);
+  g_free (p->trace_window);
   g_free (p->name);
   g_free (p);
 }
@@ -895,11 +900,28 @@ wake_at (SimProcess *p, SimTime at)
   p->wake = sim_schedule_at (p->sim, at, wake_fired, p, NULL);
 }
 
+/* Trace I/O @i (< n_trace_ios): from the array, or from the window of
+ * the source, which moves on when @i leaves it (I/Os are taken in order). */
+static const SimTraceIo *
+trace_io_at (SimProcess *p, gsize i)
+{
+  if (p->cfg.trace_ios != NULL)
+    return &p->cfg.trace_ios[i];
+  if (i < p->window_first || i >= p->window_first + p->window_len)
+    {
+      const SimTraceSource *src = p->cfg.trace_source;
+      p->window_first = i;
+      p->window_len = src->read (src->data, i, p->trace_window, SIM_TRACE_WINDOW_IOS);
+      g_assert (p->window_len > 0);
+    }
+  return &p->trace_window[i - p->window_first];
+}
+
 /* When may the next trace I/O go?  SIM_TIME_NEVER: wait for completions. */
 static SimTime
 trace_ready_ns (SimProcess *p)
 {
-  const SimTraceIo *t = &p->cfg.trace_ios[p->trace_pos];
+  const SimTraceIo *t = trace_io_at (p, p->trace_pos);
   if (p->trace_pos == 0)
     return p->cfg.start_ns;
   if (t->depends)
@@ -921,7 +943,7 @@ pump_trace (SimProcess *p)
           wake_at (p, ready);
           return;
         }
-      const SimTraceIo *t = &p->cfg.trace_ios[p->trace_pos++];
+      const SimTraceIo *t = trace_io_at (p, p->trace_pos++);
       start_io (p, t->op, t->sector * SIM_SECTOR_BYTES,
                 (guint64) t->nr_sectors * SIM_SECTOR_BYTES);
     }

@@ -149,6 +149,22 @@ typedef struct {
                           * that one's simulated completion */
 } SimTraceIo;
 
+/* A trace-driven process's I/Os kept outside the process, read a window
+ * at a time (a trace too long to hold: models/scenario-trace.c keeps it in
+ * blocks, spooled to a temporary file past its memory budget).  @read
+ * fills @buf with the I/Os @first, @first + 1, ... (at most @max, fewer at
+ * the end) and returns how many; it keeps no state of its own, so several
+ * processes and runs may read at once. */
+typedef struct {
+  gsize    (*read) (gconstpointer data, gsize first, SimTraceIo *buf, gsize max);
+  gconstpointer data;
+  gboolean reads;        /* the trace holds reads (for reports) */
+  gboolean writes;       /* ... and writes */
+} SimTraceSource;
+
+/* I/Os a process holds of its SimTraceSource at a time. */
+#define SIM_TRACE_WINDOW_IOS 256
+
 /* How the threads of one [process] group share a file (sequential only). */
 typedef enum {
   SIM_STREAM_PRIVATE,     /* each thread streams through its own slice */
@@ -210,6 +226,8 @@ typedef struct {
   guint64          offset_bytes;    /* region start */
   guint64          region_bytes;    /* region length */
   const SimTraceIo *trace_ios;      /* SIM_PATTERN_TRACE; borrowed */
+  const SimTraceSource *trace_source; /* SIM_PATTERN_TRACE without trace_ios:
+                                     * read a window at a time; borrowed */
   gsize            n_trace_ios;
   gboolean         async_writes;    /* writes reach the block layer as async
                                      * (writeback); default: sync (O_DIRECT) */
@@ -285,6 +303,9 @@ struct _SimProcess {
   SimTime          rate_t0_ns;        /* cfg.rate_iops: when the first one could start */
   guint64          bytes_issued;
   gsize            trace_pos;
+  SimTraceIo      *trace_window;      /* cfg.trace_source: SIM_TRACE_WINDOW_IOS I/Os */
+  gsize            window_first;      /* the trace index of trace_window[0] */
+  gsize            window_len;
   gsize            pool_item;         /* a traced pool: the I/O it serves */
   SimEventId       wake;
   SimTime          last_issue_ns;

@@ -7,9 +7,11 @@
 #    also decoded by blkparse on the same binary input for the wall time;
 #  - disksim-ascii, fio-iolog (issue-only: no completion times) and
 #    msr-csv (issue + completion per row): tests/bench/gen-trace-text.py.
+# Then `iosim run` of a scenario replaying every pid of the blktrace input
+# (trace-driven processes).
 # Prints max RSS (/usr/bin/time -v) and wall time per format, and checks
-# the targets: max RSS under 200 MB for every format, iosim within 2x of
-# blkparse's wall time on the blktrace input.  Exit 1 when a target is
+# the targets: max RSS under 200 MB for every format and for the run, iosim
+# within 2x of blkparse's wall time on the blktrace input.  Exit 1 when a target is
 # missed, 77 when the binary, data or /usr/bin/time is missing.
 # A run on the 2-CPU development machine (load ~13 from other jobs, so
 # CPU times say more than wall times), 10 M records each:
@@ -73,6 +75,21 @@ if command -v blkparse >/dev/null; then
 else
   echo "blkparse: not installed, no wall-time comparison"
 fi
+
+# A trace-driven run of the same trace: one process per pid it holds, each
+# its own I/Os read once, streaming, past [sim] trace_memory spooled to a
+# temporary file (models/scenario-trace.h).
+{
+  printf '[sim]\nseed = 1\n[device d]\nkind = ssd\ncapacity = 8TiB\nsched = none\n'
+  "$bin" trace info --json big.blktrace | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["processes"]:
+    print("[process p%d]\ndevice = d\npattern = trace\ntrace = big.blktrace\ntrace_pid = %d" % (p["pid"], p["pid"]))'
+} > replay.ini
+ios=$("$bin" trace info --json big.blktrace | python3 -c 'import json,sys; print(json.load(sys.stdin)["ios"]["count"])')
+measure "$bin" run replay.ini
+report "run (replay)" "$n"
+echo "  (iosim run: $ios I/Os of the blktrace input replayed by trace-driven processes)"
 rm -f big.blktrace
 
 for fmt in disksim-ascii fio-iolog msr-csv; do

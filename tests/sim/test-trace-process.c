@@ -10,6 +10,7 @@
 
 #include "models/fit/fit.h"
 #include "models/scenario.h"
+#include "models/scenario-private.h"
 #include "traces/trace-results.h"
 
 /* pid 100: I/O 1 at 0 completes at 1 ms; I/O 2 queued at 3 ms (2 ms think
@@ -343,6 +344,144 @@ test_closed_and_open (void)
  * it, read once for both, replay open loop although timing = closed (no
  * completion to wait for): pid 100's second read goes at its recorded
  * 5 ms, before the first one's 10 ms service ends. */
+/* ---- Streamed I/Os ---------------------------------------------------------- */
+
+/* Two processes of one trace, their I/Os kept in memory or every block
+ * spooled to the temporary file ([sim] trace_memory = 0): the trace is
+ * read once for both, and the per-I/O logs are the same byte for byte. */
+static char *
+run_spool (const char *dir, const char *memory, guint *passes)
+{
+  g_autofree char *trace = g_build_filename (dir, "two.blkparse", NULL);
+  g_autoptr (GString) t = g_string_new (NULL);
+  guint seq = 1;
+  /* 3000 reads each of pids 100 and 200 (three store blocks apiece), 50 us
+   * apart, each done 20 us after it was queued. */
+  for (guint i = 0; i < 6000; i++)
+    {
+      guint pid = i % 2 ? 200 : 100;
+      double q = i * 50e-6;
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   R %u + 8 [app]\n", seq++, q, pid,
+                              (i * 97 % 5000) * 8);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   R %u + 8 [app]\n", seq++, q + 1e-6,
+                              pid, (i * 97 % 5000) * 8);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   R %u + 8 [0]\n", seq++, q + 20e-6,
+                              (i * 97 % 5000) * 8);
+    }
+  g_assert_true (g_file_set_contents (trace, t->str, -1, NULL));
+  g_autofree char *ini = g_strdup_printf (
+    "[sim]\ntrace_memory = %s\n"
+    "[device d]\nkind = fixed\noverhead = 30us\nbandwidth = 1000MB/s\nsched = noop\n"
+    "[process a]\npattern = trace\ntrace = two.blkparse\ntrace_pid = 100\n"
+    "[process b]\npattern = trace\ntrace = two.blkparse\ntrace_pid = 200\ntiming = open\n",
+    memory);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "spool", dir, NULL, &error);
+  g_assert_no_error (error);
+  *passes = scenario_trace_passes (s);
+  g_autofree char *log_path = g_build_filename (dir, "spool.csv", NULL);
+  FILE *log = fopen (log_path, "w");
+  trace_results_write_header (log);
+  ScenarioOutputs outputs = { log, NULL, NULL };
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (log);
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpuint (((SimProcessResult *) g_ptr_array_index (r->processes, i))->ios, ==, 3000);
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (log_path, &text, NULL, NULL));
+  g_remove (log_path);
+  g_remove (trace);
+  return text;
+}
+
+static void
+test_spool (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("iosim-spool-XXXXXX", NULL);
+  guint passes_memory = 0, passes_spool = 0;
+  g_autofree char *in_memory = run_spool (dir, "64MiB", &passes_memory);
+  g_autofree char *spooled = run_spool (dir, "0", &passes_spool);
+  g_assert_cmpuint (passes_memory, ==, 1);
+  g_assert_cmpuint (passes_spool, ==, 1);
+  g_assert_cmpstr (in_memory, ==, spooled);
+  g_rmdir (dir);
+}
+
+/* Pid 1's first read is queued first and completes last; with @fillers
+ * reads of pid 2 completing in between, the lifecycle gives it after more
+ * than the reorder holds (SCENARIO_TRACE_REORDER_IOS), and the trace is
+ * read a second time, whole.  Pid 1's process must see the same I/Os
+ * either way. */
+typedef struct {
+  guint64 ios;
+  guint64 bytes;
+  char    op[8];
+  SimTime active_ns;
+  double  lat_mean_ns;
+  SimTime lat_max_ns;
+} LateResult;
+
+static LateResult
+run_late (const char *dir, guint fillers, guint *passes)
+{
+  g_autofree char *trace = g_build_filename (dir, "late.blkparse", NULL);
+  g_autoptr (GString) t = g_string_new (NULL);
+  guint seq = 1;
+  g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   R 0 + 8 [one]\n", seq++, 0.0, 1);
+  g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   R 0 + 8 [one]\n", seq++, 1e-6, 1);
+  for (guint i = 0; i < fillers; i++)
+    {
+      double q = 0.001 + i * 10e-6;
+      guint sector = 8 + (i % 100000) * 8;
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   R %u + 8 [two]\n", seq++, q, 2, sector);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   R %u + 8 [two]\n", seq++, q + 1e-6, 2, sector);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   R %u + 8 [0]\n", seq++, q + 5e-6, sector);
+    }
+  for (guint i = 0; i < 3; i++)
+    {
+      double q = 1.5 + i * 0.1;
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  Q   W %u + 8 [one]\n", seq++, q, 1, 900000 + i * 8);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f %5u  D   W %u + 8 [one]\n", seq++, q + 1e-6, 1, 900000 + i * 8);
+      g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   W %u + 8 [0]\n", seq++, q + 1e-3, 900000 + i * 8);
+    }
+  g_string_append_printf (t, "  8,0    0 %8u %14.9f     0  C   R 0 + 8 [0]\n", seq++, 2.0);
+  g_assert_true (g_file_set_contents (trace, t->str, -1, NULL));
+  const char *ini =
+    "[device d]\nkind = fixed\noverhead = 1ms\nbandwidth = 100MB/s\nsched = noop\n"
+    "[process one]\npattern = trace\ntrace = late.blkparse\ntrace_pid = 1\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (ini, "late", dir, NULL, &error);
+  g_assert_no_error (error);
+  *passes = scenario_trace_passes (s);
+  g_autoptr (SimRunResult) r = scenario_run (s, 0, NULL, &error);
+  g_assert_no_error (error);
+  g_remove (trace);
+  const SimProcessResult *p = g_ptr_array_index (r->processes, 0);
+  LateResult out = { p->ios, p->bytes, "", p->active_ns, p->lat_mean_ns, p->lat_max_ns };
+  g_strlcpy (out.op, p->op, sizeof out.op);
+  return out;
+}
+
+static void
+test_reorder_overflow (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("iosim-late-XXXXXX", NULL);
+  guint passes_few = 0, passes_many = 0;
+  LateResult few = run_late (dir, 10, &passes_few);
+  LateResult many = run_late (dir, 70000, &passes_many);
+  g_assert_cmpuint (passes_few, ==, 1);
+  g_assert_cmpuint (passes_many, ==, 2);
+  g_assert_cmpuint (few.ios, ==, 4);
+  g_assert_cmpuint (many.ios, ==, few.ios);
+  g_assert_cmpuint (many.bytes, ==, few.bytes);
+  g_assert_cmpstr (many.op, ==, "mixed");
+  g_assert_cmpint (many.active_ns, ==, few.active_ns);
+  g_assert_cmpfloat (many.lat_mean_ns, ==, few.lat_mean_ns);
+  g_assert_cmpint (many.lat_max_ns, ==, few.lat_max_ns);
+  g_rmdir (dir);
+}
+
 static void
 test_issue_only (void)
 {
@@ -389,5 +528,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/trace-process/pool-fit", test_pool_fit);
   g_test_add_func ("/scenario/trace-process/pool-chain", test_pool_chain);
   g_test_add_func ("/scenario/trace-process/issue-only", test_issue_only);
+  g_test_add_func ("/scenario/trace-process/spool", test_spool);
+  g_test_add_func ("/scenario/trace-process/reorder-overflow", test_reorder_overflow);
   return g_test_run ();
 }
