@@ -9,54 +9,24 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
+#include "tests/test-run.h"
 
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static const char *
-iosim_bin (void)
-{
-  const char *bin = g_getenv ("IOSIM_BIN");
-
-  if (bin == NULL || !g_file_test (bin, G_FILE_TEST_IS_EXECUTABLE))
-    return NULL;
-  return bin;
-}
-
-/* Run iosim with @args (NULL-terminated) in environment @envp (NULL: this
+/* TestRun iosim with @args (NULL-terminated) in environment @envp (NULL: this
  * process's); exit status in r->status. */
 static void
-run_iosim_env (Run *r, char **envp, const char *const *args)
+run_iosim_env (TestRun *r, char **envp, const char *const *args)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  int wait_status;
 
-  g_ptr_array_add (argv, (gpointer) iosim_bin ());
+  g_ptr_array_add (argv, (gpointer) test_iosim_bin ());
   for (const char *const *a = args; *a != NULL; a++)
     g_ptr_array_add (argv, (gpointer) *a);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, envp, G_SPAWN_DEFAULT,
-                               NULL, NULL, &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
+  test_run_argv (r, envp, (const char *const *) argv->pdata);
 }
 
 static void
-run_iosim (Run *r, const char *const *args)
+run_iosim (TestRun *r, const char *const *args)
 {
   run_iosim_env (r, NULL, args);
 }
@@ -84,11 +54,11 @@ test_compare_fixtures (void)
   g_autofree char *meas = fixture ("cli-meas.csv");
   g_autofree char *json = g_build_filename (g_get_user_cache_dir (), "cmp.json", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
   JsonObject *root, *dd;
   JsonArray *procs;
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -129,11 +99,11 @@ test_compare_errors (void)
 {
   g_autofree char *sim = fixture ("cli-sim.csv");
   g_autofree char *bad = fixture ("fail-bad-number.csv");
-  g_auto(Run) r1 = { 0 };
-  g_auto(Run) r2 = { 0 };
+  g_auto(TestRun) r1 = { 0 };
+  g_auto(TestRun) r2 = { 0 };
   g_autofree char *where = NULL;
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -157,12 +127,12 @@ test_compare_latency_kinds (void)
   g_autofree char *syscall = fixture ("cli-meas-syscall.csv");
   g_autofree char *unknown = fixture ("cli-sim.csv");
   g_autofree char *sim_says = NULL, *meas_says = NULL, *note = NULL;
-  g_auto(Run) refused = { 0 };
-  g_auto(Run) allowed = { 0 };
-  g_auto(Run) noted = { 0 };
-  g_auto(Run) same = { 0 };
+  g_auto(TestRun) refused = { 0 };
+  g_auto(TestRun) allowed = { 0 };
+  g_auto(TestRun) noted = { 0 };
+  g_auto(TestRun) same = { 0 };
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -239,8 +209,8 @@ check_round_trip (const char *ini, const char *measured)
   g_autofree char *sim = g_build_filename (g_get_user_cache_dir (), "dd-sim.csv", NULL);
   g_autofree char *json = g_build_filename (g_get_user_cache_dir (), "dd-cmp.json", NULL);
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_auto(Run) run = { 0 };
-  g_auto(Run) cmp = { 0 };
+  g_auto(TestRun) run = { 0 };
+  g_auto(TestRun) cmp = { 0 };
   JsonObject *root, *dd;
 
   run_iosim (&run, (const char *const[]) { "run", ini, "--io-log", sim, "-q", NULL });
@@ -270,12 +240,12 @@ test_fit_blkparse (void)
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
   g_autofree char *overhead = NULL, *bandwidth = NULL, *sched = NULL;
   g_autofree char *capacity = NULL, *timing = NULL;
   JsonObject *read;
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -509,9 +479,9 @@ test_compare_cdf (void)
   g_autofree char *meas = fixture ("cli-meas.csv");
   g_autofree char *dir = NULL;
   g_autofree char *cdf = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -552,9 +522,9 @@ test_compare_cdf_large (void)
   g_autofree char *sim = NULL, *meas = NULL, *cdf = NULL;
   g_autoptr(GString) s = g_string_new (header);
   g_autoptr(GString) m = g_string_new (header);
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -590,12 +560,12 @@ test_compare_plot (void)
   g_autofree char *png = NULL, *svg = NULL, *json = NULL;
   g_autofree char *data = NULL, *svg_text = NULL, *demerit = NULL, *pct = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
-  g_auto(Run) r1 = { 0 };
-  g_auto(Run) r2 = { 0 };
+  g_auto(TestRun) r1 = { 0 };
+  g_auto(TestRun) r2 = { 0 };
   JsonObject *overall;
   gsize len;
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -642,9 +612,9 @@ test_compare_plot_no_gnuplot (void)
   g_autofree char *dir = NULL;
   g_autofree char *bin = NULL, *png = NULL, *cdf = NULL, *json = NULL;
   g_auto(GStrv) env = NULL;
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;
@@ -676,9 +646,9 @@ test_compare_plot_bad_name (void)
 {
   g_autofree char *sim = fixture ("cli-sim.csv");
   g_autofree char *meas = fixture ("cli-meas.csv");
-  g_auto(Run) r = { 0 };
+  g_auto(TestRun) r = { 0 };
 
-  if (iosim_bin () == NULL)
+  if (test_iosim_bin () == NULL)
     {
       g_test_skip ("IOSIM_BIN is not set to the built iosim");
       return;

@@ -12,40 +12,17 @@
 #include <glib/gstdio.h>
 
 #include "tests/test-tree.h"
-
-typedef struct {
-  int   status;
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static const char *
-iosim_bin (void)
-{
-  const char *bin = g_getenv ("IOSIM_BIN");
-  if (bin == NULL || !g_file_test (bin, G_FILE_TEST_IS_EXECUTABLE))
-    return NULL;
-  return bin;
-}
+#include "tests/test-run.h"
 
 /* iosim sweep with the test's sweep (tiny.ini, its --vary and --seeds),
  * then @extra (NULL-terminated; the first may be "merge" for the merge
  * subcommand alone). */
 static void
-run_sweep (Run *r, const char *const *extra)
+run_sweep (TestRun *r, const char *const *extra)
 {
   g_autofree char *scenario = g_test_build_filename (G_TEST_DIST, "sweep", "tiny.ini", NULL);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) iosim_bin ());
+  g_ptr_array_add (argv, (gpointer) test_iosim_bin ());
   g_ptr_array_add (argv, "sweep");
   if (strcmp (extra[0], "merge") != 0)
     {
@@ -59,18 +36,12 @@ run_sweep (Run *r, const char *const *extra)
   for (const char *const *a = extra; *a; a++)
     g_ptr_array_add (argv, (gpointer) *a);
   g_ptr_array_add (argv, NULL);
-  g_autoptr (GError) error = NULL;
-  int wait_status;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &r->out, &r->err, &wait_status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (wait_status));
-  r->status = WEXITSTATUS (wait_status);
+  test_run_argv (r, NULL, (const char *const *) argv->pdata);
 }
 
 #define SWEEP_OK(...) do {                                                 \
     const char *const args_[] = { __VA_ARGS__, NULL };                     \
-    g_auto (Run) r_ = { 0 };                                               \
+    g_auto (TestRun) r_ = { 0 };                                               \
     run_sweep (&r_, args_);                                                \
     if (r_.status != 0)                                                    \
       g_printerr ("%s", r_.err);                                           \
@@ -102,7 +73,7 @@ assert_same_files (const char *a, const char *b)
 static gboolean
 skip_without_bin (void)
 {
-  if (iosim_bin () != NULL)
+  if (test_iosim_bin () != NULL)
     return FALSE;
   g_test_skip ("IOSIM_BIN is not set to the built iosim");
   return TRUE;
@@ -172,7 +143,7 @@ test_resume (gconstpointer data)
   guint skipped, ran;
   {
     const char *const args[] = { "--seeds", "2", "-j", "2", "--max-points", max, "-o", dir, NULL };
-    g_auto (Run) r = { 0 };
+    g_auto (TestRun) r = { 0 };
     run_sweep (&r, args);
     g_assert_cmpint (r.status, ==, 3);
     g_assert_nonnull (strstr (r.err, "run the same command again"));
@@ -198,7 +169,7 @@ test_resume (gconstpointer data)
   g_assert_true (g_file_set_contents (store, cut->str, -1, NULL));
   {
     const char *const args[] = { "--seeds", "2", "-j", "2", "-o", dir, NULL };
-    g_auto (Run) r = { 0 };
+    g_auto (TestRun) r = { 0 };
     run_sweep (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     parse_counts (r.out, &skipped, &ran);
@@ -209,7 +180,7 @@ test_resume (gconstpointer data)
   /* Everything done: a re-run runs nothing and rewrites the same files. */
   {
     const char *const args[] = { "--seeds", "2", "-o", dir, NULL };
-    g_auto (Run) r = { 0 };
+    g_auto (TestRun) r = { 0 };
     run_sweep (&r, args);
     g_assert_cmpint (r.status, ==, 0);
     parse_counts (r.out, &skipped, &ran);
@@ -288,7 +259,7 @@ test_runs_column (void)
   g_autofree char *parts = g_build_filename (scratch, "runs-parts", NULL);
   g_autofree char *merged = g_build_filename (scratch, "runs-merged", NULL);
   const char *vary = "device hda.sched=noop\\,deadline,deadline";
-  const char *bin = iosim_bin ();
+  const char *bin = test_iosim_bin ();
   const char *local[] = { bin, "sweep", scenario, "--vary", vary, "--seeds", "2", "--no-plots",
                           "-o", dir, NULL };
   const char *s1[] = { bin, "sweep", scenario, "--vary", vary, "--seeds", "2", "--shard", "1/2",
@@ -336,7 +307,7 @@ test_plots (void)
   g_autofree char *dir = g_build_filename (scratch, "plots", NULL);
   g_autofree char *parts = g_build_filename (scratch, "plots-parts", NULL);
   g_autofree char *merged = g_build_filename (scratch, "plots-merged", NULL);
-  const char *bin = iosim_bin ();
+  const char *bin = test_iosim_bin ();
   const char *v1 = "sched deadline.fifo_batch=1,16", *v2 = "sched deadline.read_expire=10ms,500ms";
   const char *local[] = { bin, "sweep", scenario, "--vary", v1, "--vary", v2, "--seeds", "2",
                           "-o", dir, NULL };
@@ -406,7 +377,7 @@ test_error (gconstpointer data)
   g_autofree char *scenario = g_test_build_filename (G_TEST_DIST, "sweep", "tiny.ini", NULL);
   g_autofree char *dir = g_build_filename (scratch, c->name, NULL);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) iosim_bin ());
+  g_ptr_array_add (argv, (gpointer) test_iosim_bin ());
   g_ptr_array_add (argv, "sweep");
   g_ptr_array_add (argv, scenario);
   for (guint i = 0; c->args[i]; i++)
@@ -429,7 +400,7 @@ expect_merge_error (const char *parts, const char *message)
 {
   g_autofree char *out = g_strconcat (parts, "-out", NULL);
   const char *const args[] = { "merge", parts, "-o", out, "--no-plots", NULL };
-  g_auto (Run) r = { 0 };
+  g_auto (TestRun) r = { 0 };
   run_sweep (&r, args);
   g_assert_cmpint (r.status, ==, 1);
   if (strstr (r.err, message) == NULL)
@@ -452,7 +423,7 @@ test_merge_errors (void)
   {
     const char *const args[] = { "--seeds", "1", "--shard", "2/2", "--max-points", "1", "-o",
                                  unfinished, NULL };
-    g_auto (Run) r = { 0 };
+    g_auto (TestRun) r = { 0 };
     run_sweep (&r, args);
     g_assert_cmpint (r.status, ==, 3);
   }
@@ -483,7 +454,7 @@ test_other_sweep_refused (void)
   g_autofree char *dir = g_build_filename (scratch, "refuse", NULL);
   SWEEP_OK ("--seeds", "1", "-o", dir);
   const char *const again[] = { "--seeds", "2", "--set", "sim.hz=250", "-o", dir, NULL };
-  g_auto (Run) r = { 0 };
+  g_auto (TestRun) r = { 0 };
   run_sweep (&r, again);
   g_assert_cmpint (r.status, ==, 1);
   g_assert_nonnull (strstr (r.err, "holds another sweep (--set, --seeds differ)"));
