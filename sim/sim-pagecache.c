@@ -264,14 +264,31 @@ static gboolean
 reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
 {
   guint scanned = 0;
+  const SimRequestQueue *congestion_q = NULL;
+  gboolean congested = FALSE;
   for (SimList *l = pc->lru.next; l != &pc->lru && scanned < RECLAIM_SCAN_PAGES; scanned++)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
       l = l->next;
-      if (page->dirty && !page_busy (page) && !pc->reclaim_rotates
-          && ioc && !sim_queue_write_congested (page->file->q))
-        writeback_page (pc, page, ioc);
-      if (page_busy (page) || page->dirty)
+      /* The scan passes the same busy pages again on every allocation:
+       * one look at each, and at its queue's congestion, unless it
+       * starts writing one. */
+      gboolean busy = page_busy (page);
+      if (page->dirty && !busy && !pc->reclaim_rotates && ioc)
+        {
+          if (page->file->q != congestion_q)
+            {
+              congestion_q = page->file->q;
+              congested = sim_queue_write_congested (congestion_q);
+            }
+          if (!congested)
+            {
+              writeback_page (pc, page, ioc);
+              busy = page_busy (page);
+              congestion_q = NULL;
+            }
+        }
+      if (busy || page->dirty)
         {
           if (pc->reclaim_rotates)
             reclaim_rotate (pc, page);
