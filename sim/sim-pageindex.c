@@ -123,8 +123,8 @@ bottom_of (const SimPageIndex *ix, guint64 index)
   SimPageIndexNode *n = ix->root;
   if (n == NULL || !reaches (n, index))
     return NULL;
-  while (n != NULL && n->shift > 0)
-    n = n->slots[slot_of (n, index)];
+  for (guint shift = n->shift; n != NULL && shift > 0; shift -= SIM_PAGE_INDEX_SHIFT)
+    n = n->slots[(index >> shift) & SLOT_MASK];
   return n;
 }
 
