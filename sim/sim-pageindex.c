@@ -94,7 +94,7 @@ sim_page_index_init (SimPageIndex *ix, SimPageIndexPool *pool)
   ix->pool = pool;
   ix->root = NULL;
   ix->count = 0;
-  ix->hint = NULL;
+  ix->hint[0] = ix->hint[1] = NULL;
 }
 
 static void
@@ -113,7 +113,7 @@ sim_page_index_clear (SimPageIndex *ix)
     free_subtree (ix->pool, ix->root);
   ix->root = NULL;
   ix->count = 0;
-  ix->hint = NULL;
+  ix->hint[0] = ix->hint[1] = NULL;
 }
 
 /* The bottom node holding @index, or NULL. */
@@ -126,13 +126,6 @@ bottom_of (const SimPageIndex *ix, guint64 index)
   for (guint shift = n->shift; n != NULL && shift > 0; shift -= SIM_PAGE_INDEX_SHIFT)
     n = n->slots[(index >> shift) & SLOT_MASK];
   return n;
-}
-
-/* The hint when @index is under it, else NULL. */
-static inline SimPageIndexNode *
-hinted (const SimPageIndex *ix, guint64 index)
-{
-  return ix->hint != NULL && ix->hint_key == index >> SIM_PAGE_INDEX_SHIFT ? ix->hint : NULL;
 }
 
 /* The lowest level whose node can be the root over @index. */
@@ -177,18 +170,14 @@ shrink (SimPageIndex *ix)
 }
 
 void
-sim_page_index_insert (SimPageIndex *ix, guint64 index, gpointer item)
+sim_page_index_insert_walk_ (SimPageIndex *ix, guint64 index, gpointer item)
 {
   g_assert (item != NULL);
-  SimPageIndexNode *n = hinted (ix, index);
-  if (n == NULL)
-    {
-      if (ix->root == NULL)
-        ix->root = node_new (ix->pool, root_shift_for (index), NULL, 0);
-      while (!reaches (ix->root, index))
-        grow (ix);
-      n = ix->root;
-    }
+  if (ix->root == NULL)
+    ix->root = node_new (ix->pool, root_shift_for (index), NULL, 0);
+  while (!reaches (ix->root, index))
+    grow (ix);
+  SimPageIndexNode *n = ix->root;
   while (n->shift > 0)
     {
       guint off = slot_of (n, index);
@@ -206,8 +195,7 @@ sim_page_index_insert (SimPageIndex *ix, guint64 index, gpointer item)
   n->slots[off] = item;
   n->present |= bit (off);
   ix->count++;
-  ix->hint = n;
-  ix->hint_key = index >> SIM_PAGE_INDEX_SHIFT;
+  sim_page_index_remember_ (ix, n, index >> SIM_PAGE_INDEX_SHIFT);
 }
 
 /* Clear @tag of slot @off of @n, and up the tree for as long as a node is
@@ -228,7 +216,7 @@ clear_tag_up (SimPageIndexNode *n, guint off, SimPageIndexTag tag)
 gpointer
 sim_page_index_remove (SimPageIndex *ix, guint64 index)
 {
-  SimPageIndexNode *n = hinted (ix, index);
+  SimPageIndexNode *n = sim_page_index_hinted_ (ix, index >> SIM_PAGE_INDEX_SHIFT);
   if (n == NULL)
     n = bottom_of (ix, index);
   guint off = index & SLOT_MASK;
@@ -248,8 +236,9 @@ sim_page_index_remove (SimPageIndex *ix, guint64 index)
     {
       SimPageIndexNode *parent = n->parent;
       guint up = n->offset;
-      if (ix->hint == n)
-        ix->hint = NULL;
+      for (guint h = 0; h < 2; h++)
+        if (ix->hint[h] == n)
+          ix->hint[h] = NULL;
       node_free (ix->pool, n);
       if (parent == NULL)
         {
@@ -411,13 +400,14 @@ check_node (const SimPageIndexNode *n, guint64 *items)
 gboolean
 sim_page_index_check (const SimPageIndex *ix)
 {
-  /* The hint is a live bottom node of this tree, under its key. */
-  if (ix->hint != NULL
-      && (ix->hint->shift != 0 || ix->hint_key > G_MAXUINT64 >> SIM_PAGE_INDEX_SHIFT
-          || bottom_of (ix, ix->hint_key << SIM_PAGE_INDEX_SHIFT) != ix->hint))
-    return FALSE;
+  /* The hints are live bottom nodes of this tree, under their keys. */
+  for (guint h = 0; h < 2; h++)
+    if (ix->hint[h] != NULL
+        && (ix->hint[h]->shift != 0 || ix->hint_key[h] > G_MAXUINT64 >> SIM_PAGE_INDEX_SHIFT
+            || bottom_of (ix, ix->hint_key[h] << SIM_PAGE_INDEX_SHIFT) != ix->hint[h]))
+      return FALSE;
   if (ix->root == NULL)
-    return ix->count == 0 && ix->hint == NULL;
+    return ix->count == 0 && ix->hint[0] == NULL && ix->hint[1] == NULL;
   guint64 items = 0;
   /* The root has no parent and is not a level that shrink would drop. */
   if (ix->root->parent != NULL || (ix->root->shift > 0 && ix->root->present == bit (0)))

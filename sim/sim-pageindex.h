@@ -68,11 +68,13 @@ typedef struct {
   SimPageIndexPool *pool;
   SimPageIndexNode *root;    /* NULL: empty */
   guint64           count;   /* items stored */
-  /* The bottom node used last and its indices >> SIM_PAGE_INDEX_SHIFT:
-   * neighbouring pages (a sequential writer, a bio's pages) skip the
-   * walk from the root, as an xa_state kept across calls would. */
-  SimPageIndexNode *hint;
-  guint64           hint_key;
+  /* The two bottom nodes used last, most recent first, and their
+   * indices >> SIM_PAGE_INDEX_SHIFT: neighbouring pages (a sequential
+   * writer, a bio's pages) skip the walk from the root, as an xa_state
+   * kept across calls would; two, so that a writer and the writeback
+   * completing behind it do not evict each other's. */
+  SimPageIndexNode *hint[2];
+  guint64           hint_key[2];
 } SimPageIndex;
 
 SimPageIndexPool *sim_page_index_pool_new  (void);
@@ -86,16 +88,45 @@ void     sim_page_index_init   (SimPageIndex *ix, SimPageIndexPool *pool);
 /* Empty @ix, its nodes back to the pool. */
 void     sim_page_index_clear  (SimPageIndex *ix);
 
+/* Private: the remembered bottom node under @key, made the most recent;
+ * NULL when neither is. */
+static inline SimPageIndexNode *
+sim_page_index_hinted_ (SimPageIndex *ix, guint64 key)
+{
+  SimPageIndexNode *n = ix->hint[0];
+  if (n != NULL && ix->hint_key[0] == key)
+    return n;
+  n = ix->hint[1];
+  if (n == NULL || ix->hint_key[1] != key)
+    return NULL;
+  ix->hint[1] = ix->hint[0];
+  ix->hint_key[1] = ix->hint_key[0];
+  ix->hint[0] = n;
+  ix->hint_key[0] = key;
+  return n;
+}
+
+/* Private: remember bottom node @n under @key as the most recent. */
+static inline void
+sim_page_index_remember_ (SimPageIndex *ix, SimPageIndexNode *n, guint64 key)
+{
+  ix->hint[1] = ix->hint[0];
+  ix->hint_key[1] = ix->hint_key[0];
+  ix->hint[0] = n;
+  ix->hint_key[0] = key;
+}
+
 /* The item at @index, or NULL: one slot read per level, or one in all
- * when @index is in the bottom node used last (which it remembers). */
+ * when @index is in a bottom node used lately (which it remembers). */
 static inline gpointer
 sim_page_index_lookup (SimPageIndex *ix, guint64 index)
 {
   guint64 key = index >> SIM_PAGE_INDEX_SHIFT;
-  SimPageIndexNode *n = ix->root;
+  SimPageIndexNode *n = sim_page_index_hinted_ (ix, key);
   guint top;
-  if (ix->hint != NULL && key == ix->hint_key)
-    return ix->hint->slots[index & (SIM_PAGE_INDEX_SLOTS - 1)];
+  if (n != NULL)
+    return n->slots[index & (SIM_PAGE_INDEX_SLOTS - 1)];
+  n = ix->root;
   if (n == NULL || ((top = n->shift + SIM_PAGE_INDEX_SHIFT) < 64 && (index >> top) != 0))
     return NULL;
   /* Each level is SIM_PAGE_INDEX_SHIFT below its parent: reading only
@@ -107,12 +138,30 @@ sim_page_index_lookup (SimPageIndex *ix, guint64 index)
       if (n == NULL)
         return NULL;
     }
-  ix->hint = n;
-  ix->hint_key = key;
+  sim_page_index_remember_ (ix, n, key);
   return n->slots[index & (SIM_PAGE_INDEX_SLOTS - 1)];
 }
+
+/* Private: sim_page_index_insert's walk from the root. */
+void     sim_page_index_insert_walk_ (SimPageIndex *ix, guint64 index, gpointer item);
+
 /* Store @item (not NULL) at @index, where there must be none; no tags. */
-void     sim_page_index_insert (SimPageIndex *ix, guint64 index, gpointer item);
+static inline void
+sim_page_index_insert (SimPageIndex *ix, guint64 index, gpointer item)
+{
+  SimPageIndexNode *n = sim_page_index_hinted_ (ix, index >> SIM_PAGE_INDEX_SHIFT);
+  guint off = index & (SIM_PAGE_INDEX_SLOTS - 1);
+  if (n == NULL)
+    {
+      sim_page_index_insert_walk_ (ix, index, item);
+      return;
+    }
+  g_assert (item != NULL && n->slots[off] == NULL);
+  n->slots[off] = item;
+  n->present |= (SimPageIndexMask) 1 << off;
+  ix->count++;
+}
+
 /* Remove and return the item at @index (NULL: there was none) and its tags. */
 gpointer sim_page_index_remove (SimPageIndex *ix, guint64 index);
 
