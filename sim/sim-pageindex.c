@@ -378,8 +378,8 @@ check_node (const SimPageIndexNode *n, guint64 *items)
       for (guint t = 0; t < SIM_PAGE_INDEX_N_TAGS; t++)
         {
           gboolean tagged = (n->tags[t] & bit (off)) != 0;
-          if (n->shift == 0 ? tagged && !used
-                            : tagged != (used && ((SimPageIndexNode *) n->slots[off])->tags[t] != 0))
+          const SimPageIndexNode *child = n->slots[off];
+          if (n->shift == 0 ? tagged && !used : tagged != (used && child->tags[t] != 0))
             return FALSE;
         }
       if (!used)
