@@ -7,7 +7,6 @@
 struct _SimPage {
   SimFile  *file;            /* NULL while free */
   guint64   index;
-  SimPage  *hash_next;
   SimList   lru;             /* on the LRU while cached */
   SimList   waiters;         /* SimPageRead.wait_link */
   SimList   write_waiters;   /* SimPageWrite.wait_link */
@@ -57,8 +56,7 @@ struct _SimPageCache {
   SimPage    *free_list;
   guint64     allocated_pages;      /* page structs in chunks */
   GPtrArray  *chunks;
-  SimPage   **buckets;
-  guint64     bucket_mask;
+  SimPageIndexPool *index_pool;     /* nodes of the files' page indexes */
   SimList     lru;                  /* cold end first */
   SimList     memory_waiters;       /* SimPageRead waiting for a free page */
   GPtrArray  *files;
@@ -120,11 +118,7 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->chunks = g_ptr_array_new_with_free_func (g_free);
   pc->run_chunks = g_ptr_array_new_with_free_func (g_free);
   pc->submitters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-  guint64 buckets = 1024;
-  while (buckets < pc->max_pages && buckets < (G_GUINT64_CONSTANT (1) << 20))
-    buckets <<= 1;
-  pc->buckets = g_new0 (SimPage *, buckets);
-  pc->bucket_mask = buckets - 1;
+  pc->index_pool = sim_page_index_pool_new ();
   sim_list_init (&pc->lru);
   sim_list_init (&pc->memory_waiters);
   sim_list_init (&pc->memory_waiters_w);
@@ -160,7 +154,7 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_unref (pc->chunks);
   g_ptr_array_unref (pc->run_chunks);
   g_hash_table_unref (pc->submitters);
-  g_free (pc->buckets);
+  sim_page_index_pool_free (pc->index_pool);
   g_free (pc);
 }
 
@@ -184,6 +178,7 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
   f->size_bytes = size_bytes;
   f->size_pages = pages_spanning (0, size_bytes);
   f->ra_pages = sim_ra_pages_from_kb (read_ahead_kb);
+  sim_page_index_init (&f->pages, pc->index_pool);
   for (guint i = 0; i < pc->bdis->len && f->bdi == NULL; i++)
     if (((SimBdi *) g_ptr_array_index (pc->bdis, i))->q == q)
       f->bdi = g_ptr_array_index (pc->bdis, i);
@@ -201,20 +196,10 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
   return f;
 }
 
-static guint64
-bucket_of (const SimPageCache *pc, const SimFile *f, guint64 index)
-{
-  guint64 h = (index + ((guint64) f->id << 40)) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
-  return (h >> 20) & pc->bucket_mask;
-}
-
 static SimPage *
-lookup (const SimPageCache *pc, const SimFile *f, guint64 index)
+lookup (const SimPageCache *pc, SimFile *f, guint64 index)
 {
-  for (SimPage *p = pc->buckets[bucket_of (pc, f, index)]; p; p = p->hash_next)
-    if (p->file == f && p->index == index)
-      return p;
-  return NULL;
+  return sim_page_index_lookup (&f->pages, index);
 }
 
 static gboolean
@@ -236,16 +221,6 @@ sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
 }
 
 /* ---- pages ----------------------------------------------------------------- */
-
-static void
-hash_remove (SimPageCache *pc, SimPage *page)
-{
-  SimPage **link = &pc->buckets[bucket_of (pc, page->file, page->index)];
-  while (*link != page)
-    link = &(*link)->hash_next;
-  *link = page->hash_next;
-  page->hash_next = NULL;
-}
 
 /* How many pages one reclaim pass looks at from the cold end of the LRU
  * (a few SWAP_CLUSTER_MAX batches); past that the allocating task waits. */
@@ -289,21 +264,39 @@ static gboolean
 reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
 {
   guint scanned = 0;
+  const SimRequestQueue *congestion_q = NULL;
+  gboolean congested = FALSE;
   for (SimList *l = pc->lru.next; l != &pc->lru && scanned < RECLAIM_SCAN_PAGES; scanned++)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
       l = l->next;
-      if (page->dirty && !page_busy (page) && !pc->reclaim_rotates
-          && ioc && !sim_queue_write_congested (page->file->q))
-        writeback_page (pc, page, ioc);
-      if (page_busy (page) || page->dirty)
+      /* The scan passes the same busy pages again on every allocation:
+       * one look at each, and at its queue's congestion, unless it
+       * starts writing one. */
+      gboolean busy = page_busy (page);
+      if (page->dirty && !busy && !pc->reclaim_rotates && ioc)
+        {
+          if (page->file->q != congestion_q)
+            {
+              congestion_q = page->file->q;
+              congested = sim_queue_write_congested (congestion_q);
+            }
+          if (!congested)
+            {
+              writeback_page (pc, page, ioc);
+              busy = page_busy (page);
+              congestion_q = NULL;
+            }
+        }
+      if (busy || page->dirty)
         {
           if (pc->reclaim_rotates)
             reclaim_rotate (pc, page);
           continue;
         }
       sim_list_del (&page->lru);
-      hash_remove (pc, page);
+      SimPage *gone = sim_page_index_remove (&page->file->pages, page->index);
+      g_assert (gone == page);
       page->file = NULL;
       page->free_next = pc->free_list;
       pc->free_list = page;
@@ -351,9 +344,7 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc
   sim_list_init (&page->waiters);
   sim_list_init (&page->write_waiters);
   sim_list_init (&page->dirty_link);
-  guint64 b = bucket_of (pc, f, index);
-  page->hash_next = pc->buckets[b];
-  pc->buckets[b] = page;
+  sim_page_index_insert (&f->pages, index, page);
   sim_list_add_tail (&page->lru, &pc->lru);
   pc->used_pages++;
   return page;
@@ -743,9 +734,18 @@ sim_page_cache_check (const SimPageCache *pc)
         return FALSE;
       on_lru++;
     }
+  /* Every cached page is in its file's index, and only those. */
+  guint64 indexed = 0;
+  for (guint i = 0; i < pc->files->len; i++)
+    {
+      const SimFile *f = g_ptr_array_index (pc->files, i);
+      if (!sim_page_index_check (&f->pages))
+        return FALSE;
+      indexed += sim_page_index_count (&f->pages);
+    }
   /* No page is lost: every dirtying is written back, dirty or in flight
    * (a page redirtied under writeback counts in both). */
-  return on_lru == pc->used_pages && pc->used_pages <= pc->max_pages
+  return on_lru == pc->used_pages && indexed == pc->used_pages && pc->used_pages <= pc->max_pages
          && pc->stats.dirtied == pc->stats.written + pc->nr_dirty + pc->nr_writeback;
 }
 

@@ -19,6 +19,7 @@
 #include "sim/sim-list.h"
 #include "sim/sim-queue.h"
 #include "sim/sim-readahead.h"
+#include "sim/sim-pageindex.h"
 
 G_BEGIN_DECLS
 
@@ -64,6 +65,7 @@ typedef struct {
   SimBdi          *bdi;
   guint64          nr_writeback;  /* its pages under writeback */
   guint64          written;       /* its pages whose writeback completed */
+  SimPageIndex     pages;         /* its cached pages (SimPage) by page index */
 } SimFile;
 
 typedef void (*SimPageReadDone) (Sim *sim, SimPageRead *rd, SimTime now_ns);
@@ -290,7 +292,7 @@ GPtrArray    *sim_page_cache_bdis         (const SimPageCache *pc);   /* SimBdi 
 
 guint64       sim_page_cache_pages (const SimPageCache *pc);   /* pages in use */
 const SimPageCacheStats *sim_page_cache_stats (const SimPageCache *pc);
-/* Checks LRU, hash and counts; for g_assert() in tests. */
+/* Checks LRU, page indexes and counts; for g_assert() in tests. */
 gboolean      sim_page_cache_check (const SimPageCache *pc);
 
 G_END_DECLS
