@@ -117,10 +117,12 @@ static int
 cmd_sweep_merge (int argc, char **argv)
 {
   g_autofree char *out_dir = NULL;
-  gboolean no_plots = FALSE;
+  gboolean no_plots = FALSE, force = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &out_dir,
       "Folder for results.csv, summary.csv, their JSON and plots", "OUT" },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+      "Write over another sweep's files in OUT", NULL },
     { "no-plots", 0, 0, G_OPTION_ARG_NONE, &no_plots, "Draw no plots", NULL },
     { NULL }
   };
@@ -129,7 +131,8 @@ cmd_sweep_merge (int argc, char **argv)
     "Join the shard files of one sweep (results-shard-I-of-N.csv and\n"
     "manifest-shard-I-of-N.json, all in DIR) into the files a local run of the\n"
     "same sweep writes, byte for byte.  Missing or unfinished shards and\n"
-    "shards of different sweeps are refused, naming them.");
+    "shards of different sweeps are refused, naming them; so is an OUT that\n"
+    "holds another sweep's files, unless --force.");
   g_option_context_set_description (ctx, "Example:\n  iosim sweep merge parts -o study\n");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_autoptr (GError) error = NULL;
@@ -143,7 +146,7 @@ cmd_sweep_merge (int argc, char **argv)
       fprintf (stderr, "iosim sweep merge: expected DIR -o OUT (see --help)\n");
       return 2;
     }
-  if (!sweep_merge (argv[1], out_dir, &error))
+  if (!sweep_merge (argv[1], out_dir, force, &error))
     {
       fprintf (stderr, "iosim sweep merge: %s\n", error->message);
       return 1;

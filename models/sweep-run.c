@@ -1011,7 +1011,7 @@ merge_manifests (const char *dir, guint *n_shards, GError **error)
 }
 
 gboolean
-sweep_merge (const char *dir, const char *out_dir, GError **error)
+sweep_merge (const char *dir, const char *out_dir, gboolean force, GError **error)
 {
   guint n = 0;
   g_autoptr (Sweep) sw = merge_manifests (dir, &n, error);
@@ -1070,7 +1070,8 @@ sweep_merge (const char *dir, const char *out_dir, GError **error)
       return FALSE;
     }
   g_autofree char *manifest_path = g_build_filename (out_dir, SWEEP_MANIFEST, NULL);
-  g_autoptr (JsonNode) root = sweep_manifest (sw, 0, 0);
-  return sim_output_write_json (manifest_path, root, TRUE, error)
+  SweepRunOptions opt = { .force = force };
+  gboolean fresh;
+  return check_and_write_manifest (sw, manifest_path, &opt, &fresh, error)
          && write_final (sw, done, out_dir, error);
 }

@@ -183,9 +183,11 @@ gboolean    sweep_run          (const Sweep            *sw,
 
 /* Merge the shard files in @dir into @out_dir: the files a local run of
  * the same sweep writes.  Errors name missing shards or the manifests
- * that differ. */
+ * that differ.  An @out_dir holding another sweep's manifest is refused
+ * unless @force. */
 gboolean    sweep_merge        (const char  *dir,
                                 const char  *out_dir,
+                                gboolean     force,
                                 GError     **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sweep, sweep_free)

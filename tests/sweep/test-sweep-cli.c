@@ -442,6 +442,31 @@ test_merge_errors (void)
   g_autofree char *none = g_build_filename (scratch, "merge-none", NULL);
   g_assert_cmpint (g_mkdir (none, 0755), ==, 0);
   expect_merge_error (none, "no manifest-shard-I-of-N.json");
+
+  /* OUT holding another sweep (the local run, 2 seeds): refused and left
+   * as it was; with --force written over. */
+  const char *local = local_dir (scratch);
+  g_autofree char *local_manifest = g_build_filename (local, "manifest.json", NULL);
+  g_autofree char *before = NULL, *after = NULL;
+  g_assert_true (g_file_get_contents (local_manifest, &before, NULL, NULL));
+  g_autofree char *one_seed = g_build_filename (scratch, "merge-one-seed", NULL);
+  SWEEP_OK ("--seeds", "1", "--shard", "1/1", "-o", one_seed);
+  {
+    const char *const args[] = { "merge", one_seed, "-o", local, "--no-plots", NULL };
+    g_auto (TestRun) r = { 0 };
+    run_sweep (&r, args);
+    g_assert_cmpint (r.status, ==, 1);
+    g_assert_nonnull (strstr (r.err, "holds another sweep (--seeds differ)"));
+  }
+  g_assert_true (g_file_get_contents (local_manifest, &after, NULL, NULL));
+  g_assert_cmpstr (before, ==, after);
+  g_autofree char *forced = g_build_filename (scratch, "merge-forced", NULL);
+  SWEEP_OK ("--seeds", "2", "-j", "1", "-o", forced);
+  SWEEP_OK ("merge", one_seed, "-o", forced, "--no-plots", "--force");
+  g_autofree char *forced_manifest = g_build_filename (forced, "manifest.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (forced_manifest, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "\"seeds\" : 1,"));
 }
 
 /* A re-run with other arguments into the same folder is refused, naming
