@@ -7,6 +7,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include "sim/sim-json.h"
 
 #include "cli/cli.h"
 #include "models/scenario.h"
@@ -231,8 +232,7 @@ write_json (const char *path, const char *sched, const GArray *results, GError *
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "sched");
-  json_builder_add_string_value (b, sched);
+  sim_json_string (b, "sched", sched);
   json_builder_set_member_name (b, "workloads");
   json_builder_begin_array (b);
   const BenchResult *base = results->len ? &g_array_index (results, BenchResult, 0) : NULL;
@@ -240,24 +240,16 @@ write_json (const char *path, const char *sched, const GArray *results, GError *
     {
       const BenchResult *r = &g_array_index (results, BenchResult, i);
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "workload");
-      json_builder_add_string_value (b, r->name);
-      json_builder_set_member_name (b, "requests");
-      json_builder_add_int_value (b, (gint64) r->requests);
-      json_builder_set_member_name (b, "events");
-      json_builder_add_int_value (b, (gint64) r->events);
-      json_builder_set_member_name (b, "simulated_s");
-      json_builder_add_double_value (b, r->simulated_s);
-      json_builder_set_member_name (b, "wall_s");
-      json_builder_add_double_value (b, r->wall_s);
-      json_builder_set_member_name (b, "requests_per_s");
-      json_builder_add_double_value (b, r->requests_per_s);
-      json_builder_set_member_name (b, "events_per_s");
-      json_builder_add_double_value (b, r->events_per_s);
+      sim_json_string (b, "workload", r->name);
+      sim_json_int (b, "requests", (gint64) r->requests);
+      sim_json_int (b, "events", (gint64) r->events);
+      sim_json_double (b, "simulated_s", r->simulated_s);
+      sim_json_double (b, "wall_s", r->wall_s);
+      sim_json_double (b, "requests_per_s", r->requests_per_s);
+      sim_json_double (b, "events_per_s", r->events_per_s);
       if (results->len > 1 && strcmp (base->name, "direct-read") == 0)
         {
-          json_builder_set_member_name (b, "ratio_to_direct_read");
-          json_builder_add_double_value (b, r->requests_per_s / base->requests_per_s);
+          sim_json_double (b, "ratio_to_direct_read", r->requests_per_s / base->requests_per_s);
         }
       json_builder_end_object (b);
     }

@@ -125,8 +125,6 @@ cli_trace_btt (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(TraceBtt) btt = NULL;
   g_autoptr(GString) out = g_string_new (NULL);
-  g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
-  g_autofree char *description = NULL;
   GOptionEntry entries[] = {
     { "input-format", 0, 0, G_OPTION_ARG_STRING, &format,
       "Read the trace as NAME instead of guessing from its first lines (as in trace cat)",
@@ -161,21 +159,8 @@ cli_trace_btt (int argc, char **argv)
       "  iosim trace btt capture.ftrace             any format iosim reads\n"
       "  iosim trace btt --json sda.blktrace.0 | jq '.all.Q2C.avg_s'\n"
       "  iosim trace btt --csv sda.blktrace.0 | grep ^seek,");
-  description = g_strdup_printf ("Formats: %s.\n"
-                                 "Errors name the file and line: iosim trace: FILE:LINE: message.",
-                                 formats);
-  g_option_context_set_description (ctx, description);
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      fprintf (stderr, "iosim trace: %s\n", error->message);
-      return 2;
-    }
-  if (argc != 2)
-    {
-      fprintf (stderr, "iosim trace btt: expected exactly one FILE (see --help)\n");
-      return 2;
-    }
+  if (!cli_trace_parse_one_file (ctx, entries, "btt", &argc, &argv))
+    return 2;
   if (json && csv)
     {
       fprintf (stderr, "iosim trace btt: --csv and --json exclude each other\n");

@@ -367,6 +367,30 @@ json_text (const TraceSummary *s)
   return json_generator_to_data (gen, NULL);
 }
 
+gboolean
+cli_trace_parse_one_file (GOptionContext *ctx, const GOptionEntry *entries, const char *name,
+                          int *argc, char ***argv)
+{
+  g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
+  g_autofree char *description = g_strdup_printf (
+    "Formats: %s.\nErrors name the file and line: iosim trace: FILE:LINE: message.", formats);
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_set_description (ctx, description);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, argc, argv, &error))
+    {
+      fprintf (stderr, "iosim trace: %s\n", error->message);
+      return FALSE;
+    }
+  if (*argc != 2)
+    {
+      fprintf (stderr, "iosim trace %s: expected exactly one FILE (see --help)\n", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static int
 trace_info (int argc, char **argv)
 {
@@ -375,8 +399,6 @@ trace_info (int argc, char **argv)
   g_autoptr(GOptionContext) ctx = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(TraceSummary) summary = NULL;
-  g_autofree char *formats = g_strjoinv (", ", (char **) trace_formats ());
-  g_autofree char *description = NULL;
   GOptionEntry entries[] = {
     { "input-format", 0, 0, G_OPTION_ARG_STRING, &format,
       "Read the trace as NAME instead of guessing from its first lines (as in trace cat)",
@@ -408,21 +430,8 @@ trace_info (int argc, char **argv)
       "  iosim trace info capture.ftrace.gz         tracefs text, compressed\n"
       "  iosim trace info --json trace.txt | jq .latency_us.d2c\n"
       "  cat /sys/kernel/tracing/trace | iosim trace info -");
-  description = g_strdup_printf ("Formats: %s.\n"
-                                 "Errors name the file and line: iosim trace: FILE:LINE: message.",
-                                 formats);
-  g_option_context_set_description (ctx, description);
-  g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &error))
-    {
-      fprintf (stderr, "iosim trace: %s\n", error->message);
-      return 2;
-    }
-  if (argc != 2)
-    {
-      fprintf (stderr, "iosim trace info: expected exactly one FILE (see --help)\n");
-      return 2;
-    }
+  if (!cli_trace_parse_one_file (ctx, entries, "info", &argc, &argv))
+    return 2;
 
   if (format == NULL && trace_is_capture (argv[1]))
     return cli_trace_nfs_info (argv[1], json);

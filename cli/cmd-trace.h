@@ -10,6 +10,12 @@ int cli_trace_btt     (int argc, char **argv);
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+/* A subcommand on one trace FILE (@name: "info", "btt"): the formats and
+ * how errors read as --help's description, @entries, then exactly one FILE
+ * left in @argv.  FALSE after printing why (exit status 2). */
+gboolean cli_trace_parse_one_file (GOptionContext *ctx, const GOptionEntry *entries,
+                                   const char *name, int *argc, char ***argv);
+
 /* btt's report as one JSON object (cmd-trace-btt.c). */
 typedef struct _TraceBtt TraceBtt;
 void cli_trace_btt_json (JsonBuilder *b, const TraceBtt *btt);

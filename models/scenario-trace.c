@@ -314,13 +314,20 @@ struct _ScenarioTraces {
   guint      passes;
 };
 
+/* Drop what a pass gave @f (its blocks leave the store's budget). */
 static void
-feed_reset (ScenarioTraceFeed *f)
+feed_clear (ScenarioTraceFeed *f)
 {
   f->traces->store.held_bytes -= f->stream.held_bytes;
   store_stream_clear (&f->stream);
   g_clear_pointer (&f->pool_ios, g_array_unref);
   g_clear_pointer (&f->pool_times, g_array_unref);
+}
+
+static void
+feed_reset (ScenarioTraceFeed *f)
+{
+  feed_clear (f);
   f->genesis = 0;
   f->start_q = 0;
   f->prev_q = 0;
@@ -340,11 +347,7 @@ static void
 feed_free (gpointer data)
 {
   ScenarioTraceFeed *f = data;
-  store_stream_clear (&f->stream);
-  if (f->pool_ios)
-    g_array_unref (f->pool_ios);
-  if (f->pool_times)
-    g_array_unref (f->pool_times);
+  feed_clear (f);
   g_free (f->group);
   g_free (f->comm);
   g_free (f);

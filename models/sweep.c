@@ -6,6 +6,7 @@
 
 #include "models/sweep.h"
 #include "models/sweep-private.h"
+#include "sim/sim-json.h"
 #include "models/scenario.h"
 
 G_DEFINE_QUARK (sweep-error-quark, sweep_error)
@@ -417,24 +418,18 @@ sweep_manifest (const Sweep *sw, guint shard_i, guint shard_n)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autofree char *id = sweep_id (sw);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "iosim_sweep");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, id);
-  json_builder_set_member_name (b, "scenario");
-  json_builder_add_string_value (b, sw->scenario_path);
-  json_builder_set_member_name (b, "scenario_name");
-  json_builder_add_string_value (b, sw->scenario_name);
-  json_builder_set_member_name (b, "scenario_sha256");
-  json_builder_add_string_value (b, sw->scenario_sha256);
+  sim_json_int (b, "iosim_sweep", 1);
+  sim_json_string (b, "id", id);
+  sim_json_string (b, "scenario", sw->scenario_path);
+  sim_json_string (b, "scenario_name", sw->scenario_name);
+  sim_json_string (b, "scenario_sha256", sw->scenario_sha256);
   json_builder_set_member_name (b, "vary");
   json_builder_begin_array (b);
   for (guint a = 0; a < sw->axes->len; a++)
     {
       const SweepAxis *ax = g_ptr_array_index (sw->axes, a);
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "key");
-      json_builder_add_string_value (b, ax->key);
+      sim_json_string (b, "key", ax->key);
       json_builder_set_member_name (b, "values");
       json_builder_begin_array (b);
       for (guint v = 0; v < ax->values->len; v++)
@@ -448,20 +443,15 @@ sweep_manifest (const Sweep *sw, guint shard_i, guint shard_n)
   for (guint i = 0; sw->sets && sw->sets[i]; i++)
     json_builder_add_string_value (b, sw->sets[i]);
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "seeds");
-  json_builder_add_int_value (b, sw->n_seeds);
+  sim_json_int (b, "seeds", sw->n_seeds);
   /* A string: a master seed may exceed what a JSON number holds exactly. */
-  json_builder_set_member_name (b, "master_seed");
   g_autofree char *master = g_strdup_printf ("%" G_GUINT64_FORMAT, sw->master_seed);
-  json_builder_add_string_value (b, master);
-  json_builder_set_member_name (b, "points");
-  json_builder_add_int_value (b, sw->n_points);
+  sim_json_string (b, "master_seed", master);
+  sim_json_int (b, "points", sw->n_points);
   if (shard_n)
     {
-      json_builder_set_member_name (b, "shard");
-      json_builder_add_int_value (b, shard_i);
-      json_builder_set_member_name (b, "shards");
-      json_builder_add_int_value (b, shard_n);
+      sim_json_int (b, "shard", shard_i);
+      sim_json_int (b, "shards", shard_n);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -25,6 +25,7 @@
 
 #include "traces/trace.h"
 #include "tests/traces/test-tmpdir.h"
+#include "tests/test-run.h"
 
 #define SAMPLE "valid-blk-loop-partition-6.18.ftrace"
 #define SAMPLE_RECORDS 1168
@@ -72,38 +73,6 @@ write_output (GArray *recs, const char *name, gboolean per_cpu)
   g_assert_true (trace_blktrace_output_close (out, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (trace_blktrace_output_clamped (out), ==, 0);
-}
-
-static gboolean
-have_tool (const char *name)
-{
-  g_autofree char *p = g_find_program_in_path (name);
-
-  if (p == NULL)
-    g_test_skip_printf ("%s is not installed", name);
-  return p != NULL;
-}
-
-/* Run @argv in @cwd (stdin from @stdin_path if given); its standard output. */
-static char *
-run_tool (const char *const *argv, const char *stdin_path, const char *cwd)
-{
-  g_autoptr(GSubprocessLauncher) l =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr(GSubprocess) p = NULL;
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-
-  if (stdin_path != NULL)
-    g_subprocess_launcher_set_stdin_file_path (l, stdin_path);
-  g_subprocess_launcher_set_cwd (l, cwd);
-  p = g_subprocess_launcher_spawnv (l, argv, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
-  return out;
 }
 
 /* blkparse's event lines (its "Input file ... added" notes dropped) read
@@ -383,7 +352,7 @@ test_blkparse (gconstpointer data)
   g_autofree char *dump = NULL;
   gint64 shift_ns = -g_array_index (src, TraceRecord, 0).time_ns;
 
-  if (!have_tool ("blkparse"))
+  if (!test_have_tool ("blkparse"))
     return;
   dir = test_scratch_dir ("btroundtrip");
   name = g_build_filename (dir, "part", NULL);
@@ -392,13 +361,13 @@ test_blkparse (gconstpointer data)
   write_output (src, dump, FALSE);
   {
     const char *argv[] = { "blkparse", "-q", "-i", "part", NULL };
-    g_autofree char *text = run_tool (argv, NULL, dir);
+    g_autofree char *text = test_tool_output (argv, NULL, dir);
     g_autoptr(GArray) got = parse_blkparse_output (text, dir);
     assert_same_events (src, shift_ns, got);
   }
   {
     const char *argv[] = { "blkparse", "-q", "-i", "-", NULL };
-    g_autofree char *text = run_tool (argv, dump, dir);
+    g_autofree char *text = test_tool_output (argv, dump, dir);
     g_autoptr(GArray) got = parse_blkparse_output (text, dir);
     assert_same_events (src, shift_ns, got);
   }
@@ -406,7 +375,7 @@ test_blkparse (gconstpointer data)
     /* CPU 1's file alone through a pipe: its own records, same times */
     g_autofree char *cpu1 = g_build_filename (dir, "part.blktrace.1", NULL);
     const char *argv[] = { "blkparse", "-q", "-i", "-", NULL };
-    g_autofree char *text = run_tool (argv, cpu1, dir);
+    g_autofree char *text = test_tool_output (argv, cpu1, dir);
     g_autoptr(GArray) got = parse_blkparse_output (text, dir);
     g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (TraceRecord));
     gint64 cpu1_shift_ns = 0;
@@ -444,7 +413,7 @@ test_blkparse_text_identical (void)
       g_test_skip ("the takeoverjp sample (IOSIM_SHARED_TESTDATA) is not available");
       return;
     }
-  if (!have_tool ("blkparse"))
+  if (!test_have_tool ("blkparse"))
     return;
   g_assert_true (g_file_get_contents (text_path, &source, NULL, NULL));
   want = g_strsplit (source, "\n", -1);
@@ -459,7 +428,7 @@ test_blkparse_text_identical (void)
     {
       const char *by_name[] = { "blkparse", "-q", "-i", "sample", NULL };
       const char *by_pipe[] = { "blkparse", "-q", "-i", "-", NULL };
-      g_autofree char *text = pass == 0 ? run_tool (by_name, NULL, dir) : run_tool (by_pipe, dump, dir);
+      g_autofree char *text = pass == 0 ? test_tool_output (by_name, NULL, dir) : test_tool_output (by_pipe, dump, dir);
       g_auto(GStrv) got = g_strsplit (text, "\n", -1);
       guint k = 0;
 
@@ -508,7 +477,7 @@ test_btt (void)
   gboolean listing = FALSE;
   guint times = 0;
 
-  if (!have_tool ("blkparse") || !have_tool ("btt"))
+  if (!test_have_tool ("blkparse") || !test_have_tool ("btt"))
     return;
   dir = test_scratch_dir ("btroundtrip");
   name = g_build_filename (dir, "part", NULL);
@@ -518,15 +487,15 @@ test_btt (void)
   write_output (src, ours, FALSE);
   {
     const char *argv[] = { "blkparse", "-q", "-O", "-i", "part", "-d", "ref.bin", NULL };
-    g_free (run_tool (argv, NULL, dir));
+    g_free (test_tool_output (argv, NULL, dir));
   }
   {
     const char *argv[] = { "btt", "-i", "ours.bin", NULL };
-    btt_ours = run_tool (argv, NULL, dir);
+    btt_ours = test_tool_output (argv, NULL, dir);
   }
   {
     const char *argv[] = { "btt", "-i", "ref.bin", NULL };
-    btt_ref = run_tool (argv, NULL, dir);
+    btt_ref = test_tool_output (argv, NULL, dir);
   }
   a = g_strsplit (btt_ours, "\n", -1);
   b = g_strsplit (btt_ref, "\n", -1);
@@ -593,7 +562,7 @@ test_cli (void)
     const char *argv[] = { bin, "trace", "convert", "-t", "blktrace", "-o", "cap", sample, NULL };
     g_autofree char *set = g_build_filename (dir, "cap.blktrace", NULL);
     g_autofree char *f1 = g_build_filename (dir, "cap.blktrace.1", NULL);
-    g_free (run_tool (argv, NULL, dir));
+    g_free (test_tool_output (argv, NULL, dir));
     g_assert_true (g_file_test (f1, G_FILE_TEST_IS_REGULAR));
     g_autoptr(GArray) back = read_records (set, "blktrace");
     assert_same_events (src, 1 - g_array_index (src, TraceRecord, 0).time_ns, back);
@@ -601,7 +570,7 @@ test_cli (void)
   {
     const char *argv[] = { bin, "trace", "convert", "-t", "blktrace", "-o", "cap.bin", sample, NULL };
     g_autofree char *dump = g_build_filename (dir, "cap.bin", NULL);
-    g_free (run_tool (argv, NULL, dir));
+    g_free (test_tool_output (argv, NULL, dir));
     g_autoptr(GArray) back = read_records (dump, NULL);
     assert_same_events (src, 1 - g_array_index (src, TraceRecord, 0).time_ns, back);
   }

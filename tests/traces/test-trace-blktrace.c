@@ -17,6 +17,7 @@
 #include <gio/gio.h>
 
 #include "traces/trace-lifecycle.h"
+#include "tests/test-run.h"
 
 #define HDR7 48
 #define HDR8 64
@@ -225,39 +226,6 @@ write_file (const char *dir, const char *name, const guint8 *data, gsize len)
   g_file_set_contents (path, (const char *) data, (gssize) len, &error);
   g_assert_no_error (error);
   return path;
-}
-
-/* stdout of @argv, reading @stdin_path, run in @cwd; NULL if it failed. */
-static char *
-run_tool (const char *const *argv, const char *stdin_path, const char *cwd)
-{
-  g_autoptr(GSubprocessLauncher) l =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr(GSubprocess) p = NULL;
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-
-  if (stdin_path != NULL)
-    g_subprocess_launcher_set_stdin_file_path (l, stdin_path);
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (l, cwd);
-  p = g_subprocess_launcher_spawnv (l, argv, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
-  return out;
-}
-
-static gboolean
-have_tool (const char *name)
-{
-  g_autofree char *p = g_find_program_in_path (name);
-  if (p != NULL)
-    return TRUE;
-  g_test_skip_printf ("%s is not installed", name);
-  return FALSE;
 }
 
 /* blkparse's "Events (DEV): N entries", summed over devices. */
@@ -633,10 +601,10 @@ test_per_cpu_set (void)
   }
 
   /* blkparse's per-CPU mode on the same files agrees on the count */
-  if (have_tool ("blkparse"))
+  if (test_have_tool ("blkparse"))
     {
       const char *argv[] = { "blkparse", "-i", "x", NULL };
-      g_autofree char *out = run_tool (argv, NULL, dir);
+      g_autofree char *out = test_tool_output (argv, NULL, dir);
       g_assert_cmpuint (blkparse_events (out), ==, 6741);
     }
   read_result_clear (&want);
@@ -1124,10 +1092,10 @@ test_writer_sample (void)
     g_assert_cmpuint (btt_dev (s, 259, 0)->n_ds, ==, 963);
   }
 
-  if (have_tool ("blkparse"))
+  if (test_have_tool ("blkparse"))
     {
       const char *argv[] = { "blkparse", "-i", "-", NULL };
-      g_autofree char *text = run_tool (argv, out, dir);
+      g_autofree char *text = test_tool_output (argv, out, dir);
       g_autofree char *ref = NULL;
       g_auto(GStrv) got = g_strsplit (text, "\n", -1);
       g_auto(GStrv) want = NULL;
@@ -1139,10 +1107,10 @@ test_writer_sample (void)
         g_assert_cmpstr (got[i], ==, want[i]);
       g_assert_cmpuint (blkparse_events (text), ==, 6741);
     }
-  if (have_tool ("btt"))
+  if (test_have_tool ("btt"))
     {
       const char *argv[] = { "btt", "-i", out, NULL };
-      g_autofree char *text = run_tool (argv, NULL, dir);
+      g_autofree char *text = test_tool_output (argv, NULL, dir);
       g_autofree char *ref = NULL;
       g_autofree char *min = NULL, *avg = NULL, *max = NULL;
       guint64 btt_n = 0, q = 0, d = 0;
@@ -1319,20 +1287,20 @@ test_writer_synthetic (void)
   /* the requeued read: D2C from the second D (40000 ns) */
   g_assert_cmpint (sum->btt_d2c.min_ns, <=, 40000);
 
-  if (have_tool ("blkparse"))
+  if (test_have_tool ("blkparse"))
     {
       const char *argv[] = { "blkparse", "-i", "-", NULL };
-      g_autofree char *text = run_tool (argv, path, dir);
+      g_autofree char *text = test_tool_output (argv, path, dir);
       g_assert_cmpuint (blkparse_events (text), ==, s->len);
       g_assert_nonnull (strstr (text, "[tar]"));
       g_assert_nonnull (strstr (text, "[jbd2/sda1-8]"));
       g_assert_nonnull (strstr (text, "<- (8,1) 87952"));
       g_assert_nonnull (strstr (text, " R   R 70000 + 16 [0]"));
     }
-  if (have_tool ("btt"))
+  if (test_have_tool ("btt"))
     {
       const char *argv[] = { "btt", "-i", path, NULL };
-      g_autofree char *text = run_tool (argv, NULL, dir);
+      g_autofree char *text = test_tool_output (argv, NULL, dir);
       guint64 q = 0, d = 0;
 
       assert_btt_row (text, "Q2C", &sum->btt_q2c);
@@ -1378,10 +1346,10 @@ test_loop_618_through_btt (void)
   g_assert_cmpfloat (from_bin->btt_q2c.mean_ns, ==, from_text->btt_q2c.mean_ns);
   g_assert_cmpuint (from_bin->btt_q2c.count, ==, 1700);
   g_assert_cmpuint (from_bin->btt_d2c.count, ==, 1700);
-  if (have_tool ("btt"))
+  if (test_have_tool ("btt"))
     {
       const char *argv[] = { "btt", "-i", out, NULL };
-      g_autofree char *text = run_tool (argv, NULL, dir);
+      g_autofree char *text = test_tool_output (argv, NULL, dir);
       assert_btt_row (text, "Q2C", &from_bin->btt_q2c);
       assert_btt_row (text, "D2C", &from_bin->btt_d2c);
     }

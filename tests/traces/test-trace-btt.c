@@ -39,6 +39,7 @@
 #include "traces/trace-btt.h"
 #include "traces/trace.h"
 #include "tests/test-tree.h"
+#include "tests/test-run.h"
 
 /* ---- Synthetic streams ----------------------------------------------------- */
 
@@ -345,22 +346,11 @@ run_btt (const char *path, gboolean all_data)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("iosim-btt-XXXXXX", &error);
   g_autofree char *abs = g_canonicalize_filename (path, NULL);
-  g_autoptr(GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                                | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr(GSubprocess) p = NULL;
-  char *out = NULL;
+  const char *with_a[] = { btt_path (), "-A", "-i", abs, NULL };
+  const char *without[] = { btt_path (), "-i", abs, NULL };
 
   g_assert_no_error (error);
-  g_subprocess_launcher_set_cwd (l, dir);
-  if (all_data)
-    p = g_subprocess_launcher_spawn (l, &error, btt_path (), "-A", "-i", abs, NULL);
-  else
-    p = g_subprocess_launcher_spawn (l, &error, btt_path (), "-i", abs, NULL);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
+  char *out = test_tool_output (all_data ? with_a : without, NULL, dir);
   remove_tree (dir);
   return out;
 }

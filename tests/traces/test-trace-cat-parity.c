@@ -16,6 +16,7 @@
 
 #include "tests/traces/test-tmpdir.h"
 #include "traces/trace.h"
+#include "tests/test-run.h"
 
 /* ---- RWBS ---------------------------------------------------------------- */
 
@@ -229,30 +230,6 @@ write_binary_set (const char *prefix)
   g_assert_true (g_file_set_contents (p1, (const char *) cpu1->data, cpu1->len, NULL));
 }
 
-/* ---- running iosim and blkparse ----------------------------------------- */
-
-static char *
-run (const char *const *argv, const char *cwd, const char *stdin_path)
-{
-  g_autoptr (GSubprocessLauncher) l = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                                                 | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr (GSubprocess) p = NULL;
-  g_autoptr (GError) error = NULL;
-  char *out = NULL;
-
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (l, cwd);
-  if (stdin_path != NULL)
-    g_subprocess_launcher_set_stdin_file_path (l, stdin_path);
-  p = g_subprocess_launcher_spawnv (l, argv, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
-  return out;
-}
-
 /* blkparse's records: everything before its statistics ("CPU0 (7,0):"),
  * without its "Input file NAME added" notes (-q prints them last). */
 static char *
@@ -334,7 +311,7 @@ test_name_opens_set (void)
   /* every command opens it so: `iosim trace info DIR/dev` */
   {
     const char *info[] = { iosim_bin (), "trace", "info", prefix, NULL };
-    g_autofree char *text = run (info, NULL, NULL);
+    g_autofree char *text = test_tool_output (info, NULL, NULL);
     g_assert_nonnull (strstr (text, "Format:    blktrace\n"));
     g_assert_nonnull (strstr (text, "Records:   15\n"));
   }
@@ -362,9 +339,9 @@ test_cat_parity_written (void)
   {
     const char *bp[] = { blkparse, "-i", "dev", NULL };
     const char *is[] = { iosim_bin (), "trace", "cat", prefix, NULL };
-    g_autofree char *want_all = run (bp, dir, NULL);
+    g_autofree char *want_all = test_tool_output (bp, NULL, dir);
     g_autofree char *want = records_part (want_all);
-    g_autofree char *got = run (is, NULL, NULL);
+    g_autofree char *got = test_tool_output (is, NULL, NULL);
     assert_same_lines (want, got);
     /* the remap on the device it went to, the long message whole */
     g_assert_nonnull (strstr (got, "  7,0    0        1     0.000000000   500  A  WS 3048 + 8 <- (253,1) 1000\n"));
@@ -374,9 +351,9 @@ test_cat_parity_written (void)
     const char *fmt = "%D %2c %8s %5T.%9t %5p %2a %3d %S+%n %-12C|%N %e %M:%m|%3s|%12t|\\n";
     const char *bp[] = { blkparse, "-q", "-f", fmt, "-F", "D,D %S %d\\n", "-i", "dev", NULL };
     const char *is[] = { iosim_bin (), "trace", "cat", "-f", fmt, "-F", "D,D %S %d\\n", prefix, NULL };
-    g_autofree char *want_all = run (bp, dir, NULL);
+    g_autofree char *want_all = test_tool_output (bp, NULL, dir);
     g_autofree char *want = records_part (want_all);
-    g_autofree char *got = run (is, NULL, NULL);
+    g_autofree char *got = test_tool_output (is, NULL, NULL);
     assert_same_lines (want, got);
   }
 }
@@ -404,18 +381,18 @@ test_cat_parity_takeoverjp (void)
   {
     const char *bp[] = { blkparse, "-i", "-", NULL };
     const char *is[] = { iosim_bin (), "trace", "cat", sample, NULL };
-    g_autofree char *want_all = run (bp, NULL, sample);
+    g_autofree char *want_all = test_tool_output (bp, sample, NULL);
     g_autofree char *want = records_part (want_all);
-    g_autofree char *got = run (is, NULL, NULL);
+    g_autofree char *got = test_tool_output (is, NULL, NULL);
     assert_same_lines (want, got);
   }
   {
     const char *fmt = "%5T.%9t %a %d %S %n %C %s\\n";
     const char *bp[] = { blkparse, "-q", "-f", fmt, "-i", "-", NULL };
     const char *is[] = { iosim_bin (), "trace", "cat", "--format", fmt, sample, NULL };
-    g_autofree char *want_all = run (bp, NULL, sample);
+    g_autofree char *want_all = test_tool_output (bp, sample, NULL);
     g_autofree char *want = records_part (want_all);
-    g_autofree char *got = run (is, NULL, NULL);
+    g_autofree char *got = test_tool_output (is, NULL, NULL);
     assert_same_lines (want, got);
   }
 }
@@ -430,7 +407,7 @@ test_cat_old_kernel_text (void)
   g_autoptr (GString) want = g_string_new (NULL);
   g_auto (GStrv) lines = NULL;
   const char *is[] = { iosim_bin (), "trace", "cat", path, NULL };
-  g_autofree char *got = run (is, NULL, NULL);
+  g_autofree char *got = test_tool_output (is, NULL, NULL);
 
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   lines = g_strsplit (contents, "\n", -1);
@@ -442,7 +419,7 @@ test_cat_old_kernel_text (void)
   /* CSV carries the whole message too (last column) */
   {
     const char *csv[] = { iosim_bin (), "trace", "cat", "--csv", path, NULL };
-    g_autofree char *text = run (csv, NULL, NULL);
+    g_autofree char *text = test_tool_output (csv, NULL, NULL);
     g_assert_nonnull (strstr (text, ",m,N,0,0,0,0,0,0,cfq2887 sl_used=2 disp=1 charge=2 iops=0 sect=8\n"));
     g_assert_nonnull (strstr (text, ",0,cfq2887 Not idling. st->count:1 slice_end:4294937\n"));
   }

@@ -18,6 +18,7 @@
 
 #include "traces/trace.h"
 #include "tests/traces/test-tmpdir.h"
+#include "tests/test-run.h"
 
 /* The notes of the three ftrace samples, in order: 31 bytes is what
  * TraceRecord.comm holds, 32 is one byte more. */
@@ -110,16 +111,6 @@ assert_same_messages (const Trace *a, const Trace *b)
   g_assert_cmpuint (long_ones, >, 0);
 }
 
-static gboolean
-have_tool (const char *name)
-{
-  g_autofree char *p = g_find_program_in_path (name);
-
-  if (p == NULL)
-    g_test_skip_printf ("%s is not installed", name);
-  return p != NULL;
-}
-
 static const char *
 iosim_bin (void)
 {
@@ -131,26 +122,6 @@ iosim_bin (void)
       return NULL;
     }
   return bin;
-}
-
-/* Run @argv in @cwd; its standard output (exit status 0 asserted). */
-static char *
-run (const char *const *argv, const char *cwd)
-{
-  g_autoptr(GSubprocessLauncher) l =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_autoptr(GSubprocess) p = NULL;
-  g_autoptr(GError) error = NULL;
-  char *out = NULL;
-
-  g_subprocess_launcher_set_cwd (l, cwd);
-  p = g_subprocess_launcher_spawnv (l, argv, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_communicate_utf8 (p, NULL, NULL, &out, NULL, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (p));
-  g_assert_cmpint (g_subprocess_get_exit_status (p), ==, 0);
-  return out;
 }
 
 /* ---- ftrace-blk ---------------------------------------------------------- */
@@ -201,7 +172,7 @@ test_ftrace_cat (void)
   dir = test_scratch_dir ("messages");
   {
     const char *argv[] = { bin, "trace", "cat", path, NULL };
-    out = run (argv, dir);
+    out = test_tool_output (argv, NULL, dir);
   }
   lines = g_strsplit (out, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -381,7 +352,7 @@ test_blkparse_cfq (void)
   g_auto(Trace) src = { 0 };
   guint long_notes = 0;
 
-  if (!have_tool ("blkparse"))
+  if (!test_have_tool ("blkparse"))
     return;
   dir = test_scratch_dir ("messages");
   stem = g_build_filename (dir, "cfq", NULL);
@@ -389,7 +360,7 @@ test_blkparse_cfq (void)
   write_blktrace (&src, stem, TRUE);
   {
     const char *argv[] = { "blkparse", "-i", "cfq", NULL };
-    out = run (argv, dir);
+    out = test_tool_output (argv, NULL, dir);
   }
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   want = event_lines (text);
@@ -421,16 +392,16 @@ test_blkparse_convert_cli (void)
   g_autoptr(GPtrArray) got = NULL;
   guint n = 0;
 
-  if (bin == NULL || !have_tool ("blkparse"))
+  if (bin == NULL || !test_have_tool ("blkparse"))
     return;
   dir = test_scratch_dir ("messages");
   {
     const char *argv[] = { bin, "trace", "convert", "-t", "blktrace", "-o", "bfq", path, NULL };
-    g_free (run (argv, dir));
+    g_free (test_tool_output (argv, NULL, dir));
   }
   {
     const char *argv[] = { "blkparse", "-i", "bfq", NULL };
-    out = run (argv, dir);
+    out = test_tool_output (argv, NULL, dir);
   }
   got = event_lines (out);
   for (guint i = 0; i < got->len; i++)
@@ -540,7 +511,7 @@ test_csv_cli (void)
   csv = g_build_filename (dir, "cat.csv", NULL);
   {
     const char *argv[] = { bin, "trace", "cat", "--csv", path, NULL };
-    g_autofree char *out = run (argv, dir);
+    g_autofree char *out = test_tool_output (argv, NULL, dir);
     g_assert_true (g_file_set_contents (csv, out, -1, NULL));
   }
   read_trace (path, NULL, &src);
