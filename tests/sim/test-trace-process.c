@@ -408,6 +408,20 @@ test_spool (void)
   g_rmdir (dir);
 }
 
+/* [sim] trace_memory takes a size; anything else names the key. */
+static void
+test_spool_bad_memory (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (
+    "[sim]\ntrace_memory = lots\n[device d]\nkind = fixed\noverhead = 1ms\n"
+    "bandwidth = 100MB/s\n[process p]\npattern = random\nbs = 4KiB\nsize = 1MiB\n",
+    "bad-memory", NULL, NULL, &error);
+  g_assert_null (s);
+  g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "[sim] trace_memory"));
+}
+
 /* Pid 1's first read is queued first and completes last; with @fillers
  * reads of pid 2 completing in between, the lifecycle gives it after more
  * than the reorder holds (SCENARIO_TRACE_REORDER_IOS), and the trace is
@@ -529,6 +543,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/trace-process/pool-chain", test_pool_chain);
   g_test_add_func ("/scenario/trace-process/issue-only", test_issue_only);
   g_test_add_func ("/scenario/trace-process/spool", test_spool);
+  g_test_add_func ("/scenario/trace-process/spool-bad-memory", test_spool_bad_memory);
   g_test_add_func ("/scenario/trace-process/reorder-overflow", test_reorder_overflow);
   return g_test_run ();
 }
