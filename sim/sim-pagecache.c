@@ -1,13 +1,14 @@
 /* sim-pagecache.c — see sim-pagecache.h. */
 #include "sim/sim-pagecache.h"
 #include "sim/sim-writeback.h"
+#include "sim/sim-mem.h"
 
 #include <string.h>
 
-/* What the write and writeback paths touch on every page comes first, in
- * 64 bytes (file to dirty_link), the waiters after: a 1 GiB cache holds
- * 262,144 of these, and the buffered paths' time goes to their cache
- * misses (iosim bench --workload buffered-write). */
+/* A page struct is one cache line: a 1 GiB cache holds 262,144 of them,
+ * which the buffered paths visit in random order, so their time goes to
+ * cache misses (iosim bench --workload buffered-write).  Tasks sleeping on
+ * a page wait in a hashed table, not in the page (PageWaitBucket). */
 struct _SimPage {
   SimFile  *file;            /* NULL while free */
   guint64   index;
@@ -15,20 +16,36 @@ struct _SimPage {
     SimList  lru;            /* on the LRU while cached */
     SimPage *free_next;      /* on the free list while free */
   };
-  guint     uptodate : 1;
-  guint     locked : 1;      /* read I/O in flight */
-  guint     readahead : 1;   /* PG_readahead marker */
-  guint     dirty : 1;
-  guint     writeback : 1;   /* write I/O in flight */
-  guint     reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
   SimTime   dirtied_ns;
   SimList   dirty_link;      /* on its BDI's dirty list while dirty */
-  guint64   dirty_seq;       /* when it last became dirty, in dirtyings */
-  SimList   waiters;         /* SimPageRead.wait_link */
-  SimList   write_waiters;   /* SimPageWrite.wait_link */
+  guint64   dirty_seq : 57;  /* when it last became dirty, in dirtyings */
+  guint64   uptodate : 1;
+  guint64   locked : 1;      /* read I/O in flight */
+  guint64   readahead : 1;   /* PG_readahead marker */
+  guint64   dirty : 1;
+  guint64   writeback : 1;   /* write I/O in flight */
+  guint64   reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
+  guint64   waited : 1;      /* a task sleeps on it (PageWaiters, 4.10+) */
 };
 
-#define PAGE_CHUNK 1024
+G_STATIC_ASSERT (sizeof (SimPage) == 64);
+
+/* Page structs per chunk: 2 MiB (one huge page, sim-mem.h), or the whole
+ * cache when it is smaller. */
+#define PAGE_CHUNK_MAX (SIM_MEM_HUGE_BYTES / sizeof (SimPage))
+
+/* Tasks sleeping on pages, hashed by page: the kernel's page wait table
+ * (mm/filemap.c page_waitqueue(); 256 entries, PAGE_WAIT_TABLE_BITS, from
+ * 4.14), so that a page needs no wait list of its own.  Readers and
+ * writers are kept apart so that a page's readers are woken before its
+ * writers, each in the order they slept. */
+#define PAGE_WAIT_BITS 8
+#define PAGE_WAIT_BUCKETS (1u << PAGE_WAIT_BITS)
+
+typedef struct {
+  SimList readers;           /* SimPageRead.wait_link */
+  SimList writers;           /* SimPageWrite.wait_link */
+} PageWaitBucket;
 
 /* A run of contiguous pages a writeback submitter still has to prepare
  * and queue (sim_page_cache_set_writeback_page_cost). */
@@ -61,7 +78,10 @@ struct _SimPageCache {
   guint64     used_pages;
   SimPage    *free_list;
   guint64     allocated_pages;      /* page structs in chunks */
+  guint64     chunk_pages;          /* page structs per chunk */
+  GPtrArray  *page_chunks;          /* of sim_mem_chunk_alloc */
   GPtrArray  *chunks;
+  PageWaitBucket page_waits[PAGE_WAIT_BUCKETS];
   SimPageIndexPool *index_pool;     /* nodes of the files' page indexes */
   SimList     lru;                  /* cold end first */
   SimList     memory_waiters;       /* SimPageRead waiting for a free page */
@@ -121,7 +141,14 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->sim = sim;
   pc->era = era;
   pc->max_pages = MAX (G_GUINT64_CONSTANT (64), memory_bytes / SIM_PAGE_BYTES);
+  pc->chunk_pages = MIN (pc->max_pages, PAGE_CHUNK_MAX);
+  pc->page_chunks = g_ptr_array_new_with_free_func (sim_mem_chunk_free);
   pc->chunks = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < PAGE_WAIT_BUCKETS; i++)
+    {
+      sim_list_init (&pc->page_waits[i].readers);
+      sim_list_init (&pc->page_waits[i].writers);
+    }
   pc->run_chunks = g_ptr_array_new_with_free_func (g_free);
   pc->submitters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   pc->index_pool = sim_page_index_pool_new ();
@@ -158,6 +185,7 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
+  g_ptr_array_unref (pc->page_chunks);
   g_ptr_array_unref (pc->run_chunks);
   g_hash_table_unref (pc->submitters);
   sim_page_index_pool_free (pc->index_pool);
@@ -237,8 +265,7 @@ static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext 
 static gboolean
 page_busy (const SimPage *page)
 {
-  return !page->uptodate || page->locked || page->writeback
-         || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters);
+  return !page->uptodate || page->locked || page->writeback || page->waited;
 }
 
 /* putback_lru_page: a page reclaim could not free goes back to the hot end;
@@ -322,14 +349,14 @@ sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates)
 static void
 grow_pages (SimPageCache *pc)
 {
-  SimPage *chunk = g_new0 (SimPage, PAGE_CHUNK);
-  g_ptr_array_add (pc->chunks, chunk);
-  for (guint i = 0; i < PAGE_CHUNK; i++)
+  SimPage *chunk = sim_mem_chunk_alloc (pc->chunk_pages * sizeof (SimPage));
+  g_ptr_array_add (pc->page_chunks, chunk);
+  for (guint64 i = 0; i < pc->chunk_pages; i++)
     {
       chunk[i].free_next = pc->free_list;
       pc->free_list = &chunk[i];
     }
-  pc->allocated_pages += PAGE_CHUNK;
+  pc->allocated_pages += pc->chunk_pages;
 }
 
 /* add_to_page_cache: a new locked, not up-to-date page, or NULL when
@@ -347,8 +374,6 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc
   page->file = f;
   page->index = index;
   page->locked = TRUE;
-  sim_list_init (&page->waiters);
-  sim_list_init (&page->write_waiters);
   sim_list_init (&page->dirty_link);
   sim_page_index_insert (&f->pages, index, page);
   sim_list_add_tail (&page->lru, &pc->lru);
@@ -396,6 +421,108 @@ wake_writers (SimPageCache *pc, SimList *list)
     }
 }
 
+static PageWaitBucket *
+page_wait_bucket (const SimPageCache *pc, const SimPage *page)
+{
+  /* By file and index, not by address, so that which waiters share a
+   * bucket is the same on every run (the order of wake-ups does not
+   * depend on it either way). */
+  guint64 key = page->index ^ ((guint64) page->file->id << 40);
+  return (PageWaitBucket *) &pc->page_waits[(key * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
+                                             >> (64 - PAGE_WAIT_BITS)];
+}
+
+static gboolean
+bucket_has_reader (const SimList *readers, const SimPage *page)
+{
+  for (const SimList *l = readers->next; l != readers; l = l->next)
+    if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+bucket_has_writer (const SimList *writers, const SimPage *page)
+{
+  for (const SimList *l = writers->next; l != writers; l = l->next)
+    if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
+      return TRUE;
+  return FALSE;
+}
+
+/* PageWaiters stays exact at every moment, as page_busy reads it: set
+ * while any task of the bucket sleeps on @page. */
+static void
+page_waiters_update (PageWaitBucket *b, SimPage *page)
+{
+  page->waited = bucket_has_reader (&b->readers, page) || bucket_has_writer (&b->writers, page);
+}
+
+static void
+page_sleep_reader (SimPageCache *pc, SimPage *page, SimPageRead *rd)
+{
+  rd->wait_page = page;
+  page->waited = TRUE;
+  sim_list_add_tail (&rd->wait_link, &page_wait_bucket (pc, page)->readers);
+  /* The task schedules: its plugged requests go to the device. */
+  sim_queue_unplug (rd->file->q, rd->ioc);
+}
+
+static void
+page_sleep_writer (SimPageCache *pc, SimPage *page, SimPageWrite *wr)
+{
+  wr->wait_page = page;
+  page->waited = TRUE;
+  sim_list_add_tail (&wr->wait_link, &page_wait_bucket (pc, page)->writers);
+}
+
+/* Wake the tasks sleeping on @page: its readers, then its writers, each
+ * in the order they slept; one that sleeps on it again is not woken
+ * twice in one pass. */
+static void
+wake_page (SimPageCache *pc, SimPage *page)
+{
+  if (!page->waited)
+    return;
+  PageWaitBucket *b = page_wait_bucket (pc, page);
+  SimList woken;
+  sim_list_init (&woken);
+  for (SimList *l = b->readers.next, *next; l != &b->readers; l = next)
+    {
+      next = l->next;
+      if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
+        {
+          sim_list_del (l);
+          sim_list_add_tail (l, &woken);
+        }
+    }
+  page_waiters_update (b, page);
+  while (!sim_list_empty (&woken))
+    {
+      SimPageRead *rd = sim_list_first_entry (&woken, SimPageRead, wait_link);
+      sim_list_del (&rd->wait_link);
+      rd->wait_page = NULL;
+      read_continue (pc, rd, TRUE);
+    }
+  for (SimList *l = b->writers.next, *next; l != &b->writers; l = next)
+    {
+      next = l->next;
+      if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
+        {
+          sim_list_del (l);
+          sim_list_add_tail (l, &woken);
+        }
+    }
+  page_waiters_update (b, page);
+  while (!sim_list_empty (&woken))
+    {
+      SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
+      sim_list_del (&wr->wait_link);
+      wr->wait_page = NULL;
+      write_continue (pc, wr);
+    }
+}
+
 /* A read bio of contiguous pages of one file completed: they are up to
  * date; wake whoever sleeps on them, then whoever waits for memory. */
 static void
@@ -411,8 +538,7 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
       g_assert (page != NULL && page->locked);
       page->locked = FALSE;
       page->uptodate = TRUE;
-      wake_list (pc, &page->waiters);
-      wake_writers (pc, &page->write_waiters);
+      wake_page (pc, page);
     }
   wake_list (pc, &pc->memory_waiters);
   wake_writers (pc, &pc->memory_waiters_w);
@@ -687,7 +813,7 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
       if (!page->uptodate)
         {
           pc->stats.waits++;
-          sleep_on (pc, rd, &page->waiters);
+          page_sleep_reader (pc, page, rd);
           return;
         }
       pc->stats.hits++;
@@ -713,6 +839,7 @@ sim_page_cache_read (SimPageCache *pc, SimPageRead *rd)
   if (rd->ra->era == SIM_RA_ERA_2_4)
     sim_ra24_read_begin (rd->ra, rd->offset_bytes, rd->bytes);
   sim_list_init (&rd->wait_link);
+  rd->wait_page = NULL;
   rd->started = TRUE;
   read_continue (pc, rd, FALSE);
 }
@@ -737,6 +864,9 @@ sim_page_cache_check (const SimPageCache *pc)
     {
       const SimPage *page = sim_container_of (l, SimPage, lru);
       if (page->file == NULL || lookup (pc, page->file, page->index) != page)
+        return FALSE;
+      const PageWaitBucket *w = page_wait_bucket (pc, page);
+      if (page->waited != (bucket_has_reader (&w->readers, page) || bucket_has_writer (&w->writers, page)))
         return FALSE;
       on_lru++;
     }
@@ -772,6 +902,7 @@ set_dirty (SimPageCache *pc, SimPage *page)
   page->dirty = TRUE;
   page->dirtied_ns = sim_now (pc->sim);
   page->dirty_seq = ++pc->dirty_seq;
+  g_assert (page->dirty_seq == pc->dirty_seq);  /* 57 bits: 10^17 dirtyings */
   pc->nr_dirty++;
   page->file->bdi->nr_dirty++;
   page->file->bdi->dirtied++;
@@ -854,7 +985,7 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
             {
               pc->stats.partial_page_reads++;
               submit_pages (pc, f, SIM_OP_READ, wr->index, 1, wr->ioc, 0);
-              sim_list_add_tail (&wr->wait_link, &page->write_waiters);
+              page_sleep_writer (pc, page, wr);
               sim_queue_unplug (f->q, wr->ioc);
               return;
             }
@@ -864,7 +995,7 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       else if (page->locked)
         {
           /* A read is bringing the page in: lock_page sleeps. */
-          sim_list_add_tail (&wr->wait_link, &page->write_waiters);
+          page_sleep_writer (pc, page, wr);
           sim_queue_unplug (f->q, wr->ioc);
           return;
         }
@@ -899,6 +1030,7 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   wr->passes = 0;
   wr->pass_fn = NULL;
   sim_list_init (&wr->wait_link);
+  wr->wait_page = NULL;
   write_continue (pc, wr);
 }
 
