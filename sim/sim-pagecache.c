@@ -25,7 +25,7 @@ struct _SimPage {
   guint64   dirty : 1;
   guint64   writeback : 1;   /* write I/O in flight */
   guint64   reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
-  guint64   waited : 1;      /* a task sleeps on it (PageWaiters, 4.10+) */
+  guint64   waited : 1;      /* a task sleeps on it (PG_waiters) */
 };
 
 G_STATIC_ASSERT (sizeof (SimPage) == 64);
@@ -35,8 +35,9 @@ G_STATIC_ASSERT (sizeof (SimPage) == 64);
 #define PAGE_CHUNK_MAX (SIM_MEM_HUGE_BYTES / sizeof (SimPage))
 
 /* Tasks sleeping on pages, hashed by page: the kernel's page wait table
- * (mm/filemap.c page_waitqueue(); 256 entries, PAGE_WAIT_TABLE_BITS, from
- * 4.14), so that a page needs no wait list of its own.  Readers and
+ * (mm/filemap.c page_waitqueue(), 256 entries by PAGE_WAIT_TABLE_BITS 8,
+ * with the PG_waiters bit of 4.10 saying whether a page has any), so that
+ * a page needs no wait list of its own.  Readers and
  * writers are kept apart so that a page's readers are woken before its
  * writers, each in the order they slept. */
 #define PAGE_WAIT_BITS 8
