@@ -422,6 +422,20 @@ wake_writers (SimPageCache *pc, SimList *list)
     }
 }
 
+/* Page @i of a bio of the page cache.  Its first page came with the bio
+ * (end_io_item), looked up at submission while its index node was in the
+ * cache: a random writer's single-page bios then need no walk of the
+ * index at completion.  A page under I/O is busy, so it is still there. */
+static SimPage *
+bio_page (SimPageCache *pc, const SimBio *bio, guint64 i)
+{
+  SimFile *f = bio->end_io_data;
+  guint64 index = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS + i;
+  SimPage *page = i == 0 ? bio->end_io_item : lookup (pc, f, index);
+  g_assert (page != NULL && page->file == f && page->index == index);
+  return page;
+}
+
 static PageWaitBucket *
 page_wait_bucket (const SimPageCache *pc, const SimPage *page)
 {
@@ -531,12 +545,11 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
 {
   SimFile *f = bio->end_io_data;
   SimPageCache *pc = f->pc;
-  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
   guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
   for (guint64 i = 0; i < n; i++)
     {
-      SimPage *page = lookup (pc, f, first + i);
-      g_assert (page != NULL && page->locked);
+      SimPage *page = bio_page (pc, bio, i);
+      g_assert (page->locked);
       page->locked = FALSE;
       page->uptodate = TRUE;
       wake_page (pc, page);
@@ -595,7 +608,7 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
 static void wake_syncs (SimPageCache *pc);
 
-/* Submit pages [first, first + n) of @f as @op bios within the queue's
+/* Submit @n contiguous pages of a file from @page as @op bios within the queue's
  * limits (max_sectors; max_segments, one per page: cache pages are
  * scattered): reads are synchronous (plus @flags, e.g. readahead),
  * writeback carries @flags (SIM_BIO_SYNC for WB_SYNC_ALL,
@@ -603,9 +616,11 @@ static void wake_syncs (SimPageCache *pc);
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
 static void
-submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
-              const SimIoContext *ioc, guint32 flags)
+submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoContext *ioc,
+              guint32 flags)
 {
+  SimFile *f = page->file;
+  guint64 first = page->index;
   SimRequestQueue *q = f->q;
   while (n > 0)
     {
@@ -620,6 +635,8 @@ submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
       bio->ioc = (SimIoContext *) ioc;
       bio->end_io = op == SIM_OP_READ ? read_bio_done : write_bio_done;
       bio->end_io_data = f;
+      bio->end_io_item = page != NULL ? page : lookup (pc, f, first);
+      page = NULL;
       if (op == SIM_OP_READ)
         pc->stats.read_ios++;
       else
@@ -639,7 +656,8 @@ static void
 submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoContext *ioc)
 {
   guint64 end = MIN (w->start + w->nr_pages, f->size_pages);
-  guint64 run_start = 0, run_len = 0;
+  SimPage *run_page = NULL;
+  guint64 run_len = 0;
   guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
   SimPlug plug = { 0 };
   sim_queue_start_plug (f->q, &plug, ioc);
@@ -648,7 +666,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       if (lookup (pc, f, i) != NULL)
         {
           if (run_len)
-            submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
+            submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
           run_len = 0;
           continue;
         }
@@ -658,11 +676,11 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       page->readahead = (i == w->marker);
       pc->stats.readahead_pages++;
       if (run_len == 0)
-        run_start = i;
+        run_page = page;
       run_len++;
     }
   if (run_len)
-    submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
+    submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
   sim_queue_finish_plug (f->q, &plug);
 }
 
@@ -708,7 +726,7 @@ read_page_alone (SimPageCache *pc, SimPageRead *rd, guint64 index)
       sleep_on (pc, rd, &pc->memory_waiters);
       return NULL;
     }
-  submit_pages (pc, f, SIM_OP_READ, index, 1, rd->ioc, 0);
+  submit_pages (pc, page, SIM_OP_READ, 1, rd->ioc, 0);
   return page;
 }
 
@@ -985,7 +1003,7 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
           if (!write_covers_page (wr, wr->index))
             {
               pc->stats.partial_page_reads++;
-              submit_pages (pc, f, SIM_OP_READ, wr->index, 1, wr->ioc, 0);
+              submit_pages (pc, page, SIM_OP_READ, 1, wr->ioc, 0);
               page_sleep_writer (pc, page, wr);
               sim_queue_unplug (f->q, wr->ioc);
               return;
@@ -1062,12 +1080,11 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
 {
   SimFile *f = bio->end_io_data;
   SimPageCache *pc = f->pc;
-  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
   guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
   for (guint64 i = 0; i < n; i++)
     {
-      SimPage *page = lookup (pc, f, first + i);
-      g_assert (page != NULL && page->writeback);
+      SimPage *page = bio_page (pc, bio, i);
+      g_assert (page->writeback);
       page->writeback = FALSE;
       if (page->reclaim && !page->dirty)
         {
@@ -1142,7 +1159,7 @@ static void
 writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
 {
   begin_writeback (pc, page);
-  submit_pages (pc, page->file, SIM_OP_WRITE, page->index, 1, ioc, 0);
+  submit_pages (pc, page, SIM_OP_WRITE, 1, ioc, 0);
   sim_queue_unplug (page->file->q, ioc);
 }
 
@@ -1263,6 +1280,7 @@ submitter_queue_bio (Submitter *su, SimFile *f, guint64 first, guint64 n, guint3
   bio->ioc = (SimIoContext *) su->ioc;
   bio->end_io = write_bio_done;
   bio->end_io_data = f;
+  bio->end_io_item = lookup (su->pc, f, first);
   su->pc->stats.write_ios++;
   sim_list_init (&su->waiter.link);
   su->waiter.resume = submitter_resumed;
@@ -1327,13 +1345,22 @@ submit_paced (SimPageCache *pc, SimFile *f, guint64 first, guint64 n, const SimI
     submitter_schedule (su);
 }
 
-static void
-wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64 n,
-                const SimIoContext *ioc, guint32 flags)
+/* Whether @page extends the run of @len pages from @first (same file, next index). */
+static gboolean
+run_continues (const SimPage *first, guint64 len, const SimPage *page)
 {
+  return page->file == first->file && page->index == first->index + len;
+}
+
+/* Write @n contiguous pages from @page, in @wp's plug section. */
+static void
+wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimPage *page, guint64 n, const SimIoContext *ioc,
+                guint32 flags)
+{
+  SimFile *f = page->file;
   if (pc->wb_page_cost_ns > 0)
     {
-      submit_paced (pc, f, first, n, ioc, flags);
+      submit_paced (pc, f, page->index, n, ioc, flags);
       return;
     }
   if (wp->q != f->q)
@@ -1343,7 +1370,7 @@ wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64
       wp->q = f->q;
       sim_queue_start_plug (wp->q, &wp->plug, ioc);
     }
-  submit_pages (pc, f, SIM_OP_WRITE, first, n, ioc, flags);
+  submit_pages (pc, page, SIM_OP_WRITE, n, ioc, flags);
 }
 
 static void
@@ -1363,8 +1390,8 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
    * pages itself, WB_SYNC_NONE, sets no flag. */
   guint32 flags = ioc == pc->flusher ? SIM_BIO_BACKGROUND : 0;
   guint64 started = 0, skipped = 0;
-  SimFile *run_file = NULL;
-  guint64 run_first = 0, run_len = 0;
+  SimPage *run_page = NULL;
+  guint64 run_len = 0;
   WbPlug wp = { { 0 }, NULL };
   while (started < max_pages)
     {
@@ -1385,16 +1412,13 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
           continue;
         }
       /* Pages go to the device in runs of contiguous pages of one file. */
-      if (run_len && (page->file != run_file || page->index != run_first + run_len))
+      if (run_len && !run_continues (run_page, run_len, page))
         {
-          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
+          wb_plug_submit (pc, &wp, run_page, run_len, ioc, flags);
           run_len = 0;
         }
       if (run_len == 0)
-        {
-          run_file = page->file;
-          run_first = page->index;
-        }
+        run_page = page;
       run_len++;
       begin_writeback (pc, page);
       if (ioc == pc->flusher)
@@ -1402,7 +1426,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       started++;
     }
   if (run_len)
-    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
+    wb_plug_submit (pc, &wp, run_page, run_len, ioc, flags);
   wb_plug_finish (&wp);
   return started;
 }
@@ -1457,8 +1481,8 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
       SimBdi *b = g_ptr_array_index (pc->bdis, i);
       if (sy->file && sy->file->bdi != b)
         continue;
-      SimFile *run_file = NULL;
-      guint64 run_first = 0, run_len = 0;
+      SimPage *run_page = NULL;
+      guint64 run_len = 0;
       WbPlug wp = { { 0 }, NULL };
       for (SimList *l = b->dirty.next; l != &b->dirty;)
         {
@@ -1467,22 +1491,19 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
           if ((sy->file && page->file != sy->file) || page->dirty_seq > sy->start_seq
               || page->writeback)
             continue;
-          if (run_len && (page->file != run_file || page->index != run_first + run_len))
+          if (run_len && !run_continues (run_page, run_len, page))
             {
-              wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+              wb_plug_submit (pc, &wp, run_page, run_len, sy->ioc, SIM_BIO_SYNC);
               run_len = 0;
             }
           if (run_len == 0)
-            {
-              run_file = page->file;
-              run_first = page->index;
-            }
+            run_page = page;
           run_len++;
           begin_writeback (pc, page);
           started++;
         }
       if (run_len)
-        wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+        wb_plug_submit (pc, &wp, run_page, run_len, sy->ioc, SIM_BIO_SYNC);
       wb_plug_finish (&wp);
       sim_queue_unplug (b->q, sy->ioc);
     }
