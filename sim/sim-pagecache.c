@@ -1,13 +1,14 @@
 /* sim-pagecache.c — see sim-pagecache.h. */
 #include "sim/sim-pagecache.h"
 #include "sim/sim-writeback.h"
+#include "sim/sim-mem.h"
 
 #include <string.h>
 
-/* What the write and writeback paths touch on every page comes first, in
- * 64 bytes (file to dirty_link), the waiters after: a 1 GiB cache holds
- * 262,144 of these, and the buffered paths' time goes to their cache
- * misses (iosim bench --workload buffered-write). */
+/* A page struct is one cache line: a 1 GiB cache holds 262,144 of them,
+ * which the buffered paths visit in random order, so their time goes to
+ * cache misses (iosim bench --workload buffered-write).  Tasks sleeping on
+ * a page wait in a hashed table, not in the page (PageWaitBucket). */
 struct _SimPage {
   SimFile  *file;            /* NULL while free */
   guint64   index;
@@ -15,20 +16,37 @@ struct _SimPage {
     SimList  lru;            /* on the LRU while cached */
     SimPage *free_next;      /* on the free list while free */
   };
-  guint     uptodate : 1;
-  guint     locked : 1;      /* read I/O in flight */
-  guint     readahead : 1;   /* PG_readahead marker */
-  guint     dirty : 1;
-  guint     writeback : 1;   /* write I/O in flight */
-  guint     reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
   SimTime   dirtied_ns;
   SimList   dirty_link;      /* on its BDI's dirty list while dirty */
-  guint64   dirty_seq;       /* when it last became dirty, in dirtyings */
-  SimList   waiters;         /* SimPageRead.wait_link */
-  SimList   write_waiters;   /* SimPageWrite.wait_link */
+  guint64   dirty_seq : 57;  /* when it last became dirty, in dirtyings */
+  guint64   uptodate : 1;
+  guint64   locked : 1;      /* read I/O in flight */
+  guint64   readahead : 1;   /* PG_readahead marker */
+  guint64   dirty : 1;
+  guint64   writeback : 1;   /* write I/O in flight */
+  guint64   reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
+  guint64   waited : 1;      /* a task sleeps on it (PG_waiters) */
 };
 
-#define PAGE_CHUNK 1024
+G_STATIC_ASSERT (sizeof (SimPage) == 64);
+
+/* Page structs per chunk: 2 MiB (one huge page, sim-mem.h), or the whole
+ * cache when it is smaller. */
+#define PAGE_CHUNK_MAX (SIM_MEM_HUGE_BYTES / sizeof (SimPage))
+
+/* Tasks sleeping on pages, hashed by page: the kernel's page wait table
+ * (mm/filemap.c page_waitqueue(), 256 entries by PAGE_WAIT_TABLE_BITS 8,
+ * with the PG_waiters bit of 4.10 saying whether a page has any), so that
+ * a page needs no wait list of its own.  Readers and
+ * writers are kept apart so that a page's readers are woken before its
+ * writers, each in the order they slept. */
+#define PAGE_WAIT_BITS 8
+#define PAGE_WAIT_BUCKETS (1u << PAGE_WAIT_BITS)
+
+typedef struct {
+  SimList readers;           /* SimPageRead.wait_link */
+  SimList writers;           /* SimPageWrite.wait_link */
+} PageWaitBucket;
 
 /* A run of contiguous pages a writeback submitter still has to prepare
  * and queue (sim_page_cache_set_writeback_page_cost). */
@@ -61,7 +79,10 @@ struct _SimPageCache {
   guint64     used_pages;
   SimPage    *free_list;
   guint64     allocated_pages;      /* page structs in chunks */
+  guint64     chunk_pages;          /* page structs per chunk */
+  GPtrArray  *page_chunks;          /* of sim_mem_chunk_alloc */
   GPtrArray  *chunks;
+  PageWaitBucket page_waits[PAGE_WAIT_BUCKETS];
   SimPageIndexPool *index_pool;     /* nodes of the files' page indexes */
   SimList     lru;                  /* cold end first */
   SimList     memory_waiters;       /* SimPageRead waiting for a free page */
@@ -121,7 +142,14 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
   pc->sim = sim;
   pc->era = era;
   pc->max_pages = MAX (G_GUINT64_CONSTANT (64), memory_bytes / SIM_PAGE_BYTES);
+  pc->chunk_pages = MIN (pc->max_pages, PAGE_CHUNK_MAX);
+  pc->page_chunks = g_ptr_array_new_with_free_func (sim_mem_chunk_free);
   pc->chunks = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < PAGE_WAIT_BUCKETS; i++)
+    {
+      sim_list_init (&pc->page_waits[i].readers);
+      sim_list_init (&pc->page_waits[i].writers);
+    }
   pc->run_chunks = g_ptr_array_new_with_free_func (g_free);
   pc->submitters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   pc->index_pool = sim_page_index_pool_new ();
@@ -158,6 +186,7 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_foreach (pc->files, (GFunc) (void (*) (void)) file_free, NULL);
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
+  g_ptr_array_unref (pc->page_chunks);
   g_ptr_array_unref (pc->run_chunks);
   g_hash_table_unref (pc->submitters);
   sim_page_index_pool_free (pc->index_pool);
@@ -237,8 +266,7 @@ static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext 
 static gboolean
 page_busy (const SimPage *page)
 {
-  return !page->uptodate || page->locked || page->writeback
-         || !sim_list_empty (&page->waiters) || !sim_list_empty (&page->write_waiters);
+  return !page->uptodate || page->locked || page->writeback || page->waited;
 }
 
 /* putback_lru_page: a page reclaim could not free goes back to the hot end;
@@ -322,14 +350,14 @@ sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates)
 static void
 grow_pages (SimPageCache *pc)
 {
-  SimPage *chunk = g_new0 (SimPage, PAGE_CHUNK);
-  g_ptr_array_add (pc->chunks, chunk);
-  for (guint i = 0; i < PAGE_CHUNK; i++)
+  SimPage *chunk = sim_mem_chunk_alloc (pc->chunk_pages * sizeof (SimPage));
+  g_ptr_array_add (pc->page_chunks, chunk);
+  for (guint64 i = 0; i < pc->chunk_pages; i++)
     {
       chunk[i].free_next = pc->free_list;
       pc->free_list = &chunk[i];
     }
-  pc->allocated_pages += PAGE_CHUNK;
+  pc->allocated_pages += pc->chunk_pages;
 }
 
 /* add_to_page_cache: a new locked, not up-to-date page, or NULL when
@@ -347,8 +375,6 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc
   page->file = f;
   page->index = index;
   page->locked = TRUE;
-  sim_list_init (&page->waiters);
-  sim_list_init (&page->write_waiters);
   sim_list_init (&page->dirty_link);
   sim_page_index_insert (&f->pages, index, page);
   sim_list_add_tail (&page->lru, &pc->lru);
@@ -396,6 +422,122 @@ wake_writers (SimPageCache *pc, SimList *list)
     }
 }
 
+/* Page @i of a bio of the page cache.  Its first page came with the bio
+ * (end_io_item), looked up at submission while its index node was in the
+ * cache: a random writer's single-page bios then need no walk of the
+ * index at completion.  A page under I/O is busy, so it is still there. */
+static SimPage *
+bio_page (SimPageCache *pc, const SimBio *bio, guint64 i)
+{
+  SimFile *f = bio->end_io_data;
+  guint64 index = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS + i;
+  SimPage *page = i == 0 ? bio->end_io_item : lookup (pc, f, index);
+  g_assert (page != NULL && page->file == f && page->index == index);
+  return page;
+}
+
+static PageWaitBucket *
+page_wait_bucket (const SimPageCache *pc, const SimPage *page)
+{
+  /* By file and index, not by address, so that which waiters share a
+   * bucket is the same on every run (the order of wake-ups does not
+   * depend on it either way). */
+  guint64 key = page->index ^ ((guint64) page->file->id << 40);
+  return (PageWaitBucket *) &pc->page_waits[(key * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15))
+                                             >> (64 - PAGE_WAIT_BITS)];
+}
+
+static gboolean
+bucket_has_reader (const SimList *readers, const SimPage *page)
+{
+  for (const SimList *l = readers->next; l != readers; l = l->next)
+    if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+bucket_has_writer (const SimList *writers, const SimPage *page)
+{
+  for (const SimList *l = writers->next; l != writers; l = l->next)
+    if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
+      return TRUE;
+  return FALSE;
+}
+
+/* PageWaiters stays exact at every moment, as page_busy reads it: set
+ * while any task of the bucket sleeps on @page. */
+static void
+page_waiters_update (PageWaitBucket *b, SimPage *page)
+{
+  page->waited = bucket_has_reader (&b->readers, page) || bucket_has_writer (&b->writers, page);
+}
+
+static void
+page_sleep_reader (SimPageCache *pc, SimPage *page, SimPageRead *rd)
+{
+  rd->wait_page = page;
+  page->waited = TRUE;
+  sim_list_add_tail (&rd->wait_link, &page_wait_bucket (pc, page)->readers);
+  /* The task schedules: its plugged requests go to the device. */
+  sim_queue_unplug (rd->file->q, rd->ioc);
+}
+
+static void
+page_sleep_writer (SimPageCache *pc, SimPage *page, SimPageWrite *wr)
+{
+  wr->wait_page = page;
+  page->waited = TRUE;
+  sim_list_add_tail (&wr->wait_link, &page_wait_bucket (pc, page)->writers);
+}
+
+/* Wake the tasks sleeping on @page: its readers, then its writers, each
+ * in the order they slept; one that sleeps on it again is not woken
+ * twice in one pass. */
+static void
+wake_page (SimPageCache *pc, SimPage *page)
+{
+  if (!page->waited)
+    return;
+  PageWaitBucket *b = page_wait_bucket (pc, page);
+  SimList woken;
+  sim_list_init (&woken);
+  for (SimList *l = b->readers.next, *next; l != &b->readers; l = next)
+    {
+      next = l->next;
+      if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
+        {
+          sim_list_del (l);
+          sim_list_add_tail (l, &woken);
+        }
+    }
+  page_waiters_update (b, page);
+  while (!sim_list_empty (&woken))
+    {
+      SimPageRead *rd = sim_list_first_entry (&woken, SimPageRead, wait_link);
+      sim_list_del (&rd->wait_link);
+      rd->wait_page = NULL;
+      read_continue (pc, rd, TRUE);
+    }
+  for (SimList *l = b->writers.next, *next; l != &b->writers; l = next)
+    {
+      next = l->next;
+      if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
+        {
+          sim_list_del (l);
+          sim_list_add_tail (l, &woken);
+        }
+    }
+  page_waiters_update (b, page);
+  while (!sim_list_empty (&woken))
+    {
+      SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
+      sim_list_del (&wr->wait_link);
+      wr->wait_page = NULL;
+      write_continue (pc, wr);
+    }
+}
+
 /* A read bio of contiguous pages of one file completed: they are up to
  * date; wake whoever sleeps on them, then whoever waits for memory. */
 static void
@@ -403,16 +545,14 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
 {
   SimFile *f = bio->end_io_data;
   SimPageCache *pc = f->pc;
-  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
   guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
   for (guint64 i = 0; i < n; i++)
     {
-      SimPage *page = lookup (pc, f, first + i);
-      g_assert (page != NULL && page->locked);
+      SimPage *page = bio_page (pc, bio, i);
+      g_assert (page->locked);
       page->locked = FALSE;
       page->uptodate = TRUE;
-      wake_list (pc, &page->waiters);
-      wake_writers (pc, &page->write_waiters);
+      wake_page (pc, page);
     }
   wake_list (pc, &pc->memory_waiters);
   wake_writers (pc, &pc->memory_waiters_w);
@@ -468,7 +608,7 @@ waiter_release (SimPageCache *pc, SimBioWaiter *w)
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
 static void wake_syncs (SimPageCache *pc);
 
-/* Submit pages [first, first + n) of @f as @op bios within the queue's
+/* Submit @n contiguous pages of a file from @page as @op bios within the queue's
  * limits (max_sectors; max_segments, one per page: cache pages are
  * scattered): reads are synchronous (plus @flags, e.g. readahead),
  * writeback carries @flags (SIM_BIO_SYNC for WB_SYNC_ALL,
@@ -476,9 +616,11 @@ static void wake_syncs (SimPageCache *pc);
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
 static void
-submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
-              const SimIoContext *ioc, guint32 flags)
+submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoContext *ioc,
+              guint32 flags)
 {
+  SimFile *f = page->file;
+  guint64 first = page->index;
   SimRequestQueue *q = f->q;
   while (n > 0)
     {
@@ -493,6 +635,8 @@ submit_pages (SimPageCache *pc, SimFile *f, SimOp op, guint64 first, guint64 n,
       bio->ioc = (SimIoContext *) ioc;
       bio->end_io = op == SIM_OP_READ ? read_bio_done : write_bio_done;
       bio->end_io_data = f;
+      bio->end_io_item = page != NULL ? page : lookup (pc, f, first);
+      page = NULL;
       if (op == SIM_OP_READ)
         pc->stats.read_ios++;
       else
@@ -512,7 +656,8 @@ static void
 submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoContext *ioc)
 {
   guint64 end = MIN (w->start + w->nr_pages, f->size_pages);
-  guint64 run_start = 0, run_len = 0;
+  SimPage *run_page = NULL;
+  guint64 run_len = 0;
   guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
   SimPlug plug = { 0 };
   sim_queue_start_plug (f->q, &plug, ioc);
@@ -521,7 +666,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       if (lookup (pc, f, i) != NULL)
         {
           if (run_len)
-            submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
+            submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
           run_len = 0;
           continue;
         }
@@ -531,11 +676,11 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       page->readahead = (i == w->marker);
       pc->stats.readahead_pages++;
       if (run_len == 0)
-        run_start = i;
+        run_page = page;
       run_len++;
     }
   if (run_len)
-    submit_pages (pc, f, SIM_OP_READ, run_start, run_len, ioc, flags);
+    submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
   sim_queue_finish_plug (f->q, &plug);
 }
 
@@ -581,7 +726,7 @@ read_page_alone (SimPageCache *pc, SimPageRead *rd, guint64 index)
       sleep_on (pc, rd, &pc->memory_waiters);
       return NULL;
     }
-  submit_pages (pc, f, SIM_OP_READ, index, 1, rd->ioc, 0);
+  submit_pages (pc, page, SIM_OP_READ, 1, rd->ioc, 0);
   return page;
 }
 
@@ -687,7 +832,7 @@ read_continue (SimPageCache *pc, SimPageRead *rd, gboolean in_event)
       if (!page->uptodate)
         {
           pc->stats.waits++;
-          sleep_on (pc, rd, &page->waiters);
+          page_sleep_reader (pc, page, rd);
           return;
         }
       pc->stats.hits++;
@@ -713,6 +858,7 @@ sim_page_cache_read (SimPageCache *pc, SimPageRead *rd)
   if (rd->ra->era == SIM_RA_ERA_2_4)
     sim_ra24_read_begin (rd->ra, rd->offset_bytes, rd->bytes);
   sim_list_init (&rd->wait_link);
+  rd->wait_page = NULL;
   rd->started = TRUE;
   read_continue (pc, rd, FALSE);
 }
@@ -737,6 +883,9 @@ sim_page_cache_check (const SimPageCache *pc)
     {
       const SimPage *page = sim_container_of (l, SimPage, lru);
       if (page->file == NULL || lookup (pc, page->file, page->index) != page)
+        return FALSE;
+      const PageWaitBucket *w = page_wait_bucket (pc, page);
+      if (page->waited != (bucket_has_reader (&w->readers, page) || bucket_has_writer (&w->writers, page)))
         return FALSE;
       on_lru++;
     }
@@ -772,6 +921,7 @@ set_dirty (SimPageCache *pc, SimPage *page)
   page->dirty = TRUE;
   page->dirtied_ns = sim_now (pc->sim);
   page->dirty_seq = ++pc->dirty_seq;
+  g_assert (page->dirty_seq == pc->dirty_seq);  /* 57 bits: 10^17 dirtyings */
   pc->nr_dirty++;
   page->file->bdi->nr_dirty++;
   page->file->bdi->dirtied++;
@@ -853,8 +1003,8 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
           if (!write_covers_page (wr, wr->index))
             {
               pc->stats.partial_page_reads++;
-              submit_pages (pc, f, SIM_OP_READ, wr->index, 1, wr->ioc, 0);
-              sim_list_add_tail (&wr->wait_link, &page->write_waiters);
+              submit_pages (pc, page, SIM_OP_READ, 1, wr->ioc, 0);
+              page_sleep_writer (pc, page, wr);
               sim_queue_unplug (f->q, wr->ioc);
               return;
             }
@@ -864,7 +1014,7 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       else if (page->locked)
         {
           /* A read is bringing the page in: lock_page sleeps. */
-          sim_list_add_tail (&wr->wait_link, &page->write_waiters);
+          page_sleep_writer (pc, page, wr);
           sim_queue_unplug (f->q, wr->ioc);
           return;
         }
@@ -899,6 +1049,7 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   wr->passes = 0;
   wr->pass_fn = NULL;
   sim_list_init (&wr->wait_link);
+  wr->wait_page = NULL;
   write_continue (pc, wr);
 }
 
@@ -929,12 +1080,11 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
 {
   SimFile *f = bio->end_io_data;
   SimPageCache *pc = f->pc;
-  guint64 first = (bio->sector - f->start_sector) / SIM_PAGE_SECTORS;
   guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
   for (guint64 i = 0; i < n; i++)
     {
-      SimPage *page = lookup (pc, f, first + i);
-      g_assert (page != NULL && page->writeback);
+      SimPage *page = bio_page (pc, bio, i);
+      g_assert (page->writeback);
       page->writeback = FALSE;
       if (page->reclaim && !page->dirty)
         {
@@ -1009,7 +1159,7 @@ static void
 writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
 {
   begin_writeback (pc, page);
-  submit_pages (pc, page->file, SIM_OP_WRITE, page->index, 1, ioc, 0);
+  submit_pages (pc, page, SIM_OP_WRITE, 1, ioc, 0);
   sim_queue_unplug (page->file->q, ioc);
 }
 
@@ -1130,6 +1280,7 @@ submitter_queue_bio (Submitter *su, SimFile *f, guint64 first, guint64 n, guint3
   bio->ioc = (SimIoContext *) su->ioc;
   bio->end_io = write_bio_done;
   bio->end_io_data = f;
+  bio->end_io_item = lookup (su->pc, f, first);
   su->pc->stats.write_ios++;
   sim_list_init (&su->waiter.link);
   su->waiter.resume = submitter_resumed;
@@ -1194,13 +1345,22 @@ submit_paced (SimPageCache *pc, SimFile *f, guint64 first, guint64 n, const SimI
     submitter_schedule (su);
 }
 
-static void
-wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64 n,
-                const SimIoContext *ioc, guint32 flags)
+/* Whether @page extends the run of @len pages from @first (same file, next index). */
+static gboolean
+run_continues (const SimPage *first, guint64 len, const SimPage *page)
 {
+  return page->file == first->file && page->index == first->index + len;
+}
+
+/* Write @n contiguous pages from @page, in @wp's plug section. */
+static void
+wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimPage *page, guint64 n, const SimIoContext *ioc,
+                guint32 flags)
+{
+  SimFile *f = page->file;
   if (pc->wb_page_cost_ns > 0)
     {
-      submit_paced (pc, f, first, n, ioc, flags);
+      submit_paced (pc, f, page->index, n, ioc, flags);
       return;
     }
   if (wp->q != f->q)
@@ -1210,7 +1370,7 @@ wb_plug_submit (SimPageCache *pc, WbPlug *wp, SimFile *f, guint64 first, guint64
       wp->q = f->q;
       sim_queue_start_plug (wp->q, &wp->plug, ioc);
     }
-  submit_pages (pc, f, SIM_OP_WRITE, first, n, ioc, flags);
+  submit_pages (pc, page, SIM_OP_WRITE, n, ioc, flags);
 }
 
 static void
@@ -1230,8 +1390,8 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
    * pages itself, WB_SYNC_NONE, sets no flag. */
   guint32 flags = ioc == pc->flusher ? SIM_BIO_BACKGROUND : 0;
   guint64 started = 0, skipped = 0;
-  SimFile *run_file = NULL;
-  guint64 run_first = 0, run_len = 0;
+  SimPage *run_page = NULL;
+  guint64 run_len = 0;
   WbPlug wp = { { 0 }, NULL };
   while (started < max_pages)
     {
@@ -1252,16 +1412,13 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
           continue;
         }
       /* Pages go to the device in runs of contiguous pages of one file. */
-      if (run_len && (page->file != run_file || page->index != run_first + run_len))
+      if (run_len && !run_continues (run_page, run_len, page))
         {
-          wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
+          wb_plug_submit (pc, &wp, run_page, run_len, ioc, flags);
           run_len = 0;
         }
       if (run_len == 0)
-        {
-          run_file = page->file;
-          run_first = page->index;
-        }
+        run_page = page;
       run_len++;
       begin_writeback (pc, page);
       if (ioc == pc->flusher)
@@ -1269,7 +1426,7 @@ sim_page_cache_start_writeback (SimPageCache *pc, SimBdi *bdi, guint64 max_pages
       started++;
     }
   if (run_len)
-    wb_plug_submit (pc, &wp, run_file, run_first, run_len, ioc, flags);
+    wb_plug_submit (pc, &wp, run_page, run_len, ioc, flags);
   wb_plug_finish (&wp);
   return started;
 }
@@ -1324,8 +1481,8 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
       SimBdi *b = g_ptr_array_index (pc->bdis, i);
       if (sy->file && sy->file->bdi != b)
         continue;
-      SimFile *run_file = NULL;
-      guint64 run_first = 0, run_len = 0;
+      SimPage *run_page = NULL;
+      guint64 run_len = 0;
       WbPlug wp = { { 0 }, NULL };
       for (SimList *l = b->dirty.next; l != &b->dirty;)
         {
@@ -1334,22 +1491,19 @@ sync_start_pages (SimPageCache *pc, SimPageSync *sy)
           if ((sy->file && page->file != sy->file) || page->dirty_seq > sy->start_seq
               || page->writeback)
             continue;
-          if (run_len && (page->file != run_file || page->index != run_first + run_len))
+          if (run_len && !run_continues (run_page, run_len, page))
             {
-              wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+              wb_plug_submit (pc, &wp, run_page, run_len, sy->ioc, SIM_BIO_SYNC);
               run_len = 0;
             }
           if (run_len == 0)
-            {
-              run_file = page->file;
-              run_first = page->index;
-            }
+            run_page = page;
           run_len++;
           begin_writeback (pc, page);
           started++;
         }
       if (run_len)
-        wb_plug_submit (pc, &wp, run_file, run_first, run_len, sy->ioc, SIM_BIO_SYNC);
+        wb_plug_submit (pc, &wp, run_page, run_len, sy->ioc, SIM_BIO_SYNC);
       wb_plug_finish (&wp);
       sim_queue_unplug (b->q, sy->ioc);
     }

@@ -88,6 +88,7 @@ struct _SimPageRead {
                                    * was consulted for (not again after a sleep) */
   guint64          ra_next_index; /* 2.6-pre23: where page_cache_readahead runs next */
   SimList          wait_link;     /* on a page's or the memory waiters */
+  SimPage         *wait_page;     /* the page it sleeps on, or NULL */
   gboolean         started;
 };
 
@@ -121,6 +122,7 @@ struct _SimPageWrite {
   guint64           written;       /* pages the writer wrote back itself (throttling) */
   guint64           reclaimed;     /* pages its allocations reclaimed (direct reclaim) */
   SimList           wait_link;
+  SimPage          *wait_page;     /* the page it sleeps on, or NULL */
   SimEventId        pause;         /* a throttling sleep in progress */
   gboolean          throttled;     /* counted in its BDI's nr_throttled */
   gint              step;          /* the policy's state while throttling */

@@ -1,5 +1,6 @@
 /* sim-pageindex.c — see sim-pageindex.h. */
 #include "sim/sim-pageindex.h"
+#include "sim/sim-mem.h"
 
 #include <string.h>
 
@@ -7,7 +8,7 @@ typedef SimPageIndexMask SlotMask;
 
 #define SLOT_MASK (SIM_PAGE_INDEX_SLOTS - 1u)
 
-#define NODE_CHUNK 256
+#define NODE_CHUNK 256   /* nodes in a pool's first chunk */
 
 struct _SimPageIndexPool {
   SimPageIndexNode *free;
@@ -39,7 +40,7 @@ SimPageIndexPool *
 sim_page_index_pool_new (void)
 {
   SimPageIndexPool *pool = g_new0 (SimPageIndexPool, 1);
-  pool->chunks = g_ptr_array_new_with_free_func (g_free);
+  pool->chunks = g_ptr_array_new_with_free_func (sim_mem_chunk_free);
   return pool;
 }
 
@@ -63,14 +64,18 @@ node_new (SimPageIndexPool *pool, guint shift, SimPageIndexNode *parent, guint o
 {
   if (pool->free == NULL)
     {
-      SimPageIndexNode *chunk = g_new (SimPageIndexNode, NODE_CHUNK);
+      /* Chunks double up to one huge page (sim-mem.h): a small cache
+       * stays small, a big one gets its nodes in few TLB entries. */
+      guint64 n = pool->nodes == 0 ? NODE_CHUNK
+                                   : MIN (pool->nodes, SIM_MEM_HUGE_BYTES / sizeof (SimPageIndexNode));
+      SimPageIndexNode *chunk = sim_mem_chunk_alloc (n * sizeof (SimPageIndexNode));
       g_ptr_array_add (pool->chunks, chunk);
-      for (guint i = 0; i < NODE_CHUNK; i++)
+      for (guint64 i = 0; i < n; i++)
         {
           chunk[i].parent = pool->free;
           pool->free = &chunk[i];
         }
-      pool->nodes += NODE_CHUNK;
+      pool->nodes += n;
     }
   SimPageIndexNode *n = pool->free;
   pool->free = n->parent;

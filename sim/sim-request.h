@@ -99,6 +99,8 @@ struct _SimBio {
   SimTime       queue_ns;    /* when it was submitted (Q) */
   SimBioEndIo   end_io;
   gpointer      end_io_data;
+  gpointer      end_io_item; /* the submitter's, for end_io: the page cache's first
+                              * page, so that completion need not look it up */
 };
 
 /* Request state, for asserts and for the dispatch-sort walk. */

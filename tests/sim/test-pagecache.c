@@ -244,6 +244,91 @@ test_sleep_on_locked_page (void)
   teardown (&f);
 }
 
+#define SLEEPER_PAGES 600u   /* more pages than the wait table's 256 buckets */
+
+typedef struct {
+  SimPageRead  rd[2];  /* [0] starts the read, [1] sleeps on the page */
+  SimPageWrite wr;     /* covers the page in part: sleeps on it too */
+  SimRaState   ra[2];
+  SimTime      done_ns[3];
+} PageSleepers;
+
+static PageSleepers *sleepers;
+static GArray *sleeper_order;   /* guint: page * 4 + role, in completion order */
+
+static void
+sleeper_done (guint page, guint role, SimTime now)
+{
+  sleepers[page].done_ns[role] = now;
+  guint code = page * 4 + role;
+  g_array_append_val (sleeper_order, code);
+}
+
+static void
+sleeper_read_done (Sim *sim, SimPageRead *rd, SimTime now)
+{
+  guint page = GPOINTER_TO_UINT (rd->done_data);
+  sleeper_done (page, rd == &sleepers[page].rd[0] ? 0 : 1, now);
+}
+
+static void
+sleeper_write_done (Sim *sim, SimPageWrite *wr, SimTime now)
+{
+  sleeper_done (GPOINTER_TO_UINT (wr->done_data), 2, now);
+}
+
+/* Tasks sleeping on 600 pages share the page wait table's buckets: each
+ * wakes when its own page's read ends, never earlier (a wake-up of the
+ * wrong page would make it sleep again, counted in waits), the page's
+ * readers before its writer. */
+static void
+test_sleepers_by_page (void)
+{
+  Fixture f;
+  setup (&f, 64 << 20, 0);
+  sleepers = g_new0 (PageSleepers, SLEEPER_PAGES);
+  sleeper_order = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint p = 0; p < SLEEPER_PAGES; p++)
+    {
+      PageSleepers *s = &sleepers[p];
+      guint64 offset = (guint64) p * 3 * 4096;   /* apart: no read covers two */
+      for (guint r = 0; r < 2; r++)
+        {
+          sim_page_cache_ra_init (f.pc, f.file, &s->ra[r]);
+          s->rd[r] = (SimPageRead) { .file = f.file, .ra = &s->ra[r], .ioc = &ioc,
+                                     .offset_bytes = offset, .bytes = 4096,
+                                     .done = sleeper_read_done, .done_data = GUINT_TO_POINTER (p) };
+          sim_page_cache_read (f.pc, &s->rd[r]);
+        }
+      s->wr = (SimPageWrite) { .file = f.file, .ioc = &ioc, .offset_bytes = offset + 512,
+                               .bytes = 512, .done = sleeper_write_done,
+                               .done_data = GUINT_TO_POINTER (p) };
+      sim_page_cache_write (f.pc, &s->wr);
+    }
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (sleeper_order->len, ==, 3 * SLEEPER_PAGES);
+  /* Every reader slept once on its page (the first while its read ran). */
+  g_assert_cmpuint (sim_page_cache_stats (f.pc)->waits, ==, 2 * SLEEPER_PAGES);
+  guint *seen = g_new0 (guint, SLEEPER_PAGES);
+  for (guint i = 0; i < sleeper_order->len; i++)
+    {
+      guint code = g_array_index (sleeper_order, guint, i);
+      guint page = code / 4, role = code % 4;
+      g_assert_cmpuint (role, ==, seen[page]++);   /* readers in order, then the writer */
+    }
+  for (guint p = 0; p < SLEEPER_PAGES; p++)
+    {
+      g_assert_cmpint (sleepers[p].done_ns[1], ==, sleepers[p].done_ns[0]);
+      g_assert_cmpint (sleepers[p].done_ns[2], ==, sleepers[p].done_ns[0]);
+      if (p > 0)
+        g_assert_cmpint (sleepers[p].done_ns[0], >, sleepers[p - 1].done_ns[0]);
+    }
+  g_free (seen);
+  g_array_unref (sleeper_order);
+  g_free (sleepers);
+  teardown (&f);
+}
+
 static void
 test_memory_wait (void)
 {
@@ -569,6 +654,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &era_cases[i], test_era_sequential);
     }
   g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
+  g_test_add_func ("/pagecache/sleepers-by-page", test_sleepers_by_page);
   g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
   g_test_add_func ("/pagecache/write-through", test_write_through);
   for (guint i = 0; i < G_N_ELEMENTS (partial_cases); i++)
