@@ -16,10 +16,14 @@
 #include "sim/sim.h"
 #include "sim/sim-rng.h"
 
+#include <stdlib.h>
+
+/* 16 bytes: the time, and the sequence number above the slot index in one
+ * word, so that (time, key) orders as (time, sequence); the slot field is
+ * as wide as the slot array needs (slot_bits). */
 typedef struct {
   SimTime  time_ns;
-  guint64  seq;
-  guint32  slot;
+  guint64  key;
 } HeapEntry;
 
 typedef struct {
@@ -31,11 +35,13 @@ typedef struct {
 } EventSlot;
 
 #define SLOT_NONE G_MAXUINT32
+#define SLOT_BITS_MIN 8
+#define SLOT_BITS_MAX 32
 
 struct _Sim {
   SimTime     now_ns;
   guint64     master_seed;
-  guint64     next_seq;
+  guint64     next_seq;   /* below seq_limit */
   guint64     events_run;
   gboolean    stop_requested;
 
@@ -46,6 +52,13 @@ struct _Sim {
    * handler schedules takes its place (one sift down instead of a pop and
    * a push); if it schedules none, heap[0] is popped when it returns. */
   gboolean    top_running;
+
+  /* Heap keys are seq << slot_bits | slot.  slot_bits starts small and
+   * grows with the slot array; the sequence numbers are renumbered then
+   * (and if next_seq reaches seq_limit, after 2^32 schedules or more). */
+  guint       slot_bits;
+  guint64     slot_mask;
+  guint64     seq_limit;
 
   EventSlot  *slots;
   guint32     slots_len;
@@ -63,6 +76,9 @@ sim_new (guint64 master_seed)
   Sim *sim = g_new0 (Sim, 1);
   sim->master_seed = master_seed;
   sim->free_slot = SLOT_NONE;
+  sim->slot_bits = SLOT_BITS_MIN;
+  sim->slot_mask = (G_GUINT64_CONSTANT (1) << SLOT_BITS_MIN) - 1;
+  sim->seq_limit = G_GUINT64_CONSTANT (1) << (64 - SLOT_BITS_MIN);
   sim->rngs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                      (GDestroyNotify) sim_rng_free);
   sim->next_pid = 1000;
@@ -92,14 +108,14 @@ sim_master_seed (const Sim *sim)
   return sim->master_seed;
 }
 
-/* (time, seq) order as one 128-bit compare (cmp and sbb, no branches: the
+/* (time, key) order as one 128-bit compare (cmp and sbb, no branches: the
  * outcome follows the event times, which a branch predictor cannot guess).
  * Times are never negative: the clock starts at 0 and never goes back. */
 static inline gboolean
 heap_less (const HeapEntry *a, const HeapEntry *b)
 {
-  unsigned __int128 ka = ((unsigned __int128) (guint64) a->time_ns << 64) | a->seq;
-  unsigned __int128 kb = ((unsigned __int128) (guint64) b->time_ns << 64) | b->seq;
+  unsigned __int128 ka = ((unsigned __int128) (guint64) a->time_ns << 64) | a->key;
+  unsigned __int128 kb = ((unsigned __int128) (guint64) b->time_ns << 64) | b->key;
   return ka < kb;
 }
 
@@ -154,6 +170,35 @@ slots_grow (Sim *sim)
 }
 
 static inline guint32
+entry_slot (const Sim *sim, const HeapEntry *e)
+{
+  return (guint32) (e->key & sim->slot_mask);
+}
+
+static int
+entry_cmp (gconstpointer a, gconstpointer b)
+{
+  return heap_less (a, b) ? -1 : (heap_less (b, a) ? 1 : 0);
+}
+
+/* Give the pending entries the sequence numbers 0, 1, ... in (time,
+ * sequence) order, in keys with @slot_bits for the slot.  The sorted array
+ * is a valid heap; a running event's entry, the smallest, stays at the top. */
+static void
+heap_renumber (Sim *sim, guint slot_bits)
+{
+  g_assert (slot_bits <= SLOT_BITS_MAX);
+  qsort (sim->heap, sim->heap_len, sizeof *sim->heap, entry_cmp);
+  for (gsize i = 0; i < sim->heap_len; i++)
+    sim->heap[i].key = ((guint64) i << slot_bits) | entry_slot (sim, &sim->heap[i]);
+  sim->slot_bits = slot_bits;
+  sim->slot_mask = (G_GUINT64_CONSTANT (1) << slot_bits) - 1;
+  sim->seq_limit = G_GUINT64_CONSTANT (1) << (64 - slot_bits);
+  sim->next_seq = sim->heap_len;
+  g_assert (sim->next_seq < sim->seq_limit);
+}
+
+static inline guint32
 slot_alloc (Sim *sim)
 {
   if (G_LIKELY (sim->free_slot != SLOT_NONE))
@@ -165,6 +210,8 @@ slot_alloc (Sim *sim)
   if (sim->slots_len == sim->slots_cap)
     slots_grow (sim);
   guint32 s = sim->slots_len++;
+  if (s > sim->slot_mask)
+    heap_renumber (sim, MIN (sim->slot_bits + 8, (guint) SLOT_BITS_MAX));
   sim->slots[s].generation = 1;
   return s;
 }
@@ -200,7 +247,9 @@ schedule (Sim *sim, SimTime at_ns, SimEventFunc fn, gpointer subject, gpointer o
   slot->subject = subject;
   slot->object = object;
 
-  HeapEntry e = { at_ns, sim->next_seq++, s };
+  if (G_UNLIKELY (sim->next_seq == sim->seq_limit))
+    heap_renumber (sim, sim->slot_bits);
+  HeapEntry e = { at_ns, (sim->next_seq++ << sim->slot_bits) | s };
   if (sim->top_running)
     {
       sim->top_running = FALSE;
@@ -287,9 +336,9 @@ peek_live (Sim *sim)
   while (sim->heap_len > 0)
     {
       const HeapEntry *top = &sim->heap[0];
-      if (G_LIKELY (sim->slots[top->slot].fn != NULL))
+      guint32 s = entry_slot (sim, top);
+      if (G_LIKELY (sim->slots[s].fn != NULL))
         return top;
-      guint32 s = top->slot;
       heap_pop (sim);
       slot_release (sim, s);
     }
@@ -304,7 +353,7 @@ run_top (Sim *sim, const HeapEntry *top)
 {
   g_assert (top->time_ns >= sim->now_ns);
   sim->now_ns = top->time_ns;
-  guint32 s = top->slot;
+  guint32 s = entry_slot (sim, top);
   EventSlot *slot = &sim->slots[s];
   SimEventFunc fn = slot->fn;
   gpointer subject = slot->subject;
