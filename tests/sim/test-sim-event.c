@@ -129,6 +129,46 @@ test_two_sims (void)
   g_string_free (lb.log, TRUE);
 }
 
+/* A handler that runs the next events itself: the engine's top entry,
+ * kept for the running event until its handler schedules something, must
+ * be given up first.  "n1" schedules "x" at the current time and steps
+ * once (x runs inside it); "n2" schedules nothing and steps (b runs). */
+static void
+nested_step (Sim *sim, gpointer subject, gpointer object)
+{
+  Log *log = subject;
+  record (sim, subject, object);
+  if (g_str_equal (object, "n1"))
+    sim_schedule_at (sim, sim_now (sim), record, log, "x");
+  g_assert_true (sim_step (sim));
+  g_string_append (log->log, "| ");
+}
+
+static void
+test_nested_step (void)
+{
+  g_autoptr (Sim) sim = sim_new (1);
+  Log log = { g_string_new (NULL) };
+  sim_schedule_at (sim, 10, nested_step, &log, "n1");
+  sim_schedule_at (sim, 10, record, &log, "a");
+  sim_schedule_at (sim, 20, nested_step, &log, "n2");
+  sim_schedule_at (sim, 30, record, &log, "b");
+  sim_schedule_at (sim, 40, record, &log, "c");
+  sim_run_until (sim, SIM_TIME_NEVER);
+  g_assert_cmpstr (log.log->str, ==, "n1@10 a@10 | x@10 n2@20 b@30 | c@40 ");
+  g_assert_cmpuint (sim_events_run (sim), ==, 6);
+  g_assert_cmpuint (sim_events_pending (sim), ==, 0);
+  /* Every slot was freed once: new events, more than the slots used so
+   * far, each get their own. */
+  static const char *const more[] = { "d", "e", "f", "g", "h", "i", "j", "k" };
+  for (guint i = 0; i < G_N_ELEMENTS (more); i++)
+    sim_schedule_at (sim, 50 + i, record, &log, (gpointer) more[i]);
+  g_string_truncate (log.log, 0);
+  sim_run_until (sim, SIM_TIME_NEVER);
+  g_assert_cmpstr (log.log->str, ==, "d@50 e@51 f@52 g@53 h@54 i@55 j@56 k@57 ");
+  g_string_free (log.log, TRUE);
+}
+
 /* The randomized test: schedules (many at equal times, some from inside
  * handlers at the current time), cancels (of pending, run, cancelled and
  * 0 ids), sim_step, sim_run_until and sim_stop, interleaved by a seeded
@@ -354,6 +394,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/event/run-until", test_run_until);
   g_test_add_func ("/sim/event/past-asserts", test_past_asserts);
   g_test_add_func ("/sim/event/two-sims", test_two_sims);
+  g_test_add_func ("/sim/event/nested-step", test_nested_step);
   for (gsize i = 0; i < G_N_ELEMENTS (fuzz_cases); i++)
     {
       g_autofree char *name = g_strdup_printf ("/sim/event/random/pending-%u/seed-%" G_GINT64_FORMAT,
