@@ -1,0 +1,71 @@
+#!/bin/bash
+# bench-event-queue.sh — what the engine's event queue (sim/sim.c) costs per
+# event, for one or more iosim binaries side by side (issue 17), not run in
+# CI.  For each workload (host -n 50000, direct-read and trace -n 200000):
+#  - events run (from iosim bench --json);
+#  - instructions per event: callgrind's Ir inside scenario_run
+#    (--toggle-collect) divided by the events, all of it and the part spent
+#    in sim.c's own functions (self cost of sim_schedule_*, sim_step,
+#    sim_run_until, sim_now, sim_cancel, sim_event_pending and the heap_*,
+#    slot_*, peek_live, live_slot, run_top helpers that are not inlined);
+#  - the median wall seconds of IOSIM_BENCH_RUNS (default 5) plain runs,
+#    which vary 2-5x on a shared machine: Ir is the figure to compare.
+# Usage: tests/bench/bench-event-queue.sh BINARY...   (release builds:
+# meson setup build-rel --buildtype=release), e.g. main's and a branch's.
+# Exit 77 when a binary or valgrind is missing.
+set -euo pipefail
+[ $# -ge 1 ] || { echo "usage: $0 IOSIM_BINARY..." >&2; exit 2; }
+runs=${IOSIM_BENCH_RUNS:-5}
+for bin in "$@"; do
+  [ -x "$bin" ] || { echo "SKIP: no iosim binary at $bin"; exit 77; }
+done
+command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
+command -v callgrind_annotate >/dev/null || { echo "SKIP: no callgrind_annotate"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/iosim-evq-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# json_field FILE KEY: KEY of the first workload in an `iosim bench --json` file.
+json_field () {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["workloads"][0][sys.argv[2]])' "$1" "$2"
+}
+
+# callgrind_ir FILE: the total of the Ir events in a callgrind output file.
+callgrind_ir () {
+  awk '/^(summary|totals):/ { print $2; exit }' "$1"
+}
+
+# engine_ir FILE: the self Ir of sim.c's functions (names with or without
+# GCC's .constprop/.isra suffixes).
+engine_ir () {
+  callgrind_annotate --threshold=100 "$1" 2>/dev/null \
+    | awk '/:(sim_(schedule_at|schedule_in|step|run_until|now|cancel|event_pending|events_pending)|heap_[a-z_]*|slot_[a-z_]*|peek_live|live_slot|run_top)([. ]|$)/ {
+             gsub(",", "", $1); sum += $1 } END { print sum + 0 }'
+}
+
+printf '%-12s %-11s %9s %10s %9s %11s %9s\n' binary workload requests events Ir/event engine/ev "wall s"
+for spec in host:50000 direct-read:200000 trace:200000; do
+  w=${spec%%:*} n=${spec##*:}
+  i=0
+  for bin in "$@"; do
+    i=$((i + 1))
+    cg=$work/cg.$w.$i
+    valgrind --tool=callgrind --toggle-collect=scenario_run --callgrind-out-file="$cg" \
+      "$bin" bench --workload "$w" -n "$n" --json "$cg.json" >/dev/null 2>"$cg.err" \
+      || { echo "FAILED: callgrind of $bin $w"; cat "$cg.err"; exit 1; }
+    events=$(json_field "$cg.json" events)
+    walls=()
+    for ((r = 0; r < runs; r++)); do
+      "$bin" bench --workload "$w" -n "$n" --json "$work/run.json" >/dev/null
+      walls+=("$(json_field "$work/run.json" wall_s)")
+    done
+    wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    awk -v b="$i" -v w="$w" -v n="$n" -v e="$events" -v ir="$(callgrind_ir "$cg")" \
+        -v eng="$(engine_ir "$cg")" -v wall="$wall" \
+      'BEGIN { printf "%-12s %-11s %9d %10d %9.1f %11.1f %9.3f\n", "#" b, w, n, e, ir / e, eng / e, wall }'
+  done
+done
+i=0
+for bin in "$@"; do
+  i=$((i + 1))
+  echo "#$i = $bin"
+done
