@@ -447,30 +447,50 @@ page_wait_bucket (const SimPageCache *pc, const SimPage *page)
                                              >> (64 - PAGE_WAIT_BITS)];
 }
 
-static gboolean
-bucket_has_reader (const SimList *readers, const SimPage *page)
+/* A bucket's lists hold SimPageRead and SimPageWrite by their wait_link;
+ * this is where their wait_page sits from it. */
+#define SLEEPER_PAGE_AT(type) ((gssize) offsetof (type, wait_page) - (gssize) offsetof (type, wait_link))
+#define READER_PAGE_AT SLEEPER_PAGE_AT (SimPageRead)
+#define WRITER_PAGE_AT SLEEPER_PAGE_AT (SimPageWrite)
+
+static inline SimPage *
+sleeper_page (const SimList *link, gssize page_at)
 {
-  for (const SimList *l = readers->next; l != readers; l = l->next)
-    if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
-      return TRUE;
-  return FALSE;
+  return *(SimPage *const *) (gconstpointer) ((const char *) link + page_at);
 }
 
 static gboolean
-bucket_has_writer (const SimList *writers, const SimPage *page)
+bucket_has (const SimList *list, gssize page_at, const SimPage *page)
 {
-  for (const SimList *l = writers->next; l != writers; l = l->next)
-    if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
+  for (const SimList *l = list->next; l != list; l = l->next)
+    if (sleeper_page (l, page_at) == page)
       return TRUE;
   return FALSE;
 }
 
 /* PageWaiters stays exact at every moment, as page_busy reads it: set
  * while any task of the bucket sleeps on @page. */
-static void
-page_waiters_update (PageWaitBucket *b, SimPage *page)
+static gboolean
+bucket_has_sleepers (const PageWaitBucket *b, const SimPage *page)
 {
-  page->waited = bucket_has_reader (&b->readers, page) || bucket_has_writer (&b->writers, page);
+  return bucket_has (&b->readers, READER_PAGE_AT, page)
+         || bucket_has (&b->writers, WRITER_PAGE_AT, page);
+}
+
+/* Move @page's sleepers of @list to @woken, in the order they slept. */
+static void
+take_sleepers (SimList *list, gssize page_at, const SimPage *page, SimList *woken)
+{
+  sim_list_init (woken);
+  for (SimList *l = list->next, *next; l != list; l = next)
+    {
+      next = l->next;
+      if (sleeper_page (l, page_at) == page)
+        {
+          sim_list_del (l);
+          sim_list_add_tail (l, woken);
+        }
+    }
 }
 
 static void
@@ -501,17 +521,8 @@ wake_page (SimPageCache *pc, SimPage *page)
     return;
   PageWaitBucket *b = page_wait_bucket (pc, page);
   SimList woken;
-  sim_list_init (&woken);
-  for (SimList *l = b->readers.next, *next; l != &b->readers; l = next)
-    {
-      next = l->next;
-      if (sim_container_of (l, SimPageRead, wait_link)->wait_page == page)
-        {
-          sim_list_del (l);
-          sim_list_add_tail (l, &woken);
-        }
-    }
-  page_waiters_update (b, page);
+  take_sleepers (&b->readers, READER_PAGE_AT, page, &woken);
+  page->waited = bucket_has_sleepers (b, page);
   while (!sim_list_empty (&woken))
     {
       SimPageRead *rd = sim_list_first_entry (&woken, SimPageRead, wait_link);
@@ -519,16 +530,8 @@ wake_page (SimPageCache *pc, SimPage *page)
       rd->wait_page = NULL;
       read_continue (pc, rd, TRUE);
     }
-  for (SimList *l = b->writers.next, *next; l != &b->writers; l = next)
-    {
-      next = l->next;
-      if (sim_container_of (l, SimPageWrite, wait_link)->wait_page == page)
-        {
-          sim_list_del (l);
-          sim_list_add_tail (l, &woken);
-        }
-    }
-  page_waiters_update (b, page);
+  take_sleepers (&b->writers, WRITER_PAGE_AT, page, &woken);
+  page->waited = bucket_has_sleepers (b, page);
   while (!sim_list_empty (&woken))
     {
       SimPageWrite *wr = sim_list_first_entry (&woken, SimPageWrite, wait_link);
@@ -884,8 +887,7 @@ sim_page_cache_check (const SimPageCache *pc)
       const SimPage *page = sim_container_of (l, SimPage, lru);
       if (page->file == NULL || lookup (pc, page->file, page->index) != page)
         return FALSE;
-      const PageWaitBucket *w = page_wait_bucket (pc, page);
-      if (page->waited != (bucket_has_reader (&w->readers, page) || bucket_has_writer (&w->writers, page)))
+      if (page->waited != bucket_has_sleepers (page_wait_bucket (pc, page), page))
         return FALSE;
       on_lru++;
     }
