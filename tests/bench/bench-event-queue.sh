@@ -24,15 +24,8 @@ command -v callgrind_annotate >/dev/null || { echo "SKIP: no callgrind_annotate"
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/iosim-evq-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# json_field FILE KEY: KEY of the first workload in an `iosim bench --json` file.
-json_field () {
-  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["workloads"][0][sys.argv[2]])' "$1" "$2"
-}
-
-# callgrind_ir FILE: the total of the Ir events in a callgrind output file.
-callgrind_ir () {
-  awk '/^(summary|totals):/ { print $2; exit }' "$1"
-}
+# shellcheck source=tests/bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 # engine_ir FILE: the self Ir of sim.c's functions (names with or without
 # GCC's .constprop/.isra suffixes).
@@ -58,7 +51,7 @@ for spec in host:50000 direct-read:200000 trace:200000; do
       "$bin" bench --workload "$w" -n "$n" --json "$work/run.json" >/dev/null
       walls+=("$(json_field "$work/run.json" wall_s)")
     done
-    wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    wall=$(median "${walls[@]}")
     awk -v b="$i" -v w="$w" -v n="$n" -v e="$events" -v ir="$(callgrind_ir "$cg")" \
         -v eng="$(engine_ir "$cg")" -v wall="$wall" \
       'BEGIN { printf "%-12s %-11s %9d %10d %9.1f %11.1f %9.3f\n", "#" b, w, n, e, ir / e, eng / e, wall }'

@@ -24,15 +24,8 @@ command -v valgrind >/dev/null || { echo "SKIP: no valgrind"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/iosim-workload-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# json_field FILE KEY: KEY of the first workload in an `iosim bench --json` file.
-json_field () {
-  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["workloads"][0][sys.argv[2]])' "$1" "$2"
-}
-
-# callgrind_ir FILE: the total of the Ir events in a callgrind output file.
-callgrind_ir () {
-  awk '/^(summary|totals):/ { print $2; exit }' "$1"
-}
+# shellcheck source=tests/bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 printf '%-15s %9s %11s %9s %12s %9s\n' workload requests Ir/request "wall s" requests/s "vs direct"
 direct_rate=
@@ -48,8 +41,8 @@ for w in direct-read buffered-write host trace; do
     walls+=("$(json_field "$work/run.json" wall_s)")
     rates+=("$(json_field "$work/run.json" requests_per_s)")
   done
-  wall=$(printf '%s\n' "${walls[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-  rate=$(printf '%s\n' "${rates[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  wall=$(median "${walls[@]}")
+  rate=$(median "${rates[@]}")
   [ -n "$direct_rate" ] || direct_rate=$rate
   awk -v w="$w" -v n="$done_requests" -v ir="$ir" -v wall="$wall" -v rate="$rate" -v d="$direct_rate" \
     'BEGIN { printf "%-15s %9d %11.0f %9.3f %12.0f %8.2fx\n", w, n, ir / n, wall, rate, rate / d }'
