@@ -37,9 +37,9 @@ G_STATIC_ASSERT (sizeof (SimPage) == 64);
 /* Tasks sleeping on pages, hashed by page: the kernel's page wait table
  * (mm/filemap.c page_waitqueue(), 256 entries by PAGE_WAIT_TABLE_BITS 8,
  * with the PG_waiters bit of 4.10 saying whether a page has any), so that
- * a page needs no wait list of its own.  Readers and
- * writers are kept apart so that a page's readers are woken before its
- * writers, each in the order they slept. */
+ * a page needs no wait list of its own.  Readers and writers are kept
+ * apart so that a page's readers are woken before its writers, each in
+ * the order they slept. */
 #define PAGE_WAIT_BITS 8
 #define PAGE_WAIT_BUCKETS (1u << PAGE_WAIT_BITS)
 
@@ -423,9 +423,9 @@ wake_writers (SimPageCache *pc, SimList *list)
 }
 
 /* Page @i of a bio of the page cache.  Its first page came with the bio
- * (end_io_item), looked up at submission while its index node was in the
- * cache: a random writer's single-page bios then need no walk of the
- * index at completion.  A page under I/O is busy, so it is still there. */
+ * (end_io_item; the submitter held it): a random writer's single-page
+ * bios then need no walk of the index at completion.  A page under I/O
+ * is busy, so it is still there. */
 static SimPage *
 bio_page (SimPageCache *pc, const SimBio *bio, guint64 i)
 {
