@@ -22,16 +22,23 @@ iosim_bin (void)
   return bin;
 }
 
+/* Run @args in @cwd (NULL: the test's own). */
 static void
-run (const char *const *args, char **out, char **err, int *status)
+run_in (const char *cwd, const char *const *args, char **out, char **err, int *status)
 {
   g_autoptr(GError) error = NULL;
   int wait_status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+  g_assert_true (g_spawn_sync (cwd, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL,
                                out, err, &wait_status, &error));
   g_assert_no_error (error);
   *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static void
+run (const char *const *args, char **out, char **err, int *status)
+{
+  run_in (NULL, args, out, err, status);
 }
 
 static void
@@ -523,8 +530,10 @@ test_convert_blktrace_btt (void)
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   {
+    /* In the scratch directory: btt writes its .dat files into the
+     * current one. */
     const char *args[] = { btt, "-i", out_path, NULL };
-    run (args, &out, &err, &status);
+    run_in (dir, args, &out, &err, &status);
   }
   g_assert_cmpint (status, ==, 0);
   /* btt's D2C row: "D2C  min avg max N". */
@@ -538,7 +547,17 @@ test_convert_blktrace_btt (void)
       count = g_ascii_strtoull (fields[i], NULL, 10);
   g_assert_cmpuint (count, ==, summary->btt_d2c.count);
   g_unlink (out_path);
-  g_rmdir (dir);
+  /* Nothing else may be left there: btt's files are removed, and the
+   * directory must then be empty. */
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_assert_true (g_str_has_suffix (name, ".dat"));
+      g_unlink (p);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 /* An NFS capture as I/O streams (trace_load_ios): its answered READs and
