@@ -3,6 +3,7 @@
 
 #include "models/sweep.h"
 #include "models/scenario.h"
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -10,6 +11,8 @@ Sweep    *sweep_alloc           (void);
 /* The scenario of @point (G_MAXUINT: with the --set list alone); the
  * error names the scenario file and the point's values. */
 Scenario *sweep_load_point      (const Sweep *sw, guint point, GError **error);
+/* Member "vary" of the object @b is building: each axis's key and values. */
+void      sweep_json_vary       (JsonBuilder *b, const Sweep *sw);
 /* What differs between two sweeps ("scenario text, --vary"), NULL if none. */
 char     *sweep_mismatch        (const Sweep *a, const Sweep *b);
 

@@ -17,6 +17,7 @@
 #include "models/sweep-private.h"
 #include "sim/sim-output.h"
 #include "sim/sim-json.h"
+#include "traces/trace.h"
 
 /* ---- rows --------------------------------------------------------------- */
 
@@ -124,24 +125,6 @@ run_point (const Sweep *sw, guint point, GError **error)
 
 /* ---- CSV text ----------------------------------------------------------- */
 
-static void
-csv_field (GString *out, const char *text)
-{
-  if (strpbrk (text, ",\"\n\r") == NULL)
-    {
-      g_string_append (out, text);
-      return;
-    }
-  g_string_append_c (out, '"');
-  for (const char *c = text; *c; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *c);
-    }
-  g_string_append_c (out, '"');
-}
-
 /* Split one CSV line (no newline) into fields; NULL if a quote is open. */
 static GPtrArray *
 csv_split (const char *line)
@@ -223,9 +206,9 @@ store_append_point (GString *out, guint point, GPtrArray *rows)
         {
           g_string_append_printf (out, "%u,%u,%" G_GUINT64_FORMAT ",%u,", point, r->replicate,
                                   r->seed, r->run);
-          csv_field (out, r->run_label);
+          trace_csv_field (out, r->run_label);
           g_string_append_c (out, ',');
-          csv_field (out, g_ptr_array_index (r->names, f));
+          trace_csv_field (out, g_ptr_array_index (r->names, f));
           g_string_append_c (out, ',');
           append_exact (out, g_array_index (r->values, double, f));
           g_string_append_c (out, '\n');
@@ -463,7 +446,7 @@ axes_header (GString *out, const Sweep *sw)
   for (guint a = 0; a < sw->axes->len; a++)
     {
       g_string_append_c (out, ',');
-      csv_field (out, ((SweepAxis *) g_ptr_array_index (sw->axes, a))->key);
+      trace_csv_field (out, ((SweepAxis *) g_ptr_array_index (sw->axes, a))->key);
     }
 }
 
@@ -474,7 +457,7 @@ axes_cells (GString *out, const Sweep *sw, guint point)
   for (guint a = 0; a < sw->axes->len; a++)
     {
       g_string_append_c (out, ',');
-      csv_field (out, sweep_point_value (sw, point, a));
+      trace_csv_field (out, sweep_point_value (sw, point, a));
     }
 }
 
@@ -490,29 +473,20 @@ json_point (JsonBuilder *b, const Sweep *sw, guint point)
   json_builder_end_object (b);
 }
 
+/* Open results' or summary's JSON object: the sweep's head, then the
+ * array @member that the rows go into. */
 static void
-json_sweep_head (JsonBuilder *b, const Sweep *sw)
+json_open_sweep (JsonBuilder *b, const Sweep *sw, const char *member)
 {
+  json_builder_begin_object (b);
   sim_json_text (b, "scenario", sw->scenario_name);
   sim_json_string (b, "scenario_sha256", sw->scenario_sha256);
   g_autofree char *master = g_strdup_printf ("%" G_GUINT64_FORMAT, sw->master_seed);
   sim_json_string (b, "master_seed", master);
   sim_json_uint (b, "seeds", sw->n_seeds);
-  json_builder_set_member_name (b, "vary");
+  sweep_json_vary (b, sw);
+  json_builder_set_member_name (b, member);
   json_builder_begin_array (b);
-  for (guint a = 0; a < sw->axes->len; a++)
-    {
-      const SweepAxis *ax = g_ptr_array_index (sw->axes, a);
-      json_builder_begin_object (b);
-      sim_json_string (b, "key", ax->key);
-      json_builder_set_member_name (b, "values");
-      json_builder_begin_array (b);
-      for (guint v = 0; v < ax->values->len; v++)
-        json_builder_add_string_value (b, g_ptr_array_index (ax->values, v));
-      json_builder_end_array (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
 }
 
 typedef struct {
@@ -528,13 +502,10 @@ write_results (const Sweep *sw, GHashTable *done, GArray *pts, GPtrArray *cols, 
   for (guint c = 0; c < cols->len; c++)
     {
       g_string_append_c (o->csv, ',');
-      csv_field (o->csv, g_ptr_array_index (cols, c));
+      trace_csv_field (o->csv, g_ptr_array_index (cols, c));
     }
   g_string_append_c (o->csv, '\n');
-  json_builder_begin_object (o->json);
-  json_sweep_head (o->json, sw);
-  json_builder_set_member_name (o->json, "rows");
-  json_builder_begin_array (o->json);
+  json_open_sweep (o->json, sw, "rows");
   for (guint i = 0; i < pts->len; i++)
     {
       guint p = g_array_index (pts, guint, i);
@@ -544,7 +515,7 @@ write_results (const Sweep *sw, GHashTable *done, GArray *pts, GPtrArray *cols, 
           const SweepRow *row = g_ptr_array_index (rows, r);
           axes_cells (o->csv, sw, p);
           g_string_append_printf (o->csv, ",%u,%" G_GUINT64_FORMAT ",", row->replicate, row->seed);
-          csv_field (o->csv, row->run_label);
+          trace_csv_field (o->csv, row->run_label);
           json_builder_begin_object (o->json);
           json_point (o->json, sw, p);
           sim_json_uint (o->json, "replicate", row->replicate);
@@ -586,7 +557,7 @@ write_summary_run (const Sweep *sw, guint p, GPtrArray *sel, GPtrArray *cols, Ou
   const SweepRow *first = g_ptr_array_index (sel, 0);
   axes_cells (o->csv, sw, p);
   g_string_append_c (o->csv, ',');
-  csv_field (o->csv, first->run_label);
+  trace_csv_field (o->csv, first->run_label);
   g_string_append_printf (o->csv, ",%u", sel->len);
   json_builder_begin_object (o->json);
   json_point (o->json, sw, p);
@@ -636,15 +607,12 @@ write_summary (const Sweep *sw, GHashTable *done, GArray *pts, GPtrArray *cols, 
       g_autofree char *mean = g_strconcat (name, ".mean", NULL);
       g_autofree char *ci = g_strconcat (name, ".ci95", NULL);
       g_string_append_c (o->csv, ',');
-      csv_field (o->csv, mean);
+      trace_csv_field (o->csv, mean);
       g_string_append_c (o->csv, ',');
-      csv_field (o->csv, ci);
+      trace_csv_field (o->csv, ci);
     }
   g_string_append_c (o->csv, '\n');
-  json_builder_begin_object (o->json);
-  json_sweep_head (o->json, sw);
-  json_builder_set_member_name (o->json, "points");
-  json_builder_begin_array (o->json);
+  json_open_sweep (o->json, sw, "points");
   for (guint i = 0; i < pts->len; i++)
     {
       guint p = g_array_index (pts, guint, i);

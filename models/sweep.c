@@ -412,17 +412,9 @@ sweep_id (const Sweep *sw)
   return g_compute_checksum_for_string (G_CHECKSUM_SHA256, s->str, (gssize) s->len);
 }
 
-JsonNode *
-sweep_manifest (const Sweep *sw, guint shard_i, guint shard_n)
+void
+sweep_json_vary (JsonBuilder *b, const Sweep *sw)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autofree char *id = sweep_id (sw);
-  json_builder_begin_object (b);
-  sim_json_int (b, "iosim_sweep", 1);
-  sim_json_string (b, "id", id);
-  sim_json_string (b, "scenario", sw->scenario_path);
-  sim_json_string (b, "scenario_name", sw->scenario_name);
-  sim_json_string (b, "scenario_sha256", sw->scenario_sha256);
   json_builder_set_member_name (b, "vary");
   json_builder_begin_array (b);
   for (guint a = 0; a < sw->axes->len; a++)
@@ -438,6 +430,20 @@ sweep_manifest (const Sweep *sw, guint shard_i, guint shard_n)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+JsonNode *
+sweep_manifest (const Sweep *sw, guint shard_i, guint shard_n)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autofree char *id = sweep_id (sw);
+  json_builder_begin_object (b);
+  sim_json_int (b, "iosim_sweep", 1);
+  sim_json_string (b, "id", id);
+  sim_json_string (b, "scenario", sw->scenario_path);
+  sim_json_string (b, "scenario_name", sw->scenario_name);
+  sim_json_string (b, "scenario_sha256", sw->scenario_sha256);
+  sweep_json_vary (b, sw);
   json_builder_set_member_name (b, "sets");
   json_builder_begin_array (b);
   for (guint i = 0; sw->sets && sw->sets[i]; i++)

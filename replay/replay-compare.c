@@ -613,25 +613,6 @@ replay_compare_cdf_points (const GArray *sorted_ns, guint max_points)
   return points;
 }
 
-/* A CSV field, quoted only when it has to be (RFC 4180). */
-static void
-compare_csv_field (GString *s, const char *text)
-{
-  if (strpbrk (text, ",\"\r\n") == NULL)
-    {
-      g_string_append (s, text);
-      return;
-    }
-  g_string_append_c (s, '"');
-  for (const char *c = text; *c != '\0'; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (s, '"');
-      g_string_append_c (s, *c);
-    }
-  g_string_append_c (s, '"');
-}
-
 static void
 compare_cdf_side (GString *s, const char *name, const char *side,
                   const GArray *sorted_ns)
@@ -643,7 +624,7 @@ compare_cdf_side (GString *s, const char *name, const char *side,
     {
       const ReplayCompareCdfPoint *p = &g_array_index (points, ReplayCompareCdfPoint, i);
 
-      compare_csv_field (s, name);
+      trace_csv_field (s, name);
       /* 12 significant digits tell i / n apart for any n below 10^11;
        * the last point prints as exactly "1". */
       g_string_append_printf (s, ",%s,%" G_GINT64_FORMAT ",%.12g\n", side,

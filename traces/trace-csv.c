@@ -27,8 +27,8 @@ trace_csv_header (GString *out)
   g_string_append (out, IOSIM_CSV_HEADER "\n");
 }
 
-static void
-append_csv_text (GString *out, const char *s)
+void
+trace_csv_field (GString *out, const char *s)
 {
   if (strpbrk (s, ",\"\r\n") == NULL)
     {
@@ -64,7 +64,7 @@ trace_format_csv_text (const TraceRecord *rec, const char *comm, GString *out)
                           trace_action_letters (rec->action), rwbs, rec->sector, rec->nr_sectors,
                           trace_record_offset_bytes (rec), trace_record_length_bytes (rec), rec->error,
                           rec->io_tag);
-  append_csv_text (out, comm);
+  trace_csv_field (out, comm);
   g_string_append_c (out, '\n');
 }
 

@@ -359,6 +359,11 @@ gboolean             trace_convert_to_blktrace    (const char          *in_path,
  * split's second sector, a remap's origin and the cgroup id are not
  * carried.  "iosim-csv" reads it back. */
 void         trace_csv_header      (GString     *out);
+/* Append @text as one CSV field (RFC 4180 §2): as it is, or in double
+ * quotes with inner quotes doubled when it holds a comma, a double quote,
+ * CR or LF.  For every CSV iosim writes. */
+void         trace_csv_field       (GString     *out,
+                                    const char  *text);
 void         trace_format_csv      (const TraceRecord *rec,
                                     GString     *out);
 /* The same with @comm in the last column: a message's whole text

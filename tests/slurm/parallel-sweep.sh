@@ -8,6 +8,8 @@ set -euo pipefail
 IOSIM=${IOSIM_BIN:?IOSIM_BIN is not set (run through meson test)}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 SCENARIO=$SRC/sweep/tiny.ini
+# shellcheck source=tests/slurm/sweep-compare.sh
+. "$SRC/slurm/sweep-compare.sh"
 
 skip () { echo "SKIP: $*"; exit 77; }
 command -v parallel >/dev/null || skip "GNU parallel not installed (Debian: apt-get install parallel)"
@@ -34,13 +36,4 @@ parallel --will-cite -j 2 -q "$IOSIM" sweep "$SCENARIO" --vary "$VARY_A" --vary 
 for i in 1 2 3 4; do
   [ -f "parts/results-shard-$i-of-4.csv" ] || { echo "FAIL: shard $i wrote nothing"; exit 1; }
 done
-status=0
-for f in results.csv summary.csv results.json summary.json; do
-  if cmp "local/$f" "final/$f"; then
-    echo "ok: $f identical ($(wc -l < "local/$f") lines)"
-  else
-    echo "FAIL: $f differs between the local run and the merged shards"
-    status=1
-  fi
-done
-exit $status
+sweep_files_compare local final "the merged shards"

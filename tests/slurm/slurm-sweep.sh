@@ -16,6 +16,8 @@ IOSIM=${IOSIM_BIN:?IOSIM_BIN is not set (run through meson test)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCENARIO=$(cd "$HERE/.." && pwd)/sweep/tiny.ini
 . "$HERE/slurm-cluster.sh"
+# shellcheck source=tests/slurm/sweep-compare.sh
+. "$HERE/sweep-compare.sh"
 
 WORK=$(mktemp -d)
 SBATCH_PID=
@@ -72,13 +74,4 @@ bash job/merge.sh || fail "job/merge.sh after the second submission"
 echo "== local run"
 "$IOSIM" sweep "$SCENARIO" --vary "$VARY_A" --vary "$VARY_B" --seeds 2 -o local --no-plots -j 2 \
   || fail "local sweep"
-status=0
-for f in results.csv summary.csv results.json summary.json; do
-  if cmp "local/$f" "cluster/$f"; then
-    echo "ok: $f identical ($(wc -l < "local/$f") lines)"
-  else
-    echo "FAIL: $f differs between the local run and the Slurm job"
-    status=1
-  fi
-done
-exit $status
+sweep_files_compare local cluster "the Slurm job"

@@ -95,6 +95,14 @@ local_dir (const char *tmp)
 
 static char *scratch;
 
+/* The output directory of case @n of the tests named @what. */
+static char *
+case_dir (const char *what, guint n)
+{
+  g_autofree char *name = g_strdup_printf ("%s-%u", what, n);
+  return g_build_filename (scratch, name, NULL);
+}
+
 static void
 test_shards_merge (gconstpointer data)
 {
@@ -102,8 +110,7 @@ test_shards_merge (gconstpointer data)
   if (skip_without_bin ())
     return;
   const char *local = local_dir (scratch);
-  g_autofree char *name = g_strdup_printf ("shards-%u", n);
-  g_autofree char *parts = g_build_filename (scratch, name, NULL);
+  g_autofree char *parts = case_dir ("shards", n);
   g_autofree char *merged = g_strconcat (parts, "-merged", NULL);
   /* Shards run in reverse order: the merge sorts. */
   for (guint i = n; i >= 1; i--)
@@ -130,6 +137,23 @@ parse_counts (const char *out, guint *skipped, guint *run)
   *run = (guint) atoi (r + strlen (", run: "));
 }
 
+/* Run the sweep with @args: it exits with @status, having skipped
+ * @skipped finished points and run @ran; @err_has: text its stderr must
+ * hold, or NULL. */
+static void
+run_counted (const char *const *args, int status, guint skipped, guint ran, const char *err_has)
+{
+  g_auto (TestRun) r = { 0 };
+  guint got_skipped, got_ran;
+  run_sweep (&r, args);
+  g_assert_cmpint (r.status, ==, status);
+  if (err_has != NULL)
+    g_assert_nonnull (strstr (r.err, err_has));
+  parse_counts (r.out, &got_skipped, &got_ran);
+  g_assert_cmpuint (got_skipped, ==, skipped);
+  g_assert_cmpuint (got_ran, ==, ran);
+}
+
 static void
 test_resume (gconstpointer data)
 {
@@ -137,19 +161,11 @@ test_resume (gconstpointer data)
   if (skip_without_bin ())
     return;
   const char *local = local_dir (scratch);
-  g_autofree char *name = g_strdup_printf ("resume-%u", k);
-  g_autofree char *dir = g_build_filename (scratch, name, NULL);
+  g_autofree char *dir = case_dir ("resume", k);
   g_autofree char *max = g_strdup_printf ("%u", k);
-  guint skipped, ran;
   {
     const char *const args[] = { "--seeds", "2", "-j", "2", "--max-points", max, "-o", dir, NULL };
-    g_auto (TestRun) r = { 0 };
-    run_sweep (&r, args);
-    g_assert_cmpint (r.status, ==, 3);
-    g_assert_nonnull (strstr (r.err, "run the same command again"));
-    parse_counts (r.out, &skipped, &ran);
-    g_assert_cmpuint (skipped, ==, 0);
-    g_assert_cmpuint (ran, ==, k);
+    run_counted (args, 3, 0, k, "run the same command again");
   }
   /* An interruption in the middle of writing a point: the store ends in
    * half a line of a point without its #done line, and that point runs
@@ -169,23 +185,13 @@ test_resume (gconstpointer data)
   g_assert_true (g_file_set_contents (store, cut->str, -1, NULL));
   {
     const char *const args[] = { "--seeds", "2", "-j", "2", "-o", dir, NULL };
-    g_auto (TestRun) r = { 0 };
-    run_sweep (&r, args);
-    g_assert_cmpint (r.status, ==, 0);
-    parse_counts (r.out, &skipped, &ran);
-    g_assert_cmpuint (skipped, ==, k);
-    g_assert_cmpuint (ran, ==, 6 - k);
+    run_counted (args, 0, k, 6 - k, NULL);
   }
   assert_same_files (local, dir);
   /* Everything done: a re-run runs nothing and rewrites the same files. */
   {
     const char *const args[] = { "--seeds", "2", "-o", dir, NULL };
-    g_auto (TestRun) r = { 0 };
-    run_sweep (&r, args);
-    g_assert_cmpint (r.status, ==, 0);
-    parse_counts (r.out, &skipped, &ran);
-    g_assert_cmpuint (skipped, ==, 6);
-    g_assert_cmpuint (ran, ==, 0);
+    run_counted (args, 0, 6, 0, NULL);
   }
   assert_same_files (local, dir);
 }
