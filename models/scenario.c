@@ -97,6 +97,7 @@ struct _Scenario {
   guint       n_nodes;           /* [host] nodes: NUMA nodes (1) */
   char       *profile;           /* [host] profile: the era's CPU and lock costs */
   SimTime     timeslice_ns;      /* [host] timeslice */
+  gint        scheduler;         /* [host] scheduler: -1 the profile's, else SimCpuSched */
   ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
   SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
   gboolean    aio_raw_port;      /* [host] aio = raw-port (2.5.35), else async-DIO */
@@ -1076,6 +1077,17 @@ load_host (Scenario *s, GError **error)
   /* The O(1) scheduler's default slice for nice 0 (2.6; 2.4's is ~60 ms). */
   if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
     return FALSE;
+  g_autofree char *scheduler = scenario_get_string (s->kf, "host", "scheduler");
+  s->scheduler = -1;
+  if (scheduler && strcmp (scheduler, "fifo") == 0)
+    s->scheduler = SIM_CPU_SCHED_FIFO;
+  else if (scheduler && strcmp (scheduler, "o1") == 0)
+    s->scheduler = SIM_CPU_SCHED_O1;
+  else if (scheduler)
+    return scenario_invalid (error, "host", "scheduler", "'%s' is not fifo or o1", scheduler);
+  if (scheduler && s->n_cpus == 0)
+    return scenario_invalid (error, "host", "scheduler", "orders the CPU model's run queue: "
+                             "needs [host] cpus");
   gboolean overrides = g_key_file_has_group (s->kf, "costs") || g_key_file_has_group (s->kf, "journal");
   g_auto (GStrv) groups = g_key_file_get_groups (s->kf, NULL);
   for (guint i = 0; groups[i]; i++)
@@ -1330,7 +1342,7 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
   static const char *const sim_keys[] = { "duration", "seed", "hz", "sched", "trace_memory",
                                           NULL };
   static const char *const host_keys[] = { "memory", "readahead", "writeback", "cpus", "nodes", "profile",
-                                           "timeslice", "writeback_page_cost",
+                                           "timeslice", "scheduler", "writeback_page_cost",
                                            "writeback_bio_max", "kernel", "kupdate_interval", "aio",
                                            NULL };
   if (g_key_file_has_group (kf, "host") && !scenario_check_keys (kf, "host", host_keys, error))
@@ -2170,6 +2182,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       ok = profile != NULL;
       if (ok)
         {
+          if (s->scheduler >= 0)
+            profile->sched_o1 = s->scheduler == SIM_CPU_SCHED_O1;
           host = host_new (sim, s->n_cpus, profile);
           host_set_nodes (host, s->n_nodes);
           for (guint i = 0; i < s->devices->len; i++)

@@ -6,6 +6,10 @@
  * re-split between idle and iowait whenever the number of idle CPUs or of
  * threads blocked on I/O changes (an O(CPUs) walk, skipped when nobody is
  * in I/O wait).
+ *
+ * SIM_CPU_SCHED_O1 follows kernel/sched.c of 2.6.9-2.6.10: recalc_task_prio
+ * at wake-up, the run_time debit of schedule(), effective_prio, and
+ * try_to_wake_up's TASK_PREEMPTS_CURR test (constants below).
  */
 #include "sim/sim-cpu.h"
 #include "sim/sim-cpu-private.h"
@@ -48,6 +52,7 @@ struct _SimCpus {
   guint       n_cpus;
   guint       n_nodes;        /* NUMA nodes of n_cpus / n_nodes CPUs each */
   gboolean    irq_preempt;    /* interrupt work may interrupt running threads */
+  SimCpuSched sched;
   SimCpu     *cpu;
   SimTime     start_ns;
 
@@ -64,6 +69,7 @@ struct _SimCpus {
   guint       n_blocked_io;
 
   guint64     context_switches;
+  guint64     wakeup_preemptions;
   guint64     interrupts;
   guint64     interrupts_started;
   SimTime     irq_wait_ns;
@@ -87,6 +93,114 @@ static inline SimTime
 cpus_now (const SimCpus *c)
 {
   return sim_now (c->sim);
+}
+
+/* 2.6's O(1) interactivity at nice 0 (kernel/sched.c): static priority
+ * 120; MAX_BONUS = MAX_USER_PRIO x PRIO_BONUS_RATIO % = 40 x 25 % = 10;
+ * DEF_TIMESLICE 100 ms; MAX_SLEEP_AVG = DEF_TIMESLICE x MAX_BONUS = 1 s;
+ * INTERACTIVE_SLEEP = MAX_SLEEP_AVG x (MAX_BONUS / 2 + DELTA + 1) /
+ * MAX_BONUS - 1 jiffy with DELTA = INTERACTIVE_DELTA = 2 at nice 0, a
+ * jiffy at HZ=1000. */
+#define O1_STATIC_PRIO          120
+#define O1_MAX_BONUS            10
+#define O1_DEF_TIMESLICE_NS     (100 * SIM_NS_PER_MS)
+#define O1_MAX_SLEEP_AVG_NS     (O1_DEF_TIMESLICE_NS * O1_MAX_BONUS)
+#define O1_INTERACTIVE_SLEEP_NS (O1_MAX_SLEEP_AVG_NS * (O1_MAX_BONUS / 2 + 2 + 1) / O1_MAX_BONUS \
+                                 - SIM_NS_PER_MS)
+
+/* CURRENT_BONUS: 0..10 from sleep_avg. */
+static gint
+o1_bonus (const SimThread *t)
+{
+  return (gint) (t->sleep_avg_ns * O1_MAX_BONUS / O1_MAX_SLEEP_AVG_NS);
+}
+
+static gint
+o1_effective_prio (const SimThread *t)
+{
+  return O1_STATIC_PRIO - (o1_bonus (t) - O1_MAX_BONUS / 2);
+}
+
+/* recalc_task_prio: credit the sleep that ends now. */
+static void
+o1_wake_credit (SimCpus *c, SimThread *t, gboolean uninterruptible)
+{
+  SimTime sleep_ns = MIN (cpus_now (c) - t->stamp_ns, O1_MAX_SLEEP_AVG_NS);
+  if (sleep_ns > 0)
+    {
+      if (!t->kernel && !uninterruptible && sleep_ns > O1_INTERACTIVE_SLEEP_NS)
+        t->sleep_avg_ns = O1_MAX_SLEEP_AVG_NS - O1_DEF_TIMESLICE_NS;
+      else
+        {
+          /* The lower the sleep_avg, the faster it rises. */
+          sleep_ns *= MAX (O1_MAX_BONUS - o1_bonus (t), 1);
+          /* A user task back from I/O sleep rises no further than
+           * INTERACTIVE_SLEEP. */
+          if (uninterruptible && !t->kernel)
+            {
+              if (t->sleep_avg_ns >= O1_INTERACTIVE_SLEEP_NS)
+                sleep_ns = 0;
+              else if (t->sleep_avg_ns + sleep_ns >= O1_INTERACTIVE_SLEEP_NS)
+                {
+                  t->sleep_avg_ns = O1_INTERACTIVE_SLEEP_NS;
+                  sleep_ns = 0;
+                }
+            }
+          t->sleep_avg_ns = MIN (t->sleep_avg_ns + sleep_ns, O1_MAX_SLEEP_AVG_NS);
+        }
+    }
+  t->prio = o1_effective_prio (t);
+  t->stamp_ns = cpus_now (c);
+}
+
+/* schedule()'s debit when @t leaves its CPU: the run time since it got
+ * the CPU, divided by its bonus. */
+static void
+o1_charge_run (SimCpus *c, SimThread *t)
+{
+  SimTime run_ns = MIN (cpus_now (c) - t->stamp_ns, O1_MAX_SLEEP_AVG_NS);
+  run_ns /= MAX (o1_bonus (t), 1);
+  t->sleep_avg_ns = MAX (t->sleep_avg_ns - run_ns, 0);
+  t->stamp_ns = cpus_now (c);
+}
+
+/* Queue @t: at the tail (FIFO), or under O1 behind every thread of better
+ * or (unless @ahead_of_equals) equal priority. */
+static void
+runq_insert (SimCpus *c, SimThread *t, gboolean ahead_of_equals)
+{
+  SimList *pos = &c->runq;
+  if (c->sched == SIM_CPU_SCHED_O1)
+    while (pos->prev != &c->runq)
+      {
+        const SimThread *p = sim_container_of (pos->prev, SimThread, run_link);
+        if (p->prio < t->prio || (p->prio == t->prio && !ahead_of_equals))
+          break;
+        pos = pos->prev;
+      }
+  sim_list_add_tail (&t->run_link, pos);
+  c->n_runq++;
+}
+
+/* try_to_wake_up with every CPU busy: the woken thread's runqueue is that
+ * of the CPU it last ran on (task_cpu), whose running thread is marked if
+ * @t's priority is better (TASK_PREEMPTS_CURR, resched_task).  A thread
+ * that never ran takes the CPU running the worst priority. */
+static void
+o1_preempt_check (SimCpus *c, const SimThread *t)
+{
+  SimThread *cur = NULL;
+  if (t->last_cpu >= 0)
+    cur = c->cpu[t->last_cpu].current;
+  else
+    for (guint i = 0; i < c->n_cpus; i++)
+      {
+        SimThread *other = c->cpu[i].current;
+        if (other != NULL && (cur == NULL || other->prio > cur->prio))
+          cur = other;
+      }
+  if (cur != NULL && cur->prio > t->prio)
+    cur->need_resched = TRUE;
 }
 
 SimCpus *
@@ -143,6 +257,26 @@ void
 sim_cpus_set_irq_preempt (SimCpus *c, gboolean on)
 {
   c->irq_preempt = on;
+}
+
+void
+sim_cpus_set_sched (SimCpus *c, SimCpuSched sched)
+{
+  g_return_if_fail (sched == SIM_CPU_SCHED_FIFO || sched == SIM_CPU_SCHED_O1);
+  g_return_if_fail (c->n_on_cpu == 0 && c->n_runq == 0);
+  c->sched = sched;
+}
+
+void
+sim_thread_set_kernel (SimThread *t, gboolean kernel)
+{
+  t->kernel = kernel;
+}
+
+gint
+sim_thread_prio (const SimThread *t)
+{
+  return t->prio;
 }
 
 void
@@ -317,6 +451,7 @@ cpu_run_thread (SimCpus *c, SimCpu *cpu, SimThread *t)
   t->cpu = (gint) cpu->index;
   t->last_cpu = (gint) cpu->index;
   t->on_cpu_since_ns = cpus_now (c);
+  t->stamp_ns = cpus_now (c);
   c->n_on_cpu++;
   c->context_switches++;
   start_work (c, t);
@@ -401,6 +536,8 @@ make_runnable (SimCpus *c, SimThread *t)
   levels_update (c);
   if (t->state == SIM_THREAD_BLOCKED && t->io_wait)
     c->n_blocked_io--;
+  if (c->sched == SIM_CPU_SCHED_O1)
+    o1_wake_credit (c, t, t->state == SIM_THREAD_BLOCKED && t->io_wait);
   t->io_wait = FALSE;
   SimCpu *cpu = find_idle_cpu (c, t->last_cpu);
   if (cpu != NULL)
@@ -411,8 +548,9 @@ make_runnable (SimCpus *c, SimThread *t)
   else
     {
       t->state = SIM_THREAD_RUNNABLE;
-      sim_list_add_tail (&t->run_link, &c->runq);
-      c->n_runq++;
+      runq_insert (c, t, FALSE);
+      if (c->sched == SIM_CPU_SCHED_O1)
+        o1_preempt_check (c, t);
     }
   idle_reclassify (c);
 }
@@ -424,6 +562,9 @@ cpu_leave (SimCpus *c, SimThread *t)
   SimCpu *cpu = &c->cpu[t->cpu];
   g_assert (cpu->current == t);
   levels_update (c);
+  if (c->sched == SIM_CPU_SCHED_O1)
+    o1_charge_run (c, t);
+  t->need_resched = FALSE;
   cpu->current = NULL;
   t->cpu = -1;
   c->n_on_cpu--;
@@ -439,8 +580,30 @@ sim_thread_init (SimCpus *c, SimThread *t, const char *name)
   t->state = SIM_THREAD_IDLE;
   t->cpu = -1;
   t->last_cpu = -1;
+  t->stamp_ns = cpus_now (c);
+  t->prio = O1_STATIC_PRIO + O1_MAX_BONUS / 2;
   sim_list_init (&t->run_link);
   sim_list_init (&t->lock_link);
+}
+
+/* A preemption point of @t, marked by a better thread's wake-up: with no
+ * spinlock held and that better thread still waiting, @t goes back on the
+ * run queue ahead of its equals and its CPU takes the queue's head. */
+static gboolean
+o1_yield (SimCpus *c, SimThread *t)
+{
+  if (t->spinlocks_held > 0 || t->irqs_off > 0)
+    return FALSE;   /* preemption waits for the unlock's next exec */
+  t->need_resched = FALSE;
+  if (c->n_runq == 0
+      || sim_list_first_entry (&c->runq, SimThread, run_link)->prio >= t->prio)
+    return FALSE;
+  levels_update (c);
+  t->state = SIM_THREAD_RUNNABLE;
+  runq_insert (c, t, TRUE);
+  c->wakeup_preemptions++;
+  cpu_leave (c, t);
+  return TRUE;
 }
 
 void
@@ -465,6 +628,8 @@ sim_cpu_exec (SimCpus *c, SimThread *t, SimTime work_ns, SimCpuMode mode,
           t->work_event = sim_schedule_in (c->sim, work_ns, irq_ctx_work_done, t, NULL);
           break;
         }
+      if (t->need_resched && o1_yield (c, t))
+        break;
       start_work (c, t);
       break;
     case SIM_THREAD_IDLE:
@@ -744,6 +909,7 @@ sim_cpus_stats (const SimCpus *c, SimTime now_ns, SimCpuStats *out)
   g_assert (times_sum (&out->total) == out->elapsed_ns * (SimTime) c->n_cpus);
   out->context_switches = c->context_switches;
   out->interrupts = c->interrupts;
+  out->wakeup_preemptions = c->wakeup_preemptions;
   out->interrupts_started = c->interrupts_started;
   out->irq_wait_ns = c->irq_wait_ns;
   out->nr_runnable = c->n_runq + c->n_on_cpu;

@@ -14,6 +14,9 @@
  * - Run queue: one global FIFO of threads waiting for a CPU (no per-CPU
  *   queues, no priorities).  A woken thread goes back to the CPU it last
  *   ran on if that CPU is idle, else to the lowest-numbered idle CPU.
+ *   With SIM_CPU_SCHED_O1 (sim_cpus_set_sched) the queue is ordered by
+ *   2.6's O(1) dynamic priority instead, and a woken thread of better
+ *   priority preempts a running one at its next exec (see SimCpuSched).
  * - Interrupt work (sim_cpu_irq) goes ahead of runnable threads on the next
  *   free CPU, without preempting running work.  Its time is counted as irq
  *   time, shown as system time in vmstat (Linux folds hi and si into sy).
@@ -108,10 +111,44 @@ struct _SimThread {
   SimTime         hold_ns;
   SimThreadFn     hold_then;
   gpointer        hold_data;
+  /* SIM_CPU_SCHED_O1 (kernel/sched.c of 2.6.9-2.6.10) */
+  SimTime         sleep_avg_ns;    /* p->sleep_avg */
+  SimTime         stamp_ns;        /* p->timestamp: last switch in or out, or wake-up */
+  gint            prio;            /* p->prio, 115 (best) .. 125 at nice 0 */
+  gboolean        kernel;          /* no mm: a kernel thread (sim_thread_set_kernel) */
+  gboolean        need_resched;    /* TIF_NEED_RESCHED: a better thread woke */
   /* sim_cpu_irq_thread */
   gboolean        in_irq;          /* an interrupt context, raised or running */
   gpointer        irq_work;        /* its interrupt work while it runs */
 };
+
+/* How the run queue orders threads.
+ * - FIFO (the default): one queue in wake-up order, nothing preempts a
+ *   thread, which keeps its CPU until it blocks or exits.
+ * - O1: 2.6's O(1) interactivity (kernel/sched.c recalc_task_prio,
+ *   effective_prio, try_to_wake_up, schedule; the 2.6.10 text, which
+ *   dropped 2.6.9's interactive_credit gate).  A thread's sleep_avg grows
+ *   by its sleep times (scaled by MAX_BONUS - bonus, capped at 1 s; a user
+ *   thread waking from I/O sleep gets no more than INTERACTIVE_SLEEP, one
+ *   that slept longer than that otherwise jumps to 900 ms) and shrinks by
+ *   its run time divided by its bonus at every switch out; priority is
+ *   120 - (bonus - 5), bonus = sleep_avg / 100 ms (0..10), recomputed at
+ *   wake-up.  The queue is ordered by priority, wake-up order within one.
+ *   A woken thread with a CPU busy everywhere marks the thread running on
+ *   the CPU it last ran on if its own priority is better
+ *   (TASK_PREEMPTS_CURR, resched_task on task_cpu's runqueue; the wake
+ *   affinity and balancing choices of the kernel's per-CPU queues are not
+ *   modelled); that thread gives up its CPU at its next exec from a
+ *   continuation with no spinlock held (the cond_resched points and
+ *   returns to user mode of a kernel without CONFIG_PREEMPT), going back
+ *   ahead of the threads of its own priority.  Time slices and the
+ *   expired array are not modelled: a thread that never sleeps is never
+ *   rotated out.  Kernel threads (sim_thread_set_kernel) are not capped
+ *   on I/O sleep, as the kernel's test of p->mm exempts them. */
+typedef enum {
+  SIM_CPU_SCHED_FIFO,
+  SIM_CPU_SCHED_O1,
+} SimCpuSched;
 
 /* Time split of one CPU, or of all of them summed. */
 typedef struct {
@@ -130,6 +167,7 @@ typedef struct {
   guint       n_cpus;
   SimCpuTimes total;              /* summed over CPUs: sums to elapsed x n_cpus */
   guint64     context_switches;
+  guint64     wakeup_preemptions; /* O1: running threads that gave way to a woken one */
   guint64     interrupts;
   guint64     interrupts_started; /* interrupt work begun on a CPU */
   SimTime     irq_wait_ns;        /* summed over those: raised to begun (a CPU
@@ -162,6 +200,10 @@ guint       sim_cpus_n            (const SimCpus     *c);
  * Off by default. */
 void        sim_cpus_set_irq_preempt (SimCpus        *c,
                                    gboolean           on);
+/* The run queue's order (setup time, before any thread runs); FIFO by
+ * default. */
+void        sim_cpus_set_sched    (SimCpus           *c,
+                                   SimCpuSched        sched);
 /* NUMA nodes (setup time): CPUs are split into @n_nodes nodes of equal
  * size in index order (CPUs 0..k-1 on node 0, as sn2 numbers them), so
  * @n_nodes must divide the CPU count.  One node by default. */
@@ -196,6 +238,14 @@ gboolean    sim_cpus_check        (const SimCpus     *c,
 void        sim_thread_init       (SimCpus           *c,
                                    SimThread         *t,
                                    const char        *name);
+
+/* Mark @t a kernel thread (setup time): under SIM_CPU_SCHED_O1 its sleep
+ * credit from I/O sleeps is not capped. */
+void        sim_thread_set_kernel (SimThread         *t,
+                                   gboolean           kernel);
+/* @t's O(1) dynamic priority (lower is better; 125 before its first
+ * wake-up, and under FIFO). */
+gint        sim_thread_prio       (const SimThread   *t);
 
 /* Spend @work_ns of CPU time in @mode (USER or SYS), then call @then.
  * - From @t's own continuation (it is on a CPU): it continues on that CPU

@@ -587,7 +587,10 @@ sim_nfs_new (Sim *sim, SimPageCache *pc, SimFile *file, SimCpus *cpus, const Sim
       sim_list_init (&th->idle_link);
       sim_list_init (&th->rd.wait_link);
       if (cpus)
-        sim_thread_init (cpus, &th->thread, th->name);
+        {
+          sim_thread_init (cpus, &th->thread, th->name);
+          sim_thread_set_kernel (&th->thread, TRUE);   /* nfsd is a kernel thread */
+        }
     }
   return nfs;
 }

@@ -418,6 +418,14 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
       invalid (error, p->name, "profile", "interrupts", "'%s' is not queue or preempt", interrupts);
       return NULL;
     }
+  g_autofree char *scheduler = get_value (kf, overrides, "profile", "scheduler");
+  if (scheduler && strcmp (scheduler, "o1") == 0)
+    p->sched_o1 = TRUE;
+  else if (scheduler && strcmp (scheduler, "fifo") != 0)
+    {
+      invalid (error, p->name, "profile", "scheduler", "'%s' is not fifo or o1", scheduler);
+      return NULL;
+    }
   g_autofree char *copy = get_value (kf, overrides, "costs", "copy_bandwidth");
   g_autoptr (GError) local = NULL;
   if (copy == NULL)

@@ -7,7 +7,10 @@
  *   [profile]   era, summary, interrupts = queue | preempt (queue: interrupt
  *               work waits for a free CPU, the default; preempt: it
  *               interrupts running work on a CPU with interrupts on,
- *               sim_cpus_set_irq_preempt)
+ *               sim_cpus_set_irq_preempt), scheduler = fifo | o1 (fifo: one
+ *               run queue in wake-up order, the default; o1: 2.6's O(1)
+ *               dynamic priorities with wake-up preemption,
+ *               sim_cpus_set_sched)
  *   [costs]     named times (syscall = 0.7us, page_cache_insert = 1.5us ...)
  *               and copy_bandwidth (bytes/s of __copy_from_user)
  *   [lock NAME] scope = global | fs | inode | mapping | queue | node | adapter,
@@ -163,6 +166,7 @@ typedef struct {
   char      *summary;
   double     copy_bytes_per_s;
   gboolean   irq_preempt;    /* [profile] interrupts = preempt */
+  gboolean   sched_o1;       /* [profile] scheduler = o1 */
   GPtrArray *locks;          /* HostLockDef */
   HostPath   paths[HOST_N_PATHS];
   HostJournalDef journal;

@@ -161,6 +161,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   h->sim = sim;
   h->cpus = sim_cpus_new (sim, n_cpus);
   sim_cpus_set_irq_preempt (h->cpus, profile->irq_preempt);
+  sim_cpus_set_sched (h->cpus, profile->sched_o1 ? SIM_CPU_SCHED_O1 : SIM_CPU_SCHED_FIFO);
   h->profile = profile;
   h->instances = g_new0 (GHashTable *, MAX (1u, profile->locks->len));
   for (guint i = 0; i < profile->locks->len; i++)
@@ -783,6 +784,7 @@ host_start_journals (Host *h, SimPageCache *pc)
       j->ioc.nr_tasks = 1;
       j->ioc.ioprio_class = 0;
       sim_thread_init (h->cpus, &j->thread, j->name);
+      sim_thread_set_kernel (&j->thread, TRUE);
       j->x.runner = &j->run;
       j->run.host = h;
       j->run.t = &j->thread;
@@ -886,6 +888,7 @@ host_start_flushers (Host *h, WbPolicy *w)
       f->host = h;
       f->name = g_strdup_printf ("pdflush/%u", i);
       sim_thread_init (h->cpus, &f->thread, f->name);
+      sim_thread_set_kernel (&f->thread, TRUE);
       f->x.runner = &f->run;
       f->run.host = h;
       f->run.t = &f->thread;

@@ -349,12 +349,13 @@ mix_stray_irq (Sim *sim, gpointer subject, gpointer object)
 }
 
 static void
-run_accounting_random_mix (gboolean irq_preempt)
+run_accounting_random_mix (gboolean irq_preempt, SimCpuSched sched)
 {
   enum { N_WORKERS = 8, N_STEPS = 40, N_STRAY = 150 };
   g_autoptr (Sim) sim = sim_new (7);
   g_autoptr (SimCpus) c = sim_cpus_new (sim, 3);
   sim_cpus_set_irq_preempt (c, irq_preempt);
+  sim_cpus_set_sched (c, sched);
   SimRng *rng = sim_rng (sim, "test.script");
   Worker workers[N_WORKERS];
   WStep steps[N_WORKERS][N_STEPS + 1];
@@ -406,7 +407,8 @@ run_accounting_random_mix (gboolean irq_preempt)
   g_assert_cmpint (st.total.idle_ns, >, 0);
   g_assert_cmpuint (st.nr_runnable, ==, 0);
   g_assert_cmpuint (st.nr_blocked_io, ==, 0);
-  /* Every start and every wake-up is one switch; chained execs are none. */
+  /* Every start, every wake-up and every wake-up preemption is one
+   * switch; chained execs are none. */
   guint64 wakes = N_WORKERS, io_irqs = 0;
   for (guint i = 0; i < N_WORKERS; i++)
     {
@@ -419,7 +421,11 @@ run_accounting_random_mix (gboolean irq_preempt)
       g_assert_cmpint (sim_thread_cpu_ns (&workers[i].thread, SIM_CPU_USER), ==, want_thread[i][0]);
       g_assert_cmpint (sim_thread_cpu_ns (&workers[i].thread, SIM_CPU_SYS), ==, want_thread[i][1]);
     }
-  g_assert_cmpuint (st.context_switches, ==, wakes);
+  g_assert_cmpuint (st.context_switches, ==, wakes + st.wakeup_preemptions);
+  if (sched == SIM_CPU_SCHED_FIFO)
+    g_assert_cmpuint (st.wakeup_preemptions, ==, 0);
+  else
+    g_assert_cmpuint (st.wakeup_preemptions, >, 0);
   g_assert_cmpuint (st.interrupts, ==, N_STRAY + io_irqs);
 
   /* Idle time keeps adding up after the last event. */
@@ -456,7 +462,7 @@ test_continuation_must_move_on (void)
 static void
 test_accounting_random_mix (void)
 {
-  run_accounting_random_mix (FALSE);
+  run_accounting_random_mix (FALSE, SIM_CPU_SCHED_FIFO);
 }
 
 /* The same mix with interrupts preempting running work: the accounting
@@ -464,7 +470,121 @@ test_accounting_random_mix (void)
 static void
 test_accounting_random_mix_preempt (void)
 {
-  run_accounting_random_mix (TRUE);
+  run_accounting_random_mix (TRUE, SIM_CPU_SCHED_FIFO);
+}
+
+/* The mix again under the O(1) run queue, where woken workers preempt
+ * running ones: the accounting adds up, each worker gets exactly its
+ * work, and each preemption is one more switch. */
+static void
+test_accounting_random_mix_o1 (void)
+{
+  run_accounting_random_mix (TRUE, SIM_CPU_SCHED_O1);
+}
+
+/* O(1) priorities after one sleep (kernel/sched.c recalc_task_prio,
+ * effective_prio at nice 0): a thread runs 1 ms, sleeps, runs 1 ms; its
+ * priority is what the wake-up gave it. */
+typedef struct {
+  const char *name;
+  SimCpuSched sched;
+  gboolean    kernel;
+  WStepKind   sleep;      /* W_IO (uninterruptible) or W_SLEEP */
+  SimTime     sleep_ns;
+  gint        want_prio;
+} PrioCase;
+
+static const PrioCase prio_cases[] = {
+  /* A 1 s sleep is worth 10 s at bonus 0; a user thread back from I/O
+   * stops at INTERACTIVE_SLEEP, 799 ms: bonus 7. */
+  { "user-io-2s", SIM_CPU_SCHED_O1, FALSE, W_IO, 2000 * MS, 118 },
+  /* A kernel thread is not capped: 1 s, bonus 10. */
+  { "kernel-io-2s", SIM_CPU_SCHED_O1, TRUE, W_IO, 2000 * MS, 115 },
+  /* A user thread that slept longer than INTERACTIVE_SLEEP jumps to
+   * MAX_SLEEP_AVG - DEF_TIMESLICE, 900 ms: bonus 9. */
+  { "user-sleep-2s", SIM_CPU_SCHED_O1, FALSE, W_SLEEP, 2000 * MS, 116 },
+  /* 20 ms x 10 = 200 ms: bonus 2. */
+  { "user-io-20ms", SIM_CPU_SCHED_O1, FALSE, W_IO, 20 * MS, 123 },
+  { "kernel-sleep-20ms", SIM_CPU_SCHED_O1, TRUE, W_SLEEP, 20 * MS, 123 },
+  /* 5 ms x 10 = 50 ms: bonus 0. */
+  { "user-io-5ms", SIM_CPU_SCHED_O1, FALSE, W_IO, 5 * MS, 125 },
+  { "fifo-kernel-io-2s", SIM_CPU_SCHED_FIFO, TRUE, W_IO, 2000 * MS, 125 },
+};
+
+static void
+test_o1_prio (gconstpointer data)
+{
+  const PrioCase *pc = data;
+  g_autoptr (Sim) sim = sim_new (1);
+  g_autoptr (SimCpus) c = sim_cpus_new (sim, 1);
+  sim_cpus_set_sched (c, pc->sched);
+  const WStep script[] = { { W_SYS, 1 * MS }, { pc->sleep, pc->sleep_ns }, { W_SYS, 1 * MS },
+                           { W_END } };
+  Worker w;
+  worker_init (&w, sim, c, pc->name, script, 0);
+  sim_thread_set_kernel (&w.thread, pc->kernel);
+  sim_run_until (sim, SIM_TIME_NEVER);
+  g_assert_true (w.done);
+  g_assert_cmpint (sim_thread_prio (&w.thread), ==, pc->want_prio);
+}
+
+/* Wake-up preemption on one CPU: a user hog runs 1000 execs of 1 ms from
+ * 0; a kernel thread that slept since 0 wakes at 500 ms for 0.1 ms.  Under
+ * O1 (priority 115 against the hog's 125) it takes the CPU at the hog's
+ * next exec; with the hog inside a spinlock from 495 to 505 ms, only at
+ * the first exec after the unlock.  Under FIFO it waits for the hog's end. */
+typedef struct {
+  const char *name;
+  SimCpuSched sched;
+  gboolean    hog_holds_lock;
+  SimTime     want_end_min_ns;
+  SimTime     want_end_max_ns;
+  SimTime     want_hog_end_ns;
+  guint64     want_preemptions;
+} PreemptCase;
+
+static const PreemptCase preempt_cases[] = {
+  { "o1", SIM_CPU_SCHED_O1, FALSE, 500 * MS + 100 * US, 501 * MS + 100 * US, 1000 * MS + 100 * US,
+    1 },
+  { "o1-spinlock", SIM_CPU_SCHED_O1, TRUE, 505 * MS + 100 * US, 506 * MS + 100 * US,
+    1000 * MS + 100 * US, 1 },
+  { "fifo", SIM_CPU_SCHED_FIFO, FALSE, 1000 * MS + 100 * US, 1000 * MS + 100 * US, 1000 * MS, 0 },
+};
+
+static void
+test_o1_wakeup_preempt (gconstpointer data)
+{
+  const PreemptCase *pc = data;
+  enum { HOG_STEPS = 1000 };
+  g_autoptr (Sim) sim = sim_new (1);
+  g_autoptr (SimCpus) c = sim_cpus_new (sim, 1);
+  sim_cpus_set_sched (c, pc->sched);
+  g_autoptr (SimLock) lock = sim_lock_new (c, "lock", SIM_LOCK_SPIN, SIM_LOCK_FIFO);
+  g_autofree WStep *hog = g_new0 (WStep, HOG_STEPS + 3);
+  guint n = 0;
+  for (guint i = 0; i < HOG_STEPS; i++)
+    {
+      if (pc->hog_holds_lock && i == 495)
+        hog[n++] = (WStep) { W_ACQ, 0, lock };
+      hog[n++] = (WStep) { W_SYS, 1 * MS };
+      if (pc->hog_holds_lock && i == 504)
+        hog[n++] = (WStep) { W_REL, 0, lock };
+    }
+  hog[n] = (WStep) { W_END };
+  static const WStep kthread[] = { { W_SYS, 100 * US }, { W_END } };
+  Worker wh, wk;
+  worker_init (&wh, sim, c, "hog", hog, 0);
+  worker_init (&wk, sim, c, "kthread", kthread, 500 * MS);
+  sim_thread_set_kernel (&wk.thread, TRUE);
+  sim_run_until (sim, SIM_TIME_NEVER);
+  g_assert_cmpint (wk.end_ns, >=, pc->want_end_min_ns);
+  g_assert_cmpint (wk.end_ns, <=, pc->want_end_max_ns);
+  g_assert_cmpint (wh.end_ns, ==, pc->want_hog_end_ns);
+  g_assert_cmpint (sim_thread_cpu_ns (&wh.thread, SIM_CPU_SYS), ==, 1000 * MS);
+  SimCpuStats st;
+  sim_cpus_stats (c, sim_now (sim), &st);
+  g_assert_cmpuint (st.wakeup_preemptions, ==, pc->want_preemptions);
+  g_assert_true (sim_cpus_check (c, sim_now (sim)));
 }
 
 /* Interrupts that preempt (sim_cpus_set_irq_preempt): one CPU, a 1 ms
@@ -658,5 +778,16 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/cpu/accounting-random-mix", test_accounting_random_mix);
   g_test_add_func ("/sim/cpu/accounting-random-mix-preempt", test_accounting_random_mix_preempt);
   g_test_add_func ("/sim/cpu/continuation-must-move-on", test_continuation_must_move_on);
+  g_test_add_func ("/sim/cpu/o1/accounting-random-mix", test_accounting_random_mix_o1);
+  for (guint i = 0; i < G_N_ELEMENTS (prio_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sim/cpu/o1/prio/%s", prio_cases[i].name);
+      g_test_add_data_func (path, &prio_cases[i], test_o1_prio);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (preempt_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sim/cpu/o1/wakeup-preempt/%s", preempt_cases[i].name);
+      g_test_add_data_func (path, &preempt_cases[i], test_o1_wakeup_preempt);
+    }
   return g_test_run ();
 }
