@@ -97,7 +97,8 @@ struct _Scenario {
   guint       n_nodes;           /* [host] nodes: NUMA nodes (1) */
   char       *profile;           /* [host] profile: the era's CPU and lock costs */
   SimTime     timeslice_ns;      /* [host] timeslice */
-  gint        scheduler;         /* [host] scheduler: -1 the profile's, else SimCpuSched */
+  gboolean    has_scheduler;     /* [host] scheduler, overriding the profile's: */
+  SimCpuSched scheduler;
   ScenarioKernel kernel;         /* [host] kernel: its plugging and raw devices */
   SimTime     kupdate_interval_ns; /* [host] kupdate_interval (2.4, 2.5.35) */
   gboolean    aio_raw_port;      /* [host] aio = raw-port (2.5.35), else async-DIO */
@@ -1078,12 +1079,8 @@ load_host (Scenario *s, GError **error)
   if (!get_time (s->kf, "host", "timeslice", 100 * SIM_NS_PER_MS, &s->timeslice_ns, error))
     return FALSE;
   g_autofree char *scheduler = scenario_get_string (s->kf, "host", "scheduler");
-  s->scheduler = -1;
-  if (scheduler && strcmp (scheduler, "fifo") == 0)
-    s->scheduler = SIM_CPU_SCHED_FIFO;
-  else if (scheduler && strcmp (scheduler, "o1") == 0)
-    s->scheduler = SIM_CPU_SCHED_O1;
-  else if (scheduler)
+  s->has_scheduler = scheduler != NULL;
+  if (scheduler && !host_sched_from_name (scheduler, &s->scheduler))
     return scenario_invalid (error, "host", "scheduler", "'%s' is not fifo or o1", scheduler);
   if (scheduler && s->n_cpus == 0)
     return scenario_invalid (error, "host", "scheduler", "orders the CPU model's run queue: "
@@ -2182,10 +2179,10 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       ok = profile != NULL;
       if (ok)
         {
-          if (s->scheduler >= 0)
-            profile->sched_o1 = s->scheduler == SIM_CPU_SCHED_O1;
           host = host_new (sim, s->n_cpus, profile);
           host_set_nodes (host, s->n_nodes);
+          if (s->has_scheduler)
+            sim_cpus_set_sched (host_cpus (host), s->scheduler);
           for (guint i = 0; i < s->devices->len; i++)
             host_add_queue (host, devs[i].q);
         }

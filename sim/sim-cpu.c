@@ -125,7 +125,7 @@ o1_effective_prio (const SimThread *t)
 static void
 o1_wake_credit (SimCpus *c, SimThread *t, gboolean uninterruptible)
 {
-  SimTime sleep_ns = MIN (cpus_now (c) - t->stamp_ns, O1_MAX_SLEEP_AVG_NS);
+  SimTime sleep_ns = MIN (cpus_now (c) - t->slept_since_ns, O1_MAX_SLEEP_AVG_NS);
   if (sleep_ns > 0)
     {
       if (!t->kernel && !uninterruptible && sleep_ns > O1_INTERACTIVE_SLEEP_NS)
@@ -150,18 +150,19 @@ o1_wake_credit (SimCpus *c, SimThread *t, gboolean uninterruptible)
         }
     }
   t->prio = o1_effective_prio (t);
-  t->stamp_ns = cpus_now (c);
 }
 
 /* schedule()'s debit when @t leaves its CPU: the run time since it got
- * the CPU, divided by its bonus. */
+ * the CPU (the kernel's timestamp is reset at the wake-up too, so waiting
+ * on the run queue counts as neither), divided by its bonus. */
 static void
 o1_charge_run (SimCpus *c, SimThread *t)
 {
-  SimTime run_ns = MIN (cpus_now (c) - t->stamp_ns, O1_MAX_SLEEP_AVG_NS);
+  SimTime run_ns = MIN (cpus_now (c) - t->on_cpu_since_ns, O1_MAX_SLEEP_AVG_NS);
   run_ns /= MAX (o1_bonus (t), 1);
   t->sleep_avg_ns = MAX (t->sleep_avg_ns - run_ns, 0);
-  t->stamp_ns = cpus_now (c);
+  t->slept_since_ns = cpus_now (c);
+  t->need_resched = FALSE;
 }
 
 /* Queue @t: at the tail (FIFO), or under O1 behind every thread of better
@@ -451,7 +452,6 @@ cpu_run_thread (SimCpus *c, SimCpu *cpu, SimThread *t)
   t->cpu = (gint) cpu->index;
   t->last_cpu = (gint) cpu->index;
   t->on_cpu_since_ns = cpus_now (c);
-  t->stamp_ns = cpus_now (c);
   c->n_on_cpu++;
   c->context_switches++;
   start_work (c, t);
@@ -564,7 +564,6 @@ cpu_leave (SimCpus *c, SimThread *t)
   levels_update (c);
   if (c->sched == SIM_CPU_SCHED_O1)
     o1_charge_run (c, t);
-  t->need_resched = FALSE;
   cpu->current = NULL;
   t->cpu = -1;
   c->n_on_cpu--;
@@ -580,7 +579,7 @@ sim_thread_init (SimCpus *c, SimThread *t, const char *name)
   t->state = SIM_THREAD_IDLE;
   t->cpu = -1;
   t->last_cpu = -1;
-  t->stamp_ns = cpus_now (c);
+  t->slept_since_ns = cpus_now (c);
   t->prio = O1_STATIC_PRIO + O1_MAX_BONUS / 2;
   sim_list_init (&t->run_link);
   sim_list_init (&t->lock_link);

@@ -113,7 +113,7 @@ struct _SimThread {
   gpointer        hold_data;
   /* SIM_CPU_SCHED_O1 (kernel/sched.c of 2.6.9-2.6.10) */
   SimTime         sleep_avg_ns;    /* p->sleep_avg */
-  SimTime         stamp_ns;        /* p->timestamp: last switch in or out, or wake-up */
+  SimTime         slept_since_ns;  /* when it last left a CPU (p->timestamp off CPU) */
   gint            prio;            /* p->prio, 115 (best) .. 125 at nice 0 */
   gboolean        kernel;          /* no mm: a kernel thread (sim_thread_set_kernel) */
   gboolean        need_resched;    /* TIF_NEED_RESCHED: a better thread woke */

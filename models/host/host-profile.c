@@ -15,6 +15,18 @@ static const char *const path_names[HOST_N_PATHS] = {
 
 static const char *const scope_names[] = { "global", "fs", "inode", "queue", "node", "adapter" };
 
+gboolean
+host_sched_from_name (const char *name, SimCpuSched *out)
+{
+  if (strcmp (name, "fifo") == 0)
+    *out = SIM_CPU_SCHED_FIFO;
+  else if (strcmp (name, "o1") == 0)
+    *out = SIM_CPU_SCHED_O1;
+  else
+    return FALSE;
+  return TRUE;
+}
+
 const char *
 host_path_name (HostPathId id)
 {
@@ -419,9 +431,7 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
       return NULL;
     }
   g_autofree char *scheduler = get_value (kf, overrides, "profile", "scheduler");
-  if (scheduler && strcmp (scheduler, "o1") == 0)
-    p->sched_o1 = TRUE;
-  else if (scheduler && strcmp (scheduler, "fifo") != 0)
+  if (scheduler && !host_sched_from_name (scheduler, &p->sched))
     {
       invalid (error, p->name, "profile", "scheduler", "'%s' is not fifo or o1", scheduler);
       return NULL;

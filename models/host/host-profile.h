@@ -74,6 +74,7 @@
 
 #include <glib.h>
 #include "sim/sim.h"
+#include "sim/sim-cpu.h"
 
 G_BEGIN_DECLS
 
@@ -166,7 +167,7 @@ typedef struct {
   char      *summary;
   double     copy_bytes_per_s;
   gboolean   irq_preempt;    /* [profile] interrupts = preempt */
-  gboolean   sched_o1;       /* [profile] scheduler = o1 */
+  SimCpuSched sched;         /* [profile] scheduler */
   GPtrArray *locks;          /* HostLockDef */
   HostPath   paths[HOST_N_PATHS];
   HostJournalDef journal;
@@ -186,6 +187,10 @@ HostProfile *host_profile_load_data (const char     *text,
                                  GError            **error);
 void         host_profile_free  (HostProfile *p);
 
+/* The run queue named @name ("fifo" or "o1", as [profile] and [host]
+ * scheduler spell it); FALSE for any other name. */
+gboolean     host_sched_from_name (const char  *name,
+                                 SimCpuSched        *out);
 const char  *host_path_name     (HostPathId id);
 const char  *host_lock_scope_name (HostLockScope scope);
 /* CPU time of @steps without lock waits (holds, copies and costs); a step

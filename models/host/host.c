@@ -161,7 +161,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   h->sim = sim;
   h->cpus = sim_cpus_new (sim, n_cpus);
   sim_cpus_set_irq_preempt (h->cpus, profile->irq_preempt);
-  sim_cpus_set_sched (h->cpus, profile->sched_o1 ? SIM_CPU_SCHED_O1 : SIM_CPU_SCHED_FIFO);
+  sim_cpus_set_sched (h->cpus, profile->sched);
   h->profile = profile;
   h->instances = g_new0 (GHashTable *, MAX (1u, profile->locks->len));
   for (guint i = 0; i < profile->locks->len; i++)

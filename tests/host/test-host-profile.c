@@ -218,7 +218,7 @@ test_2_6_9_altix (void)
   g_autoptr (HostProfile) p = load_shipped ("2.6.9-altix", NULL);
   g_assert_cmpstr (p->era, ==, "2.6.9");
   g_assert_true (p->irq_preempt);
-  g_assert_true (p->sched_o1);
+  g_assert_cmpint (p->sched, ==, SIM_CPU_SCHED_O1);
   const HostLockDef *tree = lock_named (p, "tree_lock"), *lru = lock_named (p, "lru_lock");
   g_assert_cmpint (tree->scope, ==, HOST_LOCK_INODE);
   g_assert_true (tree->irq && tree->spin);

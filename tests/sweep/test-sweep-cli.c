@@ -70,6 +70,20 @@ assert_same_files (const char *a, const char *b)
     }
 }
 
+/* Run each command of the NULL-terminated @cmds in turn; each must exit
+ * with status 0. */
+static void
+run_all_ok (const char *const *const *cmds)
+{
+  for (gsize c = 0; cmds[c] != NULL; c++)
+    {
+      g_auto (TestRun) r = { 0 };
+      test_run_argv (&r, NULL, cmds[c]);
+      if (r.status != 0)
+        g_error ("%s %s exited with %d: %s", cmds[c][0], cmds[c][1], r.status, r.err);
+    }
+}
+
 static gboolean
 skip_without_bin (void)
 {
@@ -273,16 +287,7 @@ test_runs_column (void)
   const char *s2[] = { bin, "sweep", scenario, "--vary", vary, "--seeds", "2", "--shard", "2/2",
                        "-o", parts, NULL };
   const char *merge[] = { bin, "sweep", "merge", parts, "-o", merged, "--no-plots", NULL };
-  const char *const *cmds[] = { local, s1, s2, merge };
-  for (gsize c = 0; c < G_N_ELEMENTS (cmds); c++)
-    {
-      int status;
-      g_autoptr (GError) error = NULL;
-      g_assert_true (g_spawn_sync (NULL, (char **) cmds[c], NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                                   NULL, NULL, NULL, NULL, &status, &error));
-      g_assert_no_error (error);
-      g_assert_true (g_spawn_check_wait_status (status, NULL));
-    }
+  run_all_ok ((const char *const *const[]) { local, s1, s2, merge, NULL });
   assert_same_files (dir, merged);
   g_autofree char *csv_path = g_build_filename (dir, "summary.csv", NULL);
   g_autofree char *csv = NULL;
@@ -322,16 +327,7 @@ test_plots (void)
   const char *s2[] = { bin, "sweep", scenario, "--vary", v1, "--vary", v2, "--seeds", "2",
                        "--shard", "2/2", "-o", parts, NULL };
   const char *merge[] = { bin, "sweep", "merge", parts, "-o", merged, NULL };
-  const char *const *cmds[] = { local, s1, s2, merge };
-  for (gsize c = 0; c < G_N_ELEMENTS (cmds); c++)
-    {
-      int status;
-      g_autoptr (GError) error = NULL;
-      g_assert_true (g_spawn_sync (NULL, (char **) cmds[c], NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                                   NULL, NULL, NULL, NULL, &status, &error));
-      g_assert_no_error (error);
-      g_assert_true (g_spawn_check_wait_status (status, NULL));
-    }
+  run_all_ok ((const char *const *const[]) { local, s1, s2, merge, NULL });
   static const char *const pngs[] = {
     "plot-sched_deadline.fifo_batch.png", "plot-sched_deadline.read_expire.png",
     "heatmap-reader.png", "heatmap-writer.png",
@@ -389,16 +385,11 @@ test_error (gconstpointer data)
   for (guint i = 0; c->args[i]; i++)
     g_ptr_array_add (argv, strcmp (c->args[i], "@") == 0 ? dir : (gpointer) c->args[i]);
   g_ptr_array_add (argv, NULL);
-  g_autofree char *err = NULL;
-  int status;
-  g_autoptr (GError) error = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL,
-                               NULL, NULL, NULL, &err, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, c->status);
-  if (strstr (err, c->message) == NULL)
-    g_error ("stderr '%s' lacks '%s'", err, c->message);
+  g_auto (TestRun) r = { 0 };
+  test_run_argv (&r, NULL, (const char *const *) argv->pdata);
+  g_assert_cmpint (r.status, ==, c->status);
+  if (strstr (r.err, c->message) == NULL)
+    g_error ("stderr '%s' lacks '%s'", r.err, c->message);
 }
 
 static void
