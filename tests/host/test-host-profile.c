@@ -343,6 +343,7 @@ test_bad_profiles (void)
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nirq = maybe\n", "irq" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\nkind = sleep\nirq = true\n", "sleeping" },
     { "[profile]\ninterrupts = never\n[costs]\ncopy_bandwidth = 1GB/s\n", "interrupts" },
+    { "[profile]\nscheduler = cfs\n[costs]\ncopy_bandwidth = 1GB/s\n", "scheduler: 'cfs' is not fifo or o1" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\neach = 1us/x\n", "/N" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[path write]\ncall = 1us/2\n", "per-unit" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path write]\neach = l@:1us\n", "call site" },

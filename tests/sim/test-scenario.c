@@ -266,6 +266,10 @@ test_bad_scenarios (void)
       "start: 2 times for 3 threads" },
     { "[device a]\nkind = fixed\n[process p]\nthreads = 2\nstart = 0us, soon\nsize = 1MiB\n",
       "start: time 2" },
+    { "[host]\nscheduler = o1\n[device a]\nkind = fixed\n[process p]\nsize = 1MiB\n",
+      "[host] scheduler: orders the CPU model's run queue: needs [host] cpus" },
+    { "[host]\ncpus = 2\nprofile = 2.6-ext3\nscheduler = cfs\n[device a]\nkind = fixed\n"
+      "[process p]\nsize = 1MiB\n", "[host] scheduler: 'cfs' is not fifo or o1" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
