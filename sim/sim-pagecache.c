@@ -95,7 +95,7 @@ struct _SimPageCache {
   SimList     writeback_waiters;    /* SimPageWrite parked by their policy */
   SimList     sync_waiters;         /* SimPageSync waiting for completions */
   WbPolicy   *policy;
-  gboolean    reclaim_rotates;      /* 3.2+ direct reclaim, see reclaim_one */
+  SimReclaimMode reclaim_mode;      /* see reclaim_one */
   guint64     dirty_seq;            /* pages made dirty so far (fsync's tag) */
   const SimIoContext *flusher;
   SimTime     wb_page_cost_ns;      /* sim_page_cache_set_writeback_page_cost */
@@ -269,30 +269,44 @@ page_busy (const SimPage *page)
   return !page->uptodate || page->locked || page->writeback || page->waited;
 }
 
-/* putback_lru_page: a page reclaim could not free goes back to the hot end;
- * a dirty or writeback one is marked PG_reclaim so that it returns to the
- * cold end once clean (rotate_reclaimable_page). */
+/* A page reclaim could not free goes back to the hot end: 2.6's
+ * shrink_cache putback loop (add_page_to_inactive_list, list_add at the
+ * head the scan comes from the far end of), unmarked; 3.2+'s
+ * putback_lru_page marks a dirty or writeback one PG_reclaim so that it
+ * returns to the cold end once clean (rotate_reclaimable_page). */
 static void
-reclaim_rotate (SimPageCache *pc, SimPage *page)
+reclaim_putback (SimPageCache *pc, SimPage *page)
 {
-  page->reclaim = page->dirty || page->writeback;
+  if (pc->reclaim_mode == SIM_RECLAIM_ROTATE)
+    page->reclaim = page->dirty || page->writeback;
   sim_list_del (&page->lru);
   sim_list_add_tail (&page->lru, &pc->lru);
   pc->stats.rotated++;
 }
 
+/* pageout(): 2.6 marks the page PG_reclaim before ->writepage, so that
+ * its completion moves it to the cold end for the next scan. */
+static void
+reclaim_pageout (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
+{
+  writeback_page (pc, page, ioc);
+  if (pc->reclaim_mode == SIM_RECLAIM_PUTBACK)
+    page->reclaim = page->writeback;
+}
+
 /* shrink_page_list, simplified: scan the coldest pages and evict the first
  * clean idle one.  Dirty pages met on the way, by era:
  *  - up to 3.1, reclaim writes them itself (pageout), except to a congested
- *    queue (may_write_to_queue), and pages it cannot free stay at the cold
- *    end: a task whose scan finds only dirty and writeback pages waits for
- *    the next writeback completion.  This stands for the 2.6 reclaim loop
- *    that raised its scan priority and napped in congestion_wait(HZ/10)
- *    after each pass that freed too little;
+ *    queue (may_write_to_queue);
  *  - from 3.2 (Mel Gorman's "reduce filesystem writeback from page reclaim"
- *    series), direct reclaim leaves dirty file pages to the flusher and puts
- *    every page it cannot free back at the hot end, marked PG_reclaim, so
- *    the next scan meets clean pages instead.
+ *    series), direct reclaim leaves dirty file pages to the flusher.
+ * Pages it cannot free go where the era's putback puts them
+ * (SimReclaimMode); under KEEP_COLD they stay at the cold end, and a task
+ * whose scan finds only dirty and writeback pages waits for the next
+ * writeback completion.  In every mode a scan that finds nothing ends
+ * with such a wait: it stands for the 2.6 reclaim loop that raised its
+ * scan priority and napped in blk_congestion_wait(HZ/10) between passes
+ * that freed too little (try_to_free_pages).
  * FALSE when nothing could be evicted: the task must wait. */
 static gboolean
 reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
@@ -300,15 +314,17 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
   guint scanned = 0;
   const SimRequestQueue *congestion_q = NULL;
   gboolean congested = FALSE;
-  for (SimList *l = pc->lru.next; l != &pc->lru && scanned < RECLAIM_SCAN_PAGES; scanned++)
+  gboolean may_pageout = pc->reclaim_mode != SIM_RECLAIM_ROTATE && ioc != NULL;
+  /* Pages put back are not looked at twice in one scan. */
+  guint64 limit = MIN (RECLAIM_SCAN_PAGES, pc->used_pages);
+  for (SimList *l = pc->lru.next; l != &pc->lru && scanned < limit; scanned++)
     {
       SimPage *page = sim_container_of (l, SimPage, lru);
       l = l->next;
-      /* The scan passes the same busy pages again on every allocation:
-       * one look at each, and at its queue's congestion, unless it
-       * starts writing one. */
+      /* One look at each page's queue congestion per run of pages on the
+       * same queue, unless the scan starts writing one. */
       gboolean busy = page_busy (page);
-      if (page->dirty && !busy && !pc->reclaim_rotates && ioc)
+      if (page->dirty && !busy && may_pageout)
         {
           if (page->file->q != congestion_q)
             {
@@ -317,15 +333,15 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
             }
           if (!congested)
             {
-              writeback_page (pc, page, ioc);
+              reclaim_pageout (pc, page, ioc);
               busy = page_busy (page);
               congestion_q = NULL;
             }
         }
       if (busy || page->dirty)
         {
-          if (pc->reclaim_rotates)
-            reclaim_rotate (pc, page);
+          if (pc->reclaim_mode != SIM_RECLAIM_KEEP_COLD)
+            reclaim_putback (pc, page);
           continue;
         }
       sim_list_del (&page->lru);
@@ -342,9 +358,9 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
 }
 
 void
-sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates)
+sim_page_cache_set_reclaim_mode (SimPageCache *pc, SimReclaimMode mode)
 {
-  pc->reclaim_rotates = rotates;
+  pc->reclaim_mode = mode;
 }
 
 static void

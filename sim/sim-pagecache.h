@@ -6,7 +6,10 @@
  * carrying the PG_readahead marker starts asynchronous readahead, and the
  * reader sleeps on a page that is still under I/O (unplugging its queue
  * first).  Pages live on one LRU; a page is reclaimed from the LRU's cold
- * end when it is up to date, unlocked and nobody waits for it.  Readahead
+ * end when it is up to date, unlocked and nobody waits for it; what the
+ * scan does with the pages it cannot free follows the era's mm/vmscan.c
+ * (SimReclaimMode: 2.6's shrink_cache and shrink_list as in 2.6.9-2.6.11,
+ * read in a 2.6.11 tree; 3.2's putback_lru_page).  Readahead
  * windows come from sim/sim-readahead.c; a readahead page that cannot be
  * allocated truncates the window, as __GFP_NORETRY allocations do; a page
  * the reader needs waits for memory.  Page structures come from chunks
@@ -158,7 +161,7 @@ typedef struct {
   guint64 dirtied;                /* pages that became dirty */
   guint64 written;                /* pages whose writeback completed */
   guint64 write_ios;              /* writeback bios submitted */
-  guint64 rotated;                /* pages reclaim put back (3.2+) */
+  guint64 rotated;                /* pages reclaim scanned and put back at the hot end */
   guint64 syncs;                  /* fsync() and sync() calls completed */
   guint64 sync_pages;             /* pages they started writing back */
 } SimPageCacheStats;
@@ -193,9 +196,23 @@ void          sim_page_cache_write (SimPageCache *pc,
 /* For policies: the throttled writer may return from write(). */
 void          sim_page_cache_write_finish (SimPageCache *pc,
                                     SimPageWrite *wr);
-/* 3.2+ direct reclaim: no pageout, pages it cannot free are put back at
- * the hot end (default FALSE: the 2.4-3.1 behaviour). */
-void          sim_page_cache_set_reclaim_rotates (SimPageCache *pc, gboolean rotates);
+/* What direct reclaim does with a page it scanned and could not free
+ * (reclaim_one in sim-pagecache.c):
+ *  - KEEP_COLD: it stays at the cold end and the allocating task waits
+ *    for the next completion once a scan finds nothing (the default; used
+ *    for 2.4, whose shrink_cache also waited on pages it had laundered);
+ *  - PUTBACK: 2.6 up to 3.1 (shrink_cache's putback loop,
+ *    add_page_to_inactive_list): to the hot end, unmarked, and a dirty page
+ *    it writes itself (pageout) is marked PG_reclaim first;
+ *  - ROTATE: 3.2+: no pageout, every such page to the hot end marked
+ *    PG_reclaim. */
+typedef enum {
+  SIM_RECLAIM_KEEP_COLD,
+  SIM_RECLAIM_PUTBACK,
+  SIM_RECLAIM_ROTATE,
+} SimReclaimMode;
+
+void          sim_page_cache_set_reclaim_mode (SimPageCache *pc, SimReclaimMode mode);
 /* The CPU time the kernel spends on each page it writes back (the
  * writepages path: page locking, set_page_writeback, bio building) before
  * the page's bio reaches the block layer.  A submitter (the flusher, an

@@ -2,6 +2,17 @@
  * of the interface (sim/sim-writeback.h). */
 #include "sim/sim-writeback.h"
 
+static SimReclaimMode
+reclaim_mode_of (guint flags)
+{
+  g_assert (!((flags & WB_F_RECLAIM_ROTATES) && (flags & WB_F_RECLAIM_PUTBACK)));
+  if (flags & WB_F_RECLAIM_ROTATES)
+    return SIM_RECLAIM_ROTATE;
+  if (flags & WB_F_RECLAIM_PUTBACK)
+    return SIM_RECLAIM_PUTBACK;
+  return SIM_RECLAIM_KEEP_COLD;
+}
+
 WbPolicy *
 wb_policy_new (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz, GKeyFile *kf,
                GError **error)
@@ -17,7 +28,7 @@ wb_policy_new (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz, GKeyFile 
   w->flusher.ioprio_class = 2;
   w->flusher.ioprio_level = 4;
   w->flusher.nr_tasks = 1;
-  sim_page_cache_set_reclaim_rotates (pc, (ops->flags & WB_F_RECLAIM_ROTATES) != 0);
+  sim_page_cache_set_reclaim_mode (pc, reclaim_mode_of (ops->flags));
   sim_page_cache_set_flusher (pc, &w->flusher);
   if (!ops->init (w, kf, error))
     {

@@ -85,8 +85,13 @@ struct _WbOps {
 #define WB_F_FLUSHER_CPU      (1u << 1)
 
 /* The era's direct reclaim leaves dirty file pages to the flusher and puts
- * back what it cannot free (3.2+): sim_page_cache_set_reclaim_rotates. */
+ * back what it cannot free, marked (3.2+): SIM_RECLAIM_ROTATE. */
 #define WB_F_RECLAIM_ROTATES  (1u << 0)
+
+/* The era's direct reclaim puts what it scanned and could not free back at
+ * the hot end (2.6 up to 3.1): SIM_RECLAIM_PUTBACK.  Without either flag,
+ * SIM_RECLAIM_KEEP_COLD. */
+#define WB_F_RECLAIM_PUTBACK  (1u << 2)
 
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);

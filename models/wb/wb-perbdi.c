@@ -421,6 +421,7 @@ const WbOps wb_perbdi_ops = {
   .summary   = "per-device dirty limits from writeback-completion proportions, "
                "writers throttled only when their own device is over its share",
   .priv_size = sizeof (PerBdiData),
+  .flags     = WB_F_RECLAIM_PUTBACK,
   .init      = perbdi_init,
   .exit      = perbdi_exit,
   .dirtied   = perbdi_dirtied,

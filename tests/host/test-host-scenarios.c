@@ -640,6 +640,30 @@ test_altix_writers (void)
   g_assert_cmpuint (b->flusher_pages, >, 2 * f->flusher_pages);
 }
 
+/* The same machine with 2 GiB: memory is full of the writers' pages from
+ * the first second, the coldest of them under writeback.  2.6.9's
+ * shrink_cache puts each page it cannot free back at the hot end, so a
+ * writer's next scan meets pages whose writes have ended and frees them:
+ * the writers stay CPU-bound and rarely wait for memory.  (A scan that
+ * stopped at the same coldest pages every time made them wait on those
+ * pages' writes: hundreds of thousands of memory waits, sy near 60 %.) */
+static void
+test_altix_writers_memory_full (void)
+{
+  const char *const small[] = { "host.memory=2GiB", NULL };
+  g_autoptr (SimRunResult) r = run_file ("host-altix-writers.ini", small);
+  const SimPageCacheStats *pc = &r->page_cache;
+  g_test_message ("2 GiB: %.0f MB/s sy %.1f%% wa %.1f%%, reclaimed %" G_GUINT64_FORMAT
+                  " put back %" G_GUINT64_FORMAT " memory waits %" G_GUINT64_FORMAT,
+                  total_mb_per_s (r), r->cpu.sy, r->cpu.wa, pc->reclaimed, pc->rotated,
+                  pc->memory_waits);
+  g_assert_cmpuint (pc->reclaimed, >, 0);
+  g_assert_cmpuint (pc->rotated, >, 0);
+  g_assert_cmpuint (pc->memory_waits * 100, <, pc->reclaimed);
+  g_assert_cmpfloat (r->cpu.sy, >, 80.0);
+  g_assert_cmpfloat (r->cpu.r, >, (double) r->n_cpus);
+}
+
 /* A buffered writer on a slow disk (4 requests, so that its writeback
  * bios wait for one and its file system stays on writeback_inodes' walk),
  * over the dirty limit from the start (64 MiB), and an O_DIRECT writer of
@@ -796,6 +820,7 @@ main (int argc, char **argv)
   g_test_add_func ("/host/scenario/sync-vs-aio", test_sync_vs_aio);
   g_test_add_func ("/host/scenario/bonnie-bkl", test_bonnie_bkl);
   g_test_add_func ("/host/scenario/altix-writers", test_altix_writers);
+  g_test_add_func ("/host/scenario/altix-writers-memory-full", test_altix_writers_memory_full);
   g_test_add_func ("/host/altix-interrupts-and-passes", test_altix_interrupts_and_passes);
   g_test_add_func ("/host/scenario/ide-channel", test_ide_channel);
   return g_test_run ();

@@ -526,41 +526,76 @@ test_reclaim_writes_dirty_pages (void)
   teardown (&f);
 }
 
-/* 3.2+ reclaim: dirty pages are not written by the allocating task but put
- * back at the hot end marked PG_reclaim, and clean pages are taken instead;
- * once their writeback ends the marked pages return to the cold end and
- * are the next to go. */
+/* What reclaim does with the pages it scans and cannot free, by era
+ * (SimReclaimMode).  Memory (64 pages) holds 40 dirty pages at the cold
+ * end and 24 read pages (100..123); the 40 are either left dirty or put
+ * under writeback by the flusher, and then one more page is read, so that
+ * reclaim scans them before it frees page 100.  Once they are clean, the
+ * next allocation takes the coldest page: one of the 40, unless they went
+ * back to the hot end unmarked (2.6's putback of pages under writeback),
+ * in which case it takes page 101. */
+typedef struct {
+  const char    *name;
+  SimReclaimMode mode;
+  gboolean       flusher_writeback;  /* the 40 are under writeback when scanned */
+  guint64        rotated;            /* pages put back at the hot end */
+  gboolean       reclaim_writes;     /* the scan wrote the dirty ones (pageout) */
+  gboolean       keeps_101;          /* page 101 survives the next allocation */
+} ReclaimCase;
+
+static const ReclaimCase reclaim_cases[] = {
+  { "keep-cold/dirty", SIM_RECLAIM_KEEP_COLD, FALSE, 0, TRUE, TRUE },
+  { "keep-cold/writeback", SIM_RECLAIM_KEEP_COLD, TRUE, 0, FALSE, TRUE },
+  /* 2.6: pageout marks what it writes PG_reclaim, the flusher does not. */
+  { "putback/dirty", SIM_RECLAIM_PUTBACK, FALSE, 40, TRUE, TRUE },
+  { "putback/writeback", SIM_RECLAIM_PUTBACK, TRUE, 40, FALSE, FALSE },
+  /* 3.2+: no pageout, and every page put back is marked. */
+  { "rotate/dirty", SIM_RECLAIM_ROTATE, FALSE, 40, FALSE, TRUE },
+  { "rotate/writeback", SIM_RECLAIM_ROTATE, TRUE, 40, FALSE, TRUE },
+};
+
 static void
-test_reclaim_rotates (void)
+test_reclaim_putback (gconstpointer data)
 {
+  const ReclaimCase *c = data;
   Fixture f;
   setup (&f, 64 * 4096, 0);      /* 64 pages, no writeback policy */
-  sim_page_cache_set_reclaim_rotates (f.pc, TRUE);
-  write_now (&f, 0, 40 * 4096);  /* pages 0..39 dirty, at the cold end */
+  sim_page_cache_set_reclaim_mode (f.pc, c->mode);
+  write_now (&f, 0, 40 * 4096);
   SimRaState ra;
   sim_page_cache_ra_init (f.pc, f.file, &ra);
-  for (guint i = 0; i < 25; i++)
+  for (guint i = 0; i < 24; i++)
     read_now (&f, &ra, (guint64) (100 + i) * 4096, 4096);
-  sim_run_until (f.sim, SIM_TIME_NEVER);
   const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
-  /* The 25th read found memory full: it rotated the 40 dirty pages and
-   * evicted the coldest read page (100), writing nothing. */
-  g_assert_cmpuint (st->rotated, ==, 40);
+  g_assert_cmpuint (st->reclaimed, ==, 0);
+  if (c->flusher_writeback)
+    {
+      g_assert_cmpuint (sim_page_cache_start_writeback (f.pc, f.file->bdi, 40, SIM_TIME_NEVER, &ioc),
+                        ==, 40);
+      sim_queue_unplug (f.q, &ioc);
+    }
+  guint64 write_ios = st->write_ios;
+  /* The allocation reclaims before any of those writes can end. */
+  SimPageRead rd = { .file = f.file, .ra = &ra, .ioc = &ioc, .offset_bytes = 200 * 4096,
+                     .bytes = 4096, .done = read_done, .done_data = &f };
+  sim_page_cache_read (f.pc, &rd);
   g_assert_cmpuint (st->reclaimed, ==, 1);
+  g_assert_cmpuint (st->rotated, ==, c->rotated);
   g_assert_cmpuint (st->memory_waits, ==, 0);
-  g_assert_cmpuint (st->write_ios, ==, 0);
-  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 40);
-  /* Write them back: at completion they move to the cold end ... */
-  sim_page_cache_start_writeback (f.pc, f.file->bdi, 40, SIM_TIME_NEVER, &ioc);
-  sim_queue_unplug (f.q, &ioc);
+  g_assert_cmpint (st->write_ios > write_ios, ==, c->reclaim_writes);
   sim_run_until (f.sim, SIM_TIME_NEVER);
+  /* 3.2+ left them dirty: the flusher writes them. */
+  guint64 dirty = sim_page_cache_nr_dirty (f.pc);
+  if (dirty > 0)
+    {
+      sim_page_cache_start_writeback (f.pc, f.file->bdi, dirty, SIM_TIME_NEVER, &ioc);
+      sim_queue_unplug (f.q, &ioc);
+      sim_run_until (f.sim, SIM_TIME_NEVER);
+    }
   g_assert_cmpuint (st->written, ==, 40);
-  /* ... so the next allocation evicts one of them, not page 101, which is
-   * now the coldest read page: reading 101 again costs nothing. */
-  read_now (&f, &ra, 200 * 4096, 4096);
+  read_now (&f, &ra, 201 * 4096, 4096);
   g_assert_cmpuint (st->reclaimed, ==, 2);
-  g_assert_cmpuint (st->rotated, ==, 40);
-  g_assert_cmpint (read_now (&f, &ra, 101 * 4096, 4096), ==, 0);
+  g_assert_cmpint (read_now (&f, &ra, 101 * 4096, 4096) == 0, ==, c->keeps_101);
   sim_run_until (f.sim, SIM_TIME_NEVER);
   teardown (&f);
 }
@@ -668,7 +703,11 @@ main (int argc, char **argv)
   g_test_add_data_func ("/pagecache/writeback-runs-merge/noop", &sched_noop_ops,
                         test_writeback_runs_merge);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
-  g_test_add_func ("/pagecache/reclaim-rotates", test_reclaim_rotates);
+  for (guint i = 0; i < G_N_ELEMENTS (reclaim_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pagecache/reclaim-putback/%s", reclaim_cases[i].name);
+      g_test_add_data_func (path, &reclaim_cases[i], test_reclaim_putback);
+    }
   g_test_add_func ("/pagecache/fsync-and-sync", test_fsync_and_sync);
   g_test_add_func ("/pagecache/fsync-ignores-later-dirtying", test_fsync_ignores_later_dirtying);
   return g_test_run ();

@@ -197,10 +197,15 @@ test_slow_writer_reader (void)
     }
   /* Write-through: the writer's pages never crowd the reader out. */
   g_assert_cmpfloat (slowdown[0], <, 1.05);
-  /* The global eras: the stick's dirty backlog in the shared pool makes the
-   * reader's allocations wait on the stick, several times slower. */
+  /* 2.4: the stick's dirty backlog fills the shared pool, and the reader's
+   * allocations wait on the stick's pages, several times slower. */
   g_assert_cmpfloat (slowdown[1], >, 3.0);
-  g_assert_cmpfloat (slowdown[2], >, 3.0);
+  /* 2.6 before per-device limits: the same backlog, but reclaim puts the
+   * stick's dirty and writeback pages back at the hot end and frees the
+   * reader's clean ones; it waits only when a whole scan meets the stick's
+   * pages, a small fraction of 2.4's loss. */
+  g_assert_cmpfloat (slowdown[2], <, 2.0);
+  g_assert_cmpfloat (slowdown[2] - 1.0, <, (slowdown[1] - 1.0) / 4.0);
   /* Per-device limits, and 3.2's reclaim that leaves dirty pages to the
    * flusher, keep the reader near its solo time. */
   g_assert_cmpfloat (slowdown[3], <, 1.25);
