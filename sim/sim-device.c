@@ -93,7 +93,7 @@ serve (SimDevice *dev, SimRequest *rq)
   g_assert (t >= 0);
   dev->busy++;
   dev->service_ns_total += t;
-  if (rq->ioc)
+  if (rq->ioc && (rq->ioc->service_dev == NULL || rq->ioc->service_dev == dev))
     rq->ioc->service_ns += t;
   sim_schedule_at (dev->sim, now + t, service_done, dev, rq);
   if (dev->loop == NULL && dev->attachment != NULL)

@@ -18,7 +18,7 @@ struct _SimPage {
   };
   SimTime   dirtied_ns;
   SimList   dirty_link;      /* on its BDI's dirty list while dirty */
-  guint64   dirty_seq : 57;  /* when it last became dirty, in dirtyings */
+  guint64   dirty_seq : 56;  /* when it last became dirty, in dirtyings */
   guint64   uptodate : 1;
   guint64   locked : 1;      /* read I/O in flight */
   guint64   readahead : 1;   /* PG_readahead marker */
@@ -26,6 +26,7 @@ struct _SimPage {
   guint64   writeback : 1;   /* write I/O in flight */
   guint64   reclaim : 1;     /* PG_reclaim: to the cold end when its write ends */
   guint64   waited : 1;      /* a task sleeps on it (PG_waiters) */
+  guint64   wait_io : 1;     /* 2.4 reclaim met it dirty once (BH_Wait_IO) */
 };
 
 G_STATIC_ASSERT (sizeof (SimPage) == 64);
@@ -269,6 +270,20 @@ page_busy (const SimPage *page)
   return !page->uptodate || page->locked || page->writeback || page->waited;
 }
 
+/* Out of its file and the LRU, onto the free list. */
+static void
+evict (SimPageCache *pc, SimPage *page)
+{
+  sim_list_del (&page->lru);
+  SimPage *gone = sim_page_index_remove (&page->file->pages, page->index);
+  g_assert (gone == page);
+  page->file = NULL;
+  page->free_next = pc->free_list;
+  pc->free_list = page;
+  pc->used_pages--;
+  pc->stats.reclaimed++;
+}
+
 /* A page reclaim could not free goes back to the hot end: 2.6's
  * shrink_cache putback loop (add_page_to_inactive_list, list_add at the
  * head the scan comes from the far end of), unmarked; 3.2+'s
@@ -344,17 +359,86 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
             reclaim_putback (pc, page);
           continue;
         }
-      sim_list_del (&page->lru);
-      SimPage *gone = sim_page_index_remove (&page->file->pages, page->index);
-      g_assert (gone == page);
-      page->file = NULL;
-      page->free_next = pc->free_list;
-      pc->free_list = page;
-      pc->used_pages--;
-      pc->stats.reclaimed++;
+      evict (pc, page);
       return TRUE;
     }
   return FALSE;
+}
+
+/* 2.4's reclaim (mm/vmscan.c shrink_cache, fs/buffer.c try_to_free_buffers
+ * and sync_page_buffers of 2.4.18; aa-020-sync_buffers for 2.4.19-pre5):
+ * each page scanned goes to the head of the list before it is looked at.
+ * A dirty page is passed over the first time (BH_Wait_IO) and written the
+ * next (BH_launder, kept here in the PG_reclaim bit), even to a congested
+ * queue: when its queue has no free request the task sleeps in
+ * get_request_wait.  A page under writeback is waited on (it stays at the
+ * cold end for the next scan) if reclaim wrote it, or under
+ * LAUNDER_ALL whoever did. */
+typedef enum {
+  SCAN_FREED,          /* a page was evicted */
+  SCAN_WAIT,           /* the task sleeps: on a page, or for a request */
+  SCAN_NOTHING,        /* nothing freed, nothing to sleep on */
+} Scan24;
+
+/* Look at up to @count pages from @l on; the first page put back at the
+ * head and how many were are returned in @first and @moved. */
+static Scan24
+scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
+          SimPage **first, guint64 *moved)
+{
+  for (guint64 i = 0; l != &pc->lru && i < count; i++)
+    {
+      SimPage *page = sim_container_of (l, SimPage, lru);
+      l = l->next;
+      if (!page_busy (page) && !page->dirty)
+        {
+          evict (pc, page);
+          return SCAN_FREED;
+        }
+      if (page->writeback && (page->reclaim || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL))
+        return SCAN_WAIT;
+      sim_list_del (&page->lru);
+      sim_list_add_tail (&page->lru, &pc->lru);
+      pc->stats.rotated++;
+      if (*first == NULL)
+        *first = page;
+      (*moved)++;
+      if (!page->dirty || page_busy (page) || ioc == NULL)
+        continue;
+      if (!page->wait_io)
+        {
+          page->wait_io = TRUE;
+          continue;
+        }
+      page->wait_io = FALSE;
+      SimBdi *b = page->file->bdi;
+      guint parked = b->parked_writes;
+      writeback_page (pc, page, ioc);
+      page->reclaim = page->writeback;
+      if (b->parked_writes > parked)
+        return SCAN_WAIT;
+    }
+  return SCAN_NOTHING;
+}
+
+/* One allocation's reclaim; FALSE: the task must wait.  A scan that only
+ * passed pages over looks at them once more, as 2.4's next, higher
+ * priority pass of shrink_cache would after the list's turn: the dirty ones
+ * are written then. */
+static gboolean
+reclaim_one_2_4 (SimPageCache *pc, const SimIoContext *ioc)
+{
+  SimPage *first = NULL;
+  guint64 moved = 0;
+  guint64 limit = MIN (RECLAIM_SCAN_PAGES, pc->used_pages);
+  Scan24 r = scan_2_4 (pc, ioc, pc->lru.next, limit, &first, &moved);
+  if (r == SCAN_NOTHING && first != NULL)
+    {
+      SimPage *again = NULL;
+      guint64 again_moved = 0;
+      r = scan_2_4 (pc, ioc, &first->lru, moved, &again, &again_moved);
+    }
+  return r == SCAN_FREED;
 }
 
 void
@@ -381,8 +465,13 @@ grow_pages (SimPageCache *pc)
 static SimPage *
 page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc)
 {
-  if (pc->used_pages >= pc->max_pages && !reclaim_one (pc, ioc))
-    return NULL;
+  if (pc->used_pages >= pc->max_pages)
+    {
+      gboolean launder = pc->reclaim_mode == SIM_RECLAIM_LAUNDER_OWN
+                         || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL;
+      if (!(launder ? reclaim_one_2_4 (pc, ioc) : reclaim_one (pc, ioc)))
+        return NULL;
+    }
   if (pc->free_list == NULL)
     grow_pages (pc);
   SimPage *page = pc->free_list;
@@ -581,6 +670,7 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
 typedef struct {
   SimBioWaiter  w;
   SimPageCache *pc;
+  SimBdi       *bdi;           /* a write's BDI (parked_writes), or NULL */
   gpointer      next_free;
 } PcWaiter;
 
@@ -590,6 +680,11 @@ static void
 waiter_resumed (Sim *sim, gpointer data, SimTime now)
 {
   PcWaiter *pw = data;
+  if (pw->bdi != NULL)
+    {
+      g_assert (pw->bdi->parked_writes > 0);
+      pw->bdi->parked_writes--;
+    }
   waiter_release (pw->pc, &pw->w);
 }
 
@@ -663,6 +758,11 @@ submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoC
       SimBioWaiter *waiter = waiter_alloc (pc);
       if (sim_queue_submit_bio (q, bio, waiter))
         waiter_release (pc, waiter);
+      else if (op == SIM_OP_WRITE)
+        {
+          ((PcWaiter *) (void *) waiter)->bdi = f->bdi;
+          f->bdi->parked_writes++;
+        }
       first += chunk;
       n -= chunk;
     }
@@ -1063,6 +1163,7 @@ sim_page_cache_write (SimPageCache *pc, SimPageWrite *wr)
   wr->written = 0;
   wr->reclaimed = 0;
   wr->step = 0;
+  wr->balance_left = 0;
   wr->throttled = FALSE;
   wr->passes = 0;
   wr->pass_fn = NULL;
@@ -1110,6 +1211,7 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
           sim_list_add (&page->lru, &pc->lru);
         }
       page->reclaim = FALSE;
+      page->wait_io = FALSE;     /* unlock_buffer clears BH_Wait_IO */
       pc->nr_writeback--;
       f->nr_writeback--;
       f->written++;

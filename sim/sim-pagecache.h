@@ -43,6 +43,7 @@ typedef struct {
   SimList          dirty;          /* SimPage, in the order they were dirtied */
   guint64          nr_dirty;
   guint64          nr_writeback;
+  guint            parked_writes;  /* write bios waiting for a request of its queue */
   guint64          written;        /* pages whose writeback completed */
   guint64          dirtied;        /* pages that became dirty */
   /* Throttling and flusher accounting (for time series): */
@@ -129,6 +130,7 @@ struct _SimPageWrite {
   SimEventId        pause;         /* a throttling sleep in progress */
   gboolean          throttled;     /* counted in its BDI's nr_throttled */
   gint              step;          /* the policy's state while throttling */
+  guint64           balance_left;  /* the policy's balance calls still due */
 };
 
 typedef void (*SimPageSyncDone) (Sim *sim, SimPageSync *sy, SimTime now_ns);
@@ -210,6 +212,8 @@ typedef enum {
   SIM_RECLAIM_KEEP_COLD,
   SIM_RECLAIM_PUTBACK,
   SIM_RECLAIM_ROTATE,
+  SIM_RECLAIM_LAUNDER_OWN,
+  SIM_RECLAIM_LAUNDER_ALL,
 } SimReclaimMode;
 
 void          sim_page_cache_set_reclaim_mode (SimPageCache *pc, SimReclaimMode mode);

@@ -261,6 +261,7 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   p->own_ioc.nice = cfg->nice;
   p->ioc = cfg->shared_ioc ? cfg->shared_ioc : &p->own_ioc;
   p->ioc->nr_tasks++;
+  p->ioc->service_dev = q->device;
   g_autofree char *stream = g_strdup_printf ("process.%s.offset", p->name);
   p->rng = sim_rng (sim, stream);
   p->io_chunks = g_ptr_array_new_with_free_func (g_free);

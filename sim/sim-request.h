@@ -68,6 +68,8 @@ struct _SimIoContext {
   guint    nr_tasks;         /* tasks sharing it (CLONE_IO threads) */
   gboolean exited;           /* every task using it has exited */
   SimTime  service_ns;       /* device time its requests used (for disk-time shares) */
+  const void *service_dev;   /* the SimDevice whose time service_ns counts; NULL: any
+                              * (a task's reclaim may write to other devices) */
 };
 
 /* The effective priority class and level of @ioc as CFQ/BFQ see them:

@@ -10,6 +10,8 @@ reclaim_mode_of (guint flags)
     return SIM_RECLAIM_ROTATE;
   if (flags & WB_F_RECLAIM_PUTBACK)
     return SIM_RECLAIM_PUTBACK;
+  if (flags & WB_F_RECLAIM_LAUNDER)
+    return (flags & WB_F_RECLAIM_WAIT_ALL) ? SIM_RECLAIM_LAUNDER_ALL : SIM_RECLAIM_LAUNDER_OWN;
   return SIM_RECLAIM_KEEP_COLD;
 }
 

@@ -93,6 +93,12 @@ struct _WbOps {
  * SIM_RECLAIM_KEEP_COLD. */
 #define WB_F_RECLAIM_PUTBACK  (1u << 2)
 
+/* 2.4's reclaim: writes dirty pages itself, waiting on those it wrote
+ * (SIM_RECLAIM_LAUNDER_OWN), or with WB_F_RECLAIM_WAIT_ALL on every page
+ * under writeback (SIM_RECLAIM_LAUNDER_ALL). */
+#define WB_F_RECLAIM_LAUNDER  (1u << 3)
+#define WB_F_RECLAIM_WAIT_ALL (1u << 4)
+
 WbPolicy *wb_policy_new  (const WbOps *ops, SimPageCache *pc, Sim *sim, guint hz,
                           GKeyFile *kf, GError **error);
 void      wb_policy_free (WbPolicy *w);

@@ -1,6 +1,10 @@
-/* wb-bdflush.c — "bdflush-2.4": writeback of Linux 2.4 (fs/buffer.c of
- * 2.4.27; ../shared/reference/kernel-algorithms.md §7.1).
+/* wb-bdflush.c — writeback of Linux 2.4 (fs/buffer.c; ../shared/reference/
+ * kernel-algorithms.md §7.1), in two eras:
  *
+ * "bdflush-2.4": 2.4.19-pre5 to 2.4.27, after the "-aa writeout
+ * scheduling changes" (Andrea Arcangeli's, split by Andrew Morton as
+ * aa-020-sync_buffers and aa-030-writeout_scheduling, LKML 19 Mar 2002,
+ * merged in 2.4.19-pre5):
  *  - one global dirty LRU across devices: every writeback takes the oldest
  *    dirty pages whatever their device (sim_page_cache_start_writeback with
  *    no BDI);
@@ -16,14 +20,40 @@
  *    pages fall to nfract_stop_bdflush.  A submission to a full request
  *    queue sleeps in get_request_wait: once a batch leaves a queue's write
  *    pool exhausted (its bios park), bdflush (and kupdated) sleeps until
- *    that queue has a free request again, even when other devices have
- *    dirty pages and idle queues, the pathology pdflush was written to fix;
+ *    that queue has a free request again and no write bio waits for one,
+ *    even when other devices have dirty pages and idle queues, the
+ *    pathology pdflush was written to fix;
  *  - kupdated every `interval` jiffies writes the pages older than
- *    `age_buffer`, blocking on full queues the same way.
- * Simplified: pages stand for buffers; balance_dirty runs once per write()
- * call; the synchronous writer waits for all writeback in flight when it
- * submitted its batch (which ends with its own batch) rather than for its
- * own buffers one by one; kupdated does not sync inodes or superblocks.
+ *    `age_buffer`, blocking on full queues the same way;
+ *  - an allocating task waits on any page under writeback it meets
+ *    (aa-020: try_to_free_buffers throttles on bdflush's writes too).
+ *
+ * "bdflush-2.4.18": 2.4.17-pre2 to 2.4.19-pre4 (the "-" side of those two
+ * patches):
+ *  - bdf_prm {40, 0, 0, 0, 5 HZ, 30 HZ, 60, 0, 0}: no ndirty, no
+ *    nfract_stop_bdflush;
+ *  - balance_dirty_state counts dirty and locked buffers (BUF_DIRTY +
+ *    BUF_LOCKED, added in 2.4.17-pre2), i.e. pages dirty or under
+ *    writeback;
+ *  - balance_dirty, once per page a write dirties (__block_commit_write):
+ *    above nfract the writer writes one batch of 32 of the oldest dirty
+ *    pages (write_some_buffers), sleeping in get_request_wait if their
+ *    queue has no free request; above nfract_sync it then waits for one
+ *    locked buffer (wait_for_some_buffers: the first on BUF_LOCKED; here
+ *    the next page whose writeback ends) and wakes bdflush;
+ *  - bdflush writes 32-page batches until dirty and locked pages are back
+ *    at nfract;
+ *  - an allocating task waits only on buffers it wrote itself (BH_launder):
+ *    reclaim puts back the pages under others' writeback (2.4's
+ *    shrink_cache moves each page it scans to the head of the inactive
+ *    list first) and takes clean ones (SIM_RECLAIM_PUTBACK).
+ *
+ * Simplified: pages stand for buffers; bdflush-2.4 runs balance_dirty once
+ * per write() call; its synchronous writer waits for all writeback in
+ * flight when it submitted its batch (which ends with its own batch)
+ * rather than for its own buffers one by one; kupdated does not sync
+ * inodes or superblocks; 2.4.18's bdflush and kupdated do not wait for a
+ * buffer before they sleep.
  */
 #include "models/wb/wb.h"
 #include "models/wb/wb-limits.h"
@@ -42,6 +72,7 @@ typedef struct {
 
 typedef struct {
   WbBdflushParams p;
+  gboolean        pre_aa;    /* bdflush-2.4.18: before the -aa writeout changes */
   Flusher         bdflush;
   Flusher         kupdated;
   SimEventId      kupdate_timer;
@@ -55,6 +86,23 @@ total_pages (WbPolicy *w)
 {
   /* nr_free_buffer_pages: cache + free, i.e. all of memory here. */
   return sim_page_cache_max_pages (w->pc);
+}
+
+/* What balance_dirty_state counts: dirty buffers, and in 2.4.18 the
+ * locked (under writeback) ones too. */
+static guint64
+counted_dirty (WbPolicy *w)
+{
+  BdflushData *d = w->priv;
+  guint64 dirty = sim_page_cache_nr_dirty (w->pc);
+  return d->pre_aa ? dirty + sim_page_cache_nr_writeback (w->pc) : dirty;
+}
+
+static WbBdflushState
+dirty_state (WbPolicy *w)
+{
+  BdflushData *d = w->priv;
+  return wb_bdflush_balance_state (&d->p, counted_dirty (w), total_pages (w), FALSE);
 }
 
 static guint64
@@ -99,10 +147,14 @@ write_some (WbPolicy *w, guint64 max_pages, SimTime before, const SimIoContext *
   return full;
 }
 
+/* 2.4.18 bdflush stops once balance_dirty_state is below nfract; later
+ * eras at nfract_stop_bdflush (bdflush_stop). */
 static gboolean
 bdflush_done (WbPolicy *w)
 {
   BdflushData *d = w->priv;
+  if (d->pre_aa)
+    return dirty_state (w) == WB_BDFLUSH_STATE_NONE;
   return wb_bdflush_should_stop (&d->p, sim_page_cache_nr_dirty (w->pc), total_pages (w));
 }
 
@@ -161,8 +213,10 @@ flusher_step (Sim *sim, gpointer subject, gpointer object)
   Flusher *f = object;
   f->event = 0;
   /* get_request_wait returns only once the flusher's own bio got a
-   * request: while bios still park on the pool, keep sleeping. */
-  if (f->blocked_on && queue_full (f->blocked_on))
+   * request: while the pool is full or write bios still wait for it
+   * (bdflush's among them; the era's pool hands freed requests to them in
+   * its own order), keep sleeping. */
+  if (f->blocked_on && (queue_full (f->blocked_on) || f->blocked_on->parked_writes > 0))
     return;
   f->blocked_on = NULL;
   flusher_run (subject, f);
@@ -264,6 +318,103 @@ balance (WbPolicy *w, SimPageWrite *wr)
   sim_page_cache_wait_writeback (w->pc, wr);
 }
 
+/* ---- 2.4.18's balance_dirty ------------------------------------------------
+ * wr->step while the writer sleeps:
+ *   2  in get_request_wait for the queue of BDI number wr->written (its
+ *      batch's bios wait for requests);
+ *   3  the same, then wait_for_some_buffers (it was above nfract_sync);
+ *   4  in wait_for_some_buffers until the completion count reaches
+ *      wr->written. */
+
+/* get_request_wait is over: no write bio waits for a request of @b's
+ * queue (the writer's own among them). */
+static gboolean
+pool_free (const SimBdi *b)
+{
+  return b->parked_writes == 0;
+}
+
+static guint
+bdi_number (WbPolicy *w, const SimBdi *b)
+{
+  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
+  for (guint i = 0; i < bdis->len; i++)
+    if (g_ptr_array_index (bdis, i) == b)
+      return i;
+  g_assert_not_reached ();
+}
+
+static void
+sleep_2_4_18 (WbPolicy *w, SimPageWrite *wr, gint step, guint64 arg)
+{
+  wr->step = step;
+  wr->written = arg;
+  sim_page_cache_throttle (w->pc, wr);
+  sim_page_cache_wait_writeback (w->pc, wr);
+}
+
+/* wait_for_some_buffers: FALSE when nothing is under writeback. */
+static gboolean
+wait_some_2_4_18 (WbPolicy *w, SimPageWrite *wr)
+{
+  if (sim_page_cache_nr_writeback (w->pc) == 0)
+    return FALSE;
+  sleep_2_4_18 (w, wr, 4, completions (w) + 1);
+  return TRUE;
+}
+
+/* balance_dirty for each page the write dirtied, until one must sleep. */
+static void
+balance_2_4_18 (WbPolicy *w, SimPageWrite *wr)
+{
+  while (wr->balance_left > 0)
+    {
+      WbBdflushState state = dirty_state (w);
+      if (state == WB_BDFLUSH_STATE_NONE)
+        break;
+      wr->balance_left--;
+      guint64 started = 0;
+      SimBdi *full = write_some (w, WB_BDFLUSH_BATCH_BUFFERS, SIM_TIME_NEVER, wr->ioc, &started);
+      if (state == WB_BDFLUSH_STATE_SYNC)
+        wake_bdflush (w);
+      if (full != NULL && !pool_free (full))
+        {
+          sleep_2_4_18 (w, wr, state == WB_BDFLUSH_STATE_SYNC ? 3 : 2, bdi_number (w, full));
+          return;
+        }
+      if (state == WB_BDFLUSH_STATE_SYNC && wait_some_2_4_18 (w, wr))
+        return;
+    }
+  wr->step = 0;
+  sim_page_cache_write_finish (w->pc, wr);
+}
+
+static void
+resume_2_4_18 (WbPolicy *w, SimPageWrite *wr)
+{
+  if (wr->step == 2 || wr->step == 3)
+    {
+      const SimBdi *b = g_ptr_array_index (sim_page_cache_bdis (w->pc), (guint) wr->written);
+      if (!pool_free (b))
+        {
+          sim_page_cache_wait_writeback (w->pc, wr);
+          return;
+        }
+      if (wr->step == 3 && wait_some_2_4_18 (w, wr))
+        return;
+    }
+  else
+    {
+      g_assert (wr->step == 4);
+      if (completions (w) < wr->written)
+        {
+          sim_page_cache_wait_writeback (w->pc, wr);
+          return;
+        }
+    }
+  balance_2_4_18 (w, wr);
+}
+
 /* nfract (bdflush wakes) and nfract_sync (writers write) of cache+free. */
 static void
 bdflush_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
@@ -278,13 +429,26 @@ bdflush_limits (WbPolicy *w, const SimBdi *bdi, guint64 *bg, guint64 *thresh)
 static void
 bdflush_dirtied (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
 {
+  BdflushData *d = w->priv;
   wr->step = 0;
+  if (d->pre_aa)
+    {
+      wr->balance_left = wr->dirtied;
+      balance_2_4_18 (w, wr);
+      return;
+    }
   balance (w, wr);
 }
 
 static void
 bdflush_resume (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
 {
+  BdflushData *d = w->priv;
+  if (d->pre_aa)
+    {
+      resume_2_4_18 (w, wr);
+      return;
+    }
   g_assert (wr->step == 1);
   if (completions (w) < wr->written)
     {
@@ -296,11 +460,10 @@ bdflush_resume (WbPolicy *w, SimPageWrite *wr, SimTime now_ns)
 }
 
 static gboolean
-bdflush_init (WbPolicy *w, GKeyFile *kf, GError **error)
+bdflush_setup (WbPolicy *w, GKeyFile *kf, GError **error)
 {
   BdflushData *d = w->priv;
   static const char *const keys[] = { "policy", "bdflush", NULL };
-  wb_bdflush_params_init_2_4_27 (&d->p, w->hz);
   if (kf && g_key_file_has_group (kf, "writeback"))
     {
       g_auto (GStrv) present = g_key_file_get_keys (kf, "writeback", NULL, NULL);
@@ -308,8 +471,8 @@ bdflush_init (WbPolicy *w, GKeyFile *kf, GError **error)
         if (!g_strv_contains (keys, present[i]))
           {
             g_set_error (error, WB_ERROR, WB_ERROR_PARSE,
-                         "[writeback] %s: unknown key (bdflush-2.4 takes bdflush = \"the nine "
-                         "values of /proc/sys/vm/bdflush\")", present[i]);
+                         "[writeback] %s: unknown key (%s takes bdflush = \"the nine "
+                         "values of /proc/sys/vm/bdflush\")", present[i], w->ops->name);
             return FALSE;
           }
       g_autofree char *text = g_key_file_get_string (kf, "writeback", "bdflush", NULL);
@@ -338,6 +501,23 @@ bdflush_init (WbPolicy *w, GKeyFile *kf, GError **error)
   return TRUE;
 }
 
+static gboolean
+bdflush_init (WbPolicy *w, GKeyFile *kf, GError **error)
+{
+  BdflushData *d = w->priv;
+  wb_bdflush_params_init_2_4_27 (&d->p, w->hz);
+  return bdflush_setup (w, kf, error);
+}
+
+static gboolean
+bdflush_2_4_18_init (WbPolicy *w, GKeyFile *kf, GError **error)
+{
+  BdflushData *d = w->priv;
+  d->pre_aa = TRUE;
+  wb_bdflush_params_init_2_4_18 (&d->p, w->hz);
+  return bdflush_setup (w, kf, error);
+}
+
 static void
 bdflush_exit (WbPolicy *w)
 {
@@ -354,10 +534,26 @@ bdflush_exit (WbPolicy *w)
 
 const WbOps wb_bdflush_ops = {
   .name      = "bdflush-2.4",
-  .era       = "2.4",
+  .era       = "2.4.19-pre5-2.4.x",
   .summary   = "one global dirty LRU, bdflush and kupdated that block on a full request queue",
   .priv_size = sizeof (BdflushData),
+  .flags     = WB_F_RECLAIM_LAUNDER | WB_F_RECLAIM_WAIT_ALL,
   .init      = bdflush_init,
+  .exit      = bdflush_exit,
+  .dirtied   = bdflush_dirtied,
+  .resume    = bdflush_resume,
+  .written   = bdflush_written,
+  .limits    = bdflush_limits,
+};
+
+const WbOps wb_bdflush_2_4_18_ops = {
+  .name      = "bdflush-2.4.18",
+  .era       = "2.4.17-2.4.19-pre4",
+  .summary   = "bdflush-2.4 before the -aa writeout changes: dirty and locked buffers "
+               "counted, writers write and wait per page, allocators wait only on their own writes",
+  .priv_size = sizeof (BdflushData),
+  .flags     = WB_F_RECLAIM_LAUNDER,
+  .init      = bdflush_2_4_18_init,
   .exit      = bdflush_exit,
   .dirtied   = bdflush_dirtied,
   .resume    = bdflush_resume,

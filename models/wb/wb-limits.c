@@ -112,7 +112,7 @@ wb_bdflush_params_init_2_4_27 (WbBdflushParams *params, guint hz)
 }
 
 void
-wb_bdflush_params_init_2_4_17 (WbBdflushParams *params, guint hz)
+wb_bdflush_params_init_2_4_18 (WbBdflushParams *params, guint hz)
 {
   const gint v[WB_BDFLUSH_NPARAMS] = {
     40, 0, 0, 0, (gint) (5 * hz), (gint) (30 * hz), 60, 0, 0,

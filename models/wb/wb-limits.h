@@ -75,9 +75,9 @@ const char *wb_bdflush_param_name (guint index);
 
 /* 2.4.27 defaults: {30, 500, 0, 0, 5·HZ, 30·HZ, 60, 20, 0}. */
 void wb_bdflush_params_init_2_4_27 (WbBdflushParams *params, guint hz);
-/* The vendor-patched 2.4.17 tree: {40, 0, 0, 0, 5·HZ, 30·HZ, 60, 0, 0};
- * fields 2 and 8 are unused there (see the reference, §7.1). */
-void wb_bdflush_params_init_2_4_17 (WbBdflushParams *params, guint hz);
+/* 2.4.17 to 2.4.19-pre4 (fs/buffer.c before aa-030-writeout_scheduling):
+ * {40, 0, 0, 0, 5·HZ, 30·HZ, 60, 0, 0}; fields 2 and 8 are unused there. */
+void wb_bdflush_params_init_2_4_18 (WbBdflushParams *params, guint hz);
 
 /* Parse the whitespace-separated tuple written to /proc/sys/vm/bdflush,
  * e.g. "2 500 0 0 500 3000 3 1 0".  Like the sysctl (proc_dointvec), a

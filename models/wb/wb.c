@@ -7,6 +7,7 @@ static const WbOps *const registry[] = {
   &wb_none_ops,
   &wb_global_ops,
   &wb_bdflush_ops,
+  &wb_bdflush_2_4_18_ops,
   &wb_perbdi_ops,
   &wb_ioless_ops,
   NULL

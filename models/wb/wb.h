@@ -22,6 +22,7 @@ G_BEGIN_DECLS
 extern const WbOps wb_none_ops;
 extern const WbOps wb_global_ops;
 extern const WbOps wb_bdflush_ops;    /* wb-bdflush.c, "bdflush-2.4" */
+extern const WbOps wb_bdflush_2_4_18_ops; /* wb-bdflush.c, "bdflush-2.4.18" */
 extern const WbOps wb_perbdi_ops;     /* wb-perbdi.c, "per-bdi-2.6.24" */
 extern const WbOps wb_ioless_ops;     /* wb-ioless.c, "io-less-3.2" */
 

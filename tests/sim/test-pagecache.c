@@ -540,18 +540,27 @@ typedef struct {
   gboolean       flusher_writeback;  /* the 40 are under writeback when scanned */
   guint64        rotated;            /* pages put back at the hot end */
   gboolean       reclaim_writes;     /* the scan wrote the dirty ones (pageout) */
+  gboolean       waits;              /* the allocation sleeps on page 0 instead */
   gboolean       keeps_101;          /* page 101 survives the next allocation */
 } ReclaimCase;
 
 static const ReclaimCase reclaim_cases[] = {
-  { "keep-cold/dirty", SIM_RECLAIM_KEEP_COLD, FALSE, 0, TRUE, TRUE },
-  { "keep-cold/writeback", SIM_RECLAIM_KEEP_COLD, TRUE, 0, FALSE, TRUE },
+  { "keep-cold/dirty", SIM_RECLAIM_KEEP_COLD, FALSE, 0, TRUE, FALSE, TRUE },
+  { "keep-cold/writeback", SIM_RECLAIM_KEEP_COLD, TRUE, 0, FALSE, FALSE, TRUE },
   /* 2.6: pageout marks what it writes PG_reclaim, the flusher does not. */
-  { "putback/dirty", SIM_RECLAIM_PUTBACK, FALSE, 40, TRUE, TRUE },
-  { "putback/writeback", SIM_RECLAIM_PUTBACK, TRUE, 40, FALSE, FALSE },
+  { "putback/dirty", SIM_RECLAIM_PUTBACK, FALSE, 40, TRUE, FALSE, TRUE },
+  { "putback/writeback", SIM_RECLAIM_PUTBACK, TRUE, 40, FALSE, FALSE, FALSE },
   /* 3.2+: no pageout, and every page put back is marked. */
-  { "rotate/dirty", SIM_RECLAIM_ROTATE, FALSE, 40, FALSE, TRUE },
-  { "rotate/writeback", SIM_RECLAIM_ROTATE, TRUE, 40, FALSE, TRUE },
+  { "rotate/dirty", SIM_RECLAIM_ROTATE, FALSE, 40, FALSE, FALSE, TRUE },
+  { "rotate/writeback", SIM_RECLAIM_ROTATE, TRUE, 40, FALSE, FALSE, TRUE },
+  /* 2.4: a dirty page is passed over the first time (BH_Wait_IO), and the
+   * pages go back to the head unmarked; 2.4.18 does not wait on the
+   * flusher's writes, 2.4.19-pre5 waits on the first one it meets, which
+   * stays at the cold end. */
+  { "launder-own/dirty", SIM_RECLAIM_LAUNDER_OWN, FALSE, 40, FALSE, FALSE, FALSE },
+  { "launder-own/writeback", SIM_RECLAIM_LAUNDER_OWN, TRUE, 40, FALSE, FALSE, FALSE },
+  { "launder-all/dirty", SIM_RECLAIM_LAUNDER_ALL, FALSE, 40, FALSE, FALSE, FALSE },
+  { "launder-all/writeback", SIM_RECLAIM_LAUNDER_ALL, TRUE, 0, FALSE, TRUE, TRUE },
 };
 
 static void
@@ -579,11 +588,12 @@ test_reclaim_putback (gconstpointer data)
   SimPageRead rd = { .file = f.file, .ra = &ra, .ioc = &ioc, .offset_bytes = 200 * 4096,
                      .bytes = 4096, .done = read_done, .done_data = &f };
   sim_page_cache_read (f.pc, &rd);
-  g_assert_cmpuint (st->reclaimed, ==, 1);
+  g_assert_cmpuint (st->reclaimed, ==, c->waits ? 0 : 1);
   g_assert_cmpuint (st->rotated, ==, c->rotated);
-  g_assert_cmpuint (st->memory_waits, ==, 0);
+  g_assert_cmpuint (st->memory_waits, ==, c->waits ? 1 : 0);
   g_assert_cmpint (st->write_ios > write_ios, ==, c->reclaim_writes);
   sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (st->reclaimed, ==, 1);
   /* 3.2+ left them dirty: the flusher writes them. */
   guint64 dirty = sim_page_cache_nr_dirty (f.pc);
   if (dirty > 0)
@@ -596,6 +606,33 @@ test_reclaim_putback (gconstpointer data)
   read_now (&f, &ra, 201 * 4096, 4096);
   g_assert_cmpuint (st->reclaimed, ==, 2);
   g_assert_cmpint (read_now (&f, &ra, 101 * 4096, 4096) == 0, ==, c->keeps_101);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+/* 2.4 reclaim in memory full of dirty pages: the first look at each only
+ * marks it (BH_Wait_IO), so the allocation looks at them again, as the
+ * next priority's pass would, and writes them (BH_launder); it sleeps
+ * until one is clean, then takes it. */
+static void
+test_reclaim_launder_two_passes (void)
+{
+  Fixture f;
+  setup (&f, 64 * 4096, 0);      /* the smallest page cache: 64 pages */
+  sim_page_cache_set_reclaim_mode (f.pc, SIM_RECLAIM_LAUNDER_OWN);
+  write_now (&f, 0, 64 * 4096);
+  const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
+  g_assert_cmpuint (sim_page_cache_nr_dirty (f.pc), ==, 64);
+  g_assert_cmpuint (st->write_ios, ==, 0);
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  read_now (&f, &ra, 100 * 4096, 4096);
+  /* Each page put back twice, all written by reclaim, one sleep. */
+  g_assert_cmpuint (st->rotated, ==, 128);
+  g_assert_cmpuint (st->write_ios, >, 0);
+  g_assert_cmpuint (st->written, ==, 64);
+  g_assert_cmpuint (st->memory_waits, ==, 1);
+  g_assert_cmpuint (st->reclaimed, ==, 1);
   sim_run_until (f.sim, SIM_TIME_NEVER);
   teardown (&f);
 }
@@ -703,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/pagecache/writeback-runs-merge/noop", &sched_noop_ops,
                         test_writeback_runs_merge);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
+  g_test_add_func ("/pagecache/reclaim-launder-two-passes", test_reclaim_launder_two_passes);
   for (guint i = 0; i < G_N_ELEMENTS (reclaim_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/pagecache/reclaim-putback/%s", reclaim_cases[i].name);

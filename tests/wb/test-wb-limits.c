@@ -40,7 +40,7 @@ test_bdflush_defaults (void)
   g_assert_cmpint (p.nfract_stop_bdflush_pct, ==, 20);
   g_assert_cmpint (p.dummy5, ==, 0);
 
-  wb_bdflush_params_init_2_4_17 (&p, 1000);
+  wb_bdflush_params_init_2_4_18 (&p, 1000);
   g_assert_cmpint (p.nfract_pct, ==, 40);
   g_assert_cmpint (p.ndirty_buffers, ==, 0);
   g_assert_cmpint (p.interval_jiffies, ==, 5000);
