@@ -77,6 +77,8 @@ cli_cmd_run (int argc, char **argv)
   g_autofree char *plot_wb_path = NULL;
   g_autofree char *vmstat_path = NULL;
   gboolean vmstat_text = FALSE;
+  g_autofree char *readprofile_path = NULL;
+  gboolean readprofile_text = FALSE;
   g_autofree char *interval_text = NULL;
   gint64 seed = -1;
   gboolean quiet = FALSE;
@@ -114,6 +116,13 @@ cli_cmd_run (int argc, char **argv)
       "(run,time_s,r,b,bi,bo,in,cs,us,sy,id,wa)", "FILE" },
     { "vmstat-text", 0, 0, G_OPTION_ARG_NONE, &vmstat_text,
       "With [host] cpus: print vmstat's table per interval under each run", NULL },
+    { "readprofile", 0, 0, G_OPTION_ARG_FILENAME, &readprofile_path,
+      "With [host] cpus: write each run's kernel profile as CSV "
+      "(run,function,cpu_s,share_pct,irqs_off): system CPU time by function of the era "
+      "profile (a lock step's call site, a [costs] key, copy) and spinning by lock", "FILE" },
+    { "readprofile-text", 0, 0, G_OPTION_ARG_NONE, &readprofile_text,
+      "With [host] cpus: print the 20 functions with the most system CPU under each run, "
+      "as readprofile would ('*': run with interrupts off)", NULL },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No text report", NULL },
     { NULL }
   };
@@ -197,6 +206,14 @@ cli_cmd_run (int argc, char **argv)
       return 1;
     }
   outputs.vmstat_text = vmstat_text;
+  FILE *readprofile = NULL;
+  if (readprofile_path && !(readprofile = open_output (readprofile_path, &error)))
+    {
+      fprintf (stderr, "iosim run: %s\n", error->message);
+      return 1;
+    }
+  if (readprofile)
+    fputs (SIM_REPORT_PROFILE_CSV_HEADER, readprofile);
   if (interval_text && (!sim_parse_time_ns (interval_text, 0, &outputs.sample_ns, &error)
                         || outputs.sample_ns <= 0))
     {
@@ -245,6 +262,14 @@ cli_cmd_run (int argc, char **argv)
       g_ptr_array_add (runs, result);
       g_string_append_c (text, '\n');
       sim_report_run_text (text, result);
+      if (readprofile_text)
+        sim_report_profile_text (text, result, 20);
+      if (readprofile)
+        {
+          g_autoptr (GString) rows = g_string_new (NULL);
+          sim_report_profile_csv (rows, result);
+          fputs (rows->str, readprofile);
+        }
     }
   sim_progress_clear (&progress.line, stderr);
   close_output (outputs.io_log);
@@ -252,6 +277,7 @@ cli_cmd_run (int argc, char **argv)
   close_output (outputs.sched_log);
   close_output (outputs.timeseries);
   close_output (outputs.vmstat);
+  close_output (readprofile);
   if (status != 0)
     return status;
   if (runs->len > 1)

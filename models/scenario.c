@@ -1916,6 +1916,68 @@ lock_sites_result (const SimLock *l, SimTime now, SimLockResult *lr)
     }
 }
 
+/* Most CPU first; by name among equals, so that the order is reproducible. */
+static gint
+more_cpu_first (gconstpointer a, gconstpointer b)
+{
+  const SimSymbolResult *x = *(const SimSymbolResult *const *) a;
+  const SimSymbolResult *y = *(const SimSymbolResult *const *) b;
+  if (x->cpu_ns != y->cpu_ns)
+    return x->cpu_ns > y->cpu_ns ? -1 : 1;
+  return strcmp (x->name, y->name);
+}
+
+static SimSymbolResult *
+symbol_result (GPtrArray *symbols, const char *name, SimTime ns, gboolean irqs_off)
+{
+  SimSymbolResult *y = g_new0 (SimSymbolResult, 1);
+  y->name = g_strdup (name);
+  y->cpu_ns = ns;
+  y->irqs_off = irqs_off;
+  g_ptr_array_add (symbols, y);
+  return y;
+}
+
+/* The run's kernel profile: the CPU time of each function the era profile
+ * names, and spinning per lock (its instances together: "spin: lru_lock"),
+ * as a profiler sampling the CPUs would split system time. */
+static void
+profile_result (Host *host, SimRunResult *result, SimTime now)
+{
+  const HostProfile *prof = host_profile (host);
+  const SimTime *ns = host_symbol_ns (host);
+  for (guint i = 0; i < prof->symbols->len; i++)
+    if (ns[i] > 0)
+      symbol_result (result->symbols, g_ptr_array_index (prof->symbols, i), ns[i],
+                     g_array_index (prof->symbol_irq, gboolean, i));
+  g_autoptr (GHashTable) spins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *locks = host_locks (host);
+  for (guint i = 0; i < locks->len; i++)
+    {
+      SimLock *l = g_ptr_array_index (locks, i);
+      if (sim_lock_kind (l) != SIM_LOCK_SPIN)
+        continue;
+      SimLockStats st;
+      sim_lock_stats (l, now, &st);
+      if (st.wait_total_ns == 0)
+        continue;
+      const char *name = sim_lock_name (l);
+      const char *scope = strchr (name, '[');
+      g_autofree char *base = g_strndup (name, scope ? (gsize) (scope - name) : strlen (name));
+      char *key = g_strdup_printf ("spin: %s", base);
+      SimSymbolResult *y = g_hash_table_lookup (spins, key);
+      if (y == NULL)
+        {
+          y = symbol_result (result->symbols, key, 0, sim_lock_irq (l));
+          g_hash_table_insert (spins, key, y);
+        }
+      else
+        g_free (key);
+      y->cpu_ns += st.wait_total_ns;
+    }
+  g_ptr_array_sort (result->symbols, more_cpu_first);
+}
+
 /* The host's figures: CPU split over the run, locks busiest first. */
 static void
 host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_table)
@@ -1941,6 +2003,7 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
       g_ptr_array_add (result->locks, lr);
     }
   g_ptr_array_sort (result->locks, busier_lock);
+  profile_result (host, result, now);
   if (vmstat_table)
     result->vmstat = g_strdup (vmstat_table->str);
 }

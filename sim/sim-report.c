@@ -58,6 +58,14 @@ lock_result_free (gpointer data)
 }
 
 static void
+symbol_result_free (gpointer data)
+{
+  SimSymbolResult *y = data;
+  g_free (y->name);
+  g_free (y);
+}
+
+static void
 bus_result_free (gpointer data)
 {
   SimBusResult *b = data;
@@ -75,6 +83,7 @@ sim_run_result_new (void)
   r->groups = g_ptr_array_new_with_free_func (group_result_free);
   r->devices = g_ptr_array_new_with_free_func (device_result_free);
   r->locks = g_ptr_array_new_with_free_func (lock_result_free);
+  r->symbols = g_ptr_array_new_with_free_func (symbol_result_free);
   r->buses = g_ptr_array_new_with_free_func (bus_result_free);
   return r;
 }
@@ -88,6 +97,7 @@ sim_run_result_free (SimRunResult *r)
   g_ptr_array_unref (r->groups);
   g_ptr_array_unref (r->devices);
   g_ptr_array_unref (r->locks);
+  g_ptr_array_unref (r->symbols);
   g_ptr_array_unref (r->buses);
   g_free (r->topology);
   g_free (r->profile);
@@ -104,6 +114,57 @@ ms (double ns)
 }
 
 #define LOCK_ROWS 12
+
+static SimTime
+profile_total_ns (const SimRunResult *r)
+{
+  SimTime total = 0;
+  for (guint i = 0; i < r->symbols->len; i++)
+    total += ((const SimSymbolResult *) g_ptr_array_index (r->symbols, i))->cpu_ns;
+  return total;
+}
+
+void
+sim_report_profile_text (GString *out, const SimRunResult *r, guint rows)
+{
+  if (r->n_cpus == 0 || r->symbols->len == 0)
+    return;
+  SimTime total = profile_total_ns (r);
+  SimTime irqs_off = 0;
+  for (guint i = 0; i < r->symbols->len; i++)
+    {
+      const SimSymbolResult *y = g_ptr_array_index (r->symbols, i);
+      if (y->irqs_off)
+        irqs_off += y->cpu_ns;
+    }
+  g_string_append_printf (out, "  kernel profile (system CPU by function, %.3f CPU-s; "
+                          "* interrupts off: %.1f%%)\n", total / 1e9,
+                          total ? 100.0 * irqs_off / total : 0.0);
+  g_string_append (out, "       CPU-s   share  function\n");
+  guint n = rows ? MIN (rows, r->symbols->len) : r->symbols->len;
+  for (guint i = 0; i < n; i++)
+    {
+      const SimSymbolResult *y = g_ptr_array_index (r->symbols, i);
+      g_string_append_printf (out, "  %10.3f  %5.1f%%  %s%s\n", y->cpu_ns / 1e9,
+                              total ? 100.0 * y->cpu_ns / total : 0.0, y->name,
+                              y->irqs_off ? " *" : "");
+    }
+  if (n < r->symbols->len)
+    g_string_append_printf (out, "  (%u more in --readprofile FILE)\n", r->symbols->len - n);
+}
+
+void
+sim_report_profile_csv (GString *out, const SimRunResult *r)
+{
+  SimTime total = profile_total_ns (r);
+  for (guint i = 0; i < r->symbols->len; i++)
+    {
+      const SimSymbolResult *y = g_ptr_array_index (r->symbols, i);
+      g_string_append_printf (out, "\"%s\",\"%s\",%.6f,%.3f,%d\n", r->label, y->name,
+                              y->cpu_ns / 1e9, total ? 100.0 * y->cpu_ns / total : 0.0,
+                              y->irqs_off ? 1 : 0);
+    }
+}
 
 /* One lockmeter row: UTIL CON HOLD mean(max) WAIT mean(max)(%CPU) TOTAL
  * NOWAIT SPIN NAME; times in us. */

@@ -144,6 +144,14 @@ typedef struct {
                                * the lock; empty for a lock without named sites */
 } SimLockResult;
 
+/* One row of the run's kernel profile (the host model): CPU time charged to
+ * a function of the era profile, or spent spinning for a lock. */
+typedef struct {
+  char    *name;          /* a profile symbol, or "spin: LOCK" */
+  SimTime  cpu_ns;
+  gboolean irqs_off;      /* run with interrupts off (irq lock held or sought) */
+} SimSymbolResult;
+
 typedef struct {
   char      *label;       /* elevator(s) of this run */
   char      *writeback;
@@ -161,6 +169,7 @@ typedef struct {
   char      *profile;
   SimVmstatRow cpu;       /* over the whole run */
   GPtrArray *locks;       /* SimLockResult, busiest first */
+  GPtrArray *symbols;     /* SimSymbolResult, most CPU first (readprofile) */
   guint64    journal_commits; /* kjournald (a profile's [journal]): commits, */
   guint64    journal_pages;   /* ... ordered data pages they wrote, */
   guint64    journal_wakes;   /* ... lock retaken after a sleep, */
@@ -181,6 +190,12 @@ GPtrArray    *sim_lock_site_results_new (void);
 void          sim_run_result_free (SimRunResult *r);
 
 void   sim_report_run_text      (GString *out, const SimRunResult *r);
+/* The run's kernel profile as readprofile prints it, most CPU first (at most
+ * @rows rows; 0: all); nothing without the host model. */
+void   sim_report_profile_text  (GString *out, const SimRunResult *r, guint rows);
+/* The same as CSV rows "run,function,cpu_s,share_pct,irqs_off" (no header). */
+void   sim_report_profile_csv   (GString *out, const SimRunResult *r);
+#define SIM_REPORT_PROFILE_CSV_HEADER "run,function,cpu_s,share_pct,irqs_off\n"
 /* Side-by-side table of several runs of one scenario (rows: process groups). */
 void   sim_report_compare_text  (GString *out, GPtrArray *runs);
 /* The whole scenario as a JSON document (pretty, deterministic). */

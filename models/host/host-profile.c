@@ -76,6 +76,10 @@ host_profile_free (HostProfile *p)
   g_free (p->summary);
   if (p->locks)
     g_ptr_array_unref (p->locks);
+  if (p->symbols)
+    g_ptr_array_unref (p->symbols);
+  if (p->symbol_irq)
+    g_array_unref (p->symbol_irq);
   for (guint i = 0; i < HOST_N_PATHS; i++)
     {
       if (p->paths[i].call)
@@ -173,6 +177,34 @@ site_index (HostLockDef *d, const char *site)
 
 /* Split "LOCK@SITE" into the lock's index and the site's; FALSE (error
  * set) when the lock has no group or the site is empty. */
+/* The index of symbol @name, added on first use; @irq marks it as run with
+ * interrupts off. */
+static guint
+symbol_index (HostProfile *p, const char *name, gboolean irq)
+{
+  guint i;
+  for (i = 0; i < p->symbols->len; i++)
+    if (strcmp (g_ptr_array_index (p->symbols, i), name) == 0)
+      break;
+  if (i == p->symbols->len)
+    {
+      g_ptr_array_add (p->symbols, g_strdup (name));
+      g_array_append_val (p->symbol_irq, irq);
+    }
+  if (irq)
+    g_array_index (p->symbol_irq, gboolean, i) = TRUE;
+  return i;
+}
+
+/* A lock step's symbol: its call site, else its lock. */
+static guint
+lock_step_symbol (HostProfile *p, const HostStep *s)
+{
+  const HostLockDef *d = g_ptr_array_index (p->locks, s->lock);
+  const char *name = s->site ? g_ptr_array_index (d->sites, s->site - 1) : d->name;
+  return symbol_index (p, name, d->irq);
+}
+
 static gboolean
 parse_lock_ref (HostProfile *p, const char *group, const char *key, const char *text,
                 const char *ref, HostStep *out, GError **error)
@@ -244,6 +276,7 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
         return FALSE;
       if (!sim_parse_time_ns (hold, 0, &out->ns, &local))
         return invalid (error, p->name, group, key, "'%s': %s", text, local->message);
+      out->symbol = lock_step_symbol (p, out);
       return TRUE;
     }
   if (strcmp (text, "copy") == 0)
@@ -251,6 +284,7 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
       if (per_call)
         return invalid (error, p->name, group, key, "'copy' is a per-page step (in 'each')");
       out->kind = HOST_STEP_COPY;
+      out->symbol = symbol_index (p, "copy", FALSE);
       return TRUE;
     }
   out->kind = HOST_STEP_CPU;
@@ -262,6 +296,9 @@ parse_step (HostProfile *p, GKeyFile *kf, GKeyFile *overrides, const char *group
   if (!sim_parse_time_ns (cost ? cost : name, 0, &out->ns, &local))
     return invalid (error, p->name, group, key, "'%s' is neither a [costs] key nor a time (%s)",
                     text, local->message);
+  /* A time written in place is charged to its list ("[path write] each"). */
+  g_autofree char *where = g_strdup_printf ("[%s] %s", group, key);
+  out->symbol = symbol_index (p, cost ? name : where, FALSE);
   return TRUE;
 }
 
@@ -413,6 +450,8 @@ profile_from_keyfile (GKeyFile *kf, const char *name, GKeyFile *overrides, GErro
   g_autoptr (HostProfile) p = g_new0 (HostProfile, 1);
   p->name = g_strdup (name);
   p->locks = g_ptr_array_new_with_free_func (lock_def_free);
+  p->symbols = g_ptr_array_new_with_free_func (g_free);
+  p->symbol_irq = g_array_new (FALSE, TRUE, sizeof (gboolean));
   for (guint i = 0; i < HOST_N_PATHS; i++)
     {
       p->paths[i].call = g_array_new (FALSE, FALSE, sizeof (HostStep));

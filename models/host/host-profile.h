@@ -124,6 +124,8 @@ typedef struct {
                               * (the SimLock site index, sim_lock_add_site) */
   SimTime      ns;
   guint        every;        /* per-unit steps: run on one unit in @every (>= 1) */
+  guint        symbol;       /* index into HostProfile.symbols: what its CPU time
+                              * is charged to (HOLD, COPY, CPU steps) */
 } HostStep;
 
 typedef enum {
@@ -169,6 +171,11 @@ typedef struct {
   gboolean   irq_preempt;    /* [profile] interrupts = preempt */
   SimCpuSched sched;         /* [profile] scheduler */
   GPtrArray *locks;          /* HostLockDef */
+  GPtrArray *symbols;        /* char *: the functions a profile charges CPU time to,
+                              * as readprofile would name them: a lock step's
+                              * call site (else its lock), a [costs] key, "copy" */
+  GArray    *symbol_irq;     /* gboolean per symbol: run with interrupts off (a
+                              * hold of an irq lock) */
   HostPath   paths[HOST_N_PATHS];
   HostJournalDef journal;
 } HostProfile;

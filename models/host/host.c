@@ -126,6 +126,7 @@ struct _Host {
   gboolean     each_locks[HOST_N_PATHS];  /* per-unit steps take locks */
   SimTime      each_cpu_ns[HOST_N_PATHS];
   SimTime      call_cpu_ns[HOST_N_PATHS];
+  SimTime     *symbol_ns;     /* CPU time run per profile symbol (readprofile) */
   GPtrArray   *queues;           /* SimRequestQueue, for vmstat bi/bo */
   Vmstat      *vmstat;
   GPtrArray   *runs;             /* HostRun of each process (owned) */
@@ -172,6 +173,7 @@ host_new (Sim *sim, guint n_cpus, HostProfile *profile)
   h->buffered = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                        (GDestroyNotify) g_ptr_array_unref);
   h->irqs = g_ptr_array_new_with_free_func (g_free);
+  h->symbol_ns = g_new0 (SimTime, MAX (1u, profile->symbols->len));
   h->journals = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, journal_free);
   for (guint i = 0; i < HOST_N_PATHS; i++)
     {
@@ -194,6 +196,7 @@ host_free (Host *h)
   for (guint i = 0; i < h->profile->locks->len; i++)
     g_hash_table_unref (h->instances[i]);
   g_free (h->instances);
+  g_free (h->symbol_ns);
   g_ptr_array_unref (h->locks);
   g_ptr_array_unref (h->queues);
   g_ptr_array_unref (h->runs);
@@ -336,6 +339,26 @@ lock_for_queue (Host *h, SimRequestQueue *q, guint def)
 
 /* ---- the step executor ------------------------------------------------------ */
 
+/* The CPU time one run of @s takes (lock waits aside). */
+static SimTime
+step_ns (const Host *h, const HostStep *s)
+{
+  return s->kind == HOST_STEP_COPY ? host_profile_copy_page_ns (h->profile) : s->ns;
+}
+
+/* Charge @units runs of @steps to their symbols, a step run once every N
+ * units for units / N of them (the slices that run them as one). */
+static void
+charge_steps (Host *h, const GArray *steps, guint64 units)
+{
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const HostStep *s = &g_array_index (steps, HostStep, i);
+      if (s->kind != HOST_STEP_TAKE)
+        h->symbol_ns[s->symbol] += step_ns (h, s) * (SimTime) units / (SimTime) s->every;
+    }
+}
+
 static void exec_next (HostRun *r);
 
 static void
@@ -394,6 +417,7 @@ exec_next (HostRun *r)
             {
               SimTime ns = x->batch_ns;
               x->batch_ns = 0;
+              charge_steps (h, path->each, x->left);
               x->left = 0;
               sim_cpu_exec (h->cpus, r->t, ns, SIM_CPU_SYS, step_done, r);
               return;
@@ -417,18 +441,21 @@ exec_next (HostRun *r)
           if (r->in_irq && !((const HostLockDef *) g_ptr_array_index (h->profile->locks, s->lock))->irq)
             {
               /* Not declared irq-safe: CPU time only (host-profile.h). */
+              h->symbol_ns[s->symbol] += s->ns;
               sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
               return;
             }
+          h->symbol_ns[s->symbol] += s->ns;
           sim_lock_hold_at (lock_for (h, r, s->lock), s->site, r->t, s->ns, step_done, r);
           return;
         case HOST_STEP_COPY:
-          sim_cpu_exec (h->cpus, r->t, host_profile_copy_page_ns (h->profile), SIM_CPU_SYS,
-                        step_done, r);
+          h->symbol_ns[s->symbol] += step_ns (h, s);
+          sim_cpu_exec (h->cpus, r->t, step_ns (h, s), SIM_CPU_SYS, step_done, r);
           return;
         case HOST_STEP_CPU:
           if (s->ns == 0)
             continue;
+          h->symbol_ns[s->symbol] += s->ns;
           sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
           return;
         default:
@@ -1030,6 +1057,22 @@ request_bhs (const SimRequest *rq)
  * time is one piece of interrupt work.  A kjournald waiting on its data or
  * for a request is woken from that work's end (end_buffer_io_sync ->
  * unlock_buffer -> wake_up). */
+/* The symbols of a completion run as one piece of interrupt work (no irq
+ * locks): what the sum in request_completed is made of. */
+static void
+charge_irq_work (Host *h, guint64 bhs, guint64 blocks)
+{
+  const HostPath *paths = h->profile->paths;
+  charge_steps (h, paths[HOST_PATH_COMPLETE].call, 1);
+  charge_steps (h, paths[HOST_PATH_COMPLETE].each, 1);
+  charge_steps (h, paths[HOST_PATH_BH_COMPLETE].each, bhs);
+  if (blocks > 0)
+    {
+      charge_steps (h, paths[HOST_PATH_END_WRITEBACK].call, 1);
+      charge_steps (h, paths[HOST_PATH_END_WRITEBACK].each, blocks);
+    }
+}
+
 static void
 request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
@@ -1049,6 +1092,7 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
                    + bhs * h->each_cpu_ns[HOST_PATH_BH_COMPLETE];
       if (blocks > 0)
         ns += h->call_cpu_ns[HOST_PATH_END_WRITEBACK] + blocks * h->each_cpu_ns[HOST_PATH_END_WRITEBACK];
+      charge_irq_work (h, bhs, blocks);
       if (ns > 0)
         sim_cpu_irq (h->cpus, ns, j ? journal_io_done : NULL, j);
       else if (j)
@@ -1063,6 +1107,12 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
   hi->run.file_key = file ? (gconstpointer) file : (gconstpointer) q;
   hi->run.file_name = file ? file->name : q->name;
   sim_cpu_irq_thread (h->cpus, &hi->ctx, irq_begin, hi);
+}
+
+const SimTime *
+host_symbol_ns (const Host *h)
+{
+  return h->symbol_ns;
 }
 
 void

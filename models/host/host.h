@@ -79,6 +79,9 @@ void         host_set_page_cache (Host *h, SimPageCache *pc);
 void         host_add_queue    (Host *h, SimRequestQueue *q);
 /* Every lock instance created so far, in creation order. */
 GPtrArray   *host_locks        (Host *h);
+/* CPU time run so far per symbol of its profile (HostProfile.symbols, same
+ * order): what a readprofile of the run would charge each function. */
+const SimTime *host_symbol_ns  (const Host *h);
 
 /* vmstat: one row per @interval_ns, as CSV rows "run,time_s,r,b,bi,bo,
  * in,cs,us,sy,id,wa" to @csv and/or as vmstat's table appended to @table

@@ -8,6 +8,7 @@
  * page cache, bounds Bonnie++ writers.  scenario_run asserts the CPU
  * accounting (user + sys + idle + iowait = elapsed x CPUs) at each end. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "host-test.h"
@@ -664,6 +665,48 @@ test_altix_writers_memory_full (void)
   g_assert_cmpfloat (r->cpu.r, >, (double) r->n_cpus);
 }
 
+/* The run's kernel profile accounts for its system time: the CPU of every
+ * profile step (writers, kjournald, pdflush, interrupt work) and the
+ * spinning for every spinlock add up to vmstat's sy, short only by the
+ * steps still running at the end (charged when they start).  Shipped
+ * studies of three eras: the Altix's 2.6.9 write path (irq locks,
+ * interrupts, balance passes, pdflush), the 2.4.18 ext3 BKL (kjournald,
+ * per-site BKL holds), 2.5.35's raw aio (buffer heads per sector). */
+typedef struct {
+  const char *file;
+  const char *sets[3];
+} ProfileCase;
+
+static const ProfileCase profile_cases[] = {
+  { "host-altix-writers.ini", { "sim.duration=1s", NULL } },
+  { "host-bkl-bonnie.ini", { "sim.duration=2s", "device sd.count=8", NULL } },
+  { "classic-raw-aio-2.5.ini", { "sim.duration=2s", "process io.engine=libaio", NULL } },
+};
+
+static void
+test_profile_accounts (gconstpointer data)
+{
+  const ProfileCase *c = data;
+  g_autoptr (SimRunResult) r = run_file (c->file, c->sets);
+  SimTime total = 0, spin = 0;
+  for (guint i = 0; i < r->symbols->len; i++)
+    {
+      const SimSymbolResult *y = g_ptr_array_index (r->symbols, i);
+      g_assert_cmpint (y->cpu_ns, >, 0);
+      if (i > 0)
+        g_assert_cmpint (y->cpu_ns, <=,
+                         ((const SimSymbolResult *) g_ptr_array_index (r->symbols, i - 1))->cpu_ns);
+      total += y->cpu_ns;
+      if (g_str_has_prefix (y->name, "spin: "))
+        spin += y->cpu_ns;
+    }
+  double sys_ns = r->cpu.sy / 100.0 * (double) r->elapsed_ns * r->n_cpus;
+  g_test_message ("%s: profile %.4f CPU-s (spinning %.4f), sy %.4f CPU-s", c->file, total / 1e9,
+                  spin / 1e9, sys_ns / 1e9);
+  g_assert_cmpuint (r->symbols->len, >, 3);
+  g_assert_cmpfloat (fabs ((double) total - sys_ns), <, 0.01 * sys_ns);
+}
+
 /* A buffered writer on a slow disk (4 requests, so that its writeback
  * bios wait for one and its file system stays on writeback_inodes' walk),
  * over the dirty limit from the start (64 MiB), and an O_DIRECT writer of
@@ -821,6 +864,11 @@ main (int argc, char **argv)
   g_test_add_func ("/host/scenario/bonnie-bkl", test_bonnie_bkl);
   g_test_add_func ("/host/scenario/altix-writers", test_altix_writers);
   g_test_add_func ("/host/scenario/altix-writers-memory-full", test_altix_writers_memory_full);
+  for (guint i = 0; i < G_N_ELEMENTS (profile_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/host/readprofile/%s", profile_cases[i].file);
+      g_test_add_data_func (path, &profile_cases[i], test_profile_accounts);
+    }
   g_test_add_func ("/host/altix-interrupts-and-passes", test_altix_interrupts_and_passes);
   g_test_add_func ("/host/scenario/ide-channel", test_ide_channel);
   return g_test_run ();
