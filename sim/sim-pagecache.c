@@ -380,8 +380,9 @@ typedef enum {
   SCAN_NOTHING,        /* nothing freed, nothing to sleep on */
 } Scan24;
 
-/* Look at up to @count pages from @l on; the first page put back at the
- * head and how many were are returned in @first and @moved. */
+/* Look at up to @count pages from @l on; the first page it put back at
+ * the head goes to @first (if unset) and their number is added to
+ * @moved. */
 static Scan24
 scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
           SimPage **first, guint64 *moved)

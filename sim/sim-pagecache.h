@@ -199,15 +199,19 @@ void          sim_page_cache_write (SimPageCache *pc,
 void          sim_page_cache_write_finish (SimPageCache *pc,
                                     SimPageWrite *wr);
 /* What direct reclaim does with a page it scanned and could not free
- * (reclaim_one in sim-pagecache.c):
+ * (reclaim_one and reclaim_one_2_4 in sim-pagecache.c):
  *  - KEEP_COLD: it stays at the cold end and the allocating task waits
- *    for the next completion once a scan finds nothing (the default; used
- *    for 2.4, whose shrink_cache also waited on pages it had laundered);
+ *    for the next completion once a scan finds nothing (the default: no
+ *    writeback era, write-through);
  *  - PUTBACK: 2.6 up to 3.1 (shrink_cache's putback loop,
  *    add_page_to_inactive_list): to the hot end, unmarked, and a dirty page
  *    it writes itself (pageout) is marked PG_reclaim first;
  *  - ROTATE: 3.2+: no pageout, every such page to the hot end marked
- *    PG_reclaim. */
+ *    PG_reclaim;
+ *  - LAUNDER_OWN, LAUNDER_ALL: 2.4 (shrink_cache, sync_page_buffers): every
+ *    page scanned to the hot end, a dirty one written the second time it
+ *    is met even to a congested queue, and the task waits on a page under
+ *    writeback that reclaim wrote (2.4.18), or on any (2.4.19-pre5 on). */
 typedef enum {
   SIM_RECLAIM_KEEP_COLD,
   SIM_RECLAIM_PUTBACK,

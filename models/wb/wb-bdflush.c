@@ -25,8 +25,10 @@
  *    pathology pdflush was written to fix;
  *  - kupdated every `interval` jiffies writes the pages older than
  *    `age_buffer`, blocking on full queues the same way;
- *  - an allocating task waits on any page under writeback it meets
- *    (aa-020: try_to_free_buffers throttles on bdflush's writes too).
+ *  - an allocating task writes the dirty pages it meets a second time and
+ *    waits on any page under writeback it meets (aa-020:
+ *    try_to_free_buffers throttles on bdflush's writes too;
+ *    SIM_RECLAIM_LAUNDER_ALL).
  *
  * "bdflush-2.4.18": 2.4.17-pre2 to 2.4.19-pre4 (the "-" side of those two
  * patches):
@@ -43,10 +45,10 @@
  *    the next page whose writeback ends) and wakes bdflush;
  *  - bdflush writes 32-page batches until dirty and locked pages are back
  *    at nfract;
- *  - an allocating task waits only on buffers it wrote itself (BH_launder):
- *    reclaim puts back the pages under others' writeback (2.4's
- *    shrink_cache moves each page it scans to the head of the inactive
- *    list first) and takes clean ones (SIM_RECLAIM_PUTBACK).
+ *  - an allocating task writes the dirty pages it meets a second time
+ *    (sync_page_buffers) and waits only on buffers reclaim wrote
+ *    (BH_launder); pages under the flusher's writeback it passes over,
+ *    to the head of the list (SIM_RECLAIM_LAUNDER_OWN).
  *
  * Simplified: pages stand for buffers; bdflush-2.4 runs balance_dirty once
  * per write() call; its synchronous writer waits for all writeback in
