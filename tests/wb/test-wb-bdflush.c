@@ -1,7 +1,8 @@
-/* test-wb-bdflush.c — the "bdflush-2.4" writeback era (models/wb/wb-bdflush.c,
- * Linux 2.4.27 fs/buffer.c): the /proc/sys/vm/bdflush tuple in [writeback],
- * the two-writers scenario, and bdflush sleeping on a full request queue of
- * the slow device while the fast device's dirty pages wait. */
+/* test-wb-bdflush.c — the "bdflush-2.4" and "bdflush-2.4.18" writeback eras
+ * (models/wb/wb-bdflush.c, Linux 2.4 fs/buffer.c): the /proc/sys/vm/bdflush
+ * tuple in [writeback], the two-writers scenario, bdflush sleeping on a full
+ * request queue of the slow device while the fast device's dirty pages
+ * wait, and what balance_dirty_state counts in each era. */
 #include <glib.h>
 #include <string.h>
 
@@ -169,6 +170,74 @@ test_blocks_on_full_queue (void)
   sim_run_result_free (pdf);
 }
 
+/* The highest count of pages dirty or under writeback in the time series
+ * @csv (bdi dirty_pages + writeback_pages of one sample, summed over
+ * devices). */
+static double
+max_dirty_and_writeback (const char *csv)
+{
+  g_autoptr (GHashTable) per_time = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  double best = 0;
+  for (guint i = 1; lines[i] && lines[i][0]; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+      g_assert_cmpuint (g_strv_length (f), ==, 6);
+      if (strcmp (f[2], "bdi") != 0
+          || (strcmp (f[4], "dirty_pages") != 0 && strcmp (f[4], "writeback_pages") != 0))
+        continue;
+      double *sum = g_hash_table_lookup (per_time, f[1]);
+      if (sum == NULL)
+        {
+          sum = g_new0 (double, 1);
+          g_hash_table_insert (per_time, g_strdup (f[1]), sum);
+        }
+      *sum += g_ascii_strtod (f[5], NULL);
+      best = MAX (best, *sum);
+    }
+  return best;
+}
+
+/* balance_dirty_state before and after 2.4.19-pre5's aa-020: 2.4.18 counts
+ * buffers under writeback with the dirty ones, so a writer to a slow
+ * device keeps dirty and in-flight pages together at nfract_sync (60 % of
+ * 64 MiB) give or take one batch; 2.4.19-pre5 counts only dirty pages, and
+ * the slow queue's requests in flight come on top. */
+static void
+test_counts_locked_buffers (void)
+{
+  static const char *const eras[] = { "bdflush-2.4.18", "bdflush-2.4" };
+  double peak[G_N_ELEMENTS (eras)];
+  const double total = 16384, sync_pages = 0.6 * total;
+  for (guint e = 0; e < G_N_ELEMENTS (eras); e++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "[host]\nmemory = 64MiB\nwriteback = %s\n"
+        "[sim]\nseed = 1\nduration = 20s\n"
+        "[device slow]\nkind = fixed\noverhead = 1ms\nbandwidth = 2MB/s\nsched = deadline\n"
+        "[process w]\ndevice = slow\nop = write\nio = buffered\nbs = 64KiB\nsize = 56MiB\n",
+        eras[e]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Scenario) s = scenario_load_data (text, "bdflush-locked", NULL, NULL, &error);
+      g_assert_no_error (error);
+      char *buf = NULL;
+      size_t len = 0;
+      FILE *out = open_memstream (&buf, &len);
+      ScenarioOutputs outputs = { .timeseries = out, .sample_ns = 100 * SIM_NS_PER_MS };
+      SimRunResult *r = scenario_run (s, 0, &outputs, &error);
+      g_assert_no_error (error);
+      fclose (out);
+      peak[e] = max_dirty_and_writeback (buf);
+      g_test_message ("%s: at most %.0f pages dirty or under writeback (nfract_sync %.0f)",
+                      eras[e], peak[e], sync_pages);
+      free (buf);
+      sim_run_result_free (r);
+    }
+  /* One batch of 32 and one write's 16 pages over the line at most. */
+  g_assert_cmpfloat (peak[0], <=, sync_pages + 32 + 16);
+  g_assert_cmpfloat (peak[1], >, sync_pages + 512);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -177,5 +246,6 @@ main (int argc, char **argv)
   g_test_add_func ("/wb/bdflush/parse-errors", test_parse_errors);
   g_test_add_func ("/wb/bdflush/two-writers", test_two_writers);
   g_test_add_func ("/wb/bdflush/blocks-on-full-queue", test_blocks_on_full_queue);
+  g_test_add_func ("/wb/bdflush/2.4.18-counts-locked-buffers", test_counts_locked_buffers);
   return g_test_run ();
 }
