@@ -1938,11 +1938,10 @@ symbol_result (GPtrArray *symbols, const char *name, SimTime ns, gboolean irqs_o
   return y;
 }
 
-/* The run's kernel profile: the CPU time of each function the era profile
- * names, and spinning per lock (its instances together: "spin: lru_lock"),
- * as a profiler sampling the CPUs would split system time. */
+/* The run's kernel profile, first part: the CPU time of each function the
+ * era profile names. */
 static void
-profile_result (Host *host, SimRunResult *result, SimTime now)
+profile_steps_result (Host *host, SimRunResult *result)
 {
   const HostProfile *prof = host_profile (host);
   const SimTime *ns = host_symbol_ns (host);
@@ -1950,32 +1949,27 @@ profile_result (Host *host, SimRunResult *result, SimTime now)
     if (ns[i] > 0)
       symbol_result (result->symbols, g_ptr_array_index (prof->symbols, i), ns[i],
                      g_array_index (prof->symbol_irq, gboolean, i));
-  g_autoptr (GHashTable) spins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GPtrArray *locks = host_locks (host);
-  for (guint i = 0; i < locks->len; i++)
+}
+
+/* Its second part: the time spent spinning for spinlock @l (its stats
+ * @st), its instances together ("spin: lru_lock"), in @spins by name. */
+static void
+profile_spin_result (SimRunResult *result, GHashTable *spins, const SimLock *l,
+                     const SimLockStats *st)
+{
+  if (sim_lock_kind (l) != SIM_LOCK_SPIN || st->wait_total_ns == 0)
+    return;
+  const char *name = sim_lock_name (l);
+  const char *scope = strchr (name, '[');
+  g_autofree char *base = g_strndup (name, scope ? (gsize) (scope - name) : strlen (name));
+  g_autofree char *key = g_strdup_printf ("spin: %s", base);
+  SimSymbolResult *y = g_hash_table_lookup (spins, key);
+  if (y == NULL)
     {
-      SimLock *l = g_ptr_array_index (locks, i);
-      if (sim_lock_kind (l) != SIM_LOCK_SPIN)
-        continue;
-      SimLockStats st;
-      sim_lock_stats (l, now, &st);
-      if (st.wait_total_ns == 0)
-        continue;
-      const char *name = sim_lock_name (l);
-      const char *scope = strchr (name, '[');
-      g_autofree char *base = g_strndup (name, scope ? (gsize) (scope - name) : strlen (name));
-      char *key = g_strdup_printf ("spin: %s", base);
-      SimSymbolResult *y = g_hash_table_lookup (spins, key);
-      if (y == NULL)
-        {
-          y = symbol_result (result->symbols, key, 0, sim_lock_irq (l));
-          g_hash_table_insert (spins, key, y);
-        }
-      else
-        g_free (key);
-      y->cpu_ns += st.wait_total_ns;
+      y = symbol_result (result->symbols, key, 0, sim_lock_irq (l));
+      g_hash_table_insert (spins, y->name, y);
     }
-  g_ptr_array_sort (result->symbols, more_cpu_first);
+  y->cpu_ns += st->wait_total_ns;
 }
 
 /* The host's figures: CPU split over the run, locks busiest first. */
@@ -1990,6 +1984,9 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
   result->n_cpus = end.n_cpus;
   result->profile = g_strdup (host_profile (host)->name);
   sim_cpus_vmstat_row (&zero, &end, &result->cpu);
+  profile_steps_result (host, result);
+  /* Keys owned by the symbol rows. */
+  g_autoptr (GHashTable) spins = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *locks = host_locks (host);
   for (guint i = 0; i < locks->len; i++)
     {
@@ -2001,9 +1998,10 @@ host_result (Host *host, SimRunResult *result, SimTime now, GString *vmstat_tabl
       sim_lock_stats (l, now, &lr->stats);
       lock_sites_result (l, now, lr);
       g_ptr_array_add (result->locks, lr);
+      profile_spin_result (result, spins, l, &lr->stats);
     }
   g_ptr_array_sort (result->locks, busier_lock);
-  profile_result (host, result, now);
+  g_ptr_array_sort (result->symbols, more_cpu_first);
   if (vmstat_table)
     result->vmstat = g_strdup (vmstat_table->str);
 }

@@ -286,7 +286,8 @@ evict (SimPageCache *pc, SimPage *page)
 
 /* A page reclaim could not free goes back to the hot end: 2.6's
  * shrink_cache putback loop (add_page_to_inactive_list, list_add at the
- * head the scan comes from the far end of), unmarked; 3.2+'s
+ * head the scan comes from the far end of) and 2.4's shrink_cache (which
+ * moves every page it looks at there first), unmarked; 3.2+'s
  * putback_lru_page marks a dirty or writeback one PG_reclaim so that it
  * returns to the cold end once clean (rotate_reclaimable_page). */
 static void
@@ -300,12 +301,13 @@ reclaim_putback (SimPageCache *pc, SimPage *page)
 }
 
 /* pageout(): 2.6 marks the page PG_reclaim before ->writepage, so that
- * its completion moves it to the cold end for the next scan. */
+ * its completion moves it to the cold end for the next scan; 2.4's
+ * sync_page_buffers marks its buffers BH_launder, kept in the same bit. */
 static void
 reclaim_pageout (SimPageCache *pc, SimPage *page, const SimIoContext *ioc)
 {
   writeback_page (pc, page, ioc);
-  if (pc->reclaim_mode == SIM_RECLAIM_PUTBACK)
+  if (pc->reclaim_mode != SIM_RECLAIM_KEEP_COLD)
     page->reclaim = page->writeback;
 }
 
@@ -380,9 +382,8 @@ typedef enum {
   SCAN_NOTHING,        /* nothing freed, nothing to sleep on */
 } Scan24;
 
-/* Look at up to @count pages from @l on; the first page it put back at
- * the head goes to @first (if unset) and their number is added to
- * @moved. */
+/* Look at up to @count pages from @l on.  With @first, the first page it
+ * puts back at the head goes there and their number to @moved. */
 static Scan24
 scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
           SimPage **first, guint64 *moved)
@@ -398,12 +399,13 @@ scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
         }
       if (page->writeback && (page->reclaim || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL))
         return SCAN_WAIT;
-      sim_list_del (&page->lru);
-      sim_list_add_tail (&page->lru, &pc->lru);
-      pc->stats.rotated++;
-      if (*first == NULL)
-        *first = page;
-      (*moved)++;
+      reclaim_putback (pc, page);
+      if (first != NULL)
+        {
+          if (*first == NULL)
+            *first = page;
+          (*moved)++;
+        }
       if (!page->dirty || page_busy (page) || ioc == NULL)
         continue;
       if (!page->wait_io)
@@ -414,8 +416,7 @@ scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
       page->wait_io = FALSE;
       SimBdi *b = page->file->bdi;
       guint parked = b->parked_writes;
-      writeback_page (pc, page, ioc);
-      page->reclaim = page->writeback;
+      reclaim_pageout (pc, page, ioc);
       if (b->parked_writes > parked)
         return SCAN_WAIT;
     }
@@ -434,11 +435,7 @@ reclaim_one_2_4 (SimPageCache *pc, const SimIoContext *ioc)
   guint64 limit = MIN (RECLAIM_SCAN_PAGES, pc->used_pages);
   Scan24 r = scan_2_4 (pc, ioc, pc->lru.next, limit, &first, &moved);
   if (r == SCAN_NOTHING && first != NULL)
-    {
-      SimPage *again = NULL;
-      guint64 again_moved = 0;
-      r = scan_2_4 (pc, ioc, &first->lru, moved, &again, &again_moved);
-    }
+    r = scan_2_4 (pc, ioc, &first->lru, moved, NULL, NULL);
   return r == SCAN_FREED;
 }
 

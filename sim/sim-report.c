@@ -3,6 +3,7 @@
 #include "sim/sim-report.h"
 #include "sim/sim-json.h"
 #include "sim/sim-table.h"
+#include "traces/trace.h"
 
 static void
 process_result_free (gpointer data)
@@ -160,9 +161,11 @@ sim_report_profile_csv (GString *out, const SimRunResult *r)
   for (guint i = 0; i < r->symbols->len; i++)
     {
       const SimSymbolResult *y = g_ptr_array_index (r->symbols, i);
-      g_string_append_printf (out, "\"%s\",\"%s\",%.6f,%.3f,%d\n", r->label, y->name,
-                              y->cpu_ns / 1e9, total ? 100.0 * y->cpu_ns / total : 0.0,
-                              y->irqs_off ? 1 : 0);
+      trace_csv_field (out, r->label);
+      g_string_append_c (out, ',');
+      trace_csv_field (out, y->name);
+      g_string_append_printf (out, ",%.6f,%.3f,%d\n", y->cpu_ns / 1e9,
+                              total ? 100.0 * y->cpu_ns / total : 0.0, y->irqs_off ? 1 : 0);
     }
 }
 

@@ -449,9 +449,12 @@ exec_next (HostRun *r)
           sim_lock_hold_at (lock_for (h, r, s->lock), s->site, r->t, s->ns, step_done, r);
           return;
         case HOST_STEP_COPY:
-          h->symbol_ns[s->symbol] += step_ns (h, s);
-          sim_cpu_exec (h->cpus, r->t, step_ns (h, s), SIM_CPU_SYS, step_done, r);
-          return;
+          {
+            SimTime ns = host_profile_copy_page_ns (h->profile);
+            h->symbol_ns[s->symbol] += ns;
+            sim_cpu_exec (h->cpus, r->t, ns, SIM_CPU_SYS, step_done, r);
+            return;
+          }
         case HOST_STEP_CPU:
           if (s->ns == 0)
             continue;

@@ -351,7 +351,6 @@ sleep_2_4_18 (WbPolicy *w, SimPageWrite *wr, gint step, guint64 arg)
 {
   wr->step = step;
   wr->written = arg;
-  sim_page_cache_throttle (w->pc, wr);
   sim_page_cache_wait_writeback (w->pc, wr);
 }
 
