@@ -33,37 +33,49 @@ device (const SimRunResult *r, const char *name)
   g_error ("no device %s in %s", name, r->label);
 }
 
-static const char *const base_ini =
-  "[host]\nmemory = 64MiB\nwriteback = bdflush-2.4\n"
-  "[sim]\nseed = 1\nduration = 1s\n"
-  "[device sda]\nmodel = disk-7200-sata\nsched = deadline\n"
-  "[process w]\ndevice = sda\nop = write\nio = buffered\nbs = 64KiB\nsize = 1MiB\n";
+/* Both 2.4 eras read the same [writeback] key. */
+static const char *const eras_2_4[] = { "bdflush-2.4", "bdflush-2.4.18" };
 
+/* A one-writer scenario under era @era, then @extra. */
 static Scenario *
-load_with_tuple (const char *tuple, GError **error)
+load_era (const char *era, const char *extra, GError **error)
 {
-  g_autofree char *text = g_strdup_printf ("%s[writeback]\nbdflush = %s\n", base_ini, tuple);
+  g_autofree char *text = g_strdup_printf (
+    "[host]\nmemory = 64MiB\nwriteback = %s\n"
+    "[sim]\nseed = 1\nduration = 1s\n"
+    "[device sda]\nmodel = disk-7200-sata\nsched = deadline\n"
+    "[process w]\ndevice = sda\nop = write\nio = buffered\nbs = 64KiB\nsize = 1MiB\n%s",
+    era, extra);
   return scenario_load_data (text, "bdflush-parse", NULL, NULL, error);
 }
 
-static void
-test_parse_ok (void)
+static Scenario *
+load_with_tuple (const char *era, const char *tuple, GError **error)
 {
+  g_autofree char *extra = g_strdup_printf ("[writeback]\nbdflush = %s\n", tuple);
+  return load_era (era, extra, error);
+}
+
+static void
+test_parse_ok (gconstpointer data)
+{
+  const char *era = data;
   static const char *const good[] = {
     "\"30 500 0 0 500 3000 60 20 0\"", "2 500 0 0 500 3000 3 1 0", "\"40\"", NULL,
   };
   for (guint i = 0; good[i]; i++)
     {
       g_autoptr (GError) error = NULL;
-      Scenario *s = load_with_tuple (good[i], &error);
+      Scenario *s = load_with_tuple (era, good[i], &error);
       g_assert_no_error (error);
       scenario_free (s);
     }
 }
 
 static void
-test_parse_errors (void)
+test_parse_errors (gconstpointer data)
 {
+  const char *era = data;
   static const struct { const char *tuple; const char *field; } bad[] = {
     { "\"30 500 0 0 five 3000 60 20 0\"", "interval" },
     { "\"30 500 0 0 500 3000 160 20 0\"", "nfract_sync" },
@@ -74,19 +86,19 @@ test_parse_errors (void)
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) error = NULL;
-      Scenario *s = load_with_tuple (bad[i].tuple, &error);
+      Scenario *s = load_with_tuple (era, bad[i].tuple, &error);
       g_assert_null (s);
       g_assert_nonnull (error);
-      g_test_message ("%s -> %s", bad[i].tuple, error->message);
+      g_test_message ("%s %s -> %s", era, bad[i].tuple, error->message);
       g_assert_nonnull (strstr (error->message, bad[i].field));
       g_assert_nonnull (strstr (error->message, "bdflush"));
     }
-  g_autofree char *text = g_strdup_printf ("%s[writeback]\ndirty_ratio = 40\n", base_ini);
   g_autoptr (GError) error = NULL;
-  Scenario *s = scenario_load_data (text, "bdflush-key", NULL, NULL, &error);
+  Scenario *s = load_era (era, "[writeback]\ndirty_ratio = 40\n", &error);
   g_assert_null (s);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "dirty_ratio"));
+  g_assert_nonnull (strstr (error->message, era));
 }
 
 /* Two writers, a disk and a USB stick: under the one global LRU the disk
@@ -242,8 +254,13 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/wb/bdflush/parse-ok", test_parse_ok);
-  g_test_add_func ("/wb/bdflush/parse-errors", test_parse_errors);
+  for (guint i = 0; i < G_N_ELEMENTS (eras_2_4); i++)
+    {
+      g_autofree char *ok = g_strdup_printf ("/wb/bdflush/parse-ok/%s", eras_2_4[i]);
+      g_autofree char *bad = g_strdup_printf ("/wb/bdflush/parse-errors/%s", eras_2_4[i]);
+      g_test_add_data_func (ok, eras_2_4[i], test_parse_ok);
+      g_test_add_data_func (bad, eras_2_4[i], test_parse_errors);
+    }
   g_test_add_func ("/wb/bdflush/two-writers", test_two_writers);
   g_test_add_func ("/wb/bdflush/blocks-on-full-queue", test_blocks_on_full_queue);
   g_test_add_func ("/wb/bdflush/2.4.18-counts-locked-buffers", test_counts_locked_buffers);
