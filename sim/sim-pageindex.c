@@ -65,10 +65,13 @@ node_new (SimPageIndexPool *pool, guint shift, SimPageIndexNode *parent, guint o
   if (pool->free == NULL)
     {
       /* Chunks double up to one huge page (sim-mem.h): a small cache
-       * stays small, a big one gets its nodes in few TLB entries. */
-      guint64 n = pool->nodes == 0 ? NODE_CHUNK
-                                   : MIN (pool->nodes, SIM_MEM_HUGE_BYTES / sizeof (SimPageIndexNode));
-      SimPageIndexNode *chunk = sim_mem_chunk_alloc (n * sizeof (SimPageIndexNode));
+       * stays small, a big one gets its nodes in few TLB entries.  A
+       * huge page is not a whole number of nodes: the chunk asks for the
+       * whole page, so that it is mapped as one. */
+      guint64 per_huge = SIM_MEM_HUGE_BYTES / sizeof (SimPageIndexNode);
+      guint64 n = pool->nodes == 0 ? NODE_CHUNK : MIN (pool->nodes, per_huge);
+      gsize bytes = n == per_huge ? SIM_MEM_HUGE_BYTES : n * sizeof (SimPageIndexNode);
+      SimPageIndexNode *chunk = sim_mem_chunk_alloc (bytes);
       g_ptr_array_add (pool->chunks, chunk);
       for (guint64 i = 0; i < n; i++)
         {

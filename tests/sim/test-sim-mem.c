@@ -1,7 +1,10 @@
 /* test-sim-mem.c — sim/sim-mem.h: chunks are zeroed, cache-line aligned,
- * and those of a huge page or more start on a huge-page boundary. */
+ * and those of a huge page or more start on a huge-page boundary without
+ * being written by the allocation. */
 #include <glib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "sim/sim-mem.h"
 
@@ -41,6 +44,25 @@ test_chunk (gconstpointer data)
   sim_mem_chunk_free (chunk);
 }
 
+/* A huge chunk is zero because it is a fresh mapping, not because it was
+ * written: none of its pages is resident until the caller touches one
+ * (mincore(2)), so a cache that never fills never pays for its chunk. */
+static void
+test_huge_untouched (void)
+{
+  gsize bytes = 2 * SIM_MEM_HUGE_BYTES;
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  guint8 *chunk = sim_mem_chunk_alloc (bytes);
+  g_autofree unsigned char *resident = g_new0 (unsigned char, bytes / page);
+  g_assert_cmpint (mincore (chunk, bytes, resident), ==, 0);
+  for (gsize i = 0; i < bytes / page; i++)
+    g_assert_cmpuint (resident[i] & 1, ==, 0);
+  chunk[bytes - 1] = 1;
+  g_assert_cmpint (mincore (chunk, bytes, resident), ==, 0);
+  g_assert_cmpuint (resident[bytes / page - 1] & 1, ==, 1);
+  sim_mem_chunk_free (chunk);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -50,5 +72,6 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/sim/mem/chunk/%s", chunk_cases[i].name);
       g_test_add_data_func (path, &chunk_cases[i], test_chunk);
     }
+  g_test_add_func ("/sim/mem/huge-untouched", test_huge_untouched);
   return g_test_run ();
 }
