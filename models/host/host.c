@@ -669,6 +669,9 @@ journal_wait (HostJournal *j, SimThread *t)
     }
   j->target_written = j->bdi->written + j->bdi->nr_writeback;
   j->io_waiting = TRUE;
+  /* __wait_on_buffer runs tq_disk before it sleeps (2.4.18 fs/buffer.c):
+   * the data it waits for must not stay plugged. */
+  sim_queue_unplug_wait (j->q, &j->ioc);
   sim_lock_release (j->lock, t);
   sim_thread_block (j->host->cpus, t, TRUE);
 }
@@ -730,6 +733,9 @@ journal_submit (SimThread *t, gpointer data)
       j->rq_waiting = TRUE;
       j->flusher_mark = j->bdi->flusher_pages;
       j->stats.request_waits++;
+      /* It unplugs the queue first (generic_unplug_device), or nothing
+       * would free a request where no unplug timer runs (2.4). */
+      sim_queue_unplug (j->q, &j->ioc);
       sim_lock_release (j->lock, t);
       sim_thread_block (j->host->cpus, t, TRUE);
       return;

@@ -538,16 +538,18 @@ test_bonnie_bkl (void)
       g_assert_cmpfloat (bkl->stats.utilisation, >, 0.8);
       g_assert_cmpfloat (bkl->stats.contention_pct, >, 20.0);
       g_assert_cmpfloat (r->cpu.sy, >, 95.0);
-      /* Every file system committed (the first commit at 5 s), each wake
-       * of a kjournald one acquisition of the BKL in schedule(). */
+      /* Every file system committed (the first commit at 5 s; on 2.4's
+       * plug list only because kjournald unplugs before it sleeps for a
+       * request or on its data), each wake of a kjournald one
+       * acquisition of the BKL in schedule(). */
       g_assert_cmpuint (r->journal_commits, >=, 4 * per_adapter[i]);
       g_assert_cmpuint (sched->stats.acquisitions, ==, r->journal_wakes);
-      /* Not the page cache: kjournald alone writes (bdflush's nfract,
-       * 30 %, and kupdated's 30 s age are never reached), nobody waited
-       * for memory. */
+      /* Not the page cache: kjournald alone writes (2.4.18 bdflush's
+       * nfract, 40 %, and kupdated's 30 s age are never reached), nobody
+       * waited for memory. */
       g_assert_cmpuint (r->page_cache.written, <=, r->journal_pages);
       g_assert_cmpuint (r->page_cache.memory_waits, ==, 0);
-      g_assert_cmpfloat ((double) dirty, <, 0.30 * memory_pages);
+      g_assert_cmpfloat ((double) dirty, <, 0.40 * memory_pages);
     }
   /* kjournald's work under the BKL is the writers' loss. */
   g_autoptr (SimRunResult) off = bonnie_run (1, "journal.enabled=false");
