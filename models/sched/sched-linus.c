@@ -56,12 +56,11 @@
  * request and those behind it once more and charging those behind it the
  * block's sectors; 2.4.20: one to those behind it).  Not modelled: a
  * sleeper woken with its request does not look for a merge again (2.4
- * went back to "again:");
- * READA failing on a short pool (2.4.19 final compiles it out); 2.4's
- * plugging through tq_disk (the queue keeps the core's plug, with its
- * unplug timer and threshold); 2.4.22's rework (Andrea Arcangeli and
- * Chris Mason: one free list, max_queue_sectors, ELV_LINUS_SEEK_COST 1,
- * latencies 128/512).
+ * went back to "again:"); READA failing on a short pool (2.4.19 final
+ * compiles it out); 2.4.22's rework (Andrea Arcangeli and Chris Mason:
+ * one free list, max_queue_sectors, ELV_LINUS_SEEK_COST 1, latencies
+ * 128/512).  2.4's plugging through tq_disk is the queue core's, with
+ * [host] kernel = 2.4 (sim/sim-queue.c's plug list).
  */
 #include "models/sched/sched.h"
 
