@@ -734,7 +734,9 @@ journal_submit (SimThread *t, gpointer data)
       j->flusher_mark = j->bdi->flusher_pages;
       j->stats.request_waits++;
       /* It unplugs the queue first (generic_unplug_device), or nothing
-       * would free a request where no unplug timer runs (2.4). */
+       * would free a request where no unplug timer runs (2.4).  The
+       * queue core does the same for a bio that waits for a request
+       * (sim-queue.c get_request); kjournald sleeps before it has one. */
       sim_queue_unplug (j->q, &j->ioc);
       sim_lock_release (j->lock, t);
       sim_thread_block (j->host->cpus, t, TRUE);

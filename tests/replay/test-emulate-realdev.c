@@ -25,6 +25,7 @@
 #include <glib-unix.h>
 #include <json-glib/json-glib.h>
 
+#include "test-run.h"
 #include "replay/replay-emulate.h"
 #include "replay/replay-journal.h"
 #include "emulate-test.h"
@@ -215,26 +216,27 @@ assert_clean (const char *emulate_dir, const char *journal_dir)
   g_assert_cmpuint (stale_route_instances (), ==, 0);
 }
 
+/* iosim @args (from $IOSIM_BIN): its exit status; its standard output to
+ * *@out, or with its standard error to the log as messages (on the
+ * test's stdout it would break the TAP stream). */
 static int
 run_iosim (const char *const *args, char **out)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  int status = 0;
+  g_auto (TestRun) r = { 0 };
 
   g_ptr_array_add (argv, (gpointer) g_getenv ("IOSIM_BIN"));
   for (guint i = 0; args[i]; i++)
     g_ptr_array_add (argv, (gpointer) args[i]);
   g_ptr_array_add (argv, NULL);
-  /* Its report is captured either way: on the test's stdout it would
-   * break the TAP stream. */
-  g_autofree char *captured = NULL;
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               out ? out : &captured, NULL, &status, &error));
-  g_assert_no_error (error);
-  if (captured != NULL && *captured != '\0')
-    g_test_message ("%s", captured);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+  test_run_argv (&r, NULL, (const char *const *) argv->pdata);
+  if (out != NULL)
+    *out = g_steal_pointer (&r.out);
+  else if (*r.out != '\0')
+    g_test_message ("%s", r.out);
+  if (*r.err != '\0')
+    g_test_message ("%s", r.err);
+  return r.status;
 }
 
 /* `iosim run` of @scenario: the first process's MB/s. */
