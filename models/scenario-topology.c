@@ -9,7 +9,8 @@
 
 static const char *const bus_keys[] = { "bandwidth", "overhead", NULL };
 static const char *const adapter_keys[] = { "bandwidth", "overhead", "can_queue", "host_bus",
-                                            "bus", "bus_bandwidth", "bus_overhead", NULL };
+                                            "bus", "bus_bandwidth", "bus_overhead",
+                                            "arbitration", NULL };
 
 /* A rate key; @dflt when absent (0 = unlimited). */
 static gboolean
@@ -44,10 +45,12 @@ typedef struct {
   SimBusKind  bus_kind;
   double      bus_bandwidth;
   SimTime     bus_overhead_ns;
+  SimChannelArbitration arbitration;
 } AdapterSpec;
 
 static gboolean
-adapter_spec (GKeyFile *kf, const char *group, AdapterSpec *a, GError **error)
+adapter_spec (GKeyFile *kf, const char *group, const ScenarioTopologyEra *era, AdapterSpec *a,
+              GError **error)
 {
   memset (a, 0, sizeof *a);
   if (!scenario_check_keys (kf, group, adapter_keys, error)
@@ -77,6 +80,14 @@ adapter_spec (GKeyFile *kf, const char *group, AdapterSpec *a, GError **error)
     a->has_bus = FALSE;
   else if (bus && strcmp (bus, "shared") != 0)
     return scenario_invalid (error, group, "bus", "'%s' is not shared, ide or none", bus);
+  g_autofree char *arbitration = scenario_get_string (kf, group, "arbitration");
+  a->arbitration = era->ide_arbitration;
+  if (arbitration && a->bus_kind != SIM_BUS_IDE_CHANNEL)
+    return scenario_invalid (error, group, "arbitration", "only an IDE channel (bus = ide) "
+                             "has an arbitration");
+  g_autoptr (GError) local = NULL;
+  if (arbitration && !sim_channel_arbitration_parse (arbitration, &a->arbitration, &local))
+    return scenario_invalid (error, group, "arbitration", "%s", local->message);
   return TRUE;
 }
 
@@ -87,11 +98,12 @@ adapter_spec_clear (AdapterSpec *a)
 }
 
 gboolean
-scenario_topology_validate (GKeyFile *kf, const char *const *devices, GError **error)
+scenario_topology_validate (GKeyFile *kf, const ScenarioTopologyEra *era,
+                            const char *const *devices, GError **error)
 {
   g_autoptr (Sim) sim = sim_new (1);
   GError *local = NULL;
-  g_autoptr (SimTopology) topo = scenario_topology_build (kf, sim, devices, NULL, &local);
+  g_autoptr (SimTopology) topo = scenario_topology_build (kf, era, sim, devices, NULL, &local);
   /* NULL without an error: a scenario without buses or adapters. */
   if (local == NULL)
     return TRUE;
@@ -101,10 +113,11 @@ scenario_topology_validate (GKeyFile *kf, const char *const *devices, GError **e
 
 /* The adapter's own bus is named after it: "<adapter>.bus". */
 static gboolean
-add_adapter (SimTopology *topo, GKeyFile *kf, const char *group, GError **error)
+add_adapter (SimTopology *topo, GKeyFile *kf, const ScenarioTopologyEra *era, const char *group,
+             GError **error)
 {
   AdapterSpec a;
-  gboolean ok = adapter_spec (kf, group, &a, error);
+  gboolean ok = adapter_spec (kf, group, era, &a, error);
   SimBus *host_bus = NULL;
   if (ok && a.host_bus)
     {
@@ -121,9 +134,12 @@ add_adapter (SimTopology *topo, GKeyFile *kf, const char *group, GError **error)
   if (ok && a.has_bus)
     {
       g_autofree char *bus = g_strdup_printf ("%s.bus", name);
-      if (!sim_topology_add_bus (topo, bus, a.bus_kind, a.bus_bandwidth, a.bus_overhead_ns, ad,
-                                 &local))
+      SimBus *b = sim_topology_add_bus (topo, bus, a.bus_kind, a.bus_bandwidth, a.bus_overhead_ns,
+                                        ad, &local);
+      if (b == NULL)
         ok = scenario_invalid (error, group, "bus", "%s", local->message);
+      else if (b->kind == SIM_BUS_IDE_CHANNEL)
+        sim_bus_set_arbitration (b, a.arbitration, era->hz);
     }
   adapter_spec_clear (&a);
   return ok;
@@ -161,8 +177,8 @@ attach (SimTopology *topo, GKeyFile *kf, const char *group, SimDevice *dev,
 }
 
 SimTopology *
-scenario_topology_build (GKeyFile *kf, Sim *sim, const char *const *devices, SimDevice **devs,
-                         GError **error)
+scenario_topology_build (GKeyFile *kf, const ScenarioTopologyEra *era, Sim *sim,
+                         const char *const *devices, SimDevice **devs, GError **error)
 {
   g_auto (GStrv) groups = g_key_file_get_groups (kf, NULL);
   gboolean any = FALSE;
@@ -198,7 +214,7 @@ scenario_topology_build (GKeyFile *kf, Sim *sim, const char *const *devices, Sim
           }
       }
   for (guint i = 0; groups[i]; i++)
-    if (g_str_has_prefix (groups[i], "adapter ") && !add_adapter (topo, kf, groups[i], error))
+    if (g_str_has_prefix (groups[i], "adapter ") && !add_adapter (topo, kf, era, groups[i], error))
       return NULL;
   g_autoptr (GHashTable) ide_counts = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint d = 0; devices[d]; d++)

@@ -1150,6 +1150,19 @@ load_kernel (Scenario *s, GError **error)
   return load_kernel_aio (s, error);
 }
 
+/* The kernel's IDE driver: 2.4's and 2.5's drivers/ide chose the next
+ * drive of a channel by choose_drive; under "2.6" the channel is FIFO, as
+ * libata's PATA ports are (2.6 before 2.6.30 with drivers/ide: set
+ * arbitration = choose-drive on the adapter). */
+static ScenarioTopologyEra
+scenario_topology_era (const Scenario *s)
+{
+  return (ScenarioTopologyEra) {
+    .hz = s->hz,
+    .ide_arbitration = s->kernel == SCENARIO_KERNEL_2_6 ? SIM_CHANNEL_FIFO : SIM_CHANNEL_CHOOSE_DRIVE,
+  };
+}
+
 /* io = raw: the raw device driver of [host] kernel. */
 static gboolean
 load_raw (const Scenario *s, ScenarioProcess *p, const char *group, GError **error)
@@ -1446,7 +1459,8 @@ scenario_from_keyfile (GKeyFile *kf, const char *name, const char *base_dir,
       return NULL;
     }
   g_auto (GStrv) device_groups = device_group_names (s);
-  if (!scenario_topology_validate (kf, (const char *const *) device_groups, error))
+  ScenarioTopologyEra topology_era = scenario_topology_era (s);
+  if (!scenario_topology_validate (kf, &topology_era, (const char *const *) device_groups, error))
     return NULL;
   g_autoptr (GHashTable) fio_jobs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                            (GDestroyNotify) g_ptr_array_unref);
@@ -2036,6 +2050,9 @@ topology_result (SimTopology *topo, SimRunResult *result, SimTime now)
       b->max_outstanding = st->max_outstanding;
       b->can_queue = st->can_queue;
       b->max_active_devices = st->max_active_devices;
+      b->arbitration = st->arbitration;
+      b->stalls = st->stalls;
+      b->snooze_ns = st->snooze_ns;
       g_ptr_array_add (result->buses, b);
     }
 }
@@ -2228,7 +2245,9 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       for (guint i = 0; i < s->devices->len; i++)
         dev_list[i] = devs[i].dev;
       GError *local = NULL;
-      topo = scenario_topology_build (s->kf, sim, (const char *const *) groups, dev_list, &local);
+      ScenarioTopologyEra era = scenario_topology_era (s);
+      topo = scenario_topology_build (s->kf, &era, sim, (const char *const *) groups, dev_list,
+                                      &local);
       ok = local == NULL;     /* NULL without an error: no buses or adapters */
       if (!ok)
         g_propagate_error (error, local);

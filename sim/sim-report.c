@@ -804,6 +804,13 @@ add_buses_json (JsonBuilder *b, const SimRunResult *r)
         }
       else
         sim_json_uint (b, "max_active_devices", x->max_active_devices);
+      if (x->arbitration)
+        {
+          json_builder_set_member_name (b, "arbitration");
+          json_builder_add_string_value (b, x->arbitration);
+          sim_json_uint (b, "stalls", x->stalls);
+          sim_json_uint (b, "snooze_ns", (guint64) x->snooze_ns);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

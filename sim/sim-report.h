@@ -125,6 +125,9 @@ typedef struct {
   guint    max_outstanding;
   guint    can_queue;
   guint    max_active_devices;
+  const char *arbitration;  /* IDE channel: "fifo" or "choose-drive" (static) */
+  guint64  stalls;          /* IDE channel: drives stalled by choose_drive */
+  SimTime  snooze_ns;       /* IDE channel: busy without a command */
 } SimBusResult;
 
 /* One call site of a lock (lockmeter's rows under the lock's). */

@@ -89,6 +89,30 @@ sim_bus_kind_parse (const char *text, SimBusKind *kind, GError **error)
   return TRUE;
 }
 
+const char *
+sim_channel_arbitration_name (SimChannelArbitration arbitration)
+{
+  return arbitration == SIM_CHANNEL_CHOOSE_DRIVE ? "choose-drive" : "fifo";
+}
+
+gboolean
+sim_channel_arbitration_parse (const char *text, SimChannelArbitration *arbitration,
+                               GError **error)
+{
+  if (g_strcmp0 (text, "fifo") == 0)
+    *arbitration = SIM_CHANNEL_FIFO;
+  else if (g_strcmp0 (text, "choose-drive") == 0)
+    *arbitration = SIM_CHANNEL_CHOOSE_DRIVE;
+  else
+    {
+      g_set_error (error, SIM_TOPOLOGY_ERROR, SIM_TOPOLOGY_ERROR_PARAM,
+                   "unknown IDE channel arbitration '%s' (fifo: the oldest command first; "
+                   "choose-drive: drivers/ide of 2.2 to 2.6.29)", text ? text : "");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 SimTopology *
 sim_topology_new (Sim *sim)
 {
@@ -225,6 +249,16 @@ sim_topology_add_bus (SimTopology *topo, const char *name, SimBusKind kind,
   TopoNode node = { .bus = b };
   g_array_append_val (topo->nodes, node);
   return b;
+}
+
+void
+sim_bus_set_arbitration (SimBus *bus, SimChannelArbitration arbitration, guint hz)
+{
+  g_return_if_fail (bus->kind == SIM_BUS_IDE_CHANNEL && hz > 0);
+  g_assert (bus->grants == 0 && bus->holder == NULL);
+  bus->arbitration = arbitration;
+  bus->hz = hz;
+  bus->tick_ns = SIM_NS_PER_S / hz;
 }
 
 SimAdapter *
@@ -365,6 +399,8 @@ sim_device_detach (SimDevice *dev)
     {
       sim_list_del (&att->bus_link);
       att->bus->n_devices--;
+      if (att->bus->last_drive == att)
+        att->bus->last_drive = NULL;
     }
   g_free (att);
   dev->attachment = NULL;
@@ -590,9 +626,183 @@ channel_grant (SimBus *bus, SimRequest *rq)
 }
 
 static void
+channel_unwait (SimBus *bus, SimRequest *rq)
+{
+  sim_list_del (&rq->queuelist);
+  bus->n_waiters--;
+  sim_time_avg_set (&bus->waiters_avg, sim_now (bus->topo->sim), bus->n_waiters);
+}
+
+/* ---- choose_drive: 2.4 drivers/ide/ide.c (choose_drive, ide_do_request,
+ * ide_stall_queue, ide_intr); unchanged in substance to 2.6.29's ide-io.c */
+
+/* WAIT_MIN_SLEEP of include/linux/ide.h: 2*HZ/100 jiffies, 20 ms.  The
+ * stall's cap of 10 of them is below ide_stall_queue's WAIT_WORSTCASE
+ * (30 s), which therefore never applies. */
+static gint64
+wait_min_sleep_j (const SimBus *bus)
+{
+  return 2 * (gint64) bus->hz / 100;
+}
+
+static gint64
+bus_jiffies (const SimBus *bus)
+{
+  return (gint64) (sim_now (bus->topo->sim) / bus->tick_ns);
+}
+
+static gint64
+wakeup_j (const SimAttachment *d)
+{
+  return d->service_start_j + 2 * d->service_time_j;
+}
+
+/* The drive's oldest command waiting for the channel (the head of its
+ * queue: the driver starts requests in queue order). */
+static SimRequest *
+first_waiter_of (SimBus *bus, const SimAttachment *d)
+{
+  for (SimList *l = bus->waiters.next; l != &bus->waiters; l = l->next)
+    {
+      SimRequest *rq = sim_container_of (l, SimRequest, queuelist);
+      if (rq_device (rq)->attachment == d)
+        return rq;
+    }
+  return NULL;
+}
+
+/* drive->next: the drives of a hwgroup form a ring. */
+static SimAttachment *
+ring_next (SimBus *bus, SimAttachment *d)
+{
+  SimList *l = d->bus_link.next;
+  if (l == &bus->devices)
+    l = l->next;
+  return sim_container_of (l, SimAttachment, bus_link);
+}
+
+/* choose_drive's preference of @d over the best so far: a drive back from
+ * a stall first (the one stalled to the earlier time), else the earlier
+ * WAKEUP; ties keep the drive met first. */
+static gboolean
+prefer (const SimAttachment *d, const SimAttachment *best)
+{
+  if (best == NULL)
+    return TRUE;
+  if (d->sleeping && (!best->sleeping || best->sleep_j > d->sleep_j))
+    return TRUE;
+  return !best->sleeping && wakeup_j (best) > wakeup_j (d);
+}
+
+/* The nice mood: stall @best, which was not served last and whose
+ * commands are long, until its WAKEUP if another drive served lately may
+ * come back before then.  TRUE when it stalled it. */
+static gboolean
+stall_for_others (SimBus *bus, SimAttachment *best, gint64 jiffies)
+{
+  gint64 min_sleep = wait_min_sleep_j (bus);
+  if (best->sleeping || best == bus->last_drive || best->service_time_j <= min_sleep)
+    return FALSE;
+  gint64 t = wakeup_j (best) - jiffies;
+  if (t < min_sleep)
+    return FALSE;
+  for (SimAttachment *d = ring_next (bus, best); d != best; d = ring_next (bus, d))
+    if (!d->sleeping && wakeup_j (d) > jiffies - best->service_time_j
+        && wakeup_j (d) < jiffies + t)
+      {
+        best->sleeping = TRUE;
+        best->sleep_j = jiffies + MIN (t, 10 * min_sleep);
+        bus->stalls++;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static SimAttachment *
+choose_drive (SimBus *bus, gint64 jiffies)
+{
+  SimAttachment *first = bus->last_drive
+                         ? bus->last_drive
+                         : sim_list_first_entry (&bus->devices, SimAttachment, bus_link);
+  for (;;)
+    {
+      SimAttachment *best = NULL, *d = first;
+      do
+        {
+          if ((!d->sleeping || jiffies >= d->sleep_j) && prefer (d, best)
+              && first_waiter_of (bus, d) != NULL)
+            best = d;
+          d = ring_next (bus, d);
+        }
+      while (d != first);
+      if (best == NULL || !stall_for_others (bus, best, jiffies))
+        return best;
+    }
+}
+
+static void channel_dispatch (SimBus *bus);
+
+static void
+snooze_end (Sim *sim, gpointer subject, gpointer object)
+{
+  SimBus *bus = subject;
+  g_assert (bus->snoozing);
+  bus->snoozing = FALSE;
+  bus->snooze_ns += sim_now (sim) - bus->snooze_begin_ns;
+  channel_dispatch (bus);
+}
+
+/* Every waiting drive is stalled: the hwgroup stays busy, with no command,
+ * until the first stall ends, and at least WAIT_MIN_SLEEP; commands that
+ * come meanwhile wait too. */
+static void
+snooze (SimBus *bus, gint64 jiffies)
+{
+  gint64 wake_j = G_MAXINT64;
+  SimAttachment *d;
+  for (SimList *l = bus->devices.next; l != &bus->devices; l = l->next)
+    if ((d = sim_container_of (l, SimAttachment, bus_link))->sleeping)
+      wake_j = MIN (wake_j, d->sleep_j);
+  g_assert (wake_j != G_MAXINT64);
+  wake_j = MAX (wake_j, jiffies + wait_min_sleep_j (bus));
+  bus->snoozing = TRUE;
+  bus->snoozes++;
+  bus->snooze_begin_ns = sim_now (bus->topo->sim);
+  sim_schedule_at (bus->topo->sim, (SimTime) wake_j * bus->tick_ns, snooze_end, bus, NULL);
+}
+
+/* ide_do_request: start the chosen drive's next command. */
+static void
+channel_dispatch (SimBus *bus)
+{
+  if (bus->holder != NULL || bus->snoozing || bus->completing || bus->n_waiters == 0)
+    return;
+  if (bus->arbitration == SIM_CHANNEL_FIFO)
+    {
+      SimRequest *next = sim_list_first_entry (&bus->waiters, SimRequest, queuelist);
+      channel_unwait (bus, next);
+      channel_grant (bus, next);
+      return;
+    }
+  gint64 jiffies = bus_jiffies (bus);
+  SimAttachment *d = choose_drive (bus, jiffies);
+  if (d == NULL)
+    {
+      snooze (bus, jiffies);
+      return;
+    }
+  bus->last_drive = d;
+  d->sleeping = FALSE;
+  d->service_start_j = jiffies;
+  SimRequest *rq = first_waiter_of (bus, d);
+  channel_unwait (bus, rq);
+  channel_grant (bus, rq);
+}
+
+static void
 channel_acquire (SimBus *bus, SimRequest *rq)
 {
-  if (bus->holder == NULL)
+  if (bus->arbitration == SIM_CHANNEL_FIFO && bus->holder == NULL)
     {
       channel_grant (bus, rq);
       return;
@@ -601,8 +811,14 @@ channel_acquire (SimBus *bus, SimRequest *rq)
   sim_list_add_tail (&rq->queuelist, &bus->waiters);
   bus->n_waiters++;
   sim_time_avg_set (&bus->waiters_avg, sim_now (bus->topo->sim), bus->n_waiters);
+  channel_dispatch (bus);
 }
 
+/* The holder is done.  Under choose_drive the next command is chosen once
+ * the completing device's queue has had its turn (channel_completed):
+ * ide_intr ends the request and chooses with the drive's queue still
+ * holding its later requests, which here reach the channel only when the
+ * device is refilled. */
 static void
 channel_release (SimBus *bus, SimRequest *rq)
 {
@@ -611,13 +827,23 @@ channel_release (SimBus *bus, SimRequest *rq)
   bus->holder = NULL;
   sim_time_avg_set (&bus->hold_avg, now, 0.0);
   emit (bus->topo, SIM_TOPO_CHANNEL_RELEASE, bus->name, rq, 0);
-  if (sim_list_empty (&bus->waiters))
+  if (bus->arbitration == SIM_CHANNEL_CHOOSE_DRIVE)
+    {
+      SimAttachment *d = rq_device (rq)->attachment;
+      d->service_time_j = bus_jiffies (bus) - d->service_start_j;
+      bus->completing = TRUE;
+      return;
+    }
+  channel_dispatch (bus);
+}
+
+static void
+channel_completed (SimBus *bus)
+{
+  if (!bus->completing)
     return;
-  SimRequest *next = sim_list_first_entry (&bus->waiters, SimRequest, queuelist);
-  sim_list_del (&next->queuelist);
-  bus->n_waiters--;
-  sim_time_avg_set (&bus->waiters_avg, now, bus->n_waiters);
-  channel_grant (bus, next);
+  bus->completing = FALSE;
+  channel_dispatch (bus);
 }
 
 gboolean
@@ -706,6 +932,8 @@ complete (SimAttachment *att, SimRequest *rq)
     leave_starved (a, att);
   run_starved (a);
   sim_queue_complete_request (att->dev->q, rq);
+  if (att->bus != NULL && att->bus->kind == SIM_BUS_IDE_CHANNEL)
+    channel_completed (att->bus);
 }
 
 /* ---- invariants -------------------------------------------------------- */
@@ -761,7 +989,8 @@ check_bus (const SimBus *b, SimTime now, GError **error)
   if (b->max_active_devices > 1)
     return invariant (error, "IDE channel %s: %u devices active at once",
                       b->name, b->max_active_devices);
-  if (b->n_waiters != sim_list_length (&b->waiters) || (b->n_waiters > 0 && b->holder == NULL))
+  if (b->n_waiters != sim_list_length (&b->waiters)
+      || (b->n_waiters > 0 && b->holder == NULL && !b->snoozing))
     return invariant (error, "IDE channel %s: waiters without a holder", b->name);
   return TRUE;
 }
@@ -825,6 +1054,9 @@ sim_bus_get_stats (const SimBus *bus, SimTime now_ns, SimTopoStats *out)
     {
       out->utilisation = sim_time_avg_mean (&bus->hold_avg, now_ns);
       out->mean_wait_ns = per (sim_time_avg_area (&bus->waiters_avg, now_ns), bus->grants);
+      out->arbitration = sim_channel_arbitration_name (bus->arbitration);
+      out->stalls = bus->stalls;
+      out->snooze_ns = bus->snooze_ns + (bus->snoozing ? now_ns - bus->snooze_begin_ns : 0);
     }
 }
 
@@ -919,5 +1151,13 @@ sim_topology_format_stats (const SimTopology *topo, SimTime now_ns, GString *out
                                   width[c], cell);
         }
       g_string_append_c (out, '\n');
+    }
+  for (guint r = 0; r < rows->len; r++)
+    {
+      const SimTopoStats *s = &g_array_index (rows, SimTopoStats, r);
+      if (g_strcmp0 (s->arbitration, "choose-drive") == 0)
+        g_string_append_printf (out, "%s: choose_drive stalled a drive %" G_GUINT64_FORMAT
+                                " times; busy without a command %.3f s\n",
+                                s->name, s->stalls, (double) s->snooze_ns / 1e9);
     }
 }

@@ -11,9 +11,14 @@
  * (Linux 2.6 drivers/scsi/scsi_lib.c: scsi_host_queue_ready puts a device
  * refused for that reason on shost->starved_list, and scsi_run_queue runs
  * the starved devices' queues first when a command completes).  On an IDE
- * channel the command then waits (FIFO) for the channel and holds it until
- * it completes, positioning and transfer alike: master and slave are never
- * active at once (2.6 drivers/ide/ide-io.c serialises a hwgroup).  The data
+ * channel the command then waits for the channel and holds it until it
+ * completes, positioning and transfer alike: master and slave are never
+ * active at once (drivers/ide serialises a hwgroup).  Which waiting command
+ * gets the channel is the channel's arbitration: FIFO, or drivers/ide's
+ * choose_drive (2.2 to 2.6.29's drivers/ide/ide.c, ide-io.c), which
+ * prefers the drive whose last command started longest ago plus twice its
+ * length, and makes a drive with long commands wait for one that was
+ * served lately (see sim_bus_set_arbitration).  The data
  * crosses the path cut-through: a write goes host bus, adapter, bus before
  * the device serves it, a read the other way while the device reads it
  * off the media.  Each stage is a FIFO server that moves one command at a
@@ -63,6 +68,20 @@ typedef enum {
 
 #define SIM_IDE_CHANNEL_MAX_DEVICES 2u
 
+/* How an IDE channel that comes free picks the next command. */
+typedef enum {
+  SIM_CHANNEL_FIFO,          /* the oldest waiting command (libata's PATA ports
+                              * defer a command while the other device's runs
+                              * and the SCSI midlayer retries it in order) */
+  SIM_CHANNEL_CHOOSE_DRIVE,  /* drivers/ide's choose_drive, 2.2 to 2.6.29 */
+} SimChannelArbitration;
+
+/* "fifo" or "choose-drive", as scenario files write them. */
+const char  *sim_channel_arbitration_name  (SimChannelArbitration  arbitration);
+gboolean     sim_channel_arbitration_parse (const char            *text,
+                                            SimChannelArbitration *arbitration,
+                                            GError               **error);
+
 /* "shared" or "ide-channel", as scenario files write them. */
 const char  *sim_bus_kind_name         (SimBusKind            kind);
 gboolean     sim_bus_kind_parse        (const char           *text,
@@ -109,13 +128,24 @@ struct _SimBus {
   guint        n_devices;
   guint        active_devices;        /* with a command past the channel, not complete */
   guint        max_active_devices;
-  /* IDE channel: the holder and the FIFO of commands waiting for it */
+  /* IDE channel: the holder and the commands waiting for it, oldest first */
   SimRequest  *holder;
   SimList      waiters;
   guint        n_waiters;
   guint64      grants;
   SimTimeAvg   hold_avg;              /* 1 while held */
   SimTimeAvg   waiters_avg;
+  /* choose_drive's hwgroup (ide_hwgroup_t) */
+  SimChannelArbitration arbitration;
+  guint        hz;
+  SimTime      tick_ns;               /* one jiffy */
+  SimAttachment *last_drive;          /* hwgroup->drive: the drive chosen last */
+  gboolean     completing;            /* a holder's completion is under way */
+  gboolean     snoozing;              /* busy without a command (hwgroup->sleeping) */
+  SimTime      snooze_begin_ns;
+  guint64      stalls;                /* drives made to wait (ide_stall_queue) */
+  guint64      snoozes;
+  SimTime      snooze_ns;             /* idle while snoozing */
 };
 
 struct _SimAdapter {
@@ -145,6 +175,11 @@ struct _SimAttachment {
   SimList      bus_link;
   SimList      starved_link;
   guint        active;                /* commands past the channel, not complete */
+  /* choose_drive's per-drive state (ide_drive_t), in jiffies */
+  gint64       service_start_j;       /* when it was last chosen */
+  gint64       service_time_j;        /* how long its last command held the channel */
+  gint64       sleep_j;               /* stalled until then, while sleeping */
+  gboolean     sleeping;
 };
 
 /* What kind of step a trace event reports. */
@@ -183,6 +218,9 @@ typedef struct {
   guint       max_outstanding;        /* adapter */
   guint       can_queue;              /* adapter */
   guint       max_active_devices;     /* bus */
+  const char *arbitration;            /* IDE channel: "fifo" or "choose-drive" */
+  guint64     stalls;                 /* IDE channel, choose-drive */
+  SimTime     snooze_ns;              /* IDE channel, choose-drive */
 } SimTopoStats;
 
 SimTopology *sim_topology_new          (Sim                  *sim);
@@ -213,6 +251,23 @@ SimAdapter  *sim_topology_add_adapter  (SimTopology          *topo,
                                         guint                 can_queue,
                                         SimBus               *host_bus,
                                         GError              **error);
+/* Arbitrate the IDE channel @bus as drivers/ide did from 2.2 to 2.6.29
+ * (SIM_CHANNEL_CHOOSE_DRIVE; the default is FIFO), counting in jiffies of
+ * @hz.  When the channel comes free, choose_drive takes, among the drives
+ * with a command waiting and not stalled, a drive whose stall has run out,
+ * else the one with the earliest WAKEUP = service_start + 2 service_time
+ * (ties to the drive served last).  Being nice (nice1, set for every drive
+ * with a driver): a drive other than the last one, whose last command held
+ * the channel over WAIT_MIN_SLEEP (2 HZ/100) and whose WAKEUP is at least
+ * that far ahead, is stalled until its WAKEUP (at most 10 WAIT_MIN_SLEEP)
+ * when the other drive's WAKEUP falls between now less the stalled drive's
+ * service_time and the stalled drive's WAKEUP; with nothing else to start,
+ * the channel then stays busy without a command (the hwgroup's snooze, at
+ * least WAIT_MIN_SLEEP) until the stall ends, and the stalled drive goes
+ * first.  Before any device starts a command. */
+void         sim_bus_set_arbitration   (SimBus               *bus,
+                                        SimChannelArbitration arbitration,
+                                        guint                 hz);
 SimBus      *sim_topology_lookup_bus   (SimTopology          *topo,
                                         const char           *name);
 SimAdapter  *sim_topology_lookup_adapter (SimTopology        *topo,

@@ -84,6 +84,13 @@ test_ide_2_4 (void)
   for (guint c = IDE_DVD; c <= IDE_ZIP; c++)
     g_assert_cmpfloat (MIN (reader[c][IDE_RUN_2_4_18], reader[c][IDE_RUN_POOL_ONLY]), >,
                        MAX (reader[c][IDE_RUN_VM_ONLY], reader[c][IDE_RUN_2_4_19_PRE5]));
+  /* drivers/ide's choose_drive lets hda's short reads go before the
+   * DVD-RAM's long writes for as long as twice the last write took; FIFO
+   * turns give the reader one read per write. */
+  const char *const fifo[] = { "adapter ide0.arbitration=fifo", NULL };
+  double dvd_fifo = process_mb_per_s ("classic-ide-2.4.ini", fifo, IDE_RUN_2_4_18, "reader");
+  g_test_message ("DVD-RAM, FIFO turns on ide0, run 0: reader %.2f MB/s", dvd_fifo);
+  g_assert_cmpfloat (reader[IDE_DVD][IDE_RUN_2_4_18], >, 1.3 * dvd_fifo);
   /* The suggested tuple (2.4.19's layout, for 2.4.19-pre5) starts bdflush
    * at 2 % dirty and makes writers write from 3 %: little of the slow
    * device's dirt is left for the reader to wait on. */

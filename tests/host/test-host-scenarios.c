@@ -208,6 +208,10 @@ test_bad_host_keys (void)
     { "[adapter ide]\nbus = ide\n[device a]\nkind = fixed\nadapter = ide\n[device b]\nkind = fixed\n"
       "adapter = ide\n[device c]\nkind = fixed\nadapter = ide\n[process p]\ndevice = a\nsize = 1MiB\n",
       "two devices" },
+    { "[adapter a]\nbus = shared\narbitration = fifo\n[device d]\nkind = fixed\nadapter = a\n"
+      "[process p]\nsize = 1MiB\n", "only an IDE channel" },
+    { "[adapter a]\nbus = ide\narbitration = elevator\n[device d]\nkind = fixed\nadapter = a\n"
+      "[process p]\nsize = 1MiB\n", "'elevator'" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -3,8 +3,10 @@
  * shared bus caps the throughput of fast devices at its bandwidth, an
  * adapter's can_queue caps outstanding commands and its starved devices
  * are run again, SCSI-like disconnect lets positioning overlap, a command
- * crosses the path in the right order, and a device attached to nothing
- * completes exactly when the device model says.
+ * crosses the path in the right order, a device attached to nothing
+ * completes exactly when the device model says, and drivers/ide's
+ * choose_drive favours the drive with short commands and stalls the one
+ * with long commands for it.
  *
  * Devices are fixed-time models whose service_time hook is wrapped to
  * record when each device actually serves, independently of the topology
@@ -43,6 +45,7 @@ typedef struct {
   guint            n_sizes;
   guint            total;
   guint            depth;
+  SimTime          think_ns;    /* after a completion, before the next submission */
   guint            submitted;
   guint            completed;
   guint64          next_sector;
@@ -229,12 +232,22 @@ disk_submit (Disk *d)
 }
 
 static void
+submit_after_think (Sim *sim, gpointer subject, gpointer object)
+{
+  disk_submit (subject);
+}
+
+static void
 bio_done (Sim *sim, SimBio *bio, SimTime now)
 {
   Disk *d = bio->end_io_data;
   d->completed++;
   g_array_append_val (d->done_ns, now);
-  if (d->submitted < d->total)
+  if (d->submitted >= d->total)
+    return;
+  if (d->think_ns > 0)
+    sim_schedule_in (sim, d->think_ns, submit_after_think, d, NULL);
+  else
     disk_submit (d);
 }
 
@@ -694,6 +707,107 @@ test_unattached_unchanged (void)
     }
 }
 
+/* ---- choose_drive (2.4 drivers/ide/ide.c) ------------------------------ */
+
+#define SHORT_CMD_DISK "[device]\nkind = fixed\noverhead = 3ms\nbandwidth = 100MB/s\n"
+#define LONG_CMD_DRIVE "[device]\nkind = fixed\noverhead = 45ms\nbandwidth = 100MB/s\n"
+
+typedef struct {
+  SimChannelArbitration arbitration;
+  SimTime  think_ns;            /* the short drive's, between its commands */
+  guint    min_short_per_long;  /* short commands between two long ones, at least */
+  guint    max_short_per_long;  /* and at most */
+  gboolean stalls;              /* the long drive is stalled and the channel snoozes */
+} ChooseCase;
+
+static const ChooseCase choose_cases[] = {
+  /* FIFO: master and slave take turns. */
+  { SIM_CHANNEL_FIFO,         0,                    1, 1,  FALSE },
+  /* choose_drive: after a 45 ms command (WAKEUP = its start + 2 x 4 or 5
+   * jiffies), the 3 ms drive keeps the channel until its own start passes
+   * that: about 15 commands. */
+  { SIM_CHANNEL_CHOOSE_DRIVE, 0,                   10, 20, FALSE },
+  /* The short drive's queue is empty when its command ends: the long
+   * drive, not served last, is stalled until its WAKEUP, the channel
+   * stays busy without a command meanwhile, and the long drive goes
+   * first when the stall ends: one short command per long one. */
+  { SIM_CHANNEL_CHOOSE_DRIVE, SIM_NS_PER_MS,        1, 1,  TRUE },
+  { SIM_CHANNEL_FIFO,         SIM_NS_PER_MS,        1, 1,  FALSE },
+};
+
+static SimTime
+held_ns (GArray *holds)
+{
+  SimTime sum = 0;
+  for (guint i = 0; i < holds->len; i++)
+    sum += g_array_index (holds, Interval, i).end_ns - g_array_index (holds, Interval, i).begin_ns;
+  return sum;
+}
+
+/* The short drive's holds between consecutive holds of the long drive. */
+static void
+short_runs (const Disk *shrt, const Disk *lng, guint *min_run, guint *max_run)
+{
+  *min_run = G_MAXUINT;
+  *max_run = 0;
+  for (guint i = 1; i < lng->holds->len; i++)
+    {
+      SimTime from = g_array_index (lng->holds, Interval, i - 1).end_ns;
+      SimTime to = g_array_index (lng->holds, Interval, i).begin_ns;
+      guint n = 0;
+      for (guint j = 0; j < shrt->holds->len; j++)
+        {
+          const Interval *h = &g_array_index (shrt->holds, Interval, j);
+          n += h->begin_ns >= from && h->end_ns <= to;
+        }
+      *min_run = MIN (*min_run, n);
+      *max_run = MAX (*max_run, n);
+    }
+}
+
+static void
+test_choose_drive (gconstpointer data)
+{
+  const ChooseCase *c = data;
+  Rig rig;
+  rig_init (&rig);
+  SimAdapter *a = add_adapter (&rig, "ide0", 0, 0, 2, NULL);
+  SimBus *ch = add_bus (&rig, "ide0.0", SIM_BUS_IDE_CHANNEL, 100e6, 0, a);
+  sim_bus_set_arbitration (ch, c->arbitration, 100);
+  Disk *lng = rig_add_disk (&rig, "hdb", LONG_CMD_DRIVE);
+  Disk *shrt = rig_add_disk (&rig, "hda", SHORT_CMD_DISK);
+  attach (lng, a, ch);
+  attach (shrt, a, ch);
+  disk_job (lng, SIM_OP_WRITE, size_4k, 1, 8, 1);
+  disk_job (shrt, SIM_OP_READ, size_4k, 1, 400, 1);
+  shrt->think_ns = c->think_ns;
+  SimTime end = rig_run (&rig);
+
+  assert_disjoint (lng->holds, shrt->holds);
+  guint min_run, max_run;
+  short_runs (shrt, lng, &min_run, &max_run);
+  g_assert_cmpuint (min_run, >=, c->min_short_per_long);
+  g_assert_cmpuint (max_run, <=, c->max_short_per_long);
+
+  SimTopoStats st;
+  sim_bus_get_stats (ch, end, &st);
+  g_assert_cmpstr (st.arbitration, ==, sim_channel_arbitration_name (c->arbitration));
+  if (!c->stalls)
+    {
+      g_assert_cmpuint (st.stalls, ==, 0);
+      g_assert_cmpint (st.snooze_ns, ==, 0);
+    }
+  else
+    {
+      /* Every long command after the first was stalled once; the snoozes
+       * are time without a command on the channel. */
+      g_assert_cmpuint (st.stalls, >=, lng->holds->len - 1);
+      g_assert_cmpint (st.snooze_ns, >=, (SimTime) (lng->holds->len - 1) * 20 * SIM_NS_PER_MS);
+      g_assert_cmpint (held_ns (lng->holds) + held_ns (shrt->holds) + st.snooze_ns, <=, end);
+    }
+  rig_clear (&rig);
+}
+
 static void
 test_errors (void)
 {
@@ -832,6 +946,14 @@ main (int argc, char **argv)
   g_test_add_func ("/topology/disconnect-overlaps-positioning", test_disconnect_overlaps_positioning);
   g_test_add_func ("/topology/path-order-and-latency", test_path_order_and_latency);
   g_test_add_func ("/topology/unattached-unchanged", test_unattached_unchanged);
+  for (guint i = 0; i < G_N_ELEMENTS (choose_cases); i++)
+    {
+      const ChooseCase *c = &choose_cases[i];
+      g_autofree char *path = g_strdup_printf ("/topology/arbitration/%s%s",
+                                               sim_channel_arbitration_name (c->arbitration),
+                                               c->think_ns ? "-short-drive-thinks" : "");
+      g_test_add_data_func (path, c, test_choose_drive);
+    }
   g_test_add_func ("/topology/errors", test_errors);
   g_test_add_func ("/topology/stats-table", test_stats_table);
   return g_test_run ();
