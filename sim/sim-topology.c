@@ -766,7 +766,6 @@ snooze (SimBus *bus, gint64 jiffies)
   g_assert (wake_j != G_MAXINT64);
   wake_j = MAX (wake_j, jiffies + wait_min_sleep_j (bus));
   bus->snoozing = TRUE;
-  bus->snoozes++;
   bus->snooze_begin_ns = sim_now (bus->topo->sim);
   sim_schedule_at (bus->topo->sim, (SimTime) wake_j * bus->tick_ns, snooze_end, bus, NULL);
 }

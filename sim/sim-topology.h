@@ -144,7 +144,6 @@ struct _SimBus {
   gboolean     snoozing;              /* busy without a command (hwgroup->sleeping) */
   SimTime      snooze_begin_ns;
   guint64      stalls;                /* drives made to wait (ide_stall_queue) */
-  guint64      snoozes;
   SimTime      snooze_ns;             /* idle while snoozing */
 };
 
