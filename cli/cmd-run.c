@@ -186,32 +186,23 @@ cli_cmd_run (int argc, char **argv)
     scenario_set_seed (s, (guint64) seed);
 
   ScenarioOutputs outputs = { NULL, NULL, NULL };
+  FILE *readprofile = NULL;
   if ((io_log_path && !(outputs.io_log = open_output (io_log_path, &error)))
       || (trace_path && !(outputs.trace_out = open_output (trace_path, &error)))
-      || (sched_log_path && !(outputs.sched_log = open_output (sched_log_path, &error))))
+      || (sched_log_path && !(outputs.sched_log = open_output (sched_log_path, &error)))
+      || (timeseries_path && !(outputs.timeseries = open_output (timeseries_path, &error)))
+      || (vmstat_path && !(outputs.vmstat = open_output (vmstat_path, &error)))
+      || (readprofile_path && !(readprofile = open_output (readprofile_path, &error))))
     {
       fprintf (stderr, "iosim run: %s\n", error->message);
       close_output (outputs.io_log);
       close_output (outputs.trace_out);
-      return 1;
-    }
-  if (timeseries_path && !(outputs.timeseries = open_output (timeseries_path, &error)))
-    {
-      fprintf (stderr, "iosim run: %s\n", error->message);
-      return 1;
-    }
-  if (vmstat_path && !(outputs.vmstat = open_output (vmstat_path, &error)))
-    {
-      fprintf (stderr, "iosim run: %s\n", error->message);
+      close_output (outputs.sched_log);
+      close_output (outputs.timeseries);
+      close_output (outputs.vmstat);
       return 1;
     }
   outputs.vmstat_text = vmstat_text;
-  FILE *readprofile = NULL;
-  if (readprofile_path && !(readprofile = open_output (readprofile_path, &error)))
-    {
-      fprintf (stderr, "iosim run: %s\n", error->message);
-      return 1;
-    }
   if (readprofile)
     fputs (SIM_REPORT_PROFILE_CSV_HEADER, readprofile);
   if (interval_text && (!sim_parse_time_ns (interval_text, 0, &outputs.sample_ns, &error)

@@ -759,10 +759,12 @@ static void
 snooze (SimBus *bus, gint64 jiffies)
 {
   gint64 wake_j = G_MAXINT64;
-  SimAttachment *d;
   for (SimList *l = bus->devices.next; l != &bus->devices; l = l->next)
-    if ((d = sim_container_of (l, SimAttachment, bus_link))->sleeping)
-      wake_j = MIN (wake_j, d->sleep_j);
+    {
+      const SimAttachment *d = sim_container_of (l, SimAttachment, bus_link);
+      if (d->sleeping)
+        wake_j = MIN (wake_j, d->sleep_j);
+    }
   g_assert (wake_j != G_MAXINT64);
   wake_j = MAX (wake_j, jiffies + wait_min_sleep_j (bus));
   bus->snoozing = TRUE;

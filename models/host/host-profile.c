@@ -175,8 +175,6 @@ site_index (HostLockDef *d, const char *site)
   return d->sites->len;
 }
 
-/* Split "LOCK@SITE" into the lock's index and the site's; FALSE (error
- * set) when the lock has no group or the site is empty. */
 /* The index of symbol @name, added on first use; @irq marks it as run with
  * interrupts off. */
 static guint
@@ -205,6 +203,8 @@ lock_step_symbol (HostProfile *p, const HostStep *s)
   return symbol_index (p, name, d->irq);
 }
 
+/* Split "LOCK@SITE" into the lock's index and the site's; FALSE (error
+ * set) when the lock has no group or the site is empty. */
 static gboolean
 parse_lock_ref (HostProfile *p, const char *group, const char *key, const char *text,
                 const char *ref, HostStep *out, GError **error)

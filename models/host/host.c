@@ -359,6 +359,15 @@ charge_steps (Host *h, const GArray *steps, guint64 units)
     }
 }
 
+/* A hold step takes its lock, except in interrupt context for a lock not
+ * declared irq-safe: CPU time only there (host-profile.h). */
+static gboolean
+hold_takes_lock (const Host *h, const HostRun *r, const HostStep *s)
+{
+  const HostLockDef *d = g_ptr_array_index (h->profile->locks, s->lock);
+  return !r->in_irq || d->irq;
+}
+
 static void exec_next (HostRun *r);
 
 static void
@@ -430,6 +439,7 @@ exec_next (HostRun *r)
       g_assert (s->every == 1 || x->path_id < SIM_HOST_N_PATHS);
       if (s->every > 1 && x->units[x->path_id] % s->every != 0)
         continue;
+      SimTime ns = s->ns;
       switch (s->kind)
         {
         case HOST_STEP_TAKE:
@@ -438,32 +448,27 @@ exec_next (HostRun *r)
           sim_lock_acquire_at (x->taking, s->site, r->t, took_lock, r);
           return;
         case HOST_STEP_HOLD:
-          if (r->in_irq && !((const HostLockDef *) g_ptr_array_index (h->profile->locks, s->lock))->irq)
+          if (hold_takes_lock (h, r, s))
             {
-              /* Not declared irq-safe: CPU time only (host-profile.h). */
-              h->symbol_ns[s->symbol] += s->ns;
-              sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
+              h->symbol_ns[s->symbol] += ns;
+              sim_lock_hold_at (lock_for (h, r, s->lock), s->site, r->t, ns, step_done, r);
               return;
             }
-          h->symbol_ns[s->symbol] += s->ns;
-          sim_lock_hold_at (lock_for (h, r, s->lock), s->site, r->t, s->ns, step_done, r);
-          return;
+          break;
         case HOST_STEP_COPY:
-          {
-            SimTime ns = host_profile_copy_page_ns (h->profile);
-            h->symbol_ns[s->symbol] += ns;
-            sim_cpu_exec (h->cpus, r->t, ns, SIM_CPU_SYS, step_done, r);
-            return;
-          }
+          ns = host_profile_copy_page_ns (h->profile);
+          break;
         case HOST_STEP_CPU:
-          if (s->ns == 0)
+          if (ns == 0)
             continue;
-          h->symbol_ns[s->symbol] += s->ns;
-          sim_cpu_exec (h->cpus, r->t, s->ns, SIM_CPU_SYS, step_done, r);
-          return;
+          break;
         default:
           g_assert_not_reached ();
         }
+      /* CPU time only: a CPU or copy step, or a hold outside its lock. */
+      h->symbol_ns[s->symbol] += ns;
+      sim_cpu_exec (h->cpus, r->t, ns, SIM_CPU_SYS, step_done, r);
+      return;
     }
 }
 
@@ -1061,13 +1066,6 @@ request_bhs (const SimRequest *rq)
   return n;
 }
 
-/* A request's completion: the complete path, bh_complete per raw
- * buffer_head, then for a buffered write the end_writeback path per 4 KiB
- * block, as interrupt work.  Paths that take interrupt-disabling locks run
- * as code on an interrupt context (the holds contend); otherwise their CPU
- * time is one piece of interrupt work.  A kjournald waiting on its data or
- * for a request is woken from that work's end (end_buffer_io_sync ->
- * unlock_buffer -> wake_up). */
 /* The symbols of a completion run as one piece of interrupt work (no irq
  * locks): what the sum in request_completed is made of. */
 static void
@@ -1084,6 +1082,13 @@ charge_irq_work (Host *h, guint64 bhs, guint64 blocks)
     }
 }
 
+/* A request's completion: the complete path, bh_complete per raw
+ * buffer_head, then for a buffered write the end_writeback path per 4 KiB
+ * block, as interrupt work.  Paths that take interrupt-disabling locks run
+ * as code on an interrupt context (the holds contend); otherwise their CPU
+ * time is one piece of interrupt work.  A kjournald waiting on its data or
+ * for a request is woken from that work's end (end_buffer_io_sync ->
+ * unlock_buffer -> wake_up). */
 static void
 request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
 {
