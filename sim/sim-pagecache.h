@@ -195,6 +195,13 @@ void          sim_page_cache_read  (SimPageCache *pc,
  * an event of its own). */
 void          sim_page_cache_write (SimPageCache *pc,
                                     SimPageWrite *wr);
+/* A task will read or write byte @offset_bytes of @file @ahead I/Os from
+ * now (1 or 2): the index lines that I/O will read start loading, one
+ * level of the index per call (sim_page_index_prefetch), so that a random
+ * reader or writer meets its page's index node in the processor's cache
+ * rather than in memory.  Changes nothing the simulation sees. */
+void          sim_page_cache_prefetch (SimPageCache *pc, SimFile *file,
+                                       guint64 offset_bytes, guint ahead);
 /* For policies: the throttled writer may return from write(). */
 void          sim_page_cache_write_finish (SimPageCache *pc,
                                     SimPageWrite *wr);

@@ -136,6 +136,26 @@ bottom_of (const SimPageIndex *ix, guint64 index)
   return n;
 }
 
+void
+sim_page_index_prefetch (const SimPageIndex *ix, guint64 index, guint level)
+{
+  SimPageIndexNode *n = ix->root;
+  guint stop = level * SIM_PAGE_INDEX_SHIFT;
+  if (n == NULL || !reaches (n, index) || n->shift < stop)
+    return;
+  /* As sim_page_index_lookup, it reads the slots' lines of the nodes on
+   * the way, not their headers. */
+  for (guint shift = n->shift; shift > stop; shift -= SIM_PAGE_INDEX_SHIFT)
+    {
+      n = n->slots[(index >> shift) & SLOT_MASK];
+      if (n == NULL)
+        return;
+    }
+  __builtin_prefetch (&n->slots[(index >> stop) & SLOT_MASK]);
+  if (level == 0)
+    __builtin_prefetch (n);
+}
+
 /* The lowest level whose node can be the root over @index. */
 static guint
 root_shift_for (guint64 index)

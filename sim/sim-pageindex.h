@@ -162,6 +162,15 @@ sim_page_index_insert (SimPageIndex *ix, guint64 index, gpointer item)
   ix->count++;
 }
 
+/* Start loading, without waiting for them, the cache lines that a lookup,
+ * insert or removal of @index will read @level levels above the bottom:
+ * at 0 the bottom node's slot and header, at 1 the slot of the node above
+ * that points to the bottom node.  The walk to there reads only the nodes
+ * above, so a caller that knows an index two operations ahead asks for
+ * level 1 first and level 0 the next time, which then finds level 1's
+ * line loaded.  Nothing when the path is not there (an insert builds it). */
+void     sim_page_index_prefetch (const SimPageIndex *ix, guint64 index, guint level);
+
 /* Remove and return the item at @index (NULL: there was none) and its tags. */
 gpointer sim_page_index_remove (SimPageIndex *ix, guint64 index);
 

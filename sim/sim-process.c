@@ -838,6 +838,35 @@ next_ready_ns (const SimProcess *p)
   return MAX (p->ready_ns, rate_ready_ns (p));
 }
 
+/* The slot of the next random I/O among @slots.  A buffered process whose
+ * offset stream draws nothing but offsets (no exponential think time)
+ * draws two I/Os ahead, the same numbers in the same order, so that the
+ * page cache can start loading the index nodes of the I/Os to come while
+ * other events run: a random writer's page is most often in a node no
+ * processor cache holds. */
+static guint64
+draw_random_slot (SimProcess *p, guint64 slots)
+{
+  gboolean stream_for_offsets = p->cfg.think_ns == 0 || !p->cfg.think_exponential;
+  if (p->cfg.page_cache == NULL || !stream_for_offsets)
+    return sim_rng_uniform_int (p->rng, slots);
+  if (!p->drawn_ahead)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (p->slots_ahead); i++)
+        p->slots_ahead[i] = sim_rng_uniform_int (p->rng, slots);
+      p->drawn_ahead = TRUE;
+    }
+  guint64 slot = p->slots_ahead[0];
+  p->slots_ahead[0] = p->slots_ahead[1];
+  p->slots_ahead[1] = sim_rng_uniform_int (p->rng, slots);
+  guint64 file_start_bytes = p->cfg.file->start_sector * SIM_SECTOR_BYTES;
+  for (guint ahead = 1; ahead <= G_N_ELEMENTS (p->slots_ahead); ahead++)
+    sim_page_cache_prefetch (p->cfg.page_cache, p->cfg.file,
+                             p->cfg.offset_bytes + p->slots_ahead[ahead - 1] * p->cfg.bs_bytes
+                             - file_start_bytes, ahead);
+  return slot;
+}
+
 /* Offset and length of the next I/O (@op) of a generator with more to
  * do.  Mixed sequential streams keep a position per direction, as fio
  * keeps last_pos per ddir. */
@@ -865,7 +894,7 @@ next_generated_offset (SimProcess *p, SimOp op, guint64 *bytes)
     *bytes = MIN (bs, p->cfg.size_bytes - p->bytes_issued);
   guint64 slots = MAX (G_GUINT64_CONSTANT (1), p->cfg.region_bytes / bs);
   if (p->cfg.pattern == SIM_PATTERN_RANDOM)
-    return p->cfg.offset_bytes + sim_rng_uniform_int (p->rng, slots) * bs;
+    return p->cfg.offset_bytes + draw_random_slot (p, slots) * bs;
   guint64 *cursor = p->cfg.rwmix && op == SIM_OP_WRITE ? &p->next_write_offset : &p->next_offset;
   guint64 off = *cursor;
   if (off + bs > p->cfg.offset_bytes + slots * bs)

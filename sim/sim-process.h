@@ -299,6 +299,8 @@ struct _SimProcess {
   guint            outstanding;
   guint64          next_offset;
   guint64          next_write_offset; /* cfg.rwmix, sequential: the writes' position */
+  guint64          slots_ahead[2];    /* the next two I/Os' (draw_random_slot) */
+  gboolean         drawn_ahead;
   guint64          rate_started;      /* cfg.rate_iops: I/Os started so far */
   SimTime          rate_t0_ns;        /* cfg.rate_iops: when the first one could start */
   guint64          bytes_issued;

@@ -326,6 +326,48 @@ test_mix_rate_refused (void)
     }
 }
 
+/* A buffered random writer draws its offsets one I/O ahead (so that the
+ * page cache can start loading the next page's index node) without
+ * changing them: it writes the same offsets, in the same order, as an
+ * O_DIRECT writer of the same name, which draws each when it issues.  With
+ * exponential think times the stream gives those too and nothing is drawn
+ * ahead; the offsets must agree there as well. */
+static const char *const think_cases[] = { "", "think = 1ms\nthink_distribution = exponential\n" };
+
+static void
+test_random_offsets_drawn_ahead (gconstpointer data)
+{
+  const char *think = data;
+  GArray *offsets[2];
+  Outputs o[2];
+  static const char *const modes[] = { "direct", "buffered" };
+  for (guint m = 0; m < 2; m++)
+    {
+      g_autofree char *ini = g_strdup_printf (
+        "[host]\nmemory = 4MiB\n%s[process w]\ndevice = d\nop = write\nio = %s\n"
+        "pattern = random\nregion = 64MiB\nsize = 4MiB\n%s", device, modes[m], think);
+      run (ini, &o[m]);
+      g_autoptr (GHashTable) by_process = offsets_by_process (o[m].io_log);
+      offsets[m] = g_array_ref (g_hash_table_lookup (by_process, "w"));
+    }
+  g_assert_cmpuint (offsets[0]->len, ==, 1024);
+  g_assert_cmpuint (offsets[1]->len, ==, offsets[0]->len);
+  guint distinct = 0;
+  for (guint i = 0; i < offsets[0]->len; i++)
+    {
+      g_assert_cmpuint (g_array_index (offsets[1], guint64, i), ==,
+                        g_array_index (offsets[0], guint64, i));
+      distinct += i > 0 && g_array_index (offsets[0], guint64, i)
+                             != g_array_index (offsets[0], guint64, i - 1);
+    }
+  g_assert_cmpuint (distinct, >, 1000);
+  for (guint m = 0; m < 2; m++)
+    {
+      g_array_unref (offsets[m]);
+      outputs_clear (&o[m]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,6 +380,10 @@ main (int argc, char **argv)
   g_test_add_func ("/workload/mixed", test_mixed);
   g_test_add_func ("/workload/rate-iops", test_rate_iops);
   g_test_add_func ("/workload/mix-rate-refused", test_mix_rate_refused);
+  g_test_add_data_func ("/workload/random-offsets-drawn-ahead/no-think", think_cases[0],
+                        test_random_offsets_drawn_ahead);
+  g_test_add_data_func ("/workload/random-offsets-drawn-ahead/exponential-think",
+                        think_cases[1], test_random_offsets_drawn_ahead);
   for (guint i = 0; i < G_N_ELEMENTS (odd_size_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/workload/buffered/%s", odd_size_cases[i].name);
