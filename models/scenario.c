@@ -2182,7 +2182,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
   g_autofree IoLogSink *io_sinks = g_new0 (IoLogSink, s->devices->len);
   TraceSink trace = { outputs ? outputs->trace_out : NULL, g_string_new (NULL), 0 };
   gboolean ok = TRUE;
-  /* 2.4 and 2.5.35: the machine's plug list (tq_disk, blk_plug_list). */
+  /* 2.4 and 2.5.35: the machine's plug list (tq_disk, blk_plug_list), and
+   * a bio that slept for a request merges if it can when it wakes. */
   g_autofree SimPlugList *plug_list = NULL;
   if (s->kernel != SCENARIO_KERNEL_2_6)
     {
@@ -2207,7 +2208,10 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
       device_limits (s, d, devs[i].sched, model, &limits);
       devs[i].q = sim_queue_new (sim, d->name, &limits);
       if (plug_list)
-        sim_queue_set_plug_list (devs[i].q, plug_list);
+        {
+          sim_queue_set_plug_list (devs[i].q, plug_list);
+          sim_queue_set_merge_after_wait (devs[i].q, TRUE);
+        }
       devs[i].q->dev_major = d->major;
       devs[i].q->dev_minor = d->minor;
       devs[i].dev = sim_device_new (sim, model);

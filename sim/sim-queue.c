@@ -251,22 +251,35 @@ request_alloc (SimRequestQueue *q, SimBio *bio)
 }
 
 static void add_new_request (SimRequestQueue *q, SimRequest *rq);
+static gboolean bio_merge (SimRequestQueue *q, SimBio *bio);
+static gboolean elv_queue_empty (SimRequestQueue *q);
+
+typedef enum {
+  WAKE_NONE,         /* no sleeper, or no free request */
+  WAKE_TOOK,         /* the first sleeper's bio took a free request */
+  WAKE_MERGED,       /* it merged instead; the request is still free */
+} WakeResult;
 
 /* Hand a free request of @op to the first sleeping submitter, if there are
- * both; TRUE if one woke. */
-static gboolean
+ * both.  With merge_after_wait its bio first tries to merge, as it would
+ * when its task woke: 2.4's and 2.5's __make_request go back to `again:`
+ * (elevator merge) after __get_request_wait, and release the request they
+ * were given if the bio merged. */
+static WakeResult
 wake_waiter (SimRequestQueue *q, SimOp op)
 {
   if (sim_list_empty (&q->wait_list[op]) || q->rq_count[op] >= q->limits.nr_requests)
-    return FALSE;
+    return WAKE_NONE;
   SimBioWaiter *w = sim_list_first_entry (&q->wait_list[op], SimBioWaiter, link);
   sim_list_del (&w->link);
   SimBio *bio = w->bio;
   w->bio = NULL;
-  add_new_request (q, request_alloc (q, bio));
+  gboolean merged = q->merge_after_wait && !elv_queue_empty (q) && bio_merge (q, bio);
+  if (!merged)
+    add_new_request (q, request_alloc (q, bio));
   if (w->resume)
     w->resume (q->sim, w->resume_data, sim_now (q->sim));
-  return TRUE;
+  return merged ? WAKE_MERGED : WAKE_TOOK;
 }
 
 static guint
@@ -285,7 +298,7 @@ wake_all_waiters (SimRequestQueue *q)
   for (guint d = 0; d < SIM_N_OPS; d++)
     {
       gsize asleep = sim_list_length (&q->wait_list[d]);
-      for (gsize i = 0; i < asleep && wake_waiter (q, (SimOp) d); i++)
+      for (gsize i = 0; i < asleep && wake_waiter (q, (SimOp) d) != WAKE_NONE; i++)
         ;
     }
 }
@@ -303,12 +316,15 @@ freed_request (SimRequestQueue *q, SimOp op)
         wake_all_waiters (q);
       break;
     case SIM_POOL_WAKE_BATCH_ONE:
-      if (pool_free (q, op) >= q->batch_requests)
-        wake_waiter (q, op);
+      /* A sleeper whose bio merged gives the request back, which wakes
+       * the next by the same rule. */
+      while (pool_free (q, op) >= q->batch_requests && wake_waiter (q, op) == WAKE_MERGED)
+        ;
       break;
     case SIM_POOL_WAKE_EACH:
     default:
-      wake_waiter (q, op);
+      while (wake_waiter (q, op) == WAKE_MERGED)
+        ;
       break;
     }
 }
@@ -679,6 +695,12 @@ sim_plug_list_init (SimPlugList *list, Sim *sim, SimTime kupdate_interval_ns)
   list->sim = sim;
   list->kupdate_interval_ns = kupdate_interval_ns;
   sim_list_init (&list->queues);
+}
+
+void
+sim_queue_set_merge_after_wait (SimRequestQueue *q, gboolean on)
+{
+  q->merge_after_wait = on;
 }
 
 void

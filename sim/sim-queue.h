@@ -196,6 +196,7 @@ struct _SimRequestQueue {
   guint64          next_rq_seq;
   SimPoolWake      pool_wake;             /* default EACH */
   guint            batch_requests;        /* free requests that wake (BATCH_*) */
+  gboolean         merge_after_wait;      /* sim_queue_set_merge_after_wait */
 
   /* merging */
   SimRequest      *hash[SIM_QUEUE_HASH_BUCKETS];
@@ -284,6 +285,13 @@ void             sim_queue_set_trace (SimRequestQueue      *q,
 void             sim_queue_set_pool_wake (SimRequestQueue  *q,
                                       SimPoolWake           wake,
                                       guint                 batch_requests);
+/* With @on, a bio that slept for a request tries to merge into a queued
+ * request when it is handed one, and gives the request back if it merged:
+ * __make_request of 2.4 and 2.5 (and 2.6 up to 2.6.9) goes back to its
+ * merge attempt (`goto again`) after __get_request_wait; later 2.6 keeps
+ * the request.  Default off. */
+void             sim_queue_set_merge_after_wait (SimRequestQueue *q,
+                                      gboolean              on);
 /* wbt_init on a blk-mq queue (@cfg: sim-wbt.h SimWbtConfig); call before
  * the first bio.  The queue owns its wbt. */
 void             sim_queue_init_wbt  (SimRequestQueue      *q,

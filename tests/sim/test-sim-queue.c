@@ -1,5 +1,6 @@
 /* test-sim-queue.c — request queue mechanics (merging, max_sectors, the
- * request pool blocking its submitter, plugging) and deadline's rules
+ * request pool blocking its submitter and, by era, whether a bio that
+ * slept for a request merges when it wakes, plugging) and deadline's rules
  * (writes_starved, expiry between batches), driven bio by bio against a
  * fixed-time device; blk-mq's per-task plugs and where each elevator
  * merges, as scripts of several tasks' submissions; and a 4-thread
@@ -220,6 +221,51 @@ test_pool_blocks_submitter (void)
   g_assert_cmpuint (f.q->rq_count[SIM_OP_READ], ==, 4);
   sim_run_until (f.sim, SIM_TIME_NEVER);
   g_assert_cmpuint (f.completed_bios, ==, 6);
+  fixture_teardown (&f);
+}
+
+/* Two submitters sleep for a request, the second's bio contiguous with
+ * the first's.  The first takes the first request freed; the second,
+ * woken by the next, merges into the first's request (still queued)
+ * where the era's __make_request retries its merge after sleeping (2.4,
+ * 2.5: `goto again`), and takes a request of its own where it does not
+ * (later 2.6). */
+typedef struct {
+  const char *name;
+  gboolean    merge_after_wait;
+  guint64     requests;
+  guint64     back_merges;
+  const char *dispatched;     /* the sleepers' requests as the device saw them */
+} MergeAfterWaitCase;
+
+static const MergeAfterWaitCase merge_after_wait_cases[] = {
+  { "2.4-retries-merge", TRUE, 5, 1, "D:R9000+16 " },
+  { "2.6-keeps-request", FALSE, 6, 0, "D:R9000+8 D:R9008+8 " },
+};
+
+static void
+test_merge_after_wait (gconstpointer data)
+{
+  const MergeAfterWaitCase *c = data;
+  Fixture f;
+  fixture_setup (&f, "noop", NULL, 4, 1024);
+  sim_queue_set_merge_after_wait (f.q, c->merge_after_wait);
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (submit (&f, SIM_OP_READ, 1000 * (i + 1), 8, NULL));
+  SimBioWaiter waiters[2];
+  for (guint i = 0; i < 2; i++)
+    {
+      waiters[i] = (SimBioWaiter) { .resume = resumed, .resume_data = &f };
+      sim_list_init (&waiters[i].link);
+      g_assert_false (submit (&f, SIM_OP_READ, 9000 + 8 * i, 8, &waiters[i]));
+    }
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (f.completed_bios, ==, 6);
+  g_assert_cmpuint (f.q->counters.requests, ==, c->requests);
+  g_assert_cmpuint (f.q->counters.back_merges, ==, c->back_merges);
+  const char *tail = strstr (f.events->str, "D:R9000");
+  g_assert_nonnull (tail);
+  g_assert_cmpstr (tail, ==, c->dispatched);
   fixture_teardown (&f);
 }
 
@@ -677,6 +723,12 @@ main (int argc, char **argv)
   g_test_add_func ("/sim/queue/plugging", test_unplug_threshold_and_timer);
   g_test_add_func ("/sim/queue/pool-blocks", test_pool_blocks_submitter);
   g_test_add_func ("/sim/queue/congestion-off", test_congestion_off);
+  for (guint i = 0; i < G_N_ELEMENTS (merge_after_wait_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sim/queue/merge-after-wait/%s",
+                                               merge_after_wait_cases[i].name);
+      g_test_add_data_func (path, &merge_after_wait_cases[i], test_merge_after_wait);
+    }
   g_test_add_func ("/sched/deadline/writes-starved", test_deadline_writes_starved);
   g_test_add_func ("/sched/deadline/expiry", test_deadline_expiry);
   g_test_add_func ("/sched/deadline/hz", test_hz_truncation);
