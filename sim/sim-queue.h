@@ -287,9 +287,9 @@ void             sim_queue_set_pool_wake (SimRequestQueue  *q,
                                       guint                 batch_requests);
 /* With @on, a bio that slept for a request tries to merge into a queued
  * request when it is handed one, and gives the request back if it merged:
- * __make_request of 2.4 and 2.5 (and 2.6 up to 2.6.9) goes back to its
- * merge attempt (`goto again`) after __get_request_wait; later 2.6 keeps
- * the request.  Default off. */
+ * __make_request of 2.4, 2.5 and early 2.6 (2.6.9 among them) goes back
+ * to its merge attempt (`goto again`) after __get_request_wait; later 2.6
+ * keeps the request.  Default off. */
 void             sim_queue_set_merge_after_wait (SimRequestQueue *q,
                                       gboolean              on);
 /* wbt_init on a blk-mq queue (@cfg: sim-wbt.h SimWbtConfig); call before
