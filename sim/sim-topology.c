@@ -803,11 +803,6 @@ channel_dispatch (SimBus *bus)
 static void
 channel_acquire (SimBus *bus, SimRequest *rq)
 {
-  if (bus->arbitration == SIM_CHANNEL_FIFO && bus->holder == NULL)
-    {
-      channel_grant (bus, rq);
-      return;
-    }
   g_assert (!sim_list_is_linked (&rq->queuelist));
   sim_list_add_tail (&rq->queuelist, &bus->waiters);
   bus->n_waiters++;
@@ -1156,7 +1151,7 @@ sim_topology_format_stats (const SimTopology *topo, SimTime now_ns, GString *out
   for (guint r = 0; r < rows->len; r++)
     {
       const SimTopoStats *s = &g_array_index (rows, SimTopoStats, r);
-      if (g_strcmp0 (s->arbitration, "choose-drive") == 0)
+      if (g_strcmp0 (s->arbitration, sim_channel_arbitration_name (SIM_CHANNEL_CHOOSE_DRIVE)) == 0)
         g_string_append_printf (out, "%s: choose_drive stalled a drive %" G_GUINT64_FORMAT
                                 " times; busy without a command %.3f s\n",
                                 s->name, s->stalls, (double) s->snooze_ns / 1e9);

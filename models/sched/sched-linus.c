@@ -54,13 +54,14 @@
  * first walking as above and the others merging into the request it
  * landed in, charged as the era charges a merge (2.4.18: passing that
  * request and those behind it once more and charging those behind it the
- * block's sectors; 2.4.20: one to those behind it).  Not modelled: a
- * sleeper woken with its request does not look for a merge again (2.4
- * went back to "again:"); READA failing on a short pool (2.4.19 final
- * compiles it out); 2.4.22's rework (Andrea Arcangeli and Chris Mason:
- * one free list, max_queue_sectors, ELV_LINUS_SEEK_COST 1, latencies
- * 128/512).  2.4's plugging through tq_disk is the queue core's, with
- * [host] kernel = 2.4 (sim/sim-queue.c's plug list).
+ * block's sectors; 2.4.20: one to those behind it).  Not modelled:
+ * READA failing on a short pool (2.4.19 final compiles it out); 2.4.22's
+ * rework (Andrea Arcangeli and Chris Mason: one free list,
+ * max_queue_sectors, ELV_LINUS_SEEK_COST 1, latencies 128/512).  2.4's
+ * plugging through tq_disk, and a sleeper woken with its request looking
+ * for a merge again (__make_request's "goto again"), are the queue
+ * core's, with [host] kernel = 2.4 (sim/sim-queue.c's plug list,
+ * sim_queue_set_merge_after_wait).
  */
 #include "models/sched/sched.h"
 
