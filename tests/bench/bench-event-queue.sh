@@ -5,13 +5,14 @@
 #  - events run (from iosim bench --json);
 #  - instructions per event: callgrind's Ir inside scenario_run
 #    (--toggle-collect) divided by the events, all of it and the part spent
-#    in sim.c's own functions (self cost of sim_schedule_*, sim_step,
-#    sim_run_until, sim_now, sim_cancel, sim_event_pending and the heap_*,
-#    slot_*, peek_live, live_slot, run_top helpers that are not inlined);
+#    in sim.c's code (callgrind's self cost of every line of sim.c, also
+#    where a release build's link-time optimisation inlined it into the
+#    engine's callers);
 #  - the median wall seconds of IOSIM_BENCH_RUNS (default 5) plain runs,
 #    which vary 2-5x on a shared machine: Ir is the figure to compare.
 # Usage: tests/bench/bench-event-queue.sh BINARY...   (release builds:
-# meson setup build-rel --buildtype=release), e.g. main's and a branch's.
+# meson setup build-rel --buildtype=release, which links iosim with
+# link-time optimisation), e.g. main's and a branch's.
 # Exit 77 when a binary or valgrind is missing.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: $0 IOSIM_BINARY..." >&2; exit 2; }
@@ -27,12 +28,12 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/bench/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
-# engine_ir FILE: the self Ir of sim.c's functions (names with or without
-# GCC's .constprop/.isra suffixes).
+# engine_ir FILE: the self Ir of sim.c's lines, whichever function they
+# were compiled into (callgrind_annotate names each entry FILE:FUNCTION by
+# the file of the code).
 engine_ir () {
-  callgrind_annotate --threshold=100 "$1" 2>/dev/null \
-    | awk '/:(sim_(schedule_at|schedule_in|step|run_until|now|cancel|event_pending|events_pending)|heap_[a-z_]*|slot_[a-z_]*|peek_live|live_slot|run_top)([. ]|$)/ {
-             gsub(",", "", $1); sum += $1 } END { print sum + 0 }'
+  callgrind_annotate --threshold=100 --auto=no "$1" 2>/dev/null \
+    | awk '$0 !~ /=>/ && $0 ~ /\/sim\/sim\.c:[^ ]/ { gsub(",", "", $1); sum += $1 } END { print sum + 0 }'
 }
 
 printf '%-12s %-11s %9s %10s %9s %11s %9s\n' binary workload requests events Ir/event engine/ev "wall s"

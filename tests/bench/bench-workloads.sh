@@ -11,7 +11,8 @@
 # Then the issue-15 figure: instructions per event of
 # models/scenarios/host-lock-scaling.ini (whole program, as measured there).
 # Usage: tests/bench/bench-workloads.sh [IOSIM_BINARY]   (a release build:
-# meson setup build-rel --buildtype=release).  IOSIM_BENCH_REQUESTS
+# meson setup build-rel --buildtype=release, whose iosim is linked with
+# link-time optimisation).  IOSIM_BENCH_REQUESTS
 # (default 200000) and IOSIM_BENCH_RUNS (default 3).  Exit 77 when the
 # binary or valgrind is missing.
 set -euo pipefail
