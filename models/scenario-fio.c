@@ -173,13 +173,14 @@ fio_uint (const FioJob *job, const FioLine *l, guint64 min, guint64 max, guint64
           GError **error)
 {
   char *end = NULL;
-  if (!g_ascii_isdigit (l->value[0]))
-    return fio_invalid (error, job, l, "'%s' is not a whole number in [%" G_GUINT64_FORMAT
-                        ", %" G_GUINT64_FORMAT "]", l->value, min, max);
-  guint64 v = g_ascii_strtoull (l->value, &end, 10);
-  if (*end != '\0' || v < min || v > max)
-    return fio_invalid (error, job, l, "'%s' is not a whole number in [%" G_GUINT64_FORMAT
-                        ", %" G_GUINT64_FORMAT "]", l->value, min, max);
+  guint64 v = g_ascii_isdigit (l->value[0]) ? g_ascii_strtoull (l->value, &end, 10) : 0;
+  if (end == NULL || *end != '\0' || v < min || v > max)
+    {
+      /* A literal FALSE, so that the compiler sees *out set on every TRUE. */
+      fio_invalid (error, job, l, "'%s' is not a whole number in [%" G_GUINT64_FORMAT
+                   ", %" G_GUINT64_FORMAT "]", l->value, min, max);
+      return FALSE;
+    }
   *out = v;
   return TRUE;
 }

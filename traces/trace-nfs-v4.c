@@ -166,12 +166,12 @@ xdr_bitmap (NfsXdr *x, guint32 *first_words, guint n_first)
 {
   guint32 n, w;
 
+  for (guint i = 0; i < n_first; i++)
+    first_words[i] = 0;
   if (!nfs_xdr_u32 (x, &n))
     return FALSE;
   if (n > 64)
     return nfs_xdr_fail (x, NFS_XDR_BAD);
-  for (guint i = 0; i < n_first; i++)
-    first_words[i] = 0;
   for (guint32 i = 0; i < n; i++)
     {
       if (!nfs_xdr_u32 (x, &w))
