@@ -673,6 +673,14 @@ buffered_read_done (Sim *sim, SimPageRead *rd, SimTime now)
 
 /* A buffered read goes through the page cache instead of straight to the
  * queue: cached pages cost nothing, missing ones start readahead. */
+/* Byte @dev_offset_bytes of the device as an offset into @f, which the
+ * page cache indexes by. */
+static guint64
+file_offset_bytes (const SimFile *f, guint64 dev_offset_bytes)
+{
+  return dev_offset_bytes - f->start_sector * SIM_SECTOR_BYTES;
+}
+
 static void
 start_buffered_read (SimProcess *p, SimIo *io)
 {
@@ -680,7 +688,7 @@ start_buffered_read (SimProcess *p, SimIo *io)
   io->rd.file = f;
   io->rd.ra = p->cfg.shared_ra ? p->cfg.shared_ra : &p->own_ra;
   io->rd.ioc = p->ioc;
-  io->rd.offset_bytes = io->offset_bytes - f->start_sector * SIM_SECTOR_BYTES;
+  io->rd.offset_bytes = file_offset_bytes (f, io->offset_bytes);
   io->rd.bytes = io->bytes;
   io->rd.done = buffered_read_done;
   sim_page_cache_read (p->cfg.page_cache, &io->rd);
@@ -733,7 +741,7 @@ start_buffered_write (SimProcess *p, SimIo *io)
   SimFile *f = p->cfg.file;
   io->wr.file = f;
   io->wr.ioc = p->ioc;
-  io->wr.offset_bytes = io->offset_bytes - f->start_sector * SIM_SECTOR_BYTES;
+  io->wr.offset_bytes = file_offset_bytes (f, io->offset_bytes);
   io->wr.bytes = io->bytes;
   io->wr.done = buffered_write_done;
   io->wr.done_data = io;
@@ -859,11 +867,11 @@ draw_random_slot (SimProcess *p, guint64 slots)
   guint64 slot = p->slots_ahead[0];
   p->slots_ahead[0] = p->slots_ahead[1];
   p->slots_ahead[1] = sim_rng_uniform_int (p->rng, slots);
-  guint64 file_start_bytes = p->cfg.file->start_sector * SIM_SECTOR_BYTES;
   for (guint ahead = 1; ahead <= G_N_ELEMENTS (p->slots_ahead); ahead++)
     sim_page_cache_prefetch (p->cfg.page_cache, p->cfg.file,
-                             p->cfg.offset_bytes + p->slots_ahead[ahead - 1] * p->cfg.bs_bytes
-                             - file_start_bytes, ahead);
+                             file_offset_bytes (p->cfg.file, p->cfg.offset_bytes
+                                                + p->slots_ahead[ahead - 1] * p->cfg.bs_bytes),
+                             ahead);
   return slot;
 }
 
