@@ -14,8 +14,15 @@ skip () { echo "SKIP: $*"; exit 77; }
 [ -e /dev/loop-control ] || skip "no /dev/loop-control"
 command -v losetup >/dev/null || skip "no losetup"
 TRACEFS=/sys/kernel/tracing
-if [ ! -e $TRACEFS/trace ]; then
-  mount -t tracefs nodev $TRACEFS 2>/dev/null || true
+# A tracefs this script mounts is unmounted again on exit, as the machine
+# had none there.
+MOUNTED_TRACEFS=
+unmount_tracefs () {
+  [ -n "$MOUNTED_TRACEFS" ] && umount "$MOUNTED_TRACEFS" 2>/dev/null || true
+}
+trap unmount_tracefs EXIT
+if [ ! -e $TRACEFS/trace ] && mount -t tracefs nodev $TRACEFS 2>/dev/null; then
+  MOUNTED_TRACEFS=$TRACEFS
 fi
 [ -e $TRACEFS/available_tracers ] || skip "no tracefs"
 grep -qw blk $TRACEFS/available_tracers || skip "kernel has no blk tracer"
@@ -25,6 +32,7 @@ LOOP=
 cleanup () {
   [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true
   rm -rf "$WORK"
+  unmount_tracefs
 }
 trap cleanup EXIT
 truncate -s 128M "$WORK/backing.img"
