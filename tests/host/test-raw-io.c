@@ -425,7 +425,7 @@ test_study_directions (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   for (guint i = 0; i < G_N_ELEMENTS (size_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/raw/request-sizes/%s", size_cases[i].name);

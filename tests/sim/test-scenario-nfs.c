@@ -107,7 +107,7 @@ test_on_host_cpus (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scenario/nfs/bad-keys", test_bad_keys);
   g_test_add_func ("/scenario/nfs/runs", test_runs);
   g_test_add_func ("/scenario/nfs/host-cpus", test_on_host_cpus);
