@@ -1134,6 +1134,8 @@ sim_queue_submit_bio (SimRequestQueue *q, SimBio *bio, SimBioWaiter *waiter)
   g_assert (bio->nr_segments <= q->limits.max_segments);
   bio->queue_ns = sim_now (q->sim);
   q->counters.bios++;
+  if (bio->flags & SIM_BIO_BH)
+    q->bh_bios_seen = TRUE;
   emit (q, TRACE_ACT_QUEUE, bio->sector, bio->nr_sectors, bio->op,
         (bio->flags & SIM_BIO_SYNC) != 0, bio->ioc, 0);
 
@@ -1294,6 +1296,14 @@ sim_queue_complete_request (SimRequestQueue *q, SimRequest *rq)
   while (bio)
     {
       SimBio *next = bio->next;
+      /* A request's bios come from anywhere in the pool: while this one
+       * ends, start loading the one after next and the first thing the
+       * next one's end_io touches (a page-cache bio's first page). */
+      if (next != NULL)
+        {
+          __builtin_prefetch (next->next);
+          __builtin_prefetch (next->end_io_item);
+        }
       bio->end_io (q->sim, bio, now);
       bio_free (q, bio);
       bio = next;

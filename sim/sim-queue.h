@@ -197,6 +197,7 @@ struct _SimRequestQueue {
   SimPoolWake      pool_wake;             /* default EACH */
   guint            batch_requests;        /* free requests that wake (BATCH_*) */
   gboolean         merge_after_wait;      /* sim_queue_set_merge_after_wait */
+  gboolean         bh_bios_seen;          /* a SIM_BIO_BH bio was ever submitted */
 
   /* merging */
   SimRequest      *hash[SIM_QUEUE_HASH_BUCKETS];

@@ -1056,9 +1056,13 @@ irq_get (Host *h)
   return hi;
 }
 
+/* Buffer heads among @rq's bios; a queue that never had one (every
+ * buffered-write queue) is not walked: its bios are cold by now. */
 static guint64
-request_bhs (const SimRequest *rq)
+request_bhs (const SimRequestQueue *q, const SimRequest *rq)
 {
+  if (!q->bh_bios_seen)
+    return 0;
   guint64 n = 0;
   for (const SimBio *bio = rq->bio; bio; bio = bio->next)
     if (bio->flags & SIM_BIO_BH)
@@ -1098,7 +1102,7 @@ request_completed (gpointer data, SimRequestQueue *q, const SimRequest *rq)
   if (rq->op == SIM_OP_WRITE && host_has_steps (h, SIM_HOST_END_WRITEBACK)
       && (file = request_file (h, q, rq)) != NULL)
     blocks = sim_request_bytes (rq) / SIM_PAGE_BYTES;
-  guint64 bhs = host_has_steps (h, SIM_HOST_BH_COMPLETE) ? request_bhs (rq) : 0;
+  guint64 bhs = host_has_steps (h, SIM_HOST_BH_COMPLETE) ? request_bhs (q, rq) : 0;
   HostJournal *j = g_hash_table_lookup (h->journals, q);
   if (j && !j->io_waiting && !j->rq_waiting)
     j = NULL;
