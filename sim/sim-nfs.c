@@ -61,6 +61,8 @@ enum {
   PG_REQUESTED = 1u << 0,
   PG_UPTODATE  = 1u << 1,
   PG_MARKER    = 1u << 2,
+  /* bits 3-6: the marker's folio order (SimRaWindow.marker_order) */
+  PG_ORDER_SHIFT = 3,
 };
 
 typedef struct _NfsRpc NfsRpc;
@@ -250,7 +252,9 @@ client_issue_window (SimNfs *nfs, const SimRaWindow *w)
           run_len = 0;
           continue;
         }
-      nfs->page_state[i] |= PG_REQUESTED | (i == w->marker ? PG_MARKER : 0);
+      nfs->page_state[i] |= PG_REQUESTED;
+      if (i == w->marker)
+        nfs->page_state[i] |= PG_MARKER | (guint8) (w->marker_order << PG_ORDER_SHIFT);
       if (run_len == 0)
         run_start = i;
       if (++run_len == nfs->rsize_pages)
@@ -296,8 +300,9 @@ client_read_pages (SimNfs *nfs)
         }
       if (nfs->page_state[index] & PG_MARKER)
         {
-          nfs->page_state[index] &= ~PG_MARKER;
-          if (sim_ra_async (&nfs->ra, index, left, &w))
+          guint order = (nfs->page_state[index] >> PG_ORDER_SHIFT) & 0xfu;
+          nfs->page_state[index] &= (guint8) ~(PG_MARKER | (0xfu << PG_ORDER_SHIFT));
+          if (sim_ra_async (&nfs->ra, index, left, order, &w))
             client_issue_window (nfs, &w);
         }
       if (!(nfs->page_state[index] & PG_UPTODATE))

@@ -18,7 +18,8 @@ struct _SimPage {
   };
   SimTime   dirtied_ns;
   SimList   dirty_link;      /* on its BDI's dirty list while dirty */
-  guint64   dirty_seq : 56;  /* when it last became dirty, in dirtyings */
+  guint64   dirty_seq : 52;  /* when it last became dirty, in dirtyings */
+  guint64   folio_order : 4; /* 6.18: order of the readahead folio it is in */
   guint64   uptodate : 1;
   guint64   locked : 1;      /* read I/O in flight */
   guint64   readahead : 1;   /* PG_readahead marker */
@@ -245,6 +246,14 @@ probe_cached (guint64 index, gpointer data)
   return lookup (f->pc, f, index) != NULL;
 }
 
+static guint
+probe_folio_order (guint64 index, gpointer data)
+{
+  SimFile *f = data;
+  const SimPage *page = lookup (f->pc, f, index);
+  return page != NULL ? page->folio_order : 0;
+}
+
 void
 sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
 {
@@ -253,6 +262,7 @@ sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
   guint64 max_pages = pc->era == SIM_RA_ERA_2_4 ? SIM_RA_24_MAX_PAGES : file->ra_pages;
   sim_ra_init (ra, pc->era, max_pages);
   sim_ra_set_cache_probe (ra, probe_cached, file);
+  sim_ra_set_folio_probe (ra, probe_folio_order);
   sim_ra_set_file_pages (ra, file->size_pages);
 }
 
@@ -796,9 +806,16 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
   guint64 run_len = 0;
   guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
   SimPlug plug = { 0 };
+  guint64 folio_end = w->start;
+  guint folio_order = 0;
   sim_queue_start_plug (f->q, &plug, ioc);
   for (guint64 i = w->start; i < end; i++)
     {
+      if (i == folio_end)
+        {
+          folio_order = sim_ra_window_folio_order (w, i);
+          folio_end = i + (G_GUINT64_CONSTANT (1) << folio_order);
+        }
       if (lookup (pc, f, i) != NULL)
         {
           if (run_len)
@@ -810,6 +827,7 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       if (page == NULL)
         break;
       page->readahead = (i == w->marker);
+      page->folio_order = folio_order;
       pc->stats.readahead_pages++;
       if (run_len == 0)
         run_page = page;
@@ -886,7 +904,7 @@ read_lookup_ondemand (SimPageCache *pc, SimPageRead *rd, guint64 index, guint64 
   if (page->readahead)
     {
       page->readahead = FALSE;
-      if (sim_ra_async (rd->ra, index, left, &w))
+      if (sim_ra_async (rd->ra, index, left, page->folio_order, &w))
         submit_window (pc, f, &w, rd->ioc);
     }
   return page;
@@ -1056,7 +1074,7 @@ set_dirty (SimPageCache *pc, SimPage *page)
   page->dirty = TRUE;
   page->dirtied_ns = sim_now (pc->sim);
   page->dirty_seq = ++pc->dirty_seq;
-  g_assert (page->dirty_seq == pc->dirty_seq);  /* 57 bits: 10^17 dirtyings */
+  g_assert (page->dirty_seq == pc->dirty_seq);  /* 52 bits: 4 * 10^15 dirtyings */
   pc->nr_dirty++;
   page->file->bdi->nr_dirty++;
   page->file->bdi->dirtied++;

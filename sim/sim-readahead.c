@@ -2,7 +2,13 @@
  *
  * Follows mm/filemap.c generic_file_readahead() of 2.4.2x, mm/readahead.c
  * page_cache_readahead() of 2.6.1x-2.6.22, ondemand_readahead() of 2.6.23
- * and page_cache_sync_ra()/page_cache_async_ra() of 6.18.  Arithmetic is
+ * and page_cache_sync_ra()/page_cache_async_ra()/page_cache_ra_order() of
+ * 6.18 with large folios: each async window asks for folios two orders
+ * above the last window's (struct file_ra_state's order, Jan Kara's 2025
+ * patch on Ryan Roberts' readahead series) and its end is trimmed to that
+ * order's alignment.  The windows were checked against Linux 6.18.44 on a
+ * loop device (tests/realdev/test-readahead-kernel.c): the folio order kept in
+ * the state, not the hit folio's, is what that kernel does.  Arithmetic is
  * unsigned like the kernel's (pgoff_t), including the deliberate wrap of
  * "index - prev_index <= 1" with prev_index = -1 before the first read.
  * See sim-readahead.h for the calling protocol.
@@ -79,6 +85,12 @@ sim_ra_set_cache_probe (SimRaState *ra, SimRaCachedFunc cached,
 }
 
 void
+sim_ra_set_folio_probe (SimRaState *ra, SimRaFolioFunc folio)
+{
+  ra->folio = folio;
+}
+
+void
 sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages)
 {
   ra->file_pages = file_pages;
@@ -88,6 +100,12 @@ static gboolean
 is_cached (const SimRaState *ra, guint64 index)
 {
   return ra->cached != NULL && ra->cached (index, ra->cached_data);
+}
+
+static guint
+folio_order_of (const SimRaState *ra, guint64 index)
+{
+  return ra->folio != NULL ? ra->folio (index, ra->cached_data) : 0;
 }
 
 static guint64
@@ -140,7 +158,10 @@ fill_window (SimRaWindow *out, guint64 start, guint64 nr_pages,
   /* __do_page_cache_readahead marks page nr - lookahead; none if 0. */
   out->marker = async_size > 0 ? start + nr_pages - async_size
                                : SIM_RA_NO_MARKER;
+  out->marker_order = 0;
   out->is_async = is_async;
+  out->folio_order = 0;
+  out->order0_from = start + nr_pages;
 }
 
 static gboolean
@@ -220,27 +241,113 @@ ondemand_2623 (SimRaState *ra, guint64 index, guint64 req_pages,
 
 /* ---- ondemand-6.18 ---- */
 
-/* Pages cached right before @index, at most @max (page_cache_prev_miss()
- * from index - 1 scanning @max entries).  *from_start when no gap was
- * found down to page 0: the kernel's miss index is then ULONG_MAX. */
-static guint64
-history_pages (const SimRaState *ra, guint64 index, guint64 max,
-               gboolean *from_start)
-{
-  guint64 n = 0;
+/* Slots per xarray node (XA_CHUNK_SHIFT 6): a folio of a smaller order is
+ * a head slot and sibling slots in a bottom node, one of a larger order an
+ * entry of a node above. */
+#define XA_CHUNK_SHIFT 6u
+#define XA_CHUNK_SIZE  (G_GUINT64_CONSTANT (1) << XA_CHUNK_SHIFT)
 
-  while (n < max && n < index && is_cached (ra, index - 1 - n))
-    n++;
-  *from_start = n == index;
-  return n;
+/* How far cached page @index lies past the head of its folio when that
+ * folio sits in a bottom node as head and sibling slots: xas_descend()
+ * leaves an xarray walk started there on the head's slot, @index pages
+ * behind the index it reports. */
+static guint64
+sibling_lag (const SimRaState *ra, guint64 index)
+{
+  guint order;
+
+  if (!is_cached (ra, index))
+    return 0;
+  order = folio_order_of (ra, index);
+  if (order == 0 || order >= XA_CHUNK_SHIFT)
+    return 0;
+  return index & ((G_GUINT64_CONSTANT (1) << order) - 1);
+}
+
+/* Does the bottom xarray node of the @XA_CHUNK_SIZE pages from @base
+ * exist, i.e. hold any cached page? */
+static gboolean
+node_exists (const SimRaState *ra, guint64 base)
+{
+  for (guint64 p = base; p < base + XA_CHUNK_SIZE; p++)
+    if (is_cached (ra, p))
+      return TRUE;
+  return FALSE;
+}
+
+/* 6.18 page_cache_prev_miss(@index, @max) as its xas_prev() walk does it;
+ * G_MAXUINT64 stands for ULONG_MAX (walked down past page 0).  Started on
+ * a sibling slot, the walk reads slot index - lag and reports index; at a
+ * node's first slot __xas_prev() either stays on it (the index came down
+ * onto it) or leaves the node: a missing node on the left ends the walk
+ * at the index reached, an existing one is entered at the index's
+ * offset.  Linux 6.18.44 gives these misses (two interleaved readers on
+ * one open file: tests/realdev/test-readahead-kernel.c). */
+static guint64
+prev_miss_618 (const SimRaState *ra, guint64 index, guint64 max)
+{
+  guint64 slot = index - sibling_lag (ra, index);
+
+  for (guint64 n = 0; n < max; n++)
+    {
+      if (n > 0)
+        {
+          gboolean node_start = slot % XA_CHUNK_SIZE == 0;
+
+          index--;
+          if (!node_start)
+            slot--;
+          else if ((index & (XA_CHUNK_SIZE - 1)) != 0)
+            {
+              if (slot == 0 || !node_exists (ra, slot - XA_CHUNK_SIZE))
+                return index;
+              slot = slot - XA_CHUNK_SIZE + (index & (XA_CHUNK_SIZE - 1));
+            }
+        }
+      if (!is_cached (ra, slot) || index == G_MAXUINT64)
+        return index;
+    }
+  return index;
+}
+
+/* 6.18 page_cache_next_miss(@index, @max), the same walk upwards: from a
+ * sibling slot it reads slot index - lag and reports index, one page past
+ * the hole, until it leaves the node; __xas_next() then sets the slot from
+ * the index again.  No hole in @max pages: index + max. */
+static guint64
+next_miss_618 (const SimRaState *ra, guint64 index, guint64 max)
+{
+  guint64 slot = index - sibling_lag (ra, index);
+
+  for (guint64 n = 0; n < max; n++, index++)
+    {
+      if (!is_cached (ra, slot))
+        return index;
+      if (slot != index && slot % XA_CHUNK_SIZE == XA_CHUNK_SIZE - 1)
+        slot = index + 1;
+      else
+        slot++;
+    }
+  return index;
+}
+
+static void ra_order_618 (SimRaState *ra, SimRaWindow *w);
+
+/* page_cache_sync_ra()'s readit: a sync window asks for order-0 folios. */
+static gboolean
+sync_readit_618 (SimRaState *ra, SimRaWindow *out)
+{
+  window_from_state (ra, FALSE, out);
+  ra->order = 0;
+  ra_order_618 (ra, out);
+  return TRUE;
 }
 
 static gboolean
 sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
 {
   guint64 max = ra->max_pages;
-  guint64 contig;
-  gboolean from_start;
+  guint64 contig, miss;
 
   /* Readahead off: forced read of the one page the reader needs. */
   if (max == 0)
@@ -257,22 +364,24 @@ sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
       ra->size = init_ra_size (req_pages, max);
       ra->async_size = ra->size > req_pages ? ra->size - req_pages
                                             : ra->size >> 1;
-      return window_from_state (ra, FALSE, out);
+      return sync_readit_618 (ra, out);
     }
 
   /* Context probe: a stream leaves cached history behind it. */
-  contig = history_pages (ra, index, max, &from_start);
+  miss = prev_miss_618 (ra, index - 1, max);
+  contig = index - miss - 1;
   if (contig <= req_pages)
     {
       fill_window (out, index, req_pages, 0, FALSE);
       return TRUE;
     }
-  if (from_start)
+  /* File cached from the beginning: a strong hint of a long stream. */
+  if (miss == G_MAXUINT64)
     contig *= 2;
   ra->start = index;
   ra->size = MIN (contig + req_pages, max);
   ra->async_size = 1;
-  return window_from_state (ra, FALSE, out);
+  return sync_readit_618 (ra, out);
 }
 
 static guint
@@ -289,16 +398,84 @@ ctz64 (guint64 v)
   return n;
 }
 
+static guint
+ilog2_64 (guint64 v)
+{
+  g_assert (v != 0);
+  return 63u - (guint) __builtin_clzll (v);
+}
+
+/* The folio of @w that starts at @index: of w->folio_order, or of the
+ * order @index is aligned to when less, shrunk to end inside the window;
+ * order 0 in the fallback part. */
+guint
+sim_ra_window_folio_order (const SimRaWindow *w, guint64 index)
+{
+  guint64 limit = w->start + w->nr_pages - 1;
+  guint o = w->folio_order;
+
+  g_assert (index >= w->start && index <= limit);
+  if (index >= w->order0_from)
+    return 0;
+  if (index & ((G_GUINT64_CONSTANT (1) << o) - 1))
+    o = ctz64 (index);
+  while (o > 0 && index + (G_GUINT64_CONSTANT (1) << o) - 1 > limit)
+    o--;
+  return o;
+}
+
+/* 6.18 page_cache_ra_order() for window @w just set in @ra: the folio
+ * order asked for is ra->order, capped by the mapping's largest and by
+ * ilog2 of the window, and kept in ra->order; each folio takes it or what
+ * sim_ra_window_folio_order() gives, and ra_alloc_folio() marks the folio
+ * that holds the mark.  A folio that would cover a cached page fails to go
+ * in (-EEXIST) and the rest of the window is read in order-0 pages (the
+ * fallback), marked at the mark itself.  Mappings are taken to support
+ * large folios, as the block device's and ext4's and XFS's regular files
+ * do in 6.18. */
+static void
+ra_order_618 (SimRaState *ra, SimRaWindow *w)
+{
+  guint64 end = w->start + w->nr_pages;
+
+  ra->order = MIN (MIN (ra->order, SIM_RA_618_MAX_FOLIO_ORDER), ilog2_64 (w->nr_pages));
+  w->folio_order = ra->order;
+  if (ra->file_pages > 0 && ra->file_pages < end)
+    end = MAX (ra->file_pages, w->start + 1);
+  for (guint64 index = w->start; index < end;)
+    {
+      guint o = sim_ra_window_folio_order (w, index);
+      guint64 n = G_GUINT64_CONSTANT (1) << o;
+
+      for (guint64 p = index; p < index + n; p++)
+        if (is_cached (ra, p))
+          {
+            w->order0_from = index;
+            return;
+          }
+      if (w->marker >= index && w->marker < index + n)
+        {
+          w->marker = index;
+          w->marker_order = o;
+        }
+      index += n;
+    }
+}
+
 static gboolean
-async_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
+async_618 (SimRaState *ra, guint64 index, guint64 req_pages, guint folio_order,
+           SimRaWindow *out)
 {
   guint64 max = ra->max_pages;
-  guint64 end, aligned_end, align;
+  guint64 end, aligned_end, align, expected;
 
   if (max == 0)
     return FALSE;
 
-  if (index == ra->start + ra->size - ra->async_size)
+  /* The hit's folio may start before the mark it was given for. */
+  expected = (ra->start + ra->size - ra->async_size)
+             & ~((G_GUINT64_CONSTANT (1) << folio_order) - 1);
+  if (index == expected)
     {
       ra->start += ra->size;
       ra->size = MAX (ra->size, next_ra_size (ra->era, ra->size, max));
@@ -308,29 +485,27 @@ async_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
       /* Marker without matching state (interleaved streams): the first
        * missing page after @index ends the old async part; its length
        * plus this read, ramped up, is the new window. */
-      guint64 start = 0;
+      guint64 start = next_miss_618 (ra, index + 1, max);
 
-      for (guint64 p = index + 1; p <= index + max; p++)
-        if (!is_cached (ra, p))
-          {
-            start = p;
-            break;
-          }
-      if (start == 0)
+      if (start - index > max)
         return FALSE;
       ra->start = start;
       ra->size = next_ra_size (ra->era, start - index + req_pages, max);
     }
 
-  /* ra->order is 0 on an order-0 mapping, += 2 here: trim the window end
-   * down to a multiple of 1 << min(2, ffs(max) - 1) pages. */
-  align = G_GUINT64_CONSTANT (1) << MIN (2u, ctz64 (max));
+  /* Each async window asks for folios two orders bigger than the last
+   * window got; its end is trimmed down to a multiple of
+   * 1 << min(ra->order, ffs(max) - 1) pages. */
+  ra->order += 2;
+  align = G_GUINT64_CONSTANT (1) << MIN (ra->order, ctz64 (max));
   end = ra->start + ra->size;
   aligned_end = end & ~(align - 1);
   if (aligned_end > ra->start)
     ra->size -= end - aligned_end;
   ra->async_size = ra->size;
-  return window_from_state (ra, TRUE, out);
+  window_from_state (ra, TRUE, out);
+  ra_order_618 (ra, out);
+  return TRUE;
 }
 
 gboolean
@@ -345,14 +520,14 @@ sim_ra_sync (SimRaState *ra, guint64 index, guint64 req_pages,
 }
 
 gboolean
-sim_ra_async (SimRaState *ra, guint64 index, guint64 req_pages,
+sim_ra_async (SimRaState *ra, guint64 index, guint64 req_pages, guint folio_order,
               SimRaWindow *out)
 {
   g_assert (req_pages > 0);
   if (ra->era == SIM_RA_ERA_ONDEMAND_2_6_23 || ra->era == SIM_RA_ERA_ONDEMAND_2_6_27)
     return ondemand_2623 (ra, index, req_pages, TRUE, out);
   g_assert (ra->era == SIM_RA_ERA_ONDEMAND_6_18);
-  return async_618 (ra, index, req_pages, out);
+  return async_618 (ra, index, req_pages, folio_order, out);
 }
 
 void

@@ -72,23 +72,38 @@ typedef enum {
 #define SIM_RA_24_MAX_PAGES      31u
 /* "No page" for SimRaWindow.marker. */
 #define SIM_RA_NO_MARKER         G_MAXUINT64
+/* 6.18 large folios: MAX_PAGECACHE_ORDER with 4 KiB pages on x86-64
+ * (HPAGE_PMD_ORDER). */
+#define SIM_RA_618_MAX_FOLIO_ORDER  9u
 
 /* What to read: pages [start, start + nr_pages).  Pages already cached are
  * skipped by the caller (the kernel allocates only missing pages).  The
- * page at @marker gets PG_readahead if the caller allocates it.  @is_async
- * says nobody waits for this window yet (ahead window, marker-hit window). */
+ * page at @marker gets PG_readahead if the caller allocates it; in 6.18 it
+ * is the first page of a folio of order @marker_order (the folio that
+ * holds the window's mark), which the caller keeps with the marker for
+ * sim_ra_async().  @is_async says nobody waits for this window yet (ahead
+ * window, marker-hit window). */
 typedef struct {
   guint64  start;
   guint64  nr_pages;
   guint64  async_size;
   guint64  marker;
+  guint    marker_order;
   gboolean is_async;
+  /* 6.18 folios: of @folio_order from @start (smaller where unaligned or
+   * at the end), order 0 from @order0_from on (see
+   * sim_ra_window_folio_order()). */
+  guint    folio_order;
+  guint64  order0_from;
 } SimRaWindow;
 
 /* Does the page cache hold page @index of this file?  Used for the kernel's
  * page-cache probes (6.18 history/next-miss probes, 2.6 check_ra_success).
  * Without a probe every page counts as not cached. */
 typedef gboolean (*SimRaCachedFunc) (guint64 index, gpointer user_data);
+/* 6.18: the order of the folio that holds cached page @index (0 if none
+ * is known); the probes' xarray walks depend on it. */
+typedef guint (*SimRaFolioFunc) (guint64 index, gpointer user_data);
 
 /* Per open file (the kernel's struct file_ra_state, or 2.4's f_ra* fields).
  * Plain data; fields are for reading by tests and reports. */
@@ -96,6 +111,7 @@ typedef struct {
   SimRaEra era;
   guint64  max_pages;       /* ra->ra_pages, copied at open */
   SimRaCachedFunc cached;
+  SimRaFolioFunc folio;
   gpointer cached_data;
 
   /* 2.6-pre23 and on-demand: last readahead window [start, start + size),
@@ -103,6 +119,8 @@ typedef struct {
   guint64  start;
   guint64  size;
   guint64  async_size;
+  /* 6.18: the folio order the last window asked for (ra->order). */
+  guint    order;
   /* Previous read: 2.6.23 last page read (prev_index), 6.18 first page
    * after it (prev_pos >> PAGE_SHIFT); pre23 prev_page.  Starts at -1. */
   guint64  prev_index;
@@ -139,6 +157,11 @@ void         sim_ra_init (SimRaState *ra, SimRaEra era, guint64 max_pages);
 void         sim_ra_set_max_pages (SimRaState *ra, guint64 max_pages);
 void         sim_ra_set_cache_probe (SimRaState *ra, SimRaCachedFunc cached,
                                      gpointer user_data);
+/* 6.18: the folio-order probe, with the cache probe's @user_data. */
+void         sim_ra_set_folio_probe (SimRaState *ra, SimRaFolioFunc folio);
+/* The order of the folio that starts at @index inside window @w (the
+ * caller walks the window folio by folio from w->start). */
+guint        sim_ra_window_folio_order (const SimRaWindow *w, guint64 index);
 /* File size in pages; only 2.4 decides with it (readahead stops at EOF). */
 void         sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages);
 
@@ -146,7 +169,12 @@ void         sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages);
  * Call sim_ra_sync() when page @index of a read of @req_pages (pages left
  * in this read, from @index) is not cached (page_cache_sync_readahead), and
  * sim_ra_async() when the read finds page @index cached with PG_readahead
- * (page_cache_async_readahead; the caller clears the flag).  Both return
+ * (page_cache_async_readahead; the caller clears the flag), with
+ * @folio_order the marker's SimRaWindow.marker_order (0 before 6.18): the
+ * hit folio's size rounds the expected index down.
+ * A 6.18 marker sits on its folio's first page, so a read that starts
+ * inside a large folio past it does not see it (the kernel looks the
+ * folio up and would): the one place pages stand for folios.  Both return
  * TRUE and fill @out when something should be read.  As in the kernel, the
  * page read by a sync window may itself carry the new marker (2.6.23 with
  * req >= window): check it and call sim_ra_async() for it too.  After each
@@ -154,7 +182,7 @@ void         sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages);
 gboolean     sim_ra_sync (SimRaState *ra, guint64 index, guint64 req_pages,
                           SimRaWindow *out);
 gboolean     sim_ra_async (SimRaState *ra, guint64 index, guint64 req_pages,
-                           SimRaWindow *out);
+                           guint folio_order, SimRaWindow *out);
 void         sim_ra_read_done (SimRaState *ra, guint64 index, guint64 nr_pages);
 
 /* ---- 2.6-pre23 ----

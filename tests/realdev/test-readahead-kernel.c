@@ -1,0 +1,324 @@
+/* test-readahead-kernel.c — the 6.18 readahead of sim/sim-readahead.c
+ * against the running kernel.  Each case reads a pattern of pages with
+ * buffered pread() from a fresh loop device (the block device's own page
+ * cache, which has large folios in 6.18) under `iosim capture`, and
+ * compares the bios the kernel queued (Q events: first page, pages) with
+ * the runs of pages the model reads for the same pattern (ondemand-6.18,
+ * tests/readahead/ra-cache.h):
+ *  - one-page reads from page 0 (the windows ramp up to read_ahead_kb);
+ *  - one-page reads from page 5, after a random first read;
+ *  - read_ahead_kb 512 and 16, one-page reads;
+ *  - 128 KiB reads;
+ *  - two streams alternating on one open file (dump-style interleaving:
+ *    marker hits meet the other stream's state, and the page-cache
+ *    probes walk the xarray from inside large folios).
+ * Root, loop devices and tracefs (iosim capture mounts it if needed) are
+ * needed, and a 6.18 kernel, the era the model follows; otherwise the test
+ * skips.  read_ahead_kb is set on the test's own loop device for every
+ * case and put back before the device goes. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "tests/readahead/ra-cache.h"
+#include "tests/replay/iosim-run.h"
+#include "tests/replay/loopdev.h"
+
+#define PAGE_BYTES   4096u
+#define DEVICE_BYTES (256u << 20)
+
+typedef struct {
+  guint64 page;
+  guint64 nr_pages;
+} Step;
+
+typedef struct {
+  const char *name;
+  guint       read_ahead_kb;
+  void      (*steps) (GArray *out);
+} Case;
+
+static void
+add_step (GArray *out, guint64 page, guint64 nr_pages)
+{
+  Step s = { page, nr_pages };
+  g_array_append_val (out, s);
+}
+
+static void
+steps_from_zero (GArray *out, guint64 last)
+{
+  for (guint64 p = 0; p <= last; p++)
+    add_step (out, p, 1);
+}
+
+static void
+steps_growth (GArray *out)
+{
+  steps_from_zero (out, 99);
+}
+
+static void
+steps_unaligned (GArray *out)
+{
+  for (guint64 p = 5; p <= 60; p++)
+    add_step (out, p, 1);
+}
+
+static void
+steps_long (GArray *out)
+{
+  steps_from_zero (out, 249);
+}
+
+static void
+steps_short (GArray *out)
+{
+  steps_from_zero (out, 11);
+}
+
+static void
+steps_large (GArray *out)
+{
+  for (guint64 p = 0; p < 96; p += 32)
+    add_step (out, p, 32);
+}
+
+static void
+steps_interleaved (GArray *out)
+{
+  for (guint64 i = 0; i < 64; i++)
+    {
+      add_step (out, i, 1);
+      add_step (out, 1000 + i, 1);
+    }
+}
+
+static const Case cases[] = {
+  { "growth", 128, steps_growth },
+  { "unaligned-start", 128, steps_unaligned },
+  { "read-ahead-kb-512", 512, steps_long },
+  { "read-ahead-kb-16", 16, steps_short },
+  { "large-reads", 128, steps_large },
+  { "interleaved", 128, steps_interleaved },
+};
+
+static const Case *
+case_named (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (strcmp (cases[i].name, name) == 0)
+      return &cases[i];
+  return NULL;
+}
+
+/* The kernel side, run by iosim capture: this program again, with
+ * --read CASE DEVICE. */
+static int
+read_pattern (const char *name, const char *device)
+{
+  const Case *c = case_named (name);
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  g_autofree guint8 *buf = NULL;
+  int fd;
+
+  if (c == NULL)
+    return 2;
+  c->steps (steps);
+  buf = g_malloc (64 * PAGE_BYTES);
+  fd = open (device, O_RDONLY);
+  if (fd < 0)
+    return 1;
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const Step *s = &g_array_index (steps, Step, i);
+      gsize len = s->nr_pages * PAGE_BYTES;
+
+      g_assert (s->nr_pages <= 64);
+      if (pread (fd, buf, len, (off_t) (s->page * PAGE_BYTES)) != (ssize_t) len)
+        return 1;
+    }
+  close (fd);
+  return 0;
+}
+
+static char *self_exe;
+
+/* NULL, or why the kernel cannot be compared here. */
+static char *
+kernel_skip_reason (void)
+{
+  struct utsname u;
+
+  if (uname (&u) != 0)
+    return g_strdup ("uname failed");
+  if (!g_str_has_prefix (u.release, "6.18."))
+    return g_strdup_printf ("the model follows 6.18's readahead; this kernel is %s", u.release);
+  return NULL;
+}
+
+static char *
+sysfs_ra_path (const LoopDev *dev)
+{
+  return g_strdup_printf ("/sys/block/%s/queue/read_ahead_kb", dev->path + strlen ("/dev/"));
+}
+
+static void
+write_sysfs (const char *path, guint value)
+{
+  g_autofree char *text = g_strdup_printf ("%u\n", value);
+  g_autoptr (GError) error = NULL;
+
+  g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, &error);
+  g_assert_no_error (error);
+}
+
+/* The bios the kernel queued on the device, as (first page, pages). */
+static GArray *
+kernel_reads (const char *capture)
+{
+  const char *args[] = { "trace", "cat", "--csv", capture, NULL };
+  Run r = { 0 };
+  g_auto (GStrv) lines = NULL;
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (RaRead));
+
+  run_iosim (&r, args);
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  run_clear (&r);
+  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+
+      g_assert_cmpuint (g_strv_length (f), >=, 9);
+      if (strcmp (f[5], "Q") != 0)
+        continue;
+      guint64 sector = g_ascii_strtoull (f[7], NULL, 10);
+      guint64 sectors = g_ascii_strtoull (f[8], NULL, 10);
+      g_assert_cmpuint (sector % 8, ==, 0);
+      RaRead rd = { sector / 8, sectors / 8 };
+      g_array_append_val (out, rd);
+    }
+  return out;
+}
+
+static GArray *
+model_reads (const Case *c)
+{
+  g_autoptr (Cache) cache = cache_new (SIM_RA_ERA_ONDEMAND_6_18, sim_ra_pages_from_kb (c->read_ahead_kb));
+  g_autoptr (GArray) steps = g_array_new (FALSE, FALSE, sizeof (Step));
+
+  c->steps (steps);
+  for (guint i = 0; i < steps->len; i++)
+    {
+      const Step *s = &g_array_index (steps, Step, i);
+      cache_read (cache, s->page, s->nr_pages);
+    }
+  return g_array_ref (cache->reads);
+}
+
+static char *
+reads_text (GArray *reads)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < reads->len; i++)
+    {
+      const RaRead *r = &g_array_index (reads, RaRead, i);
+      g_string_append_printf (s, "[%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ") ", r->start,
+                              r->start + r->nr_pages);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
+  g_autofree char *skip = kernel_skip_reason ();
+  g_autofree char *ra_path = NULL;
+  g_autofree char *old_ra = NULL;
+  g_autofree char *capture = NULL;
+  g_autoptr (GArray) kernel = NULL;
+  g_autoptr (GArray) model = NULL;
+  g_autofree char *kernel_text = NULL, *model_text = NULL;
+  LoopDev *dev;
+
+  if (skip != NULL)
+    {
+      g_test_skip (skip);
+      return;
+    }
+  dev = loopdev_new (DEVICE_BYTES, &skip);
+  if (dev == NULL)
+    {
+      g_test_skip (skip);
+      return;
+    }
+  ra_path = sysfs_ra_path (dev);
+  g_assert_true (g_file_get_contents (ra_path, &old_ra, NULL, NULL));
+  write_sysfs (ra_path, c->read_ahead_kb);
+
+  /* udev's probe of the new device may have cached its first pages. */
+  {
+    const char *settle[] = { "udevadm", "settle", NULL };
+    g_spawn_sync (NULL, (char **) settle, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                  | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  }
+  g_assert_cmpint (ioctl (dev->fd, BLKFLSBUF, 0), ==, 0);
+
+  capture = g_build_filename (dev->dir, "capture.txt", NULL);
+  {
+    const char *args[] = { "capture", "--device", dev->path, "-o", capture, "--",
+                           self_exe, "--read", c->name, dev->path, NULL };
+    Run r = { 0 };
+    gboolean recorded;
+
+    run_iosim (&r, args);
+    recorded = g_spawn_check_wait_status (r.status, NULL);
+    if (!recorded)
+      g_test_message ("iosim capture: %s", r.err);
+    run_clear (&r);
+    if (!recorded)
+      {
+        write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
+        loopdev_free (dev);
+        g_test_skip ("iosim capture could not record the device (tracefs, blk tracer)");
+        return;
+      }
+  }
+  kernel = kernel_reads (capture);
+  write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
+  loopdev_free (dev);
+
+  model = model_reads (c);
+  kernel_text = reads_text (kernel);
+  model_text = reads_text (model);
+  g_test_message ("kernel: %s", kernel_text);
+  g_test_message ("model:  %s", model_text);
+  g_assert_cmpstr (model_text, ==, kernel_text);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 4 && strcmp (argv[1], "--read") == 0)
+    return read_pattern (argv[2], argv[3]);
+
+  g_test_init (&argc, &argv, NULL);
+  self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  g_assert_nonnull (self_exe);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/readahead-kernel/6.18/%s", cases[i].name);
+      g_test_add_data_func (path, &cases[i], test_case);
+    }
+  return g_test_run ();
+}
