@@ -371,6 +371,23 @@ host_noise_spoils (HostNoise *n, double tolerance)
   return (double) n->stolen_ms * 10 > tolerance * elapsed_ms || n->waited_ms * 10 > elapsed_ms;
 }
 
+/* The emulator's replies must be on time to 1 ms at the 99th percentile.
+ * A try misses that for the host's sake, not the emulator's, when the
+ * hypervisor stole or tasks waited for a CPU at least 1 ms per percent of
+ * the replies: enough to make that percent late.  Such a try is retried,
+ * as a disturbed ratio is (a CI run saw 117 ms of waiting for a CPU and
+ * p99 2.0 ms in one try; alone the test gives p99 0.2 ms). */
+#define TIMING_P99_NS (1000 * 1000)
+
+static gboolean
+timing_disturbed (JsonNode *stats, const HostNoise *noise)
+{
+  gint64 replies = stats_int (stats, "timing_error_ns", "replies");
+
+  return stats_int (stats, "timing_error_ns", "p99") >= TIMING_P99_NS
+         && (double) noise->stolen_ms + noise->waited_ms >= (double) replies / 100.0;
+}
+
 /* Issue 13: the fixed-rate device's throughput within 2 %, the disk's
  * sequential-to-random ratio within 10 %. */
 #define FIXED_TOLERANCE 0.02
@@ -518,6 +535,7 @@ test_disk_ratio (void)
                       stats_int (stats, "timing_error_ns", "p99"),
                       stats_int (stats, "timing_error_ns", "max"),
                       stats_int (stats, "timing_error_ns", "replies"));
+      spoiled = spoiled || timing_disturbed (stats, &noise);
       if (!spoiled)
         break;
     }
@@ -532,7 +550,7 @@ test_disk_ratio (void)
       return;
     }
   g_assert_cmpfloat (ABS (m_ratio / p_ratio - 1), <, RATIO_TOLERANCE);
-  g_assert_cmpint (stats_int (stats, "timing_error_ns", "p99"), <, 1000 * 1000);
+  g_assert_cmpint (stats_int (stats, "timing_error_ns", "p99"), <, TIMING_P99_NS);
 }
 
 /* ---- ext4 on the device, across a restart on the same backing ---- */
