@@ -11,19 +11,28 @@
  *  - 128 KiB reads;
  *  - two streams alternating on one open file (dump-style interleaving:
  *    marker hits meet the other stream's state, and the page-cache
- *    probes walk the xarray from inside large folios).
+ *    probes walk the xarray from inside large folios);
+ *  - the first and the last again on a 16 MiB file of ext4 on the loop
+ *    device (a regular file's page cache, large folios too), its pages
+ *    mapped back from the disk through the file's first extent.
  * Root, loop devices and tracefs (iosim capture mounts it if needed) are
  * needed, and a 6.18 kernel, the era the model follows; otherwise the test
- * skips.  read_ahead_kb is set on the test's own loop device for every
- * case and put back before the device goes. */
+ * skips; the ext4 cases also need mkfs.ext4.  read_ahead_kb is set on the
+ * test's own loop device for every case (after the mount, which may set
+ * it) and put back before the device goes.  The test runs in a mount
+ * namespace of its own, so a file system it mounted goes with it even if
+ * it aborts. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -33,6 +42,7 @@
 
 #define PAGE_BYTES   4096u
 #define DEVICE_BYTES (256u << 20)
+#define FILE_BYTES   (16u << 20)
 
 typedef struct {
   guint64 page;
@@ -43,6 +53,7 @@ typedef struct {
   const char *name;
   guint       read_ahead_kb;
   void      (*steps) (GArray *out);
+  gboolean    ext4;       /* read a file of ext4 on the device */
 } Case;
 
 static void
@@ -108,6 +119,8 @@ static const Case cases[] = {
   { "read-ahead-kb-16", 16, steps_short },
   { "large-reads", 128, steps_large },
   { "interleaved", 128, steps_interleaved },
+  { "ext4-growth", 128, steps_growth, TRUE },
+  { "ext4-interleaved", 128, steps_interleaved, TRUE },
 };
 
 static const Case *
@@ -180,9 +193,10 @@ write_sysfs (const char *path, guint value)
   g_assert_no_error (error);
 }
 
-/* The bios the kernel queued on the device, as (first page, pages). */
+/* The read bios the kernel queued on the device, as (first page, pages)
+ * counted from @first_page (where the file starts on the device). */
 static GArray *
-kernel_reads (const char *capture)
+kernel_reads (const char *capture, guint64 first_page)
 {
   const char *args[] = { "trace", "cat", "--csv", capture, NULL };
   Run r = { 0 };
@@ -198,12 +212,13 @@ kernel_reads (const char *capture)
       g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
 
       g_assert_cmpuint (g_strv_length (f), >=, 9);
-      if (strcmp (f[5], "Q") != 0)
+      if (strcmp (f[5], "Q") != 0 || strchr (f[6], 'R') == NULL)
         continue;
       guint64 sector = g_ascii_strtoull (f[7], NULL, 10);
       guint64 sectors = g_ascii_strtoull (f[8], NULL, 10);
       g_assert_cmpuint (sector % 8, ==, 0);
-      RaRead rd = { sector / 8, sectors / 8 };
+      g_assert_cmpuint (sector / 8, >=, first_page);
+      RaRead rd = { sector / 8 - first_page, sectors / 8 };
       g_array_append_val (out, rd);
     }
   return out;
@@ -238,6 +253,47 @@ reads_text (GArray *reads)
   return g_string_free (s, FALSE);
 }
 
+/* An ext4 file system on @dev mounted at @mnt, holding a FILE_BYTES file
+ * written and synced, its pages dropped from the page cache; its path in
+ * *@file and the device page where it starts (its one extent) in
+ * *@first_page.  NULL, or why not. */
+static char *
+ext4_file (const LoopDev *dev, const char *mnt, char **file, guint64 *first_page)
+{
+  /* 4 KiB blocks (mke2fs would take 1 KiB on a device this small): the
+   * file's blocks are then pages of the device. */
+  const char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", "-E",
+                         "lazy_itable_init=0,lazy_journal_init=0", dev->path, NULL };
+  g_autofree guint8 *buf = g_malloc0 (1 << 20);
+  g_autofree struct fiemap *fm = g_malloc0 (sizeof *fm + 2 * sizeof (struct fiemap_extent));
+  int status = 0, fd;
+
+  if (!g_spawn_sync (NULL, (char **) mkfs, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                     | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL)
+      || !g_spawn_check_wait_status (status, NULL))
+    return g_strdup ("mkfs.ext4 is missing or failed");
+  g_assert_cmpint (g_mkdir (mnt, 0700), ==, 0);
+  g_assert_cmpint (mount (dev->path, mnt, "ext4", 0, NULL), ==, 0);
+  *file = g_build_filename (mnt, "data", NULL);
+  fd = open (*file, O_CREAT | O_WRONLY, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  for (guint i = 0; i < FILE_BYTES >> 20; i++)
+    g_assert_cmpint (write (fd, buf, 1 << 20), ==, 1 << 20);
+  g_assert_cmpint (fsync (fd), ==, 0);
+  g_assert_cmpint (posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED), ==, 0);
+  fm->fm_length = FIEMAP_MAX_OFFSET;
+  fm->fm_extent_count = 2;
+  g_assert_cmpint (ioctl (fd, FS_IOC_FIEMAP, fm), ==, 0);
+  close (fd);
+  /* The patterns read the first 4.3 MiB: they must lie in one extent. */
+  g_assert_cmpuint (fm->fm_mapped_extents, >=, 1);
+  g_assert_cmpuint (fm->fm_extents[0].fe_logical, ==, 0);
+  g_assert_cmpuint (fm->fm_extents[0].fe_length, >=, FILE_BYTES / 2);
+  g_assert_cmpuint (fm->fm_extents[0].fe_physical % PAGE_BYTES, ==, 0);
+  *first_page = fm->fm_extents[0].fe_physical / PAGE_BYTES;
+  return NULL;
+}
+
 static void
 test_case (gconstpointer data)
 {
@@ -249,6 +305,8 @@ test_case (gconstpointer data)
   g_autoptr (GArray) kernel = NULL;
   g_autoptr (GArray) model = NULL;
   g_autofree char *kernel_text = NULL, *model_text = NULL;
+  g_autofree char *mnt = NULL, *file = NULL;
+  guint64 first_page = 0;
   LoopDev *dev;
 
   if (skip != NULL)
@@ -264,6 +322,17 @@ test_case (gconstpointer data)
     }
   ra_path = sysfs_ra_path (dev);
   g_assert_true (g_file_get_contents (ra_path, &old_ra, NULL, NULL));
+  if (c->ext4)
+    {
+      mnt = g_build_filename (dev->dir, "mnt", NULL);
+      skip = ext4_file (dev, mnt, &file, &first_page);
+      if (skip != NULL)
+        {
+          loopdev_free (dev);
+          g_test_skip (skip);
+          return;
+        }
+    }
   write_sysfs (ra_path, c->read_ahead_kb);
 
   /* udev's probe of the new device may have cached its first pages. */
@@ -272,12 +341,13 @@ test_case (gconstpointer data)
     g_spawn_sync (NULL, (char **) settle, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
                   | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
   }
-  g_assert_cmpint (ioctl (dev->fd, BLKFLSBUF, 0), ==, 0);
+  if (!c->ext4)
+    g_assert_cmpint (ioctl (dev->fd, BLKFLSBUF, 0), ==, 0);
 
   capture = g_build_filename (dev->dir, "capture.txt", NULL);
   {
     const char *args[] = { "capture", "--device", dev->path, "-o", capture, "--",
-                           self_exe, "--read", c->name, dev->path, NULL };
+                           self_exe, "--read", c->name, c->ext4 ? file : dev->path, NULL };
     Run r = { 0 };
     gboolean recorded;
 
@@ -289,13 +359,17 @@ test_case (gconstpointer data)
     if (!recorded)
       {
         write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
+        if (mnt != NULL)
+          g_assert_cmpint (umount (mnt), ==, 0);
         loopdev_free (dev);
         g_test_skip ("iosim capture could not record the device (tracefs, blk tracer)");
         return;
       }
   }
-  kernel = kernel_reads (capture);
+  kernel = kernel_reads (capture, first_page);
   write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
+  if (mnt != NULL)
+    g_assert_cmpint (umount (mnt), ==, 0);
   loopdev_free (dev);
 
   model = model_reads (c);
@@ -315,6 +389,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   self_exe = g_file_read_link ("/proc/self/exe", NULL);
   g_assert_nonnull (self_exe);
+  /* Mounts made from here on are this process's and go when it exits. */
+  if (getuid () == 0 && unshare (CLONE_NEWNS) == 0)
+    g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/readahead-kernel/6.18/%s", cases[i].name);
