@@ -61,7 +61,7 @@ enum {
   PG_REQUESTED = 1u << 0,
   PG_UPTODATE  = 1u << 1,
   PG_MARKER    = 1u << 2,
-  /* bits 3-6: the marker's folio order (SimRaWindow.marker_order) */
+  /* bits 3-6: the marker's folio order (sim_ra_window_folio_order) */
   PG_ORDER_SHIFT = 3,
 };
 
@@ -254,7 +254,8 @@ client_issue_window (SimNfs *nfs, const SimRaWindow *w)
         }
       nfs->page_state[i] |= PG_REQUESTED;
       if (i == w->marker)
-        nfs->page_state[i] |= PG_MARKER | (guint8) (w->marker_order << PG_ORDER_SHIFT);
+        nfs->page_state[i] |= PG_MARKER
+                              | (guint8) (sim_ra_window_folio_order (w, i) << PG_ORDER_SHIFT);
       if (run_len == 0)
         run_start = i;
       if (++run_len == nfs->rsize_pages)

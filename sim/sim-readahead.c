@@ -158,7 +158,6 @@ fill_window (SimRaWindow *out, guint64 start, guint64 nr_pages,
   /* __do_page_cache_readahead marks page nr - lookahead; none if 0. */
   out->marker = async_size > 0 ? start + nr_pages - async_size
                                : SIM_RA_NO_MARKER;
-  out->marker_order = 0;
   out->is_async = is_async;
   out->folio_order = 0;
   out->order0_from = start + nr_pages;
@@ -254,11 +253,8 @@ ondemand_2623 (SimRaState *ra, guint64 index, guint64 req_pages,
 static guint64
 sibling_lag (const SimRaState *ra, guint64 index)
 {
-  guint order;
+  guint order = folio_order_of (ra, index);
 
-  if (!is_cached (ra, index))
-    return 0;
-  order = folio_order_of (ra, index);
   if (order == 0 || order >= XA_CHUNK_SHIFT)
     return 0;
   return index & ((G_GUINT64_CONSTANT (1) << order) - 1);
@@ -331,59 +327,6 @@ next_miss_618 (const SimRaState *ra, guint64 index, guint64 max)
   return index;
 }
 
-static void ra_order_618 (SimRaState *ra, SimRaWindow *w);
-
-/* page_cache_sync_ra()'s readit: a sync window asks for order-0 folios. */
-static gboolean
-sync_readit_618 (SimRaState *ra, SimRaWindow *out)
-{
-  window_from_state (ra, FALSE, out);
-  ra->order = 0;
-  ra_order_618 (ra, out);
-  return TRUE;
-}
-
-static gboolean
-sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
-{
-  guint64 max = ra->max_pages;
-  guint64 contig, miss;
-
-  /* Readahead off: forced read of the one page the reader needs. */
-  if (max == 0)
-    {
-      fill_window (out, index, 1, 0, FALSE);
-      return TRUE;
-    }
-
-  /* Start of file, oversized read, or sequential miss (prev_index is the
-   * page after the previous read, so 0 is the trivial sequential case). */
-  if (index == 0 || req_pages > max || index - ra->prev_index <= 1)
-    {
-      ra->start = index;
-      ra->size = init_ra_size (req_pages, max);
-      ra->async_size = ra->size > req_pages ? ra->size - req_pages
-                                            : ra->size >> 1;
-      return sync_readit_618 (ra, out);
-    }
-
-  /* Context probe: a stream leaves cached history behind it. */
-  miss = prev_miss_618 (ra, index - 1, max);
-  contig = index - miss - 1;
-  if (contig <= req_pages)
-    {
-      fill_window (out, index, req_pages, 0, FALSE);
-      return TRUE;
-    }
-  /* File cached from the beginning: a strong hint of a long stream. */
-  if (miss == G_MAXUINT64)
-    contig *= 2;
-  ra->start = index;
-  ra->size = MIN (contig + req_pages, max);
-  ra->async_size = 1;
-  return sync_readit_618 (ra, out);
-}
-
 static guint
 ctz64 (guint64 v)
 {
@@ -454,12 +397,60 @@ ra_order_618 (SimRaState *ra, SimRaWindow *w)
             return;
           }
       if (w->marker >= index && w->marker < index + n)
-        {
-          w->marker = index;
-          w->marker_order = o;
-        }
+        w->marker = index;
       index += n;
     }
+}
+
+/* page_cache_sync_ra()'s readit: a sync window asks for order-0 folios. */
+static gboolean
+sync_readit_618 (SimRaState *ra, SimRaWindow *out)
+{
+  window_from_state (ra, FALSE, out);
+  ra->order = 0;
+  ra_order_618 (ra, out);
+  return TRUE;
+}
+
+static gboolean
+sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
+{
+  guint64 max = ra->max_pages;
+  guint64 contig, miss;
+
+  /* Readahead off: forced read of the one page the reader needs. */
+  if (max == 0)
+    {
+      fill_window (out, index, 1, 0, FALSE);
+      return TRUE;
+    }
+
+  /* Start of file, oversized read, or sequential miss (prev_index is the
+   * page after the previous read, so 0 is the trivial sequential case). */
+  if (index == 0 || req_pages > max || index - ra->prev_index <= 1)
+    {
+      ra->start = index;
+      ra->size = init_ra_size (req_pages, max);
+      ra->async_size = ra->size > req_pages ? ra->size - req_pages
+                                            : ra->size >> 1;
+      return sync_readit_618 (ra, out);
+    }
+
+  /* Context probe: a stream leaves cached history behind it. */
+  miss = prev_miss_618 (ra, index - 1, max);
+  contig = index - miss - 1;
+  if (contig <= req_pages)
+    {
+      fill_window (out, index, req_pages, 0, FALSE);
+      return TRUE;
+    }
+  /* File cached from the beginning: a strong hint of a long stream. */
+  if (miss == G_MAXUINT64)
+    contig *= 2;
+  ra->start = index;
+  ra->size = MIN (contig + req_pages, max);
+  ra->async_size = 1;
+  return sync_readit_618 (ra, out);
 }
 
 static gboolean

@@ -79,8 +79,8 @@ typedef enum {
 /* What to read: pages [start, start + nr_pages).  Pages already cached are
  * skipped by the caller (the kernel allocates only missing pages).  The
  * page at @marker gets PG_readahead if the caller allocates it; in 6.18 it
- * is the first page of a folio of order @marker_order (the folio that
- * holds the window's mark), which the caller keeps with the marker for
+ * is the first page of the folio that holds the window's mark, whose
+ * order (sim_ra_window_folio_order() at @marker) the caller keeps for
  * sim_ra_async().  @is_async says nobody waits for this window yet (ahead
  * window, marker-hit window). */
 typedef struct {
@@ -88,7 +88,6 @@ typedef struct {
   guint64  nr_pages;
   guint64  async_size;
   guint64  marker;
-  guint    marker_order;
   gboolean is_async;
   /* 6.18 folios: of @folio_order from @start (smaller where unaligned or
    * at the end), order 0 from @order0_from on (see
@@ -101,8 +100,8 @@ typedef struct {
  * page-cache probes (6.18 history/next-miss probes, 2.6 check_ra_success).
  * Without a probe every page counts as not cached. */
 typedef gboolean (*SimRaCachedFunc) (guint64 index, gpointer user_data);
-/* 6.18: the order of the folio that holds cached page @index (0 if none
- * is known); the probes' xarray walks depend on it. */
+/* 6.18: the order of the folio that holds cached page @index (0 if the
+ * page is not cached); the probes' xarray walks depend on it. */
 typedef guint (*SimRaFolioFunc) (guint64 index, gpointer user_data);
 
 /* Per open file (the kernel's struct file_ra_state, or 2.4's f_ra* fields).
@@ -170,8 +169,8 @@ void         sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages);
  * in this read, from @index) is not cached (page_cache_sync_readahead), and
  * sim_ra_async() when the read finds page @index cached with PG_readahead
  * (page_cache_async_readahead; the caller clears the flag), with
- * @folio_order the marker's SimRaWindow.marker_order (0 before 6.18): the
- * hit folio's size rounds the expected index down.
+ * @folio_order the order of the marker's folio (0 before 6.18): the hit
+ * folio's size rounds the expected index down.
  * A 6.18 marker sits on its folio's first page, so a read that starts
  * inside a large folio past it does not see it (the kernel looks the
  * folio up and would): the one place pages stand for folios.  Both return

@@ -26,7 +26,6 @@ typedef struct {
   guint      folio_order[NPAGES];    /* 6.18: order of the page's folio */
   GArray    *windows;   /* SimRaWindow, in issue order */
   GArray    *reads;     /* RaRead: the runs of pages read, as a kernel issues them */
-  gboolean   run_open;  /* the last RaRead may still grow */
 } Cache;
 
 static inline gboolean
@@ -68,31 +67,25 @@ cache_free (Cache *c)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Cache, cache_free)
 
-/* Read the missing pages of @w, in the window's folios; PG_readahead only
- * on newly added pages. */
 static inline void
-cache_note_read (Cache *c, guint64 page)
+cache_note_read (Cache *c, guint64 start, guint64 nr_pages)
 {
-  RaRead *last = c->reads->len ? &g_array_index (c->reads, RaRead, c->reads->len - 1) : NULL;
+  RaRead r = { start, nr_pages };
 
-  if (last != NULL && c->run_open && last->start + last->nr_pages == page)
-    last->nr_pages++;
-  else
-    {
-      RaRead r = { page, 1 };
-      g_array_append_val (c->reads, r);
-    }
-  c->run_open = TRUE;
+  g_array_append_val (c->reads, r);
 }
 
+/* Read the missing pages of @w, in the window's folios, one run of them
+ * per RaRead; PG_readahead only on newly added pages, which must be the
+ * first page of its folio. */
 static inline void
 cache_apply (Cache *c, const SimRaWindow *w)
 {
   guint64 folio_end = w->start;
   guint order = 0;
+  gboolean in_run = FALSE;
 
   g_array_append_val (c->windows, *w);
-  c->run_open = FALSE;
   for (guint64 p = w->start; p < w->start + w->nr_pages; p++)
     {
       g_assert_cmpuint (p, <, NPAGES);
@@ -103,16 +96,19 @@ cache_apply (Cache *c, const SimRaWindow *w)
         }
       if (c->cached[p])
         {
-          c->run_open = FALSE;
+          in_run = FALSE;
           continue;
         }
-      cache_note_read (c, p);
+      if (!in_run)
+        cache_note_read (c, p, 0);
+      in_run = TRUE;
+      g_array_index (c->reads, RaRead, c->reads->len - 1).nr_pages++;
       c->cached[p] = TRUE;
       c->folio_order[p] = order;
       if (p == w->marker)
         {
           c->marked[p] = TRUE;
-          g_assert_cmpuint (order, ==, w->marker_order);
+          g_assert_cmpuint (folio_end - p, ==, G_GUINT64_CONSTANT (1) << order);
         }
     }
 }
@@ -132,10 +128,7 @@ cache_read (Cache *c, guint64 index, guint64 n)
           if (sim_ra_sync (&c->ra, p, left, &w))
             cache_apply (c, &w);
           if (!c->cached[p])
-            {
-              c->run_open = FALSE;
-              cache_note_read (c, p);   /* readpage of the page itself */
-            }
+            cache_note_read (c, p, 1);   /* readpage of the page itself */
           c->cached[p] = TRUE;
         }
       if (c->marked[p])

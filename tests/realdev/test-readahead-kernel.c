@@ -39,6 +39,7 @@
 #include "tests/readahead/ra-cache.h"
 #include "tests/replay/iosim-run.h"
 #include "tests/replay/loopdev.h"
+#include "traces/trace.h"
 
 #define PAGE_BYTES   4096u
 #define DEVICE_BYTES (256u << 20)
@@ -198,29 +199,22 @@ write_sysfs (const char *path, guint value)
 static GArray *
 kernel_reads (const char *capture, guint64 first_page)
 {
-  const char *args[] = { "trace", "cat", "--csv", capture, NULL };
-  Run r = { 0 };
-  g_auto (GStrv) lines = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (TraceReader) reader = trace_reader_open (capture, NULL, &error);
   GArray *out = g_array_new (FALSE, FALSE, sizeof (RaRead));
+  TraceRecord rec;
 
-  run_iosim (&r, args);
-  g_assert_cmpint (r.status, ==, 0);
-  lines = g_strsplit (r.out, "\n", -1);
-  run_clear (&r);
-  for (guint i = 1; lines[i] != NULL && lines[i][0] != '\0'; i++)
+  g_assert_no_error (error);
+  while (trace_reader_next (reader, &rec, &error))
     {
-      g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
-
-      g_assert_cmpuint (g_strv_length (f), >=, 9);
-      if (strcmp (f[5], "Q") != 0 || strchr (f[6], 'R') == NULL)
+      if (rec.action != TRACE_ACT_QUEUE || !(rec.rwbs & TRACE_RWBS_READ))
         continue;
-      guint64 sector = g_ascii_strtoull (f[7], NULL, 10);
-      guint64 sectors = g_ascii_strtoull (f[8], NULL, 10);
-      g_assert_cmpuint (sector % 8, ==, 0);
-      g_assert_cmpuint (sector / 8, >=, first_page);
-      RaRead rd = { sector / 8 - first_page, sectors / 8 };
+      g_assert_cmpuint (rec.sector % 8, ==, 0);
+      g_assert_cmpuint (rec.sector / 8, >=, first_page);
+      RaRead rd = { rec.sector / 8 - first_page, rec.nr_sectors / 8 };
       g_array_append_val (out, rd);
     }
+  g_assert_no_error (error);
   return out;
 }
 
@@ -294,84 +288,109 @@ ext4_file (const LoopDev *dev, const char *mnt, char **file, guint64 *first_page
   return NULL;
 }
 
+/* What a case reads: its loop device, for the ext4 cases the file system
+ * mounted at @mnt and the file in it, and the read_ahead_kb to put back. */
+typedef struct {
+  LoopDev *dev;
+  char    *ra_path;
+  guint    old_ra_kb;
+  char    *mnt;           /* NULL: the device itself is read */
+  char    *file;
+  guint64  first_page;    /* the file's first page on the device */
+} Target;
+
+static void
+target_free (Target *t)
+{
+  write_sysfs (t->ra_path, t->old_ra_kb);
+  if (t->mnt != NULL)
+    g_assert_cmpint (umount (t->mnt), ==, 0);
+  loopdev_free (t->dev);
+  g_free (t->ra_path);
+  g_free (t->mnt);
+  g_free (t->file);
+  g_free (t);
+}
+
+/* NULL with the reason in *@skip when the machine cannot give @c's target. */
+static Target *
+target_new (const Case *c, char **skip)
+{
+  Target *t = g_new0 (Target, 1);
+  g_autofree char *old_ra = NULL;
+
+  t->dev = loopdev_new (DEVICE_BYTES, skip);
+  if (t->dev == NULL)
+    {
+      g_free (t);
+      return NULL;
+    }
+  t->ra_path = sysfs_ra_path (t->dev);
+  g_assert_true (g_file_get_contents (t->ra_path, &old_ra, NULL, NULL));
+  t->old_ra_kb = (guint) g_ascii_strtoull (old_ra, NULL, 10);
+  if (c->ext4)
+    {
+      g_autofree char *mnt = g_build_filename (t->dev->dir, "mnt", NULL);
+
+      *skip = ext4_file (t->dev, mnt, &t->file, &t->first_page);
+      if (*skip != NULL)
+        {
+          target_free (t);
+          return NULL;
+        }
+      t->mnt = g_steal_pointer (&mnt);
+    }
+  write_sysfs (t->ra_path, c->read_ahead_kb);
+  return t;
+}
+
+/* The reads the kernel issued for @c on @t; NULL if iosim capture could
+ * not record the device. */
+static GArray *
+capture_kernel_reads (const Case *c, const Target *t)
+{
+  g_autofree char *capture = g_build_filename (t->dev->dir, "capture.txt", NULL);
+  const char *settle[] = { "udevadm", "settle", NULL };
+  const char *args[] = { "capture", "--device", t->dev->path, "-o", capture, "--", self_exe,
+                         "--read", c->name, t->file != NULL ? t->file : t->dev->path, NULL };
+  Run r = { 0 };
+  gboolean recorded;
+
+  /* udev's probe of the new device may have cached its first pages. */
+  g_spawn_sync (NULL, (char **) settle, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+  if (t->file == NULL)
+    g_assert_cmpint (ioctl (t->dev->fd, BLKFLSBUF, 0), ==, 0);
+  run_iosim (&r, args);
+  recorded = g_spawn_check_wait_status (r.status, NULL);
+  if (!recorded)
+    g_test_message ("iosim capture: %s", r.err);
+  run_clear (&r);
+  return recorded ? kernel_reads (capture, t->first_page) : NULL;
+}
+
 static void
 test_case (gconstpointer data)
 {
   const Case *c = data;
   g_autofree char *skip = kernel_skip_reason ();
-  g_autofree char *ra_path = NULL;
-  g_autofree char *old_ra = NULL;
-  g_autofree char *capture = NULL;
   g_autoptr (GArray) kernel = NULL;
   g_autoptr (GArray) model = NULL;
   g_autofree char *kernel_text = NULL, *model_text = NULL;
-  g_autofree char *mnt = NULL, *file = NULL;
-  guint64 first_page = 0;
-  LoopDev *dev;
+  Target *t;
 
+  if (skip == NULL && (t = target_new (c, &skip)) != NULL)
+    {
+      kernel = capture_kernel_reads (c, t);
+      target_free (t);
+      if (kernel == NULL)
+        skip = g_strdup ("iosim capture could not record the device (tracefs, blk tracer)");
+    }
   if (skip != NULL)
     {
       g_test_skip (skip);
       return;
     }
-  dev = loopdev_new (DEVICE_BYTES, &skip);
-  if (dev == NULL)
-    {
-      g_test_skip (skip);
-      return;
-    }
-  ra_path = sysfs_ra_path (dev);
-  g_assert_true (g_file_get_contents (ra_path, &old_ra, NULL, NULL));
-  if (c->ext4)
-    {
-      mnt = g_build_filename (dev->dir, "mnt", NULL);
-      skip = ext4_file (dev, mnt, &file, &first_page);
-      if (skip != NULL)
-        {
-          loopdev_free (dev);
-          g_test_skip (skip);
-          return;
-        }
-    }
-  write_sysfs (ra_path, c->read_ahead_kb);
-
-  /* udev's probe of the new device may have cached its first pages. */
-  {
-    const char *settle[] = { "udevadm", "settle", NULL };
-    g_spawn_sync (NULL, (char **) settle, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
-                  | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-  }
-  if (!c->ext4)
-    g_assert_cmpint (ioctl (dev->fd, BLKFLSBUF, 0), ==, 0);
-
-  capture = g_build_filename (dev->dir, "capture.txt", NULL);
-  {
-    const char *args[] = { "capture", "--device", dev->path, "-o", capture, "--",
-                           self_exe, "--read", c->name, c->ext4 ? file : dev->path, NULL };
-    Run r = { 0 };
-    gboolean recorded;
-
-    run_iosim (&r, args);
-    recorded = g_spawn_check_wait_status (r.status, NULL);
-    if (!recorded)
-      g_test_message ("iosim capture: %s", r.err);
-    run_clear (&r);
-    if (!recorded)
-      {
-        write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
-        if (mnt != NULL)
-          g_assert_cmpint (umount (mnt), ==, 0);
-        loopdev_free (dev);
-        g_test_skip ("iosim capture could not record the device (tracefs, blk tracer)");
-        return;
-      }
-  }
-  kernel = kernel_reads (capture, first_page);
-  write_sysfs (ra_path, (guint) g_ascii_strtoull (old_ra, NULL, 10));
-  if (mnt != NULL)
-    g_assert_cmpint (umount (mnt), ==, 0);
-  loopdev_free (dev);
-
   model = model_reads (c);
   kernel_text = reads_text (kernel);
   model_text = reads_text (model);
