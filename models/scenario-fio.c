@@ -29,6 +29,16 @@ typedef enum {
   FIO_ENGINE_AIO,      /* iodepth I/Os in flight through io_submit */
 } FioEngine;
 
+/* fadvise_hint: fio 3.33 filesetup.c td_io_open_file posix_fadvise()s each
+ * file it opens, by default by the job's type (random jobs RANDOM, others
+ * SEQUENTIAL). */
+typedef enum {
+  FIO_ADVICE_TYPE,     /* 1, fio's default */
+  FIO_ADVICE_NONE,     /* 0 */
+  FIO_ADVICE_SEQUENTIAL,
+  FIO_ADVICE_RANDOM,
+} FioAdvice;
+
 /* What one job asks, with the line of each choice for later checks. */
 typedef struct {
   const char *file;
@@ -70,6 +80,7 @@ typedef struct {
   int         nice;
   int         prio;           /* -1: not given */
   int         prioclass;      /* -1: not given */
+  FioAdvice   fadvise;        /* fadvise_hint */
 } FioJob;
 
 /* ---- errors and values -------------------------------------------------- */
@@ -528,6 +539,42 @@ set_name (FioJob *job, const FioLine *l, GError **error)
   return TRUE;
 }
 
+static gboolean
+set_fadvise_hint (FioJob *job, const FioLine *l, GError **error)
+{
+  static const struct { const char *name; FioAdvice advice; } hints[] = {
+    { "1", FIO_ADVICE_TYPE }, { "0", FIO_ADVICE_NONE },
+    { "sequential", FIO_ADVICE_SEQUENTIAL }, { "random", FIO_ADVICE_RANDOM },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (hints); i++)
+    if (strcmp (hints[i].name, l->value) == 0)
+      {
+        job->fadvise = hints[i].advice;
+        return TRUE;
+      }
+  if (strcmp (l->value, "noreuse") == 0)
+    return fio_invalid (error, job, l, "POSIX_FADV_NOREUSE's effect on the LRU is not modelled");
+  return fio_invalid (error, job, l, "'%s' is not 0, 1, sequential or random", l->value);
+}
+
+/* The advice a buffered job's file gets, or NULL for none. */
+static const char *
+fio_advice_name (const FioJob *job)
+{
+  switch (job->fadvise)
+    {
+    case FIO_ADVICE_TYPE:
+      return job->random ? "random" : "sequential";
+    case FIO_ADVICE_SEQUENTIAL:
+      return "sequential";
+    case FIO_ADVICE_RANDOM:
+      return "random";
+    case FIO_ADVICE_NONE:
+    default:
+      return NULL;
+    }
+}
+
 /* invalidate=1 (fio's default) drops the file's cached pages before the
  * job, as iosim's page cache starts empty. */
 static gboolean
@@ -568,7 +615,7 @@ static const FioOption fio_options[] = {
   { "end_fsync", set_end_fsync, FALSE },      { "nice", set_nice, FALSE },
   { "prio", set_prio, FALSE },                { "prioclass", set_prioclass, FALSE },
   { "kb_base", set_kb_base, FALSE },          { "name", set_name, FALSE },
-  { "invalidate", set_invalidate, FALSE },
+  { "invalidate", set_invalidate, FALSE },   { "fadvise_hint", set_fadvise_hint, FALSE },
   /* Reporting, logging and process bookkeeping: the I/O is the same. */
   { "description", NULL, FALSE },             { "group_reporting", NULL, TRUE },
   { "new_group", NULL, TRUE },                { "directory", NULL, FALSE },
@@ -891,6 +938,8 @@ add_clone (GKeyFile *kf, const FioJob *job, guint clone, const ScenarioFioTarget
     set_u64 (kf, group, "rate_iops", job->rate_iops);
   g_key_file_set_string (kf, group, "pattern", job->random ? "random" : "sequential");
   g_key_file_set_string (kf, group, "io", job->direct ? "direct" : "buffered");
+  if (!job->direct && fio_advice_name (job) != NULL)
+    g_key_file_set_string (kf, group, "fadvise", fio_advice_name (job));
   set_u64 (kf, group, "bs", job->bs_bytes[job->write ? 1 : 0]);
   /* fio's sync engines do one I/O per call whatever iodepth says. */
   g_key_file_set_string (kf, group, "engine", job->engine == FIO_ENGINE_AIO ? "libaio" : "sync");

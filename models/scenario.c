@@ -595,7 +595,8 @@ static const char *const process_keys[] = {
   "start", "stop", "size", "offset", "region", "threads", "trace_comm",
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
-  "client_window", "fsync", "end_fsync", "engine", "cpu", "read_percent", "rate_iops", NULL
+  "client_window", "fsync", "end_fsync", "engine", "cpu", "read_percent", "rate_iops",
+  "fadvise", NULL
 };
 
 gboolean
@@ -772,6 +773,24 @@ load_fsync (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
   return TRUE;
 }
 
+/* fadvise = normal | sequential | random: posix_fadvise() on the open
+ * file before the first I/O (fio's fadvise_hint). */
+static gboolean
+load_fadvise (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  g_autofree char *text = scenario_get_string (s->kf, group, "fadvise");
+  p->cfg.fadvise = SIM_RA_ADVICE_NORMAL;
+  if (text == NULL)
+    return TRUE;
+  g_autoptr (GError) local = NULL;
+  if (!sim_ra_advice_parse (text, &p->cfg.fadvise, &local))
+    return scenario_invalid (error, group, "fadvise", "%s", local->message);
+  if (!p->buffered)
+    return scenario_invalid (error, group, "fadvise", "needs io = buffered (readahead is the "
+                             "page cache's)");
+  return TRUE;
+}
+
 static gboolean load_raw (const Scenario *s, ScenarioProcess *p, const char *group,
                           GError **error);
 
@@ -830,7 +849,8 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
     return scenario_invalid (error, group, "io", "'%s' is not direct, buffered or raw", io);
   if (raw && cfg->syncer)
     return scenario_invalid (error, group, "io", "op = sync goes through the page cache, not raw");
-  if (!load_fsync (s, p, group, error) || !load_mix_and_rate (s, p, group, error))
+  if (!load_fsync (s, p, group, error) || !load_mix_and_rate (s, p, group, error)
+      || !load_fadvise (s, p, group, error))
     return FALSE;
   if (raw && cfg->rwmix)
     return scenario_invalid (error, group, "op", "mixed reads and writes need io = direct");
@@ -2323,6 +2343,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           file = sim_page_cache_open (page_cache, devs[sp->device].q, sp->name,
                                       sp->cfg.offset_bytes, length, d->read_ahead_kb);
           sim_page_cache_ra_init (page_cache, file, &shared_ra[i]);
+          if (sp->cfg.fadvise != SIM_RA_ADVICE_NORMAL)
+            sim_page_cache_fadvise (file, &shared_ra[i], sp->cfg.fadvise);
         }
       for (guint t = 0; t < sp->threads; t++)
         {

@@ -36,6 +36,34 @@ G_STATIC_ASSERT (sizeof (SimPage) == 64);
  * cache when it is smaller. */
 #define PAGE_CHUNK_MAX (SIM_MEM_HUGE_BYTES / sizeof (SimPage))
 
+/* A free list of items of one size, carved from chunks of FREE_LIST_CHUNK
+ * kept until the page cache goes (SimPageCache.chunks), so that the steady
+ * state allocates nothing.  A free item's first pointer links the list. */
+#define FREE_LIST_CHUNK 64
+
+typedef struct {
+  gpointer head;
+  gsize    item_bytes;
+} FreeList;
+
+/* 6.18: a readahead bio the block layer split to the queue's limits; its
+ * pages become up to date when the last part ends (see sim-pagecache.h). */
+#define READ_BIO_MAX_FOLIOS 256u    /* BIO_MAX_VECS: a bio_vec per folio */
+
+typedef struct _ReadBio ReadBio;
+struct _ReadBio {
+  SimPage *first;
+  guint64  nr_pages;
+  guint    parts_left;
+};
+
+/* Waiters for bios parked on a full request pool. */
+typedef struct {
+  SimBioWaiter  w;
+  SimPageCache *pc;
+  SimBdi       *bdi;           /* a write's BDI (parked_writes), or NULL */
+} PcWaiter;
+
 /* Tasks sleeping on pages, hashed by page: the kernel's page wait table
  * (mm/filemap.c page_waitqueue(), 256 entries by PAGE_WAIT_TABLE_BITS 8,
  * with the PG_waiters bit of 4.10 saying whether a page has any), so that
@@ -89,7 +117,8 @@ struct _SimPageCache {
   SimList     lru;                  /* cold end first */
   SimList     memory_waiters;       /* SimPageRead waiting for a free page */
   GPtrArray  *files;
-  gpointer    free_waiters;         /* PcWaiter free list */
+  FreeList    free_waiters;         /* PcWaiter */
+  FreeList    free_read_bios;       /* ReadBio */
   GPtrArray  *bdis;                 /* SimBdi, one per request queue */
   guint64     nr_dirty;
   guint64     nr_writeback;
@@ -103,8 +132,7 @@ struct _SimPageCache {
   SimTime     wb_page_cost_ns;      /* sim_page_cache_set_writeback_page_cost */
   guint64     wb_bio_pages;         /* sim_page_cache_set_writeback_bio_pages; 0: limits */
   GHashTable *submitters;           /* SimIoContext* -> Submitter* */
-  PacedRun   *free_runs;            /* PacedRun free list */
-  GPtrArray  *run_chunks;           /* PacedRun storage */
+  FreeList    free_runs;            /* PacedRun */
   SimPageCacheStats stats;
   void      (*congestion_wake) (gpointer data);
   gpointer    congestion_wake_data;
@@ -152,7 +180,9 @@ sim_page_cache_new (Sim *sim, guint64 memory_bytes, SimRaEra era)
       sim_list_init (&pc->page_waits[i].readers);
       sim_list_init (&pc->page_waits[i].writers);
     }
-  pc->run_chunks = g_ptr_array_new_with_free_func (g_free);
+  pc->free_waiters.item_bytes = sizeof (PcWaiter);
+  pc->free_read_bios.item_bytes = sizeof (ReadBio);
+  pc->free_runs.item_bytes = sizeof (PacedRun);
   pc->submitters = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   pc->index_pool = sim_page_index_pool_new ();
   sim_list_init (&pc->lru);
@@ -189,7 +219,6 @@ sim_page_cache_free (SimPageCache *pc)
   g_ptr_array_unref (pc->files);
   g_ptr_array_unref (pc->chunks);
   g_ptr_array_unref (pc->page_chunks);
-  g_ptr_array_unref (pc->run_chunks);
   g_hash_table_unref (pc->submitters);
   sim_page_index_pool_free (pc->index_pool);
   g_free (pc);
@@ -264,6 +293,14 @@ sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaState *ra)
   sim_ra_set_cache_probe (ra, probe_cached, file);
   sim_ra_set_folio_probe (ra, probe_folio_order);
   sim_ra_set_file_pages (ra, file->size_pages);
+}
+
+void
+sim_page_cache_fadvise (SimFile *file, SimRaState *ra, SimRaAdvice advice)
+{
+  /* bdi->io_pages: the queue's largest request (max_sectors). */
+  guint64 io_pages = sim_queue_bio_sectors (file->q, 0, G_MAXUINT32) / SIM_PAGE_SECTORS;
+  sim_ra_fadvise (ra, advice, file->ra_pages, io_pages);
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -675,16 +712,15 @@ wake_page (SimPageCache *pc, SimPage *page)
 
 /* A read bio of contiguous pages of one file completed: they are up to
  * date; wake whoever sleeps on them, then whoever waits for memory. */
+/* Pages [first->index, + @n) of @f have been read: up to date, their
+ * sleepers woken. */
 static void
-read_bio_done (Sim *sim, SimBio *bio, SimTime now)
+read_pages_done (SimPageCache *pc, SimFile *f, SimPage *first, guint64 n)
 {
-  SimFile *f = bio->end_io_data;
-  SimPageCache *pc = f->pc;
-  guint64 n = bio->nr_sectors / SIM_PAGE_SECTORS;
   for (guint64 i = 0; i < n; i++)
     {
-      SimPage *page = bio_page (pc, bio, i);
-      g_assert (page->locked);
+      SimPage *page = i == 0 ? first : lookup (pc, f, first->index + i);
+      g_assert (page != NULL && page->file == f && page->locked);
       page->locked = FALSE;
       page->uptodate = TRUE;
       wake_page (pc, page);
@@ -693,13 +729,50 @@ read_bio_done (Sim *sim, SimBio *bio, SimTime now)
   wake_writers (pc, &pc->memory_waiters_w);
 }
 
-/* Waiters for bios parked on a full request pool, from chunks. */
-typedef struct {
-  SimBioWaiter  w;
-  SimPageCache *pc;
-  SimBdi       *bdi;           /* a write's BDI (parked_writes), or NULL */
-  gpointer      next_free;
-} PcWaiter;
+static void
+read_bio_done (Sim *sim, SimBio *bio, SimTime now)
+{
+  SimFile *f = bio->end_io_data;
+  read_pages_done (f->pc, f, bio->end_io_item, bio->nr_sectors / SIM_PAGE_SECTORS);
+}
+
+static void
+free_list_give (FreeList *fl, gpointer item)
+{
+  *(gpointer *) item = fl->head;
+  fl->head = item;
+}
+
+static gpointer
+free_list_take (SimPageCache *pc, FreeList *fl)
+{
+  if (fl->head == NULL)
+    {
+      guint8 *chunk = g_malloc0 (FREE_LIST_CHUNK * fl->item_bytes);
+      g_ptr_array_add (pc->chunks, chunk);
+      for (guint i = 0; i < FREE_LIST_CHUNK; i++)
+        free_list_give (fl, chunk + i * fl->item_bytes);
+    }
+  gpointer item = fl->head;
+  fl->head = *(gpointer *) item;
+  return item;
+}
+
+/* One part of a split readahead bio ended; the last one ends the bio. */
+static void
+read_part_done (Sim *sim, SimBio *bio, SimTime now)
+{
+  ReadBio *rb = bio->end_io_data;
+  g_assert (rb->parts_left > 0);
+  if (--rb->parts_left > 0)
+    return;
+  SimFile *f = rb->first->file;
+  SimPageCache *pc = f->pc;
+  SimPage *first = rb->first;
+  guint64 n = rb->nr_pages;
+  free_list_give (&pc->free_read_bios, rb);
+  read_pages_done (pc, f, first, n);
+}
 
 static void waiter_release (SimPageCache *pc, SimBioWaiter *w);
 
@@ -718,18 +791,7 @@ waiter_resumed (Sim *sim, gpointer data, SimTime now)
 static SimBioWaiter *
 waiter_alloc (SimPageCache *pc)
 {
-  if (pc->free_waiters == NULL)
-    {
-      PcWaiter *chunk = g_new0 (PcWaiter, 64);
-      g_ptr_array_add (pc->chunks, chunk);
-      for (guint i = 0; i < 64; i++)
-        {
-          chunk[i].next_free = pc->free_waiters;
-          pc->free_waiters = &chunk[i];
-        }
-    }
-  PcWaiter *pw = pc->free_waiters;
-  pc->free_waiters = pw->next_free;
+  PcWaiter *pw = free_list_take (pc, &pc->free_waiters);
   memset (pw, 0, sizeof *pw);
   pw->pc = pc;
   sim_list_init (&pw->w.link);
@@ -741,9 +803,7 @@ waiter_alloc (SimPageCache *pc)
 static void
 waiter_release (SimPageCache *pc, SimBioWaiter *w)
 {
-  PcWaiter *pw = (PcWaiter *) (void *) w;
-  pw->next_free = pc->free_waiters;
-  pc->free_waiters = pw;
+  free_list_give (&pc->free_waiters, w);
 }
 
 static void write_bio_done (Sim *sim, SimBio *bio, SimTime now);
@@ -756,17 +816,37 @@ static void wake_syncs (SimPageCache *pc);
  * SIM_BIO_BACKGROUND for the flusher's).
  * With the request pool full a bio waits for a request; the task waits on
  * its pages either way, so it need not block here. */
+/* The pages of a bio of @n pages up to the queue's limits: the first
+ * part's. */
+static guint64
+bio_part_pages (const SimRequestQueue *q, guint64 n)
+{
+  return MAX (1u, sim_queue_bio_sectors (q, 0, n * SIM_PAGE_SECTORS) / SIM_PAGE_SECTORS);
+}
+
+/* Queue pages [page, + @n) as bios of the queue's limits.  @whole (reads):
+ * they are the parts of one bio, and its pages become up to date when the
+ * last part ends. */
 static void
-submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoContext *ioc,
-              guint32 flags)
+submit_pages_as (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoContext *ioc,
+                 guint32 flags, gboolean whole)
 {
   SimFile *f = page->file;
   guint64 first = page->index;
   SimRequestQueue *q = f->q;
+  ReadBio *rb = NULL;
+  if (whole && bio_part_pages (q, n) < n)
+    {
+      rb = free_list_take (pc, &pc->free_read_bios);
+      rb->first = page;
+      rb->nr_pages = n;
+      rb->parts_left = 0;
+      for (guint64 left = n; left > 0; left -= bio_part_pages (q, left))
+        rb->parts_left++;
+    }
   while (n > 0)
     {
-      guint64 chunk = MAX (1u, sim_queue_bio_sectors (q, 0, n * SIM_PAGE_SECTORS)
-                               / SIM_PAGE_SECTORS);
+      guint64 chunk = bio_part_pages (q, n);
       SimBio *bio = sim_queue_bio_alloc (q);
       bio->sector = f->start_sector + first * SIM_PAGE_SECTORS;
       bio->nr_sectors = (guint32) (chunk * SIM_PAGE_SECTORS);
@@ -774,8 +854,8 @@ submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoC
       bio->op = op;
       bio->flags = op == SIM_OP_READ ? SIM_BIO_SYNC | flags : flags;
       bio->ioc = (SimIoContext *) ioc;
-      bio->end_io = op == SIM_OP_READ ? read_bio_done : write_bio_done;
-      bio->end_io_data = f;
+      bio->end_io = rb != NULL ? read_part_done : op == SIM_OP_READ ? read_bio_done : write_bio_done;
+      bio->end_io_data = rb != NULL ? (gpointer) rb : f;
       bio->end_io_item = page != NULL ? page : lookup (pc, f, first);
       page = NULL;
       if (op == SIM_OP_READ)
@@ -795,6 +875,13 @@ submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoC
     }
 }
 
+static void
+submit_pages (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const SimIoContext *ioc,
+              guint32 flags)
+{
+  submit_pages_as (pc, page, op, n, ioc, flags, FALSE);
+}
+
 /* Read the window's missing pages; stops where memory runs out.  A
  * blk-mq queue sees them through the task's plug, as 6.18 mm/readahead.c
  * read_pages submits a window between blk_start_plug and blk_finish_plug. */
@@ -802,8 +889,10 @@ static void
 submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoContext *ioc)
 {
   guint64 end = MIN (w->start + w->nr_pages, f->size_pages);
+  gboolean whole = pc->era == SIM_RA_ERA_ONDEMAND_6_18;
   SimPage *run_page = NULL;
   guint64 run_len = 0;
+  guint run_folios = 0;
   guint32 flags = w->is_async ? SIM_BIO_AHEAD : 0;
   SimPlug plug = { 0 };
   guint64 folio_end = w->start;
@@ -811,18 +900,22 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
   sim_queue_start_plug (f->q, &plug, ioc);
   for (guint64 i = w->start; i < end; i++)
     {
-      if (i == folio_end)
+      gboolean folio_head = i == folio_end;
+      if (folio_head)
         {
           folio_order = sim_ra_window_folio_order (w, i);
           folio_end = i + (G_GUINT64_CONSTANT (1) << folio_order);
         }
-      if (lookup (pc, f, i) != NULL)
+      /* A cached page ends the bio (the blocks are no longer contiguous),
+       * and so does a full one: mpage_readahead's bio_add_folio fails. */
+      gboolean cached = lookup (pc, f, i) != NULL;
+      if (run_len && (cached || (whole && folio_head && run_folios == READ_BIO_MAX_FOLIOS)))
         {
-          if (run_len)
-            submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
+          submit_pages_as (pc, run_page, SIM_OP_READ, run_len, ioc, flags, whole);
           run_len = 0;
-          continue;
         }
+      if (cached)
+        continue;
       SimPage *page = page_alloc (pc, f, i, ioc);
       if (page == NULL)
         break;
@@ -830,11 +923,15 @@ submit_window (SimPageCache *pc, SimFile *f, const SimRaWindow *w, const SimIoCo
       page->folio_order = folio_order;
       pc->stats.readahead_pages++;
       if (run_len == 0)
-        run_page = page;
+        {
+          run_page = page;
+          run_folios = 0;
+        }
+      run_folios += folio_head;
       run_len++;
     }
   if (run_len)
-    submit_pages (pc, run_page, SIM_OP_READ, run_len, ioc, flags);
+    submit_pages_as (pc, run_page, SIM_OP_READ, run_len, ioc, flags, whole);
   sim_queue_finish_plug (f->q, &plug);
 }
 
@@ -1346,26 +1443,6 @@ sim_page_cache_set_writeback_bio_pages (SimPageCache *pc, guint64 pages)
   pc->wb_bio_pages = pages;
 }
 
-#define RUN_CHUNK 64
-
-static PacedRun *
-run_alloc (SimPageCache *pc)
-{
-  if (pc->free_runs == NULL)
-    {
-      PacedRun *chunk = g_new0 (PacedRun, RUN_CHUNK);
-      g_ptr_array_add (pc->run_chunks, chunk);
-      for (guint i = 0; i < RUN_CHUNK; i++)
-        {
-          chunk[i].next = pc->free_runs;
-          pc->free_runs = &chunk[i];
-        }
-    }
-  PacedRun *run = pc->free_runs;
-  pc->free_runs = run->next;
-  return run;
-}
-
 static void submitter_step (Sim *sim, gpointer subject, gpointer object);
 
 /* The pages of the next bio of @su's first run. */
@@ -1475,8 +1552,7 @@ submitter_step (Sim *sim, gpointer subject, gpointer object)
       su->head = run->next;
       if (su->head == NULL)
         su->tail = NULL;
-      run->next = su->pc->free_runs;
-      su->pc->free_runs = run;
+      free_list_give (&su->pc->free_runs, run);
     }
   if (submitter_queue_bio (su, f, first, n, flags))
     submitter_continue (su);
@@ -1488,7 +1564,7 @@ submit_paced (SimPageCache *pc, SimFile *f, guint64 first, guint64 n, const SimI
               guint32 flags)
 {
   Submitter *su = g_hash_table_lookup (pc->submitters, ioc);
-  PacedRun *run = run_alloc (pc);
+  PacedRun *run = free_list_take (pc, &pc->free_runs);
 
   if (su == NULL)
     {

@@ -273,7 +273,11 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
       p->rwmix_rng = sim_rng (sim, mix);
     }
   if (cfg->page_cache)
-    sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
+    {
+      sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
+      if (cfg->fadvise != SIM_RA_ADVICE_NORMAL)
+        sim_page_cache_fadvise (cfg->file, &p->own_ra, cfg->fadvise);
+    }
   g_assert (cfg->pattern != SIM_PATTERN_TRACE || cfg->n_trace_ios == 0
             || (cfg->trace_ios != NULL) != (cfg->trace_source != NULL));
   if (cfg->pattern == SIM_PATTERN_TRACE && cfg->trace_source != NULL)

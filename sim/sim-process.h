@@ -245,6 +245,7 @@ typedef struct {
   SimFile         *file;            /* borrowed; covers the process's region */
   SimRaState      *shared_ra;       /* borrowed: one readahead state for a pool
                                      * (nfsd's per-file cache); NULL = own open */
+  SimRaAdvice      fadvise;         /* posix_fadvise() on its own open file */
   guint            fsync_every;     /* buffered writes: fsync() after every N
                                      * writes (fio's fsync=N); 0 = never */
   gboolean         end_fsync;       /* fsync() the file before exiting */

@@ -76,6 +76,50 @@ sim_ra_set_max_pages (SimRaState *ra, guint64 max_pages)
   ra->max_pages = max_pages;
 }
 
+static const char *const advice_names[] = {
+  [SIM_RA_ADVICE_NORMAL] = "normal",
+  [SIM_RA_ADVICE_SEQUENTIAL] = "sequential",
+  [SIM_RA_ADVICE_RANDOM] = "random",
+};
+
+gboolean
+sim_ra_advice_parse (const char *name, SimRaAdvice *advice, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (advice_names); i++)
+    if (g_strcmp0 (name, advice_names[i]) == 0)
+      {
+        *advice = (SimRaAdvice) i;
+        return TRUE;
+      }
+  g_set_error (error, SIM_RA_ERROR, SIM_RA_ERROR_UNKNOWN_ADVICE,
+               "unknown fadvise advice '%s' (normal, sequential, random)", name);
+  return FALSE;
+}
+
+const char *
+sim_ra_advice_name (SimRaAdvice advice)
+{
+  g_assert ((guint) advice < G_N_ELEMENTS (advice_names));
+  return advice_names[advice];
+}
+
+void
+sim_ra_fadvise (SimRaState *ra, SimRaAdvice advice, guint64 bdi_pages, guint64 io_pages)
+{
+  if (ra->era == SIM_RA_ERA_2_4)
+    return;
+  ra->random = FALSE;
+  ra->max_pages = advice == SIM_RA_ADVICE_SEQUENTIAL ? 2 * bdi_pages : bdi_pages;
+  if (advice == SIM_RA_ADVICE_RANDOM)
+    {
+      if (ra->era == SIM_RA_ERA_ONDEMAND_6_18)
+        ra->random = TRUE;
+      else
+        ra->max_pages = 0;
+    }
+  ra->force_max_pages = MAX (io_pages, ra->max_pages);
+}
+
 void
 sim_ra_set_cache_probe (SimRaState *ra, SimRaCachedFunc cached,
                         gpointer user_data)
@@ -422,6 +466,14 @@ sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
   if (max == 0)
     {
       fill_window (out, index, 1, 0, FALSE);
+      return TRUE;
+    }
+
+  /* FMODE_RANDOM: force_page_cache_ra of what the read asks for, up to
+   * max(io_pages, ra_pages), order-0 pages without a marker. */
+  if (ra->random)
+    {
+      fill_window (out, index, MIN (req_pages, MAX (ra->force_max_pages, 1u)), 0, FALSE);
       return TRUE;
     }
 

@@ -35,9 +35,12 @@
  * doubled if it reaches page 0), capped at max.  The probes go through
  * sim_ra_set_cache_probe().
  * 2.4 and 2.6-pre23 windows carry no marker (async_size 0, marker none).
- * Not modelled: large folios (mapping assumed order-0), io_pages raising
- * the max for oversized reads, FMODE_RANDOM, congestion, mmap faults,
- * 2.6.24-6.9 variants (context readahead as a separate step).
+ * posix_fadvise() on the open file (sim_ra_fadvise, mm/fadvise.c
+ * generic_fadvise): SEQUENTIAL doubles the file's ra_pages, RANDOM sets
+ * them to 0 before 2.6.33 and FMODE_RANDOM from 2.6.33 on (6.18: a miss
+ * reads what the read asks for, force_page_cache_ra).
+ * Not modelled: io_pages raising the max for oversized reads, congestion,
+ * mmap faults, 2.6.24-6.9 variants (context readahead as a separate step).
  */
 #pragma once
 
@@ -50,6 +53,7 @@ GQuark sim_ra_error_quark (void);
 
 typedef enum {
   SIM_RA_ERROR_UNKNOWN_ERA,
+  SIM_RA_ERROR_UNKNOWN_ADVICE,
 } SimRaError;
 
 typedef enum {
@@ -109,6 +113,8 @@ typedef guint (*SimRaFolioFunc) (guint64 index, gpointer user_data);
 typedef struct {
   SimRaEra era;
   guint64  max_pages;       /* ra->ra_pages, copied at open */
+  gboolean random;          /* 6.18: FMODE_RANDOM (POSIX_FADV_RANDOM) */
+  guint64  force_max_pages; /* 6.18 force_page_cache_ra's cap: max(io_pages, ra_pages) */
   SimRaCachedFunc cached;
   SimRaFolioFunc folio;
   gpointer cached_data;
@@ -163,6 +169,24 @@ void         sim_ra_set_folio_probe (SimRaState *ra, SimRaFolioFunc folio);
 guint        sim_ra_window_folio_order (const SimRaWindow *w, guint64 index);
 /* File size in pages; only 2.4 decides with it (readahead stops at EOF). */
 void         sim_ra_set_file_pages (SimRaState *ra, guint64 file_pages);
+
+/* posix_fadvise() advice on the whole file, as fio's fadvise_hint gives it
+ * (sequential jobs SEQUENTIAL, random ones RANDOM). */
+typedef enum {
+  SIM_RA_ADVICE_NORMAL,
+  SIM_RA_ADVICE_SEQUENTIAL,
+  SIM_RA_ADVICE_RANDOM,
+} SimRaAdvice;
+
+gboolean     sim_ra_advice_parse (const char *name, SimRaAdvice *advice, GError **error);
+const char  *sim_ra_advice_name (SimRaAdvice advice);
+/* generic_fadvise() on an open file whose device has @bdi_pages of
+ * read_ahead_kb and @io_pages per request (max_sectors_kb): NORMAL and
+ * SEQUENTIAL set ra_pages to @bdi_pages and twice that, RANDOM to 0 before
+ * 2.6.33 and FMODE_RANDOM from then on.  2.4 has no fadvise (2.5.60 added
+ * it; the call fails and fio goes on): no effect. */
+void         sim_ra_fadvise (SimRaState *ra, SimRaAdvice advice, guint64 bdi_pages,
+                             guint64 io_pages);
 
 /* ---- On-demand eras (2.6.23, 6.18) ----
  * Call sim_ra_sync() when page @index of a read of @req_pages (pages left

@@ -176,6 +176,9 @@ device = sda
 op = read
 pattern = sequential
 io = buffered
+# fio's fadvise_hint (on by default): POSIX_FADV_SEQUENTIAL doubles the
+# file's readahead
+fadvise = sequential
 bs = 64KiB
 offset = 0
 region = 4GiB

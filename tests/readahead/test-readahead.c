@@ -6,6 +6,7 @@
  * page cache (a bitmap plus PG_readahead bits, I/O completes at once)
  * drives the on-demand eras the way filemap_read() does. */
 #include <glib.h>
+#include <string.h>
 
 #include "tests/readahead/ra-cache.h"
 
@@ -366,6 +367,91 @@ test_ondemand_no_readahead (void)
   g_assert_true (sim_ra_sync (&ra, 0, 8, &w));
   assert_window (&w, 0, 1, NO, FALSE);
   g_assert_false (sim_ra_async (&ra, 3, 8, 0, &w));
+}
+
+/* posix_fadvise on the open file (mm/fadvise.c generic_fadvise), with
+ * read_ahead_kb 128 (32 pages) and 32 KiB requests (io_pages 8), then a
+ * 32-page read at page 0:
+ *   NORMAL: max 32, init_ra_size(32, 32) = 32, async 32 >> 1 = 16;
+ *   SEQUENTIAL: ra_pages doubled, init_ra_size(32, 64) = 64, async
+ *     64 - 32 = 32;
+ *   RANDOM: 6.18 FMODE_RANDOM, force_page_cache_ra of the 32 pages asked
+ *     for (cap max(io_pages, ra_pages) = 32), no marker; 2.6.27: ra_pages
+ *     0, nothing read ahead;
+ *   2.4 has no fadvise: 31 pages as ever. */
+typedef struct {
+  const char *name;
+  SimRaEra    era;
+  SimRaAdvice advice;
+  guint64     max_pages;
+  gboolean    reads;
+  Expect      window;
+} FadviseCase;
+
+static const FadviseCase fadvise_cases[] = {
+  { "6.18-normal", SIM_RA_ERA_ONDEMAND_6_18, SIM_RA_ADVICE_NORMAL, 32, TRUE, { 0, 32, 16, FALSE } },
+  { "6.18-sequential", SIM_RA_ERA_ONDEMAND_6_18, SIM_RA_ADVICE_SEQUENTIAL, 64, TRUE,
+    { 0, 64, 32, FALSE } },
+  { "6.18-random", SIM_RA_ERA_ONDEMAND_6_18, SIM_RA_ADVICE_RANDOM, 32, TRUE, { 0, 32, NO, FALSE } },
+  { "2.6.27-sequential", SIM_RA_ERA_ONDEMAND_2_6_27, SIM_RA_ADVICE_SEQUENTIAL, 64, TRUE,
+    { 0, 64, 32, FALSE } },
+  { "2.6.27-random", SIM_RA_ERA_ONDEMAND_2_6_27, SIM_RA_ADVICE_RANDOM, 0, FALSE, { 0 } },
+  { "2.4-sequential", SIM_RA_ERA_2_4, SIM_RA_ADVICE_SEQUENTIAL, SIM_RA_24_MAX_PAGES, FALSE, { 0 } },
+};
+
+static void
+test_fadvise (gconstpointer data)
+{
+  const FadviseCase *c = data;
+  SimRaState ra;
+  SimRaWindow w;
+  sim_ra_init (&ra, c->era, c->era == SIM_RA_ERA_2_4 ? SIM_RA_24_MAX_PAGES : 32);
+  sim_ra_fadvise (&ra, c->advice, 32, 8);
+  g_assert_cmpuint (ra.max_pages, ==, c->max_pages);
+  if (c->era == SIM_RA_ERA_2_4)
+    return;
+  g_assert_cmpint (sim_ra_sync (&ra, 0, 32, &w), ==, c->reads);
+  if (c->reads)
+    assert_window (&w, c->window.start, c->window.nr, c->window.marker, c->window.is_async);
+}
+
+/* FMODE_RANDOM in 6.18: every miss reads what is asked, wherever it is,
+ * up to max(io_pages, ra_pages) pages, and nothing is marked. */
+static void
+test_fadvise_random_618 (void)
+{
+  SimRaState ra;
+  SimRaWindow w;
+  sim_ra_init (&ra, SIM_RA_ERA_ONDEMAND_6_18, 32);
+  sim_ra_fadvise (&ra, SIM_RA_ADVICE_RANDOM, 32, 320);
+  g_assert_true (sim_ra_sync (&ra, 1000, 4, &w));
+  assert_window (&w, 1000, 4, NO, FALSE);
+  sim_ra_read_done (&ra, 1000, 4);
+  /* sequential now, but still only what is asked */
+  g_assert_true (sim_ra_sync (&ra, 1004, 4, &w));
+  assert_window (&w, 1004, 4, NO, FALSE);
+  g_assert_true (sim_ra_sync (&ra, 2000, 1000, &w));
+  assert_window (&w, 2000, 320, NO, FALSE);
+  /* NORMAL takes it back */
+  sim_ra_fadvise (&ra, SIM_RA_ADVICE_NORMAL, 32, 320);
+  g_assert_true (sim_ra_sync (&ra, 0, 4, &w));
+  g_assert_cmpuint (w.nr_pages, >, 4);
+}
+
+static void
+test_advice_names (void)
+{
+  for (SimRaAdvice a = SIM_RA_ADVICE_NORMAL; a <= SIM_RA_ADVICE_RANDOM; a++)
+    {
+      SimRaAdvice back;
+      g_assert_true (sim_ra_advice_parse (sim_ra_advice_name (a), &back, NULL));
+      g_assert_cmpint (back, ==, a);
+    }
+  g_autoptr (GError) error = NULL;
+  SimRaAdvice got;
+  g_assert_false (sim_ra_advice_parse ("willneed", &got, &error));
+  g_assert_error (error, SIM_RA_ERROR, SIM_RA_ERROR_UNKNOWN_ADVICE);
+  g_assert_nonnull (strstr (error->message, "'willneed'"));
 }
 
 /* read_ahead_kb lowered to 64 (max 16) while a stream holds a 32-page
@@ -805,6 +891,13 @@ main (int argc, char **argv)
                    test_ondemand_2627_marker_probe);
   g_test_add_func ("/readahead/ondemand-6.18/history-probe",
                    test_ondemand_618_history);
+  for (guint i = 0; i < G_N_ELEMENTS (fadvise_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/readahead/fadvise/%s", fadvise_cases[i].name);
+      g_test_add_data_func (path, &fadvise_cases[i], test_fadvise);
+    }
+  g_test_add_func ("/readahead/fadvise/random-6.18", test_fadvise_random_618);
+  g_test_add_func ("/readahead/fadvise/names", test_advice_names);
   g_test_add_func ("/readahead/2.6-pre23/windows", test_legacy_windows);
   g_test_add_func ("/readahead/2.6-pre23/random-and-large",
                    test_legacy_random_and_large);

@@ -21,6 +21,7 @@ typedef struct {
   SimPageCache    *pc;
   SimFile         *file;
   GString         *issued;      /* "D:sector+n " of each request */
+  GArray          *completed_ns; /* SimTime of each request's completion */
   guint            done;
   SimTime          done_ns;
 } Fixture;
@@ -33,15 +34,21 @@ record (gpointer data, const TraceRecord *rec)
   Fixture *f = data;
   if (rec->action == TRACE_ACT_ISSUE)
     g_string_append_printf (f->issued, "%" G_GUINT64_FORMAT "+%u ", rec->sector, rec->nr_sectors);
+  if (rec->action == TRACE_ACT_COMPLETE)
+    g_array_append_val (f->completed_ns, rec->time_ns);
 }
 
+/* @max_sectors: the queue's largest request; 0 keeps the default. */
 static void
-setup_era (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched, SimRaEra era)
+setup_limited (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched,
+               SimRaEra era, guint32 max_sectors)
 {
   memset (f, 0, sizeof *f);
   f->sim = sim_new (1);
   SimQueueLimits limits;
   sim_queue_limits_init (&limits, 1000);
+  if (max_sectors)
+    limits.max_sectors = max_sectors;
   f->q = sim_queue_new (f->sim, "t", &limits);
   g_autoptr (GError) error = NULL;
   DevModel *model = dev_model_new_from_data ("t", "[device]\nkind = fixed\noverhead = 1ms\n"
@@ -53,9 +60,16 @@ setup_era (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sche
   sim_queue_set_elevator (f->q, sched_queue_new (sched, f->q, f->sim, 1000, NULL, NULL, &error));
   g_assert_no_error (error);
   f->issued = g_string_new (NULL);
+  f->completed_ns = g_array_new (FALSE, FALSE, sizeof (SimTime));
   sim_queue_set_trace (f->q, record, f);
   f->pc = sim_page_cache_new (f->sim, memory_bytes, era);
   f->file = sim_page_cache_open (f->pc, f->q, "file", 0, 64 << 20, ra_kb);
+}
+
+static void
+setup_era (Fixture *f, guint64 memory_bytes, guint64 ra_kb, const SchedOps *sched, SimRaEra era)
+{
+  setup_limited (f, memory_bytes, ra_kb, sched, era, 0);
 }
 
 static void
@@ -79,6 +93,7 @@ teardown (Fixture *f)
   sim_device_free (f->dev);
   sim_free (f->sim);
   g_string_free (f->issued, TRUE);
+  g_array_unref (f->completed_ns);
 }
 
 static void
@@ -220,6 +235,50 @@ test_reclaim_bounds_memory (void)
   g_assert_cmpint (read_now (&f, &ra, 0, 4096), >, 0);
   g_assert_cmpstr (f.issued->str, ==, "0+8 ");
   sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+/* A readahead window larger than the queue's requests: a 6.18 bio of any
+ * size, split into parts, ends when its last part does (mpage_read_end_io
+ * after bio_chain), where 2.6.27's bios were sized to the queue and end one
+ * by one. */
+typedef struct {
+  const char *name;
+  SimRaEra    era;
+  guint       ra_kb;
+  guint       parts;         /* requests the window is split into */
+  guint       waited_for;    /* of them, the ones the first read waits for */
+} WholeBioCase;
+
+static const WholeBioCase whole_bio_cases[] = {
+  /* 64 KiB read at 0, read_ahead_kb 128: a 32-page window, 4 x 32 KiB */
+  { "6.18", SIM_RA_ERA_ONDEMAND_6_18, 128, 4, 4 },
+  { "2.6.27", SIM_RA_ERA_ONDEMAND_2_6_27, 128, 4, 2 },
+  /* read_ahead_kb 2048: a 64-page window of order-0 pages, 8 parts */
+  { "6.18-order0", SIM_RA_ERA_ONDEMAND_6_18, 2048, 8, 8 },
+};
+
+/* A 1 MiB read at 0 with read_ahead_kb 4096: a 512-page window of order-0
+ * pages is two bios of BIO_MAX_VECS (256) pages, 32 parts each; the read
+ * waits for the first bio only. */
+static const WholeBioCase full_bio_case = { "6.18-bio-max-vecs", SIM_RA_ERA_ONDEMAND_6_18, 4096, 64, 32 };
+
+static void
+test_whole_bio (gconstpointer data)
+{
+  const WholeBioCase *c = data;
+  Fixture f;
+  setup_limited (&f, 64 << 20, c->ra_kb, &sched_none_ops, c->era, 64);
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  SimTime waited = read_now (&f, &ra, 0, c == &full_bio_case ? 1 << 20 : 65536);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_test_message ("%s: issued %s", c->name, f.issued->str);
+  g_assert_cmpuint (f.completed_ns->len, ==, c->parts);
+  for (guint i = 0; i < c->parts; i++)
+    g_assert_cmpint (g_array_index (f.completed_ns, SimTime, i), <,
+                     i + 1 < c->parts ? g_array_index (f.completed_ns, SimTime, i + 1) : G_MAXINT64);
+  g_assert_cmpint (waited, ==, g_array_index (f.completed_ns, SimTime, c->waited_for - 1));
   teardown (&f);
 }
 
@@ -725,6 +784,12 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/pagecache/era-sequential/%s", era_cases[i].name);
       g_test_add_data_func (path, &era_cases[i], test_era_sequential);
     }
+  for (guint i = 0; i < G_N_ELEMENTS (whole_bio_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pagecache/whole-bio/%s", whole_bio_cases[i].name);
+      g_test_add_data_func (path, &whole_bio_cases[i], test_whole_bio);
+    }
+  g_test_add_data_func ("/pagecache/whole-bio/6.18-bio-max-vecs", &full_bio_case, test_whole_bio);
   g_test_add_func ("/pagecache/sleep-on-locked-page", test_sleep_on_locked_page);
   g_test_add_func ("/pagecache/sleepers-by-page", test_sleepers_by_page);
   g_test_add_func ("/pagecache/memory-wait", test_memory_wait);
