@@ -3,7 +3,8 @@
  * predicts (2 %); on disk-7200-sata sequential reads beat random ones by
  * the ratio `iosim run` predicts (10 %) and the emulator's timing error
  * p99 stays below 1 ms; ext4 made on the device survives a restart on the
- * same --backing file; SIGTERM, SIGINT and SIGKILL (then `iosim restore`
+ * same --backing file, whose data the emulator wrote around the page cache
+ * (O_DIRECT: none of it is cached); SIGTERM, SIGINT and SIGKILL (then `iosim restore`
  * or a new emulator) leave no loop device on our file and no FUSE mount;
  * --dirty-bytes / --dirty-background-bytes change vm.dirty_* for the run
  * and SIGTERM, or SIGKILL then `iosim restore` or a new emulator, put the
@@ -17,7 +18,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -578,6 +581,29 @@ file_checksum (const char *path)
   return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
 }
 
+/* Pages of @path in the page cache (mincore over a mapping of it). */
+static guint64
+cached_pages (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  long page = sysconf (_SC_PAGESIZE);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  gsize pages = ((gsize) st.st_size + (gsize) page - 1) / (gsize) page;
+  void *map = mmap (NULL, (gsize) st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  g_assert_true (map != MAP_FAILED);
+  g_autofree unsigned char *vec = g_malloc (pages);
+  g_assert_cmpint (mincore (map, (gsize) st.st_size, vec), ==, 0);
+  guint64 n = 0;
+  for (gsize i = 0; i < pages; i++)
+    n += vec[i] & 1;
+  munmap (map, (gsize) st.st_size);
+  close (fd);
+  return n;
+}
+
 static void
 test_ext4_remount (void)
 {
@@ -607,12 +633,16 @@ test_ext4_remount (void)
 
   emu = emu_spawn (model, "128MiB", backing, dir);
   {
-    const char *mkfs[] = { "mkfs.ext4", "-q", "-F", emu->dev, NULL };
+    /* 4 KiB blocks: every request O_DIRECT can take on any backing file */
+    const char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", emu->dev, NULL };
     g_assert_true (run_tool (mkfs));
   }
   g_assert_cmpint (mount (emu->dev, mnt, "ext4", 0, NULL), ==, 0);
   g_assert_true (g_file_set_contents (file, (const char *) data, 4 << 20, NULL));
   sync ();
+  /* The emulator wrote what it served with O_DIRECT: none of the 4 MiB
+   * and the file system's metadata is in the backing file's page cache. */
+  g_assert_cmpuint (cached_pages (backing), ==, 0);
   sum = file_checksum (file);
   g_assert_cmpint (umount (mnt), ==, 0);
   g_assert_cmpint (emu_signal_wait (emu, SIGTERM), ==, 0);
