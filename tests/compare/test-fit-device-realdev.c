@@ -15,7 +15,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -562,6 +566,24 @@ test_tmpfs_loop (void)
     g_test_skip (busy);
 }
 
+/* The emulator times its requests from the kernel's issue only when
+ * tracefs is mounted as it starts; else from their arrival less a route it
+ * probed at start, and the fits below came out 4 % shorter than the model
+ * (543 against 567 us).  tracefs is mounted where the machine has none, in
+ * a mount namespace of this process's, so that it goes when the test does,
+ * however it ends. */
+static void
+mount_tracefs_privately (void)
+{
+  struct statfs fs;
+
+  if (getuid () != 0 || unshare (CLONE_NEWNS) != 0)
+    return;
+  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  if (statfs ("/sys/kernel/tracing", &fs) == 0 && fs.f_type != TRACEFS_MAGIC)
+    mount ("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -572,6 +594,7 @@ main (int argc, char **argv)
   if (g_file_test ("/dev/shm", G_FILE_TEST_IS_DIR))
     g_setenv ("TMPDIR", "/dev/shm", TRUE);
   g_test_init (&argc, &argv, NULL);
+  mount_tracefs_privately ();
   g_test_add_func ("/fit-device/realdev/emulated", test_emulated);
   g_test_add_func ("/fit-device/realdev/tmpfs-loop", test_tmpfs_loop);
   return g_test_run ();
