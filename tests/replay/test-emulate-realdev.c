@@ -10,6 +10,8 @@
  * and SIGTERM, or SIGKILL then `iosim restore` or a new emulator, put the
  * originals back
  * (the test puts them back itself too, even when an assertion aborts).
+ * The test runs in a mount namespace of its own and its emulators stop
+ * when it dies, so an aborted run leaves no mount and no loop device.
  * Needs root, /dev/fuse and /dev/loop-control; skips otherwise. */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -81,6 +84,14 @@ journal_emulate_dir (const char *journal_dir)
 }
 
 /* Spawn `iosim emulate` (with @extra arguments) and wait for the device line. */
+/* An emulator stops (and detaches its loop device) when the test dies,
+ * even by an assertion: nothing of an aborted run stays attached. */
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 static Emu *
 emu_spawn_args (const char *model, const char *size, const char *backing,
                 const char *journal_dir, const char *const *extra)
@@ -114,8 +125,8 @@ emu_spawn_args (const char *model, const char *size, const char *backing,
   g_ptr_array_add (argv, NULL);
   /* From the journal directory: a model FILE.ini named there relative. */
   g_assert_true (g_spawn_async_with_pipes (journal_dir, (char **) argv->pdata, NULL,
-                                           G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &emu->pid, NULL,
-                                           &out_fd, NULL, &error));
+                                           G_SPAWN_DO_NOT_REAP_CHILD, die_with_test, NULL,
+                                           &emu->pid, NULL, &out_fd, NULL, &error));
   g_assert_no_error (error);
   g_unix_set_fd_nonblocking (out_fd, TRUE, NULL);
   while (strchr (line->str, '\n') == NULL)
@@ -904,6 +915,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* Mounts made from here on (ext4 on an emulated device, the emulators'
+   * FUSE file systems) are this process's and its children's, and go when
+   * they have exited, however the test ends. */
+  if (getuid () == 0 && unshare (CLONE_NEWNS) == 0)
+    g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
   g_test_add_func ("/emulate/realdev/fixed-throughput", test_fixed_throughput);
   g_test_add_func ("/emulate/realdev/disk-seq-vs-random", test_disk_ratio);
   g_test_add_func ("/emulate/realdev/ext4-remount", test_ext4_remount);
