@@ -2343,8 +2343,7 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
           file = sim_page_cache_open (page_cache, devs[sp->device].q, sp->name,
                                       sp->cfg.offset_bytes, length, d->read_ahead_kb);
           sim_page_cache_ra_init (page_cache, file, &shared_ra[i]);
-          if (sp->cfg.fadvise != SIM_RA_ADVICE_NORMAL)
-            sim_page_cache_fadvise (file, &shared_ra[i], sp->cfg.fadvise);
+          sim_page_cache_fadvise (file, &shared_ra[i], sp->cfg.fadvise);
         }
       for (guint t = 0; t < sp->threads; t++)
         {

@@ -54,7 +54,8 @@ typedef struct _ReadBio ReadBio;
 struct _ReadBio {
   SimPage *first;
   guint64  nr_pages;
-  guint    parts_left;
+  guint    parts_left;   /* parts queued and not ended, + 1 while queueing
+                          * (bio_chain's __bi_remaining) */
 };
 
 /* Waiters for bios parked on a full request pool. */
@@ -758,11 +759,11 @@ free_list_take (SimPageCache *pc, FreeList *fl)
   return item;
 }
 
-/* One part of a split readahead bio ended; the last one ends the bio. */
+/* A part of @rb ended, or its submitter queued the last one: the last of
+ * these ends the bio. */
 static void
-read_part_done (Sim *sim, SimBio *bio, SimTime now)
+read_bio_put (ReadBio *rb)
 {
-  ReadBio *rb = bio->end_io_data;
   g_assert (rb->parts_left > 0);
   if (--rb->parts_left > 0)
     return;
@@ -772,6 +773,12 @@ read_part_done (Sim *sim, SimBio *bio, SimTime now)
   guint64 n = rb->nr_pages;
   free_list_give (&pc->free_read_bios, rb);
   read_pages_done (pc, f, first, n);
+}
+
+static void
+read_part_done (Sim *sim, SimBio *bio, SimTime now)
+{
+  read_bio_put (bio->end_io_data);
 }
 
 static void waiter_release (SimPageCache *pc, SimBioWaiter *w);
@@ -840,9 +847,7 @@ submit_pages_as (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const Sim
       rb = free_list_take (pc, &pc->free_read_bios);
       rb->first = page;
       rb->nr_pages = n;
-      rb->parts_left = 0;
-      for (guint64 left = n; left > 0; left -= bio_part_pages (q, left))
-        rb->parts_left++;
+      rb->parts_left = 1;
     }
   while (n > 0)
     {
@@ -858,6 +863,8 @@ submit_pages_as (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const Sim
       bio->end_io_data = rb != NULL ? (gpointer) rb : f;
       bio->end_io_item = page != NULL ? page : lookup (pc, f, first);
       page = NULL;
+      if (rb != NULL)
+        rb->parts_left++;
       if (op == SIM_OP_READ)
         pc->stats.read_ios++;
       else
@@ -873,6 +880,8 @@ submit_pages_as (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const Sim
       first += chunk;
       n -= chunk;
     }
+  if (rb != NULL)
+    read_bio_put (rb);
 }
 
 static void

@@ -275,8 +275,7 @@ sim_process_new (Sim *sim, SimRequestQueue *q, const SimProcessConfig *cfg)
   if (cfg->page_cache)
     {
       sim_page_cache_ra_init (cfg->page_cache, cfg->file, &p->own_ra);
-      if (cfg->fadvise != SIM_RA_ADVICE_NORMAL)
-        sim_page_cache_fadvise (cfg->file, &p->own_ra, cfg->fadvise);
+      sim_page_cache_fadvise (cfg->file, &p->own_ra, cfg->fadvise);
     }
   g_assert (cfg->pattern != SIM_PATTERN_TRACE || cfg->n_trace_ios == 0
             || (cfg->trace_ios != NULL) != (cfg->trace_source != NULL));

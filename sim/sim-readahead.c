@@ -117,7 +117,7 @@ sim_ra_fadvise (SimRaState *ra, SimRaAdvice advice, guint64 bdi_pages, guint64 i
       else
         ra->max_pages = 0;
     }
-  ra->force_max_pages = MAX (io_pages, ra->max_pages);
+  ra->io_pages = io_pages;
 }
 
 void
@@ -473,7 +473,7 @@ sync_618 (SimRaState *ra, guint64 index, guint64 req_pages, SimRaWindow *out)
    * max(io_pages, ra_pages), order-0 pages without a marker. */
   if (ra->random)
     {
-      fill_window (out, index, MIN (req_pages, MAX (ra->force_max_pages, 1u)), 0, FALSE);
+      fill_window (out, index, MIN (req_pages, MAX (ra->io_pages, max)), 0, FALSE);
       return TRUE;
     }
 

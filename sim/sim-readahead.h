@@ -114,7 +114,7 @@ typedef struct {
   SimRaEra era;
   guint64  max_pages;       /* ra->ra_pages, copied at open */
   gboolean random;          /* 6.18: FMODE_RANDOM (POSIX_FADV_RANDOM) */
-  guint64  force_max_pages; /* 6.18 force_page_cache_ra's cap: max(io_pages, ra_pages) */
+  guint64  io_pages;        /* the device's request size (bdi->io_pages), for FMODE_RANDOM */
   SimRaCachedFunc cached;
   SimRaFolioFunc folio;
   gpointer cached_data;

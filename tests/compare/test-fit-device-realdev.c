@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -32,6 +31,7 @@
 #include "models/fit/fit.h"
 #include "../replay/loopdev.h"
 #include "../replay/emulate-test.h"
+#include "tests/test-mounts.h"
 
 #define MODEL_OVERHEAD_NS   300000.0     /* 300 us */
 #define MODEL_NS_PER_BYTE   5.0          /* 200 MB/s */
@@ -577,10 +577,8 @@ mount_tracefs_privately (void)
 {
   struct statfs fs;
 
-  if (getuid () != 0 || unshare (CLONE_NEWNS) != 0)
-    return;
-  g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
-  if (statfs ("/sys/kernel/tracing", &fs) == 0 && fs.f_type != TRACEFS_MAGIC)
+  if (test_private_mounts () && statfs ("/sys/kernel/tracing", &fs) == 0
+      && fs.f_type != TRACEFS_MAGIC)
     mount ("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 }
 

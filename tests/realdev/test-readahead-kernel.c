@@ -28,7 +28,6 @@
 #include <fcntl.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -39,6 +38,7 @@
 #include "tests/readahead/ra-cache.h"
 #include "tests/replay/iosim-run.h"
 #include "tests/replay/loopdev.h"
+#include "tests/test-mounts.h"
 #include "traces/trace.h"
 
 #define PAGE_BYTES   4096u
@@ -408,9 +408,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   self_exe = g_file_read_link ("/proc/self/exe", NULL);
   g_assert_nonnull (self_exe);
-  /* Mounts made from here on are this process's and go when it exits. */
-  if (getuid () == 0 && unshare (CLONE_NEWNS) == 0)
-    g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  /* Its ext4 goes with the test. */
+  test_private_mounts ();
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/readahead-kernel/6.18/%s", cases[i].name);

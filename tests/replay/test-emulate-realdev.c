@@ -35,6 +35,7 @@
 #include "replay/replay-emulate.h"
 #include "replay/replay-journal.h"
 #include "emulate-test.h"
+#include "tests/test-mounts.h"
 
 #define READY_TIMEOUT_US (20 * G_USEC_PER_SEC)
 #define EXIT_TIMEOUT_US (20 * G_USEC_PER_SEC)
@@ -915,11 +916,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  /* Mounts made from here on (ext4 on an emulated device, the emulators'
-   * FUSE file systems) are this process's and its children's, and go when
-   * they have exited, however the test ends. */
-  if (getuid () == 0 && unshare (CLONE_NEWNS) == 0)
-    g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+  /* ext4 on an emulated device and the emulators' FUSE file systems go
+   * with the test. */
+  test_private_mounts ();
   g_test_add_func ("/emulate/realdev/fixed-throughput", test_fixed_throughput);
   g_test_add_func ("/emulate/realdev/disk-seq-vs-random", test_disk_ratio);
   g_test_add_func ("/emulate/realdev/ext4-remount", test_ext4_remount);
