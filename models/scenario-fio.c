@@ -8,6 +8,7 @@
 #include "models/scenario.h"
 #include "sim/sim.h"
 #include "sim/sim-pagecache.h"
+#include "sim/sim-units.h"
 
 #include <string.h>
 
@@ -983,6 +984,10 @@ gboolean
 scenario_fio_add_jobs_data (GKeyFile *kf, const char *text, const char *name,
                             const ScenarioFioTarget *target, GError **error)
 {
+  guint line, column, byte;
+  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+    return syntax_error (error, name, line, "column %u: byte 0x%02x is not UTF-8 text", column,
+                         byte);
   FioFile f = { name, g_ptr_array_new_with_free_func (fio_line_free),
                 g_ptr_array_new_with_free_func (fio_section_free) };
   gboolean ok = read_sections (&f, text, error);

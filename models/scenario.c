@@ -334,6 +334,12 @@ apply_sets (GKeyFile *kf, const char *const *sets, GPtrArray *deferred, GError *
     {
       g_autofree char *group = NULL, *key = NULL;
       const char *value;
+      if (!g_utf8_validate (sets[i], -1, NULL))
+        {
+          g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                       "--set number %u is not UTF-8 text", i + 1);
+          return FALSE;
+        }
       if (!split_set (sets[i], &group, &key, &value, error))
         return FALSE;
       if (deferred && g_str_has_prefix (group, "process ") && !g_key_file_has_group (kf, group))
@@ -1574,6 +1580,13 @@ check_repeats (const char *text, GError **error)
 static GKeyFile *
 keyfile_from_text (const char *text, GError **error)
 {
+  guint line, column, byte;
+  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+    {
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                   "line %u, column %u: byte 0x%02x is not UTF-8 text", line, column, byte);
+      return NULL;
+    }
   GKeyFile *kf = g_key_file_new ();
   if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error)
       || !check_repeats (text, error))

@@ -220,3 +220,22 @@ sim_strip_inline_comment (char *text)
       }
   g_strstrip (text);
 }
+
+gboolean
+sim_text_is_utf8 (const char *text, guint *line, guint *column, guint *byte)
+{
+  const char *end = NULL;
+  if (g_utf8_validate (text, -1, &end))
+    return TRUE;
+  const char *line_start = text;
+  *line = 1;
+  for (const char *c = text; c < end; c++)
+    if (*c == '\n')
+      {
+        (*line)++;
+        line_start = c + 1;
+      }
+  *column = (guint) (end - line_start) + 1;
+  *byte = (guchar) *end;
+  return FALSE;
+}

@@ -35,6 +35,16 @@ gboolean sim_parse_rate_bytes_per_s (const char *text,
  * or '#' counts only at the start or after a blank.  In place. */
 void     sim_strip_inline_comment (char *text);
 
+/* GKeyFile reads any bytes but returns NULL for a value that is not
+ * UTF-8, which its callers take for a missing key: scenario, device model,
+ * host profile and fio job files are checked whole first.  FALSE when
+ * @text is not UTF-8, with the line and column (from 1) of the first bad
+ * byte and the byte itself, for the caller's message. */
+gboolean sim_text_is_utf8 (const char *text,
+                           guint      *line,
+                           guint      *column,
+                           guint      *byte);
+
 /* Human-readable forms for reports ("1.5 MiB", "3.20 ms"); caller frees. */
 char    *sim_format_size       (guint64     bytes);
 char    *sim_format_time       (SimTime     ns);

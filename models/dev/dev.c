@@ -546,6 +546,31 @@ dev_model_basename (const char *path)
   return base;
 }
 
+/* Load model-file text into @kf, refusing text that is not UTF-8 (whose
+ * values GKeyFile would return as missing). */
+static gboolean
+dev_keyfile_load_data (GKeyFile *kf, const char *text, GError **error)
+{
+  guint line, column, byte;
+  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+    {
+      g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM,
+                   "line %u, column %u: byte 0x%02x is not UTF-8 text", line, column, byte);
+      return FALSE;
+    }
+  return g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error);
+}
+
+static GKeyFile *
+dev_keyfile_load (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  if (!g_file_get_contents (path, &text, NULL, error) || !dev_keyfile_load_data (kf, text, error))
+    return NULL;
+  return g_steal_pointer (&kf);
+}
+
 /* Merge the model file's [device] and the scenario's @group (minus
  * "model" and @ignore_keys) into one group named like the scenario's,
  * recording in @origin which keys still come from the file, so that errors
@@ -622,8 +647,8 @@ dev_model_load (const char        *name,
       return NULL;
     }
 
-  file_kf = g_key_file_new ();
-  if (!g_key_file_load_from_file (file_kf, path, G_KEY_FILE_NONE, error))
+  file_kf = dev_keyfile_load (path, error);
+  if (file_kf == NULL)
     {
       g_prefix_error (error, "%s: model file %s: ", label, path);
       return NULL;
@@ -673,7 +698,7 @@ dev_model_new_from_data (const char *name, const char *ini_text, GError **error)
 
   g_return_val_if_fail (name != NULL && ini_text != NULL, NULL);
 
-  if (!g_key_file_load_from_data (kf, ini_text, -1, G_KEY_FILE_NONE, error))
+  if (!dev_keyfile_load_data (kf, ini_text, error))
     {
       g_prefix_error (error, "device '%s': ", name);
       return NULL;

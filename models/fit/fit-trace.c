@@ -115,6 +115,13 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
                         &requests, &stats, error);
   if (ios == NULL)
     return NULL;
+  if (requests->len == 0 && !opts.has_device && trace_is_capture (trace_path))
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
+                   "%s: no NFS READ or WRITE answered by a reply to fit (`iosim trace info` "
+                   "shows what the capture holds)", trace_path);
+      return NULL;
+    }
   if (!opts.has_device && !fit_check_one_device (trace_path, requests, error))
     return NULL;
   meta_applies = !meta_has_devno

@@ -795,6 +795,35 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* A capture without NFS (one Ethernet ARP frame in a libpcap file) says
+ * what fit looked for, not the block layer's D and C. */
+static void
+test_capture_without_nfs (void)
+{
+  static const guint8 pcap[] = {
+    /* libpcap header: magic, version 2.4, zone, sigfigs, snaplen, EN10MB */
+    0xd4, 0xc3, 0xb2, 0xa1, 0x02, 0x00, 0x04, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
+    0xff, 0xff, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+    /* record: 1 s, 0 us, 42 bytes captured of 42 */
+    0x01, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 42, 0, 0, 0,
+    /* broadcast destination, source, EtherType ARP, then the request */
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x06,
+    0x00, 0x01, 0x08, 0x00, 0x06, 0x04, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0x01,
+    10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-fit-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "arp.pcap", NULL);
+
+  g_assert_true (g_file_set_contents (path, (const char *) pcap, sizeof pcap, NULL));
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  g_assert_null (r);
+  g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
+  g_assert_nonnull (strstr (error->message, "arp.pcap: no NFS READ or WRITE answered by a reply"));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* An issue-only trace (an fio iolog's I/Os) names why there is nothing to
  * fit and how to get a trace that has completions. */
 static void
@@ -1328,6 +1357,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/scenario/keyfile", test_scenario_keyfile);
   g_test_add_func ("/fit/no-requests", test_no_requests);
   g_test_add_func ("/fit/no-requests/issue-only", test_issue_only);
+  g_test_add_func ("/fit/no-requests/capture-without-nfs", test_capture_without_nfs);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
   for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)

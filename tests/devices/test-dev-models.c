@@ -923,6 +923,9 @@ test_error_bad_values (void)
   /* The write twin inherits a bad read value and the read key is named. */
   assert_model_error ("[device]\nkind = fixed\noverhead = 1parsec\n", DEV_ERROR_PARAM,
                       (const char *[]) { "'overhead'", NULL });
+  /* Not UTF-8: GKeyFile would have returned the value as missing. */
+  assert_model_error ("[device]\nkind = fixed\noverhead = 1\xb5s\n", DEV_ERROR_PARAM,
+                      (const char *[]) { "line 3, column 13: byte 0xb5 is not UTF-8 text", NULL });
 }
 
 static void

@@ -367,6 +367,7 @@ test_bad_profiles (void)
       "interrupt handler" },
     { "[costs]\ncopy_bandwidth = 1GB/s\n[lock l]\nscope = fs\n[path complete]\ncall = l+\n",
       "[path complete] call" },
+    { "[costs]\ncopy_bandwidth = 1GB/s\nsyscall = 1\xb5s\n", "t: line 3, column 12: byte 0xb5 is not UTF-8" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -274,6 +274,10 @@ test_bad_scenarios (void)
       "[host] scheduler: orders the CPU model's run queue: needs [host] cpus" },
     { "[host]\ncpus = 2\nprofile = 2.6-ext3\nscheduler = cfs\n[device a]\nkind = fixed\n"
       "[process p]\nsize = 1MiB\n", "[host] scheduler: 'cfs' is not fifo or o1" },
+    /* GKeyFile would return the value as missing: the elevator's era
+     * parser then read a NULL string (found by fuzz-scenario). */
+    { "[device a]\nkind = fixed\nsched = cfq\n[sched cfq]\nera = 2.\xff" "6\n[process p]\nsize = 1MiB\n",
+      "line 5, column 9: byte 0xff is not UTF-8 text" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
