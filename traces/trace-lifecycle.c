@@ -1099,5 +1099,10 @@ trace_process_name (const char *comm, guint32 pid)
   for (char *p = name; *p != '\0'; p++)
     if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p) || strchr ("[],=#\"", *p) != NULL)
       *p = '_';
+  /* A comm is bytes: those that are not UTF-8 would make the scenario
+   * and the reports unreadable. */
+  const char *end;
+  while (!g_utf8_validate (name, -1, &end))
+    name[end - name] = '_';
   return name;
 }

@@ -39,7 +39,8 @@ TraceOp     trace_op_from_rwbs (guint32 rwbs);
 /* The name every iosim tool gives a traced process, so that simulated,
  * replayed and fitted results match in `iosim compare`: "<comm>-<pid>", or
  * "pid<N>" without a name (blkparse prints "(null)"); characters that would
- * break CSV or scenario files become '_'.  Caller frees. */
+ * break CSV or scenario files, and bytes that are not UTF-8, become '_'.
+ * Caller frees. */
 char       *trace_process_name (const char *comm, guint32 pid);
 
 /* One I/O as a process submitted it: one per Q (bio), or one per D request

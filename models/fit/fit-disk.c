@@ -1040,13 +1040,14 @@ fit_disk_device_keys (const FitDiskFit *d, guint64 capacity_bytes, GError **erro
   for (guint64 k = 1; k < FIT_DISK_CYLINDERS; k++)
     avg_sum += (c_cyl - (double) k) * fit_disk_seek_only_ns (d, (double) k * sectors_per_cyl,
                                                              half_turn_ns);
+  g_autofree char *rate = fit_rate_text (d->bandwidth_bytes_per_s, 3);
   g_string_append_printf (keys,
     "kind = disk\nrpm = %.0f\nseek_track = %.3fus\nseek_avg = %.3fus\nseek_full = %.3fus\n"
-    "cylinders = %u\nouter_rate = %.3fMB/s\ninner_rate = %.3fMB/s\noverhead = %.3fus\n"
+    "cylinders = %u\nouter_rate = %s\ninner_rate = %s\noverhead = %.3fus\n"
     "write_overhead = %.3fus\nread_lookahead = true\nwrite_cache = true\n",
     FIT_DISK_RPM, track_ns / 1e3, avg_sum / (c_cyl * (c_cyl - 1) / 2.0) / 1e3, full_ns / 1e3,
-    FIT_DISK_CYLINDERS, d->bandwidth_bytes_per_s / 1e6, d->bandwidth_bytes_per_s / 1e6,
-    d->overhead_ns / 1e3, (d->overhead_ns + d->write_extra_ns) / 1e3);
+    FIT_DISK_CYLINDERS, rate, rate, d->overhead_ns / 1e3,
+    (d->overhead_ns + d->write_extra_ns) / 1e3);
   ini = g_strdup_printf ("[device]\n%scapacity = %" G_GUINT64_FORMAT "\n", keys->str,
                          capacity_bytes);
   dev = dev_model_new_from_data ("fit", ini, &local);

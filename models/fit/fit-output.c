@@ -59,6 +59,19 @@ fit_append_keyfile_value (GString *out, const char *value)
     }
 }
 
+char *
+fit_rate_text (double bytes_per_s, int decimals)
+{
+  g_return_val_if_fail (bytes_per_s > 0, NULL);
+  /* A transfer time per byte too small for a double's quotient: a rate
+   * that adds nothing measurable, as an unidentified bandwidth. */
+  if (!(bytes_per_s < 1e18))
+    bytes_per_s = 1e18;
+  if (bytes_per_s / 1e6 >= 0.5 * pow (10.0, -decimals))
+    return g_strdup_printf ("%.*fMB/s", decimals, bytes_per_s / 1e6);
+  return g_strdup_printf ("%.6gB/s", bytes_per_s);
+}
+
 /* A comment line: control characters would end it early. */
 void
 fit_append_comment (GString *out, const char *format, ...)
@@ -208,8 +221,10 @@ fit_append_op_keys (GString *out, const FitDeviceOp *f, const char *prefix)
     return;
   g_string_append_printf (out, "%soverhead = %.3fus\n", prefix, f->overhead_ns / 1e3);
   if (f->bandwidth_identified)
-    g_string_append_printf (out, "%sbandwidth = %.2fMB/s\n", prefix,
-                            f->bandwidth_bytes_per_s / 1e6);
+    {
+      g_autofree char *rate = fit_rate_text (f->bandwidth_bytes_per_s, 2);
+      g_string_append_printf (out, "%sbandwidth = %s\n", prefix, rate);
+    }
   else
     g_string_append_printf (out, "%sbandwidth = " FIT_UNIDENTIFIED_BANDWIDTH "\n", prefix);
   fit_append_comment (out, "%s: %u quantiles of the per-request overhead (service minus "

@@ -353,12 +353,12 @@ char *
 fit_ssd_device_keys (const FitSsdFit *fit)
 {
   g_return_val_if_fail (fit->fitted, NULL);
+  g_autofree char *read_rate = fit_rate_text (fit->bandwidth_bytes_per_s[0], 2);
+  g_autofree char *write_rate = fit_rate_text (fit->bandwidth_bytes_per_s[1], 2);
   return g_strdup_printf ("kind = ssd\nread_latency = %.3fus\nwrite_latency = %.3fus\n"
-                          "read_bandwidth = %.2fMB/s\nwrite_bandwidth = %.2fMB/s\n"
-                          "parallelism = %u\n",
-                          fit->latency_ns[0] / 1e3, fit->latency_ns[1] / 1e3,
-                          fit->bandwidth_bytes_per_s[0] / 1e6,
-                          fit->bandwidth_bytes_per_s[1] / 1e6, fit->parallelism);
+                          "read_bandwidth = %s\nwrite_bandwidth = %s\nparallelism = %u\n",
+                          fit->latency_ns[0] / 1e3, fit->latency_ns[1] / 1e3, read_rate,
+                          write_rate, fit->parallelism);
 }
 
 /* ---- The servers: one fit per parallelism ------------------------------- */

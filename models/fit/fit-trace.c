@@ -60,6 +60,27 @@ fit_check_one_device (const char *path, GArray *requests, GError **error)
   return FALSE;
 }
 
+/* TRUE when @ios hold I/Os of a device other than the one of @requests
+ * (the only one, fit_check_one_device), which is then in @major, @minor. */
+static gboolean
+fit_other_device_ios (GArray *ios, GArray *requests, guint32 *major, guint32 *minor)
+{
+  if (requests->len == 0)
+    return FALSE;
+  const TraceRequest *rq = &g_array_index (requests, TraceRequest, 0);
+  for (guint i = 0; i < ios->len; i++)
+    {
+      const TraceIo *io = &g_array_index (ios, TraceIo, i);
+      if (io->dev_major != rq->dev_major || io->dev_minor != rq->dev_minor)
+        {
+          *major = rq->dev_major;
+          *minor = rq->dev_minor;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 FitResult *
 fit_trace (const char *trace_path, const FitOptions *options, GError **error)
 {
@@ -124,6 +145,18 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
     }
   if (!opts.has_device && !fit_check_one_device (trace_path, requests, error))
     return NULL;
+  if (!opts.has_device && fit_other_device_ios (ios, requests, &opts.dev_major, &opts.dev_minor))
+    {
+      /* The scenario's processes read the trace with trace_devno, which
+       * leaves out the other devices' records (a dm device above, say):
+       * fit what they will re-issue. */
+      opts.has_device = TRUE;
+      g_clear_pointer (&requests, g_array_unref);
+      g_clear_pointer (&ios, g_array_unref);
+      ios = trace_load_ios (trace_path, opts.dev_major, opts.dev_minor, &requests, &stats, error);
+      if (ios == NULL)
+        return NULL;
+    }
   meta_applies = !meta_has_devno
                  || (meta_major == opts.dev_major && meta_minor == opts.dev_minor);
 

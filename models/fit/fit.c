@@ -523,6 +523,24 @@ fit_all_issue_only (const TraceIo *ios, gsize n_ios)
   return TRUE;
 }
 
+/* The scenario will have a process: one re-issuing its own reads and
+ * writes from the trace, or a buffered writer standing for writeback.
+ * (Fitting a device to requests alone, without I/Os, is the callers'
+ * other use.) */
+static gboolean
+fit_has_workload (const FitResult *r)
+{
+  if (r->writers->len > 0)
+    return TRUE;
+  for (guint i = 0; i < r->processes->len; i++)
+    {
+      const FitProcess *p = g_ptr_array_index (r->processes, i);
+      if (!p->in_writer && p->simulated_ios > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 FitResult *
 fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
             const TraceRequest *requests, gsize n_requests,
@@ -606,5 +624,13 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
   if (n_ios > 0)
     g_array_append_vals (r->ios, ios, n_ios);
   fit_writeback (r, requests, n_requests, options != NULL ? &options->host : NULL);
+  if (n_ios > 0 && !fit_has_workload (r))
+    {
+      g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
+                   "%s: no read or write with data to re-create: its %" G_GSIZE_FORMAT
+                   " I/Os are flushes, discards or empty (the simulated processes issue reads "
+                   "and writes only)", trace_path, n_ios);
+      return NULL;
+    }
   return g_steal_pointer (&r);
 }

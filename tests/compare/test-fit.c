@@ -795,6 +795,60 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* Rates as the fitted scenario writes them: MB/s as always where that
+ * keeps the value above zero, B/s below, and each one a rate the device
+ * keys accept (a fitted 2.7 B/s had been written as 0.00MB/s, which the
+ * scenario then refused; found by fuzz-fit). */
+static void
+test_rate_text (void)
+{
+  static const struct { double bytes_per_s; int decimals; const char *text; } cases[] = {
+    { 40e6, 2, "40.00MB/s" },
+    { 123456789.0, 3, "123.457MB/s" },
+    { 5000.0, 2, "0.01MB/s" },
+    { 4999.0, 2, "4999B/s" },
+    { 2.735718, 2, "2.73572B/s" },
+    { 499.0, 3, "499B/s" },
+    { 1e-9, 2, "1e-09B/s" },
+    { INFINITY, 2, "1000000000000.00MB/s" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = fit_rate_text (cases[i].bytes_per_s, cases[i].decimals);
+      g_autoptr(GError) error = NULL;
+      double parsed = 0;
+      g_assert_cmpstr (text, ==, cases[i].text);
+      g_assert_true (sim_parse_rate_bytes_per_s (text, &parsed, &error));
+      g_assert_no_error (error);
+      g_assert_cmpfloat (parsed, >, 0);
+    }
+}
+
+/* A trace of a discard and a flush has requests to fit the device to but
+ * nothing a simulated process re-issues: refused, not a scenario without
+ * processes (found by fuzz-fit). */
+static void
+test_no_data_ios (void)
+{
+  g_autoptr(GError) error = NULL;
+  TraceIo ios[2] = {
+    { .pid = 7, .op = TRACE_OP_DISCARD, .sector = 0, .nr_sectors = 2048,
+      .queue_ns = 0, .issue_ns = 100, .complete_ns = 300 },
+    { .pid = 8, .op = TRACE_OP_FLUSH, .queue_ns = 400, .issue_ns = 500, .complete_ns = 900 },
+  };
+  TraceRequest rqs[2] = {
+    { .op = TRACE_OP_DISCARD, .sector = 0, .nr_sectors = 2048, .issue_ns = 100,
+      .complete_ns = 300, .in_flight_at_issue = 1 },
+    { .op = TRACE_OP_FLUSH, .issue_ns = 500, .complete_ns = 900, .in_flight_at_issue = 1 },
+  };
+  FitResult *r = fit_arrays ("/x.blkparse", ios, 2, rqs, 2, NULL, NULL, NULL, NULL, &error);
+
+  g_assert_null (r);
+  g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
+  g_assert_nonnull (strstr (error->message, "/x.blkparse: no read or write with data to re-create: "
+                                            "its 2 I/Os are flushes, discards or empty"));
+}
+
 /* A capture without NFS (one Ethernet ARP frame in a libpcap file) says
  * what fit looked for, not the block layer's D and C. */
 static void
@@ -879,10 +933,16 @@ test_names (void)
     g_autofree char *a = trace_process_name ("kworker/u8:2", 12);
     g_autofree char *b = trace_process_name ("a b[c],d=e#", 3);
     g_autofree char *c = trace_process_name ("", 99);
+    /* A comm in Latin-1, and a UTF-8 one that stays (found by fuzz-fit:
+     * the bytes went into the scenario, which then did not load). */
+    g_autofree char *d = trace_process_name ("caf\xe9\xb5", 7);
+    g_autofree char *e = trace_process_name ("caf\xc3\xa9", 8);
 
     g_assert_cmpstr (a, ==, "kworker/u8:2-12");
     g_assert_cmpstr (b, ==, "a_b_c__d_e_-3");
     g_assert_cmpstr (c, ==, "pid99");
+    g_assert_cmpstr (d, ==, "caf__-7");
+    g_assert_cmpstr (e, ==, "caf\xc3\xa9-8");
   }
 }
 
@@ -940,6 +1000,44 @@ test_trace_several_devices (void)
   g_assert_cmpstr (r->device_name, ==, "dev8_16");
   g_assert_cmpuint (r->processes->len, ==, 1);
   g_assert_cmpstr (((FitProcess *) g_ptr_array_index (r->processes, 0))->name, ==, "cat-101");
+}
+
+/* A device-mapper device above 8,0: dd's bio is queued on 253,0 and
+ * remapped to 8,0, where it is served; cat's bio on 253,0 completes with
+ * no record on 8,0 (a trace that lost them).  Only 8,0 has requests, so it
+ * is fitted, and its processes are what a scenario reading the trace with
+ * trace_devno = 8,0 re-issues: dd's one read, not cat (whose process would
+ * find nothing and refuse to load; found by fuzz-fit). */
+static void
+test_trace_stacked_device (void)
+{
+  static const char trace[] =
+    "253,0    1        1     1.000000000   500  Q   R 0 + 8 [dd]\n"
+    "  8,0    1        1     1.000001000   500  A   R 2048 + 8 <- (253,0) 0\n"
+    "  8,0    1        2     1.000002000   500  Q   R 2048 + 8 [dd]\n"
+    "  8,0    1        3     1.000003000   500  G   R 2048 + 8 [dd]\n"
+    "  8,0    1        4     1.000004000   500  D   R 2048 + 8 [dd]\n"
+    "  8,0    1        5     1.000100000     0  C   R 2048 + 8 [0]\n"
+    "253,0    1        2     1.000101000     0  C   R 0 + 8 [0]\n"
+    "253,0    1        3     2.000000000   600  Q   R 64 + 8 [cat]\n"
+    "253,0    1        4     2.000200000     0  C   R 64 + 8 [0]\n";
+  g_autofree char *path = g_build_filename (g_get_user_cache_dir (), "stacked.blkparse", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_mkdir_with_parents (g_get_user_cache_dir (), 0700);
+  g_assert_true (g_file_set_contents (path, trace, -1, NULL));
+  g_autoptr(FitResult) r = fit_trace (path, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->dev_major, ==, 8);
+  g_assert_cmpuint (r->dev_minor, ==, 0);
+  g_assert_cmpuint (r->processes->len, ==, 1);
+  const FitProcess *p = g_ptr_array_index (r->processes, 0);
+  g_assert_cmpstr (p->name, ==, "dd-500");
+  g_assert_cmpuint (p->simulated_ios, ==, 1);
+  g_autofree char *ini = fit_scenario_to_data (r);
+  g_autoptr(Scenario) s = scenario_load_data (ini, "stacked.ini", "/", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
 }
 
 /* The capture header describes 7,0: it chooses that device, and applies
@@ -1358,6 +1456,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/no-requests", test_no_requests);
   g_test_add_func ("/fit/no-requests/issue-only", test_issue_only);
   g_test_add_func ("/fit/no-requests/capture-without-nfs", test_capture_without_nfs);
+  g_test_add_func ("/fit/no-requests/no-data-ios", test_no_data_ios);
+  g_test_add_func ("/fit/rate-text", test_rate_text);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
   for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)
@@ -1368,6 +1468,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/fit/trace/several-devices", test_trace_several_devices);
   g_test_add_func ("/fit/trace/capture-meta", test_trace_capture_meta);
+  g_test_add_func ("/fit/trace/stacked-device", test_trace_stacked_device);
   for (guint i = 0; i < G_N_ELEMENTS (sched_sources); i++)
     {
       g_autofree char *path = g_strdup_printf ("/fit/trace/sched-source/%u", i);
