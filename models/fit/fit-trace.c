@@ -2,6 +2,8 @@
  * pick one device and hand the arrays to fit_arrays().  The capture
  * metadata ("# iosim-capture device= devno= scheduler= size_bytes=")
  * describes one device; it is used only when that device is the one fitted.
+ * A partition's capture ("partition= disk= start_sector=") records the
+ * disk, which is fitted.
  */
 #include <stdio.h>
 #include "models/fit/fit.h"
@@ -121,6 +123,18 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
       meta_size = g_strdup (trace_reader_meta (reader, "size_bytes"));
       meta_has_devno = fit_parse_devno (trace_reader_meta (reader, "devno"),
                                         &meta_major, &meta_minor);
+      const char *disk = trace_reader_meta (reader, "disk");
+      if (trace_reader_meta (reader, "partition") != NULL && disk != NULL)
+        {
+          /* A partition's capture records its disk (the kernel remaps its
+           * bios there): the header's devno and size are the partition's,
+           * the records' sectors the disk's.  Fit the disk, sized by the
+           * I/Os' extent. */
+          meta_has_devno = FALSE;
+          g_free (meta_device);
+          meta_device = g_strconcat ("/dev/", disk, NULL);
+          g_clear_pointer (&meta_size, g_free);
+        }
       g_clear_pointer (&reader, trace_reader_free);
     }
 

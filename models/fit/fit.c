@@ -498,17 +498,27 @@ fit_kernel_name (const char *meta_device)
   return g_steal_pointer (&base);
 }
 
+/* Where the trace's requests and I/Os end, in bytes. */
 static guint64
-fit_capacity_from_extent (const TraceIo *ios, gsize n_ios,
-                          const TraceRequest *requests, gsize n_requests)
+fit_extent_bytes (const TraceIo *ios, gsize n_ios, const TraceRequest *requests,
+                  gsize n_requests)
 {
-  const guint64 mib = 1024 * 1024;
   guint64 end = 0;
 
   for (gsize i = 0; i < n_requests; i++)
     end = MAX (end, (requests[i].sector + requests[i].nr_sectors) * FIT_SECTOR_BYTES);
   for (gsize i = 0; i < n_ios; i++)
     end = MAX (end, (ios[i].sector + ios[i].nr_sectors) * FIT_SECTOR_BYTES);
+  return end;
+}
+
+static guint64
+fit_capacity_from_extent (const TraceIo *ios, gsize n_ios,
+                          const TraceRequest *requests, gsize n_requests)
+{
+  const guint64 mib = 1024 * 1024;
+  guint64 end = fit_extent_bytes (ios, n_ios, requests, n_requests);
+
   return MAX (1, (end + mib - 1) / mib) * mib;
 }
 
@@ -602,6 +612,17 @@ fit_arrays (const char *trace_path, const TraceIo *ios, gsize n_ios,
       && g_ascii_string_to_unsigned (meta_size_bytes, 10, 1, G_MAXUINT64,
                                      &size_bytes, NULL))
     {
+      /* A device holds at least a sector. */
+      guint64 reached = MAX (fit_extent_bytes (ios, n_ios, requests, n_requests),
+                             (guint64) FIT_SECTOR_BYTES);
+      if (size_bytes < reached)
+        {
+          g_set_error (error, FIT_ERROR, FIT_ERROR_FAILED,
+                       "%s: the capture header's size_bytes=%" G_GUINT64_FORMAT " is smaller "
+                       "than the trace's I/Os reach (%" G_GUINT64_FORMAT " bytes): the header "
+                       "does not belong to this trace", trace_path, size_bytes, reached);
+          return NULL;
+        }
       r->capacity_bytes = size_bytes;
       r->capacity_from_meta = TRUE;
     }

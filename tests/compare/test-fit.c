@@ -795,6 +795,37 @@ test_no_requests (void)
   g_assert_error (error, FIT_ERROR, FIT_ERROR_NO_DATA);
 }
 
+/* A capture header whose size_bytes cannot hold the trace's I/Os does not
+ * describe it: refused, not a device smaller than a sector (found by
+ * fuzz-fit: size_bytes=6 became capacity = 6, which the scenario refused). */
+static void
+test_header_size_too_small (void)
+{
+  TraceIo io = { .pid = 7, .op = TRACE_OP_READ, .sector = 2048, .nr_sectors = 8,
+                 .queue_ns = 0, .issue_ns = 100, .complete_ns = 300 };
+  TraceRequest rq = { .op = TRACE_OP_READ, .sector = 2048, .nr_sectors = 8, .issue_ns = 100,
+                      .complete_ns = 300, .in_flight_at_issue = 1 };
+  static const struct { const char *size; const char *needle; } cases[] = {
+    { "6", "size_bytes=6 is smaller than the trace's I/Os reach (1052672 bytes)" },
+    { "1048576", "size_bytes=1048576 is smaller than the trace's I/Os reach (1052672 bytes)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      FitResult *r = fit_arrays ("/x.ftrace", &io, 1, &rq, 1, "/dev/loop0", "none",
+                                 cases[i].size, NULL, &error);
+      g_assert_null (r);
+      g_assert_error (error, FIT_ERROR, FIT_ERROR_FAILED);
+      if (strstr (error->message, cases[i].needle) == NULL)
+        g_error ("'%s' lacks '%s'", error->message, cases[i].needle);
+    }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FitResult) r = fit_arrays ("/x.ftrace", &io, 1, &rq, 1, "/dev/loop0", "none",
+                                       "1052672", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->capacity_bytes, ==, 1052672);
+}
+
 /* Rates as the fitted scenario writes them: MB/s as always where that
  * keeps the value above zero, B/s below, and each one a rate the device
  * keys accept (a fitted 2.7 B/s had been written as 0.00MB/s, which the
@@ -1458,6 +1489,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/no-requests/capture-without-nfs", test_capture_without_nfs);
   g_test_add_func ("/fit/no-requests/no-data-ios", test_no_data_ios);
   g_test_add_func ("/fit/rate-text", test_rate_text);
+  g_test_add_func ("/fit/header-size-too-small", test_header_size_too_small);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
   for (guint i = 0; i < G_N_ELEMENTS (sched_names); i++)

@@ -74,6 +74,12 @@ static const FitCliCase cases[] = {
   { "writeback-negative-expire", OUT_INI,
     { "--host-memory", "1GiB", "--dirty-expire-centisecs", "-1", NULL }, 2, NULL,
     "--dirty-expire-centisecs wants a whole number of at least 0, not -1" },
+  /* A partition's capture: the header is the partition's (259,0, 32 MiB),
+   * the records the disk's (7,0); the disk is fitted (before, no device
+   * 259,0 was found to fit). */
+  { "partition-capture", OUT_INI, { NULL }, 0,
+    "device     dev7_0 (7,0), capacity 34MiB (highest sector reached)", NULL,
+    "valid-blk-loop-partition-capture-6.18.ftrace", "devno = 7,0\n" },
   { "writeback-dirty-bytes-tiny", OUT_INI,
     { "--host-memory", "1GiB", "--dirty-bytes", "4096", NULL }, 2, NULL,
     "the kernel's least is two pages" },
