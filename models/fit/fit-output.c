@@ -72,12 +72,15 @@ fit_rate_text (double bytes_per_s, int decimals)
   return g_strdup_printf ("%.6gB/s", bytes_per_s);
 }
 
-/* A comment line: control characters would end it early. */
+/* A comment line: control characters would end it early, and bytes that
+ * are not UTF-8 (from a comm or a path) would make the scenario unreadable
+ * (scenario files are UTF-8). */
 void
 fit_append_comment (GString *out, const char *format, ...)
 {
   g_autofree char *text = NULL;
   va_list args;
+  const char *end;
 
   va_start (args, format);
   text = g_strdup_vprintf (format, args);
@@ -85,6 +88,8 @@ fit_append_comment (GString *out, const char *format, ...)
   for (char *p = text; *p != '\0'; p++)
     if (g_ascii_iscntrl (*p))
       *p = '?';
+  while (!g_utf8_validate (text, -1, &end))
+    text[end - text] = '?';
   g_string_append_printf (out, "# %s\n", text);
 }
 

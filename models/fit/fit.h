@@ -642,7 +642,7 @@ char      *fit_rate_text         (double           bytes_per_s,
                                   int              decimals);
 /* One "# " comment line of a scenario, for callers that add their own
  * above the fit's; control characters (from a path) become '?', so that a
- * name cannot end the comment. */
+ * name cannot end the comment, and so do bytes that are not UTF-8. */
 void       fit_append_comment    (GString         *out,
                                   const char      *format,
                                   ...) G_GNUC_PRINTF (2, 3);

@@ -826,6 +826,19 @@ test_header_size_too_small (void)
   g_assert_cmpuint (r->capacity_bytes, ==, 1052672);
 }
 
+/* Comment lines of a fitted scenario hold comms and paths: a control
+ * character would end the comment, bytes that are not UTF-8 would make the
+ * scenario unreadable (found by fuzz-fit: a flusher's comm in Latin-1). */
+static void
+test_comment_text (void)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  fit_append_comment (out, "flusher threads (%s) of %s", "kworker/u8:\x9c" "1", "/tmp/a\nb");
+  fit_append_comment (out, "kept: %s", "caf\xc3\xa9");
+  g_assert_cmpstr (out->str, ==, "# flusher threads (kworker/u8:?1) of /tmp/a?b\n"
+                                 "# kept: caf\xc3\xa9\n");
+}
+
 /* Rates as the fitted scenario writes them: MB/s as always where that
  * keeps the value above zero, B/s below, and each one a rate the device
  * keys accept (a fitted 2.7 B/s had been written as 0.00MB/s, which the
@@ -1489,6 +1502,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/no-requests/capture-without-nfs", test_capture_without_nfs);
   g_test_add_func ("/fit/no-requests/no-data-ios", test_no_data_ios);
   g_test_add_func ("/fit/rate-text", test_rate_text);
+  g_test_add_func ("/fit/comment-text", test_comment_text);
   g_test_add_func ("/fit/header-size-too-small", test_header_size_too_small);
   g_test_add_func ("/fit/measured-results", test_measured_results);
   g_test_add_func ("/fit/names", test_names);
