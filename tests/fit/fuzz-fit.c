@@ -6,7 +6,8 @@
  * the fit wrote must load and run, and nothing crashes.  Built only with
  * clang (-fsanitize=fuzzer); run as
  *   build/tests/fit/fuzz-fit CORPUS_DIR tests/data/
- * test-fit-writeback.c runs fitted real traces in CI. */
+ * The deterministic test-fit-mutants.c runs a similar loop in CI without
+ * libFuzzer. */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>

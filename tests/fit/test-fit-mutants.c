@@ -1,10 +1,11 @@
 /* test-fit-mutants.c — the deterministic counterpart of fuzz-fit.c for CI:
  * traces of tests/data with one byte replaced are fitted as
  * `iosim fit` does, and every scenario the fit writes must load and run
- * for 5 ms; a trace may be refused with a message.  fuzz-fit found three
- * ways a fitted scenario did not load (a comm that was not UTF-8, a
- * bandwidth written as 0.00MB/s, a process with I/Os only on another
- * device) and one fit with no process at all. */
+ * for 5 ms; a trace may be refused with a message.  fuzz-fit found five
+ * ways a fitted scenario did not load (a comm that was not UTF-8, in a
+ * process name or a comment; a bandwidth written as 0.00MB/s; a process
+ * with I/Os only on another device; a capture header's size smaller than
+ * a sector) and one fit with no process at all. */
 #include <string.h>
 
 #include <glib.h>
