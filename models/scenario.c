@@ -1580,11 +1580,10 @@ check_repeats (const char *text, GError **error)
 static GKeyFile *
 keyfile_from_text (const char *text, GError **error)
 {
-  guint line, column, byte;
-  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+  g_autofree char *not_utf8 = sim_describe_non_utf8 (text);
+  if (not_utf8 != NULL)
     {
-      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
-                   "line %u, column %u: byte 0x%02x is not UTF-8 text", line, column, byte);
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID, "%s", not_utf8);
       return NULL;
     }
   GKeyFile *kf = g_key_file_new ();

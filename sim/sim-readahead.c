@@ -29,16 +29,24 @@ static const char *const era_names[] = {
   [SIM_RA_ERA_ONDEMAND_2_6_27] = "ondemand-2.6.27",
 };
 
+/* The index of @name in @names, or -1. */
+static int
+name_index (const char *const *names, guint n, const char *name)
+{
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (name, names[i]) == 0)
+      return (int) i;
+  return -1;
+}
+
 gboolean
 sim_ra_era_parse (const char *name, SimRaEra *era, GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (era_names); i++)
+  int i = name_index (era_names, G_N_ELEMENTS (era_names), name);
+  if (i >= 0)
     {
-      if (g_strcmp0 (name, era_names[i]) == 0)
-        {
-          *era = (SimRaEra) i;
-          return TRUE;
-        }
+      *era = (SimRaEra) i;
+      return TRUE;
     }
   g_set_error (error, SIM_RA_ERROR, SIM_RA_ERROR_UNKNOWN_ERA,
                "unknown readahead era '%s' (expected 2.4, 2.6-pre23, "
@@ -85,12 +93,12 @@ static const char *const advice_names[] = {
 gboolean
 sim_ra_advice_parse (const char *name, SimRaAdvice *advice, GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (advice_names); i++)
-    if (g_strcmp0 (name, advice_names[i]) == 0)
-      {
-        *advice = (SimRaAdvice) i;
-        return TRUE;
-      }
+  int i = name_index (advice_names, G_N_ELEMENTS (advice_names), name);
+  if (i >= 0)
+    {
+      *advice = (SimRaAdvice) i;
+      return TRUE;
+    }
   g_set_error (error, SIM_RA_ERROR, SIM_RA_ERROR_UNKNOWN_ADVICE,
                "unknown fadvise advice '%s' (normal, sequential, random)", name);
   return FALSE;

@@ -239,3 +239,13 @@ sim_text_is_utf8 (const char *text, guint *line, guint *column, guint *byte)
   *byte = (guchar) *end;
   return FALSE;
 }
+
+char *
+sim_describe_non_utf8 (const char *text)
+{
+  guint line, column, byte;
+  if (sim_text_is_utf8 (text, &line, &column, &byte))
+    return NULL;
+  return g_strdup_printf ("line %u, column %u: byte 0x%02x is not UTF-8 text", line, column,
+                          byte);
+}

@@ -44,6 +44,9 @@ gboolean sim_text_is_utf8 (const char *text,
                            guint      *line,
                            guint      *column,
                            guint      *byte);
+/* The same as a message for key files ("line L, column C: byte 0xBB is
+ * not UTF-8 text"), or NULL when @text is UTF-8.  Caller frees. */
+char    *sim_describe_non_utf8 (const char *text);
 
 /* Human-readable forms for reports ("1.5 MiB", "3.20 ms"); caller frees. */
 char    *sim_format_size       (guint64     bytes);

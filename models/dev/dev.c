@@ -551,11 +551,10 @@ dev_model_basename (const char *path)
 static gboolean
 dev_keyfile_load_data (GKeyFile *kf, const char *text, GError **error)
 {
-  guint line, column, byte;
-  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+  g_autofree char *not_utf8 = sim_describe_non_utf8 (text);
+  if (not_utf8 != NULL)
     {
-      g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM,
-                   "line %u, column %u: byte 0x%02x is not UTF-8 text", line, column, byte);
+      g_set_error (error, DEV_ERROR, DEV_ERROR_PARAM, "%s", not_utf8);
       return FALSE;
     }
   return g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, error);

@@ -281,13 +281,6 @@ fit_writer_of (const FitResult *r, const FitProcess *p)
   return NULL;
 }
 
-/* A process the scenario re-issues from the trace as its own. */
-static gboolean
-fit_process_traced (const FitProcess *p)
-{
-  return !p->in_writer && p->simulated_ios > 0;
-}
-
 /* The traced processes of @p's comm when they are a pool (at least two of
  * a pool comm, fit_comm_is_pool); 0 otherwise. */
 static guint

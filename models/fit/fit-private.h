@@ -43,6 +43,17 @@ void     fit_device_rebuild   (const TraceRequest *requests,
                                guint               parallelism,
                                double             *service_ns);
 
+/* A rate as a scenario value: "%.{decimals}fMB/s" as the fit has always
+ * written it, or in B/s where that would round to zero, which no device
+ * key accepts (a trace's times can make a fitted rate that small); an
+ * infinite one is written as 10^18 B/s.  Caller frees. */
+char     *fit_rate_text        (double            bytes_per_s,
+                               int               decimals);
+
+/* A process the scenario re-issues from the trace as its own (fit.c; the
+ * output writes them, fit_arrays refuses a trace without any). */
+gboolean fit_process_traced   (const FitProcess *p);
+
 /* A read or write with data and consistent times: the requests the kinds
  * of model are fitted to. */
 gboolean fit_request_has_data (const TraceRequest *rq);

@@ -96,7 +96,7 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
   TraceLifecycleStats stats = { 0 };
   FitOptions opts = { 0 };
   guint32 meta_major = 0, meta_minor = 0;
-  gboolean meta_has_devno, meta_applies;
+  gboolean capture, meta_has_devno, meta_applies;
   FitResult *result;
 
   g_return_val_if_fail (trace_path != NULL, NULL);
@@ -113,7 +113,8 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
   /* Block traces may carry capture metadata; NFS captures have none (the
    * server is the device: trace_load_ios maps it). */
   meta_has_devno = FALSE;
-  if (!trace_is_capture (trace_path))
+  capture = trace_is_capture (trace_path);
+  if (!capture)
     {
       reader = trace_reader_open (trace_path, NULL, error);
       if (reader == NULL)
@@ -150,7 +151,7 @@ fit_trace (const char *trace_path, const FitOptions *options, GError **error)
                         &requests, &stats, error);
   if (ios == NULL)
     return NULL;
-  if (requests->len == 0 && !opts.has_device && trace_is_capture (trace_path))
+  if (requests->len == 0 && !opts.has_device && capture)
     {
       g_set_error (error, FIT_ERROR, FIT_ERROR_NO_DATA,
                    "%s: no NFS READ or WRITE answered by a reply to fit (`iosim trace info` "

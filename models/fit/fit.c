@@ -533,6 +533,12 @@ fit_all_issue_only (const TraceIo *ios, gsize n_ios)
   return TRUE;
 }
 
+gboolean
+fit_process_traced (const FitProcess *p)
+{
+  return !p->in_writer && p->simulated_ios > 0;
+}
+
 /* The scenario will have a process: one re-issuing its own reads and
  * writes from the trace, or a buffered writer standing for writeback.
  * (Fitting a device to requests alone, without I/Os, is the callers'
@@ -543,11 +549,8 @@ fit_has_workload (const FitResult *r)
   if (r->writers->len > 0)
     return TRUE;
   for (guint i = 0; i < r->processes->len; i++)
-    {
-      const FitProcess *p = g_ptr_array_index (r->processes, i);
-      if (!p->in_writer && p->simulated_ios > 0)
-        return TRUE;
-    }
+    if (fit_process_traced (g_ptr_array_index (r->processes, i)))
+      return TRUE;
   return FALSE;
 }
 

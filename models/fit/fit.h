@@ -634,12 +634,6 @@ void       fit_result_free       (FitResult *result);
 
 /* The scenario .ini (GKeyFile syntax, comments on their own lines). */
 char      *fit_scenario_to_data  (const FitResult *result);
-/* A rate as a scenario value: "%.{decimals}fMB/s" as the fit has always
- * written it, or in B/s where that would round to zero, which no device
- * key accepts (a trace's times can make a fitted rate that small); an
- * infinite one is written as 10^18 B/s.  Caller frees. */
-char      *fit_rate_text         (double           bytes_per_s,
-                                  int              decimals);
 /* One "# " comment line of a scenario, for callers that add their own
  * above the fit's; control characters (from a path) become '?', so that a
  * name cannot end the comment, and so do bytes that are not UTF-8. */

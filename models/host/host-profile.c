@@ -523,12 +523,10 @@ host_profile_load_data (const char *text, const char *name, GKeyFile *overrides,
 {
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autoptr (GError) local = NULL;
-  guint line, column, byte;
-  if (!sim_text_is_utf8 (text, &line, &column, &byte))
+  g_autofree char *not_utf8 = sim_describe_non_utf8 (text);
+  if (not_utf8 != NULL)
     {
-      g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID,
-                   "%s: line %u, column %u: byte 0x%02x is not UTF-8 text", name, line, column,
-                   byte);
+      g_set_error (error, HOST_ERROR, HOST_ERROR_INVALID, "%s: %s", name, not_utf8);
       return NULL;
     }
   if (!g_key_file_load_from_data (kf, text, -1, G_KEY_FILE_NONE, &local))

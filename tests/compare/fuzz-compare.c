@@ -11,30 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <glib.h>
 
 #include "replay/replay-compare.h"
+#include "tests/fuzz-memfd.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
-
-/* A memory file holding @bytes; its /proc/self/fd path in *@path. */
-static int
-memory_file (const guint8 *bytes, size_t len, char **path)
-{
-  int fd = memfd_create ("fuzz-compare", MFD_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  if (len > 0 && write (fd, bytes, len) != (ssize_t) len)
-    {
-      close (fd);
-      return -1;
-    }
-  *path = g_strdup_printf ("/proc/self/fd/%d", fd);
-  return fd;
-}
 
 int
 LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
@@ -43,8 +26,8 @@ LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
   size_t cut = nul ? (size_t) (nul - data) : size / 2;
   size_t rest = nul ? size - cut - 1 : size - cut;
   g_autofree char *sim_path = NULL, *meas_path = NULL;
-  int sim_fd = memory_file (data, cut, &sim_path);
-  int meas_fd = memory_file (data + size - rest, rest, &meas_path);
+  int sim_fd = fuzz_memory_file (data, cut, &sim_path);
+  int meas_fd = fuzz_memory_file (data + size - rest, rest, &meas_path);
   if (sim_fd >= 0 && meas_fd >= 0)
     {
       g_autoptr (GError) error = NULL;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "models/dev/dev.h"
 #include "models/fit/fit.h"
+#include "models/fit/fit-private.h"
 #include "models/scenario.h"
 #include "models/sched/sched.h"
 #include "sim/sim-units.h"

@@ -9,13 +9,12 @@
  * The deterministic test-fit-mutants.c runs a similar loop in CI without
  * libFuzzer. */
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <glib.h>
 
 #include "models/fit/fit.h"
 #include "models/scenario.h"
+#include "tests/fuzz-memfd.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
@@ -54,15 +53,10 @@ fit_and_run (const char *path, const FitOptions *options)
 int
 LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 {
-  int fd = memfd_create ("fuzz-fit", MFD_CLOEXEC);
+  g_autofree char *path = NULL;
+  int fd = fuzz_memory_file (data, size, &path);
   if (fd < 0)
     return 0;
-  if (size > 0 && write (fd, data, size) != (ssize_t) size)
-    {
-      close (fd);
-      return 0;
-    }
-  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d", fd);
   const FitOptions plain = { 0 };
   fit_and_run (path, &plain);
   const FitOptions with_host = {

@@ -13,19 +13,23 @@
 
 #include "models/fit/fit.h"
 #include "models/scenario.h"
+#include "tests/test-mutants.h"
 
 static const char *const short_run[] = { "sim.duration=5ms", NULL };
 
 typedef struct {
-  guint fitted;
-  guint refused;
+  const char *path;            /* where each mutant is written */
+  guint       fitted;
+  guint       refused;
 } FitCounts;
 
 static void
-check_mutant (const char *path, FitCounts *counts)
+check_mutant (const char *mutant, gsize len, gpointer data)
 {
+  FitCounts *counts = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (FitResult) r = fit_trace (path, NULL, &error);
+  g_assert_true (g_file_set_contents (counts->path, mutant, (gssize) len, NULL));
+  g_autoptr (FitResult) r = fit_trace (counts->path, NULL, &error);
   if (r == NULL)
     {
       g_assert_nonnull (error);
@@ -63,19 +67,10 @@ test_mutants (gconstpointer data)
   g_autofree char *dir = g_dir_make_tmp ("test-fit-mutants-XXXXXX", NULL);
   g_assert_nonnull (dir);
   g_autofree char *mutant = g_build_filename (dir, name, NULL);
-  gsize stride = MAX (len / positions, (gsize) 1);
-  FitCounts counts = { 0 };
+  FitCounts counts = { mutant, 0, 0 };
 
-  for (gsize i = 0; i < len; i += stride)
-    for (guint r = 0; r < sizeof replacements - 1; r++)
-      {
-        if (text[i] == replacements[r])
-          continue;
-        g_autofree char *m = g_memdup2 (text, len);
-        m[i] = replacements[r];
-        g_assert_true (g_file_set_contents (mutant, m, (gssize) len, NULL));
-        check_mutant (mutant, &counts);
-      }
+  gsize stride = test_each_mutant (text, len, positions, replacements, FALSE, check_mutant,
+                                   &counts);
   g_assert_cmpint (g_unlink (mutant), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);
   g_test_message ("%s: %u mutants fitted and run, %u refused", name, counts.fitted,

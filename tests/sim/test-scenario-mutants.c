@@ -11,19 +11,23 @@
 #include <glib.h>
 
 #include "models/scenario.h"
+#include "tests/test-mutants.h"
 
 static const char *const short_run[] = { "sim.duration=5ms", NULL };
 
 typedef struct {
-  guint ran;
-  guint refused;
+  const char *base_dir;
+  guint       ran;
+  guint       refused;
 } MutantCounts;
 
 static void
-check_mutant (const char *text, const char *base_dir, MutantCounts *counts)
+check_mutant (const char *text, gsize len, gpointer data)
 {
+  MutantCounts *counts = data;
   g_autoptr (GError) error = NULL;
-  g_autoptr (Scenario) s = scenario_load_data (text, "mutant.ini", base_dir, short_run, &error);
+  g_autoptr (Scenario) s = scenario_load_data (text, "mutant.ini", counts->base_dir, short_run,
+                                               &error);
   if (s == NULL)
     {
       g_assert_nonnull (error);
@@ -61,23 +65,9 @@ test_mutants (gconstpointer data)
   g_autofree char *base_dir = g_path_get_dirname (path);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  gsize len = strlen (text);
-  gsize stride = MAX (len / positions, (gsize) 1);
-  MutantCounts counts = { 0 };
+  MutantCounts counts = { base_dir, 0, 0 };
 
-  for (gsize i = 0; i < len; i += stride)
-    {
-      g_autofree char *cut = g_strndup (text, i);
-      check_mutant (cut, base_dir, &counts);
-      for (guint r = 0; r < sizeof replacements - 1; r++)
-        {
-          if (text[i] == replacements[r])
-            continue;
-          g_autofree char *m = g_strdup (text);
-          m[i] = replacements[r];
-          check_mutant (m, base_dir, &counts);
-        }
-    }
+  test_each_mutant (text, strlen (text), positions, replacements, TRUE, check_mutant, &counts);
   g_test_message ("%s: %u mutants ran, %u refused", name, counts.ran, counts.refused);
   /* Both outcomes occur: the mutations reach past the syntax checks into
    * the models' own validation and into runs. */

@@ -4,12 +4,10 @@
  *   build/tests/traces/fuzz-trace tests/data/
  * The deterministic /trace/mutation-smoke test in test-trace-parse.c runs
  * the same loop in CI without libFuzzer. */
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <glib.h>
 
 #include "traces/trace-lifecycle.h"
+#include "tests/fuzz-memfd.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
@@ -78,18 +76,12 @@ read_through (const char *path, const char *format)
 int
 LLVMFuzzerTestOneInput (const guint8 *data, size_t size)
 {
-  int fd = memfd_create ("fuzz-trace", MFD_CLOEXEC);
   g_autofree char *path = NULL;
+  int fd = fuzz_memory_file (data, size, &path);
   const char *const *formats = trace_formats ();
 
   if (fd < 0)
     return 0;
-  if (size > 0 && write (fd, data, size) != (ssize_t) size)
-    {
-      close (fd);
-      return 0;
-    }
-  path = g_strdup_printf ("/proc/self/fd/%d", fd);
   read_through (path, NULL);
   for (int i = 0; formats[i] != NULL; i++)
     read_through (path, formats[i]);
