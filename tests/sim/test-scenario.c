@@ -380,6 +380,13 @@ test_set_override (void)
   g_autoptr (Scenario) s2 = scenario_load_data (text, "set", NULL, bad, &error);
   g_assert_null (s2);
   g_assert_nonnull (strstr (error->message, "GROUP.KEY"));
+  g_clear_error (&error);
+  /* GKeyFile would keep the bytes and read the value back as missing. */
+  const char *not_utf8[] = { "device a.sched=deadline", "process p.size=64\xb5KiB", NULL };
+  g_autoptr (Scenario) s3 = scenario_load_data (text, "set", NULL, not_utf8, &error);
+  g_assert_null (s3);
+  g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==, "--set number 2 is not UTF-8 text");
 }
 
 /* The default study under 2.4's elevator: a read that merges nowhere goes
