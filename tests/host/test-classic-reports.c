@@ -72,7 +72,7 @@ test_ide_2_4 (void)
       g_assert_cmpfloat (reader[IDE_DVD][run], <, reader[IDE_ALONE][run] / 3);
       /* The ZIP at least halves it: under 2.4.19-pre5 bdflush streams the
        * ZIP's 90 MiB from the start and the reader waits on them for the
-       * 70 s that takes; under 2.4.18 the reader writes them itself, a
+       * 75 s that takes; under 2.4.18 the reader writes them itself, a
        * batch at a time between kupdated's, and the ZIP seeks between
        * batches. */
       g_assert_cmpfloat (reader[IDE_ZIP][run], <, reader[IDE_ALONE][run] / 2);
