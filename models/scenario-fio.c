@@ -823,6 +823,15 @@ line_at (const FioJob *job, guint line, const char *key, FioLine *out)
   return out;
 }
 
+static gboolean
+has_control_char (const char *s)
+{
+  for (; *s; s++)
+    if (g_ascii_iscntrl (*s))
+      return TRUE;
+  return FALSE;
+}
+
 /* What iosim cannot model in the job as a whole. */
 static gboolean
 check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
@@ -830,10 +839,13 @@ check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
   FioLine at;
   guint d = job->write ? 1 : 0;
 
-  if (job->name[0] == '\0' || strpbrk (job->name, " \t,[]"))
-    return fio_invalid (error, job, line_at (job, job->name_line, "name", &at),
-                        "'%s': an iosim process name has no blanks, commas or brackets",
-                        job->name);
+  if (job->name[0] == '\0' || strpbrk (job->name, " \t,[]") || has_control_char (job->name))
+    {
+      g_autofree char *shown = g_strescape (job->name, NULL);
+      return fio_invalid (error, job, line_at (job, job->name_line, "name", &at),
+                          "'%s': an iosim process name has no blanks, commas, brackets or "
+                          "control characters", shown);
+    }
   if (job->mixed && (job->rwmixread == 0 || job->rwmixread == 100))
     {
       job->mixed = FALSE;

@@ -304,6 +304,32 @@ set_group_exists (GKeyFile *kf, const char *set, const char *group, GError **err
   return FALSE;
 }
 
+/* Whether @group and @key can be written into a key file as GKeyFile reads
+ * one back: a group name has no brackets or control characters, a key name
+ * no brackets and no space at either end (GKeyFile would refuse to store
+ * either, and the --set would be lost). */
+static gboolean
+set_names_valid (const char *set, const char *group, const char *key, GError **error)
+{
+  for (const char *c = group; *c; c++)
+    if (*c == '[' || *c == ']' || g_ascii_iscntrl (*c))
+      {
+        g_autofree char *shown = g_strescape (group, NULL);
+        g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                     "--set: '%s' is not a group name (no brackets or control characters)",
+                     shown);
+        return FALSE;
+      }
+  if (strpbrk (key, "[]") != NULL || key[0] == ' ' || key[strlen (key) - 1] == ' ')
+    {
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                   "--set '%s': '%s' is not a key name (no brackets, no space at either end)",
+                   set, key);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Split @set ("GROUP.KEY=VALUE", the key after the last dot) into @group,
  * @key and @value (the latter pointing into @set). */
 static gboolean
@@ -321,7 +347,7 @@ split_set (const char *set, char **group, char **key, const char **value, GError
   *group = g_strndup (lhs, dot - lhs);
   *key = g_strdup (dot + 1);
   *value = eq + 1;
-  return TRUE;
+  return set_names_valid (set, *group, *key, error);
 }
 
 /* With @deferred not NULL (the scenario has [process NAME] fio = FILE
@@ -1638,6 +1664,10 @@ scenario_load_fio (const char *path, const char *model, const char *const *sets,
   g_autofree char *model_name = g_path_get_basename (model);
   if (g_str_has_suffix (model_name, ".ini"))
     model_name[strlen (model_name) - 4] = '\0';
+  /* A file name may hold what a group name cannot. */
+  for (char *c = model_name; *c; c++)
+    if (*c == '[' || *c == ']' || g_ascii_iscntrl (*c))
+      *c = '_';
   g_autofree char *device = g_strconcat ("device ", model_name, NULL);
   g_key_file_set_string (kf, device, "model", model);
   /* A name no job can have (they have no blanks), so that a job named

@@ -153,6 +153,30 @@ test_run_numjobs (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A model given as a file names the device after it; brackets in the file
+ * name, which a group name cannot hold, become '_'. */
+static void
+test_run_model_file_name (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("iosim-fio-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *job = g_build_filename (dir, "one.fio", NULL);
+  g_autofree char *model = g_build_filename (dir, "disk[2].ini", NULL);
+  g_assert_true (g_file_set_contents (job, "[job]\ndirect=1\nsize=64k\nrw=read\n", -1, NULL));
+  g_assert_true (g_file_set_contents (model, "[device]\nkind = fixed\n", -1, NULL));
+  g_autoptr (Scenario) s = scenario_load_fio (job, model, NULL, &error);
+  g_assert_no_error (error);
+  ScenarioOutputs outputs = { 0 };
+  SimRunResult *r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (find_process (r, "job")->device, ==, "disk_2_");
+  sim_run_result_free (r);
+  g_assert_cmpint (g_remove (job), ==, 0);
+  g_assert_cmpint (g_remove (model), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* G_TEST_SRCDIR is tests/ (tests/meson.build). */
 static const char *
 data_dir (void)
@@ -355,6 +379,7 @@ main (int argc, char **argv)
     }
   g_test_add_data_func ("/scenario-fio/mutation-smoke", valid, test_mutation_smoke);
   g_test_add_func ("/scenario-fio/run/numjobs", test_run_numjobs);
+  g_test_add_func ("/scenario-fio/run/model-file-name", test_run_model_file_name);
   g_test_add_func ("/scenario-fio/run/in-scenario", test_in_scenario);
   for (guint i = 0; i < G_N_ELEMENTS (set_cases); i++)
     {

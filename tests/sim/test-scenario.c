@@ -387,6 +387,30 @@ test_set_override (void)
   g_assert_null (s3);
   g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
   g_assert_cmpstr (error->message, ==, "--set number 2 is not UTF-8 text");
+  g_clear_error (&error);
+  /* Names GKeyFile cannot store: refused, not dropped with a warning;
+   * a control character is shown escaped. */
+  static const struct { const char *set, *message; } bad_names[] = {
+    { "process p.si[ze=1", "--set 'process p.si[ze=1': 'si[ze' is not a key name "
+                           "(no brackets, no space at either end)" },
+    { "process p. size=1", "--set 'process p. size=1': ' size' is not a key name "
+                           "(no brackets, no space at either end)" },
+    { "process p.size =1", "--set 'process p.size =1': 'size ' is not a key name "
+                           "(no brackets, no space at either end)" },
+    { "process ]p.size=1", "--set: 'process ]p' is not a group name "
+                           "(no brackets or control characters)" },
+    { "process \tp.size=1", "--set: 'process \\tp' is not a group name "
+                            "(no brackets or control characters)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad_names); i++)
+    {
+      const char *one[] = { bad_names[i].set, NULL };
+      g_autoptr (Scenario) s4 = scenario_load_data (text, "set", NULL, one, &error);
+      g_assert_null (s4);
+      g_assert_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID);
+      g_assert_cmpstr (error->message, ==, bad_names[i].message);
+      g_clear_error (&error);
+    }
 }
 
 /* The default study under 2.4's elevator: a read that merges nowhere goes
