@@ -478,6 +478,81 @@ test_manifest_mutations (void)
   g_assert_cmpuint (accepted, >, 0);
 }
 
+/* A sweep of one axis, @key over @values, as sweep_new would hold it
+ * without loading a scenario. */
+static Sweep *
+one_axis_sweep (char *key, GPtrArray *values)
+{
+  Sweep *sw = sweep_alloc ();
+  sw->scenario_path = g_strdup ("/nowhere/x.ini");
+  sw->scenario_name = g_strdup ("x");
+  sw->scenario_sha256 = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "", -1);
+  sw->base_dir = g_strdup ("/nowhere");
+  sw->sets = g_new0 (char *, 1);
+  sw->n_seeds = 1;
+  sw->n_points = values->len;
+  SweepAxis *a = g_new0 (SweepAxis, 1);
+  a->key = key;
+  a->values = values;
+  g_ptr_array_add (sw->axes, a);
+  return sw;
+}
+
+/* Mutated --vary arguments: each is refused with a message naming it, or
+ * its values come back unchanged through the command line that re-runs
+ * the sweep (sweep_argv escapes them again) and through its manifest. */
+static void
+test_vary_mutations (void)
+{
+  g_autoptr (GRand) rng = g_rand_new_with_seed (23);
+  guint accepted = 0, refused = 0;
+  for (guint i = 0; i < 3000; i++)
+    {
+      g_autoptr (GString) t = g_string_new (vary_cases[i % G_N_ELEMENTS (vary_cases)].spec);
+      guint n = (guint) g_rand_int_range (rng, 0, 4);
+      for (guint k = 0; k < n; k++)
+        {
+          guint at = t->len ? (guint) g_rand_int_range (rng, 0, (gint32) t->len + 1) : 0;
+          g_string_insert_c (t, at, ",\\=. x"[g_rand_int_range (rng, 0, 6)]);
+        }
+      g_autofree char *key = NULL;
+      GPtrArray *values = NULL;
+      g_autoptr (GError) error = NULL;
+      if (!sweep_parse_vary (t->str, &key, &values, &error))
+        {
+          g_assert_error (error, SWEEP_ERROR, SWEEP_ERROR_SYNTAX);
+          g_assert_nonnull (strstr (error->message, t->str));
+          refused++;
+          continue;
+        }
+      g_autoptr (GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+      for (guint v = 0; v < values->len; v++)
+        g_ptr_array_add (want, g_strdup (g_ptr_array_index (values, v)));
+      g_autofree char *want_key = g_strdup (key);
+      g_autoptr (Sweep) sw = one_axis_sweep (g_steal_pointer (&key), values);
+      g_auto (GStrv) argv = sweep_argv (sw, "iosim", "out", NULL);
+      g_assert_cmpstr (argv[3], ==, "--vary");
+      g_autofree char *back_key = NULL;
+      g_autoptr (GPtrArray) back = NULL;
+      g_assert_true (sweep_parse_vary (argv[4], &back_key, &back, NULL));
+      g_assert_cmpstr (back_key, ==, want_key);
+      g_assert_cmpuint (back->len, ==, want->len);
+      for (guint v = 0; v < want->len; v++)
+        g_assert_cmpstr (g_ptr_array_index (back, v), ==, g_ptr_array_index (want, v));
+      g_autoptr (JsonNode) root = sweep_manifest (sw, 0, 0);
+      guint si, sn;
+      g_autoptr (Sweep) read = sweep_from_manifest (root, &si, &sn, &error);
+      g_assert_no_error (error);
+      g_autofree char *id = sweep_id (sw);
+      g_autofree char *read_id = sweep_id (read);
+      g_assert_cmpstr (id, ==, read_id);
+      accepted++;
+    }
+  /* Both ways are taken. */
+  g_assert_cmpuint (accepted, >, 300);
+  g_assert_cmpuint (refused, >, 300);
+}
+
 /* ---- the confidence interval ---------------------------------------------- */
 
 typedef struct {
@@ -537,5 +612,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep/load-errors", test_load_errors);
   g_test_add_func ("/sweep/store-mutations", test_store_mutations);
   g_test_add_func ("/sweep/manifest-mutations", test_manifest_mutations);
+  g_test_add_func ("/sweep/vary-mutations", test_vary_mutations);
   return g_test_run ();
 }
