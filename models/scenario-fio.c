@@ -6,6 +6,7 @@
  * against what iosim models before any group is written. */
 #include "models/scenario-fio.h"
 #include "models/scenario.h"
+#include "models/scenario-private.h"
 #include "sim/sim.h"
 #include "sim/sim-pagecache.h"
 #include "sim/sim-units.h"
@@ -823,15 +824,6 @@ line_at (const FioJob *job, guint line, const char *key, FioLine *out)
   return out;
 }
 
-static gboolean
-has_control_char (const char *s)
-{
-  for (; *s; s++)
-    if (g_ascii_iscntrl (*s))
-      return TRUE;
-  return FALSE;
-}
-
 /* What iosim cannot model in the job as a whole. */
 static gboolean
 check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
@@ -839,7 +831,7 @@ check_job (FioJob *job, const ScenarioFioTarget *target, GError **error)
   FioLine at;
   guint d = job->write ? 1 : 0;
 
-  if (job->name[0] == '\0' || strpbrk (job->name, " \t,[]") || has_control_char (job->name))
+  if (job->name[0] == '\0' || strpbrk (job->name, " ,") || !scenario_group_name_ok (job->name))
     {
       g_autofree char *shown = g_strescape (job->name, NULL);
       return fio_invalid (error, job, line_at (job, job->name_line, "name", &at),

@@ -311,15 +311,14 @@ set_group_exists (GKeyFile *kf, const char *set, const char *group, GError **err
 static gboolean
 set_names_valid (const char *set, const char *group, const char *key, GError **error)
 {
-  for (const char *c = group; *c; c++)
-    if (*c == '[' || *c == ']' || g_ascii_iscntrl (*c))
-      {
-        g_autofree char *shown = g_strescape (group, NULL);
-        g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
-                     "--set: '%s' is not a group name (no brackets or control characters)",
-                     shown);
-        return FALSE;
-      }
+  if (!scenario_group_name_ok (group))
+    {
+      g_autofree char *shown = g_strescape (group, NULL);
+      g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
+                   "--set: '%s' is not a group name (no brackets or control characters)",
+                   shown);
+      return FALSE;
+    }
   if (strpbrk (key, "[]") != NULL || key[0] == ' ' || key[strlen (key) - 1] == ' ')
     {
       g_set_error (error, SCENARIO_ERROR, SCENARIO_ERROR_INVALID,
@@ -1666,7 +1665,7 @@ scenario_load_fio (const char *path, const char *model, const char *const *sets,
     model_name[strlen (model_name) - 4] = '\0';
   /* A file name may hold what a group name cannot. */
   for (char *c = model_name; *c; c++)
-    if (*c == '[' || *c == ']' || g_ascii_iscntrl (*c))
+    if (!scenario_group_char_ok (*c))
       *c = '_';
   g_autofree char *device = g_strconcat ("device ", model_name, NULL);
   g_key_file_set_string (kf, device, "model", model);

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "models/scenario.h"
 #include "models/scenario-fio.h"
 #include "sim/sim-report.h"
+#include "tests/test-tree.h"
 
 #define GIB (G_GUINT64_CONSTANT (1) << 30)
 
@@ -125,8 +125,7 @@ static void
 test_run_numjobs (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("iosim-fio-XXXXXX", &error);
-  g_assert_no_error (error);
+  g_autofree char *dir = test_scratch_dir ("iosim-fio");
   g_autofree char *path = g_build_filename (dir, "two.fio", NULL);
   g_assert_true (g_file_set_contents (path, "[global]\ndirect=1\nsize=1m\n"
                                       "[job]\nrw=randread\nnumjobs=2\n", -1, NULL));
@@ -149,8 +148,7 @@ test_run_numjobs (void)
       g_assert_cmpuint (p->bytes, ==, 1 << 20);
     }
   sim_run_result_free (r);
-  g_assert_cmpint (g_remove (path), ==, 0);
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_assert_true (test_remove_tree (dir));
 }
 
 /* A model given as a file names the device after it; brackets in the file
@@ -159,8 +157,7 @@ static void
 test_run_model_file_name (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("iosim-fio-XXXXXX", &error);
-  g_assert_no_error (error);
+  g_autofree char *dir = test_scratch_dir ("iosim-fio");
   g_autofree char *job = g_build_filename (dir, "one.fio", NULL);
   g_autofree char *model = g_build_filename (dir, "disk[2].ini", NULL);
   g_assert_true (g_file_set_contents (job, "[job]\ndirect=1\nsize=64k\nrw=read\n", -1, NULL));
@@ -172,9 +169,7 @@ test_run_model_file_name (void)
   g_assert_no_error (error);
   g_assert_cmpstr (find_process (r, "job")->device, ==, "disk_2_");
   sim_run_result_free (r);
-  g_assert_cmpint (g_remove (job), ==, 0);
-  g_assert_cmpint (g_remove (model), ==, 0);
-  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_assert_true (test_remove_tree (dir));
 }
 
 /* G_TEST_SRCDIR is tests/ (tests/meson.build). */

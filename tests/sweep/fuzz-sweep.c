@@ -20,11 +20,12 @@
 #include <string.h>
 
 #include <glib.h>
-#include <glib/gstdio.h>
 
 #include "models/sweep.h"
 #include "models/sweep-private.h"
 #include "tests/fuzz-memfd.h"
+#include "tests/sweep/sweep-checks.h"
+#include "tests/test-tree.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data, size_t size);
 
@@ -64,59 +65,21 @@ fixture (void)
   return &f;
 }
 
+/* Abort, saying @what, unless @holds. */
+static void
+require (gboolean holds, const char *what)
+{
+  if (!holds)
+    {
+      g_printerr ("%s\n", what);
+      abort ();
+    }
+}
+
 static void
 require_message (const GError *error)
 {
-  if (error == NULL || error->message[0] == '\0')
-    {
-      g_printerr ("refused without a message\n");
-      abort ();
-    }
-}
-
-/* @sw written as a manifest and read back is the same sweep. */
-static void
-check_manifest_round_trip (const Sweep *sw)
-{
-  g_autoptr (JsonNode) root = sweep_manifest (sw, 0, 0);
-  guint si = 1, sn = 1;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (Sweep) back = sweep_from_manifest (root, &si, &sn, &error);
-  g_autofree char *id = sweep_id (sw);
-  g_autofree char *back_id = back ? sweep_id (back) : NULL;
-  if (back == NULL || si != 0 || sn != 0 || strcmp (id, back_id) != 0)
-    {
-      g_printerr ("manifest does not read back: %s\n", error ? error->message : "another id");
-      abort ();
-    }
-}
-
-/* Each --vary of @sw's command line parses back to its axis. */
-static void
-check_argv_round_trip (const Sweep *sw)
-{
-  g_auto (GStrv) argv = sweep_argv (sw, "iosim", "out", NULL);
-  guint axis = 0;
-  for (guint i = 1; argv[i]; i++)
-    {
-      if (strcmp (argv[i - 1], "--vary") != 0)
-        continue;
-      g_autofree char *key = NULL;
-      g_autoptr (GPtrArray) values = NULL;
-      g_autoptr (GError) error = NULL;
-      const SweepAxis *a = g_ptr_array_index (sw->axes, axis++);
-      gboolean same = sweep_parse_vary (argv[i], &key, &values, &error)
-                      && strcmp (key, a->key) == 0 && values->len == a->values->len;
-      for (guint v = 0; same && v < values->len; v++)
-        same = strcmp (g_ptr_array_index (values, v), g_ptr_array_index (a->values, v)) == 0;
-      if (!same)
-        {
-          g_printerr ("--vary '%s' does not parse back to its axis\n", argv[i]);
-          abort ();
-        }
-    }
-  if (axis != sw->axes->len)
-    abort ();
+  require (error != NULL && error->message[0] != '\0', "refused without a message");
 }
 
 static void
@@ -139,8 +102,8 @@ fuzz_vary (const char *spec)
     }
   for (guint p = 0; p < MIN (sw->n_points, 16u); p++)
     g_free (sweep_point_describe (sw, p));
-  check_argv_round_trip (sw);
-  check_manifest_round_trip (sw);
+  require (sweep_check_vary_round_trip (sw), "--vary does not parse back to its axis");
+  require (sweep_check_manifest_round_trip (sw), "manifest does not read back");
 }
 
 static void
@@ -177,21 +140,7 @@ fuzz_manifest (const char *text, size_t len)
     }
   g_free (sweep_id (sw));
   g_strfreev (sweep_argv (sw, "iosim", "out", NULL));
-  check_manifest_round_trip (sw);
-}
-
-/* A store error names @path and a line: "PATH:LINE: ...". */
-static void
-check_store_error (const GError *error, const char *path)
-{
-  require_message (error);
-  size_t n = strlen (path);
-  if (strncmp (error->message, path, n) != 0 || error->message[n] != ':'
-      || !g_ascii_isdigit (error->message[n + 1]))
-    {
-      g_printerr ("unlocated error: %s\n", error->message);
-      abort ();
-    }
+  require (sweep_check_manifest_round_trip (sw), "manifest does not read back");
 }
 
 static void
@@ -208,16 +157,11 @@ fuzz_store (const guint8 *bytes, size_t len)
       g_autoptr (GError) error = NULL;
       if (!sweep_store_read (f->sw, f->id, path, strict, done, &error))
         {
-          check_store_error (error, path);
+          require_message (error);
+          require (sweep_check_error_located (error, path), error->message);
           continue;
         }
-      GHashTableIter it;
-      gpointer point, rows;
-      g_hash_table_iter_init (&it, done);
-      while (g_hash_table_iter_next (&it, &point, &rows))
-        if (GPOINTER_TO_UINT (point) >= f->sw->n_points || ((GPtrArray *) rows)->len == 0
-            || ((GPtrArray *) rows)->len % f->sw->n_seeds != 0)
-          abort ();
+      require (sweep_check_points_whole (f->sw, done), "a store read back with a partial point");
     }
   close (fd);
 }
@@ -234,13 +178,7 @@ fuzz_merge (const guint8 *bytes, size_t len)
   g_autoptr (GError) error = NULL;
   if (!sweep_merge (f->merge_dir, out, TRUE, &error))
     require_message (error);
-  g_autoptr (GDir) d = g_dir_open (out, 0, NULL);
-  for (const char *e; d != NULL && (e = g_dir_read_name (d)) != NULL;)
-    {
-      g_autofree char *p = g_build_filename (out, e, NULL);
-      g_unlink (p);
-    }
-  g_rmdir (out);
+  require (test_remove_tree (out), "cannot remove the merged folder");
 }
 
 int

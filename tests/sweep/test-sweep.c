@@ -11,6 +11,7 @@
 
 #include "models/sweep.h"
 #include "models/sweep-private.h"
+#include "tests/sweep/sweep-checks.h"
 #include "tests/test-tree.h"
 
 static char *
@@ -330,27 +331,8 @@ shard_file_text (Sweep *sw, const char *dir)
 static void
 check_store_error (const GError *error, const char *path)
 {
-  if (error == NULL)
-    return;
-  g_autofree char *prefix = g_strconcat (path, ":", NULL);
-  if (error->domain != SWEEP_ERROR || !g_str_has_prefix (error->message, prefix)
-      || !g_ascii_isdigit (error->message[strlen (prefix)]))
+  if (error != NULL && !sweep_check_error_located (error, path))
     g_error ("unlocated error: %s", error->message);
-}
-
-/* What a read gave: whole points only, each with every replicate. */
-static void
-check_points (const Sweep *sw, GHashTable *done)
-{
-  GHashTableIter it;
-  gpointer key, value;
-  g_hash_table_iter_init (&it, done);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      g_assert_cmpuint (GPOINTER_TO_UINT (key), <, sw->n_points);
-      g_assert_cmpuint (((GPtrArray *) value)->len % sw->n_seeds, ==, 0);
-      g_assert_cmpuint (((GPtrArray *) value)->len, >, 0);
-    }
 }
 
 static void
@@ -414,7 +396,7 @@ test_store_mutations (void)
     g_assert_true (sweep_store_read (sw, id, path, TRUE, done, &error));
     g_assert_no_error (error);
     g_assert_cmpuint (g_hash_table_size (done), ==, sw->n_points);
-    check_points (sw, done);
+    g_assert_true (sweep_check_points_whole (sw, done));
   }
   g_autoptr (GRand) rng = g_rand_new_with_seed (17);
   guint refused = 0;
@@ -435,7 +417,7 @@ test_store_mutations (void)
           g_assert_true (ok == (error == NULL));
           check_store_error (error, path);
           if (ok)
-            check_points (sw, done);
+            g_assert_true (sweep_check_points_whole (sw, done));
           refused += !ok;
         }
     }
@@ -525,27 +507,9 @@ test_vary_mutations (void)
           refused++;
           continue;
         }
-      g_autoptr (GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
-      for (guint v = 0; v < values->len; v++)
-        g_ptr_array_add (want, g_strdup (g_ptr_array_index (values, v)));
-      g_autofree char *want_key = g_strdup (key);
       g_autoptr (Sweep) sw = one_axis_sweep (g_steal_pointer (&key), values);
-      g_auto (GStrv) argv = sweep_argv (sw, "iosim", "out", NULL);
-      g_assert_cmpstr (argv[3], ==, "--vary");
-      g_autofree char *back_key = NULL;
-      g_autoptr (GPtrArray) back = NULL;
-      g_assert_true (sweep_parse_vary (argv[4], &back_key, &back, NULL));
-      g_assert_cmpstr (back_key, ==, want_key);
-      g_assert_cmpuint (back->len, ==, want->len);
-      for (guint v = 0; v < want->len; v++)
-        g_assert_cmpstr (g_ptr_array_index (back, v), ==, g_ptr_array_index (want, v));
-      g_autoptr (JsonNode) root = sweep_manifest (sw, 0, 0);
-      guint si, sn;
-      g_autoptr (Sweep) read = sweep_from_manifest (root, &si, &sn, &error);
-      g_assert_no_error (error);
-      g_autofree char *id = sweep_id (sw);
-      g_autofree char *read_id = sweep_id (read);
-      g_assert_cmpstr (id, ==, read_id);
+      g_assert_true (sweep_check_vary_round_trip (sw));
+      g_assert_true (sweep_check_manifest_round_trip (sw));
       accepted++;
     }
   /* Both ways are taken. */
