@@ -119,9 +119,9 @@ fuzz_shard (const char *text)
   const Sweep *sw = fixture ()->sw;
   g_autoptr (GArray) points = sweep_shard_points (sw, i, n);
   for (guint k = 0; k < points->len; k++)
-    if (g_array_index (points, guint, k) >= sw->n_points
-        || (k > 0 && g_array_index (points, guint, k) <= g_array_index (points, guint, k - 1)))
-      abort ();
+    require (g_array_index (points, guint, k) < sw->n_points
+             && (k == 0 || g_array_index (points, guint, k) > g_array_index (points, guint, k - 1)),
+             "a shard's points are not increasing points of the sweep");
 }
 
 static void
