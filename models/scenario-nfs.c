@@ -3,8 +3,8 @@
  * Defaults and where they come from:
  *   - threads 8: nfs-utils' RPCNFSDCOUNT, the number rpc.nfsd starts
  *     unless told otherwise (distribution init scripts of the 2.6 era).
- *   - rsize 32 KiB: the era's common mount value (the 2.6.27 client asks
- *     for up to 1 MiB; servers and admins of the time used 32 KiB).
+ *   - rsize: what a mount without rsize= gets from a 2.6.19-2.6.27
+ *     server (scenario_nfs_default_rsize, from the server's memory).
  *   - slots 16: xprt_tcp_slot_table_entries = RPC_DEF_SLOT_TABLE.
  *   - link 1 Gbit/s: gigabit Ethernet, 125 MB/s raw.
  *   - rtt 200 us: an estimate for a switched gigabit LAN, interrupt
@@ -26,7 +26,6 @@
 #include <string.h>
 
 #define DEFAULT_THREADS      8u
-#define DEFAULT_RSIZE_BYTES  (32u * 1024u)
 #define DEFAULT_READ_BYTES   (1024u * 1024u)
 #define DEFAULT_LINK_BITS    G_GUINT64_CONSTANT (1000000000)
 #define DEFAULT_RTT_NS       (200 * SIM_NS_PER_US)
@@ -36,6 +35,19 @@
 #define DEFAULT_CPU_PAGE_NS  (1 * SIM_NS_PER_US)
 /* NFS_MAX_FILE_IO_SIZE and RPCSVC_MAXPAYLOAD_TCP: 1 MiB. */
 #define MAX_RSIZE_BYTES      (1024u * 1024u)
+
+guint64
+scenario_nfs_default_rsize (guint64 server_memory_bytes)
+{
+  /* nfsd_create_serv: nfsd_max_blksize = NFSSVC_MAXBLKSIZE, halved while
+   * it exceeds totalram in 4 KiB units (1/4096 of memory in bytes) and is
+   * at least 16 KiB. */
+  guint64 target = server_memory_bytes / 4096;
+  guint64 size = MAX_RSIZE_BYTES;
+  while (size > target && size >= 16 * 1024)
+    size /= 2;
+  return size;
+}
 
 static const char *const nfs_keys[] = {
   "device", "size", "offset", "threads", "rsize", "bs", "slots", "client_readahead",
@@ -142,7 +154,7 @@ nfs_check (const ScenarioNfs *n, const char *group, GError **error)
 }
 
 ScenarioNfs *
-scenario_nfs_load (GKeyFile *kf, const char *group, GError **error)
+scenario_nfs_load (GKeyFile *kf, const char *group, guint64 server_memory_bytes, GError **error)
 {
   g_autoptr (ScenarioNfs) n = g_new0 (ScenarioNfs, 1);
   n->name = g_strdup (group + strlen ("nfs "));
@@ -161,7 +173,8 @@ scenario_nfs_load (GKeyFile *kf, const char *group, GError **error)
   if (!nfs_size (kf, group, "size", 0, &c->file_bytes, error)
       || !nfs_size (kf, group, "offset", 0, &n->offset_bytes, error)
       || !nfs_count (kf, group, "threads", DEFAULT_THREADS, 1024, &c->threads, error)
-      || !nfs_size (kf, group, "rsize", DEFAULT_RSIZE_BYTES, &c->rsize_bytes, error)
+      || !nfs_size (kf, group, "rsize", scenario_nfs_default_rsize (server_memory_bytes),
+                    &c->rsize_bytes, error)
       || !nfs_size (kf, group, "bs", DEFAULT_READ_BYTES, &c->read_bytes, error)
       || !nfs_count (kf, group, "slots", SIM_NFS_DEFAULT_SLOTS, 65536, &c->slots, error)
       || !nfs_size (kf, group, "client_readahead", 0, &c->client_ra_pages, error)

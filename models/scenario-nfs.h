@@ -6,7 +6,8 @@
  *   size              the file's size (read whole by the client) [required]
  *   offset            where the file begins on the device [0]
  *   threads           nfsd threads [8, rpc.nfsd's default of the era]
- *   rsize             bytes per READ, 4 KiB .. 1 MiB in whole pages [32KiB]
+ *   rsize             bytes per READ, 4 KiB .. 1 MiB in whole pages [the
+ *                     server's preferred size, scenario_nfs_default_rsize]
  *   bs                the client reader's read() size (dd bs) [1MiB]
  *   slots             RPC slot table entries [16, RPC_DEF_SLOT_TABLE]
  *   client_readahead  the client's max readahead [rsize x 15, NFS_MAX_READAHEAD]
@@ -33,8 +34,20 @@ typedef struct {
   SimNfsConfig cfg;           /* cfg.name is @name */
 } ScenarioNfs;
 
-/* Parse group @group ("nfs NAME"); errors name the group and key. */
-ScenarioNfs *scenario_nfs_load (GKeyFile *kf, const char *group, GError **error);
+/* The rsize a 2.6.19-2.6.27 client mounts with when not given one, for a
+ * Linux server of @server_memory_bytes: the server's FSINFO rtpref, which
+ * nfsd3_proc_fsinfo sets to svc_max_payload(), i.e. nfsd_max_blksize;
+ * nfsd_create_serv chooses that from memory when rpc.nfsd sets none
+ * (1 MiB from 4 GiB up, "only uses 32K on 128M machines"; fs/nfsd/
+ * nfssvc.c since 2.6.19), and nfs_server_set_fsinfo (fs/nfs/client.c)
+ * takes rtpref for an rsize of 0.  Before 2.6.19 nfsd offered
+ * NFSSVC_MAXBLKSIZE, 32 KiB: set rsize = 32KiB for such a server. */
+guint64      scenario_nfs_default_rsize (guint64 server_memory_bytes);
+
+/* Parse group @group ("nfs NAME"), its defaults for a server of
+ * @server_memory_bytes; errors name the group and key. */
+ScenarioNfs *scenario_nfs_load (GKeyFile *kf, const char *group, guint64 server_memory_bytes,
+                                GError **error);
 void         scenario_nfs_free (ScenarioNfs *n);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ScenarioNfs, scenario_nfs_free)

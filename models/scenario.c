@@ -1035,7 +1035,7 @@ load_process (Scenario *s, const char *group, GError **error)
 static gboolean
 load_nfs (Scenario *s, const char *group, GError **error)
 {
-  ScenarioNfs *n = scenario_nfs_load (s->kf, group, error);
+  ScenarioNfs *n = scenario_nfs_load (s->kf, group, s->memory_bytes, error);
   if (n == NULL)
     return FALSE;
   g_ptr_array_add (s->nfs, n);
@@ -1932,6 +1932,7 @@ nfs_group_result (SimNfs *nfs, const SimDevice *dev, SimTime now)
   r->nfs_queued = st->queued;
   r->nfs_ra_lost = st->ra_lost;
   r->nfs_ra_stale = st->ra_stale;
+  r->nfs_rsize_bytes = sim_nfs_rsize_bytes (nfs);
   for (guint i = 0; i < sim_nfs_n_threads (nfs); i++)
     r->nfs_threads_used += sim_nfs_thread_rpcs (nfs, i) > 0;
   return r;

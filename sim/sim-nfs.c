@@ -645,6 +645,12 @@ sim_nfs_n_threads (const SimNfs *nfs)
   return nfs->cfg.threads;
 }
 
+guint64
+sim_nfs_rsize_bytes (const SimNfs *nfs)
+{
+  return nfs->cfg.rsize_bytes;
+}
+
 const SimIoContext *
 sim_nfs_thread_ioc (const SimNfs *nfs, guint i)
 {

@@ -35,8 +35,9 @@
  *     and per page of reply on the host's CPUs (sim-cpu.h) if given, or
  *     on a CPU of its own.
  * Not modelled: UDP, NFSv4, WRITE, the client's dd CPU time and page
- * reclaim, rsize negotiation, TCP congestion and receive windows, the
- * raparms hash's LRU eviction (one file: its entry is always found).
+ * reclaim, TCP congestion and receive windows, the raparms hash's LRU
+ * eviction (one file: its entry is always found).  The mount's rsize is
+ * the caller's (models/scenario-nfs.h negotiates the default).
  */
 #pragma once
 
@@ -106,6 +107,8 @@ void               sim_nfs_start (SimNfs *nfs);
 const SimNfsStats *sim_nfs_stats (const SimNfs *nfs);
 const char        *sim_nfs_name (const SimNfs *nfs);
 guint              sim_nfs_n_threads (const SimNfs *nfs);
+/* The mount's rsize: bytes per READ. */
+guint64            sim_nfs_rsize_bytes (const SimNfs *nfs);
 /* Thread @i's identity as the elevators see it, and READs it served. */
 const SimIoContext *sim_nfs_thread_ioc (const SimNfs *nfs, guint i);
 guint64            sim_nfs_thread_rpcs (const SimNfs *nfs, guint i);

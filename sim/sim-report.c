@@ -447,9 +447,11 @@ sim_report_run_text (GString *out, const SimRunResult *r)
             g_string_append_printf (out, "  nfs %s: threads used %u of %u, transport waited for a thread %"
                                     G_GUINT64_FORMAT ", replied out of order %" G_GUINT64_FORMAT
                                     ", raparms write-backs lost %" G_GUINT64_FORMAT
-                                    ", reads from a stale window %" G_GUINT64_FORMAT "\n",
+                                    ", reads from a stale window %" G_GUINT64_FORMAT
+                                    ", rsize %" G_GUINT64_FORMAT " KiB\n",
                                     g->name, g->nfs_threads_used, g->threads, g->nfs_queued,
-                                    g->nfs_out_of_order, g->nfs_ra_lost, g->nfs_ra_stale);
+                                    g->nfs_out_of_order, g->nfs_ra_lost, g->nfs_ra_stale,
+                                    g->nfs_rsize_bytes / 1024);
         }
     }
   append_device_table (out, r);
@@ -588,6 +590,8 @@ add_group_json (JsonBuilder *b, const SimGroupResult *g)
       json_builder_add_int_value (b, (gint64) g->nfs_ra_lost);
       json_builder_set_member_name (b, "raparms_stale");
       json_builder_add_int_value (b, (gint64) g->nfs_ra_stale);
+      json_builder_set_member_name (b, "rsize_bytes");
+      json_builder_add_int_value (b, (gint64) g->nfs_rsize_bytes);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);

@@ -63,6 +63,7 @@ typedef struct {
   guint64  nfs_ra_lost;        /* raparms write-backs over another thread's */
   guint64  nfs_ra_stale;       /* reads that began from a window ending before them */
   guint    nfs_threads_used;   /* threads that served at least one READ */
+  guint64  nfs_rsize_bytes;    /* the mount's rsize */
 } SimGroupResult;
 
 /* The loop driver in front of a device ([device] via = loop, sim-loop.h). */

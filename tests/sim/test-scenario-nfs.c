@@ -1,12 +1,15 @@
 /* test-scenario-nfs.c — [nfs NAME] groups (models/scenario-nfs.c): each
  * bad key is refused with an error naming the group and key; a good group
  * runs to the end of its file, alone or on the host's CPUs, and gives the
- * same report twice.
+ * same report twice; without rsize= the mount takes what a 2.6.19-2.6.27
+ * server of the scenario's memory offers.
  */
 #include <glib.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "models/scenario.h"
+#include "models/scenario-nfs.h"
 #include "sim/sim-nfs.h"
 
 #define DEVICE "[device d]\nkind = fixed\noverhead = 0.1ms\nbandwidth = 100MB/s\nsched = deadline\n"
@@ -104,6 +107,76 @@ test_on_host_cpus (void)
   g_assert_cmpfloat (r->cpu.sy, >, 0.0);
 }
 
+/* nfsd_create_serv's default: 1 MiB halved while above 1/4096 of memory
+ * and at least 16 KiB ("1MB on 4Gig machines", "32K on 128M machines",
+ * "Bottom out at 8K on 32M and smaller"). */
+static void
+test_default_rsize (void)
+{
+  static const struct { guint64 memory_bytes, rsize_bytes; } cases[] = {
+    { G_GUINT64_CONSTANT (64) << 30, 1 << 20 },
+    { G_GUINT64_CONSTANT (8) << 30, 1 << 20 },
+    { G_GUINT64_CONSTANT (4) << 30, 1 << 20 },
+    { (G_GUINT64_CONSTANT (4) << 30) - 4096, 512 << 10 },
+    { G_GUINT64_CONSTANT (2) << 30, 512 << 10 },
+    { G_GUINT64_CONSTANT (1) << 30, 256 << 10 },
+    { 128 << 20, 32 << 10 },
+    { 64 << 20, 16 << 10 },
+    { 32 << 20, 8 << 10 },
+    { 4 << 20, 8 << 10 },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      guint64 got = scenario_nfs_default_rsize (cases[i].memory_bytes);
+      if (got != cases[i].rsize_bytes)
+        g_error ("memory %" G_GUINT64_FORMAT ": rsize %" G_GUINT64_FORMAT ", expected %"
+                 G_GUINT64_FORMAT, cases[i].memory_bytes, got, cases[i].rsize_bytes);
+    }
+}
+
+/* runs[0].groups[0].nfs.rsize_bytes of a JSON report. */
+static gint64
+json_rsize_bytes (const char *json)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  JsonObject *run = json_array_get_object_element (json_object_get_array_member (root, "runs"), 0);
+  JsonObject *group = json_array_get_object_element (json_object_get_array_member (run, "groups"),
+                                                     0);
+  return json_object_get_int_member (json_object_get_object_member (group, "nfs"), "rsize_bytes");
+}
+
+/* A group without rsize= reads in the size its server's memory gives, and
+ * the report says which; rsize= overrides it. */
+static void
+test_rsize_from_memory (void)
+{
+  static const struct { const char *host, *rsize; guint64 expect_bytes; const char *text; } cases[] = {
+    { "memory = 1GiB\n", "", 256 << 10, "rsize 256 KiB" },
+    { "memory = 8GiB\n", "", 1 << 20, "rsize 1024 KiB" },
+    { "memory = 8GiB\n", "rsize = 32KiB\n", 32 << 10, "rsize 32 KiB" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("[sim]\nseed = 1\n[host]\n%s" DEVICE
+                                               "[nfs n]\nsize = 4MiB\nthreads = 2\n%s",
+                                               cases[i].host, cases[i].rsize);
+      g_autoptr (GString) report = g_string_new (NULL);
+      g_autoptr (SimRunResult) r = run_text (text, report);
+      const SimGroupResult *g = g_ptr_array_index (r->groups, 0);
+      g_assert_cmpuint (g->nfs_rsize_bytes, ==, cases[i].expect_bytes);
+      g_assert_cmpuint (g->ios, ==, (4 << 20) / cases[i].expect_bytes);
+      g_assert_nonnull (strstr (report->str, cases[i].text));
+      g_autoptr (GPtrArray) runs = g_ptr_array_new ();
+      g_ptr_array_add (runs, r);
+      g_autofree char *json = sim_report_json ("nfs", 1, runs);
+      g_assert_cmpint (json_rsize_bytes (json), ==, (gint64) cases[i].expect_bytes);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -111,5 +184,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scenario/nfs/bad-keys", test_bad_keys);
   g_test_add_func ("/scenario/nfs/runs", test_runs);
   g_test_add_func ("/scenario/nfs/host-cpus", test_on_host_cpus);
+  g_test_add_func ("/scenario/nfs/default-rsize", test_default_rsize);
+  g_test_add_func ("/scenario/nfs/rsize-from-memory", test_rsize_from_memory);
   return g_test_run ();
 }
