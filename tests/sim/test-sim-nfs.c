@@ -31,6 +31,7 @@ typedef struct {
   gboolean    raparams;
   gboolean    no_idling;      /* CFQ with slice_idle = 0 */
   guint       slots;          /* 0: SIM_NFS_DEFAULT_SLOTS */
+  guint64     rsize_bytes;    /* 0: 32 KiB */
 } RigCase;
 
 typedef struct {
@@ -110,7 +111,7 @@ rig_run_nfs (const RigCase *c, RigResult *out)
   SimFile *file = sim_page_cache_open (pc, q, "f", FILE_OFFSET_BYTES, FILE_BYTES, READ_AHEAD_KB);
   SimNfsConfig cfg = {
     .name = "nfs", .threads = c->threads, .file_bytes = FILE_BYTES,
-    .rsize_bytes = 32 * 1024, .read_bytes = 1024 * 1024,
+    .rsize_bytes = c->rsize_bytes ? c->rsize_bytes : 32 * 1024, .read_bytes = 1024 * 1024,
     .slots = c->slots ? c->slots : SIM_NFS_DEFAULT_SLOTS,
     .link_bits_per_s = c->link_bits_per_s, .one_way_ns = 100 * SIM_NS_PER_US,
     .mtu_bytes = 1500, .cpu_recv_ns = 5 * SIM_NS_PER_US, .cpu_rpc_ns = 15 * SIM_NS_PER_US,
@@ -328,6 +329,34 @@ test_cfq_idling_more_threads_slower (gconstpointer data)
   g_assert_cmpfloat (r4n.mb_per_s, >, r4.mb_per_s);
 }
 
+/* A thread reads a READ through its own readahead windows, two of 128 KiB
+ * in flight.  READs of 256 KiB: the threads' windows abut and deadline
+ * queues the bios of two threads in file order, as fast as one thread.
+ * READs of 1 MiB: each thread's windows lie in its own megabyte, bios
+ * arrive out of file order and the disk alternates between megabytes:
+ * two threads are slower than one. */
+static void
+test_large_reads_interleave (void)
+{
+  RigCase one = { .sched = "deadline", .threads = 1, .link_bits_per_s = 1000000000,
+                  .raparams = TRUE, .rsize_bytes = 1024 * 1024 };
+  RigCase two = one;
+  two.threads = 2;
+  RigCase two_abut = two;
+  two_abut.rsize_bytes = 256 * 1024;
+  RigResult r1, r2, r2a;
+  rig_run_nfs (&one, &r1);
+  rig_run_nfs (&two, &r2);
+  rig_run_nfs (&two_abut, &r2a);
+  g_assert_cmpuint (r1.queued_backward, ==, 0);
+  g_assert_cmpuint (r2a.pids_queued, ==, 2);
+  g_assert_cmpuint (r2a.queued_backward, ==, 0);
+  g_assert_cmpfloat (r2a.mb_per_s, >, 0.95 * r1.mb_per_s);
+  g_assert_cmpuint (r2.pids_queued, ==, 2);
+  g_assert_cmpuint (r2.queued_backward * 10, >, r2.bios);
+  g_assert_cmpfloat (r2.mb_per_s, <, 0.8 * r1.mb_per_s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -340,6 +369,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nfs/out-of-order", test_out_of_order);
   g_test_add_func ("/nfs/idle-stack", test_idle_stack);
   g_test_add_func ("/nfs/raparams-copyback", test_raparams_copyback);
+  g_test_add_func ("/nfs/large-reads-interleave", test_large_reads_interleave);
   g_test_add_data_func ("/nfs/cfq-idling/2.6.28", "2.6.28", test_cfq_idling_more_threads_slower);
   g_test_add_data_func ("/nfs/cfq-idling/2.6.31", "2.6.31", test_cfq_idling_more_threads_slower);
   return g_test_run ();
