@@ -63,6 +63,7 @@ typedef struct {
   SimBioWaiter  w;
   SimPageCache *pc;
   SimBdi       *bdi;           /* a write's BDI (parked_writes), or NULL */
+  SimIoContext *ioc;           /* a write's submitter (parked_writes), or NULL */
 } PcWaiter;
 
 /* Tasks sleeping on pages, hashed by page: the kernel's page wait table
@@ -490,6 +491,13 @@ scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
   return SCAN_NOTHING;
 }
 
+/* 2.4's reclaim: it writes dirty pages itself (sync_page_buffers). */
+static gboolean
+reclaim_launders (const SimPageCache *pc)
+{
+  return pc->reclaim_mode == SIM_RECLAIM_LAUNDER_OWN || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL;
+}
+
 /* One allocation's reclaim; FALSE: the task must wait.  A scan that only
  * passed pages over looks at them once more, as 2.4's next, higher
  * priority pass of shrink_cache would after the list's turn: the dirty ones
@@ -497,6 +505,10 @@ scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
 static gboolean
 reclaim_one_2_4 (SimPageCache *pc, const SimIoContext *ioc)
 {
+  /* A task whose pageout is still asleep in get_request_wait scans
+   * nothing more until its bios have requests (waiter_resumed wakes it). */
+  if (ioc != NULL && ioc->parked_writes > 0)
+    return FALSE;
   SimPage *first = NULL;
   guint64 moved = 0;
   guint64 limit = MIN (RECLAIM_SCAN_PAGES, pc->used_pages);
@@ -532,9 +544,7 @@ page_alloc (SimPageCache *pc, SimFile *f, guint64 index, const SimIoContext *ioc
 {
   if (pc->used_pages >= pc->max_pages)
     {
-      gboolean launder = pc->reclaim_mode == SIM_RECLAIM_LAUNDER_OWN
-                         || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL;
-      if (!(launder ? reclaim_one_2_4 (pc, ioc) : reclaim_one (pc, ioc)))
+      if (!(reclaim_launders (pc) ? reclaim_one_2_4 (pc, ioc) : reclaim_one (pc, ioc)))
         return NULL;
     }
   if (pc->free_list == NULL)
@@ -784,6 +794,14 @@ read_part_done (Sim *sim, SimBio *bio, SimTime now)
 static void waiter_release (SimPageCache *pc, SimBioWaiter *w);
 
 static void
+memory_waiters_fired (Sim *sim, gpointer subject, gpointer object)
+{
+  SimPageCache *pc = subject;
+  wake_list (pc, &pc->memory_waiters);
+  wake_writers (pc, &pc->memory_waiters_w);
+}
+
+static void
 waiter_resumed (Sim *sim, gpointer data, SimTime now)
 {
   PcWaiter *pw = data;
@@ -791,6 +809,17 @@ waiter_resumed (Sim *sim, gpointer data, SimTime now)
     {
       g_assert (pw->bdi->parked_writes > 0);
       pw->bdi->parked_writes--;
+    }
+  if (pw->ioc != NULL)
+    {
+      g_assert (pw->ioc->parked_writes > 0);
+      pw->ioc->parked_writes--;
+      /* A task whose 2.4 reclaim slept in get_request_wait has its
+       * requests: it goes on looking for memory, from an event of its own
+       * (the queue is in the middle of freeing a request). */
+      if (pw->ioc->parked_writes == 0 && reclaim_launders (pw->pc)
+          && (!sim_list_empty (&pw->pc->memory_waiters) || !sim_list_empty (&pw->pc->memory_waiters_w)))
+        sim_schedule_in (sim, 0, memory_waiters_fired, pw->pc, NULL);
     }
   waiter_release (pw->pc, &pw->w);
 }
@@ -874,8 +903,14 @@ submit_pages_as (SimPageCache *pc, SimPage *page, SimOp op, guint64 n, const Sim
         waiter_release (pc, waiter);
       else if (op == SIM_OP_WRITE)
         {
-          ((PcWaiter *) (void *) waiter)->bdi = f->bdi;
+          PcWaiter *pw = (PcWaiter *) (void *) waiter;
+          pw->bdi = f->bdi;
           f->bdi->parked_writes++;
+          if (ioc != NULL)
+            {
+              pw->ioc = (SimIoContext *) ioc;
+              pw->ioc->parked_writes++;
+            }
         }
       first += chunk;
       n -= chunk;

@@ -70,6 +70,8 @@ struct _SimIoContext {
   SimTime  service_ns;       /* device time its requests used (for disk-time shares) */
   const void *service_dev;   /* the SimDevice whose time service_ns counts; NULL: any
                               * (a task's reclaim may write to other devices) */
+  guint    parked_writes;    /* its write bios waiting for a request: a legacy
+                              * get_request_wait returns once this is 0 */
 };
 
 /* The effective priority class and level of @ioc as CFQ/BFQ see them:

@@ -18,11 +18,15 @@
  *    full queues; waiting for the batch stands for that here);
  *  - bdflush writes 32-page batches, ndirty pages per cycle, until dirty
  *    pages fall to nfract_stop_bdflush.  A submission to a full request
- *    queue sleeps in get_request_wait: once a batch leaves a queue's write
- *    pool exhausted (its bios park), bdflush (and kupdated) sleeps until
- *    that queue has a free request again and no write bio waits for one,
- *    even when other devices have dirty pages and idle queues, the
- *    pathology pdflush was written to fix;
+ *    queue sleeps in get_request_wait: once bios of a batch find a
+ *    queue's write pool exhausted (they park), bdflush (and kupdated)
+ *    sleeps until they have requests, handed out in the era's order among
+ *    the other sleepers' (a task's reclaim writes, a throttled writer's
+ *    batch), even when other devices have dirty pages and idle queues,
+ *    the pathology pdflush was written to fix (2.4.18 drivers/block/
+ *    ll_rw_blk.c __get_request_wait loops until get_request gives the
+ *    sleeper a request of its own).  The two threads share one I/O
+ *    identity here, so either sleeps while the other's bios wait;
  *  - kupdated every `interval` jiffies writes the pages older than
  *    `age_buffer`, blocking on full queues the same way;
  *  - an allocating task writes the dirty pages it meets a second time and
@@ -65,7 +69,8 @@
 /* A flushing thread (bdflush or kupdated). */
 typedef struct {
   gboolean   running;
-  SimBdi    *blocked_on;     /* sleeping in get_request_wait on its queue */
+  gboolean   in_request_wait; /* sleeping in get_request_wait: some of its
+                              * bios wait for requests of full queues */
   gboolean   wait_any;       /* every dirty page is already under writeback */
   SimEventId event;
   SimTime    before;         /* write pages dirtied at or before this */
@@ -186,12 +191,12 @@ flusher_run (WbPolicy *w, Flusher *f)
       if (is_bdflush)
         want = MIN (want, f->cycle_left);
       guint64 started = 0;
-      SimBdi *full = write_some (w, want, f->before, &w->flusher, &started);
+      write_some (w, want, f->before, &w->flusher, &started);
       if (is_bdflush)
         f->cycle_left -= MIN (f->cycle_left, started);
-      if (full)
+      if (w->flusher.parked_writes > 0)
         {
-          f->blocked_on = full;
+          f->in_request_wait = TRUE;
           return;
         }
       if (started == 0)
@@ -212,16 +217,16 @@ flusher_run (WbPolicy *w, Flusher *f)
 static void
 flusher_step (Sim *sim, gpointer subject, gpointer object)
 {
+  WbPolicy *w = subject;
   Flusher *f = object;
   f->event = 0;
-  /* get_request_wait returns only once the flusher's own bio got a
-   * request: while the pool is full or write bios still wait for it
-   * (bdflush's among them; the era's pool hands freed requests to them in
-   * its own order), keep sleeping. */
-  if (f->blocked_on && (queue_full (f->blocked_on) || f->blocked_on->parked_writes > 0))
+  /* get_request_wait returns once the flusher's own bios got requests
+   * (the era's pool hands freed requests to the sleepers in its own
+   * order); other tasks' bios still waiting do not keep it asleep. */
+  if (f->in_request_wait && w->flusher.parked_writes > 0)
     return;
-  f->blocked_on = NULL;
-  flusher_run (subject, f);
+  f->in_request_wait = FALSE;
+  flusher_run (w, f);
 }
 
 /* wakeup_bdflush */
@@ -259,13 +264,14 @@ kupdate_tick (Sim *sim, gpointer subject, gpointer object)
                                         kupdate_tick, w, NULL);
 }
 
-/* A write completed on @bdi: wake a flusher sleeping on its queue. */
+/* A write completed: wake a flusher waiting for a request (its bios may
+ * wait on any queue its batch went to) or for any write. */
 static void
-flusher_written (WbPolicy *w, Flusher *f, SimBdi *bdi)
+flusher_written (WbPolicy *w, Flusher *f)
 {
   if (!f->running || f->event != 0)
     return;
-  if (f->blocked_on == bdi || f->wait_any)
+  if (f->in_request_wait || f->wait_any)
     {
       f->wait_any = FALSE;
       f->event = sim_schedule_in (w->sim, 0, flusher_step, w, f);
@@ -276,8 +282,8 @@ static void
 bdflush_written (WbPolicy *w, SimBdi *bdi, guint64 pages, SimTime now_ns)
 {
   BdflushData *d = w->priv;
-  flusher_written (w, &d->bdflush, bdi);
-  flusher_written (w, &d->kupdated, bdi);
+  flusher_written (w, &d->bdflush);
+  flusher_written (w, &d->kupdated);
 }
 
 /* A synchronous writer keeps in wr->written the page cache's completion
@@ -322,28 +328,17 @@ balance (WbPolicy *w, SimPageWrite *wr)
 
 /* ---- 2.4.18's balance_dirty ------------------------------------------------
  * wr->step while the writer sleeps:
- *   2  in get_request_wait for the queue of BDI number wr->written (its
- *      batch's bios wait for requests);
+ *   2  in get_request_wait (its batch's bios wait for requests);
  *   3  the same, then wait_for_some_buffers (it was above nfract_sync);
  *   4  in wait_for_some_buffers until the completion count reaches
  *      wr->written. */
 
-/* get_request_wait is over: no write bio waits for a request of @b's
- * queue (the writer's own among them). */
+/* get_request_wait is over: the writer's own write bios all got
+ * requests. */
 static gboolean
-pool_free (const SimBdi *b)
+pool_free (const SimPageWrite *wr)
 {
-  return b->parked_writes == 0;
-}
-
-static guint
-bdi_number (WbPolicy *w, const SimBdi *b)
-{
-  GPtrArray *bdis = sim_page_cache_bdis (w->pc);
-  for (guint i = 0; i < bdis->len; i++)
-    if (g_ptr_array_index (bdis, i) == b)
-      return i;
-  g_assert_not_reached ();
+  return wr->ioc->parked_writes == 0;
 }
 
 static void
@@ -378,9 +373,9 @@ balance_2_4_18 (WbPolicy *w, SimPageWrite *wr)
       SimBdi *full = write_some (w, WB_BDFLUSH_BATCH_BUFFERS, SIM_TIME_NEVER, wr->ioc, &started);
       if (state == WB_BDFLUSH_STATE_SYNC)
         wake_bdflush (w);
-      if (full != NULL && !pool_free (full))
+      if (full != NULL && !pool_free (wr))
         {
-          sleep_2_4_18 (w, wr, state == WB_BDFLUSH_STATE_SYNC ? 3 : 2, bdi_number (w, full));
+          sleep_2_4_18 (w, wr, state == WB_BDFLUSH_STATE_SYNC ? 3 : 2, 0);
           return;
         }
       if (state == WB_BDFLUSH_STATE_SYNC && wait_some_2_4_18 (w, wr))
@@ -395,8 +390,7 @@ resume_2_4_18 (WbPolicy *w, SimPageWrite *wr)
 {
   if (wr->step == 2 || wr->step == 3)
     {
-      const SimBdi *b = g_ptr_array_index (sim_page_cache_bdis (w->pc), (guint) wr->written);
-      if (!pool_free (b))
+      if (!pool_free (wr))
         {
           sim_page_cache_wait_writeback (w->pc, wr);
           return;

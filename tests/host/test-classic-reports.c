@@ -72,9 +72,9 @@ test_ide_2_4 (void)
       g_assert_cmpfloat (reader[IDE_DVD][run], <, reader[IDE_ALONE][run] / 3);
       /* The ZIP at least halves it: under 2.4.19-pre5 bdflush streams the
        * ZIP's 90 MiB from the start and the reader waits on them for the
-       * 75 s that takes; under 2.4.18 the reader writes them itself, a
-       * batch at a time between kupdated's, and the ZIP seeks between
-       * batches. */
+       * 75 s that takes; under 2.4.18 they stay dirty until kupdated
+       * streams them from 30 s, and the reader's allocations meet them
+       * until the last is written. */
       g_assert_cmpfloat (reader[IDE_ZIP][run], <, reader[IDE_ALONE][run] / 2);
       /* Writing the other hard disk costs less: its writeback drains fast. */
       g_assert_cmpfloat (reader[IDE_DISK][run], <, reader[IDE_ALONE][run]);
@@ -85,7 +85,7 @@ test_ide_2_4 (void)
    * are why: more memory may be dirty or under writeback (locked buffers
    * no longer count), and an allocator waits on any buffer under
    * writeback, not only its own.  The request-pool change of the same
-   * release (linus-2.4.19) moves nothing.  With the ZIP the report's
+   * release (linus-2.4.19) moves little.  With the ZIP the report's
    * 2.4.19-pre5 was worse too, which these mechanisms do not give (README,
    * Classic reports): its earlier writeback drains the ZIP sooner. */
   g_assert_cmpfloat (MIN (reader[IDE_DVD][IDE_RUN_2_4_18], reader[IDE_DVD][IDE_RUN_POOL_ONLY]), >,
