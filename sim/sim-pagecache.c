@@ -602,6 +602,14 @@ wake_writers (SimPageCache *pc, SimList *list)
     }
 }
 
+/* Whoever waits for a free page tries again. */
+static void
+wake_memory_waiters (SimPageCache *pc)
+{
+  wake_list (pc, &pc->memory_waiters);
+  wake_writers (pc, &pc->memory_waiters_w);
+}
+
 /* Page @i of a bio of the page cache.  Its first page came with the bio
  * (end_io_item; the submitter held it): a random writer's single-page
  * bios then need no walk of the index at completion.  A page under I/O
@@ -736,8 +744,7 @@ read_pages_done (SimPageCache *pc, SimFile *f, SimPage *first, guint64 n)
       page->uptodate = TRUE;
       wake_page (pc, page);
     }
-  wake_list (pc, &pc->memory_waiters);
-  wake_writers (pc, &pc->memory_waiters_w);
+  wake_memory_waiters (pc);
 }
 
 static void
@@ -796,9 +803,7 @@ static void waiter_release (SimPageCache *pc, SimBioWaiter *w);
 static void
 memory_waiters_fired (Sim *sim, gpointer subject, gpointer object)
 {
-  SimPageCache *pc = subject;
-  wake_list (pc, &pc->memory_waiters);
-  wake_writers (pc, &pc->memory_waiters_w);
+  wake_memory_waiters (subject);
 }
 
 static void
@@ -1415,8 +1420,7 @@ write_bio_done (Sim *sim, SimBio *bio, SimTime now)
         pc->policy->ops->resume (pc->policy, wr, now);
     }
   wake_syncs (pc);
-  wake_list (pc, &pc->memory_waiters);
-  wake_writers (pc, &pc->memory_waiters_w);
+  wake_memory_waiters (pc);
 }
 
 /* The BDI whose oldest dirty page is oldest, among those with one dirtied

@@ -118,20 +118,12 @@ batch_pages (const BdflushData *d)
   return d->p.ndirty_buffers > 0 ? (guint64) d->p.ndirty_buffers : WB_BDFLUSH_BATCH_BUFFERS;
 }
 
-/* The request pool for writes is exhausted: a submitter sleeps in
- * get_request_wait. */
-static gboolean
-queue_full (const SimBdi *b)
-{
-  return b->q->rq_count[SIM_OP_WRITE] >= b->q->limits.nr_requests;
-}
-
-/* Start one batch of the oldest pages dirtied at or before @before; unplug
- * the queues it went to and return the first of them whose request pool
- * is now exhausted (the submitter would sleep there), or NULL. */
-static SimBdi *
-write_some (WbPolicy *w, guint64 max_pages, SimTime before, const SimIoContext *ioc,
-            guint64 *started)
+/* Start one batch of the oldest pages dirtied at or before @before and
+ * unplug the queues it went to; returns the pages started.  Its bios that
+ * found a pool exhausted park, counted in @ioc's parked_writes (the
+ * submitter sleeps in get_request_wait). */
+static guint64
+write_some (WbPolicy *w, guint64 max_pages, SimTime before, const SimIoContext *ioc)
 {
   BdflushData *d = w->priv;
   GPtrArray *bdis = sim_page_cache_bdis (w->pc);
@@ -140,18 +132,14 @@ write_some (WbPolicy *w, guint64 max_pages, SimTime before, const SimIoContext *
   guint64 *snap = (guint64 *) (void *) d->snap->data;
   for (guint i = 0; i < bdis->len; i++)
     snap[i] = ((SimBdi *) g_ptr_array_index (bdis, i))->nr_writeback;
-  *started = sim_page_cache_start_writeback (w->pc, NULL, max_pages, before, ioc);
-  SimBdi *full = NULL;
+  guint64 started = sim_page_cache_start_writeback (w->pc, NULL, max_pages, before, ioc);
   for (guint i = 0; i < bdis->len; i++)
     {
       SimBdi *b = g_ptr_array_index (bdis, i);
-      if (b->nr_writeback <= snap[i])
-        continue;
-      sim_queue_unplug (b->q, ioc);
-      if (full == NULL && queue_full (b))
-        full = b;
+      if (b->nr_writeback > snap[i])
+        sim_queue_unplug (b->q, ioc);
     }
-  return full;
+  return started;
 }
 
 /* 2.4.18 bdflush stops once balance_dirty_state is below nfract; later
@@ -190,8 +178,7 @@ flusher_run (WbPolicy *w, Flusher *f)
       guint64 want = WB_BDFLUSH_BATCH_BUFFERS;
       if (is_bdflush)
         want = MIN (want, f->cycle_left);
-      guint64 started = 0;
-      write_some (w, want, f->before, &w->flusher, &started);
+      guint64 started = write_some (w, want, f->before, &w->flusher);
       if (is_bdflush)
         f->cycle_left -= MIN (f->cycle_left, started);
       if (w->flusher.parked_writes > 0)
@@ -312,9 +299,8 @@ balance (WbPolicy *w, SimPageWrite *wr)
       sim_page_cache_write_finish (w->pc, wr);
       return;
     }
-  guint64 started = 0;
   sim_page_cache_throttle (w->pc, wr);
-  write_some (w, batch_pages (d), SIM_TIME_NEVER, wr->ioc, &started);
+  write_some (w, batch_pages (d), SIM_TIME_NEVER, wr->ioc);
   if (sim_page_cache_nr_writeback (w->pc) == 0)
     {
       /* Nothing could be written: nothing to wait for either. */
@@ -369,11 +355,10 @@ balance_2_4_18 (WbPolicy *w, SimPageWrite *wr)
       if (state == WB_BDFLUSH_STATE_NONE)
         break;
       wr->balance_left--;
-      guint64 started = 0;
-      SimBdi *full = write_some (w, WB_BDFLUSH_BATCH_BUFFERS, SIM_TIME_NEVER, wr->ioc, &started);
+      write_some (w, WB_BDFLUSH_BATCH_BUFFERS, SIM_TIME_NEVER, wr->ioc);
       if (state == WB_BDFLUSH_STATE_SYNC)
         wake_bdflush (w);
-      if (full != NULL && !pool_free (wr))
+      if (!pool_free (wr))
         {
           sleep_2_4_18 (w, wr, state == WB_BDFLUSH_STATE_SYNC ? 3 : 2, 0);
           return;

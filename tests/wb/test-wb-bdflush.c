@@ -183,6 +183,23 @@ test_blocks_on_full_queue (void)
   sim_run_result_free (pdf);
 }
 
+/* Run scenario @text's first run, its time series sampled every
+ * @sample_ns into *@csv (free() it). */
+static SimRunResult *
+run_sampled (const char *text, const char *name, SimTime sample_ns, char **csv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Scenario) s = scenario_load_data (text, name, NULL, NULL, &error);
+  g_assert_no_error (error);
+  size_t len = 0;
+  FILE *out = open_memstream (csv, &len);
+  ScenarioOutputs outputs = { .timeseries = out, .sample_ns = sample_ns };
+  SimRunResult *r = scenario_run (s, 0, &outputs, &error);
+  g_assert_no_error (error);
+  fclose (out);
+  return r;
+}
+
 /* The highest count of pages dirty or under writeback in the time series
  * @csv (bdi dirty_pages + writeback_pages of one sample, summed over
  * devices). */
@@ -230,16 +247,8 @@ test_counts_locked_buffers (void)
         "[device slow]\nkind = fixed\noverhead = 1ms\nbandwidth = 2MB/s\nsched = deadline\n"
         "[process w]\ndevice = slow\nop = write\nio = buffered\nbs = 64KiB\nsize = 56MiB\n",
         eras[e]);
-      g_autoptr (GError) error = NULL;
-      g_autoptr (Scenario) s = scenario_load_data (text, "bdflush-locked", NULL, NULL, &error);
-      g_assert_no_error (error);
       char *buf = NULL;
-      size_t len = 0;
-      FILE *out = open_memstream (&buf, &len);
-      ScenarioOutputs outputs = { .timeseries = out, .sample_ns = 100 * SIM_NS_PER_MS };
-      SimRunResult *r = scenario_run (s, 0, &outputs, &error);
-      g_assert_no_error (error);
-      fclose (out);
+      SimRunResult *r = run_sampled (text, "bdflush-locked", 100 * SIM_NS_PER_MS, &buf);
       peak[e] = max_dirty_and_writeback (buf);
       g_test_message ("%s: at most %.0f pages dirty or under writeback (nfract_sync %.0f)",
                       eras[e], peak[e], sync_pages);
@@ -292,16 +301,8 @@ test_request_wait_is_per_task (void)
         "[process w]\ndevice = slow\nop = write\nio = buffered\nbs = 64KiB\nsize = 24MiB\n"
         "[process r]\ndevice = fast\nio = buffered\nbs = 64KiB\nsize = 1GiB\nstart = 30s\n",
         eras_2_4[e]);
-      g_autoptr (GError) error = NULL;
-      g_autoptr (Scenario) s = scenario_load_data (text, "bdflush-request-wait", NULL, NULL, &error);
-      g_assert_no_error (error);
       char *buf = NULL;
-      size_t len = 0;
-      FILE *out = open_memstream (&buf, &len);
-      ScenarioOutputs outputs = { .timeseries = out, .sample_ns = SIM_NS_PER_S };
-      SimRunResult *r = scenario_run (s, 0, &outputs, &error);
-      g_assert_no_error (error);
-      fclose (out);
+      SimRunResult *r = run_sampled (text, "bdflush-request-wait", SIM_NS_PER_S, &buf);
       double written = (double) device (r, "slow")->counters.bytes[SIM_OP_WRITE] / 4096;
       double by_flushers = flusher_pages (buf, "slow");
       g_test_message ("%s: slow device wrote %.0f pages, %.0f of them started by the flushers",
