@@ -51,6 +51,7 @@ typedef struct {
   char            *name;
   guint            device;       /* index into devices */
   gboolean         buffered;     /* reads through the page cache */
+  gboolean         truncate;     /* buffered writer: opens its file with O_TRUNC */
   gboolean         shared_ioc;   /* threads share one io context (CLONE_IO) */
   guint            client_window; /* shared stream: requests in flight (0 = threads) */
   guint            threads;
@@ -627,7 +628,7 @@ static const char *const process_keys[] = {
   "trace", "trace_pid", "trace_devno", "timing",
   "sync", "ioprio_class", "ioprio", "nice", "shared_io_context", "stream",
   "client_window", "fsync", "end_fsync", "engine", "cpu", "read_percent", "rate_iops",
-  "fadvise", NULL
+  "fadvise", "truncate", NULL
 };
 
 gboolean
@@ -822,6 +823,23 @@ load_fadvise (Scenario *s, ScenarioProcess *p, const char *group, GError **error
   return TRUE;
 }
 
+/* truncate = true: the writer opens its file with O_TRUNC (dd of=FILE,
+ * cp), so its partial pages past what it has written are not read. */
+static gboolean
+load_truncate (Scenario *s, ScenarioProcess *p, const char *group, GError **error)
+{
+  if (!scenario_get_bool (s->kf, group, "truncate", FALSE, &p->truncate, error))
+    return FALSE;
+  if (p->truncate && (!p->buffered || p->cfg.op != SIM_OP_WRITE || p->cfg.syncer))
+    return scenario_invalid (error, group, "truncate", "needs op = write and io = buffered");
+  /* One i_size per file: the threads' slices of one file would leave holes
+   * that this model cannot tell from data. */
+  if (p->truncate && (p->threads != 1 || p->cfg.stream != SIM_STREAM_PRIVATE))
+    return scenario_invalid (error, group, "truncate", "needs one thread (threads = 1, "
+                             "stream = private)");
+  return TRUE;
+}
+
 static gboolean load_raw (const Scenario *s, ScenarioProcess *p, const char *group,
                           GError **error);
 
@@ -954,6 +972,8 @@ load_generator (Scenario *s, ScenarioProcess *p, const char *group,
   if (cfg->stream == SIM_STREAM_SHARED && (cfg->iodepth != 1 || cfg->think_ns != 0))
     return scenario_invalid (error, group, "stream", "pool threads (stream = shared) serve one "
                     "request at a time with no think time: leave iodepth and think out");
+  if (!load_truncate (s, p, group, error))
+    return FALSE;
   guint64 window;
   if (!get_uint (s->kf, group, "client_window", 0, 0, 1u << 20, &window, error))
     return FALSE;
@@ -1015,6 +1035,9 @@ load_process (Scenario *s, const char *group, GError **error)
       if (p->threads != 1 && !p->pool)
         return scenario_invalid (error, group, "threads", "a trace-driven process has one "
                                  "thread (stream = shared makes the threads a pool)");
+      if (g_key_file_has_key (s->kf, group, "truncate", NULL))
+        return scenario_invalid (error, group, "truncate", "a trace-driven process writes "
+                                 "where its trace did: truncate is for generated writers");
       if (!load_trace_stream (s, p, group, error))
         return FALSE;
       if (p->pool)
@@ -2386,6 +2409,8 @@ scenario_run (Scenario *s, guint run, const ScenarioOutputs *outputs, GError **e
                                       sp->cfg.offset_bytes, length, d->read_ahead_kb);
           sim_page_cache_ra_init (page_cache, file, &shared_ra[i]);
           sim_page_cache_fadvise (file, &shared_ra[i], sp->cfg.fadvise);
+          if (sp->truncate)
+            sim_page_cache_truncate (file);
         }
       for (guint t = 0; t < sp->threads; t++)
         {

@@ -245,6 +245,7 @@ sim_page_cache_open (SimPageCache *pc, SimRequestQueue *q, const char *name,
   f->start_sector = offset_bytes / 512;
   f->size_bytes = size_bytes;
   f->size_pages = pages_spanning (0, size_bytes);
+  f->data_bytes = size_bytes;
   f->ra_pages = sim_ra_pages_from_kb (read_ahead_kb);
   sim_page_index_init (&f->pages, pc->index_pool);
   for (guint i = 0; i < pc->bdis->len && f->bdi == NULL; i++)
@@ -303,6 +304,13 @@ sim_page_cache_fadvise (SimFile *file, SimRaState *ra, SimRaAdvice advice)
   /* bdi->io_pages: the queue's largest request (max_sectors). */
   guint64 io_pages = sim_queue_bio_sectors (file->q, 0, G_MAXUINT32) / SIM_PAGE_SECTORS;
   sim_ra_fadvise (ra, advice, file->ra_pages, io_pages);
+}
+
+void
+sim_page_cache_truncate (SimFile *file)
+{
+  g_assert (sim_page_index_count (&file->pages) == 0);
+  file->data_bytes = 0;
 }
 
 /* ---- pages ----------------------------------------------------------------- */
@@ -1273,13 +1281,23 @@ write_covers_page (const SimPageWrite *wr, guint64 index)
          && wr->offset_bytes + wr->bytes >= page_start + SIM_PAGE_BYTES;
 }
 
+/* Whether a new page that @wr covers in part must be read first: it holds
+ * data (it starts below i_size).  Blocks past i_size are new, and
+ * block_write_begin (2.4's block_prepare_write alike) zeroes what the
+ * write does not cover instead of reading it. */
+static gboolean
+write_must_read_page (const SimPageWrite *wr, guint64 index)
+{
+  return !write_covers_page (wr, index) && index * SIM_PAGE_BYTES < wr->file->data_bytes;
+}
+
 /* generic_perform_write from wr->index on: grab each page, dirty it; then
  * the policy decides what the writer must do (balance_dirty_pages).  A new
- * page that the write covers whole is up to date at once.  One it covers in
- * part is read first and the writer sleeps on it, as block_write_begin
- * (2.6 and later; 2.4's block_prepare_write alike) reads the blocks of an
- * uncached page that the write does not cover: the file's blocks exist, so
- * none of them is new. */
+ * page that the write covers whole, or that holds no data yet, is up to
+ * date at once.  One it covers in part below i_size is read first and the
+ * writer sleeps on it, as block_write_begin reads the blocks of an
+ * uncached page that the write does not cover.  Each page written moves
+ * i_size past it (generic_commit_write). */
 static void
 write_continue (SimPageCache *pc, SimPageWrite *wr)
 {
@@ -1299,7 +1317,7 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
               sim_queue_unplug (f->q, wr->ioc);
               return;
             }
-          if (!write_covers_page (wr, wr->index))
+          if (write_must_read_page (wr, wr->index))
             {
               pc->stats.partial_page_reads++;
               submit_pages (pc, page, SIM_OP_READ, 1, wr->ioc, 0);
@@ -1324,6 +1342,8 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       sim_list_del (&page->lru);
       sim_list_add_tail (&page->lru, &pc->lru);
       wr->index++;
+      guint64 written_end = MIN (wr->index * SIM_PAGE_BYTES, wr->offset_bytes + wr->bytes);
+      f->data_bytes = MAX (f->data_bytes, MIN (written_end, f->size_bytes));
     }
   if (pc->policy)
     pc->policy->ops->dirtied (pc->policy, wr, sim_now (pc->sim));

@@ -76,6 +76,8 @@ typedef struct {
   guint64          start_sector;
   guint64          size_bytes;    /* whole sectors; the last page may be partial */
   guint64          size_pages;    /* pages holding size_bytes, the partial last one included */
+  guint64          data_bytes;    /* i_size: bytes from the start that hold data (size_bytes
+                                   * unless truncated; writes past it extend it) */
   guint64          ra_pages;      /* the device's read_ahead_kb in pages */
   SimBdi          *bdi;
   guint64          nr_writeback;  /* its pages under writeback */
@@ -198,6 +200,10 @@ void          sim_page_cache_ra_init (SimPageCache *pc, SimFile *file, SimRaStat
 /* posix_fadvise(@advice) on the opener's file (sim_ra_fadvise with @file's
  * read_ahead_kb and its queue's request size). */
 void          sim_page_cache_fadvise (SimFile *file, SimRaState *ra, SimRaAdvice advice);
+/* open(O_TRUNC), as dd of=FILE and cp do: the file holds no data until it
+ * is written, so a write() that covers a page in part past what was
+ * written reads nothing (its blocks are new).  Before any I/O. */
+void          sim_page_cache_truncate (SimFile *file);
 
 /* Start @rd.  @done runs from an event of its own (also for a read that is
  * all cache hits), so callers never recurse. */

@@ -443,7 +443,9 @@ write_now (Fixture *f, guint64 offset, guint64 bytes)
 /* Writes in whole sectors that cover pages in part.  The file holds data
  * (its blocks exist), so a page the write covers in part is read before
  * it is dirtied; a page it covers whole is not; the last page of a file
- * whose size is not a whole number of pages is a page like any other. */
+ * whose size is not a whole number of pages is a page like any other.  A
+ * file opened with O_TRUNC holds data only where it was written: its
+ * pages past that are new and read nothing. */
 typedef struct {
   const char *name;
   guint64     file_bytes;
@@ -452,6 +454,7 @@ typedef struct {
   guint64     bytes;
   const char *issued;          /* reads of the write, relative to the file */
   guint64     dirtied;         /* pages dirty after it */
+  gboolean    truncated;       /* sim_page_cache_truncate before the writes */
 } PartialCase;
 
 static const PartialCase partial_cases[] = {
@@ -462,6 +465,8 @@ static const PartialCase partial_cases[] = {
   { "partial-page-cached", 1 << 20, 8192, 1024, 1024, "", 2 },
   { "last-page-of-odd-file", 40000000, 0, 38 << 20, 40000000 - (38 << 20), "78120+8 ",
     (40000000 - (38 << 20) + 4095) / 4096 },
+  { "new-file-both-ends-partial", 1 << 20, 0, 2048, 4096, "", 2, TRUE },
+  { "new-file-past-what-was-written", 1 << 20, 8192, 8192 + 1024, 1024, "", 3, TRUE },
 };
 
 static void
@@ -473,6 +478,8 @@ test_partial_pages (gconstpointer data)
   /* Past the fixture's file, so sectors are those of this file plus 131072. */
   guint64 base_sectors = (64 << 20) / 512;
   SimFile *file = sim_page_cache_open (f.pc, f.q, c->name, 64 << 20, c->file_bytes, 0);
+  if (c->truncated)
+    sim_page_cache_truncate (file);
   if (c->cached_bytes)
     write_file_now (&f, file, 0, c->cached_bytes);
   g_string_truncate (f.issued, 0);

@@ -266,6 +266,12 @@ test_bad_scenarios (void)
       "fadvise: unknown fadvise advice 'willneed' (normal, sequential, random)" },
     { "[device a]\nkind = fixed\n[process p]\nfadvise = sequential\nsize = 1MiB\n",
       "fadvise: needs io = buffered" },
+    { "[device a]\nkind = fixed\n[process p]\nio = buffered\ntruncate = true\nsize = 1MiB\n",
+      "truncate: needs op = write and io = buffered" },
+    { "[device a]\nkind = fixed\n[process p]\nop = write\nio = buffered\nthreads = 2\n"
+      "truncate = true\nsize = 1MiB\n", "truncate: needs one thread" },
+    { "[device a]\nkind = fixed\n[process p]\nop = write\nio = buffered\ntruncate = often\n"
+      "size = 1MiB\n", "truncate: 'often' is not true or false" },
     { "[device a]\nkind = fixed\n[process p]\nthreads = 3\nstart = 0us, 5us\nsize = 1MiB\n",
       "start: 2 times for 3 threads" },
     { "[device a]\nkind = fixed\n[process p]\nthreads = 2\nstart = 0us, soon\nsize = 1MiB\n",
