@@ -443,60 +443,88 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
   return FALSE;
 }
 
-/* 2.4's reclaim (mm/vmscan.c shrink_cache, fs/buffer.c try_to_free_buffers
- * and sync_page_buffers of 2.4.18; aa-020-sync_buffers for 2.4.19-pre5):
- * each page scanned goes to the head of the list before it is looked at.
- * A dirty page is passed over the first time (BH_Wait_IO) and written the
- * next (BH_launder, kept here in the PG_reclaim bit), even to a congested
- * queue: when its queue has no free request the task sleeps in
- * get_request_wait.  A page under writeback is waited on (it stays at the
- * cold end for the next scan) if reclaim wrote it, or under
- * LAUNDER_ALL whoever did. */
+/* 2.4's reclaim (mm/vmscan.c try_to_free_pages, shrink_caches and
+ * shrink_cache, fs/buffer.c try_to_free_buffers and sync_page_buffers of
+ * 2.4.18; aa-020-sync_buffers for 2.4.19-pre5):
+ *  - one call frees SWAP_CLUSTER_MAX (32) pages, in passes at priority
+ *    DEF_PRIORITY (6) down to 1, each looking at up to nr_inactive_pages /
+ *    priority pages from the cold end; shrink_caches keeps the active list
+ *    at 2/3 of the cache, so the inactive third of this one list is what
+ *    the passes look at;
+ *  - each page looked at goes to the head of the list first, so the next
+ *    pass goes on with pages not yet looked at, and a page is met again
+ *    only once the list has come round;
+ *  - a dirty page is passed over the first time (BH_Wait_IO) and written
+ *    the next (BH_launder, kept here in the PG_reclaim bit), even to a
+ *    congested queue: when its queue has no free request the task sleeps
+ *    in get_request_wait;
+ *  - a page under writeback is waited on (wait_on_page, wait_on_buffer) if
+ *    reclaim wrote it, or under LAUNDER_ALL whoever did, from the second
+ *    time it is met (waits_on_writeback_2_4). */
+#define RECLAIM_2_4_CLUSTER_PAGES 32   /* SWAP_CLUSTER_MAX */
+#define RECLAIM_2_4_DEF_PRIORITY  6    /* DEF_PRIORITY */
+
 typedef enum {
-  SCAN_FREED,          /* a page was evicted */
+  SCAN_FREED,          /* pages were evicted, the task goes on */
   SCAN_WAIT,           /* the task sleeps: on a page, or for a request */
   SCAN_NOTHING,        /* nothing freed, nothing to sleep on */
 } Scan24;
 
-/* Look at up to @count pages from @l on.  With @first, the first page it
- * puts back at the head goes there and their number to @moved. */
-static Scan24
-scan_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimList *l, guint64 count,
-          SimPage **first, guint64 *moved)
+/* sync_page_buffers on a page under writeback: it waits on buffers
+ * reclaim wrote (BH_launder; their BH_Wait_IO was set when it met them
+ * dirty).  After aa-020 any buffer the I/O layer has is BH_Launder, but
+ * BH_Wait_IO still comes first: the first meeting only sets it, and the
+ * next one, the buffer still locked, waits. */
+static gboolean
+waits_on_writeback_2_4 (const SimPageCache *pc, SimPage *page)
 {
-  for (guint64 i = 0; l != &pc->lru && i < count; i++)
+  if (page->reclaim)
+    return TRUE;
+  if (pc->reclaim_mode != SIM_RECLAIM_LAUNDER_ALL)
+    return FALSE;
+  if (page->wait_io)
+    return TRUE;
+  page->wait_io = TRUE;
+  return FALSE;
+}
+
+/* What shrink_cache does with one page: evict it, put it back (writing it
+ * the second time it is met dirty), or make the task wait. */
+static Scan24
+scan_page_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimPage *page)
+{
+  if (!page_busy (page) && !page->dirty)
     {
-      SimPage *page = sim_container_of (l, SimPage, lru);
-      l = l->next;
-      if (!page_busy (page) && !page->dirty)
-        {
-          evict (pc, page);
-          return SCAN_FREED;
-        }
-      if (page->writeback && (page->reclaim || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL))
-        return SCAN_WAIT;
-      reclaim_putback (pc, page);
-      if (first != NULL)
-        {
-          if (*first == NULL)
-            *first = page;
-          (*moved)++;
-        }
-      if (!page->dirty || page_busy (page) || ioc == NULL)
-        continue;
-      if (!page->wait_io)
-        {
-          page->wait_io = TRUE;
-          continue;
-        }
-      page->wait_io = FALSE;
-      SimBdi *b = page->file->bdi;
-      guint parked = b->parked_writes;
-      reclaim_pageout (pc, page, ioc);
-      if (b->parked_writes > parked)
-        return SCAN_WAIT;
+      evict (pc, page);
+      return SCAN_FREED;
     }
-  return SCAN_NOTHING;
+  if (page->writeback && waits_on_writeback_2_4 (pc, page))
+    return SCAN_WAIT;
+  reclaim_putback (pc, page);
+  if (!page->dirty || page_busy (page) || ioc == NULL)
+    return SCAN_NOTHING;
+  if (!page->wait_io)
+    {
+      page->wait_io = TRUE;
+      return SCAN_NOTHING;
+    }
+  page->wait_io = FALSE;
+  SimBdi *b = page->file->bdi;
+  guint parked = b->parked_writes;
+  reclaim_pageout (pc, page, ioc);
+  return b->parked_writes > parked ? SCAN_WAIT : SCAN_NOTHING;
+}
+
+/* How many pages try_to_free_pages looks at before it gives up: the sum
+ * over its passes of nr_inactive_pages / priority. */
+static guint64
+scan_budget_2_4 (const SimPageCache *pc)
+{
+  guint64 inactive = pc->used_pages / 3;
+  guint64 budget = 0;
+  for (guint64 priority = RECLAIM_2_4_DEF_PRIORITY; priority >= 1; priority--)
+    budget += inactive / priority;
+  return MAX (budget, 1);
 }
 
 /* 2.4's reclaim: it writes dirty pages itself (sync_page_buffers). */
@@ -506,10 +534,31 @@ reclaim_launders (const SimPageCache *pc)
   return pc->reclaim_mode == SIM_RECLAIM_LAUNDER_OWN || pc->reclaim_mode == SIM_RECLAIM_LAUNDER_ALL;
 }
 
-/* One allocation's reclaim; FALSE: the task must wait.  A scan that only
- * passed pages over looks at them once more, as 2.4's next, higher
- * priority pass of shrink_cache would after the list's turn: the dirty ones
- * are written then. */
+/* One try_to_free_pages: its passes from the cold end until it has freed
+ * SWAP_CLUSTER_MAX pages or must sleep. */
+static Scan24
+try_to_free_pages_2_4 (SimPageCache *pc, const SimIoContext *ioc)
+{
+  guint64 budget = scan_budget_2_4 (pc);
+  guint freed = 0;
+  for (guint64 i = 0; i < budget && freed < RECLAIM_2_4_CLUSTER_PAGES && !sim_list_empty (&pc->lru); i++)
+    {
+      Scan24 r = scan_page_2_4 (pc, ioc, sim_container_of (pc->lru.next, SimPage, lru));
+      if (r == SCAN_WAIT)
+        return SCAN_WAIT;
+      if (r == SCAN_FREED)
+        freed++;
+    }
+  return freed > 0 ? SCAN_FREED : SCAN_NOTHING;
+}
+
+/* An allocation's reclaim; FALSE: the task must wait (it may have freed
+ * pages first, which stay free for whoever allocates next).  A call that
+ * frees nothing and sleeps on nothing is followed by another, as
+ * __alloc_pages retries: the pages the first only marked (BH_Wait_IO) are
+ * written by the next.  Three calls go round the list enough for that. */
+#define RECLAIM_2_4_CALLS 3
+
 static gboolean
 reclaim_one_2_4 (SimPageCache *pc, const SimIoContext *ioc)
 {
@@ -517,13 +566,13 @@ reclaim_one_2_4 (SimPageCache *pc, const SimIoContext *ioc)
    * nothing more until its bios have requests (waiter_resumed wakes it). */
   if (ioc != NULL && ioc->parked_writes > 0)
     return FALSE;
-  SimPage *first = NULL;
-  guint64 moved = 0;
-  guint64 limit = MIN (RECLAIM_SCAN_PAGES, pc->used_pages);
-  Scan24 r = scan_2_4 (pc, ioc, pc->lru.next, limit, &first, &moved);
-  if (r == SCAN_NOTHING && first != NULL)
-    r = scan_2_4 (pc, ioc, &first->lru, moved, NULL, NULL);
-  return r == SCAN_FREED;
+  for (guint call = 0; call < RECLAIM_2_4_CALLS; call++)
+    {
+      Scan24 r = try_to_free_pages_2_4 (pc, ioc);
+      if (r != SCAN_NOTHING)
+        return r == SCAN_FREED;
+    }
+  return FALSE;
 }
 
 void

@@ -238,7 +238,9 @@ void          sim_page_cache_write_finish (SimPageCache *pc,
  *  - LAUNDER_OWN, LAUNDER_ALL: 2.4 (shrink_cache, sync_page_buffers): every
  *    page scanned to the hot end, a dirty one written the second time it
  *    is met even to a congested queue, and the task waits on a page under
- *    writeback that reclaim wrote (2.4.18), or on any (2.4.19-pre5 on). */
+ *    writeback that reclaim wrote (2.4.18), or on any met a second time
+ *    (2.4.19-pre5 on); a call looks at up to a third of the pages divided
+ *    by each pass's priority and frees up to 32. */
 typedef enum {
   SIM_RECLAIM_KEEP_COLD,
   SIM_RECLAIM_PUTBACK,

@@ -30,7 +30,7 @@
  *  - kupdated every `interval` jiffies writes the pages older than
  *    `age_buffer`, blocking on full queues the same way;
  *  - an allocating task writes the dirty pages it meets a second time and
- *    waits on any page under writeback it meets (aa-020:
+ *    waits on any page under writeback it meets a second time (aa-020:
  *    try_to_free_buffers throttles on bdflush's writes too;
  *    SIM_RECLAIM_LAUNDER_ALL).
  *

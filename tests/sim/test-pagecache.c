@@ -599,7 +599,10 @@ test_reclaim_writes_dirty_pages (void)
  * reclaim scans them before it frees page 100.  Once they are clean, the
  * next allocation takes the coldest page: one of the 40, unless they went
  * back to the hot end unmarked (2.6's putback of pages under writeback),
- * in which case it takes page 101. */
+ * in which case it takes page 101.  2.4's reclaim frees a cluster of pages
+ * within its scan budget (try_to_free_pages: 50 of the 64 pages here), so
+ * the 10 read pages after the 40, 101 among them, and the next read finds
+ * a free page. */
 typedef struct {
   const char    *name;
   SimReclaimMode mode;
@@ -608,25 +611,26 @@ typedef struct {
   gboolean       reclaim_writes;     /* the scan wrote the dirty ones (pageout) */
   gboolean       waits;              /* the allocation sleeps on page 0 instead */
   gboolean       keeps_101;          /* page 101 survives the next allocation */
+  guint64        freed;              /* pages the first allocation's reclaim frees */
+  guint64        freed_by_two;       /* pages freed once the next read allocated too */
 } ReclaimCase;
 
 static const ReclaimCase reclaim_cases[] = {
-  { "keep-cold/dirty", SIM_RECLAIM_KEEP_COLD, FALSE, 0, TRUE, FALSE, TRUE },
-  { "keep-cold/writeback", SIM_RECLAIM_KEEP_COLD, TRUE, 0, FALSE, FALSE, TRUE },
+  { "keep-cold/dirty", SIM_RECLAIM_KEEP_COLD, FALSE, 0, TRUE, FALSE, TRUE, 1, 2 },
+  { "keep-cold/writeback", SIM_RECLAIM_KEEP_COLD, TRUE, 0, FALSE, FALSE, TRUE, 1, 2 },
   /* 2.6: pageout marks what it writes PG_reclaim, the flusher does not. */
-  { "putback/dirty", SIM_RECLAIM_PUTBACK, FALSE, 40, TRUE, FALSE, TRUE },
-  { "putback/writeback", SIM_RECLAIM_PUTBACK, TRUE, 40, FALSE, FALSE, FALSE },
+  { "putback/dirty", SIM_RECLAIM_PUTBACK, FALSE, 40, TRUE, FALSE, TRUE, 1, 2 },
+  { "putback/writeback", SIM_RECLAIM_PUTBACK, TRUE, 40, FALSE, FALSE, FALSE, 1, 2 },
   /* 3.2+: no pageout, and every page put back is marked. */
-  { "rotate/dirty", SIM_RECLAIM_ROTATE, FALSE, 40, FALSE, FALSE, TRUE },
-  { "rotate/writeback", SIM_RECLAIM_ROTATE, TRUE, 40, FALSE, FALSE, TRUE },
-  /* 2.4: a dirty page is passed over the first time (BH_Wait_IO), and the
-   * pages go back to the head unmarked; 2.4.18 does not wait on the
-   * flusher's writes, 2.4.19-pre5 waits on the first one it meets, which
-   * stays at the cold end. */
-  { "launder-own/dirty", SIM_RECLAIM_LAUNDER_OWN, FALSE, 40, FALSE, FALSE, FALSE },
-  { "launder-own/writeback", SIM_RECLAIM_LAUNDER_OWN, TRUE, 40, FALSE, FALSE, FALSE },
-  { "launder-all/dirty", SIM_RECLAIM_LAUNDER_ALL, FALSE, 40, FALSE, FALSE, FALSE },
-  { "launder-all/writeback", SIM_RECLAIM_LAUNDER_ALL, TRUE, 0, FALSE, TRUE, TRUE },
+  { "rotate/dirty", SIM_RECLAIM_ROTATE, FALSE, 40, FALSE, FALSE, TRUE, 1, 2 },
+  { "rotate/writeback", SIM_RECLAIM_ROTATE, TRUE, 40, FALSE, FALSE, TRUE, 1, 2 },
+  /* 2.4: a dirty page is passed over the first time (BH_Wait_IO), and so
+   * is, after aa-020, a page under the flusher's writeback; the pages go
+   * back to the head unmarked. */
+  { "launder-own/dirty", SIM_RECLAIM_LAUNDER_OWN, FALSE, 40, FALSE, FALSE, FALSE, 10, 10 },
+  { "launder-own/writeback", SIM_RECLAIM_LAUNDER_OWN, TRUE, 40, FALSE, FALSE, FALSE, 10, 10 },
+  { "launder-all/dirty", SIM_RECLAIM_LAUNDER_ALL, FALSE, 40, FALSE, FALSE, FALSE, 10, 10 },
+  { "launder-all/writeback", SIM_RECLAIM_LAUNDER_ALL, TRUE, 40, FALSE, FALSE, FALSE, 10, 10 },
 };
 
 static void
@@ -654,12 +658,12 @@ test_reclaim_putback (gconstpointer data)
   SimPageRead rd = { .file = f.file, .ra = &ra, .ioc = &ioc, .offset_bytes = 200 * 4096,
                      .bytes = 4096, .done = read_done, .done_data = &f };
   sim_page_cache_read (f.pc, &rd);
-  g_assert_cmpuint (st->reclaimed, ==, c->waits ? 0 : 1);
+  g_assert_cmpuint (st->reclaimed, ==, c->waits ? 0 : c->freed);
   g_assert_cmpuint (st->rotated, ==, c->rotated);
   g_assert_cmpuint (st->memory_waits, ==, c->waits ? 1 : 0);
   g_assert_cmpint (st->write_ios > write_ios, ==, c->reclaim_writes);
   sim_run_until (f.sim, SIM_TIME_NEVER);
-  g_assert_cmpuint (st->reclaimed, ==, 1);
+  g_assert_cmpuint (st->reclaimed, ==, c->freed);
   /* 3.2+ left them dirty: the flusher writes them. */
   guint64 dirty = sim_page_cache_nr_dirty (f.pc);
   if (dirty > 0)
@@ -670,15 +674,16 @@ test_reclaim_putback (gconstpointer data)
     }
   g_assert_cmpuint (st->written, ==, 40);
   read_now (&f, &ra, 201 * 4096, 4096);
-  g_assert_cmpuint (st->reclaimed, ==, 2);
+  g_assert_cmpuint (st->reclaimed, ==, c->freed_by_two);
   g_assert_cmpint (read_now (&f, &ra, 101 * 4096, 4096) == 0, ==, c->keeps_101);
   sim_run_until (f.sim, SIM_TIME_NEVER);
   teardown (&f);
 }
 
 /* 2.4 reclaim in memory full of dirty pages: the first look at each only
- * marks it (BH_Wait_IO), so the allocation looks at them again, as the
- * next priority's pass would, and writes them (BH_launder); it sleeps
+ * marks it (BH_Wait_IO), so a try_to_free_pages (50 pages looked at, of
+ * the 64) frees nothing, and the next ones write the pages (BH_launder)
+ * until the scan meets one it wrote, under writeback; the task sleeps
  * until one is clean, then takes it. */
 static void
 test_reclaim_launder_two_passes (void)
@@ -693,13 +698,57 @@ test_reclaim_launder_two_passes (void)
   SimRaState ra;
   sim_page_cache_ra_init (f.pc, f.file, &ra);
   read_now (&f, &ra, 100 * 4096, 4096);
-  /* Each page put back twice, all written by reclaim, one sleep. */
+  /* Three calls: 50 marked; 14 marked and 36 written; 28 written, then
+   * the sleep on page 0. */
   g_assert_cmpuint (st->rotated, ==, 128);
   g_assert_cmpuint (st->write_ios, >, 0);
   g_assert_cmpuint (st->written, ==, 64);
   g_assert_cmpuint (st->memory_waits, ==, 1);
   g_assert_cmpuint (st->reclaimed, ==, 1);
   sim_run_until (f.sim, SIM_TIME_NEVER);
+  teardown (&f);
+}
+
+/* 2.4 reclaim in memory full of pages under the flusher's writeback.
+ * 2.4.18 never waits on them: three calls look at 50 pages each, for the
+ * read's readahead and again for its readpage, and the task sleeps for
+ * memory.  After aa-020 the first look marks each page (BH_Wait_IO) and
+ * the second waits on it: the second call, past the 14 pages the first
+ * did not reach, sleeps on page 0. */
+typedef struct {
+  const char    *name;
+  SimReclaimMode mode;
+  guint64        rotated;
+} FlusherWaitCase;
+
+static const FlusherWaitCase flusher_wait_cases[] = {
+  { "2.4.18", SIM_RECLAIM_LAUNDER_OWN, 300 },
+  { "2.4.19-pre5", SIM_RECLAIM_LAUNDER_ALL, 64 },
+};
+
+static void
+test_reclaim_flusher_writeback (gconstpointer data)
+{
+  const FlusherWaitCase *c = data;
+  Fixture f;
+  setup (&f, 64 * 4096, 0);
+  sim_page_cache_set_reclaim_mode (f.pc, c->mode);
+  write_now (&f, 0, 64 * 4096);
+  g_assert_cmpuint (sim_page_cache_start_writeback (f.pc, f.file->bdi, 64, SIM_TIME_NEVER, &ioc),
+                    ==, 64);
+  sim_queue_unplug (f.q, &ioc);
+  const SimPageCacheStats *st = sim_page_cache_stats (f.pc);
+  SimRaState ra;
+  sim_page_cache_ra_init (f.pc, f.file, &ra);
+  SimPageRead rd = { .file = f.file, .ra = &ra, .ioc = &ioc, .offset_bytes = 100 * 4096,
+                     .bytes = 4096, .done = read_done, .done_data = &f };
+  sim_page_cache_read (f.pc, &rd);
+  g_assert_cmpuint (st->rotated, ==, c->rotated);
+  g_assert_cmpuint (st->memory_waits, ==, 1);
+  g_assert_cmpuint (st->reclaimed, ==, 0);
+  sim_run_until (f.sim, SIM_TIME_NEVER);
+  g_assert_cmpuint (st->written, ==, 64);
+  g_assert_cmpuint (st->reclaimed, ==, 32);
   teardown (&f);
 }
 
@@ -812,6 +861,12 @@ main (int argc, char **argv)
                         test_writeback_runs_merge);
   g_test_add_func ("/pagecache/reclaim-writes-dirty-pages", test_reclaim_writes_dirty_pages);
   g_test_add_func ("/pagecache/reclaim-launder-two-passes", test_reclaim_launder_two_passes);
+  for (guint i = 0; i < G_N_ELEMENTS (flusher_wait_cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pagecache/reclaim-flusher-writeback/%s",
+                                               flusher_wait_cases[i].name);
+      g_test_add_data_func (path, &flusher_wait_cases[i], test_reclaim_flusher_writeback);
+    }
   for (guint i = 0; i < G_N_ELEMENTS (reclaim_cases); i++)
     {
       g_autofree char *path = g_strdup_printf ("/pagecache/reclaim-putback/%s", reclaim_cases[i].name);
