@@ -84,10 +84,11 @@ test_ide_2_4 (void)
   /* 2.4.19-pre5 is worse with the DVD-RAM, and the -aa writeout changes
    * are why: more memory may be dirty or under writeback (locked buffers
    * no longer count), and an allocator waits on any buffer under
-   * writeback, not only its own.  The request-pool change of the same
-   * release (linus-2.4.19) moves little.  With the ZIP the report's
-   * 2.4.19-pre5 was worse too, which these mechanisms do not give (README,
-   * Classic reports): its earlier writeback drains the ZIP sooner. */
+   * writeback it meets a second time, not only its own.  The request-pool
+   * change of the same release (linus-2.4.19) moves little.  With the ZIP
+   * the report's 2.4.19-pre5 was worse too, which these mechanisms do not
+   * give (README, Classic reports): its earlier writeback drains the ZIP
+   * sooner. */
   g_assert_cmpfloat (MIN (reader[IDE_DVD][IDE_RUN_2_4_18], reader[IDE_DVD][IDE_RUN_POOL_ONLY]), >,
                      MAX (reader[IDE_DVD][IDE_RUN_VM_ONLY], reader[IDE_DVD][IDE_RUN_2_4_19_PRE5]));
   /* drivers/ide's choose_drive lets hda's short reads go before the
