@@ -315,8 +315,10 @@ sim_page_cache_truncate (SimFile *file)
 
 /* ---- pages ----------------------------------------------------------------- */
 
-/* How many pages one reclaim pass looks at from the cold end of the LRU
- * (a few SWAP_CLUSTER_MAX batches); past that the allocating task waits. */
+/* How many pages one reclaim pass of 2.6 and later looks at from the cold
+ * end of the LRU (a few SWAP_CLUSTER_MAX batches); past that the
+ * allocating task waits.  2.4's passes have a budget of their own
+ * (scan_budget_2_4). */
 #define RECLAIM_SCAN_PAGES 128
 
 static void writeback_page (SimPageCache *pc, SimPage *page, const SimIoContext *ioc);
