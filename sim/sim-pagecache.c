@@ -451,8 +451,9 @@ reclaim_one (SimPageCache *pc, const SimIoContext *ioc)
  *  - one call frees SWAP_CLUSTER_MAX (32) pages, in passes at priority
  *    DEF_PRIORITY (6) down to 1, each looking at up to nr_inactive_pages /
  *    priority pages from the cold end; shrink_caches keeps the active list
- *    at 2/3 of the cache, so the inactive third of this one list is what
- *    the passes look at;
+ *    at 2/3 of the cache ("the inactive list is usually 1/3 of the total
+ *    amount of pages", Marcelo Tosatti, LKML, 5 Nov 2001), so the
+ *    inactive third of this one list is what the passes look at;
  *  - each page looked at goes to the head of the list first, so the next
  *    pass goes on with pages not yet looked at, and a page is met again
  *    only once the list has come round;
