@@ -830,11 +830,13 @@ load_truncate (Scenario *s, ScenarioProcess *p, const char *group, GError **erro
 {
   if (!scenario_get_bool (s->kf, group, "truncate", FALSE, &p->truncate, error))
     return FALSE;
-  if (p->truncate && (!p->buffered || p->cfg.op != SIM_OP_WRITE || p->cfg.syncer))
+  if (!p->truncate)
+    return TRUE;
+  if (!p->buffered || p->cfg.op != SIM_OP_WRITE || p->cfg.syncer)
     return scenario_invalid (error, group, "truncate", "needs op = write and io = buffered");
   /* One i_size per file: the threads' slices of one file would leave holes
    * that this model cannot tell from data. */
-  if (p->truncate && (p->threads != 1 || p->cfg.stream != SIM_STREAM_PRIVATE))
+  if (p->threads != 1 || p->cfg.stream != SIM_STREAM_PRIVATE)
     return scenario_invalid (error, group, "truncate", "needs one thread (threads = 1, "
                              "stream = private)");
   return TRUE;

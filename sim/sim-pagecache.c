@@ -512,10 +512,9 @@ scan_page_2_4 (SimPageCache *pc, const SimIoContext *ioc, SimPage *page)
       return SCAN_NOTHING;
     }
   page->wait_io = FALSE;
-  SimBdi *b = page->file->bdi;
-  guint parked = b->parked_writes;
   reclaim_pageout (pc, page, ioc);
-  return b->parked_writes > parked ? SCAN_WAIT : SCAN_NOTHING;
+  /* Its bio found the queue's pool exhausted: get_request_wait. */
+  return ioc->parked_writes > 0 ? SCAN_WAIT : SCAN_NOTHING;
 }
 
 /* How many pages try_to_free_pages looks at before it gives up: the sum
@@ -1348,8 +1347,9 @@ write_must_read_page (const SimPageWrite *wr, guint64 index)
  * page that the write covers whole, or that holds no data yet, is up to
  * date at once.  One it covers in part below i_size is read first and the
  * writer sleeps on it, as block_write_begin reads the blocks of an
- * uncached page that the write does not cover.  Each page written moves
- * i_size past it (generic_commit_write). */
+ * uncached page that the write does not cover.  The write then moves
+ * i_size past its end (generic_commit_write does, page by page: a page of
+ * the write is never below what the pages before it wrote). */
 static void
 write_continue (SimPageCache *pc, SimPageWrite *wr)
 {
@@ -1394,9 +1394,8 @@ write_continue (SimPageCache *pc, SimPageWrite *wr)
       sim_list_del (&page->lru);
       sim_list_add_tail (&page->lru, &pc->lru);
       wr->index++;
-      guint64 written_end = MIN (wr->index * SIM_PAGE_BYTES, wr->offset_bytes + wr->bytes);
-      f->data_bytes = MAX (f->data_bytes, MIN (written_end, f->size_bytes));
     }
+  f->data_bytes = MAX (f->data_bytes, MIN (wr->offset_bytes + wr->bytes, f->size_bytes));
   if (pc->policy)
     pc->policy->ops->dirtied (pc->policy, wr, sim_now (pc->sim));
   else

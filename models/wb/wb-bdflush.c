@@ -322,7 +322,7 @@ balance (WbPolicy *w, SimPageWrite *wr)
 /* get_request_wait is over: the writer's own write bios all got
  * requests. */
 static gboolean
-pool_free (const SimPageWrite *wr)
+request_wait_over (const SimPageWrite *wr)
 {
   return wr->ioc->parked_writes == 0;
 }
@@ -358,7 +358,7 @@ balance_2_4_18 (WbPolicy *w, SimPageWrite *wr)
       write_some (w, WB_BDFLUSH_BATCH_BUFFERS, SIM_TIME_NEVER, wr->ioc);
       if (state == WB_BDFLUSH_STATE_SYNC)
         wake_bdflush (w);
-      if (!pool_free (wr))
+      if (!request_wait_over (wr))
         {
           sleep_2_4_18 (w, wr, state == WB_BDFLUSH_STATE_SYNC ? 3 : 2, 0);
           return;
@@ -375,7 +375,7 @@ resume_2_4_18 (WbPolicy *w, SimPageWrite *wr)
 {
   if (wr->step == 2 || wr->step == 3)
     {
-      if (!pool_free (wr))
+      if (!request_wait_over (wr))
         {
           sim_page_cache_wait_writeback (w->pc, wr);
           return;
